@@ -1,0 +1,102 @@
+/*
+ * tlm_common.h - status codes, error reports and the allocator interface
+ * shared by every tlmpi module.
+ *
+ * Contract
+ * --------
+ * Fallible functions return a tlm_status (TLM_OK == 0).  They take an
+ * optional, caller-owned tlm_error *err (NULL allowed): on failure it is
+ * filled with the code, the file being read, the byte offset (for .gz input,
+ * in the decompressed stream) and a message that says what was being read:
+ *
+ *     rank3.json.gz: offset 18734211: expected ',' or '}' while reading
+ *     traceEvents[51234].args
+ *
+ * The library never prints, exits or aborts on input or on a failed
+ * allocation.  It is not thread-safe per object, but distinct objects may be
+ * used from distinct threads.
+ */
+#ifndef TLM_COMMON_H
+#define TLM_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TLM_API __attribute__((visibility("default")))
+#define TLM_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define TLM_API
+#define TLM_PRINTF(a, b)
+#endif
+
+/* Status codes.  X(name, value, short description). */
+#define TLM_STATUS_LIST(X)                                           \
+    X(TLM_OK, 0, "success")                                          \
+    X(TLM_ENOMEM, 1, "out of memory")                                \
+    X(TLM_EIO, 2, "I/O error")                                       \
+    X(TLM_EGZIP, 3, "corrupt or truncated gzip stream")              \
+    X(TLM_EFORMAT, 4, "malformed JSON")                              \
+    X(TLM_ESCHEMA, 5, "unexpected JSON type for a trace field")      \
+    X(TLM_ELIMIT, 6, "input exceeds a configured bound")             \
+    X(TLM_ERANGE, 7, "number out of range")                          \
+    X(TLM_EINVAL, 8, "invalid argument")                             \
+    X(TLM_ENOTFOUND, 9, "not found")                                 \
+    X(TLM_EEXIST, 10, "already exists")                              \
+    X(TLM_EHDF5, 11, "HDF5 error")                                   \
+    X(TLM_EMPI, 12, "MPI error")                                     \
+    X(TLM_EMISMATCH, 13, "inconsistent data across traces")
+
+typedef enum tlm_status {
+#define TLM_X_(name, value, desc) name = value,
+    TLM_STATUS_LIST(TLM_X_)
+#undef TLM_X_
+} tlm_status;
+
+/* Short, static description of a status code ("malformed JSON"). */
+TLM_API const char *tlm_status_str(tlm_status st);
+
+/* Where and why something failed.  Caller-owned; fill with tlm_error_set. */
+typedef struct tlm_error {
+    tlm_status code;
+    int64_t offset;   /* byte offset in the (decompressed) input, -1 if none */
+    char file[256];   /* file being read, "" if none (truncated if longer) */
+    char msg[512];    /* what went wrong and what was being read */
+} tlm_error;
+
+/* Clears err (code TLM_OK, offset -1, empty strings).  err may be NULL. */
+TLM_API void tlm_error_clear(tlm_error *err);
+
+/* Fills err (if not NULL) and returns code.  file may be NULL. */
+TLM_API tlm_status tlm_error_set(tlm_error *err, tlm_status code,
+                                 const char *file, int64_t offset,
+                                 const char *fmt, ...) TLM_PRINTF(5, 6);
+
+/* Formats err as "file: offset N: msg" into buf (always NUL-terminated when
+ * size > 0).  Returns buf. */
+TLM_API char *tlm_error_format(const tlm_error *err, char *buf, size_t size);
+
+/* Allocator.  All library allocations go through one of these so that tests
+ * can inject failures.  NULL means the C library's malloc/realloc/free. */
+typedef struct tlm_alloc {
+    void *(*malloc_fn)(void *ctx, size_t size);
+    void *(*realloc_fn)(void *ctx, void *ptr, size_t size);
+    void (*free_fn)(void *ctx, void *ptr);
+    void *ctx;
+} tlm_alloc;
+
+/* The default allocator (never NULL). */
+TLM_API const tlm_alloc *tlm_alloc_default(void);
+
+/* Deterministic 64-bit hash (FNV-1a, then a 64-bit finaliser) of len bytes.
+ * The same bytes hash to the same value on every rank and every run. */
+TLM_API uint64_t tlm_hash64(const void *data, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TLM_COMMON_H */

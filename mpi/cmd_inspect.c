@@ -1,0 +1,210 @@
+/*
+ * cmd_inspect.c - `tlmpi inspect TRACE...`: one streaming read per file,
+ * then event counts by (ph, cat), the trace's distributed metadata, bytes
+ * read and throughput.  With --keep every event is kept in memory as the
+ * analyses do (for memory measurements).
+ */
+#include "cli.h"
+
+#include "tlmpi/tlm_trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct pc_count {
+    char ph;
+    uint32_t cat; /* interned cat string id; 0 = absent */
+    int has_cat;
+    uint64_t n;
+} pc_count;
+
+typedef struct counter {
+    pc_count *v;
+    size_t n, cap;
+} counter;
+
+static int bump(counter *c, char ph, uint32_t cat, int has_cat)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->v[i].ph == ph && c->v[i].cat == cat &&
+            c->v[i].has_cat == has_cat) {
+            c->v[i].n++;
+            return 0;
+        }
+    }
+    if (c->n == c->cap) {
+        size_t ncap = c->cap ? c->cap * 2 : 16;
+        pc_count *nv = realloc(c->v, ncap * sizeof *nv);
+        if (!nv)
+            return -1;
+        c->v = nv;
+        c->cap = ncap;
+    }
+    c->v[c->n].ph = ph;
+    c->v[c->n].cat = cat;
+    c->v[c->n].has_cat = has_cat;
+    c->v[c->n].n = 1;
+    c->n++;
+    return 0;
+}
+
+static tlm_status on_event(void *ud, tlm_trace *t, const tlm_event *ev,
+                           uint64_t index, tlm_error *err)
+{
+    (void)t;
+    (void)index;
+    (void)err;
+    counter *c = ud;
+    /* "cat" absent shows as None, as Python's json.get would */
+    int has_cat = ev->cat != TLM_CAT_NONE;
+    return bump(c, ev->ph, ev->cat_str, has_cat) == 0 ? TLM_OK : TLM_ENOMEM;
+}
+
+static int by_count(const void *a, const void *b)
+{
+    const pc_count *x = a, *y = b;
+    if (x->n != y->n)
+        return x->n < y->n ? 1 : -1;
+    if (x->ph != y->ph)
+        return x->ph < y->ph ? -1 : 1;
+    return x->cat < y->cat ? -1 : x->cat > y->cat;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: tlmpi inspect [--keep] [--chunk BYTES] TRACE...\n"
+            "  Reads each trace (.json or .json.gz, by magic bytes) in one\n"
+            "  streaming pass and prints event counts by (ph, cat), the\n"
+            "  distributedInfo metadata, bytes read and MB/s.\n"
+            "  --keep         keep every event in memory (as the analyses "
+            "do)\n"
+            "  --chunk BYTES  read/inflate step (default 1048576)\n");
+}
+
+static int inspect_one(const char *path, int keep, size_t chunk)
+{
+    counter c = {0};
+    tlm_read_opts o;
+    tlm_read_opts_init(&o);
+    o.keep_events = keep;
+    o.chunk_size = chunk;
+    o.on_event = on_event;
+    o.on_event_ud = &c;
+    tlm_trace *t = NULL;
+    tlm_error err;
+    double t0 = now_s();
+    tlm_status st = tlm_trace_read_file(path, &o, &t, &err);
+    double dt = now_s() - t0;
+    if (st != TLM_OK) {
+        char msg[1024];
+        fprintf(stderr, "tlmpi inspect: error: %s\n",
+                tlm_error_format(&err, msg, sizeof msg));
+        free(c.v);
+        return 1;
+    }
+    const tlm_read_stats *s = tlm_trace_stats(t);
+    const tlm_trace_meta *m = tlm_trace_meta_get(t);
+    qsort(c.v, c.n, sizeof *c.v, by_count);
+    printf("%s\n", path);
+    printf("  format: %s", s->gzip ? "gzip" : "json");
+    if (s->gzip)
+        printf(" (%u member%s)", s->gzip_members,
+               s->gzip_members == 1 ? "" : "s");
+    printf("\n  bytes on disk: %llu; bytes of JSON: %llu\n",
+           (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_json);
+    printf("  events: %llu\n", (unsigned long long)s->n_events);
+    printf("  events by (ph, cat):");
+    for (size_t i = 0; i < c.n; i++) {
+        const char *cat =
+            c.v[i].has_cat ? tlm_trace_str(t, c.v[i].cat, NULL) : "None";
+        char ph[2] = {c.v[i].ph ? c.v[i].ph : '?', 0};
+        printf("%s %s/%s=%llu", i ? "," : "", ph, cat,
+               (unsigned long long)c.v[i].n);
+    }
+    printf("\n");
+    if (m->has_distributed) {
+        printf("  distributedInfo rank/world: ");
+        if (m->rank >= 0)
+            printf("%lld", (long long)m->rank);
+        else
+            printf("None");
+        if (m->world_size >= 0)
+            printf("/%lld", (long long)m->world_size);
+        else
+            printf("/None");
+        printf("; process groups: %zu", m->n_pgs);
+        if (m->backend)
+            printf("; backend: %s", tlm_trace_str(t, m->backend, NULL));
+        if (m->nccl_version)
+            printf("; nccl: %s", tlm_trace_str(t, m->nccl_version, NULL));
+        printf("\n");
+    } else {
+        printf("  distributedInfo rank/world: None/None\n");
+    }
+    if (m->has_base_time)
+        printf("  baseTimeNanoseconds: %lld\n", (long long)m->base_time_ns);
+    if (keep) {
+        size_t n;
+        tlm_trace_events(t, &n);
+        printf("  kept in memory: %zu events, %u strings\n", n,
+               tlm_trace_str_count(t));
+    }
+    printf("  read: %.3f s, %.1f MB/s of JSON\n", dt,
+           dt > 0 ? (double)s->bytes_json / 1e6 / dt : 0.0);
+    tlm_trace_free(t);
+    free(c.v);
+    return 0;
+}
+
+int tlm_cmd_inspect(int argc, char **argv)
+{
+    int keep = 0, rc = 0, nfiles = 0;
+    size_t chunk = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--keep") == 0) {
+            keep = 1;
+        } else if (strcmp(argv[i], "--chunk") == 0 && i + 1 < argc) {
+            char *end;
+            unsigned long long v = strtoull(argv[++i], &end, 10);
+            if (*end || v == 0) {
+                fprintf(stderr, "tlmpi inspect: bad --chunk '%s'\n", argv[i]);
+                return 2;
+            }
+            chunk = (size_t)v;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "tlmpi inspect: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--chunk") == 0) {
+            i++;
+            continue;
+        }
+        if (argv[i][0] == '-' && argv[i][1])
+            continue;
+        nfiles++;
+        if (inspect_one(argv[i], keep, chunk) != 0)
+            rc = 1;
+    }
+    if (nfiles == 0) {
+        usage(stderr);
+        return 2;
+    }
+    return rc;
+}

@@ -1,0 +1,45 @@
+/*
+ * main.c - entry point of tlmpi: dispatches subcommands (which never touch
+ * MPI) and otherwise runs the multi-rank analysis driver.
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *help;
+} command;
+
+static const command commands[] = {
+    {"inspect", tlm_cmd_inspect,
+     "TRACE...  event counts by (ph, cat), metadata, read speed"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: tlmpi <command> [options]\n"
+               "       mpirun -n N tlmpi --trace_dir DIR [options]\n\n"
+               "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\n'tlmpi <command> --help' describes a command; "
+               "docs/cli.md has the full reference.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2) {
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            if (strcmp(argv[1], commands[i].name) == 0)
+                return commands[i].fn(argc - 1, argv + 1);
+        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+    }
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what tlmpi needs to build, test and run on Debian 12 (idempotent:
+# does nothing when everything is there).  Run as root, or with sudo on PATH.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
+      libhdf5-openmpi-dev hdf5-tools zlib1g-dev libcmocka-dev
+      python3-h5py python3-pandas time)
+[ "${TLM_WITH_CLANG:-0}" = 1 ] && pkgs+=(clang libclang-rt-14-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+        || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+echo "setup: installing ${missing[*]}" >&2
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+    --no-install-recommends "${missing[@]}" >/dev/null

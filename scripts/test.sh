@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the whole ctest suite (unit,
+# MPI integration, fuzz-corpus replay), then the same suite again under
+# ASan+UBSan.  Exits non-zero on any failure.
+#   TLM_TEST_SANITIZE=0  skip the sanitizer pass
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+TLM_WITH_CLANG=${TLM_WITH_CLANG:-0} "$root/scripts/setup.sh"
+. "$root/scripts/env.sh"
+jobs=$(nproc)
+
+echo "== build (release)"
+BUILD_DIR=$root/build "$root/scripts/build.sh"
+echo "== test (release)"
+(cd "$root/build" && ctest --output-on-failure -j"$jobs")
+
+if [ "${TLM_TEST_SANITIZE:-1}" = 1 ]; then
+    echo "== build (ASan+UBSan)"
+    BUILD_DIR=$root/build-asan BUILD_TYPE=Debug "$root/scripts/build.sh" \
+        -DTLM_SANITIZER=address,undefined
+    echo "== test (ASan+UBSan)"
+    (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=0 \
+        UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+        ctest --output-on-failure -j"$jobs" -E 'integration_bench')
+fi
+echo "== all tests passed"

@@ -1,0 +1,142 @@
+/*
+ * common.c - status strings, error reports, the default allocator and the
+ * deterministic hash shared by every module.
+ */
+#include "tlmpi/tlm_common.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *tlm_status_str(tlm_status st)
+{
+    switch (st) {
+#define TLM_X_(name, value, desc) \
+    case name:                    \
+        return desc;
+        TLM_STATUS_LIST(TLM_X_)
+#undef TLM_X_
+    }
+    return "unknown status";
+}
+
+void tlm_error_clear(tlm_error *err)
+{
+    if (!err)
+        return;
+    err->code = TLM_OK;
+    err->offset = -1;
+    err->file[0] = '\0';
+    err->msg[0] = '\0';
+}
+
+tlm_status tlm_error_set(tlm_error *err, tlm_status code, const char *file,
+                         int64_t offset, const char *fmt, ...)
+{
+    if (!err)
+        return code;
+    err->code = code;
+    err->offset = offset;
+    if (file) {
+        size_t n = strlen(file);
+        if (n >= sizeof err->file) {
+            /* keep the tail: the file name matters more than its folder */
+            file += n - (sizeof err->file - 1);
+        }
+        snprintf(err->file, sizeof err->file, "%s", file);
+    } else {
+        err->file[0] = '\0';
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+char *tlm_error_format(const tlm_error *err, char *buf, size_t size)
+{
+    if (!buf || size == 0)
+        return buf;
+    if (!err) {
+        buf[0] = '\0';
+        return buf;
+    }
+    const char *msg = err->msg[0] ? err->msg : tlm_status_str(err->code);
+    if (err->file[0] && err->offset >= 0)
+        snprintf(buf, size, "%s: offset %lld: %s", err->file,
+                 (long long)err->offset, msg);
+    else if (err->file[0])
+        snprintf(buf, size, "%s: %s", err->file, msg);
+    else if (err->offset >= 0)
+        snprintf(buf, size, "offset %lld: %s", (long long)err->offset, msg);
+    else
+        snprintf(buf, size, "%s", msg);
+    return buf;
+}
+
+static void *std_malloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    return malloc(size ? size : 1);
+}
+
+static void *std_realloc(void *ctx, void *ptr, size_t size)
+{
+    (void)ctx;
+    return realloc(ptr, size ? size : 1);
+}
+
+static void std_free(void *ctx, void *ptr)
+{
+    (void)ctx;
+    free(ptr);
+}
+
+static const tlm_alloc default_alloc = {std_malloc, std_realloc, std_free,
+                                        NULL};
+
+const tlm_alloc *tlm_alloc_default(void)
+{
+    return &default_alloc;
+}
+
+static uint64_t rd64le(const unsigned char *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+           (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 |
+           (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
+           (uint64_t)p[7] << 56;
+}
+
+static uint64_t rotl64(uint64_t x, int r)
+{
+    return (x << r) | (x >> (64 - r));
+}
+
+/* An xxHash64-style loop over little-endian words (the byte order is fixed,
+ * so every host gives the same value), then a splitmix64 finaliser. */
+uint64_t tlm_hash64(const void *data, size_t len)
+{
+    const uint64_t p1 = 0x9e3779b185ebca87ull, p2 = 0xc2b2ae3d27d4eb4full;
+    const unsigned char *p = data;
+    uint64_t h = 0x27d4eb2f165667c5ull ^ ((uint64_t)len * p1);
+    while (len >= 8) {
+        uint64_t w = rd64le(p) * p2;
+        h ^= rotl64(w, 31) * p1;
+        h = rotl64(h, 27) * p1 + 0x85ebca77c2b2ae63ull;
+        p += 8;
+        len -= 8;
+    }
+    uint64_t t = 0;
+    for (size_t i = 0; i < len; i++)
+        t |= (uint64_t)p[i] << (8 * i);
+    h ^= rotl64(t * p2, 31) * p1;
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebull;
+    h ^= h >> 31;
+    return h;
+}

@@ -1,0 +1,2005 @@
+/*
+ * reader.c - the streaming Chrome-trace tokenizer.
+ *
+ * The input stream (instream.c) fills a window buffer.  A small state
+ * machine walks the top level (object with "traceEvents" anywhere among its
+ * keys, or a bare array).  Each event, and each kept metadata value, is
+ * parsed by a recursive-descent parser over the window; if it runs off the
+ * end of the window it reports "need more", the window is refilled (the
+ * unparsed tail moved to the front, the buffer grown up to max_event_bytes)
+ * and that one value is parsed again.  Parsing is free of side effects that
+ * a retry would repeat, except interning, which is idempotent.  Unknown
+ * top-level values are skipped by a streaming scanner that never needs more
+ * than the current window, so a huge unknown key costs nothing in memory.
+ *
+ * Errors carry the absolute offset in the decompressed JSON and what was
+ * being read ("traceEvents[51234].args").
+ */
+#include "trace_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ MARK:
+ * Names of categories and argument keys. */
+
+static const char *const cat_names[TLM_CAT_COUNT] = {
+#define TLM_X_(e, s) s,
+    TLM_CAT_LIST(TLM_X_)
+#undef TLM_X_
+};
+
+const char *tlm_cat_name(tlm_cat cat)
+{
+    if ((unsigned)cat >= TLM_CAT_COUNT)
+        return NULL;
+    return cat_names[cat];
+}
+
+static const char *const arg_keys[TLM_ARG_COUNT] = {
+    NULL,
+#define TLM_X_(e, s) s,
+    TLM_ARG_LIST(TLM_X_)
+#undef TLM_X_
+};
+
+_Static_assert(TLM_ARG_COUNT <= 64, "argument tag holds the key in 6 bits");
+
+const char *tlm_arg_key(tlm_arg key)
+{
+    if ((unsigned)key >= TLM_ARG_COUNT || key == TLM_ARG_END_)
+        return NULL;
+    return arg_keys[key];
+}
+
+static tlm_arg arg_lookup(const char *s, size_t len)
+{
+    /* ~45 keys; compare the length and first byte before memcmp */
+    for (int k = 1; k < TLM_ARG_COUNT; k++) {
+        const char *key = arg_keys[k];
+        if (key[0] == s[0] && strlen(key) == len && memcmp(key, s, len) == 0)
+            return (tlm_arg)k;
+    }
+    return TLM_ARG_END_;
+}
+
+/* ------------------------------------------------------------------ MARK:
+ * Reader state. */
+
+enum { P_OK = 0, P_NEED = 1, P_ERR = 2 };
+
+enum top_state {
+    S_START,
+    S_OBJ_FIRST,
+    S_OBJ_MEMBER,
+    S_OBJ_NEXT,
+    S_SKIP,
+    S_ARR_FIRST,
+    S_ARR_EVENT,
+    S_ARR_NEXT,
+    S_END,
+    S_DONE
+};
+
+typedef struct rd {
+    tlm_trace *t;
+    tlm_read_opts o;
+    tlm_instream in;
+    tlm_error *err;
+    const char *path;
+    unsigned char *buf;
+    size_t cap, beg, end;
+    uint64_t base; /* absolute offset of buf[0] */
+    int eof;
+    char *scr; /* scratch: unescaped strings, compact text */
+    size_t scr_len, scr_cap;
+    /* context for messages */
+    uint64_t ev_index;
+    const char *field; /* current event field, or NULL */
+    const char *top_key; /* current top-level key, or NULL */
+    uint32_t ev_name;
+    int in_events;
+    /* streaming skip state */
+    unsigned skip_depth;
+    int skip_in_str, skip_esc, skip_scalar;
+    unsigned char *skip_stack;
+    /* pre-interned category strings */
+    uint32_t cat_ids[TLM_CAT_COUNT];
+    size_t cat_lens[TLM_CAT_COUNT];
+} rd;
+
+static const unsigned char str_special[256] = {
+    /* control characters, '"' and '\\' end the fast scan */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+};
+
+static int is_ws(unsigned char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* Describes what is being read, for messages. */
+static void describe(const rd *r, char *out, size_t size)
+{
+    if (r->in_events) {
+        char name[64] = "";
+        if (r->ev_name) {
+            size_t n;
+            const char *s = tlm_trace_str(r->t, r->ev_name, &n);
+            if (n > 40)
+                snprintf(name, sizeof name, " (\"%.40s...\")", s);
+            else
+                snprintf(name, sizeof name, " (\"%s\")", s);
+        }
+        if (r->field)
+            snprintf(out, size, "traceEvents[%llu].%s%s",
+                     (unsigned long long)r->ev_index, r->field, name);
+        else
+            snprintf(out, size, "traceEvents[%llu]%s",
+                     (unsigned long long)r->ev_index, name);
+    } else if (r->top_key) {
+        snprintf(out, size, "top-level key \"%s\"", r->top_key);
+    } else {
+        snprintf(out, size, "the top-level value");
+    }
+}
+
+static int failv(rd *r, uint64_t off, tlm_status code, const char *fmt,
+                 va_list ap)
+{
+    char what[256], ctx[160];
+    vsnprintf(what, sizeof what, fmt, ap);
+    describe(r, ctx, sizeof ctx);
+    tlm_error_set(r->err, code, r->path, (int64_t)off, "%s while reading %s",
+                  what, ctx);
+    return P_ERR;
+}
+
+static int fail_at(rd *r, const unsigned char *at, tlm_status code,
+                   const char *fmt, ...) TLM_PRINTF(4, 5);
+static int fail_at(rd *r, const unsigned char *at, tlm_status code,
+                   const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    failv(r, r->base + (uint64_t)(at - r->buf), code, fmt, ap);
+    va_end(ap);
+    return P_ERR;
+}
+
+static int fail_nomem(rd *r)
+{
+    tlm_error_set(r->err, TLM_ENOMEM, r->path, -1, "out of memory");
+    return P_ERR;
+}
+
+static int scr_reserve(rd *r, size_t extra)
+{
+    if (r->scr_len + extra <= r->scr_cap)
+        return 0;
+    size_t ncap = r->scr_cap ? r->scr_cap : 256;
+    while (ncap < r->scr_len + extra)
+        ncap *= 2;
+    char *p = r->t->a->realloc_fn(r->t->a->ctx, r->scr, ncap);
+    if (!p)
+        return -1;
+    r->scr = p;
+    r->scr_cap = ncap;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ MARK:
+ * Tokens over the window [p, e). */
+
+static int skip_ws(const unsigned char **pp, const unsigned char *e)
+{
+    const unsigned char *p = *pp;
+    while (p < e && is_ws(*p))
+        p++;
+    *pp = p;
+    return p < e ? P_OK : P_NEED;
+}
+
+static int hexval(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Scans a string starting at the opening quote.  On success *s and *len give
+ * the raw bytes between the quotes, *esc says if escapes occur, and *pp is
+ * past the closing quote. */
+static int scan_string(rd *r, const unsigned char **pp, const unsigned char *e,
+                       const unsigned char **s, size_t *len, int *esc)
+{
+    const unsigned char *p = *pp + 1, *beg = p;
+    int has_esc = 0;
+    for (;;) {
+        while (p < e && !str_special[*p])
+            p++;
+        if (p >= e)
+            break;
+        if (*p == '"') {
+            if ((size_t)(p - beg) > r->o.max_string)
+                return fail_at(r, beg, TLM_ELIMIT,
+                               "string longer than %zu bytes",
+                               r->o.max_string);
+            *s = beg;
+            *len = (size_t)(p - beg);
+            *esc = has_esc;
+            *pp = p + 1;
+            return P_OK;
+        }
+        if (*p == '\\') {
+            has_esc = 1;
+            if (p + 1 >= e)
+                break;
+            unsigned char c = p[1];
+            if (c == 'u') {
+                if (p + 6 > e)
+                    break;
+                for (int k = 2; k < 6; k++)
+                    if (hexval(p[k]) < 0)
+                        return fail_at(r, p + k, TLM_EFORMAT,
+                                       "bad \\u escape");
+                p += 6;
+            } else if (c == '"' || c == '\\' || c == '/' || c == 'b' ||
+                       c == 'f' || c == 'n' || c == 'r' || c == 't') {
+                p += 2;
+            } else {
+                return fail_at(r, p, TLM_EFORMAT, "bad escape '\\%c'",
+                               c >= 0x20 && c < 0x7f ? c : '?');
+            }
+            continue;
+        }
+        return fail_at(r, p, TLM_EFORMAT,
+                       "control character 0x%02x in string", *p);
+    }
+    if ((size_t)(p - beg) > r->o.max_string)
+        return fail_at(r, beg, TLM_ELIMIT, "string longer than %zu bytes",
+                       r->o.max_string);
+    return P_NEED;
+}
+
+static size_t put_utf8(char *d, uint32_t cp)
+{
+    if (cp < 0x80) {
+        d[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        d[0] = (char)(0xc0 | (cp >> 6));
+        d[1] = (char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        d[0] = (char)(0xe0 | (cp >> 12));
+        d[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        d[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    d[0] = (char)(0xf0 | (cp >> 18));
+    d[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+    d[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+    d[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+static uint32_t hex4(const unsigned char *p)
+{
+    return (uint32_t)(hexval(p[0]) << 12 | hexval(p[1]) << 8 |
+                      hexval(p[2]) << 4 | hexval(p[3]));
+}
+
+/* Unescapes a scanned string into the scratch buffer (appending). */
+static int unescape(rd *r, const unsigned char *s, size_t len)
+{
+    if (scr_reserve(r, len + 1) != 0)
+        return fail_nomem(r);
+    char *d = r->scr + r->scr_len;
+    const unsigned char *p = s, *e = s + len;
+    while (p < e) {
+        if (*p != '\\') {
+            *d++ = (char)*p++;
+            continue;
+        }
+        unsigned char c = p[1];
+        p += 2;
+        switch (c) {
+        case 'b': *d++ = '\b'; break;
+        case 'f': *d++ = '\f'; break;
+        case 'n': *d++ = '\n'; break;
+        case 'r': *d++ = '\r'; break;
+        case 't': *d++ = '\t'; break;
+        case 'u': {
+            uint32_t cp = hex4(p);
+            p += 4;
+            if (cp >= 0xd800 && cp < 0xdc00 && p + 6 <= e && p[0] == '\\' &&
+                p[1] == 'u') {
+                uint32_t lo = hex4(p + 2);
+                if (lo >= 0xdc00 && lo < 0xe000) {
+                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                    p += 6;
+                }
+            }
+            if (cp >= 0xd800 && cp < 0xe000)
+                cp = 0xfffd; /* lone surrogate */
+            d += put_utf8(d, cp);
+            break;
+        }
+        default: *d++ = (char)c; break; /* " \ / */
+        }
+    }
+    /* a \uXXXX (6 bytes) yields at most 3 bytes, a pair (12) 4: fits */
+    r->scr_len = (size_t)(d - r->scr);
+    return P_OK;
+}
+
+/* Scans a JSON number; *is_int when it has no fraction or exponent. */
+static int scan_number(rd *r, const unsigned char **pp, const unsigned char *e,
+                       int *is_int)
+{
+    const unsigned char *p = *pp;
+    int integer = 1;
+    if (p < e && *p == '-')
+        p++;
+    if (p >= e)
+        return P_NEED;
+    if (*p == '0') {
+        p++;
+    } else if (*p >= '1' && *p <= '9') {
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+    } else {
+        return fail_at(r, p, TLM_EFORMAT, "bad number");
+    }
+    if (p < e && *p == '.') {
+        integer = 0;
+        p++;
+        const unsigned char *d = p;
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+        if (p < e && p == d)
+            return fail_at(r, p, TLM_EFORMAT, "bad number: digit expected");
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        integer = 0;
+        p++;
+        if (p < e && (*p == '+' || *p == '-'))
+            p++;
+        const unsigned char *d = p;
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+        if (p < e && p == d)
+            return fail_at(r, p, TLM_EFORMAT, "bad number: digit expected");
+    }
+    if (p >= e)
+        return P_NEED; /* the number may go on in the next window */
+    *is_int = integer;
+    *pp = p;
+    return P_OK;
+}
+
+/* int64 from an integer token; 0 on overflow. */
+static int parse_i64(const unsigned char *s, size_t len, int64_t *out)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (s[0] == '-') {
+        neg = 1;
+        i = 1;
+    }
+    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX;
+    uint64_t v = 0;
+    for (; i < len; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (limit - d) / 10)
+            return 0;
+        v = v * 10 + d;
+    }
+    if (neg)
+        *out = v == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)v;
+    else
+        *out = (int64_t)v;
+    return 1;
+}
+
+static int scan_literal(rd *r, const unsigned char **pp, const unsigned char *e)
+{
+    const unsigned char *p = *pp;
+    const char *lit = *p == 't' ? "true" : *p == 'f' ? "false" : "null";
+    size_t n = strlen(lit);
+    for (size_t k = 0; k < n; k++) {
+        if (p + k >= e)
+            return P_NEED;
+        if (p[k] != (unsigned char)lit[k])
+            return fail_at(r, p, TLM_EFORMAT, "invalid literal");
+    }
+    *pp = p + n;
+    return P_OK;
+}
+
+/* Validates one value and, if out != 0, appends its compact text (no
+ * whitespace outside strings) to the scratch buffer. */
+static int value(rd *r, const unsigned char **pp, const unsigned char *e,
+                 unsigned depth, int out)
+{
+    const unsigned char *p = *pp;
+    int rc;
+    if (p >= e)
+        return P_NEED;
+    unsigned char c = *p;
+    if (c == '{' || c == '[') {
+        unsigned char close = c == '{' ? '}' : ']';
+        if (depth + 1 > r->o.max_depth)
+            return fail_at(r, p, TLM_ELIMIT, "nesting deeper than %u",
+                           r->o.max_depth);
+        if (out) {
+            if (scr_reserve(r, 1) != 0)
+                return fail_nomem(r);
+            r->scr[r->scr_len++] = (char)c;
+        }
+        p++;
+        if ((rc = skip_ws(&p, e)) != P_OK)
+            return rc;
+        if (*p == close) {
+            p++;
+        } else {
+            for (;;) {
+                if (c == '{') {
+                    const unsigned char *ks;
+                    size_t kl;
+                    int esc;
+                    if (*p != '"')
+                        return fail_at(r, p, TLM_EFORMAT,
+                                       "expected '\"' (object key)");
+                    const unsigned char *q0 = p;
+                    if ((rc = scan_string(r, &p, e, &ks, &kl, &esc)) != P_OK)
+                        return rc;
+                    if (out) {
+                        size_t n = (size_t)(p - q0);
+                        if (scr_reserve(r, n + 1) != 0)
+                            return fail_nomem(r);
+                        memcpy(r->scr + r->scr_len, q0, n);
+                        r->scr_len += n;
+                    }
+                    if ((rc = skip_ws(&p, e)) != P_OK)
+                        return rc;
+                    if (*p != ':')
+                        return fail_at(r, p, TLM_EFORMAT, "expected ':'");
+                    p++;
+                    if (out)
+                        r->scr[r->scr_len++] = ':';
+                    if ((rc = skip_ws(&p, e)) != P_OK)
+                        return rc;
+                }
+                if ((rc = value(r, &p, e, depth + 1, out)) != P_OK)
+                    return rc;
+                if ((rc = skip_ws(&p, e)) != P_OK)
+                    return rc;
+                if (*p == ',') {
+                    p++;
+                    if (out) {
+                        if (scr_reserve(r, 1) != 0)
+                            return fail_nomem(r);
+                        r->scr[r->scr_len++] = ',';
+                    }
+                    if ((rc = skip_ws(&p, e)) != P_OK)
+                        return rc;
+                    continue;
+                }
+                if (*p == close) {
+                    p++;
+                    break;
+                }
+                return fail_at(r, p, TLM_EFORMAT, "expected ',' or '%c'",
+                               close);
+            }
+        }
+        if (out) {
+            if (scr_reserve(r, 1) != 0)
+                return fail_nomem(r);
+            r->scr[r->scr_len++] = (char)close;
+        }
+        *pp = p;
+        return P_OK;
+    }
+    const unsigned char *q0 = p;
+    if (c == '"') {
+        const unsigned char *s;
+        size_t len;
+        int esc;
+        rc = scan_string(r, &p, e, &s, &len, &esc);
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+        int is_int;
+        rc = scan_number(r, &p, e, &is_int);
+    } else if (c == 't' || c == 'f' || c == 'n') {
+        rc = scan_literal(r, &p, e);
+    } else {
+        return fail_at(r, p, TLM_EFORMAT, "unexpected character '%c'",
+                       c >= 0x20 && c < 0x7f ? c : '?');
+    }
+    if (rc != P_OK)
+        return rc;
+    if (out) {
+        size_t n = (size_t)(p - q0);
+        if (scr_reserve(r, n + 1) != 0)
+            return fail_nomem(r);
+        memcpy(r->scr + r->scr_len, q0, n);
+        r->scr_len += n;
+    }
+    *pp = p;
+    return P_OK;
+}
+
+/* ------------------------------------------------------------------ MARK:
+ * Interning helpers. */
+
+static int intern_scr(rd *r, size_t from, uint32_t *id)
+{
+    uint32_t v = tlm_intern_add(&r->t->strs, r->scr + from, r->scr_len - from);
+    r->scr_len = from;
+    if (v == UINT32_MAX)
+        return fail_nomem(r);
+    *id = v;
+    return P_OK;
+}
+
+/* Interns the content of a scanned string (unescaped when needed). */
+static int intern_str(rd *r, const unsigned char *s, size_t len, int esc,
+                      uint32_t *id)
+{
+    if (!esc) {
+        uint32_t v = tlm_intern_add(&r->t->strs, (const char *)s, len);
+        if (v == UINT32_MAX)
+            return fail_nomem(r);
+        *id = v;
+        return P_OK;
+    }
+    size_t from = r->scr_len;
+    int rc = unescape(r, s, len);
+    if (rc != P_OK)
+        return rc;
+    return intern_scr(r, from, id);
+}
+
+/* ------------------------------------------------------------------ MARK:
+ * The argument blob: per event, entries [tag][varint...] ended by 0.  The
+ * tag holds the key (low 6 bits) and the type (high 2 bits). */
+
+static int blob_reserve(rd *r, size_t extra)
+{
+    tlm_trace *t = r->t;
+    if (t->blob_len + extra <= t->blob_cap)
+        return 0;
+    size_t ncap = t->blob_cap ? t->blob_cap : 4096;
+    while (ncap < t->blob_len + extra)
+        ncap *= 2;
+    unsigned char *b = t->a->realloc_fn(t->a->ctx, t->blob, ncap);
+    if (!b)
+        return -1;
+    t->blob = b;
+    t->blob_cap = ncap;
+    return 0;
+}
+
+static void put_varint(unsigned char **dp, uint64_t v)
+{
+    unsigned char *d = *dp;
+    while (v >= 0x80) {
+        *d++ = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    *d++ = (unsigned char)v;
+    *dp = d;
+}
+
+static uint64_t get_varint(const unsigned char **pp)
+{
+    const unsigned char *p = *pp;
+    uint64_t v = 0;
+    int shift = 0;
+    for (;;) {
+        unsigned char b = *p++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            break;
+        shift += 7;
+    }
+    *pp = p;
+    return v;
+}
+
+static int blob_put(rd *r, tlm_arg key, tlm_argv_type type, uint64_t v)
+{
+    if (blob_reserve(r, 12) != 0)
+        return fail_nomem(r);
+    unsigned char *d = r->t->blob + r->t->blob_len;
+    *d++ = (unsigned char)((unsigned)key | ((unsigned)type << 6));
+    put_varint(&d, v);
+    r->t->blob_len = (size_t)(d - r->t->blob);
+    return P_OK;
+}
+
+static uint64_t zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static int64_t unzigzag(uint64_t v)
+{
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* ------------------------------------------------------------------ MARK:
+ * Events. */
+
+static int parse_args(rd *r, const unsigned char **pp, const unsigned char *e,
+                      int *any)
+{
+    const unsigned char *p = *pp;
+    int rc;
+    if (*p != '{')
+        return fail_at(r, p, TLM_ESCHEMA, "expected an object for args");
+    if (4 > r->o.max_depth)
+        return fail_at(r, p, TLM_ELIMIT, "nesting deeper than %u",
+                       r->o.max_depth);
+    p++;
+    if ((rc = skip_ws(&p, e)) != P_OK)
+        return rc;
+    if (*p == '}') {
+        *pp = p + 1;
+        return P_OK;
+    }
+    for (;;) {
+        const unsigned char *ks;
+        size_t kl;
+        int esc;
+        if (*p != '"')
+            return fail_at(r, p, TLM_EFORMAT, "expected '\"' (object key)");
+        if ((rc = scan_string(r, &p, e, &ks, &kl, &esc)) != P_OK)
+            return rc;
+        tlm_arg key = (kl > 0 && !esc) ? arg_lookup((const char *)ks, kl)
+                                        : TLM_ARG_END_;
+        if ((rc = skip_ws(&p, e)) != P_OK)
+            return rc;
+        if (*p != ':')
+            return fail_at(r, p, TLM_EFORMAT, "expected ':'");
+        p++;
+        if ((rc = skip_ws(&p, e)) != P_OK)
+            return rc;
+        const unsigned char *v0 = p;
+        if (key == TLM_ARG_END_) {
+            if ((rc = value(r, &p, e, 4, 0)) != P_OK)
+                return rc;
+        } else if (*p == '"') {
+            const unsigned char *s;
+            size_t len;
+            uint32_t id;
+            if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
+                return rc;
+            if ((rc = intern_str(r, s, len, esc, &id)) != P_OK)
+                return rc;
+            if ((rc = blob_put(r, key, TLM_ARGV_STR, id)) != P_OK)
+                return rc;
+            *any = 1;
+        } else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+            int is_int;
+            int64_t iv;
+            uint32_t id;
+            if ((rc = scan_number(r, &p, e, &is_int)) != P_OK)
+                return rc;
+            if (is_int && parse_i64(v0, (size_t)(p - v0), &iv)) {
+                rc = blob_put(r, key, TLM_ARGV_INT, zigzag(iv));
+            } else {
+                uint32_t v = tlm_intern_add(&r->t->strs, (const char *)v0,
+                                            (size_t)(p - v0));
+                if (v == UINT32_MAX)
+                    return fail_nomem(r);
+                id = v;
+                rc = blob_put(r, key, TLM_ARGV_STR, id);
+            }
+            if (rc != P_OK)
+                return rc;
+            *any = 1;
+        } else {
+            size_t from = r->scr_len;
+            uint32_t id;
+            if ((rc = value(r, &p, e, 4, 1)) != P_OK) {
+                r->scr_len = from;
+                return rc;
+            }
+            if ((rc = intern_scr(r, from, &id)) != P_OK)
+                return rc;
+            if ((rc = blob_put(r, key, TLM_ARGV_STR, id)) != P_OK)
+                return rc;
+            *any = 1;
+        }
+        if ((rc = skip_ws(&p, e)) != P_OK)
+            return rc;
+        if (*p == ',') {
+            p++;
+            if ((rc = skip_ws(&p, e)) != P_OK)
+                return rc;
+            continue;
+        }
+        if (*p == '}') {
+            *pp = p + 1;
+            return P_OK;
+        }
+        return fail_at(r, p, TLM_EFORMAT, "expected ',' or '}'");
+    }
+}
+
+static int parse_time(rd *r, const unsigned char **pp, const unsigned char *e,
+                      int64_t *out)
+{
+    const unsigned char *p = *pp, *v0 = p;
+    int is_int, rc;
+    if (!(*p == '-' || (*p >= '0' && *p <= '9'))) {
+        if (*p == '"' || *p == '{' || *p == '[' || *p == 't' ||
+            *p == 'f' || *p == 'n')
+            return fail_at(r, p, TLM_ESCHEMA, "expected a number");
+        return fail_at(r, p, TLM_EFORMAT, "unexpected character");
+    }
+    if ((rc = scan_number(r, &p, e, &is_int)) != P_OK)
+        return rc;
+    tlm_status st = tlm_parse_us_to_ns((const char *)v0, (size_t)(p - v0), out);
+    if (st != TLM_OK)
+        return fail_at(r, v0, TLM_ERANGE,
+                       "time out of range for int64 nanoseconds");
+    *pp = p;
+    return P_OK;
+}
+
+/* pid / tid / id: integer, or string (interned); *is_str tells which. */
+static int parse_id(rd *r, const unsigned char **pp, const unsigned char *e,
+                    int64_t *out, int *is_str)
+{
+    const unsigned char *p = *pp, *v0 = p;
+    int rc;
+    if (*p == '"') {
+        const unsigned char *s;
+        size_t len;
+        int esc;
+        uint32_t id;
+        if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
+            return rc;
+        if ((rc = intern_str(r, s, len, esc, &id)) != P_OK)
+            return rc;
+        *out = id;
+        *is_str = 1;
+    } else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+        int is_int;
+        if ((rc = scan_number(r, &p, e, &is_int)) != P_OK)
+            return rc;
+        if (!is_int || !parse_i64(v0, (size_t)(p - v0), out)) {
+            /* a non-integer id: keep its text */
+            uint32_t v = tlm_intern_add(&r->t->strs, (const char *)v0,
+                                        (size_t)(p - v0));
+            if (v == UINT32_MAX)
+                return fail_nomem(r);
+            *out = v;
+            *is_str = 1;
+        } else {
+            *is_str = 0;
+        }
+    } else {
+        return fail_at(r, p, TLM_ESCHEMA, "expected a number or a string");
+    }
+    *pp = p;
+    return P_OK;
+}
+
+static int parse_cat(rd *r, const unsigned char *s, size_t len, int esc,
+                     tlm_event *ev)
+{
+    if (!esc) {
+        for (int c = 1; c < TLM_CAT_OTHER; c++) {
+            if (r->cat_lens[c] == len && memcmp(cat_names[c], s, len) == 0) {
+                ev->cat = (uint16_t)c;
+                ev->cat_str = r->cat_ids[c];
+                return P_OK;
+            }
+        }
+    }
+    uint32_t id;
+    int rc = intern_str(r, s, len, esc, &id);
+    if (rc != P_OK)
+        return rc;
+    ev->cat_str = id;
+    ev->cat = TLM_CAT_OTHER;
+    size_t n;
+    const char *str = tlm_trace_str(r->t, id, &n);
+    for (int c = 1; c < TLM_CAT_OTHER; c++)
+        if (r->cat_lens[c] == n && memcmp(cat_names[c], str, n) == 0)
+            ev->cat = (uint16_t)c;
+    if (n == 0)
+        ev->cat = TLM_CAT_OTHER;
+    return P_OK;
+}
+
+#define KEYIS(lit) (kl == sizeof(lit) - 1 && memcmp(ks, lit, kl) == 0)
+
+static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
+                       tlm_event *ev)
+{
+    const unsigned char *p = *pp;
+    int rc;
+    memset(ev, 0, sizeof *ev);
+    r->field = NULL;
+    r->ev_name = 0;
+    size_t blob_mark = r->t->blob_len;
+    int any_args = 0;
+    if (*p != '{') {
+        if (*p == '"' || *p == '[' || *p == '-' || (*p >= '0' && *p <= '9') ||
+            *p == 't' || *p == 'f' || *p == 'n')
+            return fail_at(r, p, TLM_ESCHEMA, "expected an event object");
+        return fail_at(r, p, TLM_EFORMAT, "unexpected character");
+    }
+    if (3 > r->o.max_depth)
+        return fail_at(r, p, TLM_ELIMIT, "nesting deeper than %u",
+                       r->o.max_depth);
+    p++;
+    if ((rc = skip_ws(&p, e)) != P_OK)
+        return rc;
+    if (*p == '}') {
+        *pp = p + 1;
+        return P_OK;
+    }
+    for (;;) {
+        const unsigned char *ks, *s;
+        size_t kl, len;
+        int esc, is_str;
+        r->field = NULL;
+        if (*p != '"')
+            return fail_at(r, p, TLM_EFORMAT, "expected '\"' (object key)");
+        if ((rc = scan_string(r, &p, e, &ks, &kl, &esc)) != P_OK)
+            return rc;
+        if ((rc = skip_ws(&p, e)) != P_OK)
+            return rc;
+        if (*p != ':')
+            return fail_at(r, p, TLM_EFORMAT, "expected ':'");
+        p++;
+        if ((rc = skip_ws(&p, e)) != P_OK)
+            return rc;
+        if (esc) {
+            r->field = "(escaped key)";
+            if ((rc = value(r, &p, e, 3, 0)) != P_OK)
+                return rc;
+        } else if (KEYIS("ph")) {
+            r->field = "ph";
+            if (*p != '"')
+                return fail_at(r, p, TLM_ESCHEMA, "expected a string");
+            if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
+                return rc;
+            ev->ph = len ? (char)s[0] : 0;
+        } else if (KEYIS("ts")) {
+            r->field = "ts";
+            if ((rc = parse_time(r, &p, e, &ev->ts)) != P_OK)
+                return rc;
+            ev->flags |= TLM_EV_HAS_TS;
+        } else if (KEYIS("dur")) {
+            r->field = "dur";
+            if ((rc = parse_time(r, &p, e, &ev->dur)) != P_OK)
+                return rc;
+            ev->flags |= TLM_EV_HAS_DUR;
+        } else if (KEYIS("name")) {
+            r->field = "name";
+            if (*p == '"') {
+                if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
+                    return rc;
+                if ((rc = intern_str(r, s, len, esc, &ev->name)) != P_OK)
+                    return rc;
+            } else {
+                /* a non-string name: keep its compact text */
+                size_t from = r->scr_len;
+                if ((rc = value(r, &p, e, 3, 1)) != P_OK) {
+                    r->scr_len = from;
+                    return rc;
+                }
+                if ((rc = intern_scr(r, from, &ev->name)) != P_OK)
+                    return rc;
+            }
+            r->ev_name = ev->name;
+        } else if (KEYIS("cat")) {
+            r->field = "cat";
+            if (*p != '"')
+                return fail_at(r, p, TLM_ESCHEMA, "expected a string");
+            if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
+                return rc;
+            if ((rc = parse_cat(r, s, len, esc, ev)) != P_OK)
+                return rc;
+        } else if (KEYIS("pid")) {
+            r->field = "pid";
+            if ((rc = parse_id(r, &p, e, &ev->pid, &is_str)) != P_OK)
+                return rc;
+            ev->flags |= TLM_EV_HAS_PID | (is_str ? TLM_EV_PID_STR : 0);
+        } else if (KEYIS("tid")) {
+            r->field = "tid";
+            if ((rc = parse_id(r, &p, e, &ev->tid, &is_str)) != P_OK)
+                return rc;
+            ev->has_tid = 1;
+            if (is_str)
+                ev->flags |= TLM_EV_TID_STR;
+        } else if (KEYIS("id")) {
+            r->field = "id";
+            if ((rc = parse_id(r, &p, e, &ev->flow_id, &is_str)) != P_OK)
+                return rc;
+            ev->flags |= TLM_EV_HAS_ID | (is_str ? TLM_EV_ID_STR : 0);
+        } else if (KEYIS("bp")) {
+            r->field = "bp";
+            if (*p == '"') {
+                if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
+                    return rc;
+                if (len == 1 && s[0] == 'e')
+                    ev->flags |= TLM_EV_BP_E;
+            } else if ((rc = value(r, &p, e, 3, 0)) != P_OK) {
+                return rc;
+            }
+        } else if (KEYIS("args")) {
+            r->field = "args";
+            if ((rc = parse_args(r, &p, e, &any_args)) != P_OK) {
+                r->t->blob_len = blob_mark;
+                return rc;
+            }
+        } else {
+            r->field = NULL;
+            if ((rc = value(r, &p, e, 3, 0)) != P_OK)
+                return rc;
+        }
+        r->field = NULL;
+        if ((rc = skip_ws(&p, e)) != P_OK)
+            return rc;
+        if (*p == ',') {
+            p++;
+            if ((rc = skip_ws(&p, e)) != P_OK)
+                return rc;
+            continue;
+        }
+        if (*p == '}') {
+            p++;
+            break;
+        }
+        return fail_at(r, p, TLM_EFORMAT, "expected ',' or '}'");
+    }
+    if (any_args) {
+        if (blob_reserve(r, 1) != 0)
+            return fail_nomem(r);
+        r->t->blob[r->t->blob_len++] = 0;
+        ev->args = blob_mark;
+    } else {
+        r->t->blob_len = blob_mark;
+    }
+    *pp = p;
+    return P_OK;
+}
+
+/* ------------------------------------------------------------------ MARK:
+ * Top-level metadata. */
+
+static int64_t text_ranks(const char *s, size_t n, int32_t *out, size_t cap)
+{
+    /* "[0, 1, 2]" -> ints; stops at anything else ("..." in long lists) */
+    size_t k = 0, i = 0;
+    while (i < n) {
+        while (i < n && (s[i] == '[' || s[i] == ' ' || s[i] == ','))
+            i++;
+        if (i >= n || !((s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+            break;
+        char *endp;
+        char tmp[24];
+        size_t j = 0;
+        while (i < n && j < sizeof tmp - 1 &&
+               ((s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+            tmp[j++] = s[i++];
+        tmp[j] = '\0';
+        long v = strtol(tmp, &endp, 10);
+        if (out && k < cap)
+            out[k] = (int32_t)v;
+        k++;
+    }
+    return (int64_t)k;
+}
+
+static void free_pgs(tlm_trace *t)
+{
+    tlm_trace_meta *m = &t->meta;
+    for (size_t i = 0; i < m->n_pgs; i++)
+        t->a->free_fn(t->a->ctx, m->pgs[i].ranks);
+    t->a->free_fn(t->a->ctx, m->pgs);
+    m->pgs = NULL;
+    m->n_pgs = 0;
+}
+
+/* A member "key": value of an object we read field by field.  Calls back
+ * for each key with the cursor at the value; the callback consumes it. */
+typedef int (*member_fn)(rd *r, const unsigned char *ks, size_t kl,
+                         const unsigned char **pp, const unsigned char *e,
+                         void *ud);
+
+static int parse_object(rd *r, const unsigned char **pp,
+                        const unsigned char *e, unsigned depth, member_fn fn,
+                        void *ud)
+{
+    const unsigned char *p = *pp;
+    int rc;
+    if (*p != '{')
+        return fail_at(r, p, TLM_ESCHEMA, "expected an object");
+    if (depth > r->o.max_depth)
+        return fail_at(r, p, TLM_ELIMIT, "nesting deeper than %u",
+                       r->o.max_depth);
+    p++;
+    if ((rc = skip_ws(&p, e)) != P_OK)
+        return rc;
+    if (*p == '}') {
+        *pp = p + 1;
+        return P_OK;
+    }
+    for (;;) {
+        const unsigned char *ks;
+        size_t kl;
+        int esc;
+        if (*p != '"')
+            return fail_at(r, p, TLM_EFORMAT, "expected '\"' (object key)");
+        if ((rc = scan_string(r, &p, e, &ks, &kl, &esc)) != P_OK)
+            return rc;
+        if ((rc = skip_ws(&p, e)) != P_OK)
+            return rc;
+        if (*p != ':')
+            return fail_at(r, p, TLM_EFORMAT, "expected ':'");
+        p++;
+        if ((rc = skip_ws(&p, e)) != P_OK)
+            return rc;
+        if ((rc = fn(r, esc ? (const unsigned char *)"" : ks, esc ? 0 : kl,
+                     &p, e, ud)) != P_OK)
+            return rc;
+        if ((rc = skip_ws(&p, e)) != P_OK)
+            return rc;
+        if (*p == ',') {
+            p++;
+            if ((rc = skip_ws(&p, e)) != P_OK)
+                return rc;
+            continue;
+        }
+        if (*p == '}') {
+            *pp = p + 1;
+            return P_OK;
+        }
+        return fail_at(r, p, TLM_EFORMAT, "expected ',' or '}'");
+    }
+}
+
+/* Integer member, or -1 kept when the value is not an integer. */
+static int member_int(rd *r, const unsigned char **pp, const unsigned char *e,
+                      int64_t *out)
+{
+    const unsigned char *p = *pp, *v0 = p;
+    int rc, is_int;
+    if (*p == '-' || (*p >= '0' && *p <= '9')) {
+        if ((rc = scan_number(r, &p, e, &is_int)) != P_OK)
+            return rc;
+        int64_t v;
+        if (is_int && parse_i64(v0, (size_t)(p - v0), &v))
+            *out = v;
+        *pp = p;
+        return P_OK;
+    }
+    return value(r, pp, e, 3, 0);
+}
+
+/* String member (interned), or compact text of another value. */
+static int member_text(rd *r, const unsigned char **pp,
+                       const unsigned char *e, unsigned depth, uint32_t *out)
+{
+    const unsigned char *p = *pp;
+    int rc;
+    if (*p == '"') {
+        const unsigned char *s;
+        size_t len;
+        int esc;
+        if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
+            return rc;
+        if ((rc = intern_str(r, s, len, esc, out)) != P_OK)
+            return rc;
+        *pp = p;
+        return P_OK;
+    }
+    size_t from = r->scr_len;
+    if ((rc = value(r, &p, e, depth, 1)) != P_OK) {
+        r->scr_len = from;
+        return rc;
+    }
+    if ((rc = intern_scr(r, from, out)) != P_OK)
+        return rc;
+    *pp = p;
+    return P_OK;
+}
+
+#undef KEYIS
+#define KEYIS(lit) (kl == sizeof(lit) - 1 && memcmp(ks, lit, kl) == 0)
+
+static int pg_member(rd *r, const unsigned char *ks, size_t kl,
+                     const unsigned char **pp, const unsigned char *e,
+                     void *ud)
+{
+    tlm_pg_config *pg = ud;
+    if (KEYIS("pg_name"))
+        return member_text(r, pp, e, 4, &pg->pg_name);
+    if (KEYIS("pg_desc"))
+        return member_text(r, pp, e, 4, &pg->pg_desc);
+    if (KEYIS("backend_config"))
+        return member_text(r, pp, e, 4, &pg->backend_config);
+    if (KEYIS("pg_size"))
+        return member_int(r, pp, e, &pg->pg_size);
+    if (KEYIS("uid"))
+        return member_int(r, pp, e, &pg->uid);
+    if (KEYIS("ranks")) {
+        int rc = member_text(r, pp, e, 4, &pg->ranks_text);
+        if (rc != P_OK)
+            return rc;
+        size_t n;
+        const char *s = tlm_trace_str(r->t, pg->ranks_text, &n);
+        int64_t k = text_ranks(s, n, NULL, 0);
+        r->t->a->free_fn(r->t->a->ctx, pg->ranks);
+        pg->ranks = NULL;
+        pg->n_ranks = 0;
+        if (k > 0) {
+            pg->ranks = r->t->a->malloc_fn(r->t->a->ctx,
+                                           (size_t)k * sizeof *pg->ranks);
+            if (!pg->ranks)
+                return fail_nomem(r);
+            text_ranks(s, n, pg->ranks, (size_t)k);
+            pg->n_ranks = (size_t)k;
+        }
+        return P_OK;
+    }
+    return value(r, pp, e, 4, 0);
+}
+
+static int dist_member(rd *r, const unsigned char *ks, size_t kl,
+                       const unsigned char **pp, const unsigned char *e,
+                       void *ud)
+{
+    tlm_trace_meta *m = &r->t->meta;
+    (void)ud;
+    if (KEYIS("rank"))
+        return member_int(r, pp, e, &m->rank);
+    if (KEYIS("world_size"))
+        return member_int(r, pp, e, &m->world_size);
+    if (KEYIS("pg_count"))
+        return member_int(r, pp, e, &m->pg_count);
+    if (KEYIS("backend"))
+        return member_text(r, pp, e, 3, &m->backend);
+    if (KEYIS("nccl_version"))
+        return member_text(r, pp, e, 3, &m->nccl_version);
+    if (KEYIS("pg_config")) {
+        const unsigned char *p = *pp;
+        int rc;
+        if (*p != '[')
+            return value(r, pp, e, 3, 0);
+        free_pgs(r->t);
+        p++;
+        if ((rc = skip_ws(&p, e)) != P_OK)
+            return rc;
+        if (*p == ']') {
+            *pp = p + 1;
+            return P_OK;
+        }
+        size_t cap = 0;
+        for (;;) {
+            if (m->n_pgs == cap) {
+                size_t ncap = cap ? cap * 2 : 8;
+                tlm_pg_config *np = r->t->a->realloc_fn(
+                    r->t->a->ctx, m->pgs, ncap * sizeof *np);
+                if (!np)
+                    return fail_nomem(r);
+                m->pgs = np;
+                cap = ncap;
+            }
+            tlm_pg_config *pg = &m->pgs[m->n_pgs++];
+            memset(pg, 0, sizeof *pg);
+            pg->pg_size = -1;
+            pg->uid = -1;
+            if (*p == '{') {
+                if ((rc = parse_object(r, &p, e, 4, pg_member, pg)) != P_OK)
+                    return rc;
+            } else if ((rc = value(r, &p, e, 4, 0)) != P_OK) {
+                return rc;
+            }
+            if ((rc = skip_ws(&p, e)) != P_OK)
+                return rc;
+            if (*p == ',') {
+                p++;
+                if ((rc = skip_ws(&p, e)) != P_OK)
+                    return rc;
+                continue;
+            }
+            if (*p == ']') {
+                *pp = p + 1;
+                return P_OK;
+            }
+            return fail_at(r, p, TLM_EFORMAT, "expected ',' or ']'");
+        }
+    }
+    return value(r, pp, e, 3, 0);
+}
+
+enum meta_key { MK_NONE, MK_EVENTS, MK_DIST, MK_DEVPROPS, MK_BASE, MK_SCHEMA,
+                MK_NAME };
+
+static enum meta_key meta_lookup(const unsigned char *ks, size_t kl)
+{
+    if (KEYIS("traceEvents"))
+        return MK_EVENTS;
+    if (KEYIS("distributedInfo"))
+        return MK_DIST;
+    if (KEYIS("deviceProperties"))
+        return MK_DEVPROPS;
+    if (KEYIS("baseTimeNanoseconds"))
+        return MK_BASE;
+    if (KEYIS("schemaVersion"))
+        return MK_SCHEMA;
+    if (KEYIS("traceName"))
+        return MK_NAME;
+    return MK_NONE;
+}
+#undef KEYIS
+
+static const char *meta_key_name(enum meta_key k)
+{
+    switch (k) {
+    case MK_EVENTS: return "traceEvents";
+    case MK_DIST: return "distributedInfo";
+    case MK_DEVPROPS: return "deviceProperties";
+    case MK_BASE: return "baseTimeNanoseconds";
+    case MK_SCHEMA: return "schemaVersion";
+    case MK_NAME: return "traceName";
+    case MK_NONE: break;
+    }
+    return NULL;
+}
+
+/* One member of the top-level object, from its key through its value (for
+ * traceEvents: through the '['; for unknown keys: through the ':'). */
+static int top_member(rd *r, const unsigned char **pp, const unsigned char *e,
+                      enum top_state *next)
+{
+    const unsigned char *p = *pp, *ks;
+    size_t kl;
+    int esc, rc;
+    r->top_key = NULL;
+    if (*p != '"')
+        return fail_at(r, p, TLM_EFORMAT, "expected '\"' (object key)");
+    if ((rc = scan_string(r, &p, e, &ks, &kl, &esc)) != P_OK)
+        return rc;
+    enum meta_key mk = esc ? MK_NONE : meta_lookup(ks, kl);
+    r->top_key = meta_key_name(mk);
+    if ((rc = skip_ws(&p, e)) != P_OK)
+        return rc;
+    if (*p != ':')
+        return fail_at(r, p, TLM_EFORMAT, "expected ':'");
+    p++;
+    if ((rc = skip_ws(&p, e)) != P_OK)
+        return rc;
+    tlm_trace_meta *m = &r->t->meta;
+    switch (mk) {
+    case MK_EVENTS:
+        if (*p != '[')
+            return fail_at(r, p, TLM_ESCHEMA, "expected '[' for traceEvents");
+        p++;
+        m->has_trace_events = 1;
+        *next = S_ARR_FIRST;
+        break;
+    case MK_DIST:
+        if (*p == '{') {
+            m->rank = m->world_size = m->pg_count = -1;
+            if ((rc = parse_object(r, &p, e, 2, dist_member, NULL)) != P_OK)
+                return rc;
+            m->has_distributed = 1;
+        } else if ((rc = value(r, &p, e, 1, 0)) != P_OK) {
+            return rc;
+        }
+        *next = S_OBJ_NEXT;
+        break;
+    case MK_DEVPROPS:
+        if ((rc = member_text(r, &p, e, 1, &m->device_properties)) != P_OK)
+            return rc;
+        *next = S_OBJ_NEXT;
+        break;
+    case MK_BASE: {
+        int64_t v = INT64_MIN;
+        if ((rc = member_int(r, &p, e, &v)) != P_OK)
+            return rc;
+        if (v != INT64_MIN) {
+            m->has_base_time = 1;
+            m->base_time_ns = v;
+        }
+        *next = S_OBJ_NEXT;
+        break;
+    }
+    case MK_SCHEMA:
+        if ((rc = member_int(r, &p, e, &m->schema_version)) != P_OK)
+            return rc;
+        *next = S_OBJ_NEXT;
+        break;
+    case MK_NAME:
+        if ((rc = member_text(r, &p, e, 1, &m->trace_name)) != P_OK)
+            return rc;
+        *next = S_OBJ_NEXT;
+        break;
+    case MK_NONE:
+        r->skip_depth = 0;
+        r->skip_in_str = r->skip_esc = r->skip_scalar = 0;
+        *next = S_SKIP;
+        break;
+    }
+    *pp = p;
+    return P_OK;
+}
+
+/* Streaming skip of one value: consumes what it can of [p, e) and returns
+ * P_OK when the value ended (the byte after it is not consumed), P_NEED
+ * when the window ran out (everything consumed). */
+static int skip_stream(rd *r, const unsigned char **pp, const unsigned char *e)
+{
+    const unsigned char *p = *pp;
+    while (p < e) {
+        if (r->skip_in_str) {
+            if (r->skip_esc) {
+                r->skip_esc = 0;
+                p++;
+                continue;
+            }
+            while (p < e && !str_special[*p])
+                p++;
+            if (p >= e)
+                break;
+            if (*p == '\\') {
+                r->skip_esc = 1;
+            } else if (*p == '"') {
+                r->skip_in_str = 0;
+                if (r->skip_depth == 0) {
+                    *pp = p + 1;
+                    return P_OK;
+                }
+            } else {
+                *pp = p;
+                return fail_at(r, p, TLM_EFORMAT,
+                               "control character 0x%02x in string", *p);
+            }
+            p++;
+            continue;
+        }
+        unsigned char c = *p;
+        if (is_ws(c) || c == ',' || c == '}' || c == ']') {
+            if (r->skip_depth == 0 && r->skip_scalar) {
+                *pp = p;
+                return P_OK;
+            }
+            if (c == '}' || c == ']') {
+                if (r->skip_depth == 0)
+                    return fail_at(r, p, TLM_EFORMAT,
+                                   "unexpected '%c'", c);
+                unsigned char open = r->skip_stack[--r->skip_depth];
+                if ((open == '{') != (c == '}'))
+                    return fail_at(r, p, TLM_EFORMAT,
+                                   "mismatched '%c'", c);
+                if (r->skip_depth == 0) {
+                    *pp = p + 1;
+                    return P_OK;
+                }
+            } else if (c == ',' && r->skip_depth == 0) {
+                return fail_at(r, p, TLM_EFORMAT, "value expected");
+            }
+            p++;
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            if (r->skip_depth + 2 > r->o.max_depth)
+                return fail_at(r, p, TLM_ELIMIT, "nesting deeper than %u",
+                               r->o.max_depth);
+            r->skip_stack[r->skip_depth++] = c;
+        } else if (c == '"') {
+            r->skip_in_str = 1;
+        } else if (c == ':') {
+            if (r->skip_depth == 0)
+                return fail_at(r, p, TLM_EFORMAT, "unexpected ':'");
+        } else if ((c >= '0' && c <= '9') || c == '-' || c == '+' ||
+                   c == '.' || (c >= 'a' && c <= 'z') ||
+                   (c >= 'A' && c <= 'Z')) {
+            if (r->skip_depth == 0)
+                r->skip_scalar = 1;
+        } else {
+            return fail_at(r, p, TLM_EFORMAT, "unexpected character '%c'",
+                           c >= 0x20 && c < 0x7f ? c : '?');
+        }
+        p++;
+    }
+    *pp = p;
+    return P_NEED;
+}
+
+/* ------------------------------------------------------------------ MARK:
+ * The window. */
+
+/* Moves the unparsed tail to the front and reads more.  Grows the buffer
+ * when a single value fills it. */
+static int refill(rd *r)
+{
+    if (r->beg > 0) {
+        memmove(r->buf, r->buf + r->beg, r->end - r->beg);
+        r->base += r->beg;
+        r->end -= r->beg;
+        r->beg = 0;
+    }
+    if (r->end == r->cap) {
+        if (r->cap >= r->o.max_event_bytes)
+            return fail_at(r, r->buf, TLM_ELIMIT,
+                           "value larger than %zu bytes",
+                           r->o.max_event_bytes);
+        size_t ncap = r->cap * 2;
+        if (ncap > r->o.max_event_bytes)
+            ncap = r->o.max_event_bytes;
+        unsigned char *nb = r->t->a->realloc_fn(r->t->a->ctx, r->buf, ncap);
+        if (!nb)
+            return fail_nomem(r);
+        r->buf = nb;
+        r->cap = ncap;
+    }
+    while (r->end < r->cap) {
+        size_t got = 0;
+        tlm_status st = tlm_instream_read(&r->in, r->buf + r->end,
+                                          r->cap - r->end, &got, r->err);
+        if (st != TLM_OK)
+            return P_ERR;
+        if (got == 0) {
+            r->eof = 1;
+            break;
+        }
+        r->end += got;
+    }
+    return P_OK;
+}
+
+static int add_event(rd *r, const tlm_event *ev)
+{
+    tlm_trace *t = r->t;
+    const tlm_event *stored = ev;
+    if (r->o.max_events && t->stats.n_events >= r->o.max_events)
+        return fail_at(r, r->buf + r->beg, TLM_ELIMIT,
+                       "more than %llu events",
+                       (unsigned long long)r->o.max_events);
+    if (r->o.keep_events) {
+        if (t->n_events == t->cap_events) {
+            size_t ncap = t->cap_events ? t->cap_events * 2 : 4096;
+            tlm_event *ne =
+                t->a->realloc_fn(t->a->ctx, t->events, ncap * sizeof *ne);
+            if (!ne)
+                return fail_nomem(r);
+            t->events = ne;
+            t->cap_events = ncap;
+        }
+        t->events[t->n_events] = *ev;
+        stored = &t->events[t->n_events++];
+    }
+    t->stats.n_events++;
+    if (r->o.on_event) {
+        tlm_status st = r->o.on_event(r->o.on_event_ud, t, stored,
+                                      t->stats.n_events - 1, r->err);
+        if (st != TLM_OK) {
+            if (r->err && r->err->code == TLM_OK)
+                fail_at(r, r->buf + r->beg, st, "stopped by the callback");
+            else if (r->err)
+                r->err->code = st;
+            return P_ERR;
+        }
+    }
+    if (!r->o.keep_events)
+        t->blob_len = 1; /* the args of a dropped event go with it */
+    return P_OK;
+}
+
+/* The top-level state machine. */
+static int run(rd *r)
+{
+    enum top_state s = S_START;
+    int in_object = 0;
+    for (;;) {
+        const unsigned char *p = r->buf + r->beg, *e = r->buf + r->end;
+        const unsigned char *p0 = p;
+        int rc = P_NEED;
+        enum top_state next = s;
+        tlm_event ev;
+        size_t blob_mark;
+        if (s == S_SKIP) {
+            rc = skip_stream(r, &p, e);
+            r->beg = (size_t)(p - r->buf); /* consumed bytes are gone */
+            if (rc == P_OK)
+                next = S_OBJ_NEXT;
+        } else if (s == S_DONE) {
+            return P_OK;
+        } else if ((rc = skip_ws(&p, e)) == P_OK) {
+            unsigned char c = *p;
+            r->beg = (size_t)(p - r->buf); /* whitespace is consumed */
+            p0 = p;
+            switch (s) {
+            case S_START:
+                if (c == '{') {
+                    in_object = 1;
+                    p++;
+                    next = S_OBJ_FIRST;
+                } else if (c == '[') {
+                    r->t->meta.has_trace_events = 1;
+                    p++;
+                    next = S_ARR_FIRST;
+                } else {
+                    return fail_at(r, p, TLM_EFORMAT,
+                                   "not a JSON trace: expected '{' or '['");
+                }
+                break;
+            case S_OBJ_FIRST:
+                if (c == '}') {
+                    p++;
+                    next = S_END;
+                } else {
+                    next = S_OBJ_MEMBER;
+                }
+                break;
+            case S_OBJ_MEMBER:
+                rc = top_member(r, &p, e, &next);
+                break;
+            case S_OBJ_NEXT:
+                r->top_key = NULL;
+                if (c == ',') {
+                    p++;
+                    next = S_OBJ_MEMBER;
+                } else if (c == '}') {
+                    p++;
+                    next = S_END;
+                } else {
+                    return fail_at(r, p, TLM_EFORMAT, "expected ',' or '}'");
+                }
+                break;
+            case S_ARR_FIRST:
+                r->in_events = 0;
+                if (c == ']') {
+                    p++;
+                    next = in_object ? S_OBJ_NEXT : S_END;
+                } else {
+                    next = S_ARR_EVENT;
+                }
+                break;
+            case S_ARR_EVENT:
+                r->in_events = 1;
+                r->ev_index = r->t->stats.n_events;
+                blob_mark = r->t->blob_len;
+                rc = parse_event(r, &p, e, &ev);
+                if (rc != P_OK)
+                    r->t->blob_len = blob_mark; /* retried or failed */
+                if (rc == P_OK) {
+                    r->beg = (size_t)(p - r->buf);
+                    if (add_event(r, &ev) != P_OK)
+                        return P_ERR;
+                    next = S_ARR_NEXT;
+                }
+                break;
+            case S_ARR_NEXT:
+                r->in_events = 0;
+                if (c == ',') {
+                    p++;
+                    next = S_ARR_EVENT;
+                } else if (c == ']') {
+                    p++;
+                    next = in_object ? S_OBJ_NEXT : S_END;
+                } else {
+                    r->in_events = 1;
+                    r->ev_index = r->t->stats.n_events - 1;
+                    r->field = NULL;
+                    return fail_at(r, p, TLM_EFORMAT,
+                                   "expected ',' or ']' after the event");
+                }
+                break;
+            case S_END:
+                return fail_at(r, p, TLM_EFORMAT,
+                               "trailing characters after the JSON value");
+            case S_SKIP:
+            case S_DONE:
+                break;
+            }
+        } else {
+            r->beg = (size_t)(p - r->buf);
+            if (s == S_END && r->eof)
+                return P_OK;
+        }
+        if (rc == P_ERR)
+            return P_ERR;
+        if (rc == P_OK) {
+            r->beg = (size_t)(p - r->buf);
+            s = next;
+            continue;
+        }
+        /* P_NEED: the value starting at p0 (= buf + beg) needs more
+         * input; it is parsed again from there after the refill */
+        (void)p0;
+        if (r->eof) {
+            if (s == S_END)
+                return P_OK;
+            if (s == S_START)
+                return fail_at(r, r->buf + r->end, TLM_EFORMAT,
+                               "empty input: not a JSON trace");
+            return fail_at(r, r->buf + r->end, TLM_EFORMAT,
+                           "unexpected end of input (truncated JSON)");
+        }
+        if (refill(r) != P_OK)
+            return P_ERR;
+    }
+}
+
+/* ------------------------------------------------------------------ MARK:
+ * Public entry points. */
+
+void tlm_read_opts_init(tlm_read_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->keep_events = 1;
+}
+
+static tlm_status trace_new(const tlm_alloc *a, const char *path,
+                            tlm_trace **out)
+{
+    tlm_trace *t = a->malloc_fn(a->ctx, sizeof *t);
+    if (!t)
+        return TLM_ENOMEM;
+    memset(t, 0, sizeof *t);
+    t->a = a;
+    size_t n = strlen(path);
+    t->path = a->malloc_fn(a->ctx, n + 1);
+    if (!t->path || tlm_intern_init(&t->strs, a) != TLM_OK) {
+        a->free_fn(a->ctx, t->path);
+        a->free_fn(a->ctx, t);
+        return TLM_ENOMEM;
+    }
+    memcpy(t->path, path, n + 1);
+    t->meta.rank = t->meta.world_size = t->meta.pg_count = -1;
+    t->meta.schema_version = -1;
+    t->blob = a->malloc_fn(a->ctx, 4096);
+    if (!t->blob) {
+        tlm_trace_free(t);
+        return TLM_ENOMEM;
+    }
+    t->blob[0] = 0;
+    t->blob_len = 1;
+    t->blob_cap = 4096;
+    *out = t;
+    return TLM_OK;
+}
+
+static tlm_status read_common(rd *r, tlm_trace **out)
+{
+    tlm_trace *t = r->t;
+    tlm_status st = TLM_OK;
+    for (int c = 1; c < TLM_CAT_OTHER; c++) {
+        r->cat_lens[c] = strlen(cat_names[c]);
+        r->cat_ids[c] = tlm_intern_add(&t->strs, cat_names[c], r->cat_lens[c]);
+        if (r->cat_ids[c] == UINT32_MAX) {
+            st = tlm_error_set(r->err, TLM_ENOMEM, r->path, -1,
+                               "out of memory");
+            goto done;
+        }
+    }
+    r->cap = r->o.chunk_size * 2;
+    if (r->cap < 64)
+        r->cap = 64;
+    if (r->cap > r->o.max_event_bytes)
+        r->cap = r->o.max_event_bytes;
+    r->buf = t->a->malloc_fn(t->a->ctx, r->cap);
+    r->skip_stack = t->a->malloc_fn(t->a->ctx, r->o.max_depth + 2);
+    if (!r->buf || !r->skip_stack) {
+        st = tlm_error_set(r->err, TLM_ENOMEM, r->path, -1, "out of memory");
+        goto done;
+    }
+    if (run(r) != P_OK) {
+        st = r->err ? r->err->code : TLM_EFORMAT;
+        if (st == TLM_OK)
+            st = TLM_EFORMAT;
+        goto done;
+    }
+    if (!t->meta.has_trace_events) {
+        st = tlm_error_set(r->err, TLM_ESCHEMA, r->path,
+                           (int64_t)r->in.bytes_out,
+                           "no traceEvents array in the top-level object");
+        goto done;
+    }
+    t->stats.bytes_in = r->in.bytes_in;
+    t->stats.bytes_json = r->in.bytes_out;
+    t->stats.gzip = r->in.gzip;
+    t->stats.gzip_members = r->in.members;
+done:
+    t->a->free_fn(t->a->ctx, r->buf);
+    t->a->free_fn(t->a->ctx, r->skip_stack);
+    t->a->free_fn(t->a->ctx, r->scr);
+    tlm_instream_close(&r->in);
+    if (st != TLM_OK) {
+        tlm_trace_free(t);
+        *out = NULL;
+        return st;
+    }
+    if (!r->o.keep_events) {
+        t->a->free_fn(t->a->ctx, t->events);
+        t->events = NULL;
+        t->n_events = t->cap_events = 0;
+    }
+    *out = t;
+    return TLM_OK;
+}
+
+static void opts_defaults(rd *r, const tlm_read_opts *opts)
+{
+    if (opts)
+        r->o = *opts;
+    else
+        tlm_read_opts_init(&r->o);
+    if (!r->o.chunk_size)
+        r->o.chunk_size = 1u << 20;
+    if (!r->o.max_depth)
+        r->o.max_depth = 64;
+    if (!r->o.max_string)
+        r->o.max_string = 16u << 20;
+    if (!r->o.max_event_bytes)
+        r->o.max_event_bytes = 256u << 20;
+    if (r->o.max_event_bytes < 64)
+        r->o.max_event_bytes = 64;
+    if (!r->o.alloc)
+        r->o.alloc = tlm_alloc_default();
+}
+
+tlm_status tlm_trace_read_file(const char *path, const tlm_read_opts *opts,
+                               tlm_trace **out, tlm_error *err)
+{
+    rd r;
+    memset(&r, 0, sizeof r);
+    tlm_error_clear(err);
+    *out = NULL;
+    if (!path)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1, "no path given");
+    opts_defaults(&r, opts);
+    r.err = err;
+    r.path = path;
+    tlm_status st = trace_new(r.o.alloc, path, &r.t);
+    if (st != TLM_OK)
+        return tlm_error_set(err, st, path, -1, "out of memory");
+    st = tlm_instream_open_file(&r.in, r.t->path, r.o.chunk_size, r.o.alloc,
+                                err);
+    if (st != TLM_OK) {
+        tlm_instream_close(&r.in);
+        tlm_trace_free(r.t);
+        return st;
+    }
+    r.path = r.t->path;
+    return read_common(&r, out);
+}
+
+tlm_status tlm_trace_read_mem(const void *data, size_t size, const char *name,
+                              const tlm_read_opts *opts, tlm_trace **out,
+                              tlm_error *err)
+{
+    rd r;
+    memset(&r, 0, sizeof r);
+    tlm_error_clear(err);
+    *out = NULL;
+    opts_defaults(&r, opts);
+    r.err = err;
+    tlm_status st = trace_new(r.o.alloc, name ? name : "", &r.t);
+    if (st != TLM_OK)
+        return tlm_error_set(err, st, name, -1, "out of memory");
+    r.path = r.t->path;
+    st = tlm_instream_open_mem(&r.in, data, size, r.t->path, r.o.chunk_size,
+                               r.o.alloc, err);
+    if (st != TLM_OK) {
+        tlm_instream_close(&r.in);
+        tlm_trace_free(r.t);
+        return st;
+    }
+    return read_common(&r, out);
+}
+
+void tlm_trace_free(tlm_trace *t)
+{
+    if (!t)
+        return;
+    const tlm_alloc *a = t->a;
+    free_pgs(t);
+    tlm_intern_free(&t->strs);
+    a->free_fn(a->ctx, t->events);
+    a->free_fn(a->ctx, t->blob);
+    a->free_fn(a->ctx, t->path);
+    a->free_fn(a->ctx, t);
+}
+
+const tlm_event *tlm_trace_events(const tlm_trace *t, size_t *n)
+{
+    if (n)
+        *n = t ? t->n_events : 0;
+    return t ? t->events : NULL;
+}
+
+const tlm_trace_meta *tlm_trace_meta_get(const tlm_trace *t)
+{
+    return &t->meta;
+}
+
+const tlm_read_stats *tlm_trace_stats(const tlm_trace *t)
+{
+    return &t->stats;
+}
+
+const char *tlm_trace_path(const tlm_trace *t)
+{
+    return t->path;
+}
+
+const char *tlm_trace_str(const tlm_trace *t, uint32_t id, size_t *len)
+{
+    if (!t || id >= t->strs.n) {
+        if (len)
+            *len = 0;
+        return "";
+    }
+    if (len)
+        *len = t->strs.ents[id].len;
+    return t->strs.ents[id].s;
+}
+
+uint64_t tlm_trace_str_hash(const tlm_trace *t, uint32_t id)
+{
+    if (!t || id >= t->strs.n)
+        return tlm_hash64("", 0);
+    return t->strs.ents[id].hash;
+}
+
+uint32_t tlm_trace_str_count(const tlm_trace *t)
+{
+    return t ? t->strs.n : 0;
+}
+
+uint32_t tlm_trace_str_find(const tlm_trace *t, const char *s, size_t len)
+{
+    return tlm_intern_find(&t->strs, s, len);
+}
+
+uint32_t tlm_trace_str_intern(tlm_trace *t, const char *s, size_t len,
+                              tlm_status *st)
+{
+    uint32_t id = tlm_intern_add(&t->strs, s, len);
+    if (id == UINT32_MAX) {
+        if (st)
+            *st = TLM_ENOMEM;
+        return 0;
+    }
+    if (st)
+        *st = TLM_OK;
+    return id;
+}
+
+/* ------------------------------------------------------------------ MARK:
+ * Argument access. */
+
+int tlm_event_arg_next(const tlm_trace *t, const tlm_event *ev, uint64_t *it,
+                       tlm_arg *key, tlm_argv *val)
+{
+    if (!ev->args)
+        return 0;
+    const unsigned char *p = t->blob + (*it ? *it : ev->args);
+    unsigned char tag = *p++;
+    if (tag == 0)
+        return 0;
+    tlm_argv v;
+    memset(&v, 0, sizeof v);
+    v.type = (tlm_argv_type)(tag >> 6);
+    uint64_t raw = get_varint(&p);
+    if (v.type == TLM_ARGV_INT)
+        v.i = unzigzag(raw);
+    else
+        v.str = (uint32_t)raw;
+    if (key)
+        *key = (tlm_arg)(tag & 0x3f);
+    if (val)
+        *val = v;
+    *it = (uint64_t)(p - t->blob);
+    return 1;
+}
+
+tlm_argv_type tlm_event_arg(const tlm_trace *t, const tlm_event *ev,
+                            tlm_arg key, tlm_argv *out)
+{
+    tlm_argv_type found = TLM_ARGV_NONE;
+    if (!ev->args)
+        return found;
+    const unsigned char *p = t->blob + ev->args;
+    for (;;) {
+        unsigned char tag = *p++;
+        if (tag == 0)
+            break;
+        uint64_t raw = get_varint(&p);
+        if ((tag & 0x3f) == (unsigned)key) {
+            /* the last occurrence wins, as with Python's json */
+            found = (tlm_argv_type)(tag >> 6);
+            if (out) {
+                memset(out, 0, sizeof *out);
+                out->type = found;
+                if (found == TLM_ARGV_INT)
+                    out->i = unzigzag(raw);
+                else
+                    out->str = (uint32_t)raw;
+            }
+        }
+    }
+    return found;
+}
+
+int tlm_event_arg_int(const tlm_trace *t, const tlm_event *ev, tlm_arg key,
+                      int64_t *out)
+{
+    tlm_argv v;
+    if (tlm_event_arg(t, ev, key, &v) != TLM_ARGV_INT)
+        return 0;
+    if (out)
+        *out = v.i;
+    return 1;
+}
+
+const char *tlm_event_arg_str(const tlm_trace *t, const tlm_event *ev,
+                              tlm_arg key, size_t *len)
+{
+    tlm_argv v;
+    if (tlm_event_arg(t, ev, key, &v) != TLM_ARGV_STR) {
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    return tlm_trace_str(t, v.str, len);
+}
+
+int tlm_event_arg_dim3(const tlm_trace *t, const tlm_event *ev, tlm_arg key,
+                       int64_t xyz[3])
+{
+    size_t n;
+    const char *s = tlm_event_arg_str(t, ev, key, &n);
+    if (!s || n < 2 || s[0] != '[' || s[n - 1] != ']')
+        return 0;
+    size_t i = 1;
+    for (int k = 0; k < 3; k++) {
+        char *endp;
+        char tmp[24];
+        size_t j = 0;
+        if (i < n && s[i] == '-')
+            tmp[j++] = s[i++];
+        while (i < n && j < sizeof tmp - 1 && s[i] >= '0' && s[i] <= '9')
+            tmp[j++] = s[i++];
+        tmp[j] = '\0';
+        if (j == 0 || (j == 1 && tmp[0] == '-'))
+            return 0;
+        xyz[k] = strtoll(tmp, &endp, 10);
+        if (i >= n)
+            return 0;
+        if (k < 2) {
+            if (s[i] != ',')
+                return 0;
+            i++;
+        }
+    }
+    return s[i] == ']' && i == n - 1;
+}

@@ -1,0 +1,93 @@
+/*
+ * trace_internal.h - the inside of a tlm_trace: string interning, the
+ * argument blob and the input stream (plain or gzip) shared by the reader
+ * modules.  Not part of the public API.
+ */
+#ifndef TLM_TRACE_INTERNAL_H
+#define TLM_TRACE_INTERNAL_H
+
+#include "tlmpi/tlm_trace.h"
+
+#include <stdio.h>
+#include <zlib.h>
+
+/* ------------------------------------------------------------------ MARK:
+ * Interned strings.  Ids are dense, assigned in first-seen order; id 0 is
+ * the empty string.  Bytes live in fixed blocks, so pointers are stable. */
+typedef struct tlm_strent {
+    const char *s;
+    uint32_t len;
+    uint32_t pad_;
+    uint64_t hash;
+} tlm_strent;
+
+typedef struct tlm_strblock tlm_strblock;
+
+typedef struct tlm_intern {
+    const tlm_alloc *a;
+    tlm_strent *ents;  /* by id */
+    uint32_t n, cap;
+    uint32_t *slots;   /* open addressing: id+1, 0 = empty */
+    uint32_t nslots;   /* power of two */
+    tlm_strblock *blocks;
+    char *cur;         /* free space in the current block */
+    size_t cur_left;
+    size_t bytes;      /* total string bytes held */
+} tlm_intern;
+
+tlm_status tlm_intern_init(tlm_intern *in, const tlm_alloc *a);
+void tlm_intern_free(tlm_intern *in);
+/* Returns the id, or UINT32_MAX when out of memory. */
+uint32_t tlm_intern_add(tlm_intern *in, const char *s, size_t len);
+uint32_t tlm_intern_add_h(tlm_intern *in, const char *s, size_t len,
+                          uint64_t h);
+/* 0 when absent (or when s is empty). */
+uint32_t tlm_intern_find(const tlm_intern *in, const char *s, size_t len);
+
+/* ------------------------------------------------------------------ MARK:
+ * Input stream: bytes of JSON from a file or memory, inflated on the fly
+ * when the input starts with the gzip magic. */
+typedef struct tlm_instream {
+    FILE *fp;
+    const unsigned char *mem;
+    size_t mem_size, mem_pos;
+    size_t chunk;          /* read / inflate step */
+    int gzip;
+    int zinit;
+    int member_done;       /* last inflate returned Z_STREAM_END */
+    int src_eof;           /* no more compressed/raw input */
+    z_stream zs;
+    unsigned char *zin;    /* compressed input chunk */
+    uint64_t bytes_in;     /* bytes consumed from the source */
+    uint64_t bytes_out;    /* JSON bytes produced */
+    uint32_t members;
+    const tlm_alloc *a;
+    const char *name;
+} tlm_instream;
+
+tlm_status tlm_instream_open_file(tlm_instream *s, const char *path,
+                                  size_t chunk, const tlm_alloc *a,
+                                  tlm_error *err);
+tlm_status tlm_instream_open_mem(tlm_instream *s, const void *data,
+                                 size_t size, const char *name, size_t chunk,
+                                 const tlm_alloc *a, tlm_error *err);
+/* Reads up to cap bytes of JSON into dst; *got = 0 only at the end. */
+tlm_status tlm_instream_read(tlm_instream *s, unsigned char *dst, size_t cap,
+                             size_t *got, tlm_error *err);
+void tlm_instream_close(tlm_instream *s);
+
+/* ------------------------------------------------------------------ MARK:
+ * The trace. */
+struct tlm_trace {
+    const tlm_alloc *a;
+    char *path;
+    tlm_intern strs;
+    tlm_event *events;
+    size_t n_events, cap_events;
+    unsigned char *blob;   /* kept args; offset 0 is a dummy byte */
+    size_t blob_len, blob_cap;
+    tlm_trace_meta meta;
+    tlm_read_stats stats;
+};
+
+#endif /* TLM_TRACE_INTERNAL_H */

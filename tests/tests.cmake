@@ -1,0 +1,95 @@
+# Test registration.  Files are discovered by name so that adding a test
+# never needs an edit here:
+#   tests/unit/test_<module>.c        cmocka unit test (core, no MPI)
+#   tests/unit/mpi_test_<module>.c    cmocka unit test of driver code (mpi/)
+#   tests/integration/test_<name>.sh  shell test of the CLIs (may use mpirun)
+#   tests/fuzz/fuzz_<name>.c          fuzz target; its corpus in
+#                                     tests/fuzz/corpus/<name>/ is replayed
+
+set(TLM_SHARED_DIR "${CMAKE_SOURCE_DIR}/../shared" CACHE PATH
+    "Folder with spec/ and traces/ (tests skip when absent)")
+
+set(TLM_MPI_TEST_ENV
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1
+    OMPI_MCA_btl=self,vader OMPI_MCA_mpi_yield_when_idle=1
+    OMPI_MCA_btl_vader_single_copy_mechanism=none
+    ASAN_OPTIONS=detect_leaks=0
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1)
+
+set(TLM_VALGRIND_CMD)
+if(TLM_VALGRIND)
+  set(TLM_VALGRIND_CMD valgrind -q --error-exitcode=9 --leak-check=full)
+endif()
+
+# Unit tests.
+file(GLOB TLM_UNIT_TESTS CONFIGURE_DEPENDS
+     ${CMAKE_SOURCE_DIR}/tests/unit/test_*.c)
+foreach(_t ${TLM_UNIT_TESTS})
+  get_filename_component(_n ${_t} NAME_WE)
+  add_executable(${_n} ${_t})
+  target_include_directories(${_n} PRIVATE ${CMAKE_SOURCE_DIR}/src
+                                           ${CMAKE_SOURCE_DIR}/tests/unit)
+  target_compile_options(${_n} PRIVATE ${TLM_WARN})
+  target_link_libraries(${_n} PRIVATE tlmcore PkgConfig::CMOCKA)
+  add_test(NAME unit_${_n} COMMAND ${TLM_VALGRIND_CMD} $<TARGET_FILE:${_n}>)
+  set_tests_properties(unit_${_n} PROPERTIES TIMEOUT 300
+    ENVIRONMENT "TLM_SHARED_DIR=${TLM_SHARED_DIR};TLM_SOURCE_DIR=${CMAKE_SOURCE_DIR};TLM_BUILD_DIR=${CMAKE_BINARY_DIR};TLMPI_SYNTH=$<TARGET_FILE:tlmpi-synth>"
+    SKIP_RETURN_CODE 77)
+endforeach()
+
+# Unit tests of driver modules: every mpi/*.c except main.c is linked in.
+file(GLOB TLM_MPI_UNIT_TESTS CONFIGURE_DEPENDS
+     ${CMAKE_SOURCE_DIR}/tests/unit/mpi_test_*.c)
+if(TLM_MPI_UNIT_TESTS)
+  file(GLOB _mpisrc CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/mpi/*.c)
+  list(REMOVE_ITEM _mpisrc ${CMAKE_SOURCE_DIR}/mpi/main.c)
+  add_library(tlmdriver STATIC ${_mpisrc})
+  target_include_directories(tlmdriver PUBLIC ${CMAKE_SOURCE_DIR}/src
+                                              ${CMAKE_SOURCE_DIR}/mpi)
+  target_compile_options(tlmdriver PRIVATE ${TLM_WARN})
+  target_link_libraries(tlmdriver PUBLIC tlmcore MPI::MPI_C hdf5::hdf5)
+  foreach(_t ${TLM_MPI_UNIT_TESTS})
+    get_filename_component(_n ${_t} NAME_WE)
+    add_executable(${_n} ${_t})
+    target_compile_options(${_n} PRIVATE ${TLM_WARN})
+    target_link_libraries(${_n} PRIVATE tlmdriver PkgConfig::CMOCKA)
+    add_test(NAME unit_${_n} COMMAND $<TARGET_FILE:${_n}>)
+    set_tests_properties(unit_${_n} PROPERTIES TIMEOUT 300
+      ENVIRONMENT "${TLM_MPI_TEST_ENV};TLM_SHARED_DIR=${TLM_SHARED_DIR}")
+  endforeach()
+endif()
+
+# Integration tests (shell).  Each gets the tools and mpiexec via env.
+file(GLOB TLM_INTEGRATION_TESTS CONFIGURE_DEPENDS
+     ${CMAKE_SOURCE_DIR}/tests/integration/test_*.sh)
+foreach(_t ${TLM_INTEGRATION_TESTS})
+  get_filename_component(_n ${_t} NAME_WE)
+  add_test(NAME integration_${_n} COMMAND bash ${_t})
+  set_tests_properties(integration_${_n} PROPERTIES TIMEOUT 600
+    PROCESSORS 2 SKIP_RETURN_CODE 77
+    ENVIRONMENT "${TLM_MPI_TEST_ENV};TLMPI=$<TARGET_FILE:tlmpi>;TLMPI_SYNTH=$<TARGET_FILE:tlmpi-synth>;MPIEXEC=${MPIEXEC_EXECUTABLE};TLM_SHARED_DIR=${TLM_SHARED_DIR};TLM_SOURCE_DIR=${CMAKE_SOURCE_DIR};TLM_BUILD_DIR=${CMAKE_BINARY_DIR};TLM_WORK_DIR=${CMAKE_BINARY_DIR}/itest/${_n}")
+endforeach()
+
+# Fuzz targets: always built as corpus-replay programs; with clang and
+# TLM_BUILD_FUZZ also as libFuzzer binaries (<name>_libfuzzer).
+file(GLOB TLM_FUZZ_TARGETS CONFIGURE_DEPENDS
+     ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_*.c)
+foreach(_t ${TLM_FUZZ_TARGETS})
+  get_filename_component(_n ${_t} NAME_WE)
+  string(REGEX REPLACE "^fuzz_" "" _short ${_n})
+  add_executable(${_n}_replay ${_t} ${CMAKE_SOURCE_DIR}/tests/fuzz/replay_main.c)
+  target_include_directories(${_n}_replay PRIVATE ${CMAKE_SOURCE_DIR}/src)
+  target_compile_options(${_n}_replay PRIVATE ${TLM_WARN})
+  target_link_libraries(${_n}_replay PRIVATE tlmcore)
+  add_test(NAME fuzz_replay_${_short}
+    COMMAND $<TARGET_FILE:${_n}_replay> ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/${_short})
+  set_tests_properties(fuzz_replay_${_short} PROPERTIES TIMEOUT 300)
+  if(TLM_BUILD_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
+    add_executable(${_n}_libfuzzer ${_t})
+    target_include_directories(${_n}_libfuzzer PRIVATE ${CMAKE_SOURCE_DIR}/src)
+    target_compile_options(${_n}_libfuzzer PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_options(${_n}_libfuzzer PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_libraries(${_n}_libfuzzer PRIVATE tlmcore)
+  endif()
+endforeach()
