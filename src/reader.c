@@ -54,14 +54,39 @@ const char *tlm_arg_key(tlm_arg key)
     return arg_keys[key];
 }
 
-static tlm_arg arg_lookup(const char *s, size_t len)
+/* Argument keys by (length, first byte, last byte): a 256-slot table of
+ * short candidate lists, built once per read. */
+typedef struct arg_table {
+    unsigned char slot[256][4]; /* candidate keys, 0-terminated */
+    unsigned char len[TLM_ARG_COUNT];
+} arg_table;
+
+static unsigned arg_slot(const char *s, size_t len)
 {
-    /* ~45 keys; compare the length and first byte before memcmp */
+    return ((unsigned)len * 31u + (unsigned char)s[0] * 7u +
+            (unsigned char)s[len - 1]) & 255u;
+}
+
+static void arg_table_init(arg_table *t)
+{
+    memset(t, 0, sizeof *t);
     for (int k = 1; k < TLM_ARG_COUNT; k++) {
-        const char *key = arg_keys[k];
-        if (key[0] == s[0] && strlen(key) == len && memcmp(key, s, len) == 0)
-            return (tlm_arg)k;
+        size_t n = strlen(arg_keys[k]);
+        t->len[k] = (unsigned char)n;
+        unsigned char *c = t->slot[arg_slot(arg_keys[k], n)];
+        int i = 0;
+        while (c[i])
+            i++;
+        c[i] = (unsigned char)k; /* at most 3 per slot (checked in tests) */
     }
+}
+
+static tlm_arg arg_lookup(const arg_table *t, const char *s, size_t len)
+{
+    const unsigned char *c = t->slot[arg_slot(s, len)];
+    for (int i = 0; i < 4 && c[i]; i++)
+        if (t->len[c[i]] == len && memcmp(arg_keys[c[i]], s, len) == 0)
+            return (tlm_arg)c[i];
     return TLM_ARG_END_;
 }
 
@@ -108,6 +133,7 @@ typedef struct rd {
     /* pre-interned category strings */
     uint32_t cat_ids[TLM_CAT_COUNT];
     size_t cat_lens[TLM_CAT_COUNT];
+    arg_table keys;
 } rd;
 
 static const unsigned char str_special[256] = {
@@ -120,7 +146,7 @@ static const unsigned char str_special[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
 };
 
-static int is_ws(unsigned char c)
+static inline int is_ws(unsigned char c)
 {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
@@ -198,9 +224,11 @@ static int scr_reserve(rd *r, size_t extra)
 /* ------------------------------------------------------------------ MARK:
  * Tokens over the window [p, e). */
 
-static int skip_ws(const unsigned char **pp, const unsigned char *e)
+static inline int skip_ws(const unsigned char **pp, const unsigned char *e)
 {
     const unsigned char *p = *pp;
+    if (p < e && !is_ws(*p))
+        return P_OK; /* the common case: nothing to skip */
     while (p < e && is_ws(*p))
         p++;
     *pp = p;
@@ -218,6 +246,35 @@ static int hexval(unsigned char c)
     return -1;
 }
 
+/* First byte in [p, e) that is '"', '\\' or a control character (or e):
+ * eight bytes at a time, then byte by byte. */
+static inline const unsigned char *scan_plain(const unsigned char *p,
+                                              const unsigned char *e)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = ones * 0x80;
+    while (e - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        uint64_t hit = ((q - ones) & ~q) | ((b - ones) & ~b) |
+                       (w - ones * 0x20);
+        hit &= ~w & highs;
+        if (hit != 0) {
+            /* the lowest flagged byte is exact (borrows only run upward
+             * from a real match) */
+#if defined(__GNUC__) || defined(__clang__)
+            return p + (__builtin_ctzll(hit) >> 3);
+#else
+            break;
+#endif
+        }
+        p += 8;
+    }
+    while (p < e && !str_special[*p])
+        p++;
+    return p;
+}
+
 /* Scans a string starting at the opening quote.  On success *s and *len give
  * the raw bytes between the quotes, *esc says if escapes occur, and *pp is
  * past the closing quote. */
@@ -227,8 +284,7 @@ static int scan_string(rd *r, const unsigned char **pp, const unsigned char *e,
     const unsigned char *p = *pp + 1, *beg = p;
     int has_esc = 0;
     for (;;) {
-        while (p < e && !str_special[*p])
-            p++;
+        p = scan_plain(p, e);
         if (p >= e)
             break;
         if (*p == '"') {
@@ -413,6 +469,72 @@ static int parse_i64(const unsigned char *s, size_t len, int64_t *out)
         *out = v == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)v;
     else
         *out = (int64_t)v;
+    return 1;
+}
+
+/* Fast path for the common number shapes.  A plain integer of at most 18
+ * digits ending inside the window: 1, *out and *endp set.  Else 0 (the
+ * caller takes the general path). */
+static inline int fast_int(const unsigned char *p, const unsigned char *e,
+                           int64_t *out, const unsigned char **endp)
+{
+    int neg = 0;
+    if (p < e && *p == '-') {
+        neg = 1;
+        p++;
+    }
+    const unsigned char *d = p;
+    uint64_t v = 0;
+    while (p < e && (unsigned)(*p - '0') < 10 && p - d < 19) {
+        v = v * 10 + (unsigned)(*p - '0');
+        p++;
+    }
+    size_t n = (size_t)(p - d);
+    if (n == 0 || n > 18 || p >= e || (n > 1 && *d == '0'))
+        return 0;
+    if (*p == '.' || *p == 'e' || *p == 'E' || (unsigned)(*p - '0') < 10)
+        return 0;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    *endp = p;
+    return 1;
+}
+
+/* Decimal microseconds with at most 3 fractional digits and no exponent
+ * (what Kineto writes), to ns.  1 on success, else 0. */
+static inline int fast_us(const unsigned char *p, const unsigned char *e,
+                          int64_t *out, const unsigned char **endp)
+{
+    int neg = 0;
+    if (p < e && *p == '-') {
+        neg = 1;
+        p++;
+    }
+    const unsigned char *d = p;
+    uint64_t v = 0;
+    while (p < e && (unsigned)(*p - '0') < 10 && p - d < 16) {
+        v = v * 10 + (unsigned)(*p - '0');
+        p++;
+    }
+    size_t n = (size_t)(p - d);
+    if (n == 0 || n > 15 || p >= e || (n > 1 && *d == '0'))
+        return 0;
+    unsigned frac = 0, nf = 0;
+    if (*p == '.') {
+        p++;
+        while (p < e && (unsigned)(*p - '0') < 10 && nf < 4) {
+            frac = frac * 10 + (unsigned)(*p - '0');
+            nf++;
+            p++;
+        }
+        if (nf == 0 || nf > 3 || p >= e)
+            return 0;
+    }
+    if (*p == 'e' || *p == 'E' || (unsigned)(*p - '0') < 10 || *p == '.')
+        return 0;
+    static const unsigned scale[4] = {1000, 100, 10, 1};
+    uint64_t ns = v * 1000 + (uint64_t)frac * scale[nf];
+    *out = neg ? -(int64_t)ns : (int64_t)ns;
+    *endp = p;
     return 1;
 }
 
@@ -671,7 +793,7 @@ static int parse_args(rd *r, const unsigned char **pp, const unsigned char *e,
             return fail_at(r, p, TLM_EFORMAT, "expected '\"' (object key)");
         if ((rc = scan_string(r, &p, e, &ks, &kl, &esc)) != P_OK)
             return rc;
-        tlm_arg key = (kl > 0 && !esc) ? arg_lookup((const char *)ks, kl)
+        tlm_arg key = (kl > 0 && !esc) ? arg_lookup(&r->keys, (const char *)ks, kl)
                                         : TLM_ARG_END_;
         if ((rc = skip_ws(&p, e)) != P_OK)
             return rc;
@@ -699,21 +821,27 @@ static int parse_args(rd *r, const unsigned char **pp, const unsigned char *e,
             int is_int;
             int64_t iv;
             uint32_t id;
-            if ((rc = scan_number(r, &p, e, &is_int)) != P_OK)
-                return rc;
-            if (is_int && parse_i64(v0, (size_t)(p - v0), &iv)) {
-                rc = blob_put(r, key, TLM_ARGV_INT, zigzag(iv));
+            if (fast_int(p, e, &iv, &p)) {
+                if ((rc = blob_put(r, key, TLM_ARGV_INT, zigzag(iv))) != P_OK)
+                    return rc;
+                *any = 1;
             } else {
-                uint32_t v = tlm_intern_add(&r->t->strs, (const char *)v0,
-                                            (size_t)(p - v0));
-                if (v == UINT32_MAX)
-                    return fail_nomem(r);
-                id = v;
-                rc = blob_put(r, key, TLM_ARGV_STR, id);
+                if ((rc = scan_number(r, &p, e, &is_int)) != P_OK)
+                    return rc;
+                if (is_int && parse_i64(v0, (size_t)(p - v0), &iv)) {
+                    rc = blob_put(r, key, TLM_ARGV_INT, zigzag(iv));
+                } else {
+                    uint32_t v = tlm_intern_add(
+                        &r->t->strs, (const char *)v0, (size_t)(p - v0));
+                    if (v == UINT32_MAX)
+                        return fail_nomem(r);
+                    id = v;
+                    rc = blob_put(r, key, TLM_ARGV_STR, id);
+                }
+                if (rc != P_OK)
+                    return rc;
+                *any = 1;
             }
-            if (rc != P_OK)
-                return rc;
-            *any = 1;
         } else {
             size_t from = r->scr_len;
             uint32_t id;
@@ -748,6 +876,8 @@ static int parse_time(rd *r, const unsigned char **pp, const unsigned char *e,
 {
     const unsigned char *p = *pp, *v0 = p;
     int is_int, rc;
+    if (fast_us(p, e, out, pp))
+        return P_OK;
     if (!(*p == '-' || (*p >= '0' && *p <= '9'))) {
         if (*p == '"' || *p == '{' || *p == '[' || *p == 't' ||
             *p == 'f' || *p == 'n')
@@ -781,6 +911,8 @@ static int parse_id(rd *r, const unsigned char **pp, const unsigned char *e,
             return rc;
         *out = id;
         *is_str = 1;
+    } else if (fast_int(p, e, out, &p)) {
+        *is_str = 0;
     } else if (*p == '-' || (*p >= '0' && *p <= '9')) {
         int is_int;
         if ((rc = scan_number(r, &p, e, &is_int)) != P_OK)
@@ -833,6 +965,53 @@ static int parse_cat(rd *r, const unsigned char *s, size_t len, int esc,
 
 #define KEYIS(lit) (kl == sizeof(lit) - 1 && memcmp(ks, lit, kl) == 0)
 
+/* Length of the event key at p (p[0] is the opening quote) when it is one
+ * of the usual short keys, else 0.  Needs 8 readable bytes. */
+static inline size_t short_key(const unsigned char *p)
+{
+    switch (p[1]) {
+    case 'p':
+        if (p[2] == 'h' && p[3] == '"')
+            return 2;
+        if (p[2] == 'i' && p[3] == 'd' && p[4] == '"')
+            return 3;
+        break;
+    case 't':
+        if (p[2] == 's' && p[3] == '"')
+            return 2;
+        if (p[2] == 'i' && p[3] == 'd' && p[4] == '"')
+            return 3;
+        break;
+    case 'c':
+        if (p[2] == 'a' && p[3] == 't' && p[4] == '"')
+            return 3;
+        break;
+    case 'd':
+        if (p[2] == 'u' && p[3] == 'r' && p[4] == '"')
+            return 3;
+        break;
+    case 'n':
+        if (p[2] == 'a' && p[3] == 'm' && p[4] == 'e' && p[5] == '"')
+            return 4;
+        break;
+    case 'a':
+        if (p[2] == 'r' && p[3] == 'g' && p[4] == 's' && p[5] == '"')
+            return 4;
+        break;
+    case 'i':
+        if (p[2] == 'd' && p[3] == '"')
+            return 2;
+        break;
+    case 'b':
+        if (p[2] == 'p' && p[3] == '"')
+            return 2;
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
 static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
                        tlm_event *ev)
 {
@@ -866,8 +1045,14 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
         r->field = NULL;
         if (*p != '"')
             return fail_at(r, p, TLM_EFORMAT, "expected '\"' (object key)");
-        if ((rc = scan_string(r, &p, e, &ks, &kl, &esc)) != P_OK)
+        if (e - p >= 8 && (kl = short_key(p)) != 0) {
+            /* one of the usual keys, no escapes: skip the scan */
+            ks = p + 1;
+            esc = 0;
+            p += kl + 2;
+        } else if ((rc = scan_string(r, &p, e, &ks, &kl, &esc)) != P_OK) {
             return rc;
+        }
         if ((rc = skip_ws(&p, e)) != P_OK)
             return rc;
         if (*p != ':')
@@ -879,14 +1064,14 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
             r->field = "(escaped key)";
             if ((rc = value(r, &p, e, 3, 0)) != P_OK)
                 return rc;
-        } else if (KEYIS("ph")) {
+        } else if (kl == 2 && ks[0] == 'p' && ks[1] == 'h') {
             r->field = "ph";
             if (*p != '"')
                 return fail_at(r, p, TLM_ESCHEMA, "expected a string");
             if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
                 return rc;
             ev->ph = len ? (char)s[0] : 0;
-        } else if (KEYIS("ts")) {
+        } else if (kl == 2 && ks[0] == 't' && ks[1] == 's') {
             r->field = "ts";
             if ((rc = parse_time(r, &p, e, &ev->ts)) != P_OK)
                 return rc;
@@ -1363,8 +1548,7 @@ static int skip_stream(rd *r, const unsigned char **pp, const unsigned char *e)
                 p++;
                 continue;
             }
-            while (p < e && !str_special[*p])
-                p++;
+            p = scan_plain(p, e);
             if (p >= e)
                 break;
             if (*p == '\\') {
@@ -1691,6 +1875,7 @@ static tlm_status read_common(rd *r, tlm_trace **out)
 {
     tlm_trace *t = r->t;
     tlm_status st = TLM_OK;
+    arg_table_init(&r->keys);
     for (int c = 1; c < TLM_CAT_OTHER; c++) {
         r->cat_lens[c] = strlen(cat_names[c]);
         r->cat_ids[c] = tlm_intern_add(&t->strs, cat_names[c], r->cat_lens[c]);
