@@ -7,10 +7,16 @@
  * input remains).  An end of input before a member's end is a truncated
  * stream, a bad CRC or length a corrupt one.  Nothing is ever held beyond
  * one compressed chunk.
+ *
+ * Inflating runs at about the tokenizer's speed, so for gzip input a helper
+ * thread can inflate into a small ring of blocks while the caller tokenizes
+ * (tlm_instream_start_thread).  Errors found by the thread travel with its
+ * blocks and surface, in order, when the caller reaches them.
  */
 #include "trace_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 static tlm_status src_read(tlm_instream *s, unsigned char *dst, size_t cap,
@@ -172,12 +178,166 @@ static tlm_status read_gzip(tlm_instream *s, unsigned char *dst, size_t cap,
     }
 }
 
+/* ------------------------------------------------------------------ MARK:
+ * Inflating thread. */
+
+#define ZT_BLOCKS 4
+
+typedef struct zblock {
+    unsigned char *data;
+    size_t len, pos;
+    int last;          /* no block follows (end of input or error) */
+    tlm_status st;     /* error found after this block's data */
+    tlm_error err;
+} zblock;
+
+struct tlm_zthread {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    zblock blk[ZT_BLOCKS];
+    size_t size;       /* bytes per block */
+    unsigned head;     /* next block the consumer reads */
+    unsigned filled;   /* blocks ready for the consumer */
+    int stop;          /* consumer gone: the thread ends */
+    int done;          /* consumer has seen the last block */
+};
+
+static void *zthread_main(void *arg)
+{
+    tlm_instream *s = arg;
+    struct tlm_zthread *z = s->zt;
+    unsigned tail = 0;
+    for (;;) {
+        pthread_mutex_lock(&z->mu);
+        while (z->filled == ZT_BLOCKS && !z->stop)
+            pthread_cond_wait(&z->cv, &z->mu);
+        int stop = z->stop;
+        pthread_mutex_unlock(&z->mu);
+        if (stop)
+            return NULL;
+        zblock *b = &z->blk[tail];
+        b->len = b->pos = 0;
+        b->last = 0;
+        b->st = TLM_OK;
+        tlm_error_clear(&b->err);
+        while (b->len < z->size) {
+            size_t got = 0;
+            b->st = read_gzip(s, b->data + b->len, z->size - b->len, &got,
+                              &b->err);
+            if (b->st != TLM_OK || got == 0) {
+                b->last = 1;
+                break;
+            }
+            b->len += got;
+        }
+        pthread_mutex_lock(&z->mu);
+        z->filled++;
+        pthread_cond_broadcast(&z->cv);
+        pthread_mutex_unlock(&z->mu);
+        if (b->last)
+            return NULL;
+        tail = (tail + 1) % ZT_BLOCKS;
+    }
+}
+
+void tlm_instream_start_thread(tlm_instream *s)
+{
+    if (!s->gzip || s->zt)
+        return;
+    struct tlm_zthread *z = s->a->malloc_fn(s->a->ctx, sizeof *z);
+    if (!z)
+        return;
+    memset(z, 0, sizeof *z);
+    z->size = s->chunk < 65536 ? 65536 : s->chunk;
+    for (int i = 0; i < ZT_BLOCKS; i++) {
+        z->blk[i].data = s->a->malloc_fn(s->a->ctx, z->size);
+        if (!z->blk[i].data)
+            goto fail;
+    }
+    if (pthread_mutex_init(&z->mu, NULL) != 0)
+        goto fail;
+    if (pthread_cond_init(&z->cv, NULL) != 0) {
+        pthread_mutex_destroy(&z->mu);
+        goto fail;
+    }
+    s->zt = z;
+    if (pthread_create(&z->th, NULL, zthread_main, s) != 0) {
+        s->zt = NULL;
+        pthread_cond_destroy(&z->cv);
+        pthread_mutex_destroy(&z->mu);
+        goto fail;
+    }
+    return;
+fail:
+    for (int i = 0; i < ZT_BLOCKS; i++)
+        s->a->free_fn(s->a->ctx, z->blk[i].data);
+    s->a->free_fn(s->a->ctx, z);
+}
+
+static tlm_status zthread_read(tlm_instream *s, unsigned char *dst,
+                               size_t cap, size_t *got, tlm_error *err)
+{
+    struct tlm_zthread *z = s->zt;
+    *got = 0;
+    if (z->done)
+        return TLM_OK;
+    pthread_mutex_lock(&z->mu);
+    while (z->filled == 0)
+        pthread_cond_wait(&z->cv, &z->mu);
+    pthread_mutex_unlock(&z->mu);
+    zblock *b = &z->blk[z->head];
+    size_t n = b->len - b->pos;
+    if (n > cap)
+        n = cap;
+    memcpy(dst, b->data + b->pos, n);
+    b->pos += n;
+    *got = n;
+    if (b->pos < b->len)
+        return TLM_OK;
+    if (b->last) {
+        z->done = 1;
+        if (b->st != TLM_OK) {
+            if (err)
+                *err = b->err;
+            return b->st;
+        }
+        return TLM_OK;
+    }
+    pthread_mutex_lock(&z->mu);
+    z->filled--;
+    z->head = (z->head + 1) % ZT_BLOCKS;
+    pthread_cond_broadcast(&z->cv);
+    pthread_mutex_unlock(&z->mu);
+    return TLM_OK;
+}
+
+static void zthread_stop(tlm_instream *s)
+{
+    struct tlm_zthread *z = s->zt;
+    if (!z)
+        return;
+    pthread_mutex_lock(&z->mu);
+    z->stop = 1;
+    pthread_cond_broadcast(&z->cv);
+    pthread_mutex_unlock(&z->mu);
+    pthread_join(z->th, NULL);
+    pthread_cond_destroy(&z->cv);
+    pthread_mutex_destroy(&z->mu);
+    for (int i = 0; i < ZT_BLOCKS; i++)
+        s->a->free_fn(s->a->ctx, z->blk[i].data);
+    s->a->free_fn(s->a->ctx, z);
+    s->zt = NULL;
+}
+
 tlm_status tlm_instream_read(tlm_instream *s, unsigned char *dst, size_t cap,
                              size_t *got, tlm_error *err)
 {
     *got = 0;
     if (cap == 0)
         return TLM_OK;
+    if (s->zt)
+        return zthread_read(s, dst, cap, got, err);
     if (s->gzip)
         return read_gzip(s, dst, cap, got, err);
     size_t want = cap < s->chunk ? cap : s->chunk;
@@ -198,6 +358,7 @@ tlm_status tlm_instream_read(tlm_instream *s, unsigned char *dst, size_t cap,
 
 void tlm_instream_close(tlm_instream *s)
 {
+    zthread_stop(s);
     if (s->zinit)
         inflateEnd(&s->zs);
     if (s->fp)

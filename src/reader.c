@@ -1896,6 +1896,8 @@ static tlm_status read_common(rd *r, tlm_trace **out)
         st = tlm_error_set(r->err, TLM_ENOMEM, r->path, -1, "out of memory");
         goto done;
     }
+    if (!r->o.serial_inflate && r->o.chunk_size >= 65536)
+        tlm_instream_start_thread(&r->in);
     if (run(r) != P_OK) {
         st = r->err ? r->err->code : TLM_EFORMAT;
         if (st == TLM_OK)

@@ -63,6 +63,7 @@ typedef struct tlm_instream {
     uint32_t members;
     const tlm_alloc *a;
     const char *name;
+    struct tlm_zthread *zt; /* inflating thread, when started */
 } tlm_instream;
 
 tlm_status tlm_instream_open_file(tlm_instream *s, const char *path,
@@ -75,6 +76,10 @@ tlm_status tlm_instream_open_mem(tlm_instream *s, const void *data,
 tlm_status tlm_instream_read(tlm_instream *s, unsigned char *dst, size_t cap,
                              size_t *got, tlm_error *err);
 void tlm_instream_close(tlm_instream *s);
+/* For gzip input: inflate in a helper thread from now on, so that the
+ * tokenizer runs while the next chunks inflate.  A no-op for plain input.
+ * On failure to start the thread, reading goes on in the caller's thread. */
+void tlm_instream_start_thread(tlm_instream *s);
 
 /* ------------------------------------------------------------------ MARK:
  * The trace. */

@@ -226,6 +226,9 @@ typedef struct tlm_read_opts {
     tlm_event_cb on_event;   /* optional, may be NULL */
     void *on_event_ud;
     const tlm_alloc *alloc;  /* NULL = default */
+    int serial_inflate;      /* 1: inflate gzip in the calling thread; 0:
+                                in a helper thread when chunk_size >= 64 KiB
+                                (the allocator must then be thread-safe) */
 } tlm_read_opts;
 
 /* Fills opts with the defaults (keep_events = 1). */

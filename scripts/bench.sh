@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Benchmarks (not tests): speed and memory of tlmpi against floors measured
+# in the same run.
+#
+#   scripts/bench.sh reader   read a ~1 GB synthesized trace (.json, .json.gz)
+#   scripts/bench.sh report   the whole single-trace report on the same file
+#   scripts/bench.sh all      both
+#
+# Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
+# (where the trace is written, default build/bench), BENCH_REPEAT (runs per
+# measurement, best taken; default 3).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+mode=${1:-reader}
+size=${BENCH_SIZE:-1000000000}
+dir=${BENCH_DIR:-$root/build/bench}
+repeat=${BENCH_REPEAT:-3}
+"$root/scripts/setup.sh"
+BUILD_DIR=$root/build "$root/scripts/build.sh" >/dev/null
+bin=$root/build
+mkdir -p "$dir"
+
+json=$dir/bench_trace.json
+gz=$dir/bench_trace.json.gz
+if [ ! -s "$json" ] || [ "$(cat "$dir/.size" 2>/dev/null)" != "$size" ]; then
+    echo "synthesizing a ${size}-byte trace in $dir ..." >&2
+    rm -rf "$dir/synth"
+    "$bin/tlmpi-synth" --out "$dir/synth" --world_size 8 --tp 4 \
+        --target_size "$size" --seed 42 --schema 3 --ranks 0 >/dev/null
+    mv "$dir/synth/rank0_trace.json" "$json"
+    gzip -6 -c "$json" > "$gz"
+    echo "$size" > "$dir/.size"
+fi
+bytes=$(stat -c %s "$json")
+gzbytes=$(stat -c %s "$gz")
+
+# best wall time (seconds) of $repeat runs of a command
+best() {
+    local b= t
+    for _ in $(seq "$repeat"); do
+        local s e
+        s=$(date +%s.%N)
+        "$@" >/dev/null
+        e=$(date +%s.%N)
+        t=$(awk -v s="$s" -v e="$e" 'BEGIN {printf "%.4f", e - s}')
+        if [ -z "$b" ] || awk -v t="$t" -v b="$b" 'BEGIN {exit !(t < b)}'; then
+            b=$t
+        fi
+    done
+    echo "$b"
+}
+# peak resident set (KiB) of a command
+rss() {
+    /usr/bin/time -v "$@" 2>&1 >/dev/null |
+        awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2}'
+}
+calc() { awk "BEGIN {printf \"$1\", $2}"; }
+mbs() { calc %.1f "$bytes / 1000000 / $1"; }
+ratio() { calc %.2f "$1 / $2"; }
+
+echo "trace: $json"
+printf '  JSON bytes: %d (%s MB); gzip bytes: %d (%s:1)\n' "$bytes" \
+    "$(calc %.1f "$bytes/1000000")" "$gzbytes" "$(calc %.1f "$bytes/$gzbytes")"
+cat "$json" >/dev/null # page cache
+
+run_reader() {
+    local t_json t_gz t_zcat t_floor t_cat rss_keep rss_stream
+    t_cat=$(best cat "$json")
+    t_zcat=$(best sh -c "zcat '$gz' > /dev/null")
+    t_floor=$(best "$bin/tlmpi-inflate-floor" "$gz")
+    t_json=$(best "$bin/tlmpi" inspect "$json")
+    t_gz=$(best "$bin/tlmpi" inspect "$gz")
+    rss_stream=$(rss "$bin/tlmpi" inspect "$json")
+    rss_keep=$(rss "$bin/tlmpi" inspect --keep "$json")
+    echo
+    echo "== reader (best of $repeat)"
+    printf '  %-34s %7.3f s %8s MB/s\n' "cat > /dev/null" "$t_cat" "$(mbs "$t_cat")"
+    printf '  %-34s %7.3f s %8s MB/s\n' "zcat > /dev/null (floor)" "$t_zcat" "$(mbs "$t_zcat")"
+    printf '  %-34s %7.3f s %8s MB/s\n' "zlib inflate loop (floor)" "$t_floor" "$(mbs "$t_floor")"
+    printf '  %-34s %7.3f s %8s MB/s   (target >= 600 MB/s)\n' "tlmpi inspect .json" "$t_json" "$(mbs "$t_json")"
+    printf '  %-34s %7.3f s %8s MB/s\n' "tlmpi inspect .json.gz" "$t_gz" "$(mbs "$t_gz")"
+    printf '  .json.gz / inflate loop: %sx   (target <= 1.3x)\n' "$(ratio "$t_gz" "$t_floor")"
+    printf '  .json.gz / zcat:         %sx\n' "$(ratio "$t_gz" "$t_zcat")"
+    printf '  peak RSS streaming:      %d KiB = %sx the JSON size\n' "$rss_stream" \
+        "$(calc %.3f "$rss_stream * 1024 / $bytes")"
+    printf '  peak RSS all events kept: %d KiB = %sx the JSON size   (target <= 0.35x)\n' \
+        "$rss_keep" "$(calc %.3f "$rss_keep * 1024 / $bytes")"
+    T_READER=$t_json
+}
+
+run_report() {
+    local out=$dir/report_out t_rep rss_rep
+    [ -n "${T_READER:-}" ] || T_READER=$(best "$bin/tlmpi" inspect "$json")
+    rm -rf "$out"
+    t_rep=$(best sh -c "rm -rf '$out'; '$bin/tlmpi' report '$json' --output_csvs_dir '$out'")
+    rm -rf "$out"
+    rss_rep=$(rss "$bin/tlmpi" report "$json" --output_csvs_dir "$out")
+    echo
+    echo "== report (best of $repeat)"
+    printf '  %-34s %7.3f s\n' "tlmpi inspect .json (reader)" "$T_READER"
+    printf '  %-34s %7.3f s\n' "tlmpi report .json" "$t_rep"
+    printf '  report / reader: %sx   (target <= 1.5x)\n' "$(ratio "$t_rep" "$T_READER")"
+    printf '  peak RSS report: %d KiB = %sx the JSON size   (target <= 0.5x)\n' \
+        "$rss_rep" "$(calc %.3f "$rss_rep * 1024 / $bytes")"
+}
+
+case "$mode" in
+reader) run_reader ;;
+report) run_report ;;
+all) run_reader; run_report ;;
+*) echo "usage: scripts/bench.sh reader|report|all" >&2; exit 2 ;;
+esac
