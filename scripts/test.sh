@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs the whole ctest suite (unit,
-# MPI integration, fuzz-corpus replay), then the same suite again under
-# ASan+UBSan.  Exits non-zero on any failure.
-#   TLM_TEST_SANITIZE=0  skip the sanitizer pass
+# Installs what is missing, builds with gcc and runs the whole ctest suite
+# (unit, MPI integration, fuzz-corpus replay), then builds with clang under
+# ASan+UBSan and runs the suite again.  Exits non-zero on any failure.
+#   TLM_TEST_SANITIZE=0  skip the clang ASan+UBSan pass
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-TLM_WITH_CLANG=${TLM_WITH_CLANG:-0} "$root/scripts/setup.sh"
+TLM_WITH_CLANG=${TLM_TEST_SANITIZE:-1} "$root/scripts/setup.sh"
 . "$root/scripts/env.sh"
 jobs=$(nproc)
 
-echo "== build (release)"
-BUILD_DIR=$root/build "$root/scripts/build.sh"
+echo "== build (gcc, release)"
+BUILD_DIR=$root/build "$root/scripts/build.sh" -DCMAKE_C_COMPILER=gcc
 echo "== test (release)"
 (cd "$root/build" && ctest --output-on-failure -j"$jobs")
 
 if [ "${TLM_TEST_SANITIZE:-1}" = 1 ]; then
-    echo "== build (ASan+UBSan)"
+    echo "== build (clang, ASan+UBSan)"
     BUILD_DIR=$root/build-asan BUILD_TYPE=Debug "$root/scripts/build.sh" \
-        -DTLM_SANITIZER=address,undefined
-    echo "== test (ASan+UBSan)"
+        -DCMAKE_C_COMPILER=clang -DTLM_SANITIZER=address,undefined
+    echo "== test (clang, ASan+UBSan)"
     (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=0 \
         UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
         ctest --output-on-failure -j"$jobs" -E 'integration_bench')

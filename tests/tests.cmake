@@ -34,7 +34,7 @@ foreach(_t ${TLM_UNIT_TESTS})
   target_link_libraries(${_n} PRIVATE tlmcore PkgConfig::CMOCKA)
   add_test(NAME unit_${_n} COMMAND ${TLM_VALGRIND_CMD} $<TARGET_FILE:${_n}>)
   set_tests_properties(unit_${_n} PROPERTIES TIMEOUT 300
-    ENVIRONMENT "TLM_SHARED_DIR=${TLM_SHARED_DIR};TLM_SOURCE_DIR=${CMAKE_SOURCE_DIR};TLM_BUILD_DIR=${CMAKE_BINARY_DIR};TLMPI_SYNTH=$<TARGET_FILE:tlmpi-synth>"
+    ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1;TLM_SHARED_DIR=${TLM_SHARED_DIR};TLM_SOURCE_DIR=${CMAKE_SOURCE_DIR};TLM_BUILD_DIR=${CMAKE_BINARY_DIR};TLMPI_SYNTH=$<TARGET_FILE:tlmpi-synth>"
     SKIP_RETURN_CODE 77)
 endforeach()
 
@@ -84,7 +84,8 @@ foreach(_t ${TLM_FUZZ_TARGETS})
   target_link_libraries(${_n}_replay PRIVATE tlmcore)
   add_test(NAME fuzz_replay_${_short}
     COMMAND $<TARGET_FILE:${_n}_replay> ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/${_short})
-  set_tests_properties(fuzz_replay_${_short} PROPERTIES TIMEOUT 300)
+  set_tests_properties(fuzz_replay_${_short} PROPERTIES TIMEOUT 300
+    ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1")
   if(TLM_BUILD_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
     add_executable(${_n}_libfuzzer ${_t})
     target_include_directories(${_n}_libfuzzer PRIVATE ${CMAKE_SOURCE_DIR}/src)
