@@ -17,6 +17,12 @@ set(TLM_MPI_TEST_ENV
     ASAN_OPTIONS=detect_leaks=0
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1)
 
+# Tools passed to tests by path (empty when a tool is not part of the build).
+set(TLM_SYNTH_PATH "")
+if(TARGET tlmpi-synth)
+  set(TLM_SYNTH_PATH "$<TARGET_FILE:tlmpi-synth>")
+endif()
+
 set(TLM_VALGRIND_CMD)
 if(TLM_VALGRIND)
   set(TLM_VALGRIND_CMD valgrind -q --error-exitcode=9 --leak-check=full)
@@ -34,7 +40,7 @@ foreach(_t ${TLM_UNIT_TESTS})
   target_link_libraries(${_n} PRIVATE tlmcore PkgConfig::CMOCKA)
   add_test(NAME unit_${_n} COMMAND ${TLM_VALGRIND_CMD} $<TARGET_FILE:${_n}>)
   set_tests_properties(unit_${_n} PROPERTIES TIMEOUT 300
-    ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1;TLM_SHARED_DIR=${TLM_SHARED_DIR};TLM_SOURCE_DIR=${CMAKE_SOURCE_DIR};TLM_BUILD_DIR=${CMAKE_BINARY_DIR};TLMPI_SYNTH=$<TARGET_FILE:tlmpi-synth>"
+    ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1;TLM_SHARED_DIR=${TLM_SHARED_DIR};TLM_SOURCE_DIR=${CMAKE_SOURCE_DIR};TLM_BUILD_DIR=${CMAKE_BINARY_DIR};TLMPI_SYNTH=${TLM_SYNTH_PATH}"
     SKIP_RETURN_CODE 77)
 endforeach()
 
@@ -68,7 +74,7 @@ foreach(_t ${TLM_INTEGRATION_TESTS})
   add_test(NAME integration_${_n} COMMAND bash ${_t})
   set_tests_properties(integration_${_n} PROPERTIES TIMEOUT 600
     PROCESSORS 2 SKIP_RETURN_CODE 77
-    ENVIRONMENT "${TLM_MPI_TEST_ENV};TLMPI=$<TARGET_FILE:tlmpi>;TLMPI_SYNTH=$<TARGET_FILE:tlmpi-synth>;MPIEXEC=${MPIEXEC_EXECUTABLE};TLM_SHARED_DIR=${TLM_SHARED_DIR};TLM_SOURCE_DIR=${CMAKE_SOURCE_DIR};TLM_BUILD_DIR=${CMAKE_BINARY_DIR};TLM_WORK_DIR=${CMAKE_BINARY_DIR}/itest/${_n}")
+    ENVIRONMENT "${TLM_MPI_TEST_ENV};TLMPI=$<TARGET_FILE:tlmpi>;TLMPI_SYNTH=${TLM_SYNTH_PATH};MPIEXEC=${MPIEXEC_EXECUTABLE};TLM_SHARED_DIR=${TLM_SHARED_DIR};TLM_SOURCE_DIR=${CMAKE_SOURCE_DIR};TLM_BUILD_DIR=${CMAKE_BINARY_DIR};TLM_WORK_DIR=${CMAKE_BINARY_DIR}/itest/${_n}")
 endforeach()
 
 # Fuzz targets: always built as corpus-replay programs; with clang and

@@ -1,0 +1,942 @@
+/*
+ * perf.c - op categorisation, kernel-name categories, sheet assignment,
+ * dtype tables, Python-style number formatting and the derived metrics
+ * (TFLOPS/s, TB/s, roofline) of TraceLens's perf reports.
+ *
+ * The op registry below mirrors TraceLens's op_to_perf_model_class_map
+ * plus CATEGORY_ONLY_OP_MAPPING (AMD-AGI/TraceLens:TraceLens/PerfModel/
+ * torch_op_mapping.py, spec/perfreport.md 5.1): every name maps to the
+ * category categorize_torch_op prints and to the model tlmpi runs for it
+ * (TLM_PM_NONE when tlmpi only knows the category).  It is kept sorted by
+ * strcmp so lookups are a binary search; test_perf checks the order.
+ * The models themselves live in perf_models.c.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf_internal.h"
+#include "tlmpi/tlm_perf.h"
+
+/* ------------------------------------------------------------------ */
+/* MARK: - Op registry                                                */
+/* ------------------------------------------------------------------ */
+
+#define M_NONE TLM_PM_NONE
+#define M_MM TLM_PM_MM
+#define M_ADDMM TLM_PM_ADDMM
+#define M_SCALED_MM TLM_PM_SCALED_MM
+#define M_BMM TLM_PM_BMM
+#define M_BADDBMM TLM_PM_BADDBMM
+#define M_TE_GEMM_TS TLM_PM_TE_GEMM_TS
+#define M_VLLM_GEMM_DQ TLM_PM_VLLM_GEMM_DQ
+#define M_TEV2_GEMM TLM_PM_TEV2_GEMM
+#define M_SDPA_FLASH TLM_PM_SDPA_FLASH
+#define M_SDPA_EFFICIENT TLM_PM_SDPA_EFFICIENT
+#define M_SDPA_CUDNN TLM_PM_SDPA_CUDNN
+#define M_FA TLM_PM_FA
+#define M_FA_BWD TLM_PM_FA_BWD
+#define M_FA_VARLEN_FWD TLM_PM_FA_VARLEN_FWD
+#define M_FA_VARLEN_BWD TLM_PM_FA_VARLEN_BWD
+#define M_AITER_FA_FWD TLM_PM_AITER_FA_FWD
+#define M_AITER_FA_BWD TLM_PM_AITER_FA_BWD
+#define M_AITER_WRAP_V3_FWD TLM_PM_AITER_WRAP_V3_FWD
+#define M_AITER_WRAP_V3_BWD TLM_PM_AITER_WRAP_V3_BWD
+#define M_AITER_MHA_FWD TLM_PM_AITER_MHA_FWD
+#define M_AITER_MHA_BWD TLM_PM_AITER_MHA_BWD
+#define M_FA3_FWD TLM_PM_FA3_FWD
+#define M_VLLM_ATTN TLM_PM_VLLM_ATTN
+#define M_EVOFORMER TLM_PM_EVOFORMER
+#define M_CONV TLM_PM_CONV
+#define M_CONV_BWD TLM_PM_CONV_BWD
+#define M_CONVBIAS TLM_PM_CONVBIAS
+#define M_CONVBIAS_BWD TLM_PM_CONVBIAS_BWD
+#define M_UNARY TLM_PM_UNARY
+#define M_BINARY TLM_PM_BINARY
+#define M_LIGER TLM_PM_LIGER
+#define M_REDUCE TLM_PM_REDUCE
+#define M_BATCHNORM TLM_PM_BATCHNORM
+#define M_BATCHNORM_BWD TLM_PM_BATCHNORM_BWD
+#define M_LAYERNORM TLM_PM_LAYERNORM
+#define M_LAYERNORM_BWD TLM_PM_LAYERNORM_BWD
+#define M_GROUPNORM TLM_PM_GROUPNORM
+#define M_GROUPNORM_BWD TLM_PM_GROUPNORM_BWD
+#define M_INSTANCENORM TLM_PM_INSTANCENORM
+#define M_INSTANCENORM_BWD TLM_PM_INSTANCENORM_BWD
+#define M_RMSNORM TLM_PM_RMSNORM
+#define M_RMSNORM_BWD TLM_PM_RMSNORM_BWD
+
+/* Sorted by strcmp.  Generated from the lists in spec 5.1 / 6.x. */
+static const tlm_perf_op_entry op_table[] = {
+    {"ConvBiasReLU_", "CONV_fwd", M_CONVBIAS},
+    {"ConvBiasReLU_Backward", "CONV_bwd", M_CONVBIAS_BWD},
+    {"ConvBias_", "CONV_fwd", M_CONVBIAS},
+    {"ConvBias_Backward", "CONV_bwd", M_CONVBIAS_BWD},
+    {"CrossEntropyFunction", "CrossEntropy_fwd", M_NONE},
+    {"CrossEntropyFunctionBackward", "CrossEntropy_bwd", M_NONE},
+    {"DaoAILab::_causal_conv1d_bwd_cpp", "SSM_bwd", M_NONE},
+    {"DaoAILab::_causal_conv1d_fwd_cpp", "SSM_fwd", M_NONE},
+    {"EvoformerAttention", "SDPA_fwd", M_EVOFORMER},
+    {"FlashAttnFunc", "SDPA_fwd", M_FA},
+    {"FlashAttnFuncBackward", "SDPA_bwd", M_NONE},
+    {"FusedAttnFuncBackward", "SDPA_bwd", M_NONE},
+    {"FusedRoPEFunc", "RoPE_fwd", M_NONE},
+    {"FusedRoPEFuncBackward", "RoPE_bwd", M_NONE},
+    {"LigerSiLUMulFunction", "elementwise", M_LIGER},
+    {"MambaSplitConv1dScanCombinedFn", "SSM_fwd", M_NONE},
+    {"MambaSplitConv1dScanCombinedFnBackward", "SSM_bwd", M_NONE},
+    {"MoECombine", "MoE_comm_fwd", M_NONE},
+    {"MoECombineBackward", "MoE_comm_bwd", M_NONE},
+    {"MoEDispatch", "MoE_comm_fwd", M_NONE},
+    {"MoEDispatchBackward", "MoE_comm_bwd", M_NONE},
+    {"TokenPermuteMaskMap", "MoE_comm_fwd", M_NONE},
+    {"TokenPermuteMaskMapBackward", "MoE_comm_bwd", M_NONE},
+    {"_C_cache_ops::reshape_and_cache_flash", "InferenceAttention", M_NONE},
+    {"_LayerNormLinearBackward_wgrad_mm", "GEMM", M_TEV2_GEMM},
+    {"_LayerNormLinearBackward_xgrad_mm", "GEMM", M_TEV2_GEMM},
+    {"_LayerNormLinear_yfwd_mm", "GEMM", M_TEV2_GEMM},
+    {"_LinearBackward_wgrad_mm", "GEMM", M_TEV2_GEMM},
+    {"_LinearBackward_xgrad_mm", "GEMM", M_TEV2_GEMM},
+    {"_Linear_yfwd_mm", "GEMM", M_TEV2_GEMM},
+    {"_OperationFuserAutogradFunction", "MoE_comm_fwd", M_NONE},
+    {"_OperationFuserAutogradFunctionBackward", "MoE_comm_bwd", M_NONE},
+    {"_moe_C::moe_align_block_size", "MoE_aux", M_NONE},
+    {"aiter::_flash_attn_backward", "SDPA_bwd", M_AITER_FA_BWD},
+    {"aiter::_flash_attn_forward", "SDPA_fwd", M_AITER_FA_FWD},
+    {"aiter::_gemm_a4w4_asm", "GEMM", M_NONE},
+    {"aiter::fmha_v3_fwd", "SDPA_fwd", M_AITER_MHA_FWD},
+    {"aiter::gemm_a4w4", "GEMM", M_NONE},
+    {"aiter::grouped_topk", "MoE_aux", M_NONE},
+    {"aiter::mha_bwd", "SDPA_bwd", M_AITER_MHA_BWD},
+    {"aiter::mha_fwd", "SDPA_fwd", M_AITER_MHA_FWD},
+    {"aiter::moe_align_block_size", "MoE_aux", M_NONE},
+    {"aiter::moe_fused_gate", "MoE_aux", M_NONE},
+    {"aiter::moe_sorting_opus_fwd", "MoE_aux", M_NONE},
+    {"aiter::moe_sum", "MoE_aux", M_NONE},
+    {"aiter::topk_sigmoid", "MoE_aux", M_NONE},
+    {"aiter::topk_softmax", "MoE_aux", M_NONE},
+    {"aiter::topk_softmax_asm", "MoE_aux", M_NONE},
+    {"aiter::wrapper_fmha_v3_bwd", "SDPA_bwd", M_AITER_WRAP_V3_BWD},
+    {"aiter::wrapper_fmha_v3_fwd", "SDPA_fwd", M_AITER_WRAP_V3_FWD},
+    {"aten::_efficient_attention_backward", "SDPA_bwd", M_NONE},
+    {"aten::_efficient_attention_forward", "SDPA_fwd", M_NONE},
+    {"aten::_fused_rms_norm", "NORM_fwd", M_RMSNORM},
+    {"aten::_fused_rms_norm_backward", "NORM_bwd", M_RMSNORM_BWD},
+    {"aten::_scaled_dot_product_cudnn_attention", "SDPA_fwd", M_SDPA_CUDNN},
+    {"aten::_scaled_dot_product_cudnn_attention_backward", "SDPA_bwd", M_NONE},
+    {"aten::_scaled_dot_product_efficient_attention", "SDPA_fwd", M_SDPA_EFFICIENT},
+    {"aten::_scaled_dot_product_efficient_attention_backward", "SDPA_bwd", M_NONE},
+    {"aten::_scaled_dot_product_flash_attention", "SDPA_fwd", M_SDPA_FLASH},
+    {"aten::_scaled_dot_product_flash_attention_backward", "SDPA_bwd", M_NONE},
+    {"aten::_scaled_mm", "GEMM", M_SCALED_MM},
+    {"aten::add", "elementwise", M_BINARY},
+    {"aten::add_", "elementwise", M_BINARY},
+    {"aten::addmm", "GEMM", M_ADDMM},
+    {"aten::amax", "reduce", M_REDUCE},
+    {"aten::amin", "reduce", M_REDUCE},
+    {"aten::baddbmm", "GEMM", M_BADDBMM},
+    {"aten::batch_norm", "NORM_fwd", M_BATCHNORM},
+    {"aten::batch_norm_backward", "NORM_bwd", M_BATCHNORM_BWD},
+    {"aten::bmm", "GEMM", M_BMM},
+    {"aten::clamp_max", "elementwise", M_UNARY},
+    {"aten::clamp_max_", "elementwise", M_UNARY},
+    {"aten::clamp_min", "elementwise", M_UNARY},
+    {"aten::clamp_min_", "elementwise", M_UNARY},
+    {"aten::convolution", "CONV_fwd", M_CONV},
+    {"aten::convolution_backward", "CONV_bwd", M_CONV_BWD},
+    {"aten::copy", "elementwise", M_UNARY},
+    {"aten::copy_", "elementwise", M_UNARY},
+    {"aten::cudnn_batch_norm", "NORM_fwd", M_BATCHNORM},
+    {"aten::cudnn_batch_norm_backward", "NORM_bwd", M_BATCHNORM_BWD},
+    {"aten::cudnn_convolution", "CONV_fwd", M_NONE},
+    {"aten::cudnn_group_norm", "NORM_fwd", M_GROUPNORM},
+    {"aten::cudnn_group_norm_backward", "NORM_bwd", M_GROUPNORM_BWD},
+    {"aten::cudnn_instance_norm", "NORM_fwd", M_INSTANCENORM},
+    {"aten::cudnn_instance_norm_backward", "NORM_bwd", M_INSTANCENORM_BWD},
+    {"aten::cudnn_layer_norm", "NORM_fwd", M_LAYERNORM},
+    {"aten::cudnn_layer_norm_backward", "NORM_bwd", M_LAYERNORM_BWD},
+    {"aten::cudnn_rms_norm_backward", "NORM_bwd", M_RMSNORM_BWD},
+    {"aten::cumprod", "reduce", M_REDUCE},
+    {"aten::cumsum", "reduce", M_REDUCE},
+    {"aten::div", "elementwise", M_BINARY},
+    {"aten::div_", "elementwise", M_BINARY},
+    {"aten::group_norm", "NORM_fwd", M_GROUPNORM},
+    {"aten::group_norm_backward", "NORM_bwd", M_GROUPNORM_BWD},
+    {"aten::instance_norm", "NORM_fwd", M_INSTANCENORM},
+    {"aten::instance_norm_backward", "NORM_bwd", M_INSTANCENORM_BWD},
+    {"aten::layer_norm", "NORM_fwd", M_LAYERNORM},
+    {"aten::layer_norm_backward", "NORM_bwd", M_LAYERNORM_BWD},
+    {"aten::linalg_norm", "reduce", M_REDUCE},
+    {"aten::logsumexp", "reduce", M_REDUCE},
+    {"aten::max", "reduce", M_REDUCE},
+    {"aten::mean", "reduce", M_REDUCE},
+    {"aten::min", "reduce", M_REDUCE},
+    {"aten::miopen_batch_norm", "NORM_fwd", M_BATCHNORM},
+    {"aten::miopen_batch_norm_backward", "NORM_bwd", M_BATCHNORM_BWD},
+    {"aten::miopen_convolution", "CONV_fwd", M_NONE},
+    {"aten::miopen_group_norm", "NORM_fwd", M_GROUPNORM},
+    {"aten::miopen_group_norm_backward", "NORM_bwd", M_GROUPNORM_BWD},
+    {"aten::miopen_instance_norm", "NORM_fwd", M_INSTANCENORM},
+    {"aten::miopen_instance_norm_backward", "NORM_bwd", M_INSTANCENORM_BWD},
+    {"aten::miopen_layer_norm", "NORM_fwd", M_LAYERNORM},
+    {"aten::miopen_layer_norm_backward", "NORM_bwd", M_LAYERNORM_BWD},
+    {"aten::miopen_rms_norm_backward", "NORM_bwd", M_RMSNORM_BWD},
+    {"aten::mm", "GEMM", M_MM},
+    {"aten::mul", "elementwise", M_BINARY},
+    {"aten::mul_", "elementwise", M_BINARY},
+    {"aten::native_batch_norm", "NORM_fwd", M_BATCHNORM},
+    {"aten::native_batch_norm_backward", "NORM_bwd", M_BATCHNORM_BWD},
+    {"aten::native_group_norm", "NORM_fwd", M_GROUPNORM},
+    {"aten::native_group_norm_backward", "NORM_bwd", M_GROUPNORM_BWD},
+    {"aten::native_instance_norm", "NORM_fwd", M_INSTANCENORM},
+    {"aten::native_instance_norm_backward", "NORM_bwd", M_INSTANCENORM_BWD},
+    {"aten::native_layer_norm", "NORM_fwd", M_LAYERNORM},
+    {"aten::native_layer_norm_backward", "NORM_bwd", M_LAYERNORM_BWD},
+    {"aten::native_rms_norm_backward", "NORM_bwd", M_RMSNORM_BWD},
+    {"aten::neg", "elementwise", M_UNARY},
+    {"aten::norm", "reduce", M_REDUCE},
+    {"aten::pow", "elementwise", M_UNARY},
+    {"aten::replication_pad1d", "elementwise", M_NONE},
+    {"aten::replication_pad2d", "elementwise", M_NONE},
+    {"aten::replication_pad3d", "elementwise", M_NONE},
+    {"aten::rms_norm_backward", "NORM_bwd", M_RMSNORM_BWD},
+    {"aten::rsqrt", "elementwise", M_UNARY},
+    {"aten::sigmoid", "elementwise", M_UNARY},
+    {"aten::sigmoid_backward", "elementwise", M_BINARY},
+    {"aten::silu", "elementwise", M_UNARY},
+    {"aten::std", "reduce", M_REDUCE},
+    {"aten::sum", "reduce", M_REDUCE},
+    {"aten::threshold_backward", "elementwise", M_BINARY},
+    {"aten::upsample_nearest1d", "elementwise", M_NONE},
+    {"aten::upsample_nearest2d", "elementwise", M_NONE},
+    {"aten::upsample_nearest3d", "elementwise", M_NONE},
+    {"aten::var", "reduce", M_REDUCE},
+    {"bitsandbytes::int8_linear_matmul", "GEMM", M_SCALED_MM},
+    {"flash_attn::_flash_attn_backward", "SDPA_bwd", M_FA_BWD},
+    {"flash_attn::_flash_attn_forward", "SDPA_fwd", M_FA},
+    {"flash_attn::_flash_attn_varlen_backward", "SDPA_bwd", M_FA_VARLEN_BWD},
+    {"flash_attn::_flash_attn_varlen_forward", "SDPA_fwd", M_FA_VARLEN_FWD},
+    {"flash_attn_3::fwd", "SDPA_fwd", M_FA3_FWD},
+    {"primus::fused_ln_modulate", "NORM_fwd", M_NONE},
+    {"primus::fused_ln_modulate_backward", "NORM_bwd", M_NONE},
+    {"primus_turbo::grouped_gemm", "GroupedGEMM_fwd", M_NONE},
+    {"primus_turbo::grouped_gemm_impl", "GroupedGEMM_fwd", M_NONE},
+    {"primus_turbo::grouped_gemm_variable_k", "GroupedGEMM_fwd", M_NONE},
+    {"primus_turbo::grouped_gemm_variable_k_impl", "GroupedGEMM_fwd", M_NONE},
+    {"primus_turbo::hipblaslt_gemm_fp4", "GEMM", M_NONE},
+    {"primus_turbo::hipblaslt_gemm_fp8", "GEMM", M_NONE},
+    {"primus_turbo_cpp_extension::ck_grouped_gemm", "GroupedGEMM_fwd", M_NONE},
+    {"primus_turbo_cpp_extension::ck_grouped_gemm_variable_k", "GroupedGEMM_fwd", M_NONE},
+    {"primus_turbo_cpp_extension::grouped_gemm", "GroupedGEMM_fwd", M_NONE},
+    {"primus_turbo_cpp_extension::grouped_gemm_variable_k", "GroupedGEMM_fwd", M_NONE},
+    {"primus_turbo_cpp_extension::hipblaslt_gemm_fp4", "GEMM", M_NONE},
+    {"primus_turbo_cpp_extension::hipblaslt_gemm_fp8", "GEMM", M_NONE},
+    {"tex_ts::te_gemm_ts", "GEMM", M_TE_GEMM_TS},
+    {"trtllm::cublas_scaled_mm", "GEMM", M_SCALED_MM},
+    {"vllm::gemm_with_dynamic_quant", "GEMM", M_VLLM_GEMM_DQ},
+    {"vllm::unified_attention_with_output", "SDPA_fwd", M_VLLM_ATTN},
+};
+
+const tlm_perf_op_entry *tlm_perf_op_table(size_t *n)
+{
+    if (n != NULL) {
+        *n = sizeof(op_table) / sizeof(op_table[0]);
+    }
+    return op_table;
+}
+
+const tlm_perf_op_entry *tlm_perf_op_find(const char *name)
+{
+    size_t lo = 0;
+    size_t hi = sizeof(op_table) / sizeof(op_table[0]);
+    if (name == NULL) {
+        return NULL;
+    }
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(name, op_table[mid].name);
+        if (c == 0) {
+            return &op_table[mid];
+        }
+        if (c < 0) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* MARK: - Op category (categorize_torch_op)                          */
+/* ------------------------------------------------------------------ */
+
+static int starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+const char *tlm_op_category(const char *name, const char *first_kernel_name)
+{
+    const tlm_perf_op_entry *e;
+    if (name == NULL) {
+        name = "";
+    }
+    /* 1. registry, exact name */
+    e = tlm_perf_op_find(name);
+    if (e != NULL) {
+        return e->category;
+    }
+    /* 2. name patterns anchored at the start */
+    if (starts_with(name, "triton")) {
+        return "triton";
+    }
+    if (starts_with(name, "record_param_comms")) {
+        return "record_param_comms";
+    }
+    /* 3. first kernel's name (case-sensitive, like Python's `in`) */
+    if (first_kernel_name != NULL &&
+        starts_with(first_kernel_name, "void at::native")) {
+        if (strstr(first_kernel_name, "elementwise") != NULL) {
+            return "elementwise";
+        }
+        if (strstr(first_kernel_name, "reduce") != NULL) {
+            return "reduce";
+        }
+        if (strstr(first_kernel_name, "multi_tensor_apply") != NULL) {
+            return "multi_tensor_apply";
+        }
+    }
+    return "other";
+}
+
+/* ------------------------------------------------------------------ */
+/* MARK: - Kernel-name categories                                     */
+/* ------------------------------------------------------------------ */
+
+/* Case-insensitive strstr. */
+static int icontains(const char *hay, const char *needle)
+{
+    size_t nl = strlen(needle);
+    const char *h;
+    if (nl == 0) {
+        return 1;
+    }
+    for (h = hay; *h; h++) {
+        size_t i;
+        for (i = 0; i < nl; i++) {
+            unsigned char a = (unsigned char)h[i];
+            unsigned char b = (unsigned char)needle[i];
+            if (a == 0 || tolower(a) != tolower(b)) {
+                break;
+            }
+        }
+        if (i == nl) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int icontains_any(const char *hay, const char *const *needles)
+{
+    size_t i;
+    for (i = 0; needles[i] != NULL; i++) {
+        if (icontains(hay, needles[i])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int tlm_kernel_is_communication(const char *kernel_name)
+{
+    if (kernel_name == NULL) {
+        return 0;
+    }
+    return icontains(kernel_name, "nccl") || icontains(kernel_name, "rccl") ||
+           icontains(kernel_name, "cross_device_reduce");
+}
+
+/* Pattern lists, one per category, tried in TLM_KCAT_LIST order.  Sources:
+ * TraceLens's JaxOpKeys and Agent classify_kernels.py (spec 5.2 / 5.3),
+ * checked against the kernels of the H100 Qwen and MI300 ResNet traces. */
+static const char *const k_memcpy[] = {
+    "memcpy", "memory_copy_", "__amd_rocclr_copybuffer", NULL};
+static const char *const k_memset[] = {
+    "memset", "__amd_rocclr_fillbuffer", NULL};
+static const char *const k_attention[] = {
+    "flash_fwd", "flash_bwd", "flash_attn", "flash_fprop", "flash_bprop",
+    "fmha", "attention", "attn_fwd", "attn_bwd", "mha_fwd", "mha_bwd",
+    "ck_fused_attn", "reduce_segments", NULL};
+static const char *const k_moe[] = {
+    "fmoe", "moe_", "moegemm", "moesorting", "topkgating", "topk_forward",
+    "finalizekernel", "routingindices", NULL};
+static const char *const k_norm[] = {
+    "rmsnorm", "rms_norm", "layernorm", "layer_norm", "batchnorm",
+    "batch_norm", "groupnorm", "group_norm", "instancenorm", "instance_norm",
+    "l2norm", NULL};
+static const char *const k_conv[] = {
+    "convolution", "conv1d", "conv2d", "conv3d", "grouped_conv",
+    "naive_conv", "igemm_fwd", "igemm_bwd", "igemm_wrw", "fprop", "dgrad",
+    "wgrad", "implicit_gemm", "implicit_convolve", "conv_fwd", "conv_bwd",
+    "sp3asmconv", NULL};
+static const char *const k_gemm[] = {
+    "cijk_", "gemm", "nvjet", "cublas", "matmul", "bmm_", "wvsplitk",
+    "splitkreduce", "xdlops", NULL};
+static const char *const k_softmax[] = {"softmax", NULL};
+static const char *const k_reduce[] = {
+    "reduce", "triton_red_", "triton_per_", "cub::", "devicescan",
+    "deviceradixsort", "radixsort", "pool_", "_pool", "argmax", "argmin",
+    "topk", "top_k", NULL};
+static const char *const k_quant[] = {"quant", NULL};
+static const char *const k_elementwise[] = {
+    "elementwise", "copy", "transpose", "fill", "index", "gather",
+    "scatter", "embedding", "rotary", "rope", "silu", "gelu", "relu",
+    "tensorop", "triton_poi_", "cat", "multi_tensor_apply", NULL};
+
+tlm_kernel_category tlm_kernel_category_of(const char *kernel_name)
+{
+    if (kernel_name == NULL) {
+        return TLM_KCAT_OTHER;
+    }
+    if (tlm_kernel_is_communication(kernel_name)) {
+        return TLM_KCAT_COMMUNICATION;
+    }
+    if (icontains_any(kernel_name, k_memcpy)) {
+        return TLM_KCAT_MEMCPY;
+    }
+    if (icontains_any(kernel_name, k_memset)) {
+        return TLM_KCAT_MEMSET;
+    }
+    if (icontains_any(kernel_name, k_attention)) {
+        return TLM_KCAT_ATTENTION;
+    }
+    if (icontains_any(kernel_name, k_moe)) {
+        return TLM_KCAT_MOE;
+    }
+    if (icontains_any(kernel_name, k_norm)) {
+        return TLM_KCAT_NORM;
+    }
+    if (icontains_any(kernel_name, k_conv)) {
+        return TLM_KCAT_CONV;
+    }
+    if (icontains_any(kernel_name, k_gemm)) {
+        return TLM_KCAT_GEMM;
+    }
+    if (icontains_any(kernel_name, k_softmax)) {
+        return TLM_KCAT_SOFTMAX;
+    }
+    if (icontains_any(kernel_name, k_reduce)) {
+        return TLM_KCAT_REDUCE;
+    }
+    if (icontains_any(kernel_name, k_quant)) {
+        return TLM_KCAT_QUANT;
+    }
+    if (icontains_any(kernel_name, k_elementwise)) {
+        return TLM_KCAT_ELEMENTWISE;
+    }
+    return TLM_KCAT_OTHER;
+}
+
+const char *tlm_kernel_category_str(tlm_kernel_category c)
+{
+    static const char *const names[] = {
+#define TLM_X_(e, s) s,
+        TLM_KCAT_LIST(TLM_X_)
+#undef TLM_X_
+    };
+    if ((int)c < 0 || c >= TLM_KCAT_COUNT) {
+        return "other";
+    }
+    return names[c];
+}
+
+/* ------------------------------------------------------------------ */
+/* MARK: - Sheets                                                     */
+/* ------------------------------------------------------------------ */
+
+const char *tlm_perf_sheet_name(tlm_perf_sheet s)
+{
+    static const char *const names[] = {
+#define TLM_X_(e, str) str,
+        TLM_PERF_SHEET_LIST(TLM_X_)
+#undef TLM_X_
+    };
+    if ((int)s < 0 || s >= TLM_PERF_SHEET_COUNT) {
+        return "";
+    }
+    return names[s];
+}
+
+int tlm_perf_has_model(const char *op_name)
+{
+    const tlm_perf_op_entry *e = tlm_perf_op_find(op_name);
+    return e != NULL && e->model != TLM_PM_NONE;
+}
+
+typedef enum model_family {
+    FAM_NONE,
+    FAM_GEMM,
+    FAM_SDPA,
+    FAM_CONV,
+    FAM_UNARY,
+    FAM_BINARY,
+    FAM_NORM,
+    FAM_REDUCE
+} model_family;
+
+static model_family family_of(tlm_perf_model_id m)
+{
+    switch (m) {
+    case TLM_PM_MM: case TLM_PM_ADDMM: case TLM_PM_SCALED_MM:
+    case TLM_PM_BMM: case TLM_PM_BADDBMM: case TLM_PM_TE_GEMM_TS:
+    case TLM_PM_VLLM_GEMM_DQ: case TLM_PM_TEV2_GEMM:
+        return FAM_GEMM;
+    case TLM_PM_SDPA_FLASH: case TLM_PM_SDPA_EFFICIENT:
+    case TLM_PM_SDPA_CUDNN: case TLM_PM_FA: case TLM_PM_FA_BWD:
+    case TLM_PM_FA_VARLEN_FWD: case TLM_PM_FA_VARLEN_BWD:
+    case TLM_PM_AITER_FA_FWD: case TLM_PM_AITER_FA_BWD:
+    case TLM_PM_AITER_WRAP_V3_FWD: case TLM_PM_AITER_WRAP_V3_BWD:
+    case TLM_PM_AITER_MHA_FWD: case TLM_PM_AITER_MHA_BWD:
+    case TLM_PM_FA3_FWD: case TLM_PM_VLLM_ATTN: case TLM_PM_EVOFORMER:
+        return FAM_SDPA;
+    case TLM_PM_CONV: case TLM_PM_CONV_BWD: case TLM_PM_CONVBIAS:
+    case TLM_PM_CONVBIAS_BWD:
+        return FAM_CONV;
+    case TLM_PM_UNARY:
+        return FAM_UNARY;
+    case TLM_PM_BINARY: case TLM_PM_LIGER:
+        return FAM_BINARY;
+    case TLM_PM_REDUCE:
+        return FAM_REDUCE;
+    case TLM_PM_BATCHNORM: case TLM_PM_BATCHNORM_BWD:
+    case TLM_PM_LAYERNORM: case TLM_PM_LAYERNORM_BWD:
+    case TLM_PM_GROUPNORM: case TLM_PM_GROUPNORM_BWD:
+    case TLM_PM_INSTANCENORM: case TLM_PM_INSTANCENORM_BWD:
+    case TLM_PM_RMSNORM: case TLM_PM_RMSNORM_BWD:
+        return FAM_NORM;
+    case TLM_PM_NONE:
+    default:
+        return FAM_NONE;
+    }
+}
+
+const char *tlm_perf_model_category(const char *op_name, int bwd)
+{
+    const tlm_perf_op_entry *e = tlm_perf_op_find(op_name);
+    if (e == NULL || e->model == TLM_PM_NONE) {
+        return NULL;
+    }
+    switch (family_of(e->model)) {
+    case FAM_GEMM:
+        return bwd ? NULL : "GEMM";
+    case FAM_SDPA:
+        if (!bwd) {
+            return e->category; /* SDPA_fwd, or SDPA_bwd for bwd ops */
+        }
+        return "SDPA_bwd";
+    case FAM_CONV:
+        return bwd ? "CONV_bwd" : e->category;
+    case FAM_UNARY:
+    case FAM_BINARY:
+        return bwd ? NULL : "elementwise";
+    case FAM_REDUCE:
+        return bwd ? NULL : "reduce";
+    case FAM_NORM:
+        return bwd ? "NORM_bwd" : e->category;
+    case FAM_NONE:
+    default:
+        return NULL;
+    }
+}
+
+tlm_perf_sheet tlm_perf_sheet_for(const char *op_name, int bwd)
+{
+    const tlm_perf_op_entry *e = tlm_perf_op_find(op_name);
+    if (e == NULL || e->model == TLM_PM_NONE) {
+        return TLM_PERF_SHEET_NONE;
+    }
+    switch (family_of(e->model)) {
+    case FAM_GEMM:
+        return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_GEMM;
+    case FAM_SDPA:
+        if (!bwd) {
+            /* [QUIRK] only the varlen backward is moved to SDPA_bwd */
+            return e->model == TLM_PM_FA_VARLEN_BWD ? TLM_PERF_SHEET_SDPA_BWD
+                                                    : TLM_PERF_SHEET_SDPA_FWD;
+        }
+        return e->model == TLM_PM_VLLM_ATTN ? TLM_PERF_SHEET_NONE
+                                            : TLM_PERF_SHEET_SDPA_BWD;
+    case FAM_CONV:
+        if (!bwd) {
+            return (e->model == TLM_PM_CONV_BWD ||
+                    e->model == TLM_PM_CONVBIAS_BWD)
+                       ? TLM_PERF_SHEET_CONV_BWD
+                       : TLM_PERF_SHEET_CONV_FWD;
+        }
+        /* [QUIRK] forward conv ops are removed from the bwd table */
+        return (e->model == TLM_PM_CONV_BWD || e->model == TLM_PM_CONVBIAS_BWD)
+                   ? TLM_PERF_SHEET_CONV_BWD
+                   : TLM_PERF_SHEET_NONE;
+    case FAM_UNARY:
+        return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_UNARY;
+    case FAM_BINARY:
+        return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_BINARY;
+    case FAM_NORM:
+        return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_NORM;
+    case FAM_REDUCE:
+        return bwd ? TLM_PERF_SHEET_REDUCE_BWD : TLM_PERF_SHEET_REDUCE_FWD;
+    case FAM_NONE:
+    default:
+        return TLM_PERF_SHEET_NONE;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* MARK: - Dtypes (spec 6.1 table)                                    */
+/* ------------------------------------------------------------------ */
+
+typedef struct dtype_info {
+    const char *name; /* lower case */
+    int bpe;          /* 0 = None */
+    const char *precision;
+} dtype_info;
+
+static const dtype_info dtypes[] = {
+    {"double", 8, "fp64"},
+    {"long int", 8, NULL},
+    {"float", 4, "fp32"},
+    {"scalar", 4, NULL},
+    {"int", 4, NULL},
+    {"c10::half", 2, "fp16"},
+    {"c10::bfloat16", 2, "bf16"},
+    {"c10::float8_e4m3fnuz", 1, "fp8"},
+    {"c10::float8_e4m3fn", 1, "fp8"},
+    {"c10::float8_e5m2", 1, NULL},
+    {"c10::float8_e8m0fnu", 1, NULL},
+    {"unsigned char", 1, "fp8"},
+    {"signed char", 1, NULL},
+    {"fp8", 1, "fp8"},
+    {"c10::float4_e2m1fn_x2", 1, "fp4"},
+    {"fp4", 1, "fp4"},
+    {"mxfp4", 0, "fp4"},
+};
+
+static const dtype_info *dtype_find(const char *dtype)
+{
+    size_t i;
+    if (dtype == NULL) {
+        return NULL;
+    }
+    for (i = 0; i < sizeof(dtypes) / sizeof(dtypes[0]); i++) {
+        const char *a = dtypes[i].name;
+        const char *b = dtype;
+        while (*a && *b && *a == (char)tolower((unsigned char)*b)) {
+            a++;
+            b++;
+        }
+        if (*a == '\0' && *b == '\0') {
+            return &dtypes[i];
+        }
+    }
+    return NULL;
+}
+
+int tlm_perf_dtype_bpe(const char *dtype)
+{
+    const dtype_info *d = dtype_find(dtype);
+    return d ? d->bpe : 0;
+}
+
+const char *tlm_perf_dtype_precision(const char *dtype)
+{
+    const dtype_info *d = dtype_find(dtype);
+    return d ? d->precision : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* MARK: - Python float repr                                          */
+/* ------------------------------------------------------------------ */
+
+char *tlm_perf_float_repr(double x, char *buf, size_t size)
+{
+    char tmp[64];
+    char digits[32];
+    size_t nd = 0;
+    int exp10 = 0;
+    int neg;
+    int prec;
+    char *p;
+    char out[64];
+    size_t o = 0;
+    if (buf == NULL || size == 0) {
+        return buf;
+    }
+    if (isnan(x)) {
+        snprintf(buf, size, "nan");
+        return buf;
+    }
+    if (isinf(x)) {
+        snprintf(buf, size, x < 0 ? "-inf" : "inf");
+        return buf;
+    }
+    if (x == 0.0) {
+        snprintf(buf, size, signbit(x) ? "-0.0" : "0.0");
+        return buf;
+    }
+    for (prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof(tmp), "%.*e", prec - 1, x);
+        if (strtod(tmp, NULL) == x) {
+            break;
+        }
+    }
+    /* tmp = [-]d[.ddd]e[+-]XX */
+    p = tmp;
+    neg = (*p == '-');
+    if (neg) {
+        p++;
+    }
+    while (*p && *p != 'e') {
+        if (*p >= '0' && *p <= '9' && nd < sizeof(digits) - 1) {
+            digits[nd++] = *p;
+        }
+        p++;
+    }
+    if (*p == 'e') {
+        exp10 = (int)strtol(p + 1, NULL, 10);
+    }
+    while (nd > 1 && digits[nd - 1] == '0') {
+        nd--;
+    }
+    digits[nd] = '\0';
+    if (neg) {
+        out[o++] = '-';
+    }
+    if (exp10 >= -4 && exp10 < 16) {
+        if (exp10 >= 0) {
+            int i;
+            for (i = 0; i <= exp10; i++) {
+                out[o++] = (size_t)i < nd ? digits[i] : '0';
+            }
+            out[o++] = '.';
+            if ((size_t)exp10 + 1 < nd) {
+                size_t k;
+                for (k = (size_t)exp10 + 1; k < nd; k++) {
+                    out[o++] = digits[k];
+                }
+            } else {
+                out[o++] = '0';
+            }
+        } else {
+            int i;
+            size_t k;
+            out[o++] = '0';
+            out[o++] = '.';
+            for (i = 0; i < -exp10 - 1; i++) {
+                out[o++] = '0';
+            }
+            for (k = 0; k < nd; k++) {
+                out[o++] = digits[k];
+            }
+        }
+        out[o] = '\0';
+    } else {
+        size_t k;
+        out[o++] = digits[0];
+        if (nd > 1) {
+            out[o++] = '.';
+            for (k = 1; k < nd; k++) {
+                out[o++] = digits[k];
+            }
+        }
+        out[o] = '\0';
+        snprintf(out + o, sizeof(out) - o, "e%c%02d", exp10 < 0 ? '-' : '+',
+                 exp10 < 0 ? -exp10 : exp10);
+    }
+    snprintf(buf, size, "%s", out);
+    return buf;
+}
+
+/* ------------------------------------------------------------------ */
+/* MARK: - Params                                                     */
+/* ------------------------------------------------------------------ */
+
+/* Python repr of a str: single quotes unless the text has ' and no ",
+ * backslash escapes for \\, the quote and control characters. */
+size_t tlm_perf_py_str_repr(const char *s, char *buf, size_t size)
+{
+    char q = '\'';
+    size_t o = 0;
+    const char *p;
+    if (size == 0) {
+        return 0;
+    }
+    if (strchr(s, '\'') != NULL && strchr(s, '"') == NULL) {
+        q = '"';
+    }
+#define PUT_(c)                  \
+    do {                         \
+        if (o + 1 < size) {      \
+            buf[o] = (c);        \
+        }                        \
+        o++;                     \
+    } while (0)
+    PUT_(q);
+    for (p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '\\' || c == (unsigned char)q) {
+            PUT_('\\');
+            PUT_((char)c);
+        } else if (c == '\n') {
+            PUT_('\\');
+            PUT_('n');
+        } else if (c == '\r') {
+            PUT_('\\');
+            PUT_('r');
+        } else if (c == '\t') {
+            PUT_('\\');
+            PUT_('t');
+        } else if (c < 0x20 || c == 0x7f) {
+            static const char hex[] = "0123456789abcdef";
+            PUT_('\\');
+            PUT_('x');
+            PUT_(hex[c >> 4]);
+            PUT_(hex[c & 15]);
+        } else {
+            PUT_((char)c);
+        }
+    }
+    PUT_(q);
+#undef PUT_
+    buf[o < size ? o : size - 1] = '\0';
+    return o;
+}
+
+const tlm_perf_param *tlm_perf_result_param(const tlm_perf_result *r,
+                                            const char *name)
+{
+    size_t i;
+    if (r == NULL || name == NULL) {
+        return NULL;
+    }
+    for (i = 0; i < r->n_params && i < TLM_PERF_MAX_PARAMS; i++) {
+        if (strcmp(r->params[i].name, name) == 0) {
+            return &r->params[i];
+        }
+    }
+    return NULL;
+}
+
+tlm_status tlm_perf_params_repr(const tlm_perf_result *r, char *buf,
+                                size_t size)
+{
+    size_t used = 0;
+    size_t i;
+    int trunc = 0;
+    if (buf == NULL || size == 0) {
+        return TLM_EINVAL;
+    }
+    buf[0] = '\0';
+    if (r == NULL) {
+        return TLM_EINVAL;
+    }
+#define APPEND_(...)                                                      \
+    do {                                                                  \
+        int k_ = snprintf(buf + used, size - used, __VA_ARGS__);          \
+        if (k_ < 0 || (size_t)k_ >= size - used) {                        \
+            trunc = 1;                                                    \
+            used = size - 1;                                              \
+        } else {                                                          \
+            used += (size_t)k_;                                           \
+        }                                                                 \
+    } while (0)
+    APPEND_("{");
+    for (i = 0; i < r->n_params && i < TLM_PERF_MAX_PARAMS && !trunc; i++) {
+        const tlm_perf_param *pp = &r->params[i];
+        APPEND_("%s'%s': ", i ? ", " : "", pp->name);
+        if (pp->is_none) {
+            APPEND_("None");
+        } else if (pp->is_str) {
+            char q[2 * TLM_PERF_PARAM_VALUE + 8];
+            tlm_perf_py_str_repr(pp->value, q, sizeof(q));
+            APPEND_("%s", q);
+        } else {
+            APPEND_("%s", pp->value);
+        }
+    }
+    if (!trunc) {
+        APPEND_("}");
+    }
+#undef APPEND_
+    return trunc ? TLM_ELIMIT : TLM_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* MARK: - Metrics and roofline                                       */
+/* ------------------------------------------------------------------ */
+
+const char *tlm_roofline_bound_str(tlm_roofline_bound b)
+{
+    switch (b) {
+    case TLM_ROOFLINE_COMPUTE_BOUND:
+        return "COMPUTE_BOUND";
+    case TLM_ROOFLINE_MEMORY_BOUND:
+        return "MEMORY_BOUND";
+    case TLM_ROOFLINE_NONE:
+    default:
+        return "";
+    }
+}
+
+void tlm_perf_metrics_from(double flops, int has_bytes, double bytes,
+                           const char *compute_spec, double kernel_time_us,
+                           const tlm_gpu_arch *arch, tlm_perf_metrics *m)
+{
+    double t = kernel_time_us;
+    double peak;
+    double bw;
+    m->gflops = flops / 1e9;
+    m->tflops_s = t != 0.0 ? (m->gflops / 1e3) / (t / 1e6) : NAN;
+    m->data_moved_mb = has_bytes ? bytes / 1048576.0 : NAN;
+    m->flops_per_byte =
+        (has_bytes && bytes != 0.0) ? m->gflops * 1e9 / bytes : NAN;
+    m->tb_s = (has_bytes && t != 0.0) ? (bytes / 1e12) / (t / 1e6) : NAN;
+    m->roofline_time_us = NAN;
+    m->bound = TLM_ROOFLINE_NONE;
+    m->pct_roofline = NAN;
+    m->peak_tflops = NAN;
+    m->attainable_tflops = NAN;
+    m->ridge_flops_per_byte = NAN;
+    if (arch == NULL) {
+        return;
+    }
+    peak = tlm_gpu_arch_peak_tflops(arch, compute_spec);
+    bw = arch->mem_bw_gbps;
+    m->peak_tflops = peak;
+    if (!isnan(peak) && peak > 0.0 && bw > 0.0) {
+        m->ridge_flops_per_byte = peak * 1e12 / (bw * 1e9);
+        if (!isnan(m->flops_per_byte)) {
+            double mem_tflops = m->flops_per_byte * bw * 1e9 / 1e12;
+            m->attainable_tflops = mem_tflops < peak ? mem_tflops : peak;
+        }
+    }
+    if (!isnan(peak) && peak != 0.0 && bw != 0.0 && has_bytes &&
+        m->gflops > 0.0) {
+        double compute_us = m->gflops * 1e9 / (peak * 1e12) * 1e6;
+        double memory_us = bytes / (bw * 1e9) * 1e6;
+        m->roofline_time_us = compute_us > memory_us ? compute_us : memory_us;
+        m->bound = compute_us >= memory_us ? TLM_ROOFLINE_COMPUTE_BOUND
+                                           : TLM_ROOFLINE_MEMORY_BOUND;
+        m->pct_roofline = t != 0.0 ? m->roofline_time_us / t * 100.0 : NAN;
+    }
+}
+
+void tlm_perf_metrics_compute(const tlm_perf_result *r, double kernel_time_us,
+                              const tlm_gpu_arch *arch, tlm_perf_metrics *m)
+{
+    tlm_perf_metrics_from(r->flops, r->has_bytes, r->bytes, r->compute_spec,
+                          kernel_time_us, arch, m);
+}

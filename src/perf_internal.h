@@ -1,0 +1,138 @@
+/*
+ * perf_internal.h - a tiny JSON DOM for the small texts the perf module
+ * reads: an op event's argument lists ("Input Dims", "Concrete Inputs", ...)
+ * and GPU arch files.  Not for traces (the streaming reader does those).
+ *
+ * The parser builds a flat node array (children linked by index) in one
+ * allocation sized from the input length, so it never reallocates.  Strings
+ * are unescaped into a side buffer (\uXXXX becomes UTF-8).
+ */
+#ifndef TLM_PERF_INTERNAL_H
+#define TLM_PERF_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tlmpi/tlm_common.h"
+
+typedef enum tlm_pj_type {
+    TLM_PJ_NULL,
+    TLM_PJ_BOOL,
+    TLM_PJ_NUM,
+    TLM_PJ_STR,
+    TLM_PJ_ARR,
+    TLM_PJ_OBJ
+} tlm_pj_type;
+
+typedef struct tlm_pj_node {
+    tlm_pj_type type;
+    int first;          /* first child (array element / object member) */
+    int next;           /* next sibling */
+    size_t count;       /* number of children */
+    int is_int;         /* number written without '.', 'e', 'E' */
+    int bval;           /* TLM_PJ_BOOL */
+    int64_t ival;       /* TLM_PJ_NUM when is_int (and fits) */
+    double dval;        /* TLM_PJ_NUM (always) */
+    const char *str;    /* TLM_PJ_STR: unescaped, NUL-terminated */
+    size_t slen;
+    const char *key;    /* member name when the parent is an object */
+    size_t klen;
+    size_t offset;      /* byte offset of the value in the input */
+} tlm_pj_node;
+
+typedef struct tlm_pj_doc {
+    tlm_pj_node *nodes;
+    size_t n;
+    size_t cap;
+    char *sbuf;
+    size_t sused;
+    size_t scap;
+    int root;
+} tlm_pj_doc;
+
+/* Parses text[0..len) as one JSON value (surrounding whitespace allowed).
+ * max_depth bounds nesting.  On failure returns TLM_EFORMAT (syntax),
+ * TLM_ELIMIT (too deep) or TLM_ENOMEM, and sets *err_off to the byte offset
+ * and *err_what to a static description.  An integer too large for int64
+ * is not an error: it keeps is_int = 0 and its double value.  doc must be freed with
+ * tlm_pj_free even on failure. */
+tlm_status tlm_pj_parse(const char *text, size_t len, size_t max_depth,
+                        tlm_pj_doc *doc, size_t *err_off,
+                        const char **err_what);
+void tlm_pj_free(tlm_pj_doc *doc);
+
+/* Node by index, NULL for -1. */
+const tlm_pj_node *tlm_pj_node_at(const tlm_pj_doc *doc, int idx);
+/* i-th child of an array/object node, NULL if out of range. */
+const tlm_pj_node *tlm_pj_child(const tlm_pj_doc *doc,
+                                const tlm_pj_node *n, size_t i);
+/* Member of an object by key, NULL if absent (first match). */
+const tlm_pj_node *tlm_pj_member(const tlm_pj_doc *doc,
+                                 const tlm_pj_node *n, const char *key);
+
+/* ---------------------------------------------------------------- */
+/* Op registry shared by perf.c (categories, sheets) and             */
+/* perf_models.c (the models).                                       */
+
+typedef enum tlm_perf_model_id {
+    TLM_PM_NONE = 0, /* category only: TraceLens knows the op, no model */
+    TLM_PM_MM,
+    TLM_PM_ADDMM,
+    TLM_PM_SCALED_MM,
+    TLM_PM_BMM,
+    TLM_PM_BADDBMM,
+    TLM_PM_TE_GEMM_TS,
+    TLM_PM_VLLM_GEMM_DQ,
+    TLM_PM_TEV2_GEMM,
+    TLM_PM_SDPA_FLASH,
+    TLM_PM_SDPA_EFFICIENT,
+    TLM_PM_SDPA_CUDNN,
+    TLM_PM_FA,
+    TLM_PM_FA_BWD,
+    TLM_PM_FA_VARLEN_FWD,
+    TLM_PM_FA_VARLEN_BWD,
+    TLM_PM_AITER_FA_FWD,
+    TLM_PM_AITER_FA_BWD,
+    TLM_PM_AITER_WRAP_V3_FWD,
+    TLM_PM_AITER_WRAP_V3_BWD,
+    TLM_PM_AITER_MHA_FWD,
+    TLM_PM_AITER_MHA_BWD,
+    TLM_PM_FA3_FWD,
+    TLM_PM_VLLM_ATTN,
+    TLM_PM_EVOFORMER,
+    TLM_PM_CONV,
+    TLM_PM_CONV_BWD,
+    TLM_PM_CONVBIAS,
+    TLM_PM_CONVBIAS_BWD,
+    TLM_PM_UNARY,
+    TLM_PM_BINARY,
+    TLM_PM_LIGER,
+    TLM_PM_REDUCE,
+    TLM_PM_BATCHNORM,
+    TLM_PM_BATCHNORM_BWD,
+    TLM_PM_LAYERNORM,
+    TLM_PM_LAYERNORM_BWD,
+    TLM_PM_GROUPNORM,
+    TLM_PM_GROUPNORM_BWD,
+    TLM_PM_INSTANCENORM,
+    TLM_PM_INSTANCENORM_BWD,
+    TLM_PM_RMSNORM,
+    TLM_PM_RMSNORM_BWD
+} tlm_perf_model_id;
+
+typedef struct tlm_perf_op_entry {
+    const char *name;
+    const char *category; /* registry category (categorize_torch_op) */
+    tlm_perf_model_id model;
+} tlm_perf_op_entry;
+
+/* Exact-name lookup in the registry (binary search); NULL if absent. */
+const tlm_perf_op_entry *tlm_perf_op_find(const char *name);
+/* The whole registry, sorted by strcmp (tests check the order). */
+const tlm_perf_op_entry *tlm_perf_op_table(size_t *n);
+
+/* Python repr of a str into buf (NUL-terminated, truncated to fit);
+ * returns the full length it needed, like snprintf. */
+size_t tlm_perf_py_str_repr(const char *s, char *buf, size_t size);
+
+#endif /* TLM_PERF_INTERNAL_H */

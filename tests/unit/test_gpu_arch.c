@@ -1,0 +1,417 @@
+/*
+ * test_gpu_arch.c - bundled GPU table, name lookup, the GPU-arch JSON
+ * loader (valid files and malformed ones, with exact error offsets) and
+ * the small JSON parser underneath it.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "perf_internal.h"
+#include "tlmpi/tlm_perf.h"
+
+static void test_lookup_aliases(void **state)
+{
+    static const struct {
+        const char *query;
+        const char *name;
+    } t[] = {
+        {"H100", "H100"},          {"h100", "H100"},
+        {"H100-SXM", "H100"},      {"h100_sxm5", "H100"},
+        {"H 100", "H100"},         {"H200", "H200"},
+        {"b200", "B200"},          {"A100", "A100"},
+        {"a100-sxm4-80gb", "A100"}, {"MI300X", "MI300X"},
+        {"mi300x", "MI300X"},      {"gfx942", "MI300X"},
+        {"MI325X", "MI325X"},      {"MI355X", "MI355X"},
+        {"MI300X-MAF", "MI300X-MAF"}, {"mi300x_maf", "MI300X-MAF"},
+        {"mi325x-maf", "MI325X-MAF"},
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        const tlm_gpu_arch *a = tlm_gpu_arch_lookup(t[i].query);
+        if (a == NULL) {
+            fail_msg("lookup(%s) = NULL", t[i].query);
+        }
+        assert_string_equal(a->name, t[i].name);
+    }
+    assert_null(tlm_gpu_arch_lookup("V100"));
+    assert_null(tlm_gpu_arch_lookup(""));
+    assert_null(tlm_gpu_arch_lookup(NULL));
+}
+
+static void test_bundled_values(void **state)
+{
+    const tlm_gpu_arch *h100 = tlm_gpu_arch_lookup("H100");
+    const tlm_gpu_arch *mi300 = tlm_gpu_arch_lookup("MI300X");
+    const tlm_gpu_arch *maf = tlm_gpu_arch_lookup("MI300X-MAF");
+    const tlm_gpu_arch *a100 = tlm_gpu_arch_lookup("A100");
+    size_t i, j, k;
+    (void)state;
+    assert_true(h100->mem_bw_gbps == 3350.0);
+    assert_true(tlm_gpu_arch_peak_tflops(h100, "matrix_bf16") == 989.4);
+    assert_true(tlm_gpu_arch_peak_tflops(h100, "matrix_fp8") == 1978.9);
+    assert_true(tlm_gpu_arch_peak_tflops(h100, "matrix_tf32") == 494.7);
+    assert_true(tlm_gpu_arch_peak_tflops(h100, "vector_fp32") == 66.9);
+    assert_true(tlm_gpu_arch_lookup("H200")->mem_bw_gbps == 4800.0);
+    assert_true(mi300->mem_bw_gbps == 5300.0);
+    assert_true(tlm_gpu_arch_peak_tflops(mi300, "matrix_bf16") == 1307.4);
+    assert_true(tlm_gpu_arch_peak_tflops(mi300, "matrix_fp8") == 2614.9);
+    /* TraceLens's max-achievable numbers (spec 6.1) */
+    assert_true(maf->mem_bw_gbps == 5300.0);
+    assert_true(tlm_gpu_arch_peak_tflops(maf, "matrix_bf16") == 708.0);
+    assert_true(tlm_gpu_arch_peak_tflops(maf, "vector_fp64") == 40.0);
+    assert_true(tlm_gpu_arch_peak_tflops(tlm_gpu_arch_lookup("mi325x-maf"),
+                                         "matrix_int8") == 3094.0);
+    /* A100 has no FP8 */
+    assert_true(isnan(tlm_gpu_arch_peak_tflops(a100, "matrix_fp8")));
+    assert_true(isnan(tlm_gpu_arch_peak_tflops(a100, "")));
+    assert_true(isnan(tlm_gpu_arch_peak_tflops(a100, NULL)));
+    assert_true(isnan(tlm_gpu_arch_peak_tflops(NULL, "matrix_bf16")));
+
+    /* table sanity: positive numbers, unique well-formed keys, a source */
+    assert_int_equal(tlm_gpu_arch_count(), 9);
+    assert_null(tlm_gpu_arch_at(tlm_gpu_arch_count()));
+    for (i = 0; i < tlm_gpu_arch_count(); i++) {
+        const tlm_gpu_arch *a = tlm_gpu_arch_at(i);
+        assert_non_null(a);
+        assert_ptr_equal(tlm_gpu_arch_lookup(a->name), a);
+        assert_true(a->mem_bw_gbps > 0.0);
+        assert_true(a->memory_gb > 0.0);
+        assert_true(a->n_peaks >= 10);
+        assert_true(strlen(a->source) > 0);
+        for (j = 0; j < a->n_peaks; j++) {
+            const char *key = a->peaks[j].key;
+            assert_true(strncmp(key, "matrix_", 7) == 0 ||
+                        strncmp(key, "vector_", 7) == 0);
+            assert_true(a->peaks[j].tflops > 0.0);
+            for (k = j + 1; k < a->n_peaks; k++) {
+                assert_string_not_equal(key, a->peaks[k].key);
+            }
+        }
+        /* matrix bf16 at least the vector rate wherever both exist */
+        if (!isnan(tlm_gpu_arch_peak_tflops(a, "vector_bf16"))) {
+            assert_true(tlm_gpu_arch_peak_tflops(a, "matrix_bf16") >=
+                        tlm_gpu_arch_peak_tflops(a, "vector_bf16"));
+        }
+    }
+}
+
+static const char *const good_json =
+    "{\n"
+    "  \"name\": \"MI300X\",\n"
+    "  \"mem_bw_gbps\": 5300,\n"
+    "  \"memory_gb\": 192,\n"
+    "  \"freq_mhz\": 2100, \"num_cus\": 304,\n"
+    "  \"_reference\": \"https://rocm.blogs.amd.com/max-achievable-flops\",\n"
+    "  \"max_achievable_tflops\": {\n"
+    "    \"matrix_fp16\": 654, \"matrix_bf16\": 708, \"matrix_fp32\": 163,\n"
+    "    \"matrix_fp64\": 81, \"matrix_fp8\": 1273, \"matrix_int8\": 2600,\n"
+    "    \"vector_fp16\": 163, \"vector_bf16\": 163, \"vector_fp32\": 81,\n"
+    "    \"vector_fp64\": 40.5, \"matrix_fp4\": null\n"
+    "  }\n"
+    "}\n";
+
+static void test_parse_good(void **state)
+{
+    tlm_gpu_arch a;
+    tlm_error err;
+    (void)state;
+    tlm_error_clear(&err);
+    assert_int_equal(tlm_gpu_arch_parse_json(good_json, strlen(good_json),
+                                             "arch.json", &a, &err),
+                     TLM_OK);
+    assert_string_equal(a.name, "MI300X");
+    assert_true(a.mem_bw_gbps == 5300.0);
+    assert_true(a.memory_gb == 192.0);
+    assert_int_equal(a.n_peaks, 10); /* the null entry is skipped */
+    assert_true(tlm_gpu_arch_peak_tflops(&a, "matrix_bf16") == 708.0);
+    assert_true(tlm_gpu_arch_peak_tflops(&a, "vector_fp64") == 40.5);
+    assert_true(isnan(tlm_gpu_arch_peak_tflops(&a, "matrix_fp4")));
+    assert_string_equal(a.source,
+                        "https://rocm.blogs.amd.com/max-achievable-flops");
+
+    /* minimal: no name, no reference -> source = file name */
+    {
+        const char *j = "{\"mem_bw_gbps\":3350.5,\"max_achievable_tflops\":"
+                        "{\"matrix_bf16\":989.4}}";
+        assert_int_equal(tlm_gpu_arch_parse_json(j, strlen(j), "h.json", &a,
+                                                 NULL),
+                         TLM_OK);
+        assert_string_equal(a.name, "");
+        assert_true(a.mem_bw_gbps == 3350.5);
+        assert_string_equal(a.source, "h.json");
+        assert_int_equal(a.n_peaks, 1);
+    }
+}
+
+typedef struct bad_case {
+    const char *label;
+    const char *json;
+    tlm_status st;
+    const char *at; /* the error offset is where this text first occurs,
+                       NULL for offset 0 */
+} bad_case;
+
+static void test_parse_bad(void **state)
+{
+    static const bad_case t[] = {
+        {"trailing comma in object",
+         "{\"mem_bw_gbps\": 5300, \"max_achievable_tflops\": "
+         "{\"matrix_bf16\": 708,}}",
+         /*                    ^ */
+         TLM_EFORMAT, "}}"},
+        {"missing max_achievable_tflops", "{\"mem_bw_gbps\": 5300}",
+         TLM_ESCHEMA, NULL},
+        {"missing mem_bw_gbps", "{\"max_achievable_tflops\": {}}",
+         TLM_ESCHEMA, NULL},
+        {"mem_bw_gbps not a number",
+         "{\"mem_bw_gbps\": \"fast\", \"max_achievable_tflops\": {}}",
+         TLM_ESCHEMA, "\"fast\""},
+        {"mem_bw_gbps zero",
+         "{\"mem_bw_gbps\": 0, \"max_achievable_tflops\": {}}", TLM_ESCHEMA,
+         "0,"},
+        {"peak not a number",
+         "{\"mem_bw_gbps\": 5300, \"max_achievable_tflops\": "
+         "{\"matrix_bf16\": \"708\"}}",
+         TLM_ESCHEMA, "\"708\""},
+        {"peaks not an object",
+         "{\"mem_bw_gbps\": 5300, \"max_achievable_tflops\": [708]}",
+         TLM_ESCHEMA, "[708]"},
+        {"top level array", "[1, 2]", TLM_ESCHEMA, NULL},
+        {"name not a string",
+         "{\"name\": 5, \"mem_bw_gbps\": 5300, \"max_achievable_tflops\": {}}",
+         TLM_ESCHEMA, "5,"},
+        {"memory_gb not a number",
+         "{\"memory_gb\": [], \"mem_bw_gbps\": 5300, "
+         "\"max_achievable_tflops\": {}}",
+         TLM_ESCHEMA, "[]"},
+        {"empty document", "", TLM_EFORMAT, NULL},
+        {"trailing garbage",
+         "{\"mem_bw_gbps\": 1, \"max_achievable_tflops\": {}} @", TLM_EFORMAT,
+         "@"},
+        {"unterminated string", "{\"mem_bw_gbps", TLM_EFORMAT, NULL},
+        {"bad literal", "{\"mem_bw_gbps\": nul}", TLM_EFORMAT, "nul}"},
+        {"missing colon", "{\"mem_bw_gbps\" 5}", TLM_EFORMAT, "5}"},
+        {"bad number", "{\"mem_bw_gbps\": 1.}", TLM_EFORMAT, "}"},
+        {"key too long",
+         "{\"mem_bw_gbps\": 1, \"max_achievable_tflops\": "
+         "{\"matrix_a_very_long_precision_name_x\": 1}}",
+         TLM_ELIMIT, "1}}"},
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        tlm_gpu_arch a;
+        tlm_error err;
+        tlm_status st;
+        int64_t want_off = 0;
+        tlm_error_clear(&err);
+        memset(&a, 0x5a, sizeof(a));
+        st = tlm_gpu_arch_parse_json(t[i].json, strlen(t[i].json), "x.json",
+                                     &a, &err);
+        if (st != t[i].st) {
+            fail_msg("%s: status %d want %d (%s)", t[i].label, (int)st,
+                     (int)t[i].st, err.msg);
+        }
+        assert_int_equal(err.code, st);
+        assert_string_equal(err.file, "x.json");
+        if (t[i].at != NULL) {
+            /* the last occurrence for "}" style anchors at the end */
+            const char *p = strstr(t[i].json, t[i].at);
+            assert_non_null(p);
+            want_off = (int64_t)(p - t[i].json);
+        }
+        if (t[i].st == TLM_EFORMAT && t[i].at == NULL) {
+            /* syntax errors at the end of the input */
+            want_off = (int64_t)strlen(t[i].json);
+        }
+        if (err.offset != want_off) {
+            fail_msg("%s: offset %lld want %lld (%s)", t[i].label,
+                     (long long)err.offset, (long long)want_off, err.msg);
+        }
+        /* out is cleared on failure */
+        assert_int_equal(a.n_peaks, 0);
+        assert_true(a.mem_bw_gbps == 0.0);
+    }
+}
+
+static void test_parse_limits(void **state)
+{
+    char buf[4096];
+    size_t o = 0;
+    int i;
+    tlm_gpu_arch a;
+    tlm_error err;
+    (void)state;
+    /* 25 peak entries: one too many */
+    o += (size_t)snprintf(buf + o, sizeof(buf) - o,
+                          "{\"mem_bw_gbps\": 1, \"max_achievable_tflops\": {");
+    for (i = 0; i < TLM_GPU_ARCH_MAX_PEAKS + 1; i++) {
+        o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s\"k%d\": %d",
+                              i ? ", " : "", i, i + 1);
+    }
+    o += (size_t)snprintf(buf + o, sizeof(buf) - o, "}}");
+    assert_int_equal(tlm_gpu_arch_parse_json(buf, o, NULL, &a, &err),
+                     TLM_ELIMIT);
+    /* nesting deeper than 32 */
+    o = 0;
+    for (i = 0; i < 40; i++) {
+        buf[o++] = '[';
+    }
+    for (i = 0; i < 40; i++) {
+        buf[o++] = ']';
+    }
+    assert_int_equal(tlm_gpu_arch_parse_json(buf, o, NULL, &a, &err),
+                     TLM_ELIMIT);
+    assert_int_equal(err.offset, 33);
+    /* NULL arguments */
+    assert_int_equal(tlm_gpu_arch_parse_json(NULL, 0, NULL, &a, &err),
+                     TLM_EINVAL);
+    assert_int_equal(tlm_gpu_arch_parse_json("{}", 2, NULL, NULL, &err),
+                     TLM_EINVAL);
+    assert_int_equal(tlm_gpu_arch_load_json(NULL, &a, &err), TLM_EINVAL);
+}
+
+static void tmp_path(char *buf, size_t size, const char *tag)
+{
+    const char *dir = getenv("TLM_BUILD_DIR");
+    if (dir == NULL || dir[0] == '\0') {
+        dir = "/tmp";
+    }
+    snprintf(buf, size, "%s/test_gpu_arch_%ld_%s.json", dir, (long)getpid(),
+             tag);
+}
+
+static void test_load_file(void **state)
+{
+    char path[1024];
+    FILE *f;
+    tlm_gpu_arch a;
+    tlm_error err;
+    size_t i;
+    (void)state;
+    tmp_path(path, sizeof(path), "good");
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(good_json, f);
+    fclose(f);
+    tlm_error_clear(&err);
+    assert_int_equal(tlm_gpu_arch_load_json(path, &a, &err), TLM_OK);
+    assert_string_equal(a.name, "MI300X");
+    assert_true(tlm_gpu_arch_peak_tflops(&a, "matrix_fp8") == 1273.0);
+    remove(path);
+
+    /* missing file */
+    assert_int_equal(tlm_gpu_arch_load_json(path, &a, &err), TLM_EIO);
+    assert_string_equal(err.file, path);
+
+    /* malformed file: the error names the file and the offset */
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("{\"mem_bw_gbps\": 5300,\n \"max_achievable_tflops\": {\"a\" 1}}",
+          f);
+    fclose(f);
+    assert_int_equal(tlm_gpu_arch_load_json(path, &a, &err), TLM_EFORMAT);
+    assert_string_equal(err.file, path);
+    assert_int_equal(err.offset, 53); /* the '1' after "a" */
+    remove(path);
+
+    /* larger than 1 MiB */
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(good_json, f);
+    for (i = 0; i < 1024 * 1024; i++) {
+        fputc(' ', f);
+    }
+    fclose(f);
+    assert_int_equal(tlm_gpu_arch_load_json(path, &a, &err), TLM_ELIMIT);
+    remove(path);
+}
+
+/* The small JSON DOM under the loader and the perf-model args. */
+static void test_json_dom(void **state)
+{
+    tlm_pj_doc d;
+    size_t off;
+    const char *what;
+    const tlm_pj_node *r, *n;
+    const char *txt = "{\"s\":\"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\"\\n\","
+                      "\"i\":-42,\"big\":12345678901234567890,"
+                      "\"f\":1.5e-3,\"b\":[true,false,null],\"e\":[],"
+                      "\"o\":{}}";
+    (void)state;
+    assert_int_equal(tlm_pj_parse(txt, strlen(txt), 8, &d, &off, &what),
+                     TLM_OK);
+    r = tlm_pj_node_at(&d, d.root);
+    assert_int_equal(r->type, TLM_PJ_OBJ);
+    assert_int_equal(r->count, 7);
+    n = tlm_pj_member(&d, r, "s");
+    assert_string_equal(n->str, "caf\xc3\xa9 \xf0\x9f\x98\x80 \"q\"\n");
+    n = tlm_pj_member(&d, r, "i");
+    assert_int_equal(n->is_int, 1);
+    assert_int_equal(n->ival, -42);
+    n = tlm_pj_member(&d, r, "big");
+    assert_int_equal(n->is_int, 0); /* beyond int64: double only */
+    assert_true(n->dval > 1.2e19);
+    n = tlm_pj_member(&d, r, "f");
+    assert_int_equal(n->is_int, 0);
+    assert_true(n->dval == 1.5e-3);
+    n = tlm_pj_member(&d, r, "b");
+    assert_int_equal(n->count, 3);
+    assert_int_equal(tlm_pj_child(&d, n, 0)->bval, 1);
+    assert_int_equal(tlm_pj_child(&d, n, 1)->type, TLM_PJ_BOOL);
+    assert_int_equal(tlm_pj_child(&d, n, 2)->type, TLM_PJ_NULL);
+    assert_null(tlm_pj_child(&d, n, 3));
+    assert_int_equal(tlm_pj_member(&d, r, "e")->count, 0);
+    assert_int_equal(tlm_pj_member(&d, r, "o")->type, TLM_PJ_OBJ);
+    assert_null(tlm_pj_member(&d, r, "zz"));
+    assert_null(tlm_pj_member(&d, n, "zz")); /* not an object */
+    tlm_pj_free(&d);
+
+    /* errors */
+    assert_int_equal(tlm_pj_parse("[1,2", 4, 8, &d, &off, &what),
+                     TLM_EFORMAT);
+    assert_int_equal(off, 4);
+    tlm_pj_free(&d);
+    assert_int_equal(tlm_pj_parse("\"a\\x\"", 5, 8, &d, &off, &what),
+                     TLM_EFORMAT);
+    tlm_pj_free(&d);
+    assert_int_equal(tlm_pj_parse("\"a\x01\"", 4, 8, &d, &off, &what),
+                     TLM_EFORMAT);
+    assert_int_equal(off, 2);
+    tlm_pj_free(&d);
+    assert_int_equal(tlm_pj_parse("-", 1, 8, &d, &off, &what), TLM_EFORMAT);
+    tlm_pj_free(&d);
+    assert_int_equal(tlm_pj_parse("01", 2, 8, &d, &off, &what), TLM_EFORMAT);
+    assert_int_equal(off, 1);
+    tlm_pj_free(&d);
+    assert_int_equal(tlm_pj_parse("\"\\u12\"", 6, 8, &d, &off, &what),
+                     TLM_EFORMAT);
+    tlm_pj_free(&d);
+    assert_int_equal(tlm_pj_parse(NULL, 0, 8, &d, &off, &what), TLM_EFORMAT);
+    tlm_pj_free(&d);
+    tlm_pj_free(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lookup_aliases),
+        cmocka_unit_test(test_bundled_values),
+        cmocka_unit_test(test_parse_good),
+        cmocka_unit_test(test_parse_bad),
+        cmocka_unit_test(test_parse_limits),
+        cmocka_unit_test(test_load_file),
+        cmocka_unit_test(test_json_dom),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
