@@ -1,0 +1,313 @@
+/*
+ * tlmpi-synth - writes a deterministic, realistic multi-rank PyTorch
+ * profiler (Kineto) job: one trace per rank plus ground_truth.json.  A thin
+ * command line over tlm_synth_run(); see docs/synth.md.
+ */
+#include "tlmpi/tlm_synth.h"
+#include "tlmpi/tlm_trace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: tlmpi-synth --out DIR [options]\n"
+    "\n"
+    "Writes one Kineto trace per rank of a simulated tensor- and data-\n"
+    "parallel transformer training job, and DIR/ground_truth.json with the\n"
+    "true timing of every collective.  Same options, same bytes.\n"
+    "See docs/synth.md.\n"
+    "\n"
+    "Job:\n"
+    "  --out DIR               output folder (created if missing)\n"
+    "  --world_size N          ranks (default 8)\n"
+    "  --tp T                  tensor-parallel group size, divides N\n"
+    "                          (default 2); data-parallel size = N / T\n"
+    "  --steps S               training steps (default 2)\n"
+    "  --layers L              transformer layers (default 4)\n"
+    "  --target_size BYTES     approximate uncompressed JSON bytes per trace;\n"
+    "                          adds steps until reached (suffix k, M, G ok)\n"
+    "  --seed N                PRNG seed (default 1)\n"
+    "  --schema 1|2|3          NCCL metadata generation (default 3):\n"
+    "                          1 = seq in record_param_comms Concrete Inputs,\n"
+    "                          no named keys; 2 = named keys on\n"
+    "                          record_param_comms and kernels, no seq;\n"
+    "                          3 = as 2 plus Seq (and Src/Dst Rank, Comms Id)\n"
+    "  --hidden H --heads A --seq_len Q --batch B --vocab V\n"
+    "                          model size (default 4096 32 2048 1 32000)\n"
+    "Files:\n"
+    "  --gzip                  write .json.gz\n"
+    "  --gzip_level N          zlib level 1..9 (default 1)\n"
+    "  --name_pattern P        file name, {r} = rank\n"
+    "                          (default rank{r}_trace.json[.gz])\n"
+    "  --ranks LIST            write only these ranks' traces, e.g. 0 or 0,3\n"
+    "                          (the ground truth still covers every rank)\n"
+    "Timing:\n"
+    "  --gpus_per_node G       ranks per node (default 8)\n"
+    "  --node_offset_us LIST   clock offset per node in us, e.g. 0,150,-80\n"
+    "  --clock_offset_us X     seed-derived offsets in [-X, X] for nodes > 0\n"
+    "                          (when --node_offset_us is not given)\n"
+    "  --straggler RANK        this rank arrives late at every collective\n"
+    "  --straggler_delay_us D  by D us\n"
+    "  --jitter_us J           per-rank per-collective arrival jitter in\n"
+    "                          [0, J] us\n"
+    "  --clip_first RANK:K     RANK's trace misses its first K collectives\n"
+    "  --clip_last RANK:K      ... its last K (both repeatable)\n"
+    "Other:\n"
+    "  --quiet                 print nothing on success\n"
+    "  --help                  this text\n";
+
+static int bad(const char *opt, const char *val)
+{
+    fprintf(stderr, "tlmpi-synth: bad value for %s: '%s'\n%s", opt,
+            val ? val : "", "try tlmpi-synth --help\n");
+    return 2;
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (!*s || end == s || *end || errno == ERANGE)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+static int parse_int(const char *s, int *out)
+{
+    int64_t v;
+    if (parse_i64(s, &v) || v < -2147483647 || v > 2147483647)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!*s || end == s || errno == ERANGE || *s == '-')
+        return -1;
+    uint64_t mul = 1;
+    if (*end == 'k' || *end == 'K')
+        mul = 1000;
+    else if (*end == 'M')
+        mul = 1000000;
+    else if (*end == 'G')
+        mul = 1000000000;
+    if (mul != 1)
+        end++;
+    if (*end)
+        return -1;
+    *out = (uint64_t)v * mul;
+    return 0;
+}
+
+/* Microseconds (decimal, up to ns precision) to ns. */
+static int parse_us(const char *s, int64_t *out)
+{
+    if (!*s)
+        return -1;
+    return tlm_parse_us_to_ns(s, strlen(s), out) == TLM_OK ? 0 : -1;
+}
+
+static int parse_clip(const char *s, tlm_synth_opts *o, int last)
+{
+    const char *colon = strchr(s, ':');
+    if (!colon || o->n_clips >= TLM_SYNTH_MAX_CLIPS)
+        return -1;
+    char rb[32];
+    size_t n = (size_t)(colon - s);
+    if (n == 0 || n >= sizeof rb)
+        return -1;
+    memcpy(rb, s, n);
+    rb[n] = '\0';
+    int rank;
+    int k;
+    if (parse_int(rb, &rank) || parse_int(colon + 1, &k) || k < 0)
+        return -1;
+    tlm_synth_clip *c = &o->clip[o->n_clips++];
+    c->rank = rank;
+    c->first = last ? 0 : k;
+    c->last = last ? k : 0;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    tlm_synth_opts o;
+    tlm_synth_opts_init(&o);
+    int quiet = 0;
+    int64_t ranks64[4096];
+    int ranks[4096];
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (strncmp(a, "--", 2) != 0) {
+            fprintf(stderr, "tlmpi-synth: unexpected argument '%s'\n", a);
+            return 2;
+        }
+        char name[64];
+        const char *val = NULL;
+        const char *eq = strchr(a, '=');
+        size_t nl = eq ? (size_t)(eq - a) : strlen(a);
+        if (nl >= sizeof name) {
+            fprintf(stderr, "tlmpi-synth: unknown option '%s'\n", a);
+            return 2;
+        }
+        memcpy(name, a, nl);
+        name[nl] = '\0';
+        if (strcmp(name, "--gzip") == 0 || strcmp(name, "--quiet") == 0) {
+            if (eq)
+                return bad(name, eq + 1);
+            if (name[2] == 'g')
+                o.gzip = 1;
+            else
+                quiet = 1;
+            continue;
+        }
+        if (eq) {
+            val = eq + 1;
+        } else {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "tlmpi-synth: %s needs a value\n", name);
+                return 2;
+            }
+            val = argv[++i];
+        }
+        int64_t v64;
+        if (strcmp(name, "--out") == 0) {
+            o.out_dir = val;
+        } else if (strcmp(name, "--world_size") == 0) {
+            if (parse_int(val, &o.world_size))
+                return bad(name, val);
+        } else if (strcmp(name, "--steps") == 0) {
+            if (parse_int(val, &o.steps))
+                return bad(name, val);
+        } else if (strcmp(name, "--layers") == 0) {
+            if (parse_int(val, &o.layers))
+                return bad(name, val);
+        } else if (strcmp(name, "--tp") == 0) {
+            if (parse_int(val, &o.tp))
+                return bad(name, val);
+        } else if (strcmp(name, "--target_size") == 0) {
+            if (parse_size(val, &o.target_size))
+                return bad(name, val);
+        } else if (strcmp(name, "--gzip_level") == 0) {
+            if (parse_int(val, &o.gzip_level))
+                return bad(name, val);
+        } else if (strcmp(name, "--seed") == 0) {
+            if (parse_i64(val, &v64) || v64 < 0)
+                return bad(name, val);
+            o.seed = (uint64_t)v64;
+        } else if (strcmp(name, "--schema") == 0) {
+            if (parse_int(val, &o.schema))
+                return bad(name, val);
+        } else if (strcmp(name, "--name_pattern") == 0) {
+            o.name_pattern = val;
+        } else if (strcmp(name, "--straggler") == 0) {
+            if (parse_int(val, &o.straggler_rank))
+                return bad(name, val);
+        } else if (strcmp(name, "--straggler_delay_us") == 0) {
+            if (parse_us(val, &o.straggler_delay_ns))
+                return bad(name, val);
+        } else if (strcmp(name, "--jitter_us") == 0) {
+            if (parse_us(val, &o.jitter_ns))
+                return bad(name, val);
+        } else if (strcmp(name, "--gpus_per_node") == 0) {
+            if (parse_int(val, &o.gpus_per_node))
+                return bad(name, val);
+        } else if (strcmp(name, "--node_offset_us") == 0) {
+            int n = tlm_synth_parse_list(val, o.node_offset_ns,
+                                         TLM_SYNTH_MAX_NODES);
+            if (n < 0)
+                return bad(name, val);
+            for (int k = 0; k < n; k++) {
+                if (o.node_offset_ns[k] > INT64_MAX / 1000 ||
+                    o.node_offset_ns[k] < -(INT64_MAX / 1000))
+                    return bad(name, val);
+                o.node_offset_ns[k] *= 1000;
+            }
+            o.n_node_offsets = n;
+        } else if (strcmp(name, "--clock_offset_us") == 0) {
+            if (parse_us(val, &o.clock_offset_ns))
+                return bad(name, val);
+        } else if (strcmp(name, "--clip_first") == 0) {
+            if (parse_clip(val, &o, 0))
+                return bad(name, val);
+        } else if (strcmp(name, "--clip_last") == 0) {
+            if (parse_clip(val, &o, 1))
+                return bad(name, val);
+        } else if (strcmp(name, "--ranks") == 0) {
+            int n = tlm_synth_parse_list(val, ranks64, 4096);
+            if (n < 0)
+                return bad(name, val);
+            for (int k = 0; k < n; k++) {
+                if (ranks64[k] < 0 || ranks64[k] > 2147483647)
+                    return bad(name, val);
+                ranks[k] = (int)ranks64[k];
+            }
+            o.only_ranks = ranks;
+            o.n_only_ranks = n;
+        } else if (strcmp(name, "--hidden") == 0) {
+            if (parse_int(val, &o.hidden))
+                return bad(name, val);
+        } else if (strcmp(name, "--heads") == 0) {
+            if (parse_int(val, &o.heads))
+                return bad(name, val);
+        } else if (strcmp(name, "--seq_len") == 0) {
+            if (parse_int(val, &o.seq_len))
+                return bad(name, val);
+        } else if (strcmp(name, "--batch") == 0) {
+            if (parse_int(val, &o.batch))
+                return bad(name, val);
+        } else if (strcmp(name, "--vocab") == 0) {
+            if (parse_int(val, &o.vocab))
+                return bad(name, val);
+        } else {
+            fprintf(stderr, "tlmpi-synth: unknown option '%s'\n%s", name,
+                    "try tlmpi-synth --help\n");
+            return 2;
+        }
+    }
+    if (!o.out_dir) {
+        fprintf(stderr, "tlmpi-synth: --out DIR is required\n%s", usage);
+        return 2;
+    }
+
+    tlm_error err;
+    tlm_error_clear(&err);
+    tlm_synth_truth *t = NULL;
+    tlm_status st = tlm_synth_run(&o, &t, &err);
+    if (st != TLM_OK) {
+        char buf[1024];
+        fprintf(stderr, "tlmpi-synth: %s\n",
+                tlm_error_format(&err, buf, sizeof buf));
+        return st == TLM_EINVAL ? 2 : 1;
+    }
+    if (!quiet) {
+        size_t written = 0;
+        uint64_t bytes = 0;
+        for (int r = 0; r < t->world_size; r++) {
+            if (!t->ranks[r].written)
+                continue;
+            written++;
+            bytes += t->ranks[r].n_bytes;
+        }
+        printf("tlmpi-synth: %zu trace(s) in %s (world %d, tp %d, %d "
+               "steps, schema %d, %zu collectives, %llu JSON bytes), "
+               "ground_truth.json\n",
+               written, o.out_dir, t->world_size, o.tp, t->steps, o.schema,
+               t->n_colls, (unsigned long long)bytes);
+    }
+    tlm_synth_truth_free(t);
+    return 0;
+}

@@ -1,0 +1,623 @@
+/*
+ * test_synth.c - tlmpi-synth's generator (src/synth*.c): options and list
+ * parsing, determinism, ground-truth consistency, and the written traces
+ * read back with the project's reader: event counts, every kept collective
+ * kernel at its trace-local start, clipping, clock offsets, and the keys
+ * that tell the three NCCL schema generations apart.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tlmpi/tlm_synth.h"
+#include "tlmpi/tlm_trace.h"
+#include "tlm_test_util.h"
+
+#include <dirent.h>
+#include <string.h>
+#include <unistd.h>
+
+/* MARK: - helpers */
+
+/* Small, fast job: 4 ranks (tp 2, dp 2), 2 per node, tiny model. */
+static void small_opts(tlm_synth_opts *o, const char *dir)
+{
+    tlm_synth_opts_init(o);
+    o->out_dir = dir;
+    o->world_size = 4;
+    o->tp = 2;
+    o->steps = 2;
+    o->layers = 2;
+    o->gpus_per_node = 2;
+    o->hidden = 256;
+    o->heads = 4;
+    o->seq_len = 256;
+    o->vocab = 1024;
+    o->seed = 11;
+}
+
+static void rm_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char p[1024];
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        remove(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)sz + 1);
+    if (!b)
+        tt_die("malloc");
+    if (fread(b, 1, (size_t)sz, f) != (size_t)sz)
+        tt_die("fread");
+    fclose(f);
+    *n = (size_t)sz;
+    return b;
+}
+
+static int files_equal(const char *a, const char *b)
+{
+    size_t na = 0;
+    size_t nb = 0;
+    unsigned char *ba = slurp(a, &na);
+    unsigned char *bb = slurp(b, &nb);
+    assert_non_null(ba);
+    assert_non_null(bb);
+    int eq = na == nb && memcmp(ba, bb, na) == 0;
+    free(ba);
+    free(bb);
+    return eq;
+}
+
+static tlm_trace *read_rank(const char *dir, const tlm_synth_truth *t,
+                            int r)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, t->ranks[r].trace_file);
+    tlm_trace *tr = NULL;
+    tlm_error err;
+    tlm_error_clear(&err);
+    tlm_status st = tlm_trace_read_file(path, NULL, &tr, &err);
+    if (st != TLM_OK) {
+        char buf[1024];
+        fprintf(stderr, "%s\n", tlm_error_format(&err, buf, sizeof buf));
+    }
+    assert_int_equal(st, TLM_OK);
+    return tr;
+}
+
+static int is_nccl_kernel(const tlm_trace *tr, const tlm_event *ev)
+{
+    if (ev->cat != TLM_CAT_KERNEL)
+        return 0;
+    const char *name = tlm_trace_str(tr, ev->name, NULL);
+    return strncmp(name, "ncclDevKernel_", 14) == 0;
+}
+
+/* The NCCL kernel of member m (same local start and duration), or NULL. */
+static const tlm_event *find_kernel(const tlm_trace *tr,
+                                    const tlm_synth_member *m)
+{
+    size_t n = 0;
+    const tlm_event *ev = tlm_trace_events(tr, &n);
+    for (size_t i = 0; i < n; i++)
+        if (is_nccl_kernel(tr, &ev[i]) && ev[i].ts == m->local_start_ns &&
+            ev[i].dur == m->end_ns - m->start_ns)
+            return &ev[i];
+    return NULL;
+}
+
+static size_t count_nccl_kernels(const tlm_trace *tr)
+{
+    size_t n = 0;
+    size_t k = 0;
+    const tlm_event *ev = tlm_trace_events(tr, &n);
+    for (size_t i = 0; i < n; i++)
+        k += (size_t)is_nccl_kernel(tr, &ev[i]);
+    return k;
+}
+
+/* MARK: - options */
+
+static void test_parse_list(void **state)
+{
+    (void)state;
+    int64_t v[4];
+    assert_int_equal(tlm_synth_parse_list("0,150,-80", v, 4), 3);
+    assert_int_equal(v[0], 0);
+    assert_int_equal(v[1], 150);
+    assert_int_equal(v[2], -80);
+    assert_int_equal(tlm_synth_parse_list("7", v, 4), 1);
+    assert_int_equal(v[0], 7);
+    assert_int_equal(tlm_synth_parse_list("", v, 4), -1);
+    assert_int_equal(tlm_synth_parse_list("1,,2", v, 4), -1);
+    assert_int_equal(tlm_synth_parse_list("1,2,", v, 4), -1);
+    assert_int_equal(tlm_synth_parse_list("1;2", v, 4), -1);
+    assert_int_equal(tlm_synth_parse_list("1,2,3,4,5", v, 4), -1);
+    assert_int_equal(tlm_synth_parse_list("99999999999999999999", v, 4),
+                     -1);
+}
+
+static void test_bad_options(void **state)
+{
+    (void)state;
+    tlm_synth_opts o;
+    tlm_error err;
+    tlm_synth_truth dummy;
+    tlm_synth_truth *t = &dummy;
+
+    small_opts(&o, "/nonexistent-synth-dir");
+    o.tp = 3;
+    assert_int_equal(tlm_synth_run(&o, &t, &err), TLM_EINVAL);
+    assert_null(t);
+    assert_non_null(strstr(err.msg, "--tp"));
+
+    small_opts(&o, "/nonexistent-synth-dir");
+    o.schema = 4;
+    assert_int_equal(tlm_synth_write(&o, &err), TLM_EINVAL);
+    assert_non_null(strstr(err.msg, "--schema"));
+
+    small_opts(&o, "/nonexistent-synth-dir");
+    o.name_pattern = "trace.json";
+    assert_int_equal(tlm_synth_write(&o, &err), TLM_EINVAL);
+    assert_non_null(strstr(err.msg, "{r}"));
+
+    small_opts(&o, "/nonexistent-synth-dir");
+    int bad_rank = 4;
+    o.only_ranks = &bad_rank;
+    o.n_only_ranks = 1;
+    assert_int_equal(tlm_synth_write(&o, &err), TLM_EINVAL);
+    assert_non_null(strstr(err.msg, "--ranks"));
+
+    small_opts(&o, "/nonexistent-synth-dir");
+    o.n_node_offsets = 3; /* 2 nodes */
+    assert_int_equal(tlm_synth_write(&o, &err), TLM_EINVAL);
+
+    small_opts(&o, NULL);
+    assert_int_equal(tlm_synth_write(&o, &err), TLM_EINVAL);
+    assert_non_null(strstr(err.msg, "--out"));
+
+    /* clipping every collective of a rank away is refused */
+    small_opts(&o, NULL);
+    o.write_traces = 0;
+    o.clip[0].rank = 1;
+    o.clip[0].first = 100000;
+    o.n_clips = 1;
+    assert_int_equal(tlm_synth_run(&o, &t, &err), TLM_EINVAL);
+    assert_null(t);
+    assert_non_null(strstr(err.msg, "rank 1"));
+}
+
+/* MARK: - determinism */
+
+static void test_determinism(void **state)
+{
+    (void)state;
+    char d1[256];
+    char d2[256];
+    char d3[256];
+    tt_tmpdir(d1, sizeof d1);
+    tt_tmpdir(d2, sizeof d2);
+    tt_tmpdir(d3, sizeof d3);
+    tlm_synth_opts o;
+    tlm_error err;
+    small_opts(&o, d1);
+    o.jitter_ns = 20000;
+    o.clock_offset_ns = 300000;
+    assert_int_equal(tlm_synth_write(&o, &err), TLM_OK);
+    o.out_dir = d2;
+    assert_int_equal(tlm_synth_write(&o, &err), TLM_OK);
+    o.out_dir = d3;
+    o.seed = 12;
+    assert_int_equal(tlm_synth_write(&o, &err), TLM_OK);
+    const char *names[] = {"rank0_trace.json", "rank3_trace.json",
+                           "ground_truth.json"};
+    for (int i = 0; i < 3; i++) {
+        char a[512];
+        char b[512];
+        char c[512];
+        snprintf(a, sizeof a, "%s/%s", d1, names[i]);
+        snprintf(b, sizeof b, "%s/%s", d2, names[i]);
+        snprintf(c, sizeof c, "%s/%s", d3, names[i]);
+        assert_true(files_equal(a, b));
+        assert_false(files_equal(a, c));
+    }
+    rm_tree(d1);
+    rm_tree(d2);
+    rm_tree(d3);
+}
+
+/* MARK: - ground truth and traces */
+
+static void check_truth(const tlm_synth_truth *t)
+{
+    assert_true(t->n_colls > 0);
+    for (size_t i = 0; i < t->n_colls; i++) {
+        const tlm_synth_coll *c = &t->colls[i];
+        const tlm_synth_member *m = &t->members[c->first_member];
+        assert_int_equal(c->n_members, t->pgs[c->pg].size);
+        int64_t mind = INT64_MAX;
+        int64_t mx = INT64_MIN;
+        int64_t mn = INT64_MAX;
+        for (int k = 0; k < c->n_members; k++) {
+            assert_int_equal(m[k].rank, t->pgs[c->pg].ranks[k]);
+            assert_int_equal(m[k].end_ns, c->end_ns);
+            int64_t d = m[k].end_ns - m[k].start_ns;
+            if (d < mind)
+                mind = d;
+            if (m[k].start_ns > mx)
+                mx = m[k].start_ns;
+            if (m[k].start_ns < mn)
+                mn = m[k].start_ns;
+            assert_int_equal(m[k].local_start_ns,
+                             m[k].start_ns +
+                                 t->ranks[m[k].rank].clock_offset_ns);
+        }
+        assert_int_equal(mind, c->comm_ns);
+        assert_int_equal(mx - mn, c->skew_ns);
+        assert_int_equal(c->end_ns, mx + c->comm_ns);
+        assert_true(c->seq >= 1);
+    }
+    /* per process group, seq runs 1, 2, 3, ... in issue order */
+    for (size_t p = 0; p < t->n_pgs; p++) {
+        int64_t next = 1;
+        for (size_t i = 0; i < t->n_colls; i++)
+            if (t->colls[i].pg == (int)p)
+                assert_int_equal(t->colls[i].seq, next++);
+    }
+}
+
+/* Every kept member's kernel is in its rank's trace at local_start; no
+ * dropped member's is; event counts match the truth. */
+static void check_traces(const char *dir, const tlm_synth_truth *t,
+                         int schema)
+{
+    for (int r = 0; r < t->world_size; r++) {
+        if (!t->ranks[r].written)
+            continue;
+        tlm_trace *tr = read_rank(dir, t, r);
+        size_t n = 0;
+        tlm_trace_events(tr, &n);
+        assert_int_equal(n, t->ranks[r].n_events);
+        assert_int_equal(tlm_trace_stats(tr)->bytes_json,
+                         t->ranks[r].n_bytes);
+        const tlm_trace_meta *meta = tlm_trace_meta_get(tr);
+        assert_int_equal(meta->rank, r);
+        assert_int_equal(meta->world_size, t->world_size);
+        assert_int_equal(meta->base_time_ns, t->base_time_ns);
+        if (schema >= 2)
+            assert_int_equal(meta->n_pgs, t->n_pgs);
+        else
+            assert_int_equal(meta->n_pgs, 0);
+        assert_int_equal(count_nccl_kernels(tr), t->ranks[r].n_colls_kept);
+        uint64_t kept = 0;
+        for (size_t i = 0; i < t->n_colls; i++) {
+            const tlm_synth_coll *c = &t->colls[i];
+            for (int k = 0; k < c->n_members; k++) {
+                const tlm_synth_member *m = &t->members[c->first_member + k];
+                if (m->rank != r)
+                    continue;
+                const tlm_event *ev = find_kernel(tr, m);
+                if (!m->kept) {
+                    assert_null(ev);
+                    continue;
+                }
+                kept++;
+                assert_non_null(ev);
+                int64_t ext = 0;
+                int64_t corr = 0;
+                int64_t v = 0;
+                assert_true(tlm_event_arg_int(tr, ev, TLM_ARG_EXTERNAL_ID,
+                                              &ext));
+                assert_true(tlm_event_arg_int(tr, ev, TLM_ARG_CORRELATION,
+                                              &corr));
+                const char *cname = tlm_event_arg_str(
+                    tr, ev, TLM_ARG_COLLECTIVE_NAME, NULL);
+                int64_t seq = 0;
+                int has_seq =
+                    tlm_event_arg_int(tr, ev, TLM_ARG_SEQ, &seq) != 0;
+                if (schema == 1) {
+                    assert_null(cname);
+                    assert_false(has_seq);
+                    assert_int_equal(ext, corr);
+                } else {
+                    assert_non_null(cname);
+                    if (strcmp(c->name, "send") == 0)
+                        assert_string_equal(cname, k == 0 ? "send"
+                                                          : "recv");
+                    else
+                        assert_string_equal(cname, c->name);
+                    assert_string_equal(
+                        tlm_event_arg_str(tr, ev, TLM_ARG_DTYPE, NULL),
+                        c->dtype);
+                    assert_true(tlm_event_arg_int(
+                        tr, ev, TLM_ARG_IN_MSG_NELEMS, &v));
+                    assert_int_equal(v, c->in_nelems);
+                    assert_string_equal(
+                        tlm_event_arg_str(tr, ev, TLM_ARG_PG_NAME, NULL),
+                        t->pgs[c->pg].name);
+                    assert_int_equal(has_seq, schema == 3);
+                    if (has_seq)
+                        assert_int_equal(seq, c->seq);
+                    assert_true(ext != corr);
+                }
+            }
+        }
+        assert_int_equal(kept, t->ranks[r].n_colls_kept);
+        tlm_trace_free(tr);
+    }
+}
+
+/* record_param_comms: schema 1 carries the seq as Concrete Inputs[1],
+ * schemas 2 and 3 leave it "" and have named keys. */
+static void check_rpc(const char *dir, const tlm_synth_truth *t, int schema)
+{
+    tlm_trace *tr = read_rank(dir, t, 0);
+    size_t n = 0;
+    const tlm_event *ev = tlm_trace_events(tr, &n);
+    int seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = tlm_trace_str(tr, ev[i].name, NULL);
+        if (strcmp(name, "record_param_comms") != 0)
+            continue;
+        const char *ci =
+            tlm_event_arg_str(tr, &ev[i], TLM_ARG_CONCRETE_INPUTS, NULL);
+        const char *cn =
+            tlm_event_arg_str(tr, &ev[i], TLM_ARG_COLLECTIVE_NAME, NULL);
+        if (cn && strcmp(cn, "wait") == 0)
+            continue;
+        if (schema == 1 && ci && strncmp(ci, "[\"\",", 4) != 0)
+            continue; /* the wait record of schema 1 */
+        assert_non_null(ci);
+        seen++;
+        if (schema == 1) {
+            assert_null(cn);
+            assert_true(strncmp(ci, "[\"\",\"\"", 6) != 0);
+        } else {
+            assert_non_null(cn);
+            assert_true(strncmp(ci, "[\"\",\"\",", 7) == 0);
+        }
+    }
+    assert_true(seen > 0);
+    tlm_trace_free(tr);
+}
+
+static void run_schema(int schema, int gzip)
+{
+    char dir[256];
+    tt_tmpdir(dir, sizeof dir);
+    tlm_synth_opts o;
+    tlm_error err;
+    small_opts(&o, dir);
+    o.schema = schema;
+    o.gzip = gzip;
+    o.node_offset_ns[0] = 0;
+    o.node_offset_ns[1] = 250000;
+    o.n_node_offsets = 2;
+    o.straggler_rank = 3;
+    o.straggler_delay_ns = 800000;
+    tlm_synth_truth *t = NULL;
+    assert_int_equal(tlm_synth_run(&o, &t, &err), TLM_OK);
+    assert_non_null(t);
+    assert_int_equal(t->ranks[2].clock_offset_ns, 250000);
+    assert_int_equal(t->ranks[1].clock_offset_ns, 0);
+    check_truth(t);
+    check_traces(dir, t, schema);
+    check_rpc(dir, t, schema);
+    /* the straggler arrives last at each of its collectives */
+    for (size_t i = 0; i < t->n_colls; i++) {
+        const tlm_synth_coll *c = &t->colls[i];
+        const tlm_synth_member *m = &t->members[c->first_member];
+        for (int k = 0; k < c->n_members; k++)
+            if (m[k].rank == 3)
+                assert_int_equal(m[k].end_ns - m[k].start_ns, c->comm_ns);
+    }
+    tlm_synth_truth_free(t);
+    rm_tree(dir);
+}
+
+static void test_schema1(void **state)
+{
+    (void)state;
+    run_schema(1, 0);
+}
+
+static void test_schema2_gzip(void **state)
+{
+    (void)state;
+    run_schema(2, 1);
+}
+
+static void test_schema3(void **state)
+{
+    (void)state;
+    run_schema(3, 0);
+}
+
+/* MARK: - clipping, --ranks, target size */
+
+static void test_clip(void **state)
+{
+    (void)state;
+    char dir[256];
+    tt_tmpdir(dir, sizeof dir);
+    tlm_synth_opts o;
+    tlm_error err;
+    small_opts(&o, dir);
+    o.jitter_ns = 5000;
+    o.clip[0] = (tlm_synth_clip){1, 2, 0};
+    o.clip[1] = (tlm_synth_clip){1, 0, 3};
+    o.clip[2] = (tlm_synth_clip){2, 0, 1};
+    o.n_clips = 3;
+    tlm_synth_truth *t = NULL;
+    assert_int_equal(tlm_synth_run(&o, &t, &err), TLM_OK);
+    check_truth(t);
+    /* rank 1 loses exactly its first 2 and last 3 collectives (issue
+     * order), rank 2 its last one, the others nothing */
+    for (int r = 0; r < 4; r++) {
+        uint64_t n = t->ranks[r].n_colls;
+        uint64_t drop = r == 1 ? 5 : r == 2 ? 1 : 0;
+        assert_true(n > 10);
+        assert_int_equal(t->ranks[r].n_colls_kept, n - drop);
+        uint64_t k = 0;
+        for (size_t i = 0; i < t->n_colls; i++) {
+            const tlm_synth_coll *c = &t->colls[i];
+            for (int j = 0; j < c->n_members; j++) {
+                const tlm_synth_member *m = &t->members[c->first_member + j];
+                if (m->rank != r)
+                    continue;
+                int want = 1;
+                if (r == 1 && (k < 2 || k >= n - 3))
+                    want = 0;
+                if (r == 2 && k == n - 1)
+                    want = 0;
+                assert_int_equal(m->kept, want);
+                if (want && (r == 1 || r == 2)) {
+                    assert_true(m->start_ns >= t->ranks[r].window_start_ns);
+                    assert_true(m->end_ns <= t->ranks[r].window_end_ns);
+                }
+                k++;
+            }
+        }
+        assert_int_equal(k, n);
+    }
+    check_traces(dir, t, 3);
+    /* the clipped trace has no event starting outside its window */
+    tlm_trace *tr = read_rank(dir, t, 1);
+    size_t n = 0;
+    const tlm_event *ev = tlm_trace_events(tr, &n);
+    int64_t off = t->ranks[1].clock_offset_ns;
+    for (size_t i = 0; i < n; i++) {
+        if (ev[i].ph == 'M')
+            continue;
+        assert_true(ev[i].ts >= t->ranks[1].window_start_ns + off);
+        assert_true(ev[i].ts <= t->ranks[1].window_end_ns + off);
+    }
+    assert_true(t->ranks[1].n_events < t->ranks[0].n_events);
+    tlm_trace_free(tr);
+    tlm_synth_truth_free(t);
+    rm_tree(dir);
+}
+
+static void test_only_ranks_and_gzip(void **state)
+{
+    (void)state;
+    char d1[256];
+    char d2[256];
+    tt_tmpdir(d1, sizeof d1);
+    tt_tmpdir(d2, sizeof d2);
+    tlm_synth_opts o;
+    tlm_error err;
+    small_opts(&o, d1);
+    int only[2] = {0, 3};
+    o.only_ranks = only;
+    o.n_only_ranks = 2;
+    o.name_pattern = "job_{r}.json";
+    tlm_synth_truth *t1 = NULL;
+    assert_int_equal(tlm_synth_run(&o, &t1, &err), TLM_OK);
+    o.out_dir = d2;
+    o.gzip = 1;
+    o.gzip_level = 6;
+    o.name_pattern = NULL;
+    tlm_synth_truth *t2 = NULL;
+    assert_int_equal(tlm_synth_run(&o, &t2, &err), TLM_OK);
+
+    char p[512];
+    for (int r = 0; r < 4; r++) {
+        int want = r == 0 || r == 3;
+        assert_int_equal(t1->ranks[r].written, want);
+        snprintf(p, sizeof p, "%s/job_%d.json", d1, r);
+        assert_int_equal(access(p, F_OK) == 0, want);
+        snprintf(p, sizeof p, "%s/rank%d_trace.json.gz", d2, r);
+        assert_int_equal(access(p, F_OK) == 0, want);
+        /* the ground truth covers every rank either way */
+        assert_true(t1->ranks[r].n_colls > 0);
+        assert_int_equal(t1->ranks[r].n_colls, t2->ranks[r].n_colls);
+        if (want) {
+            assert_true(t1->ranks[r].n_events > 0);
+            assert_int_equal(t1->ranks[r].n_events, t2->ranks[r].n_events);
+        } else {
+            assert_int_equal(t1->ranks[r].n_events, 0);
+        }
+    }
+    assert_int_equal(t1->n_colls, t2->n_colls);
+    check_traces(d2, t2, 3);
+    /* the same job gzip'd inflates to the same JSON but for traceName */
+    assert_int_equal(t2->ranks[3].n_bytes - t1->ranks[3].n_bytes,
+                     strlen("rank3_trace.json.gz") - strlen("job_3.json"));
+    snprintf(p, sizeof p, "%s/ground_truth.json", d2);
+    assert_int_equal(access(p, F_OK), 0);
+    tlm_synth_truth_free(t1);
+    tlm_synth_truth_free(t2);
+    rm_tree(d1);
+    rm_tree(d2);
+}
+
+static void test_target_size(void **state)
+{
+    (void)state;
+    char dir[256];
+    tt_tmpdir(dir, sizeof dir);
+    tlm_synth_opts o;
+    tlm_error err;
+    small_opts(&o, dir);
+    o.steps = 1;
+    o.target_size = 3000000;
+    int only = 0;
+    o.only_ranks = &only;
+    o.n_only_ranks = 1;
+    tlm_synth_truth *t = NULL;
+    assert_int_equal(tlm_synth_run(&o, &t, &err), TLM_OK);
+    assert_true(t->steps > 2);
+    assert_true(t->ranks[0].n_bytes >= 2900000);
+    assert_true(t->ranks[0].n_bytes <= 3300000);
+    check_truth(t);
+    tlm_synth_truth_free(t);
+
+    /* truth only: no files, same timing as with files */
+    tlm_synth_opts o2;
+    small_opts(&o2, NULL);
+    o2.steps = 3;
+    o2.write_traces = 0;
+    tlm_synth_truth *t2 = NULL;
+    assert_int_equal(tlm_synth_run(&o2, &t2, &err), TLM_OK);
+    assert_int_equal(t2->steps, 3);
+    assert_int_equal(t2->ranks[0].n_events, 0);
+    check_truth(t2);
+    tlm_synth_truth_free(t2);
+    rm_tree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_list),
+        cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_schema1),
+        cmocka_unit_test(test_schema2_gzip),
+        cmocka_unit_test(test_schema3),
+        cmocka_unit_test(test_clip),
+        cmocka_unit_test(test_only_ranks_and_gzip),
+        cmocka_unit_test(test_target_size),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
