@@ -1,0 +1,141 @@
+/*
+ * coll_internal.h - helpers shared by the collective modules
+ * (coll_records.c, coll_match.c, coll_clock.c, coll_summary.c, coll_tl.c,
+ * dtype.c).  Not part of the public API.
+ */
+#ifndef TLM_COLL_INTERNAL_H
+#define TLM_COLL_INTERNAL_H
+
+#include "tlmpi/tlm_coll.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline const tlm_alloc *tlm_coll_al(const tlm_alloc *a)
+{
+    return a ? a : tlm_alloc_default();
+}
+
+static inline void *tlm_coll_malloc(const tlm_alloc *a, size_t n)
+{
+    a = tlm_coll_al(a);
+    return a->malloc_fn(a->ctx, n ? n : 1);
+}
+
+static inline void *tlm_coll_calloc(const tlm_alloc *a, size_t cnt,
+                                    size_t sz)
+{
+    if (sz && cnt > SIZE_MAX / sz)
+        return NULL;
+    void *p = tlm_coll_malloc(a, cnt * sz);
+    if (p && cnt != 0 && sz != 0)
+        memset(p, 0, cnt * sz);
+    return p;
+}
+
+static inline void *tlm_coll_realloc(const tlm_alloc *a, void *p, size_t n)
+{
+    a = tlm_coll_al(a);
+    return a->realloc_fn(a->ctx, p, n ? n : 1);
+}
+
+static inline void tlm_coll_mfree(const tlm_alloc *a, void *p)
+{
+    if (!p)
+        return;
+    a = tlm_coll_al(a);
+    a->free_fn(a->ctx, p);
+}
+
+/* Grows *arr (element size sz) so that it holds at least need elements. */
+static inline int tlm_coll_grow(const tlm_alloc *a, void **arr, size_t *cap,
+                                size_t need, size_t sz)
+{
+    if (need <= *cap)
+        return 1;
+    size_t nc = *cap ? *cap : 16;
+    while (nc < need) {
+        if (nc > SIZE_MAX / 2 / sz)
+            return 0;
+        nc *= 2;
+    }
+    void *p = tlm_coll_realloc(a, *arr, nc * sz);
+    if (!p)
+        return 0;
+    *arr = p;
+    *cap = nc;
+    return 1;
+}
+
+/* Order-dependent 64-bit mix of two values (deterministic everywhere). */
+static inline uint64_t tlm_coll_mix(uint64_t a, uint64_t b)
+{
+    uint64_t h = a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebull;
+    h ^= h >> 31;
+    return h;
+}
+
+/* Copies at most len bytes of s into dst[cap] (NUL-terminated). */
+static inline void tlm_coll_strlcpy(char *dst, size_t cap, const char *s,
+                                    size_t len)
+{
+    if (cap == 0)
+        return;
+    if (!s)
+        len = 0;
+    if (len >= cap)
+        len = cap - 1;
+    if (len)
+        memcpy(dst, s, len);
+    dst[len] = '\0';
+}
+
+static inline int tlm_coll_cmp_i64(int64_t a, int64_t b)
+{
+    return (a > b) - (a < b);
+}
+
+static inline int tlm_coll_cmp_u64(uint64_t a, uint64_t b)
+{
+    return (a > b) - (a < b);
+}
+
+/* Bounds applied to input times at extraction (ns): every later
+ * difference and sum of a few values stays inside int64. */
+#define TLM_COLL_TIME_MAX ((int64_t)1 << 61) /* year ~2043 in epoch ns */
+#define TLM_COLL_DUR_MAX ((int64_t)1 << 59)  /* ~18 years */
+#define TLM_COLL_NELEMS_MAX ((int64_t)1 << 48)
+
+static inline int64_t tlm_coll_clamp(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* Saturating int64 addition (sums of waits, bytes over many members). */
+static inline int64_t tlm_coll_sat_add(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b)
+        return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b)
+        return INT64_MIN;
+    return a + b;
+}
+
+/* Signature of a record: p2p types fold to one, so a send and its recv
+ * agree. */
+uint64_t tlm_coll_signature(int coll, int dtype, int64_t in_nelems,
+                            int64_t out_nelems);
+
+/* Median of v[0..n) (sorts v in place); n > 0.  Mean of the two middle
+ * values (rounded toward negative infinity) for even n. */
+int64_t tlm_coll_median_i64(int64_t *v, size_t n);
+
+/* Linear-interpolated quantile q of sorted doubles (numpy default). */
+double tlm_coll_quantile_sorted(const double *v, size_t n, double q);
+
+#endif /* TLM_COLL_INTERNAL_H */

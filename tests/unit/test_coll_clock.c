@@ -1,0 +1,256 @@
+/*
+ * test_coll_clock.c - clock-offset estimation from collective end times.
+ *
+ * Member arrays are built directly ("fake ranks"): a true schedule where
+ * every member of an instance ends at the same true time, seen through
+ * per-node clock offsets, with a straggling kernel as outlier; then the
+ * causality clamp, anchoring, components, ranks without data, and input
+ * order independence.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tlmpi/tlm_coll.h"
+
+static tlm_coll_member mkmem(uint64_t key, int64_t seq, int rank,
+                             int64_t start, int64_t end)
+{
+    tlm_coll_member m;
+    memset(&m, 0, sizeof m);
+    m.match_key = key;
+    m.seq = seq;
+    m.trace_rank = rank;
+    m.start_ns = start;
+    m.end_ns = end;
+    m.dur_ns = end - start;
+    m.coll = TLM_COLL_ALLREDUCE;
+    m.bytes = 1 << 20;
+    m.send_bytes = m.recv_bytes = -1;
+    m.n_kernels = 1;
+    return m;
+}
+
+/* 4 nodes x 2 ranks, offsets per node; instance 7 has a rank whose end is
+ * 5 ms late (an outlier the medians ignore). */
+static const int64_t node_off[4] = {0, -120000, 45000, 3000000};
+
+static size_t build(tlm_coll_member *m, int outlier)
+{
+    size_t n = 0;
+    for (int c = 0; c < 30; c++) {
+        int64_t T = (int64_t)c * 10000000;
+        for (int r = 0; r < 8; r++) {
+            int64_t s = T + ((c * 5 + r * 3) % 7) * 10000;
+            int64_t e = T + 200000;
+            if (outlier && c == 7 && r == 3)
+                e += 5000000;
+            int64_t o = node_off[r / 2];
+            m[n++] = mkmem(42, c, r, s + o, e + o);
+        }
+    }
+    return n;
+}
+
+static void test_exact_offsets_per_node(void **state)
+{
+    (void)state;
+    tlm_coll_member m[300];
+    size_t n = build(m, 1);
+    int32_t dom[8] = {0, 0, 1, 1, 2, 2, 3, 3};
+    tlm_coll_clock_opts o;
+    tlm_coll_clock_opts_init(&o);
+    o.domain_of_rank = dom;
+    o.n_domain_of_rank = 8;
+    tlm_coll_clock *clk = NULL;
+    size_t nc = 0;
+    assert_int_equal(tlm_coll_clock_estimate(m, n, &o, &clk, &nc, NULL),
+                     TLM_OK);
+    assert_int_equal(nc, 8);
+    for (int r = 0; r < 8; r++) {
+        assert_int_equal(clk[r].offset_ns, node_off[r / 2]);
+        assert_int_equal(clk[r].domain, r / 2);
+        assert_int_equal(clk[r].reference_rank, 0);
+        assert_int_equal(clk[r].n_samples, 30);
+        assert_int_equal(clk[r].flags & (TLM_COLL_CLOCK_CLAMPED |
+                                         TLM_COLL_CLOCK_INFEASIBLE |
+                                         TLM_COLL_CLOCK_NO_DATA),
+                         0);
+        assert_true(clk[r].lo_ns <= clk[r].offset_ns);
+        assert_true(clk[r].offset_ns <= clk[r].hi_ns);
+        assert_int_equal(clk[r].n_causality_violations, 0);
+    }
+    /* the anchor rank; rank 1 shares its clock (offset 0) */
+    assert_true(clk[0].flags & TLM_COLL_CLOCK_REFERENCE);
+    assert_false(clk[1].flags & TLM_COLL_CLOCK_REFERENCE);
+    /* node 3 is 3 ms off against skews of ~3 ms: large; node 2's 45 us
+     * against raw skews of ~3 ms is not */
+    assert_true(clk[6].flags & TLM_COLL_CLOCK_LARGE);
+    assert_false(clk[4].flags & TLM_COLL_CLOCK_LARGE);
+    int64_t off[8];
+    tlm_coll_clock_offsets(clk, 8, off);
+    assert_int_equal(off[6], 3000000);
+    tlm_coll_free(NULL, clk);
+
+    /* per rank (no domains) gives the same offsets here */
+    o.domain_of_rank = NULL;
+    o.n_domain_of_rank = 0;
+    assert_int_equal(tlm_coll_clock_estimate(m, n, &o, &clk, &nc, NULL),
+                     TLM_OK);
+    for (int r = 0; r < 8; r++) {
+        assert_int_equal(clk[r].offset_ns, node_off[r / 2]);
+        assert_int_equal(clk[r].domain, r);
+    }
+    tlm_coll_free(NULL, clk);
+}
+
+static void test_order_independent(void **state)
+{
+    (void)state;
+    tlm_coll_member m[300], sh[300];
+    size_t n = build(m, 1);
+    for (size_t i = 0; i < n; i++)
+        sh[i] = m[(i * 97) % n]; /* 97 coprime with 240 */
+    tlm_coll_clock *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    assert_int_equal(tlm_coll_clock_estimate(m, n, NULL, &a, &na, NULL),
+                     TLM_OK);
+    assert_int_equal(tlm_coll_clock_estimate(sh, n, NULL, &b, &nb, NULL),
+                     TLM_OK);
+    assert_int_equal(na, nb);
+    assert_memory_equal(a, b, na * sizeof *a);
+    tlm_coll_free(NULL, a);
+    tlm_coll_free(NULL, b);
+}
+
+/* Ends that say +100 us, but in one instance rank 1 finished only 45 us
+ * after rank 0 started: causality caps the offset at 45 us + tol. */
+static void test_causality_clamp(void **state)
+{
+    (void)state;
+    tlm_coll_member m[16];
+    size_t n = 0;
+    for (int c = 0; c < 4; c++) {
+        int64_t T = (int64_t)c * 1000000;
+        m[n++] = mkmem(9, c, 0, T, T + 200000);
+        m[n++] = mkmem(9, c, 1, T + 10000, T + 300000);
+    }
+    /* instance 4: rank 0 starts at 5 us, rank 1 ends at 50 us */
+    m[n++] = mkmem(9, 4, 0, 5005000, 5200000);
+    m[n++] = mkmem(9, 4, 1, 5000000, 5050000);
+    tlm_coll_clock_opts o;
+    tlm_coll_clock_opts_init(&o);
+    tlm_coll_clock *clk = NULL;
+    size_t nc = 0;
+    assert_int_equal(tlm_coll_clock_estimate(m, n, &o, &clk, &nc, NULL),
+                     TLM_OK);
+    assert_int_equal(nc, 2);
+    assert_int_equal(clk[0].offset_ns, 0);
+    assert_true(clk[1].flags & TLM_COLL_CLOCK_CLAMPED);
+    assert_int_equal(clk[1].end_estimate_ns, 100000);
+    assert_int_equal(clk[1].hi_ns, 45000 + 1000);
+    assert_int_equal(clk[1].offset_ns, 46000);
+    assert_int_equal(clk[1].n_causality_violations, 0);
+    tlm_coll_free(NULL, clk);
+}
+
+/* Two groups that share no rank are separate components, each anchored
+ * at its lowest rank; a rank without usable data gets offset 0 and
+ * NO_DATA; the reference rank can be chosen. */
+static void test_components_and_reference(void **state)
+{
+    (void)state;
+    tlm_coll_member m[64];
+    size_t n = 0;
+    for (int c = 0; c < 5; c++) {
+        int64_t T = (int64_t)c * 1000000;
+        /* group A: ranks 0, 1 (rank 1 +7 us) */
+        m[n++] = mkmem(1, c, 0, T, T + 50000);
+        m[n++] = mkmem(1, c, 1, T + 7000, T + 57000);
+        /* group B: ranks 2, 3 (rank 3 -9 us) */
+        m[n++] = mkmem(2, c, 2, T, T + 40000);
+        m[n++] = mkmem(2, c, 3, T - 9000, T + 31000);
+    }
+    /* rank 4: only a p2p and a lone member */
+    m[n] = mkmem(3, 0, 4, 0, 100);
+    m[n++].coll = TLM_COLL_SEND;
+    m[n++] = mkmem(4, 0, 4, 0, 100);
+    tlm_coll_clock_opts o;
+    tlm_coll_clock_opts_init(&o);
+    o.n_ranks = 6;
+    tlm_coll_clock *clk = NULL;
+    size_t nc = 0;
+    assert_int_equal(tlm_coll_clock_estimate(m, n, &o, &clk, &nc, NULL),
+                     TLM_OK);
+    assert_int_equal(nc, 6);
+    assert_int_equal(clk[1].offset_ns, 7000);
+    assert_int_equal(clk[1].reference_rank, 0);
+    assert_int_equal(clk[3].offset_ns, -9000);
+    assert_int_equal(clk[3].reference_rank, 2);
+    assert_true(clk[2].flags & TLM_COLL_CLOCK_REFERENCE);
+    assert_true(clk[4].flags & TLM_COLL_CLOCK_NO_DATA);
+    assert_int_equal(clk[4].offset_ns, 0);
+    assert_true(clk[5].flags & TLM_COLL_CLOCK_NO_DATA);
+    tlm_coll_free(NULL, clk);
+
+    o.reference_rank = 3;
+    assert_int_equal(tlm_coll_clock_estimate(m, n, &o, &clk, &nc, NULL),
+                     TLM_OK);
+    assert_int_equal(clk[2].offset_ns, 9000);
+    assert_int_equal(clk[3].offset_ns, 0);
+    assert_int_equal(clk[2].reference_rank, 3);
+    assert_int_equal(clk[1].offset_ns, 7000);
+    tlm_coll_free(NULL, clk);
+
+    /* min_bytes leaves everything out */
+    o.min_bytes = (int64_t)1 << 40;
+    assert_int_equal(tlm_coll_clock_estimate(m, n, &o, &clk, &nc, NULL),
+                     TLM_OK);
+    for (int r = 0; r < 6; r++)
+        assert_true(clk[r].flags & TLM_COLL_CLOCK_NO_DATA);
+    tlm_coll_free(NULL, clk);
+
+    assert_int_equal(tlm_coll_clock_estimate(NULL, 3, &o, &clk, &nc, NULL),
+                     TLM_EINVAL);
+}
+
+/* Noise larger than the offset: flagged NOISY. */
+static void test_noisy(void **state)
+{
+    (void)state;
+    tlm_coll_member m[64];
+    size_t n = 0;
+    static const int64_t jit[10] = {0,     30000, -25000, 41000, -33000,
+                                    12000, -47000, 38000, -29000, 26000};
+    for (int c = 0; c < 10; c++) {
+        int64_t T = (int64_t)c * 1000000;
+        m[n++] = mkmem(5, c, 0, T, T + 400000);
+        m[n++] = mkmem(5, c, 1, T + 1000, T + 400000 + 2000 + jit[c]);
+    }
+    tlm_coll_clock *clk = NULL;
+    size_t nc = 0;
+    assert_int_equal(tlm_coll_clock_estimate(m, n, NULL, &clk, &nc, NULL),
+                     TLM_OK);
+    assert_true(clk[1].flags & TLM_COLL_CLOCK_NOISY);
+    assert_true(clk[1].offset_ns != 0);
+    tlm_coll_free(NULL, clk);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_offsets_per_node),
+        cmocka_unit_test(test_order_independent),
+        cmocka_unit_test(test_causality_clamp),
+        cmocka_unit_test(test_components_and_reference),
+        cmocka_unit_test(test_noisy),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
