@@ -50,7 +50,8 @@ static tlm_status open_common(tlm_instream *s, tlm_error *err)
     /* peek the first two bytes to recognise gzip */
     unsigned char magic[2];
     size_t got = 0, have = 0;
-    s->zin = s->a->malloc_fn(s->a->ctx, s->chunk);
+    /* at least 2 bytes: the peeked magic is parked here */
+    s->zin = s->a->malloc_fn(s->a->ctx, s->chunk < 2 ? 2 : s->chunk);
     if (!s->zin)
         return tlm_error_set(err, TLM_ENOMEM, s->name, -1, "out of memory");
     while (have < 2) {

@@ -147,8 +147,12 @@ uint32_t tlm_intern_add_h(tlm_intern *in, const char *s, size_t len,
     in->slots[i] = id + 1;
     if ((uint64_t)in->n * 2 > in->nslots) {
         if (grow_slots(in) != 0) {
-            /* the string is stored and findable; the table just stays
-             * fuller than we like - report it anyway, memory is gone */
+            /* take the string back out, so the table never fills up (a
+             * full table would make every probe loop forever): its slot
+             * was the last one filled, so emptying it breaks no probe
+             * chain.  Its bytes stay unused in the block. */
+            in->slots[i] = 0;
+            in->n--;
             return UINT32_MAX;
         }
     }

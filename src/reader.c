@@ -287,6 +287,10 @@ static int scan_string(rd *r, const unsigned char **pp, const unsigned char *e,
         p = scan_plain(p, e);
         if (p >= e)
             break;
+        /* past the bound, the string is too long whatever follows (the
+         * same error wherever the window ends) */
+        if ((size_t)(p - beg) > r->o.max_string)
+            break;
         if (*p == '"') {
             if ((size_t)(p - beg) > r->o.max_string)
                 return fail_at(r, beg, TLM_ELIMIT,
@@ -553,10 +557,10 @@ static int scan_literal(rd *r, const unsigned char **pp, const unsigned char *e)
     return P_OK;
 }
 
-/* Validates one value and, if out != 0, appends its compact text (no
- * whitespace outside strings) to the scratch buffer. */
+/* Validates one value (depth = nesting of its container) and moves *pp
+ * past it. */
 static int value(rd *r, const unsigned char **pp, const unsigned char *e,
-                 unsigned depth, int out)
+                 unsigned depth)
 {
     const unsigned char *p = *pp;
     int rc;
@@ -568,77 +572,48 @@ static int value(rd *r, const unsigned char **pp, const unsigned char *e,
         if (depth + 1 > r->o.max_depth)
             return fail_at(r, p, TLM_ELIMIT, "nesting deeper than %u",
                            r->o.max_depth);
-        if (out) {
-            if (scr_reserve(r, 1) != 0)
-                return fail_nomem(r);
-            r->scr[r->scr_len++] = (char)c;
-        }
         p++;
         if ((rc = skip_ws(&p, e)) != P_OK)
             return rc;
         if (*p == close) {
-            p++;
-        } else {
-            for (;;) {
-                if (c == '{') {
-                    const unsigned char *ks;
-                    size_t kl;
-                    int esc;
-                    if (*p != '"')
-                        return fail_at(r, p, TLM_EFORMAT,
-                                       "expected '\"' (object key)");
-                    const unsigned char *q0 = p;
-                    if ((rc = scan_string(r, &p, e, &ks, &kl, &esc)) != P_OK)
-                        return rc;
-                    if (out) {
-                        size_t n = (size_t)(p - q0);
-                        if (scr_reserve(r, n + 1) != 0)
-                            return fail_nomem(r);
-                        memcpy(r->scr + r->scr_len, q0, n);
-                        r->scr_len += n;
-                    }
-                    if ((rc = skip_ws(&p, e)) != P_OK)
-                        return rc;
-                    if (*p != ':')
-                        return fail_at(r, p, TLM_EFORMAT, "expected ':'");
-                    p++;
-                    if (out)
-                        r->scr[r->scr_len++] = ':';
-                    if ((rc = skip_ws(&p, e)) != P_OK)
-                        return rc;
-                }
-                if ((rc = value(r, &p, e, depth + 1, out)) != P_OK)
+            *pp = p + 1;
+            return P_OK;
+        }
+        for (;;) {
+            if (c == '{') {
+                const unsigned char *ks;
+                size_t kl;
+                int esc;
+                if (*p != '"')
+                    return fail_at(r, p, TLM_EFORMAT,
+                                   "expected '\"' (object key)");
+                if ((rc = scan_string(r, &p, e, &ks, &kl, &esc)) != P_OK)
                     return rc;
                 if ((rc = skip_ws(&p, e)) != P_OK)
                     return rc;
-                if (*p == ',') {
-                    p++;
-                    if (out) {
-                        if (scr_reserve(r, 1) != 0)
-                            return fail_nomem(r);
-                        r->scr[r->scr_len++] = ',';
-                    }
-                    if ((rc = skip_ws(&p, e)) != P_OK)
-                        return rc;
-                    continue;
-                }
-                if (*p == close) {
-                    p++;
-                    break;
-                }
-                return fail_at(r, p, TLM_EFORMAT, "expected ',' or '%c'",
-                               close);
+                if (*p != ':')
+                    return fail_at(r, p, TLM_EFORMAT, "expected ':'");
+                p++;
+                if ((rc = skip_ws(&p, e)) != P_OK)
+                    return rc;
             }
+            if ((rc = value(r, &p, e, depth + 1)) != P_OK)
+                return rc;
+            if ((rc = skip_ws(&p, e)) != P_OK)
+                return rc;
+            if (*p == ',') {
+                p++;
+                if ((rc = skip_ws(&p, e)) != P_OK)
+                    return rc;
+                continue;
+            }
+            if (*p == close) {
+                *pp = p + 1;
+                return P_OK;
+            }
+            return fail_at(r, p, TLM_EFORMAT, "expected ',' or '%c'", close);
         }
-        if (out) {
-            if (scr_reserve(r, 1) != 0)
-                return fail_nomem(r);
-            r->scr[r->scr_len++] = (char)close;
-        }
-        *pp = p;
-        return P_OK;
     }
-    const unsigned char *q0 = p;
     if (c == '"') {
         const unsigned char *s;
         size_t len;
@@ -655,13 +630,6 @@ static int value(rd *r, const unsigned char **pp, const unsigned char *e,
     }
     if (rc != P_OK)
         return rc;
-    if (out) {
-        size_t n = (size_t)(p - q0);
-        if (scr_reserve(r, n + 1) != 0)
-            return fail_nomem(r);
-        memcpy(r->scr + r->scr_len, q0, n);
-        r->scr_len += n;
-    }
     *pp = p;
     return P_OK;
 }
@@ -676,6 +644,44 @@ static int intern_scr(rd *r, size_t from, uint32_t *id)
     if (v == UINT32_MAX)
         return fail_nomem(r);
     *id = v;
+    return P_OK;
+}
+
+/* Validates one value, then interns its compact text: the JSON text with
+ * the whitespace outside strings removed. */
+static int compact_value(rd *r, const unsigned char **pp,
+                         const unsigned char *e, unsigned depth,
+                         uint32_t *id)
+{
+    const unsigned char *p = *pp, *v0 = p;
+    int rc = value(r, &p, e, depth);
+    if (rc != P_OK)
+        return rc;
+    size_t n = (size_t)(p - v0), from = r->scr_len;
+    if (scr_reserve(r, n + 1) != 0)
+        return fail_nomem(r);
+    char *d = r->scr + from;
+    int in_str = 0;
+    for (const unsigned char *q = v0; q < p; q++) {
+        unsigned char c = *q;
+        if (in_str) {
+            if (c == '\\') {
+                *d++ = (char)c;
+                c = *++q; /* the escaped byte is copied as is */
+            } else if (c == '"') {
+                in_str = 0;
+            }
+        } else if (is_ws(c)) {
+            continue;
+        } else if (c == '"') {
+            in_str = 1;
+        }
+        *d++ = (char)c;
+    }
+    r->scr_len = (size_t)(d - r->scr);
+    if ((rc = intern_scr(r, from, id)) != P_OK)
+        return rc;
+    *pp = p;
     return P_OK;
 }
 
@@ -804,7 +810,7 @@ static int parse_args(rd *r, const unsigned char **pp, const unsigned char *e,
             return rc;
         const unsigned char *v0 = p;
         if (key == TLM_ARG_END_) {
-            if ((rc = value(r, &p, e, 4, 0)) != P_OK)
+            if ((rc = value(r, &p, e, 4)) != P_OK)
                 return rc;
         } else if (*p == '"') {
             const unsigned char *s;
@@ -843,13 +849,8 @@ static int parse_args(rd *r, const unsigned char **pp, const unsigned char *e,
                 *any = 1;
             }
         } else {
-            size_t from = r->scr_len;
             uint32_t id;
-            if ((rc = value(r, &p, e, 4, 1)) != P_OK) {
-                r->scr_len = from;
-                return rc;
-            }
-            if ((rc = intern_scr(r, from, &id)) != P_OK)
+            if ((rc = compact_value(r, &p, e, 4, &id)) != P_OK)
                 return rc;
             if ((rc = blob_put(r, key, TLM_ARGV_STR, id)) != P_OK)
                 return rc;
@@ -1062,7 +1063,7 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
             return rc;
         if (esc) {
             r->field = "(escaped key)";
-            if ((rc = value(r, &p, e, 3, 0)) != P_OK)
+            if ((rc = value(r, &p, e, 3)) != P_OK)
                 return rc;
         } else if (kl == 2 && ks[0] == 'p' && ks[1] == 'h') {
             r->field = "ph";
@@ -1090,12 +1091,7 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
                     return rc;
             } else {
                 /* a non-string name: keep its compact text */
-                size_t from = r->scr_len;
-                if ((rc = value(r, &p, e, 3, 1)) != P_OK) {
-                    r->scr_len = from;
-                    return rc;
-                }
-                if ((rc = intern_scr(r, from, &ev->name)) != P_OK)
+                if ((rc = compact_value(r, &p, e, 3, &ev->name)) != P_OK)
                     return rc;
             }
             r->ev_name = ev->name;
@@ -1111,27 +1107,32 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
             r->field = "pid";
             if ((rc = parse_id(r, &p, e, &ev->pid, &is_str)) != P_OK)
                 return rc;
+            /* a repeated key replaces the earlier value, type included */
+            ev->flags &= (uint8_t)~TLM_EV_PID_STR;
             ev->flags |= TLM_EV_HAS_PID | (is_str ? TLM_EV_PID_STR : 0);
         } else if (KEYIS("tid")) {
             r->field = "tid";
             if ((rc = parse_id(r, &p, e, &ev->tid, &is_str)) != P_OK)
                 return rc;
             ev->has_tid = 1;
+            ev->flags &= (uint8_t)~TLM_EV_TID_STR;
             if (is_str)
                 ev->flags |= TLM_EV_TID_STR;
         } else if (KEYIS("id")) {
             r->field = "id";
             if ((rc = parse_id(r, &p, e, &ev->flow_id, &is_str)) != P_OK)
                 return rc;
+            ev->flags &= (uint8_t)~TLM_EV_ID_STR;
             ev->flags |= TLM_EV_HAS_ID | (is_str ? TLM_EV_ID_STR : 0);
         } else if (KEYIS("bp")) {
             r->field = "bp";
+            ev->flags &= (uint8_t)~TLM_EV_BP_E;
             if (*p == '"') {
                 if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
                     return rc;
                 if (len == 1 && s[0] == 'e')
                     ev->flags |= TLM_EV_BP_E;
-            } else if ((rc = value(r, &p, e, 3, 0)) != P_OK) {
+            } else if ((rc = value(r, &p, e, 3)) != P_OK) {
                 return rc;
             }
         } else if (KEYIS("args")) {
@@ -1142,7 +1143,7 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
             }
         } else {
             r->field = NULL;
-            if ((rc = value(r, &p, e, 3, 0)) != P_OK)
+            if ((rc = value(r, &p, e, 3)) != P_OK)
                 return rc;
         }
         r->field = NULL;
@@ -1282,7 +1283,7 @@ static int member_int(rd *r, const unsigned char **pp, const unsigned char *e,
         *pp = p;
         return P_OK;
     }
-    return value(r, pp, e, 3, 0);
+    return value(r, pp, e, 3);
 }
 
 /* String member (interned), or compact text of another value. */
@@ -1302,12 +1303,7 @@ static int member_text(rd *r, const unsigned char **pp,
         *pp = p;
         return P_OK;
     }
-    size_t from = r->scr_len;
-    if ((rc = value(r, &p, e, depth, 1)) != P_OK) {
-        r->scr_len = from;
-        return rc;
-    }
-    if ((rc = intern_scr(r, from, out)) != P_OK)
+    if ((rc = compact_value(r, &p, e, depth, out)) != P_OK)
         return rc;
     *pp = p;
     return P_OK;
@@ -1351,7 +1347,7 @@ static int pg_member(rd *r, const unsigned char *ks, size_t kl,
         }
         return P_OK;
     }
-    return value(r, pp, e, 4, 0);
+    return value(r, pp, e, 4);
 }
 
 static int dist_member(rd *r, const unsigned char *ks, size_t kl,
@@ -1374,7 +1370,7 @@ static int dist_member(rd *r, const unsigned char *ks, size_t kl,
         const unsigned char *p = *pp;
         int rc;
         if (*p != '[')
-            return value(r, pp, e, 3, 0);
+            return value(r, pp, e, 3);
         free_pgs(r->t);
         p++;
         if ((rc = skip_ws(&p, e)) != P_OK)
@@ -1401,7 +1397,7 @@ static int dist_member(rd *r, const unsigned char *ks, size_t kl,
             if (*p == '{') {
                 if ((rc = parse_object(r, &p, e, 4, pg_member, pg)) != P_OK)
                     return rc;
-            } else if ((rc = value(r, &p, e, 4, 0)) != P_OK) {
+            } else if ((rc = value(r, &p, e, 4)) != P_OK) {
                 return rc;
             }
             if ((rc = skip_ws(&p, e)) != P_OK)
@@ -1419,7 +1415,7 @@ static int dist_member(rd *r, const unsigned char *ks, size_t kl,
             return fail_at(r, p, TLM_EFORMAT, "expected ',' or ']'");
         }
     }
-    return value(r, pp, e, 3, 0);
+    return value(r, pp, e, 3);
 }
 
 enum meta_key { MK_NONE, MK_EVENTS, MK_DIST, MK_DEVPROPS, MK_BASE, MK_SCHEMA,
@@ -1494,7 +1490,7 @@ static int top_member(rd *r, const unsigned char **pp, const unsigned char *e,
             if ((rc = parse_object(r, &p, e, 2, dist_member, NULL)) != P_OK)
                 return rc;
             m->has_distributed = 1;
-        } else if ((rc = value(r, &p, e, 1, 0)) != P_OK) {
+        } else if ((rc = value(r, &p, e, 1)) != P_OK) {
             return rc;
         }
         *next = S_OBJ_NEXT;
@@ -1957,6 +1953,9 @@ tlm_status tlm_trace_read_file(const char *path, const tlm_read_opts *opts,
                                tlm_trace **out, tlm_error *err)
 {
     rd r;
+    tlm_error local; /* err is optional; the status must not depend on it */
+    if (!err)
+        err = &local;
     memset(&r, 0, sizeof r);
     tlm_error_clear(err);
     *out = NULL;
@@ -1984,6 +1983,9 @@ tlm_status tlm_trace_read_mem(const void *data, size_t size, const char *name,
                               tlm_error *err)
 {
     rd r;
+    tlm_error local; /* err is optional; the status must not depend on it */
+    if (!err)
+        err = &local;
     memset(&r, 0, sizeof r);
     tlm_error_clear(err);
     *out = NULL;
