@@ -7,5 +7,8 @@
 #define TLM_MPI_CLI_H
 
 int tlm_cmd_inspect(int argc, char **argv);
+int tlm_cmd_report(int argc, char **argv);
+int tlm_cmd_tree(int argc, char **argv);
+int tlm_cmd_modules(int argc, char **argv);
 
 #endif

@@ -2,6 +2,7 @@
  * main.c - entry point of tlmpi: dispatches subcommands (which never touch
  * MPI) and otherwise runs the multi-rank analysis driver.
  */
+#include "analyze.h"
 #include "cli.h"
 
 #include <stdio.h>
@@ -16,6 +17,10 @@ typedef struct command {
 static const command commands[] = {
     {"inspect", tlm_cmd_inspect,
      "TRACE...  event counts by (ph, cat), metadata, read speed"},
+    {"report", tlm_cmd_report,
+     "TRACE --output_csvs_dir DIR  single-trace perf report (TraceLens)"},
+    {"tree", tlm_cmd_tree, "TRACE [--uid N|--name RE]  print the call tree"},
+    {"modules", tlm_cmd_modules, "TRACE  nn.Module view with GPU time"},
 };
 
 static void usage(FILE *f)
@@ -40,6 +45,8 @@ int main(int argc, char **argv)
             return 0;
         }
     }
+    if (argc >= 2)
+        return tlm_mpi_analyze(argc, argv); /* the MPI analysis mode */
     usage(stderr);
     return 2;
 }

@@ -1,0 +1,141 @@
+/*
+ * tlm_report.h - the single-trace performance report (TraceLens's
+ * generate_perf_report_pytorch, spec/perfreport.md §3-§6): GPU timeline,
+ * op summaries, unique-args table, unified perf summary, perf-model sheets,
+ * kernel summary and short-kernel study, written as CSV files with
+ * TraceLens's file names and columns, plus a Markdown story (report.md).
+ *
+ * Usage:
+ *     tlm_tree *tree;  tlm_tree_build(trace, NULL, &tree, &err);
+ *     tlm_report_opts o;  tlm_report_opts_init(&o);
+ *     tlm_report *r;  tlm_report_build(tree, &o, &r, &err);
+ *     tlm_report_write_csvs(r, "out/", &err);
+ *     tlm_report_write_md(r, "out/report.md", &err);
+ *     tlm_report_free(r);  tlm_tree_free(tree);
+ *
+ * Ownership: the report copies every value it needs; the tree and trace may
+ * be freed after tlm_report_build.  Not thread-safe per report.
+ * Units: times in the tables are microseconds ("_ms" columns
+ * milliseconds), "MB" is MiB as in TraceLens (docs/report.md).
+ */
+#ifndef TLM_REPORT_H
+#define TLM_REPORT_H
+
+#include "tlm_common.h"
+#include "tlm_tree.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* TraceLens behaviours that tlmpi corrects by default; setting the bit
+ * reproduces TraceLens (--tracelens_compat NAME[,NAME...] | all).
+ * X(enum, bit, "name", description) */
+#define TLM_COMPAT_LIST(X)                                                   \
+    X(TLM_COMPAT_SHORT_NULL_DROP, 0, "short_kernel_null_keys",               \
+      "short_kernels_summary drops kernels whose parent op lacks shapes")    \
+    X(TLM_COMPAT_NO_CORR_FALLBACK, 1, "no_corr_fallback",                    \
+      "launches without ac2g flows stay unlinked")                           \
+    X(TLM_COMPAT_LEAF_NO_DRIVER, 2, "leaf_skips_cuda_driver",                \
+      "unified leaf test does not traverse cuda_driver children")          \
+    X(TLM_COMPAT_COLUMNS, 3, "tracelens_columns",                            \
+      "no tlmpi-only columns (kernel_summary's Kernel category)")
+
+enum {
+#define TLM_X_(e, bit, name, desc) e = 1u << (bit),
+    TLM_COMPAT_LIST(TLM_X_)
+#undef TLM_X_
+    TLM_COMPAT_ALL = (1u << 4) - 1
+};
+
+/* Parses "name,name" or "all" into *bits.  TLM_EINVAL on unknown names. */
+TLM_API tlm_status tlm_compat_parse(const char *list, unsigned *bits,
+                                    tlm_error *err);
+
+typedef struct tlm_report_opts {
+    int kernel_summary;            /* kernel_summary sheet (default 1) */
+    int short_kernel_study;        /* short-kernel sheets (default 1) */
+    double short_kernel_threshold_us; /* strict '<' (default 10) */
+    int short_kernel_bins;         /* histogram bins (default 100) */
+    long topk_short_kernels;       /* < 0: all (default) */
+    int include_unlinked_kernels;  /* timeline uses unlinked GPU ops too */
+    double micro_idle_thresh_us;   /* < 0: off (default) */
+    int perf_sheets;               /* perf-model sheets (default 1) */
+    int unified;                   /* unified_perf_summary (default 1) */
+    int coll_analysis;             /* coll_analysis sheet (default 1) */
+    unsigned compat;               /* TLM_COMPAT_* bits */
+    const char *gpu_arch;          /* bundled GPU name or NULL */
+    const char *gpu_arch_json_path; /* TraceLens arch JSON or NULL */
+    const char *trace_label;       /* name shown in report.md, or NULL */
+} tlm_report_opts;
+
+TLM_API void tlm_report_opts_init(tlm_report_opts *opts);
+
+/* GPU timeline (§3), microseconds. */
+typedef struct tlm_gpu_timeline {
+    double computation_us;
+    double exposed_comm_us;
+    double exposed_memcpy_us;
+    double busy_us;
+    double idle_us;
+    double total_us;
+    double total_comm_us;
+    double total_memcpy_us;
+    int has_micro_idle;   /* micro/macro split requested */
+    double micro_idle_us;
+    double macro_idle_us;
+    size_t n_events;      /* GPU events used */
+} tlm_gpu_timeline;
+
+/* Computes the timeline from the tree's GPU events (linked only unless
+ * include_unlinked).  micro_idle_thresh_us < 0: no micro/macro split.
+ * Errors: TLM_ENOTFOUND (no GPU events), TLM_ENOMEM. */
+TLM_API tlm_status tlm_gpu_timeline_compute(tlm_tree *tree,
+                                            int include_unlinked,
+                                            double micro_idle_thresh_us,
+                                            tlm_gpu_timeline *out,
+                                            tlm_error *err);
+
+typedef struct tlm_report tlm_report;
+
+/* Builds every table.  opts may be NULL (defaults).  The tree must have
+ * been built from a trace with kept events.  Errors: TLM_ENOMEM,
+ * TLM_ENOTFOUND (no GPU events: TraceLens raises), TLM_EINVAL / TLM_EIO /
+ * TLM_EFORMAT (unknown --gpu_arch, unreadable arch JSON). */
+TLM_API tlm_status tlm_report_build(tlm_tree *tree,
+                                    const tlm_report_opts *opts,
+                                    tlm_report **out, tlm_error *err);
+
+TLM_API void tlm_report_free(tlm_report *r);
+
+TLM_API const tlm_gpu_timeline *tlm_report_timeline(const tlm_report *r);
+
+/* Tables in emission order (TraceLens's sheet order). */
+TLM_API size_t tlm_report_table_count(const tlm_report *r);
+TLM_API const char *tlm_report_table_name(const tlm_report *r, size_t i);
+TLM_API size_t tlm_report_table_rows(const tlm_report *r, size_t i);
+TLM_API size_t tlm_report_table_cols(const tlm_report *r, size_t i);
+TLM_API const char *tlm_report_table_colname(const tlm_report *r, size_t i,
+                                             size_t col);
+/* Index of a table by name, or -1. */
+TLM_API long tlm_report_table_find(const tlm_report *r, const char *name);
+/* Cell text exactly as the CSV has it ("" for empty).  Returns the length
+ * the full text needs; buf (size > 0) is always NUL-terminated. */
+TLM_API size_t tlm_report_cell_text(const tlm_report *r, size_t i,
+                                    size_t row, size_t col, char *buf,
+                                    size_t size);
+
+/* Writes <dir>/<table>.csv for every table (dir must exist).  Each file is
+ * written to a temporary name and renamed.  Errors: TLM_EIO, TLM_ENOMEM. */
+TLM_API tlm_status tlm_report_write_csvs(const tlm_report *r,
+                                         const char *dir, tlm_error *err);
+
+/* Writes the Markdown report (timeline, categories, ops, shapes, kernels,
+ * findings).  Errors: TLM_EIO, TLM_ENOMEM. */
+TLM_API tlm_status tlm_report_write_md(const tlm_report *r, const char *path,
+                                       tlm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TLM_REPORT_H */

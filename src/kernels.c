@@ -1,0 +1,952 @@
+/*
+ * kernels.c - kernel-level tables (spec/perfreport.md §4.5, §4.8, §4.9):
+ *
+ *   kernel_details_summary   per-position kernel statistics of a group of
+ *                            ops, bit-identical to numpy (pairwise sums,
+ *                            population std) because TraceLens's tests
+ *                            compare these strings exactly;
+ *   kernel_summary           every kernel grouped by its parent op's
+ *                            category and name, kernel name and stream;
+ *   short_kernel_histogram   numpy.histogram of kernels shorter than the
+ *                            threshold;
+ *   short_kernels_summary    short kernels grouped by parent op + shapes.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+/* MARK: - numpy arithmetic ----------------------------------------------- */
+
+static double pairwise(const double *a, size_t n)
+{
+    if (n < 8) {
+        double r = 0.0;
+        for (size_t i = 0; i < n; i++)
+            r += a[i];
+        return r;
+    }
+    if (n <= 128) {
+        double r[8];
+        size_t i;
+        for (int j = 0; j < 8; j++)
+            r[j] = a[j];
+        for (i = 8; i < n - n % 8; i += 8)
+            for (int j = 0; j < 8; j++)
+                r[j] += a[i + (size_t)j];
+        double s = ((r[0] + r[1]) + (r[2] + r[3])) +
+                   ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++)
+            s += a[i];
+        return s;
+    }
+    size_t m = n / 2;
+    m -= m % 8;
+    return pairwise(a, m) + pairwise(a + m, n - m);
+}
+
+double tlm_np_sum(const double *a, size_t n)
+{
+    return pairwise(a, n);
+}
+
+double tlm_np_std(const double *a, size_t n, double mean)
+{
+    if (!n)
+        return NAN;
+    double *sq = malloc(n * sizeof *sq);
+    if (!sq) {
+        /* fallback without the scratch: same value up to rounding */
+        double s = 0.0;
+        for (size_t i = 0; i < n; i++)
+            s += (a[i] - mean) * (a[i] - mean);
+        return sqrt(s / (double)n);
+    }
+    for (size_t i = 0; i < n; i++)
+        sq[i] = (a[i] - mean) * (a[i] - mean);
+    double s = pairwise(sq, n);
+    free(sq);
+    return sqrt(s / (double)n);
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : (a > b);
+}
+
+/* k-th smallest (0-based) by quickselect; reorders a. */
+static double select_kth(double *a, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = a[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot)
+                i++;
+            while (a[j] > pivot)
+                j--;
+            if (i <= j) {
+                double x = a[i];
+                a[i] = a[j];
+                a[j] = x;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return a[k];
+    }
+    return a[k];
+}
+
+double tlm_np_median(double *a, size_t n)
+{
+    if (!n)
+        return NAN;
+    if (n < 32) {
+        qsort(a, n, sizeof *a, cmp_dbl);
+        if (n % 2)
+            return a[n / 2];
+        return (a[n / 2 - 1] + a[n / 2]) / 2.0;
+    }
+    double hi = select_kth(a, n, n / 2);
+    if (n % 2)
+        return hi;
+    /* after selection a[0 .. n/2) holds the smaller half */
+    double lo = a[0];
+    for (size_t i = 1; i < n / 2; i++)
+        if (a[i] > lo)
+            lo = a[i];
+    return (lo + hi) / 2.0;
+}
+
+double tlm_sample_std(const double *a, size_t n)
+{
+    if (n < 2)
+        return NAN;
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++)
+        m += a[i];
+    m /= (double)n;
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += (a[i] - m) * (a[i] - m);
+    return sqrt(s / (double)(n - 1));
+}
+
+double tlm_pd_sum(const double *a, size_t n)
+{
+    tlm_kahan k = {0.0, 0.0};
+    for (size_t i = 0; i < n; i++)
+        tlm_kahan_add(&k, a[i]);
+    return k.sum;
+}
+
+double tlm_pd_std(const double *a, size_t n)
+{
+    if (n < 2)
+        return NAN;
+    double mean = 0.0, m2 = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double old = mean;
+        mean += (a[i] - old) / (double)(i + 1);
+        m2 += (a[i] - mean) * (a[i] - old);
+    }
+    return sqrt(m2 / (double)(n - 1));
+}
+
+double tlm_np_round2(double x)
+{
+    double y = x * 100.0;
+    double r = nearbyint(y);
+    return r / 100.0;
+}
+
+/* MARK: - kernel_details summary ---------------------------------------- */
+
+typedef struct kd_entry {
+    int32_t uid; /* template kernel */
+    size_t count;
+    double total, mean, median, std, min, max;
+} kd_entry;
+
+typedef struct kd_sort {
+    const kd_entry *e;
+    const tlm_rctx *ctx;
+} kd_sort;
+
+static int cmp_kd(const void *vc, size_t a, size_t b)
+{
+    const kd_sort *c = vc;
+    const kd_entry *x = &c->e[a], *y = &c->e[b];
+    if (x->total != y->total)
+        return x->total < y->total ? -1 : 1;
+    return strcmp(tlm_rctx_name(c->ctx, x->uid),
+                  tlm_rctx_name(c->ctx, y->uid));
+}
+
+static void put_stream(tlm_rctx *ctx, tlm_sbuf *b, int32_t u)
+{
+    int64_t s;
+    if (tlm_event_arg_int(ctx->trace, &ctx->ev[u], TLM_ARG_STREAM, &s))
+        tlm_sbuf_printf(b, "%lld", (long long)s);
+    else
+        tlm_sbuf_puts(b, "None");
+}
+
+void tlm_kd_summary(tlm_rctx *ctx, const int32_t *pool, const size_t *off,
+                    const size_t *len, size_t nrows, tlm_sbuf *summary,
+                    tlm_sbuf *trunc)
+{
+    tlm_sbuf_reset(summary);
+    tlm_sbuf_reset(trunc);
+    size_t tr = nrows;
+    for (size_t r = 0; r < nrows; r++)
+        if (len[r]) {
+            tr = r;
+            break;
+        }
+    if (tr == nrows) {
+        tlm_sbuf_puts(summary, "[]");
+        return;
+    }
+    size_t L = len[tr];
+    kd_entry *ent = calloc(L, sizeof *ent);
+    double *d = malloc(nrows * sizeof *d);
+    size_t *ord = malloc(L * sizeof *ord);
+    if (!ent || !d || !ord) {
+        summary->oom = 1;
+        free(ent);
+        free(d);
+        free(ord);
+        return;
+    }
+    for (size_t i = 0; i < L; i++) {
+        size_t k = 0;
+        for (size_t r = 0; r < nrows; r++)
+            if (len[r] == L)
+                d[k++] = tlm_ns_to_us(ctx->ev[pool[off[r] + i]].dur);
+        kd_entry *e = &ent[i];
+        e->uid = pool[off[tr] + i];
+        e->count = k;
+        e->total = tlm_np_sum(d, k);
+        e->mean = e->total / (double)k;
+        e->std = tlm_np_std(d, k, e->mean);
+        e->min = e->max = d[0];
+        for (size_t q = 1; q < k; q++) {
+            if (d[q] < e->min)
+                e->min = d[q];
+            if (d[q] > e->max)
+                e->max = d[q];
+        }
+        e->median = tlm_np_median(d, k);
+        ord[i] = i;
+    }
+    kd_sort ks = {ent, ctx};
+    if (tlm_sort_idx(ord, L, cmp_kd, &ks) != TLM_OK)
+        summary->oom = 1;
+    tlm_sbuf_putc(summary, '[');
+    tlm_sbuf_putc(trunc, '[');
+    for (size_t q = 0; q < L; q++) {
+        const kd_entry *e = &ent[ord[q]];
+        const char *nm = tlm_rctx_name(ctx, e->uid);
+        size_t nl = strlen(nm);
+        if (q) {
+            tlm_sbuf_puts(summary, ", ");
+            tlm_sbuf_puts(trunc, ", ");
+        }
+        tlm_sbuf_puts(summary, "{'name': ");
+        tlm_sbuf_pystr(summary, nm, nl);
+        tlm_sbuf_puts(summary, ", 'stream': ");
+        put_stream(ctx, summary, e->uid);
+        tlm_sbuf_printf(summary, ", 'count': %zu, 'total_duration_us': ",
+                        e->count);
+        tlm_sbuf_pyfloat(summary, e->total);
+        tlm_sbuf_puts(summary, ", 'mean_duration_us': ");
+        tlm_sbuf_pyfloat(summary, e->mean);
+        tlm_sbuf_puts(summary, ", 'median_duration_us': ");
+        tlm_sbuf_pyfloat(summary, e->median);
+        tlm_sbuf_puts(summary, ", 'std_dev_duration_us': ");
+        tlm_sbuf_pyfloat(summary, e->std);
+        tlm_sbuf_puts(summary, ", 'min_duration_us': ");
+        tlm_sbuf_pyfloat(summary, e->min);
+        tlm_sbuf_puts(summary, ", 'max_duration_us': ");
+        tlm_sbuf_pyfloat(summary, e->max);
+        tlm_sbuf_putc(summary, '}');
+
+        tlm_sbuf_puts(trunc, "{'name': ");
+        if (nl > 64) {
+            /* 64 characters (UTF-8 aware) + "..." */
+            size_t cut = 0, chars = 0;
+            while (cut < nl && chars < 64) {
+                cut++;
+                while (cut < nl && ((unsigned char)nm[cut] & 0xC0) == 0x80)
+                    cut++;
+                chars++;
+            }
+            tlm_sbuf s;
+            tlm_sbuf_init(&s);
+            tlm_sbuf_putn(&s, nm, cut);
+            tlm_sbuf_puts(&s, "...");
+            tlm_sbuf_pystr(trunc, s.p ? s.p : "", s.len);
+            if (s.oom)
+                trunc->oom = 1;
+            tlm_sbuf_free(&s);
+        } else {
+            tlm_sbuf_pystr(trunc, nm, nl);
+        }
+        tlm_sbuf_puts(trunc, ", 'stream': ");
+        put_stream(ctx, trunc, e->uid);
+        tlm_sbuf_puts(trunc, ", 'mean_duration_us': ");
+        tlm_sbuf_pyfloat(trunc, tlm_np_round2(e->mean));
+        tlm_sbuf_putc(trunc, '}');
+    }
+    tlm_sbuf_putc(summary, ']');
+    tlm_sbuf_putc(trunc, ']');
+    free(ent);
+    free(d);
+    free(ord);
+}
+
+/* MARK: - per-kernel parent info ---------------------------------------- */
+
+typedef struct kinfo {
+    int32_t uid;
+    int32_t parent_op; /* nearest cpu_op above the launch, -1 */
+    int32_t launcher;  /* runtime event, -1 when unlinked */
+} kinfo;
+
+static int32_t nearest_cpu_op(const tlm_rctx *ctx, int32_t r)
+{
+    for (int32_t a = tlm_tree_parent(ctx->tree, r); a >= 0;
+         a = tlm_tree_parent(ctx->tree, a))
+        if (ctx->ev[a].cat == TLM_CAT_CPU_OP)
+            return a;
+    return -1;
+}
+
+static int ci_has(const char *s, const char *pat)
+{
+    size_t lp = strlen(pat);
+    for (; *s; s++) {
+        size_t i = 0;
+        while (i < lp && s[i]) {
+            char c = s[i];
+            if (c >= 'A' && c <= 'Z')
+                c = (char)(c + 32);
+            if (c != pat[i])
+                break;
+            i++;
+        }
+        if (i == lp)
+            return 1;
+    }
+    return 0;
+}
+
+/* Parent op category / name of a kernel (NULL = pandas null). */
+static void parent_cols(tlm_rctx *ctx, const kinfo *k, const char **cat,
+                        const char **name)
+{
+    *cat = *name = NULL;
+    if (k->parent_op >= 0) {
+        *cat = tlm_rctx_op_category(ctx, k->parent_op);
+        *name = tlm_rctx_name(ctx, k->parent_op);
+        return;
+    }
+    if (k->launcher >= 0) {
+        *name = tlm_rctx_name(ctx, k->launcher);
+        *cat = (ci_has(*name, "cudagraph") || ci_has(*name, "graphlaunch"))
+                   ? "graph"
+                   : "runtime";
+    }
+}
+
+typedef struct col_ctx {
+    const tlm_tab *t;
+    size_t col;
+} col_ctx;
+
+static int cmp_col_desc(const void *vc, size_t a, size_t b)
+{
+    const col_ctx *c = vc;
+    double x = tlm_tab_cell(c->t, a, c->col)->v.f;
+    double y = tlm_tab_cell(c->t, b, c->col)->v.f;
+    if (x != y)
+        return x > y ? -1 : 1;
+    return 0;
+}
+
+/* Stable sort of the rows by a double column, descending. */
+static tlm_status sort_desc(tlm_tab *t, size_t col)
+{
+    size_t *perm = malloc((t->nrows + 1) * sizeof *perm);
+    if (!perm)
+        return TLM_ENOMEM;
+    for (size_t r = 0; r < t->nrows; r++)
+        perm[r] = r;
+    col_ctx cc = {t, col};
+    tlm_status st = tlm_sort_idx(perm, t->nrows, cmp_col_desc, &cc);
+    if (st == TLM_OK)
+        st = tlm_tab_permute(t, perm);
+    free(perm);
+    return st;
+}
+
+typedef struct kgroup {
+    int32_t first; /* index into kinfo */
+    double sum, min, max;
+    double comp;   /* Kahan compensation (pandas group_sum) */
+    size_t count;
+} kgroup;
+
+static void kg_add(kgroup *g, double d)
+{
+    tlm_kahan k = {g->sum, g->comp};
+    tlm_kahan_add(&k, d);
+    g->sum = k.sum;
+    g->comp = k.comp;
+}
+
+static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
+                                 const char *const *pcat,
+                                 const char *const *pname,
+                                 const int64_t *pkey)
+{
+    static const char *const cols[] = {
+        "Parent op category", "Parent cpu_op", "Kernel name",
+        "Kernel stream", "Kernel duration (\xc2\xb5s)_sum",
+        "Kernel duration (\xc2\xb5s)_count",
+        "Kernel duration (\xc2\xb5s)_mean",
+        "Kernel duration (\xc2\xb5s)_min", "Kernel duration (\xc2\xb5s)_max",
+        "Percent of kernels time (%)", "Percent of total time (%)",
+        "Kernel category"};
+    static const tlm_coltype ty[] = {
+        TLM_COL_STR, TLM_COL_STR, TLM_COL_STR, TLM_COL_I64,
+        TLM_COL_F64, TLM_COL_I64, TLM_COL_F64, TLM_COL_F64,
+        TLM_COL_F64, TLM_COL_F64, TLM_COL_F64, TLM_COL_STR};
+    /* tlmpi adds "Kernel category" (kernel-name rules of tlm_perf.h) as a
+     * last column unless TraceLens's exact columns are asked for */
+    size_t ncols = (ctx->opts.compat & TLM_COMPAT_COLUMNS) ? 11 : 12;
+    tlm_status st = TLM_ENOMEM;
+    tlm_i3map map = {0};
+    kgroup *g = malloc((nk + 1) * sizeof *g);
+    size_t ng = 0;
+    tlm_tab *t = tlm_tab_new("kernel_summary", ncols, cols, ty);
+    if (!g || !t || tlm_i3map_init(&map, nk) != TLM_OK)
+        goto done;
+    double *durs = malloc((nk + 1) * sizeof *durs);
+    if (!durs)
+        goto done;
+    for (size_t i = 0; i < nk; i++)
+        durs[i] = tlm_ns_to_us(ctx->ev[ki[i].uid].dur);
+    /* pandas Series.sum: numpy's pairwise sum over all kernel rows */
+    double all = tlm_np_sum(durs, nk);
+    free(durs);
+    for (size_t i = 0; i < nk; i++) {
+        const tlm_event *e = &ctx->ev[ki[i].uid];
+        double d = tlm_ns_to_us(e->dur);
+        tlm_sbuf *b = &ctx->s1;
+        tlm_sbuf_reset(b);
+        tlm_key_id(b, pcat[i] ? tlm_rctx_cat_index(ctx, pcat[i]) : -1);
+        tlm_key_id(b, pkey[i]);
+        tlm_key_id(b, e->name);
+        tlm_key_id(b, tlm_rctx_arg_id(ctx, e, TLM_ARG_STREAM));
+        if (b->oom)
+            goto done;
+        int64_t hk[3];
+        tlm_key_hash(b, hk);
+        int32_t q = tlm_i3map_get(&map, hk[0], hk[1], hk[2]);
+        if (q < 0) {
+            q = (int32_t)ng++;
+            if (tlm_i3map_put(&map, hk[0], hk[1], hk[2], q))
+                goto done;
+            g[q].first = (int32_t)i;
+            g[q].sum = g[q].comp = 0.0;
+            g[q].count = 0;
+            g[q].min = g[q].max = d;
+        }
+        kg_add(&g[q], d);
+        g[q].count++;
+        if (d < g[q].min)
+            g[q].min = d;
+        if (d > g[q].max)
+            g[q].max = d;
+    }
+    double tot_us = ctx->tl.total_us;
+    for (size_t q = 0; q < ng; q++) {
+        long r = tlm_tab_add_row(t);
+        if (r < 0)
+            goto done;
+        size_t R = (size_t)r;
+        size_t i = (size_t)g[q].first;
+        if (pcat[i])
+            tlm_tab_set_s(t, R, 0, pcat[i], strlen(pcat[i]));
+        if (pname[i])
+            tlm_tab_set_s(t, R, 1, pname[i], strlen(pname[i]));
+        const char *nm = tlm_rctx_name(ctx, ki[i].uid);
+        tlm_tab_set_s(t, R, 2, nm, strlen(nm));
+        int64_t s;
+        if (tlm_event_arg_int(ctx->trace, &ctx->ev[ki[i].uid],
+                              TLM_ARG_STREAM, &s))
+            tlm_tab_set_i(t, R, 3, s);
+        tlm_tab_set_f(t, R, 4, g[q].sum);
+        tlm_tab_set_i(t, R, 5, (int64_t)g[q].count);
+        tlm_tab_set_f(t, R, 6, g[q].sum / (double)g[q].count);
+        tlm_tab_set_f(t, R, 7, g[q].min);
+        tlm_tab_set_f(t, R, 8, g[q].max);
+        tlm_tab_set_f(t, R, 9, g[q].sum / all * 100.0);
+        tlm_tab_set_f(t, R, 10, g[q].sum / (tot_us / 1e3 * 1e3) * 100.0);
+        if (ncols > 11) {
+            const char *kc =
+                tlm_kernel_category_str(tlm_kernel_category_of(nm));
+            tlm_tab_set_s(t, R, 11, kc, strlen(kc));
+        }
+    }
+    st = sort_desc(t, 4);
+    if (st == TLM_OK && t->oom)
+        st = TLM_ENOMEM;
+done:
+    tlm_i3map_free(&map);
+    free(g);
+    if (st != TLM_OK) {
+        tlm_tab_free(t);
+        return st;
+    }
+    return tlm_rctx_add_tab(ctx, t);
+}
+
+/* MARK: - short kernels --------------------------------------------------- */
+
+static tlm_status short_histogram(tlm_rctx *ctx, const double *x, size_t n)
+{
+    static const char *const cols[] = {"bin_start", "bin_end", "count"};
+    static const tlm_coltype ty[] = {TLM_COL_F64, TLM_COL_F64, TLM_COL_I64};
+    tlm_tab *t = tlm_tab_new("short_kernel_histogram", 3, cols, ty);
+    if (!t)
+        return TLM_ENOMEM;
+    size_t B = ctx->opts.short_kernel_bins > 0
+                   ? (size_t)ctx->opts.short_kernel_bins
+                   : 100;
+    double *edge = malloc((B + 1) * sizeof *edge);
+    int64_t *cnt = calloc(B, sizeof *cnt);
+    if (!edge || !cnt) {
+        free(edge);
+        free(cnt);
+        tlm_tab_free(t);
+        return TLM_ENOMEM;
+    }
+    double lo = 0.0, hi = 1.0;
+    if (n) {
+        lo = hi = x[0];
+        for (size_t i = 1; i < n; i++) {
+            if (x[i] < lo)
+                lo = x[i];
+            if (x[i] > hi)
+                hi = x[i];
+        }
+    }
+    if (lo == hi) {
+        lo -= 0.5;
+        hi += 0.5;
+    }
+    double step = (hi - lo) / (double)B;
+    for (size_t i = 0; i <= B; i++)
+        edge[i] = (double)i * step + lo;
+    edge[B] = hi;
+    double norm = (double)B / (hi - lo);
+    for (size_t i = 0; i < n; i++) {
+        long idx = (long)((x[i] - lo) * norm);
+        if (idx == (long)B)
+            idx--;
+        if (idx < 0)
+            idx = 0;
+        if (idx >= (long)B)
+            idx = (long)B - 1;
+        if (x[i] < edge[idx])
+            idx--;
+        if (idx >= 0 && x[i] >= edge[idx + 1] && idx != (long)B - 1)
+            idx++;
+        if (idx >= 0 && idx < (long)B)
+            cnt[idx]++;
+    }
+    for (size_t i = 0; i < B; i++) {
+        long r = tlm_tab_add_row(t);
+        if (r < 0)
+            break;
+        tlm_tab_set_f(t, (size_t)r, 0, edge[i]);
+        tlm_tab_set_f(t, (size_t)r, 1, edge[i + 1]);
+        tlm_tab_set_i(t, (size_t)r, 2, cnt[i]);
+    }
+    free(edge);
+    free(cnt);
+    if (t->oom) {
+        tlm_tab_free(t);
+        return TLM_ENOMEM;
+    }
+    return tlm_rctx_add_tab(ctx, t);
+}
+
+static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
+                                const char *const *pname,
+                                const int64_t *pkey)
+{
+    static const char *const cols[] = {
+        "Parent cpu_op", "Input dims", "Input strides", "Concrete Inputs",
+        "Kernel name", "Short Kernel duration (\xc2\xb5s) sum",
+        "Short Kernel count", "Short Kernel duration (\xc2\xb5s) mean",
+        "Short Kernel duration (\xc2\xb5s) percent of total time"};
+    static const tlm_coltype ty[] = {TLM_COL_STR, TLM_COL_STR, TLM_COL_STR,
+                                     TLM_COL_STR, TLM_COL_STR, TLM_COL_F64,
+                                     TLM_COL_I64, TLM_COL_F64, TLM_COL_F64};
+    static const tlm_arg sa[3] = {TLM_ARG_INPUT_DIMS, TLM_ARG_INPUT_STRIDES,
+                                  TLM_ARG_CONCRETE_INPUTS};
+    int drop_null = (ctx->opts.compat & TLM_COMPAT_SHORT_NULL_DROP) != 0;
+    double thr = ctx->opts.short_kernel_threshold_us;
+    tlm_status st = TLM_ENOMEM;
+    tlm_i3map map = {0};
+    kgroup *g = malloc((nk + 1) * sizeof *g);
+    size_t ng = 0;
+    tlm_tab *t = tlm_tab_new("short_kernels_summary", 9, cols, ty);
+    if (!g || !t || tlm_i3map_init(&map, nk) != TLM_OK)
+        goto done;
+    for (size_t i = 0; i < nk; i++) {
+        const tlm_event *e = &ctx->ev[ki[i].uid];
+        double d = tlm_ns_to_us(e->dur);
+        if (!(d < thr))
+            continue;
+        tlm_sbuf *b = &ctx->s1;
+        tlm_sbuf_reset(b);
+        int has_null = pname[i] == NULL;
+        tlm_key_id(b, pkey[i]);
+        for (int q = 0; q < 3; q++) {
+            int64_t v = 0;
+            if (ki[i].parent_op >= 0)
+                v = tlm_rctx_arg_id(ctx, &ctx->ev[ki[i].parent_op], sa[q]);
+            if (!v)
+                has_null = 1;
+            tlm_key_id(b, v);
+        }
+        tlm_key_id(b, e->name);
+        if (has_null && drop_null)
+            continue;
+        if (b->oom)
+            goto done;
+        int64_t hk[3];
+        tlm_key_hash(b, hk);
+        int32_t q = tlm_i3map_get(&map, hk[0], hk[1], hk[2]);
+        if (q < 0) {
+            q = (int32_t)ng++;
+            if (tlm_i3map_put(&map, hk[0], hk[1], hk[2], q))
+                goto done;
+            g[q].first = (int32_t)i;
+            g[q].sum = g[q].comp = 0.0;
+            g[q].count = 0;
+        }
+        kg_add(&g[q], d);
+        g[q].count++;
+    }
+    double tot = ctx->tl.total_us / 1e3 * 1e3;
+    for (size_t q = 0; q < ng; q++) {
+        long r = tlm_tab_add_row(t);
+        if (r < 0)
+            goto done;
+        size_t R = (size_t)r, i = (size_t)g[q].first;
+        if (pname[i])
+            tlm_tab_set_s(t, R, 0, pname[i], strlen(pname[i]));
+        if (ki[i].parent_op >= 0)
+            for (int c = 0; c < 3; c++)
+                tlm_rctx_set_arg(ctx, t, R, (size_t)(1 + c),
+                                 &ctx->ev[ki[i].parent_op], sa[c], 1);
+        const char *nm = tlm_rctx_name(ctx, ki[i].uid);
+        tlm_tab_set_s(t, R, 4, nm, strlen(nm));
+        tlm_tab_set_f(t, R, 5, g[q].sum);
+        tlm_tab_set_i(t, R, 6, (int64_t)g[q].count);
+        tlm_tab_set_f(t, R, 7, g[q].sum / (double)g[q].count);
+        tlm_tab_set_f(t, R, 8, g[q].sum / tot * 100.0);
+    }
+    {
+        st = sort_desc(t, 5);
+        if (st == TLM_OK && ctx->opts.topk_short_kernels >= 0)
+            tlm_tab_truncate(t, (size_t)ctx->opts.topk_short_kernels);
+        if (st == TLM_OK && t->oom)
+            st = TLM_ENOMEM;
+    }
+done:
+    tlm_i3map_free(&map);
+    free(g);
+    if (st != TLM_OK) {
+        tlm_tab_free(t);
+        return st;
+    }
+    return tlm_rctx_add_tab(ctx, t);
+}
+
+tlm_status tlm_rctx_kernel_tables(tlm_rctx *ctx)
+{
+    size_t nk = 0;
+    for (size_t j = 0; j < ctx->ngpu; j++)
+        if (ctx->ev[ctx->gpu[j]].cat == TLM_CAT_KERNEL)
+            nk++;
+    kinfo *ki = malloc((nk + 1) * sizeof *ki);
+    const char **pcat = malloc((nk + 1) * sizeof *pcat);
+    const char **pname = malloc((nk + 1) * sizeof *pname);
+    double *shortd = malloc((nk + 1) * sizeof *shortd);
+    int64_t *pkey = malloc((nk + 1) * sizeof *pkey);
+    tlm_status st = TLM_ENOMEM;
+    if (!ki || !pcat || !pname || !shortd || !pkey)
+        goto done;
+    size_t k = 0, ns = 0;
+    for (size_t j = 0; j < ctx->ngpu; j++) {
+        size_t i = (size_t)ctx->gpu[j];
+        if (ctx->ev[i].cat != TLM_CAT_KERNEL)
+            continue;
+        kinfo *x = &ki[k];
+        x->uid = (int32_t)i;
+        x->launcher = tlm_tree_parent(ctx->tree, (int32_t)i);
+        x->parent_op =
+            x->launcher >= 0 ? nearest_cpu_op(ctx, x->launcher) : -1;
+        parent_cols(ctx, x, &pcat[k], &pname[k]);
+        /* parent name key: the interned id of the op or launch name */
+        pkey[k] = x->parent_op >= 0  ? (int64_t)ctx->ev[x->parent_op].name
+                  : x->launcher >= 0 ? (int64_t)ctx->ev[x->launcher].name
+                                     : -1;
+        double d = tlm_ns_to_us(ctx->ev[i].dur);
+        if (d < ctx->opts.short_kernel_threshold_us)
+            shortd[ns++] = d;
+        k++;
+    }
+    st = TLM_OK;
+    if (ctx->opts.kernel_summary)
+        st = kernel_summary(ctx, ki, nk, pcat, pname, pkey);
+    if (st == TLM_OK && ctx->opts.short_kernel_study)
+        st = short_histogram(ctx, shortd, ns);
+    if (st == TLM_OK && ctx->opts.short_kernel_study)
+        st = short_summary(ctx, ki, nk, pname, pkey);
+done:
+    free(ki);
+    free(pcat);
+    free(pname);
+    free(shortd);
+    free(pkey);
+    return st;
+}
+
+/* MARK: - coll_analysis (§4.10) ------------------------------------------- */
+
+static int coll_bpe(const char *dtype)
+{
+    static const struct {
+        const char *n;
+        int b;
+    } t[] = {{"Float", 4}, {"Int", 4},  {"Long", 8},   {"BFloat16", 2},
+             {"Bool", 1},  {"Byte", 1}, {"Double", 8}, {"Half", 2},
+             {"Short", 2}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (dtype && !strcmp(dtype, t[i].n))
+            return t[i].b;
+    return 0;
+}
+
+enum { CK_PGN, CK_PGR, CK_COLL, CK_GS, CK_DT, CK_IN, CK_OUT, CK_INS,
+       CK_OUTS, CK_STREAM, CK_N };
+
+/* Text of one key of a collective kernel; NULL when null.  Integer values
+ * print as integers here; columns with any null switch to float text. */
+static const char *coll_key(tlm_rctx *ctx, const tlm_event *e, int k,
+                            int simplified, char *buf, size_t size,
+                            int *is_int, int64_t *iv)
+{
+    static const tlm_arg args[CK_N] = {
+        TLM_ARG_PG_NAME,        TLM_ARG_PG_RANKS,     TLM_ARG_COLLECTIVE_NAME,
+        TLM_ARG_GROUP_SIZE,     TLM_ARG_DTYPE,        TLM_ARG_IN_MSG_NELEMS,
+        TLM_ARG_OUT_MSG_NELEMS, TLM_ARG_IN_SPLIT_SIZE, TLM_ARG_OUT_SPLIT_SIZE,
+        TLM_ARG_STREAM};
+    *is_int = 0;
+    if (tlm_event_arg_int(ctx->trace, e, args[k], iv)) {
+        *is_int = 1;
+        snprintf(buf, size, "%lld", (long long)*iv);
+        return buf;
+    }
+    const char *s = tlm_event_arg_str(ctx->trace, e, args[k], NULL);
+    if (s)
+        return s;
+    if (k == CK_PGN)
+        return simplified ? "all" : "Unknown_Group";
+    if (k == CK_COLL) {
+        const char *nm = tlm_trace_str(ctx->trace, e->name, NULL);
+        if (strstr(nm, "cross_device_reduce"))
+            return "allreduce";
+    }
+    return NULL;
+}
+
+tlm_status tlm_rctx_coll_analysis(tlm_rctx *ctx)
+{
+    static const char *const cols[] = {
+        "rank", "Process Group Name", "Process Group Ranks",
+        "Collective name", "Group size", "dtype", "In msg nelems",
+        "Out msg nelems", "In split size", "Out split size", "stream",
+        "In msg size (MB)_first", "Out msg size (MB)_first", "dur_sum",
+        "dur_mean", "dur_std", "dur_min", "dur_max", "operation_count"};
+    tlm_coltype ty[19];
+    for (int i = 0; i < 19; i++)
+        ty[i] = i <= 10 ? TLM_COL_STR : TLM_COL_F64;
+    ty[0] = TLM_COL_I64;
+    ty[18] = TLM_COL_I64;
+    size_t n = 0, has_pg = 0;
+    int64_t streams[2];
+    size_t nstreams = 0;
+    for (size_t j = 0; j < ctx->ngpu; j++) {
+        size_t i = (size_t)ctx->gpu[j];
+        const tlm_event *e = &ctx->ev[i];
+        if (e->cat != TLM_CAT_KERNEL ||
+            !tlm_rctx_is_comm(ctx, (int32_t)i))
+            continue;
+        if (tlm_event_arg(ctx->trace, e, TLM_ARG_CORRELATION, NULL) ==
+                TLM_ARGV_NONE &&
+            tlm_event_arg(ctx->trace, e, TLM_ARG_EXTERNAL_ID, NULL) ==
+                TLM_ARGV_NONE)
+            continue;
+        n++;
+        if (tlm_event_arg(ctx->trace, e, TLM_ARG_PG_NAME, NULL) !=
+            TLM_ARGV_NONE)
+            has_pg = 1;
+        int64_t s;
+        if (tlm_event_arg_int(ctx->trace, e, TLM_ARG_STREAM, &s)) {
+            size_t q = 0;
+            while (q < nstreams && streams[q] != s)
+                q++;
+            if (q == nstreams && nstreams < 2)
+                streams[nstreams++] = s;
+        }
+    }
+    if (!n)
+        return TLM_OK;
+    int simplified = !has_pg && nstreams <= 1;
+    int32_t *uids = malloc(n * sizeof *uids);
+    int32_t *grp = malloc(n * sizeof *grp);
+    double *d = malloc(n * sizeof *d);
+    tlm_i3map map = {0};
+    tlm_tab *t = tlm_tab_new("coll_analysis", 19, cols, ty);
+    tlm_status st = TLM_ENOMEM;
+    int any_null[CK_N] = {0};
+    size_t ng = 0, k = 0;
+    char buf[64];
+    if (!uids || !grp || !d || !t || tlm_i3map_init(&map, n) != TLM_OK)
+        goto done;
+    for (size_t j = 0; j < ctx->ngpu; j++) {
+        size_t i = (size_t)ctx->gpu[j];
+        const tlm_event *e = &ctx->ev[i];
+        if (e->cat != TLM_CAT_KERNEL ||
+            !tlm_rctx_is_comm(ctx, (int32_t)i))
+            continue;
+        if (tlm_event_arg(ctx->trace, e, TLM_ARG_CORRELATION, NULL) ==
+                TLM_ARGV_NONE &&
+            tlm_event_arg(ctx->trace, e, TLM_ARG_EXTERNAL_ID, NULL) ==
+                TLM_ARGV_NONE)
+            continue;
+        tlm_sbuf *b = &ctx->s1;
+        tlm_sbuf_reset(b);
+        int null = 0;
+        for (int q = 0; q < CK_N; q++) {
+            int isint;
+            int64_t iv;
+            const char *v = coll_key(ctx, e, q, simplified, buf, sizeof buf,
+                                     &isint, &iv);
+            if (!v) {
+                null = 1;
+                any_null[q] = 1;
+            }
+            tlm_sbuf_puts(b, v ? v : "\x01");
+            tlm_sbuf_putc(b, '\x1f');
+        }
+        if (null)
+            continue; /* pandas groupby drops rows with a null key */
+        if (b->oom)
+            goto done;
+        int64_t hk[3];
+        tlm_key_hash(b, hk);
+        int32_t g = tlm_i3map_get(&map, hk[0], hk[1], hk[2]);
+        if (g < 0) {
+            g = (int32_t)ng++;
+            if (tlm_i3map_put(&map, hk[0], hk[1], hk[2], g))
+                goto done;
+        }
+        uids[k] = (int32_t)i;
+        grp[k] = g;
+        k++;
+    }
+    for (size_t g = 0; g < ng; g++) {
+        size_t m = 0;
+        int32_t first = -1;
+        for (size_t j = 0; j < k; j++)
+            if (grp[j] == (int32_t)g) {
+                if (first < 0)
+                    first = uids[j];
+                d[m++] = tlm_ns_to_us(ctx->ev[uids[j]].dur);
+            }
+        long rr = tlm_tab_add_row(t);
+        if (rr < 0)
+            goto done;
+        size_t R = (size_t)rr;
+        const tlm_event *e = &ctx->ev[first];
+        tlm_tab_set_i(t, R, 0, 0);
+        for (int q = 0; q < CK_N; q++) {
+            int isint;
+            int64_t iv;
+            const char *v = coll_key(ctx, e, q, simplified, buf, sizeof buf,
+                                     &isint, &iv);
+            if (isint && any_null[q]) {
+                tlm_sbuf_reset(&ctx->s2);
+                tlm_sbuf_pyfloat(&ctx->s2, (double)iv);
+                tlm_tab_set_s(t, R, (size_t)(1 + q), ctx->s2.p, ctx->s2.len);
+            } else {
+                tlm_tab_set_s(t, R, (size_t)(1 + q), v, strlen(v));
+            }
+        }
+        const char *dt = tlm_event_arg_str(ctx->trace, e, TLM_ARG_DTYPE, NULL);
+        int bpe = coll_bpe(dt);
+        int64_t ni, no;
+        if (bpe && tlm_event_arg_int(ctx->trace, e, TLM_ARG_IN_MSG_NELEMS, &ni))
+            tlm_tab_set_f(t, R, 11, (double)ni * bpe / 1048576.0);
+        if (bpe &&
+            tlm_event_arg_int(ctx->trace, e, TLM_ARG_OUT_MSG_NELEMS, &no))
+            tlm_tab_set_f(t, R, 12, (double)no * bpe / 1048576.0);
+        double s = tlm_pd_sum(d, m), mn = d[0], mx = d[0];
+        for (size_t j = 0; j < m; j++) {
+            if (d[j] < mn)
+                mn = d[j];
+            if (d[j] > mx)
+                mx = d[j];
+        }
+        tlm_tab_set_f(t, R, 13, s);
+        tlm_tab_set_f(t, R, 14, s / (double)m);
+        tlm_tab_set_f(t, R, 15, tlm_pd_std(d, m));
+        tlm_tab_set_f(t, R, 16, mn);
+        tlm_tab_set_f(t, R, 17, mx);
+        tlm_tab_set_i(t, R, 18, (int64_t)m);
+    }
+    st = sort_desc(t, 13);
+    if (st == TLM_OK && t->oom)
+        st = TLM_ENOMEM;
+done:
+    tlm_i3map_free(&map);
+    free(uids);
+    free(grp);
+    free(d);
+    if (st != TLM_OK || !t->nrows) {
+        tlm_tab_free(t);
+        return st;
+    }
+    return tlm_rctx_add_tab(ctx, t);
+}

@@ -1,0 +1,625 @@
+/*
+ * ops.c - kernel launchers and the op tables built on them
+ * (spec/perfreport.md §4.1-§4.4, §4.6):
+ *
+ *   launchers            every non-communication GPU event is attributed
+ *                        to the nearest cpu_op above its launch (skipping
+ *                        python functions and "execute"), else to the
+ *                        launch itself;
+ *   ops_summary_by_category, ops_summary, ops_unique_args
+ *                        group the launchers by category, name, and name +
+ *                        shapes + thread;
+ *   perf-model sheets    one row per op event with a perf model (tlm_perf.h),
+ *                        grouped by name + model parameters.
+ *
+ * Grouping uses hash maps keyed by interned name ids or by a 64+64-bit hash
+ * of the key text; no per-row allocation.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+/* MARK: - launchers ------------------------------------------------------ */
+
+typedef struct ts_ctx {
+    const tlm_event *ev;
+    const tlm_launcher *lk;
+    const int32_t *pool;
+} ts_ctx;
+
+static int cmp_lk_ts(const void *vc, size_t a, size_t b)
+{
+    const ts_ctx *c = vc;
+    int64_t x = c->ev[c->lk[a].uid].ts, y = c->ev[c->lk[b].uid].ts;
+    if (x != y)
+        return x < y ? -1 : 1;
+    return 0;
+}
+
+static int cmp_k_ts(const void *vc, size_t a, size_t b)
+{
+    const ts_ctx *c = vc;
+    int64_t x = c->ev[c->pool[a]].ts, y = c->ev[c->pool[b]].ts;
+    if (x != y)
+        return x < y ? -1 : 1;
+    return 0;
+}
+
+tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
+{
+    const tlm_event *ev = ctx->ev;
+    tlm_tree *tree = ctx->tree;
+    size_t n = ctx->n;
+    tlm_status st = TLM_OK;
+    /* lk_of is indexed by UID: launchers are host events, kernels GPU
+     * events, so while attributing, lk_of[kernel] holds the kernel's
+     * launcher (reset to -1 below) and no second n-sized array is needed */
+    int32_t *kl;
+    size_t *order = NULL, *idx = NULL;
+    int32_t *pool2 = NULL;
+    tlm_launcher *lk2 = NULL;
+    size_t ngpu = ctx->ngpu;
+    ctx->lk_of = malloc((n ? n : 1) * sizeof *ctx->lk_of);
+    ctx->lk = calloc(ngpu ? ngpu : 1, sizeof *ctx->lk);
+    kl = ctx->lk_of;
+    if (!ctx->lk_of || !ctx->lk) {
+        st = TLM_ENOMEM;
+        goto done;
+    }
+    memset(ctx->lk_of, 0xff, (n ? n : 1) * sizeof *ctx->lk_of); /* -1 */
+    size_t nk = 0;
+    uint32_t exec_id = tlm_trace_str_find(ctx->trace, "execute", 7);
+    for (size_t j = 0; j < ctx->ngpu; j++) {
+        size_t i = (size_t)ctx->gpu[j];
+        if (tlm_rctx_is_comm(ctx, (int32_t)i))
+            continue;
+        int32_t r = tlm_tree_parent(tree, (int32_t)i);
+        if (r < 0)
+            continue;
+        int32_t a = tlm_tree_parent(tree, r), L = -1;
+        while (a >= 0) {
+            if (ev[a].cat == TLM_CAT_PYTHON_FUNCTION) {
+                a = tlm_tree_parent(tree, a);
+                continue;
+            }
+            if (ev[a].cat == TLM_CAT_CPU_OP) {
+                if (exec_id && ev[a].name == exec_id) {
+                    a = tlm_tree_parent(tree, a);
+                    continue;
+                }
+                L = a;
+            }
+            break;
+        }
+        if (L < 0)
+            L = r;
+        if (ctx->lk_of[L] < 0) {
+            ctx->lk_of[L] = (int32_t)ctx->nlk;
+            ctx->lk[ctx->nlk].uid = L;
+            ctx->nlk++;
+        }
+        kl[i] = ctx->lk_of[L];
+        ctx->lk[kl[i]].nk++;
+        nk++;
+    }
+    ctx->lk_kernels = malloc((nk ? nk : 1) * sizeof *ctx->lk_kernels);
+    order = malloc((ctx->nlk ? ctx->nlk : 1) * sizeof *order);
+    idx = malloc((nk ? nk : 1) * sizeof *idx);
+    pool2 = malloc((nk ? nk : 1) * sizeof *pool2);
+    lk2 = malloc((ctx->nlk ? ctx->nlk : 1) * sizeof *lk2);
+    if (!ctx->lk_kernels || !order || !idx || !pool2 || !lk2) {
+        st = TLM_ENOMEM;
+        goto done;
+    }
+    uint32_t off = 0;
+    for (size_t j = 0; j < ctx->nlk; j++) {
+        ctx->lk[j].k0 = off;
+        off += ctx->lk[j].nk;
+        ctx->lk[j].nk = 0;
+    }
+    for (size_t j = 0; j < ctx->ngpu; j++) {
+        size_t i = (size_t)ctx->gpu[j];
+        if (kl[i] < 0)
+            continue;
+        tlm_launcher *L = &ctx->lk[kl[i]];
+        ctx->lk_kernels[L->k0 + L->nk++] = (int32_t)i;
+        kl[i] = -1;
+    }
+    /* launchers by ts (stable: first-seen order on ties) */
+    for (size_t j = 0; j < ctx->nlk; j++)
+        order[j] = j;
+    ts_ctx tc = {ev, ctx->lk, ctx->lk_kernels};
+    st = tlm_sort_idx(order, ctx->nlk, cmp_lk_ts, &tc);
+    if (st != TLM_OK)
+        goto done;
+    off = 0;
+    for (size_t j = 0; j < ctx->nlk; j++) {
+        const tlm_launcher *L = &ctx->lk[order[j]];
+        lk2[j] = *L;
+        lk2[j].k0 = off;
+        /* kernels by ts, stable */
+        for (uint32_t q = 0; q < L->nk; q++)
+            idx[q] = L->k0 + q;
+        st = tlm_sort_idx(idx, L->nk, cmp_k_ts, &tc);
+        if (st != TLM_OK)
+            goto done;
+        for (uint32_t q = 0; q < L->nk; q++)
+            pool2[off + q] = ctx->lk_kernels[idx[q]];
+        off += L->nk;
+        ctx->lk_of[L->uid] = (int32_t)j;
+    }
+    memcpy(ctx->lk, lk2, ctx->nlk * sizeof *lk2);
+    memcpy(ctx->lk_kernels, pool2, nk * sizeof *pool2);
+    for (size_t j = 0; j < ctx->nlk && st == TLM_OK; j++) {
+        tlm_launcher *L = &ctx->lk[j];
+        size_t ng;
+        const int32_t *g = tlm_tree_gpu_events(tree, L->uid, &ng);
+        st = tlm_tree_busy_us(tree, ctx->lk_kernels + L->k0, L->nk,
+                              &L->direct_us);
+        if (st == TLM_OK)
+            st = tlm_tree_busy_us(tree, g, ng, &L->subtree_us);
+        L->category = tlm_rctx_op_category(ctx, L->uid);
+    }
+done:
+    free(order);
+    free(idx);
+    free(pool2);
+    free(lk2);
+    return st;
+}
+
+/* MARK: - statistics helpers --------------------------------------------- */
+
+typedef struct stats6 {
+    double mean, median, std, min, max, sum;
+    size_t count;
+} stats6;
+
+/* Stats over the non-NaN values of v (sorted in place). */
+static void stats_of(double *v, size_t n, stats6 *s)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            v[k++] = v[i];
+    s->count = k;
+    s->sum = tlm_pd_sum(v, k);
+    if (!k) {
+        s->mean = s->median = s->std = s->min = s->max = NAN;
+        return;
+    }
+    s->mean = s->sum / (double)k;
+    s->std = tlm_pd_std(v, k);
+    s->min = s->max = v[0];
+    for (size_t i = 1; i < k; i++) {
+        if (v[i] < s->min)
+            s->min = v[i];
+        if (v[i] > s->max)
+            s->max = v[i];
+    }
+    s->median = tlm_np_median(v, k);
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+typedef struct desc_ctx {
+    const double *key;
+    const int64_t *tie; /* may be NULL */
+} desc_ctx;
+
+static int cmp_desc(const void *vc, size_t a, size_t b)
+{
+    const desc_ctx *c = vc;
+    if (c->key[a] != c->key[b])
+        return c->key[a] > c->key[b] ? -1 : 1;
+    if (c->tie && c->tie[a] != c->tie[b])
+        return c->tie[a] < c->tie[b] ? -1 : 1;
+    return 0;
+}
+
+/* Appends "Percentage (%)" / "Cumulative Percentage (%)" from column vc. */
+static void add_percent(tlm_tab *t, size_t vc, size_t pc)
+{
+    double cum = 0.0, tot;
+    double *col = malloc((t->nrows + 1) * sizeof *col);
+    size_t k = 0;
+    if (!col) {
+        t->oom = 1;
+        return;
+    }
+    for (size_t r = 0; r < t->nrows; r++) {
+        tlm_cell *c = tlm_tab_cell(t, r, vc);
+        if (!c->null)
+            col[k++] = c->v.f;
+    }
+    /* pandas Series.sum: numpy's pairwise sum in row order */
+    tot = tlm_np_sum(col, k);
+    free(col);
+    for (size_t r = 0; r < t->nrows; r++) {
+        tlm_cell *c = tlm_tab_cell(t, r, vc);
+        double p = c->null ? NAN : c->v.f / tot * 100.0;
+        tlm_tab_set_f(t, r, pc, p);
+        if (!isnan(p))
+            cum += p;
+        tlm_tab_set_f(t, r, pc + 1, cum);
+    }
+}
+
+/* Sorts the table rows by column kc (double) descending, ties by column
+ * tc (int, ascending) when tc >= 0, else stable. */
+static tlm_status sort_table(tlm_tab *t, size_t kc, long tc)
+{
+    size_t n = t->nrows;
+    double *k = malloc((n ? n : 1) * sizeof *k);
+    int64_t *ti = malloc((n ? n : 1) * sizeof *ti);
+    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    tlm_status st = TLM_ENOMEM;
+    if (k && ti && perm) {
+        for (size_t r = 0; r < n; r++) {
+            tlm_cell *c = tlm_tab_cell(t, r, kc);
+            k[r] = c->null ? -INFINITY : c->v.f;
+            ti[r] = tc >= 0 ? tlm_tab_cell(t, r, (size_t)tc)->v.i : 0;
+            perm[r] = r;
+        }
+        desc_ctx dc = {k, tc >= 0 ? ti : NULL};
+        st = tlm_sort_idx(perm, n, cmp_desc, &dc);
+        if (st == TLM_OK)
+            st = tlm_tab_permute(t, perm);
+    }
+    free(k);
+    free(ti);
+    free(perm);
+    return st;
+}
+
+/* Groups items by a text key (first-appearance order).  gid[i] receives
+ * the group of item i; returns the number of groups or -1 on ENOMEM. */
+typedef struct grouper {
+    tlm_i3map map;
+    size_t ngroups;
+} grouper;
+
+static long group_key(grouper *g, const char *key, size_t len)
+{
+    tlm_sbuf kb = {(char *)(uintptr_t)key, len, len, 0};
+    int64_t hk[3];
+    tlm_key_hash(&kb, hk);
+    int32_t v = tlm_i3map_get(&g->map, hk[0], hk[1], hk[2]);
+    if (v >= 0)
+        return v;
+    v = (int32_t)g->ngroups++;
+    if (tlm_i3map_put(&g->map, hk[0], hk[1], hk[2], v))
+        return -1;
+    return v;
+}
+
+/* MARK: - ops_summary_by_category / ops_summary -------------------------- */
+
+static tlm_status ops_by_category(tlm_rctx *ctx)
+{
+    static const char *const cols[] = {
+        "op category", "Count", "total_direct_kernel_time_ms",
+        "Percentage (%)", "Cumulative Percentage (%)"};
+    static const tlm_coltype ty[] = {TLM_COL_STR, TLM_COL_I64, TLM_COL_F64,
+                                     TLM_COL_F64, TLM_COL_F64};
+    const char **cats = malloc((ctx->nlk + 1) * sizeof *cats);
+    size_t nc = 0;
+    if (!cats)
+        return TLM_ENOMEM;
+    for (size_t j = 0; j < ctx->nlk; j++) {
+        size_t q = 0;
+        while (q < nc && strcmp(cats[q], ctx->lk[j].category))
+            q++;
+        if (q == nc)
+            cats[nc++] = ctx->lk[j].category;
+    }
+    qsort(cats, nc, sizeof *cats, cmp_str_ptr);
+    tlm_tab *t = tlm_tab_new("ops_summary_by_category", 5, cols, ty);
+    if (!t) {
+        free(cats);
+        return TLM_ENOMEM;
+    }
+    for (size_t q = 0; q < nc; q++) {
+        tlm_kahan sum = {0.0, 0.0};
+        int64_t cnt = 0;
+        for (size_t j = 0; j < ctx->nlk; j++)
+            if (!strcmp(ctx->lk[j].category, cats[q])) {
+                tlm_kahan_add(&sum, ctx->lk[j].direct_us);
+                cnt++;
+            }
+        long r = tlm_tab_add_row(t);
+        if (r < 0)
+            break;
+        tlm_tab_set_s(t, (size_t)r, 0, cats[q], strlen(cats[q]));
+        tlm_tab_set_i(t, (size_t)r, 1, cnt);
+        tlm_tab_set_f(t, (size_t)r, 2, sum.sum / 1000.0);
+    }
+    free(cats);
+    tlm_status st = sort_table(t, 2, -1);
+    add_percent(t, 2, 3);
+    if (st != TLM_OK) {
+        tlm_tab_free(t);
+        return st;
+    }
+    return tlm_rctx_add_tab(ctx, t);
+}
+
+typedef struct name_ctx {
+    const tlm_rctx *ctx;
+    const int32_t *first; /* group -> launcher index */
+} name_ctx;
+
+static int cmp_group_name(const void *vc, size_t a, size_t b)
+{
+    const name_ctx *c = vc;
+    return strcmp(tlm_rctx_name(c->ctx, c->ctx->lk[c->first[a]].uid),
+                  tlm_rctx_name(c->ctx, c->ctx->lk[c->first[b]].uid));
+}
+
+static tlm_status ops_summary(tlm_rctx *ctx)
+{
+    static const char *const cols[] = {
+        "name", "total_direct_kernel_time_sum",
+        "total_subtree_kernel_time_sum", "total_direct_kernel_time_ms",
+        "total_subtree_kernel_time_ms", "Count", "Categories",
+        "Percentage (%)", "Cumulative Percentage (%)"};
+    static const tlm_coltype ty[] = {TLM_COL_STR, TLM_COL_F64, TLM_COL_F64,
+                                     TLM_COL_F64, TLM_COL_F64, TLM_COL_I64,
+                                     TLM_COL_STR, TLM_COL_F64, TLM_COL_F64};
+    tlm_status st = TLM_ENOMEM;
+    tlm_i3map m = {0};
+    size_t ng = 0;
+    int32_t *gid = malloc((ctx->nlk + 1) * sizeof *gid);
+    int32_t *first = malloc((ctx->nlk + 1) * sizeof *first);
+    size_t *order = malloc((ctx->nlk + 1) * sizeof *order);
+    const char **cl = malloc((ctx->nlk + 1) * sizeof *cl);
+    tlm_tab *t = tlm_tab_new("ops_summary", 9, cols, ty);
+    if (!gid || !first || !order || !cl || !t ||
+        tlm_i3map_init(&m, ctx->nlk) != TLM_OK)
+        goto done;
+    for (size_t j = 0; j < ctx->nlk; j++) {
+        uint32_t nm = ctx->ev[ctx->lk[j].uid].name;
+        int32_t g = tlm_i3map_get(&m, nm, 0, 0);
+        if (g < 0) {
+            g = (int32_t)ng++;
+            first[g] = (int32_t)j;
+            if (tlm_i3map_put(&m, nm, 0, 0, g))
+                goto done;
+        }
+        gid[j] = g;
+    }
+    for (size_t g = 0; g < ng; g++)
+        order[g] = g;
+    name_ctx nc = {ctx, first};
+    if (tlm_sort_idx(order, ng, cmp_group_name, &nc) != TLM_OK)
+        goto done;
+    /* members of each group: scan (groups are few compared to rows) */
+    int32_t *head = malloc((ng + 1) * sizeof *head);
+    int32_t *next = malloc((ctx->nlk + 1) * sizeof *next);
+    if (!head || !next) {
+        free(head);
+        free(next);
+        goto done;
+    }
+    for (size_t g = 0; g < ng; g++)
+        head[g] = -1;
+    for (size_t j = ctx->nlk; j-- > 0;) {
+        next[j] = head[gid[j]];
+        head[gid[j]] = (int32_t)j;
+    }
+    tlm_sbuf *b = &ctx->s1;
+    for (size_t o = 0; o < ng; o++) {
+        size_t g = order[o];
+        tlm_kahan kd = {0.0, 0.0}, ks = {0.0, 0.0};
+        int64_t cnt = 0;
+        size_t ncl = 0;
+        for (int32_t j = head[g]; j >= 0; j = next[j]) {
+            tlm_kahan_add(&kd, ctx->lk[j].direct_us);
+            tlm_kahan_add(&ks, ctx->lk[j].subtree_us);
+            cnt++;
+            size_t q = 0;
+            while (q < ncl && strcmp(cl[q], ctx->lk[j].category))
+                q++;
+            if (q == ncl)
+                cl[ncl++] = ctx->lk[j].category;
+        }
+        qsort(cl, ncl, sizeof *cl, cmp_str_ptr);
+        tlm_sbuf_reset(b);
+        tlm_sbuf_putc(b, '[');
+        for (size_t q = 0; q < ncl; q++) {
+            if (q)
+                tlm_sbuf_puts(b, ", ");
+            tlm_sbuf_pystr(b, cl[q], strlen(cl[q]));
+        }
+        tlm_sbuf_putc(b, ']');
+        long r = tlm_tab_add_row(t);
+        if (r < 0)
+            break;
+        double sd = kd.sum, ss = ks.sum;
+        const char *nm = tlm_rctx_name(ctx, ctx->lk[first[g]].uid);
+        tlm_tab_set_f(t, (size_t)r, 1, sd);
+        tlm_tab_set_s(t, (size_t)r, 0, nm, strlen(nm));
+        tlm_tab_set_f(t, (size_t)r, 2, ss);
+        tlm_tab_set_f(t, (size_t)r, 3, sd / 1000.0);
+        tlm_tab_set_f(t, (size_t)r, 4, ss / 1000.0);
+        tlm_tab_set_i(t, (size_t)r, 5, cnt);
+        tlm_tab_set_s(t, (size_t)r, 6, b->p, b->len);
+    }
+    free(head);
+    free(next);
+    st = sort_table(t, 1, -1);
+    if (st == TLM_OK) {
+        add_percent(t, 3, 7);
+        st = t->oom ? TLM_ENOMEM : TLM_OK;
+    }
+done:
+    tlm_i3map_free(&m);
+    free(gid);
+    free(first);
+    free(order);
+    free(cl);
+    if (st != TLM_OK) {
+        tlm_tab_free(t);
+        return st;
+    }
+    return tlm_rctx_add_tab(ctx, t);
+}
+
+/* MARK: - ops_unique_args ------------------------------------------------- */
+
+static const tlm_arg shape_args[4] = {TLM_ARG_INPUT_DIMS, TLM_ARG_INPUT_TYPE,
+                                      TLM_ARG_INPUT_STRIDES,
+                                      TLM_ARG_CONCRETE_INPUTS};
+
+/* Key text of the string-repr grouping of §4.4 into b. */
+static void unique_key(tlm_rctx *ctx, int32_t u, const char *cat,
+                       tlm_sbuf *b)
+{
+    const tlm_event *e = &ctx->ev[u];
+    tlm_sbuf_reset(b);
+    tlm_key_id(b, e->name);
+    tlm_key_id(b, tlm_rctx_cat_index(ctx, cat));
+    for (int f = 1; f <= 3; f++)
+        tlm_key_id(b, tlm_rctx_meta_id(ctx, e, f));
+    for (int k = 0; k < 4; k++)
+        tlm_key_id(b, tlm_rctx_arg_id(ctx, e, shape_args[k]));
+}
+
+static tlm_status ops_unique_args(tlm_rctx *ctx)
+{
+    static const char *const cols[] = {
+        "name", "op category", "process_name", "process_label",
+        "thread_name", "Input Dims", "Input type", "Input Strides",
+        "Concrete Inputs", "operation_count",
+        "total_direct_kernel_time_mean", "total_subtree_kernel_time_mean",
+        "total_direct_kernel_time_median",
+        "total_subtree_kernel_time_median", "total_direct_kernel_time_std",
+        "total_subtree_kernel_time_std", "total_direct_kernel_time_min",
+        "total_subtree_kernel_time_min", "total_direct_kernel_time_max",
+        "total_subtree_kernel_time_max", "total_direct_kernel_time_sum",
+        "total_subtree_kernel_time_sum", "ex_UID", "kernel_details_summary",
+        "trunc_kernel_details", "Percentage (%)",
+        "Cumulative Percentage (%)"};
+    enum { NC = sizeof cols / sizeof cols[0] };
+    tlm_coltype ty[NC];
+    for (size_t i = 0; i < NC; i++)
+        ty[i] = TLM_COL_F64;
+    for (size_t i = 0; i < 9; i++)
+        ty[i] = TLM_COL_STR;
+    ty[9] = TLM_COL_I64;
+    ty[22] = TLM_COL_I64;
+    ty[23] = ty[24] = TLM_COL_STR;
+    tlm_status st = TLM_ENOMEM;
+    grouper gr = {{0}, 0};
+    size_t nl = ctx->nlk;
+    int32_t *gid = malloc((nl + 1) * sizeof *gid);
+    int32_t *head = malloc((nl + 1) * sizeof *head);
+    int32_t *tail = malloc((nl + 1) * sizeof *tail);
+    int32_t *next = malloc((nl + 1) * sizeof *next);
+    double *vd = malloc((nl + 1) * sizeof *vd);
+    double *vs = malloc((nl + 1) * sizeof *vs);
+    size_t *off = malloc((nl + 1) * sizeof *off);
+    size_t *len = malloc((nl + 1) * sizeof *len);
+    tlm_tab *t = tlm_tab_new("ops_unique_args", NC, cols, ty);
+    if (!gid || !head || !tail || !next || !vd || !vs || !off || !len ||
+        !t || tlm_i3map_init(&gr.map, nl) != TLM_OK)
+        goto done;
+    for (size_t j = 0; j < nl; j++) {
+        unique_key(ctx, ctx->lk[j].uid, ctx->lk[j].category, &ctx->s1);
+        if (ctx->s1.oom)
+            goto done;
+        long g = group_key(&gr, ctx->s1.p, ctx->s1.len);
+        if (g < 0)
+            goto done;
+        gid[j] = (int32_t)g;
+        next[j] = -1;
+    }
+    for (size_t g = 0; g < gr.ngroups; g++)
+        head[g] = tail[g] = -1;
+    for (size_t j = 0; j < nl; j++) {
+        int32_t g = gid[j];
+        if (head[g] < 0)
+            head[g] = (int32_t)j;
+        else
+            next[tail[g]] = (int32_t)j;
+        tail[g] = (int32_t)j;
+    }
+    for (size_t g = 0; g < gr.ngroups; g++) {
+        size_t k = 0;
+        const tlm_launcher *L0 = &ctx->lk[head[g]];
+        for (int32_t j = head[g]; j >= 0; j = next[j]) {
+            vd[k] = ctx->lk[j].direct_us;
+            vs[k] = ctx->lk[j].subtree_us;
+            off[k] = ctx->lk[j].k0;
+            len[k] = ctx->lk[j].nk;
+            k++;
+        }
+        long r = tlm_tab_add_row(t);
+        if (r < 0)
+            goto done;
+        size_t R = (size_t)r;
+        const tlm_event *e = &ctx->ev[L0->uid];
+        const char *s = tlm_rctx_name(ctx, L0->uid);
+        tlm_tab_set_s(t, R, 0, s, strlen(s));
+        tlm_tab_set_s(t, R, 1, L0->category, strlen(L0->category));
+        s = tlm_rctx_process_name(ctx, e);
+        tlm_tab_set_s(t, R, 2, s, strlen(s));
+        s = tlm_rctx_process_label(ctx, e);
+        tlm_tab_set_s(t, R, 3, s, strlen(s));
+        s = tlm_rctx_thread_name(ctx, e);
+        tlm_tab_set_s(t, R, 4, s, strlen(s));
+        for (int q = 0; q < 4; q++)
+            tlm_rctx_set_arg(ctx, t, R, (size_t)(5 + q), e, shape_args[q], 1);
+        tlm_tab_set_i(t, R, 9, (int64_t)k);
+        tlm_kd_summary(ctx, ctx->lk_kernels, off, len, k, &ctx->s1,
+                       &ctx->s2);
+        stats6 a, b;
+        stats_of(vd, k, &a);
+        stats_of(vs, k, &b);
+        double av[6] = {a.mean, a.median, a.std, a.min, a.max, a.sum};
+        double bv[6] = {b.mean, b.median, b.std, b.min, b.max, b.sum};
+        for (int q = 0; q < 6; q++) {
+            tlm_tab_set_f(t, R, (size_t)(10 + 2 * q), av[q]);
+            tlm_tab_set_f(t, R, (size_t)(11 + 2 * q), bv[q]);
+        }
+        tlm_tab_set_i(t, R, 22, L0->uid);
+        tlm_tab_set_s(t, R, 23, ctx->s1.p ? ctx->s1.p : "", ctx->s1.len);
+        if (ctx->s2.len)
+            tlm_tab_set_s(t, R, 24, ctx->s2.p, ctx->s2.len);
+    }
+    st = sort_table(t, 20, 22);
+    if (st == TLM_OK) {
+        add_percent(t, 20, 25);
+        st = t->oom ? TLM_ENOMEM : TLM_OK;
+    }
+done:
+    tlm_i3map_free(&gr.map);
+    free(gid);
+    free(head);
+    free(tail);
+    free(next);
+    free(vd);
+    free(vs);
+    free(off);
+    free(len);
+    if (st != TLM_OK) {
+        tlm_tab_free(t);
+        return st;
+    }
+    return tlm_rctx_add_tab(ctx, t);
+}
+
+tlm_status tlm_rctx_ops_tables(tlm_rctx *ctx)
+{
+    tlm_status st = ops_by_category(ctx);
+    if (st == TLM_OK)
+        st = ops_summary(ctx);
+    if (st == TLM_OK)
+        st = ops_unique_args(ctx);
+    return st;
+}

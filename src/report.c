@@ -1,0 +1,604 @@
+/*
+ * report.c - assembles the single-trace report: options, the shared build
+ * context (metadata names, op categories, argument reprs), the order in
+ * which sheets are built (TraceLens's emission order, spec §4.12), table
+ * accessors and the CSV directory writer.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+/* MARK: - options -------------------------------------------------------- */
+
+void tlm_report_opts_init(tlm_report_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->kernel_summary = 1;
+    o->short_kernel_study = 1;
+    o->short_kernel_threshold_us = 10.0;
+    o->short_kernel_bins = 100;
+    o->topk_short_kernels = -1;
+    o->micro_idle_thresh_us = -1.0;
+    o->perf_sheets = 1;
+    o->unified = 1;
+    o->coll_analysis = 1;
+}
+
+tlm_status tlm_compat_parse(const char *list, unsigned *bits, tlm_error *err)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } names[] = {
+#define TLM_X_(e, bit, name, desc) {name, e},
+        TLM_COMPAT_LIST(TLM_X_)
+#undef TLM_X_
+    };
+    *bits = 0;
+    if (!list)
+        return TLM_OK;
+    const char *p = list;
+    while (*p) {
+        const char *q = strchr(p, ',');
+        size_t len = q ? (size_t)(q - p) : strlen(p);
+        if (len == 3 && !strncmp(p, "all", 3)) {
+            *bits |= TLM_COMPAT_ALL;
+        } else if (len) {
+            size_t i;
+            for (i = 0; i < sizeof names / sizeof names[0]; i++)
+                if (strlen(names[i].name) == len &&
+                    !strncmp(names[i].name, p, len))
+                    break;
+            if (i == sizeof names / sizeof names[0])
+                return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                                     "unknown --tracelens_compat item "
+                                     "'%.*s'",
+                                     (int)len, p);
+            *bits |= names[i].bit;
+        }
+        if (!q)
+            break;
+        p = q + 1;
+    }
+    return TLM_OK;
+}
+
+/* MARK: - context helpers ------------------------------------------------ */
+
+enum { META_PROCESS_NAME = 1, META_PROCESS_LABELS = 2, META_THREAD_NAME = 3 };
+
+static const char *meta_str(const tlm_rctx *ctx, int64_t pid, int64_t tid,
+                            int field)
+{
+    int32_t u = tlm_i3map_get(&ctx->meta, pid, tid, field);
+    if (u < 0)
+        return "Unknown";
+    const char *s = tlm_event_arg_str(
+        ctx->trace, &ctx->ev[u],
+        field == META_PROCESS_LABELS ? TLM_ARG_LABELS : TLM_ARG_NAME, NULL);
+    return s ? s : "Unknown";
+}
+
+const char *tlm_rctx_process_name(const tlm_rctx *ctx, const tlm_event *e)
+{
+    return meta_str(ctx, e->pid, 0, META_PROCESS_NAME);
+}
+
+const char *tlm_rctx_process_label(const tlm_rctx *ctx, const tlm_event *e)
+{
+    return meta_str(ctx, e->pid, 0, META_PROCESS_LABELS);
+}
+
+const char *tlm_rctx_thread_name(const tlm_rctx *ctx, const tlm_event *e)
+{
+    return meta_str(ctx, e->pid, e->tid, META_THREAD_NAME);
+}
+
+const char *tlm_rctx_name(const tlm_rctx *ctx, int32_t u)
+{
+    return tlm_trace_str(ctx->trace, ctx->ev[u].name, NULL);
+}
+
+int tlm_rctx_is_comm(const tlm_rctx *ctx, int32_t u)
+{
+    uint32_t id = ctx->ev[u].name;
+    if (ctx->comm_cache && id < ctx->n_names) {
+        if (!ctx->comm_cache[id])
+            ctx->comm_cache[id] =
+                tlm_kernel_is_communication(tlm_rctx_name(ctx, u)) ? 2 : 1;
+        return ctx->comm_cache[id] == 2;
+    }
+    return tlm_kernel_is_communication(tlm_rctx_name(ctx, u));
+}
+
+const char *tlm_rctx_op_category(const tlm_rctx *ctx, int32_t u)
+{
+    const char *first = NULL;
+    int64_t fid = 0;
+    if (ctx->lk_of && ctx->lk_of[u] >= 0) {
+        const tlm_launcher *L = &ctx->lk[ctx->lk_of[u]];
+        if (L->nk) {
+            first = tlm_rctx_name(ctx, ctx->lk_kernels[L->k0]);
+            fid = (int64_t)ctx->ev[ctx->lk_kernels[L->k0]].name + 1;
+        }
+    }
+    int64_t nid = ctx->ev[u].name;
+    if (ctx->cat_cache) {
+        int32_t k = tlm_i3map_get(ctx->cat_cache, nid, fid, 0);
+        if (k >= 0)
+            return ctx->cats[k];
+    }
+    const char *c = tlm_op_category(tlm_rctx_name(ctx, u), first);
+    if (!ctx->cat_cache)
+        return c;
+    /* remember it (the cache lives behind pointers: ctx stays const) */
+    tlm_rctx *m = (tlm_rctx *)(uintptr_t)ctx;
+    size_t k = 0;
+    while (k < m->ncats && m->cats[k] != c)
+        k++;
+    if (k == m->ncats) {
+        if (m->ncats == m->cap_cats) {
+            size_t cap = m->cap_cats ? m->cap_cats * 2 : 32;
+            const char **p = realloc(m->cats, cap * sizeof *p);
+            if (!p)
+                return c;
+            m->cats = p;
+            m->cap_cats = cap;
+        }
+        m->cats[m->ncats++] = c;
+    }
+    if (tlm_i3map_put(m->cat_cache, nid, fid, 0, (int32_t)k) != TLM_OK)
+        return c;
+    return c;
+}
+
+void tlm_rctx_set_arg(tlm_rctx *ctx, tlm_tab *t, size_t row, size_t col,
+                      const tlm_event *e, tlm_arg key, int as_tuple)
+{
+    size_t len;
+    const char *v = tlm_event_arg_str(ctx->trace, e, key, &len);
+    if (!v) {
+        int64_t iv;
+        if (tlm_event_arg_int(ctx->trace, e, key, &iv)) {
+            char num[32];
+            int n = snprintf(num, sizeof num, "%lld", (long long)iv);
+            tlm_tab_set_s(t, row, col, num, (size_t)n);
+            return;
+        }
+        tlm_tab_set_null(t, row, col);
+        return;
+    }
+    tlm_sbuf b;
+    tlm_sbuf_init(&b);
+    if (tlm_sbuf_json_pyrepr(&b, v, len, as_tuple) != 0) {
+        tlm_sbuf_reset(&b);
+        tlm_sbuf_pystr(&b, v, len);
+    }
+    if (b.oom)
+        t->oom = 1;
+    else
+        tlm_tab_set_s(t, row, col, b.p ? b.p : "", b.len);
+    tlm_sbuf_free(&b);
+}
+
+int64_t tlm_rctx_meta_id(const tlm_rctx *ctx, const tlm_event *e, int field)
+{
+    int64_t tid = field == META_THREAD_NAME ? e->tid : 0;
+    int32_t u = tlm_i3map_get(&ctx->meta, e->pid, tid, field);
+    if (u < 0)
+        return 0;
+    tlm_argv v;
+    if (tlm_event_arg(ctx->trace, &ctx->ev[u],
+                      field == META_PROCESS_LABELS ? TLM_ARG_LABELS
+                                                   : TLM_ARG_NAME,
+                      &v) != TLM_ARGV_STR)
+        return 0;
+    return (int64_t)v.str + 1;
+}
+
+int64_t tlm_rctx_cat_index(const tlm_rctx *ctx, const char *cat)
+{
+    tlm_rctx *m = (tlm_rctx *)(uintptr_t)ctx;
+    for (size_t k = 0; k < m->ncats; k++)
+        if (m->cats[k] == cat)
+            return (int64_t)k;
+    for (size_t k = 0; k < m->ncats; k++)
+        if (!strcmp(m->cats[k], cat))
+            return (int64_t)k;
+    if (m->ncats == m->cap_cats) {
+        size_t cap = m->cap_cats ? m->cap_cats * 2 : 32;
+        const char **p = realloc(m->cats, cap * sizeof *p);
+        if (!p)
+            return -1 - (int64_t)(uintptr_t)cat; /* still distinct */
+        m->cats = p;
+        m->cap_cats = cap;
+    }
+    m->cats[m->ncats] = cat;
+    return (int64_t)m->ncats++;
+}
+
+int64_t tlm_rctx_arg_id(const tlm_rctx *ctx, const tlm_event *e, tlm_arg key)
+{
+    tlm_argv v;
+    tlm_argv_type ty = tlm_event_arg(ctx->trace, e, key, &v);
+    if (ty == TLM_ARGV_STR)
+        return (int64_t)v.str + 1;
+    if (ty == TLM_ARGV_INT)
+        return -(int64_t)(v.i & 0x3fffffffffffll) - 2;
+    return 0;
+}
+
+tlm_status tlm_rctx_perf(tlm_rctx *ctx, int32_t u, int bwd, const int32_t *k,
+                         size_t nk, const tlm_perf_result **out)
+{
+    const tlm_event *e = &ctx->ev[u];
+    int64_t ids[5] = {(int64_t)e->name,
+                      tlm_rctx_arg_id(ctx, e, TLM_ARG_INPUT_DIMS),
+                      tlm_rctx_arg_id(ctx, e, TLM_ARG_INPUT_TYPE),
+                      tlm_rctx_arg_id(ctx, e, TLM_ARG_INPUT_STRIDES),
+                      tlm_rctx_arg_id(ctx, e, TLM_ARG_CONCRETE_INPUTS)};
+    uint64_t kh = 0x9E3779B97F4A7C15ull * (uint64_t)(bwd + 1);
+    for (size_t i = 0; i < nk; i++)
+        kh = (kh ^ ctx->ev[k[i]].name) * 0x100000001B3ull;
+    kh ^= (uint64_t)nk << 40;
+    int64_t a = (ids[0] << 32) ^ ids[1];
+    int64_t b = (ids[2] << 32) ^ ids[3];
+    int64_t c = (int64_t)(((uint64_t)ids[4] << 40) ^ kh);
+    int32_t hit = tlm_i3map_get(ctx->perf_cache, a, b, c);
+    if (hit >= 0) {
+        *out = &ctx->perf_res[hit];
+        return ctx->perf_st[hit];
+    }
+    if (ctx->nperf == ctx->cap_perf) {
+        size_t cap = ctx->cap_perf ? ctx->cap_perf * 2 : 64;
+        tlm_perf_result *r = realloc(ctx->perf_res, cap * sizeof *r);
+        if (!r)
+            return TLM_ENOMEM;
+        ctx->perf_res = r;
+        tlm_status *q = realloc(ctx->perf_st, cap * sizeof *q);
+        if (!q)
+            return TLM_ENOMEM;
+        ctx->perf_st = q;
+        ctx->cap_perf = cap;
+    }
+    const char *stack_names[16];
+    const char **kn = nk <= 16 ? stack_names : malloc(nk * sizeof *kn);
+    if (!kn)
+        return TLM_ENOMEM;
+    for (size_t i = 0; i < nk; i++)
+        kn[i] = tlm_rctx_name(ctx, k[i]);
+    tlm_perf_args pa;
+    memset(&pa, 0, sizeof pa);
+    pa.name = tlm_rctx_name(ctx, u);
+    pa.input_dims = tlm_event_arg_str(ctx->trace, e, TLM_ARG_INPUT_DIMS, NULL);
+    pa.input_types = tlm_event_arg_str(ctx->trace, e, TLM_ARG_INPUT_TYPE, NULL);
+    pa.input_strides =
+        tlm_event_arg_str(ctx->trace, e, TLM_ARG_INPUT_STRIDES, NULL);
+    pa.concrete_inputs =
+        tlm_event_arg_str(ctx->trace, e, TLM_ARG_CONCRETE_INPUTS, NULL);
+    pa.kernel_names = kn;
+    pa.n_kernels = nk;
+    size_t i = ctx->nperf;
+    tlm_status st = tlm_perf_compute(&pa, bwd, &ctx->perf_res[i], NULL);
+    if (kn != stack_names)
+        free(kn);
+    if (st == TLM_ENOMEM)
+        return st;
+    ctx->perf_st[i] = st;
+    ctx->nperf++;
+    if (tlm_i3map_put(ctx->perf_cache, a, b, c, (int32_t)i) != TLM_OK)
+        return TLM_ENOMEM;
+    *out = &ctx->perf_res[i];
+    return st;
+}
+
+tlm_status tlm_rctx_add_tab(tlm_rctx *ctx, tlm_tab *t)
+{
+    if (!t)
+        return TLM_ENOMEM;
+    if (t->oom) {
+        tlm_tab_free(t);
+        return TLM_ENOMEM;
+    }
+    if (ctx->ntabs == ctx->cap_tabs) {
+        size_t cap = ctx->cap_tabs ? ctx->cap_tabs * 2 : 16;
+        tlm_tab **p = realloc(ctx->tabs, cap * sizeof *p);
+        if (!p) {
+            tlm_tab_free(t);
+            return TLM_ENOMEM;
+        }
+        ctx->tabs = p;
+        ctx->cap_tabs = cap;
+    }
+    ctx->tabs[ctx->ntabs++] = t;
+    return TLM_OK;
+}
+
+/* MARK: - build ---------------------------------------------------------- */
+
+/* One pass over the events: metadata names, the list of GPU events, and
+ * whether the trace has cpu_ops at all. */
+static tlm_status build_meta(tlm_rctx *ctx)
+{
+    tlm_status st = tlm_i3map_init(&ctx->meta, 64);
+    if (st != TLM_OK)
+        return st;
+    size_t ng = 0;
+    for (size_t i = 0; i < ctx->n; i++)
+        ng += tlm_ev_gpu(&ctx->ev[i]) != 0;
+    ctx->gpu = malloc((ng ? ng : 1) * sizeof *ctx->gpu);
+    if (!ctx->gpu)
+        return TLM_ENOMEM;
+    uint32_t pn = tlm_trace_str_find(ctx->trace, "process_name", 12);
+    uint32_t pl = tlm_trace_str_find(ctx->trace, "process_labels", 14);
+    uint32_t tn = tlm_trace_str_find(ctx->trace, "thread_name", 11);
+    for (size_t i = 0; i < ctx->n && st == TLM_OK; i++) {
+        const tlm_event *e = &ctx->ev[i];
+        if (tlm_ev_gpu(e)) {
+            ctx->gpu[ctx->ngpu++] = (int32_t)i;
+            continue;
+        }
+        if (e->cat == TLM_CAT_CPU_OP)
+            ctx->has_cpu_ops = 1;
+        if (e->ph != 'M' || !e->name)
+            continue;
+        int f = 0;
+        if (pn && e->name == pn)
+            f = META_PROCESS_NAME;
+        else if (pl && e->name == pl)
+            f = META_PROCESS_LABELS;
+        else if (tn && e->name == tn)
+            f = META_THREAD_NAME;
+        if (f)
+            st = tlm_i3map_put(&ctx->meta, e->pid, e->tid, f, (int32_t)i);
+    }
+    return st;
+}
+
+static void ctx_free(tlm_rctx *ctx)
+{
+    for (size_t i = 0; i < ctx->ntabs; i++)
+        tlm_tab_free(ctx->tabs[i]);
+    free(ctx->tabs);
+    free(ctx->lk);
+    free(ctx->lk_kernels);
+    free(ctx->lk_of);
+    free(ctx->gpu);
+    tlm_i3map_free(&ctx->meta);
+    tlm_sbuf_free(&ctx->s1);
+    tlm_sbuf_free(&ctx->s2);
+    free(ctx->comm_cache);
+    if (ctx->cat_cache)
+        tlm_i3map_free(ctx->cat_cache);
+    free(ctx->cat_cache);
+    free(ctx->cats);
+    if (ctx->perf_cache)
+        tlm_i3map_free(ctx->perf_cache);
+    free(ctx->perf_cache);
+    free(ctx->perf_res);
+    free(ctx->perf_st);
+}
+
+tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
+                            tlm_report **out, tlm_error *err)
+{
+    tlm_rctx ctx;
+    tlm_status st;
+    memset(&ctx, 0, sizeof ctx);
+    *out = NULL;
+    if (!tree)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "report: NULL tree");
+    if (opts)
+        ctx.opts = *opts;
+    else
+        tlm_report_opts_init(&ctx.opts);
+    ctx.tree = tree;
+    ctx.trace = tlm_tree_trace(tree);
+    ctx.ev = tlm_trace_events(ctx.trace, &ctx.n);
+    ctx.max_uid = (int32_t)ctx.n - 1;
+    tlm_sbuf_init(&ctx.s1);
+    tlm_sbuf_init(&ctx.s2);
+    const char *path = tlm_trace_path(ctx.trace);
+
+    if (ctx.opts.gpu_arch && ctx.opts.gpu_arch_json_path) {
+        st = tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                           "--gpu_arch and --gpu_arch_json_path are "
+                           "mutually exclusive");
+        goto fail;
+    }
+    if (ctx.opts.gpu_arch) {
+        const tlm_gpu_arch *a = tlm_gpu_arch_lookup(ctx.opts.gpu_arch);
+        if (!a) {
+            st = tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                               "unknown GPU '%s' (see tlmpi report --help)",
+                               ctx.opts.gpu_arch);
+            goto fail;
+        }
+        ctx.arch = *a;
+        ctx.has_arch = 1;
+    } else if (ctx.opts.gpu_arch_json_path) {
+        st = tlm_gpu_arch_load_json(ctx.opts.gpu_arch_json_path, &ctx.arch,
+                                    err);
+        if (st != TLM_OK)
+            goto fail;
+        ctx.has_arch = 1;
+    }
+    st = build_meta(&ctx);
+    if (st != TLM_OK)
+        goto oom;
+    ctx.n_names = tlm_trace_str_count(ctx.trace);
+    ctx.comm_cache = calloc(ctx.n_names ? ctx.n_names : 1, 1);
+    ctx.cat_cache = calloc(1, sizeof *ctx.cat_cache);
+    ctx.perf_cache = calloc(1, sizeof *ctx.perf_cache);
+    if (!ctx.comm_cache || !ctx.cat_cache || !ctx.perf_cache ||
+        tlm_i3map_init(ctx.cat_cache, 256) != TLM_OK ||
+        tlm_i3map_init(ctx.perf_cache, 256) != TLM_OK)
+        goto oom;
+    st = tlm_rctx_timeline(&ctx, err);
+    if (st != TLM_OK)
+        goto fail;
+    if (ctx.has_cpu_ops) {
+        st = tlm_rctx_launchers(&ctx);
+        if (st == TLM_OK)
+            st = tlm_rctx_ops_tables(&ctx);
+        if (st == TLM_OK && ctx.opts.unified)
+            st = tlm_rctx_unified(&ctx);
+        if (st == TLM_OK && ctx.opts.perf_sheets)
+            st = tlm_rctx_perf_sheets(&ctx);
+        if (st != TLM_OK)
+            goto oom;
+    }
+    st = tlm_rctx_kernel_tables(&ctx);
+    if (st == TLM_OK && ctx.opts.coll_analysis)
+        st = tlm_rctx_coll_analysis(&ctx);
+    if (st != TLM_OK)
+        goto oom;
+
+    tlm_report *r = calloc(1, sizeof *r);
+    if (!r)
+        goto oom;
+    r->tabs = ctx.tabs;
+    r->ntabs = ctx.ntabs;
+    ctx.tabs = NULL;
+    ctx.ntabs = 0;
+    r->tl = ctx.tl;
+    r->stats = *tlm_tree_stats_get(tree);
+    r->has_arch = ctx.has_arch;
+    r->arch = ctx.arch;
+    snprintf(r->label, sizeof r->label, "%s",
+             ctx.opts.trace_label ? ctx.opts.trace_label : path);
+    r->n_gpu_total = (size_t)r->stats.n_gpu;
+    r->n_gpu_linked = (size_t)r->stats.n_gpu_linked;
+    ctx_free(&ctx);
+    *out = r;
+    return TLM_OK;
+oom:
+    st = tlm_error_set(err, TLM_ENOMEM, path, -1,
+                       "report: out of memory while building tables");
+fail:
+    ctx_free(&ctx);
+    return st;
+}
+
+void tlm_report_free(tlm_report *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->ntabs; i++)
+        tlm_tab_free(r->tabs[i]);
+    free(r->tabs);
+    free(r);
+}
+
+/* MARK: - accessors ------------------------------------------------------ */
+
+const tlm_gpu_timeline *tlm_report_timeline(const tlm_report *r)
+{
+    return &r->tl;
+}
+
+size_t tlm_report_table_count(const tlm_report *r) { return r->ntabs; }
+
+const char *tlm_report_table_name(const tlm_report *r, size_t i)
+{
+    return i < r->ntabs ? r->tabs[i]->name : NULL;
+}
+
+size_t tlm_report_table_rows(const tlm_report *r, size_t i)
+{
+    return i < r->ntabs ? r->tabs[i]->nrows : 0;
+}
+
+size_t tlm_report_table_cols(const tlm_report *r, size_t i)
+{
+    return i < r->ntabs ? r->tabs[i]->ncols : 0;
+}
+
+const char *tlm_report_table_colname(const tlm_report *r, size_t i,
+                                     size_t col)
+{
+    if (i >= r->ntabs || col >= r->tabs[i]->ncols)
+        return NULL;
+    return r->tabs[i]->colnames[col];
+}
+
+long tlm_report_table_find(const tlm_report *r, const char *name)
+{
+    for (size_t i = 0; i < r->ntabs; i++)
+        if (!strcmp(r->tabs[i]->name, name))
+            return (long)i;
+    return -1;
+}
+
+size_t tlm_report_cell_text(const tlm_report *r, size_t i, size_t row,
+                            size_t col, char *buf, size_t size)
+{
+    if (size)
+        buf[0] = '\0';
+    if (i >= r->ntabs || row >= r->tabs[i]->nrows ||
+        col >= r->tabs[i]->ncols)
+        return 0;
+    const tlm_tab *t = r->tabs[i];
+    const tlm_cell *c = tlm_tab_cell(t, row, col);
+    if (c->null)
+        return 0;
+    tlm_sbuf b;
+    tlm_sbuf_init(&b);
+    switch (t->coltypes[col]) {
+    case TLM_COL_F64:
+        tlm_sbuf_pyfloat(&b, c->v.f);
+        break;
+    case TLM_COL_I64:
+        tlm_sbuf_printf(&b, "%lld", (long long)c->v.i);
+        break;
+    case TLM_COL_BOOL:
+        tlm_sbuf_puts(&b, c->v.i ? "True" : "False");
+        break;
+    case TLM_COL_STR:
+        tlm_sbuf_puts(&b, c->v.s);
+        break;
+    }
+    size_t need = b.len;
+    if (size) {
+        size_t k = need < size - 1 ? need : size - 1;
+        if (k)
+            memcpy(buf, b.p, k);
+        buf[k] = '\0';
+    }
+    tlm_sbuf_free(&b);
+    return need;
+}
+
+tlm_status tlm_report_write_csvs(const tlm_report *r, const char *dir,
+                                 tlm_error *err)
+{
+    for (size_t i = 0; i < r->ntabs; i++) {
+        char path[4096], tmp[4096];
+        int n1 = snprintf(path, sizeof path, "%s/%s.csv", dir,
+                          r->tabs[i]->name);
+        int n2 = snprintf(tmp, sizeof tmp, "%s/.%s.csv.tmp", dir,
+                          r->tabs[i]->name);
+        if (n1 < 0 || n2 < 0 || (size_t)n1 >= sizeof path ||
+            (size_t)n2 >= sizeof tmp)
+            return tlm_error_set(err, TLM_EINVAL, dir, -1,
+                                 "output path too long");
+        tlm_status st = tlm_tab_write_csv(r->tabs[i], tmp, err);
+        if (st != TLM_OK) {
+            remove(tmp);
+            return st;
+        }
+        if (rename(tmp, path) != 0) {
+            int e = errno;
+            remove(tmp);
+            return tlm_error_set(err, TLM_EIO, path, -1,
+                                 "cannot rename %s: %s", tmp, strerror(e));
+        }
+    }
+    return TLM_OK;
+}

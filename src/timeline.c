@@ -1,0 +1,269 @@
+/*
+ * timeline.c - GPU timeline (spec/perfreport.md §3): how the GPU time of a
+ * trace splits into computation, exposed communication, exposed memcpy and
+ * idle time.
+ *
+ * GPU events (linked ones unless asked otherwise) go into buckets COMP,
+ * COMM, MEMCPY and ALL; each bucket is merged into sorted disjoint
+ * intervals (touching intervals merge) and the exposed parts are interval
+ * differences.  All devices and streams of the trace are pooled, as
+ * TraceLens does for PyTorch traces.  Arithmetic is TraceLens's: double
+ * microseconds, lengths summed left to right over the merged list.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+typedef struct ivl {
+    double s, e;
+} ivl;
+
+typedef struct ivec {
+    ivl *v;
+    size_t n, cap;
+} ivec;
+
+static int ivec_push(ivec *a, double s, double e)
+{
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 256;
+        ivl *p = realloc(a->v, cap * sizeof *p);
+        if (!p)
+            return -1;
+        a->v = p;
+        a->cap = cap;
+    }
+    a->v[a->n].s = s;
+    a->v[a->n].e = e;
+    a->n++;
+    return 0;
+}
+
+static int cmp_ivl(const void *x, const void *y)
+{
+    const ivl *a = x, *b = y;
+    if (a->s != b->s)
+        return a->s < b->s ? -1 : 1;
+    if (a->e != b->e)
+        return a->e < b->e ? -1 : 1;
+    return 0;
+}
+
+/* In place: sort by start, merge overlapping or touching intervals. */
+static void merge(ivec *a)
+{
+    if (a->n < 2)
+        return;
+    qsort(a->v, a->n, sizeof *a->v, cmp_ivl);
+    size_t w = 0;
+    for (size_t i = 1; i < a->n; i++) {
+        if (a->v[i].s <= a->v[w].e) {
+            if (a->v[i].e > a->v[w].e)
+                a->v[w].e = a->v[i].e;
+        } else {
+            a->v[++w] = a->v[i];
+        }
+    }
+    a->n = w + 1;
+}
+
+static double ilen(const ivec *a)
+{
+    double t = 0.0;
+    for (size_t i = 0; i < a->n; i++)
+        t += a->v[i].e - a->v[i].s;
+    return t;
+}
+
+/* out = base \ rm (both merged and sorted), as TraceLens's subtract. */
+static int subtract(const ivec *rm, const ivec *base, ivec *out)
+{
+    size_t j = 0;
+    out->n = 0;
+    for (size_t i = 0; i < base->n; i++) {
+        double b0 = base->v[i].s, b1 = base->v[i].e, cur = b0;
+        while (j < rm->n && rm->v[j].e <= b0)
+            j++;
+        size_t k = j;
+        while (k < rm->n && rm->v[k].s < b1) {
+            double a0 = rm->v[k].s, a1 = rm->v[k].e;
+            if (a0 > cur && ivec_push(out, cur, a0 < b1 ? a0 : b1))
+                return -1;
+            if (a1 > cur)
+                cur = a1;
+            if (cur >= b1)
+                break;
+            k++;
+        }
+        if (cur < b1 && ivec_push(out, cur, b1))
+            return -1;
+    }
+    return 0;
+}
+
+/* ROCm 7.1 legacy copy / fill kernel names (§1.5): 1 copy, 2 fill. */
+static int rocm_legacy(const char *nm)
+{
+    static const char *copy[] = {"MEMORY_COPY_HOST_TO_DEVICE",
+                                 "MEMORY_COPY_DEVICE_TO_HOST",
+                                 "MEMORY_COPY_DEVICE_TO_DEVICE",
+                                 "__amd_rocclr_copyBuffer",
+                                 "__amd_rocclr_copyBufferAligned",
+                                 "__amd_rocclr_copyBufferRect",
+                                 "__amd_rocclr_copyBufferRectAligned"};
+    static const char *fill[] = {"__amd_rocclr_fillBuffer",
+                                 "__amd_rocclr_fillBufferAligned"};
+    size_t ln = strlen(nm);
+    if (ln > 3 && !strcmp(nm + ln - 3, ".kd"))
+        ln -= 3;
+    for (size_t i = 0; i < sizeof copy / sizeof copy[0]; i++)
+        if (strlen(copy[i]) == ln && !strncmp(nm, copy[i], ln))
+            return 1;
+    for (size_t i = 0; i < sizeof fill / sizeof fill[0]; i++)
+        if (strlen(fill[i]) == ln && !strncmp(nm, fill[i], ln))
+            return 2;
+    return 0;
+}
+
+tlm_status tlm_gpu_timeline_compute(tlm_tree *tree, int include_unlinked,
+                                    double micro_idle_thresh_us,
+                                    tlm_gpu_timeline *out, tlm_error *err)
+{
+    const tlm_trace *tr = tlm_tree_trace(tree);
+    size_t n = 0;
+    const tlm_event *ev = tlm_trace_events(tr, &n);
+    ivec comp = {0}, comm = {0}, mcp = {0}, all = {0}, t1 = {0}, t2 = {0};
+    tlm_status st = TLM_OK;
+    uint32_t nnames = tlm_trace_str_count(tr);
+    uint8_t *bucket = calloc(nnames ? nnames : 1, 1);
+    memset(out, 0, sizeof *out);
+    if (!bucket)
+        goto oom;
+    for (size_t i = 0; i < n; i++) {
+        const tlm_event *e = &ev[i];
+        if (!tlm_ev_gpu(e))
+            continue;
+        if (!include_unlinked &&
+            !(tlm_tree_flags(tree, (int32_t)i) & TLM_NODE_TREE))
+            continue;
+        double s = tlm_ev_ts_us(e), en = tlm_ev_end_us(e);
+        ivec *b;
+        if (e->cat == TLM_CAT_GPU_MEMCPY) {
+            b = &mcp;
+        } else {
+            /* bucket per (name, is kernel), cached by name id */
+            uint8_t k = e->name < nnames ? bucket[e->name] : 0;
+            int is_k = e->cat == TLM_CAT_KERNEL;
+            if (!k || !is_k) {
+                const char *nm = tlm_trace_str(tr, e->name, NULL);
+                int leg = is_k ? rocm_legacy(nm) : 0;
+                k = leg == 1   ? 3
+                    : leg == 2 ? 1
+                    : tlm_kernel_is_communication(nm) ? 2
+                                                      : 1;
+                if (is_k && e->name < nnames)
+                    bucket[e->name] = k;
+            }
+            b = k == 3 ? &mcp : k == 2 ? &comm : &comp;
+        }
+        if (ivec_push(b, s, en) || ivec_push(&all, s, en))
+            goto oom;
+        out->n_events++;
+    }
+    if (!all.n) {
+        st = tlm_error_set(err, TLM_ENOTFOUND, tlm_trace_path(tr), -1,
+                           "timeline: no GPU events found in the trace");
+        goto done;
+    }
+    merge(&comp);
+    merge(&comm);
+    merge(&mcp);
+    merge(&all);
+    out->total_us = all.v[all.n - 1].e - all.v[0].s;
+    out->computation_us = ilen(&comp);
+    out->total_comm_us = ilen(&comm);
+    if (subtract(&comp, &comm, &t1))
+        goto oom;
+    out->exposed_comm_us = ilen(&t1);
+    out->total_memcpy_us = ilen(&mcp);
+    if (subtract(&comp, &mcp, &t1) || subtract(&comm, &t1, &t2))
+        goto oom;
+    out->exposed_memcpy_us = ilen(&t2);
+    out->busy_us = ilen(&all);
+    out->idle_us = out->total_us - out->busy_us;
+    if (micro_idle_thresh_us >= 0.0) {
+        ivec whole = {0};
+        if (ivec_push(&whole, all.v[0].s, all.v[all.n - 1].e))
+            goto oom;
+        int bad = subtract(&all, &whole, &t1);
+        free(whole.v);
+        if (bad)
+            goto oom;
+        out->has_micro_idle = 1;
+        for (size_t i = 0; i < t1.n; i++) {
+            double g = t1.v[i].e - t1.v[i].s;
+            if (g < micro_idle_thresh_us)
+                out->micro_idle_us += g;
+            else
+                out->macro_idle_us += g;
+        }
+    }
+    goto done;
+oom:
+    st = tlm_error_set(err, TLM_ENOMEM, tlm_trace_path(tr), -1,
+                       "timeline: out of memory");
+done:
+    free(bucket);
+    free(comp.v);
+    free(comm.v);
+    free(mcp.v);
+    free(all.v);
+    free(t1.v);
+    free(t2.v);
+    return st;
+}
+
+tlm_status tlm_rctx_timeline(tlm_rctx *ctx, tlm_error *err)
+{
+    tlm_status st = tlm_gpu_timeline_compute(
+        ctx->tree, ctx->opts.include_unlinked_kernels,
+        ctx->opts.micro_idle_thresh_us, &ctx->tl, err);
+    if (st != TLM_OK)
+        return st;
+    ctx->has_timeline = 1;
+    static const char *const cols[] = {"type", "time ms", "percent"};
+    static const tlm_coltype ty[] = {TLM_COL_STR, TLM_COL_F64, TLM_COL_F64};
+    tlm_tab *t = tlm_tab_new("gpu_timeline", 3, cols, ty);
+    if (!t)
+        return TLM_ENOMEM;
+    const tlm_gpu_timeline *g = &ctx->tl;
+    struct {
+        const char *name;
+        double v;
+        int on;
+    } rows[] = {
+        {"computation_time", g->computation_us, 1},
+        {"exposed_comm_time", g->exposed_comm_us, 1},
+        {"exposed_memcpy_time", g->exposed_memcpy_us, 1},
+        {"busy_time", g->busy_us, 1},
+        {"idle_time", g->idle_us, !g->has_micro_idle},
+        {"micro_idle_time", g->micro_idle_us, g->has_micro_idle},
+        {"macro_idle_time", g->macro_idle_us, g->has_micro_idle},
+        {"total_time", g->total_us, 1},
+        {"total_comm_time", g->total_comm_us, 1},
+        {"total_memcpy_time", g->total_memcpy_us, 1},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        if (!rows[i].on)
+            continue;
+        long r = tlm_tab_add_row(t);
+        if (r < 0)
+            break;
+        tlm_tab_set_s(t, (size_t)r, 0, rows[i].name, strlen(rows[i].name));
+        tlm_tab_set_f(t, (size_t)r, 1, rows[i].v / 1e3);
+        tlm_tab_set_f(t, (size_t)r, 2, rows[i].v / g->total_us * 100.0);
+    }
+    return tlm_rctx_add_tab(ctx, t);
+}

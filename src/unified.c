@@ -1,0 +1,890 @@
+/*
+ * unified.c - unified_perf_summary (spec/perfreport.md §4.7): one row per
+ * analysable op instance without double counting: ops with a perf model,
+ * else leaf ops, plus "Synthetic Op" rows for GPU work no collected op
+ * covers.  Rows are grouped by name, category, thread and shapes.
+ *
+ * The collection walk starts at every cpu_op root in (ts, UID) order.  The
+ * test "some cpu_op below has a perf model and GPU work" is answered from a
+ * memo filled bottom-up once per node, so the walk is linear.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+enum { ROW_OWN = 0, ROW_SOLE_BWD = 1, ROW_LEAF = 2, ROW_SYNTH = 3 };
+
+typedef struct urow {
+    int32_t uid;      /* event the row is copied from */
+    int32_t row_uid;  /* UID printed (new for synthetic rows) */
+    int32_t fwd;      /* sole bwd: forward op */
+    int32_t kernel;   /* synthetic: the kernel */
+    uint8_t kind;
+    uint8_t has_model;
+    uint8_t metrics_ok;
+    double T;
+    int32_t perf_idx; /* index in ctx->perf_res when metrics_ok */
+    uint32_t params_off; /* perf_params text in the pool, or UINT32_MAX */
+    const char *category;
+    int32_t next;
+} urow;
+
+typedef struct uctx {
+    tlm_rctx *ctx;
+    int8_t *memo_below;  /* -1 unknown, 0/1 */
+    uint8_t *visited;
+    uint8_t *covered;    /* GPU event covered by a collected row */
+    urow *rows;
+    size_t nrows, cap;
+    tlm_sbuf text;       /* perf_params strings, NUL separated */
+    const tlm_perf_result *cur; /* last model result (cache owned) */
+    tlm_i3map pp_map;           /* result index -> perf_params text */
+    tlm_status st;
+} uctx;
+
+static int is_cpu_op(const uctx *u, int32_t x)
+{
+    return u->ctx->ev[x].cat == TLM_CAT_CPU_OP;
+}
+
+static int has_gpu(const uctx *u, int32_t x)
+{
+    size_t n;
+    tlm_tree_gpu_events(u->ctx->tree, x, &n);
+    return n > 0;
+}
+
+static int has_model(const uctx *u, int32_t x)
+{
+    return tlm_perf_has_model(tlm_rctx_name(u->ctx, x));
+}
+
+/* 1 when some cpu_op strictly below x (through cpu_op / python_function
+ * nodes) has a perf model and GPU work. */
+static int model_below(uctx *u, int32_t x, int depth)
+{
+    if (u->memo_below[x] >= 0)
+        return u->memo_below[x];
+    int r = 0;
+    tlm_tree *t = u->ctx->tree;
+    for (int32_t c = tlm_tree_first_child(t, x); c >= 0 && !r;
+         c = tlm_tree_next_sibling(t, c)) {
+        tlm_cat cat = (tlm_cat)u->ctx->ev[c].cat;
+        if (cat != TLM_CAT_CPU_OP && cat != TLM_CAT_PYTHON_FUNCTION)
+            continue;
+        if (cat == TLM_CAT_CPU_OP && has_model(u, c) && has_gpu(u, c))
+            r = 1;
+        else if (depth < 2000)
+            r = model_below(u, c, depth + 1);
+    }
+    u->memo_below[x] = (int8_t)r;
+    return r;
+}
+
+static int leaf_rec(uctx *u, int32_t x, int depth)
+{
+    tlm_tree *t = u->ctx->tree;
+    int driver_ok = !(u->ctx->opts.compat & TLM_COMPAT_LEAF_NO_DRIVER);
+    for (int32_t c = tlm_tree_first_child(t, x); c >= 0;
+         c = tlm_tree_next_sibling(t, c)) {
+        const tlm_event *e = &u->ctx->ev[c];
+        if (tlm_ev_gpu(e))
+            return 1;
+        if (depth < 10 &&
+            (e->cat == TLM_CAT_CUDA_RUNTIME ||
+             e->cat == TLM_CAT_PYTHON_FUNCTION ||
+             (driver_ok && e->cat == TLM_CAT_CUDA_DRIVER)) &&
+            leaf_rec(u, c, depth + 1))
+            return 1;
+    }
+    return 0;
+}
+
+static int is_leaf(uctx *u, int32_t x)
+{
+    return is_cpu_op(u, x) && leaf_rec(u, x, 1);
+}
+
+/* Kernels of x's subtree sorted by ts -> names (perf model input). */
+typedef struct kts {
+    const tlm_event *ev;
+    const int32_t *v;
+} kts;
+
+static int cmp_kts(const void *vc, size_t a, size_t b)
+{
+    const kts *c = vc;
+    int64_t x = c->ev[c->v[a]].ts, y = c->ev[c->v[b]].ts;
+    return x < y ? -1 : (x > y);
+}
+
+/* Runs the model of op x (pass bwd) over kernels g[0..n).  Returns the
+ * status of tlm_perf_compute. */
+static tlm_status run_model(uctx *u, int32_t x, int bwd, const int32_t *g,
+                            size_t n)
+{
+    size_t *idx = malloc((n + 1) * sizeof *idx);
+    int32_t *k = malloc((n + 1) * sizeof *k);
+    if (!idx || !k) {
+        free(idx);
+        free(k);
+        return TLM_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    kts kc = {u->ctx->ev, g};
+    tlm_status st = tlm_sort_idx(idx, n, cmp_kts, &kc);
+    for (size_t i = 0; i < n; i++)
+        k[i] = g[idx[i]];
+    if (st == TLM_OK)
+        st = tlm_rctx_perf(u->ctx, x, bwd, k, n, &u->cur);
+    free(idx);
+    free(k);
+    return st;
+}
+
+/* GPU events below the bwd nodes of x and its descendants. */
+static int32_t *bwd_kernels(uctx *u, int32_t x, size_t *n)
+{
+    tlm_tree *t = u->ctx->tree;
+    size_t cap = 64, k = 0;
+    int32_t *v = malloc(cap * sizeof *v);
+    if (!v)
+        return NULL;
+    int32_t y = x;
+    for (;;) {
+        int32_t b = tlm_tree_bwd_event(t, y);
+        if (b >= 0) {
+            size_t ng;
+            const int32_t *g = tlm_tree_gpu_events(t, b, &ng);
+            if (k + ng > cap) {
+                while (k + ng > cap)
+                    cap *= 2;
+                int32_t *p = realloc(v, cap * sizeof *p);
+                if (!p) {
+                    free(v);
+                    return NULL;
+                }
+                v = p;
+            }
+            memcpy(v + k, g, ng * sizeof *g);
+            k += ng;
+        }
+        int32_t c = tlm_tree_first_child(t, y);
+        if (c >= 0) {
+            y = c;
+            continue;
+        }
+        while (y != x && tlm_tree_next_sibling(t, y) < 0)
+            y = tlm_tree_parent(t, y);
+        if (y == x)
+            break;
+        y = tlm_tree_next_sibling(t, y);
+    }
+    *n = k;
+    return v;
+}
+
+static urow *new_row(uctx *u, int32_t x, int kind)
+{
+    if (u->nrows == u->cap) {
+        size_t cap = u->cap ? u->cap * 2 : 256;
+        urow *p = realloc(u->rows, cap * sizeof *p);
+        if (!p) {
+            u->st = TLM_ENOMEM;
+            return NULL;
+        }
+        u->rows = p;
+        u->cap = cap;
+    }
+    urow *r = &u->rows[u->nrows++];
+    memset(r, 0, sizeof *r);
+    r->uid = r->row_uid = x;
+    r->fwd = r->kernel = -1;
+    r->kind = (uint8_t)kind;
+    r->params_off = UINT32_MAX;
+    r->next = -1;
+    r->perf_idx = -1;
+    return r;
+}
+
+/* Metrics of a row, recomputed from its model result (rows keep an index,
+ * not the 88-byte metrics: one row per op instance). */
+static void row_metrics(const uctx *u, const urow *r, tlm_perf_metrics *m)
+{
+    if (!r->metrics_ok || r->perf_idx < 0) {
+        m->gflops = m->data_moved_mb = m->flops_per_byte = NAN;
+        m->tflops_s = m->tb_s = m->roofline_time_us = NAN;
+        m->pct_roofline = NAN;
+        m->bound = TLM_ROOFLINE_NONE;
+        return;
+    }
+    tlm_perf_metrics_compute(&u->ctx->perf_res[r->perf_idx], r->T,
+                             u->ctx->has_arch ? &u->ctx->arch : NULL, m);
+}
+
+static void set_metrics(uctx *u, urow *r)
+{
+    /* perf_params text once per distinct model result */
+    int64_t ri = (int64_t)(u->cur - u->ctx->perf_res);
+    r->perf_idx = (int32_t)ri;
+    int32_t off = tlm_i3map_get(&u->pp_map, ri, 0, 0);
+    if (off < 0) {
+        char buf[4096];
+        tlm_perf_params_repr(u->cur, buf, sizeof buf);
+        if (u->text.len > (size_t)INT32_MAX - sizeof buf) {
+            u->st = TLM_ELIMIT;
+            return;
+        }
+        off = (int32_t)u->text.len;
+        tlm_sbuf_puts(&u->text, buf);
+        tlm_sbuf_putc(&u->text, '\0');
+        if (tlm_i3map_put(&u->pp_map, ri, 0, 0, off) != TLM_OK) {
+            u->st = TLM_ENOMEM;
+            return;
+        }
+    }
+    r->params_off = (uint32_t)off;
+    r->metrics_ok = 1;
+}
+
+static void cover(uctx *u, int32_t x)
+{
+    size_t n;
+    const int32_t *g = tlm_tree_gpu_events(u->ctx->tree, x, &n);
+    for (size_t i = 0; i < n; i++)
+        u->covered[g[i]] = 1;
+}
+
+static void collect_own(uctx *u, int32_t x)
+{
+    size_t n;
+    const int32_t *g = tlm_tree_gpu_events(u->ctx->tree, x, &n);
+    tlm_status st = run_model(u, x, 0, g, n);
+    if (st == TLM_ENOMEM) {
+        u->st = st;
+        return;
+    }
+    cover(u, x);
+    if (st == TLM_EINVAL)
+        return; /* NotImplementedError: row dropped, kernels covered */
+    urow *r = new_row(u, x, ROW_OWN);
+    if (!r)
+        return;
+    r->has_model = 1;
+    r->category = tlm_rctx_op_category(u->ctx, x);
+    if (tlm_tree_busy_us(u->ctx->tree, g, n, &r->T) != TLM_OK) {
+        u->st = TLM_ENOMEM;
+        return;
+    }
+    if (st == TLM_OK)
+        set_metrics(u, r);
+}
+
+static int sole_bwd(uctx *u, int32_t x, int32_t *fwd_out)
+{
+    tlm_tree *t = u->ctx->tree;
+    int32_t w = x;
+    for (int i = 0; i < 5 && w >= 0; i++) {
+        if (tlm_tree_fwd_event(t, w) >= 0)
+            break;
+        w = tlm_tree_parent(t, w);
+    }
+    if (w < 0 || tlm_tree_fwd_event(t, w) < 0)
+        return 0;
+    int32_t f = tlm_tree_fwd_event(t, w);
+    const char *fname = tlm_rctx_name(u->ctx, f);
+    if (!tlm_perf_has_model(fname) || !tlm_perf_model_category(fname, 1))
+        return 0;
+    const char *wn = tlm_rctx_name(u->ctx, w);
+    const char *colon = strstr(wn, ": ");
+    if (!colon)
+        return 0;
+    const char *want = colon + 2;
+    /* exactly one cpu_op descendant of w with GPU work named `want` */
+    int count = 0, self = 0;
+    int32_t y = tlm_tree_first_child(t, w);
+    while (y >= 0) {
+        if (is_cpu_op(u, y) && has_gpu(u, y) &&
+            !strcmp(tlm_rctx_name(u->ctx, y), want)) {
+            count++;
+            if (y == x)
+                self = 1;
+        }
+        int32_t c = tlm_tree_first_child(t, y);
+        if (c >= 0 && !tlm_ev_gpu(&u->ctx->ev[y])) {
+            y = c;
+            continue;
+        }
+        while (y != w && tlm_tree_next_sibling(t, y) < 0)
+            y = tlm_tree_parent(t, y);
+        if (y == w)
+            break;
+        y = tlm_tree_next_sibling(t, y);
+    }
+    if (count != 1 || !self)
+        return 0;
+    size_t n;
+    int32_t *g = bwd_kernels(u, f, &n);
+    if (!g) {
+        u->st = TLM_ENOMEM;
+        return 0;
+    }
+    tlm_status st = run_model(u, f, 1, g, n);
+    free(g);
+    if (st != TLM_OK)
+        return 0;
+    *fwd_out = f;
+    return 1;
+}
+
+static void collect_sole(uctx *u, int32_t x, int32_t f)
+{
+    size_t n;
+    int32_t *g = bwd_kernels(u, f, &n);
+    if (!g) {
+        u->st = TLM_ENOMEM;
+        return;
+    }
+    tlm_status st = run_model(u, f, 1, g, n);
+    urow *r = st == TLM_ENOMEM ? NULL : new_row(u, x, ROW_SOLE_BWD);
+    if (!r) {
+        free(g);
+        if (st == TLM_ENOMEM)
+            u->st = st;
+        return;
+    }
+    cover(u, x);
+    r->fwd = f;
+    r->has_model = 1;
+    const char *bc = tlm_perf_model_category(tlm_rctx_name(u->ctx, f), 1);
+    r->category = bc ? bc : tlm_rctx_op_category(u->ctx, x);
+    if (tlm_tree_busy_us(u->ctx->tree, g, n, &r->T) != TLM_OK)
+        u->st = TLM_ENOMEM;
+    free(g);
+    if (st == TLM_OK && u->st == TLM_OK)
+        set_metrics(u, r);
+}
+
+static void collect_leaf(uctx *u, int32_t x)
+{
+    urow *r = new_row(u, x, ROW_LEAF);
+    if (!r)
+        return;
+    cover(u, x);
+    r->category = tlm_rctx_op_category(u->ctx, x);
+    size_t n;
+    const int32_t *g = tlm_tree_gpu_events(u->ctx->tree, x, &n);
+    if (tlm_tree_busy_us(u->ctx->tree, g, n, &r->T) != TLM_OK)
+        u->st = TLM_ENOMEM;
+}
+
+static int launches_comm(uctx *u, int32_t x)
+{
+    size_t n;
+    const int32_t *g = tlm_tree_gpu_events(u->ctx->tree, x, &n);
+    for (size_t i = 0; i < n; i++)
+        if (tlm_rctx_is_comm(u->ctx, g[i]))
+            return 1;
+    return 0;
+}
+
+static void visit(uctx *u, int32_t x, int depth);
+
+static void visit_children(uctx *u, int32_t x, int depth)
+{
+    tlm_tree *t = u->ctx->tree;
+    for (int32_t c = tlm_tree_first_child(t, x); c >= 0 && u->st == TLM_OK;
+         c = tlm_tree_next_sibling(t, c))
+        visit(u, c, depth + 1);
+}
+
+static void visit(uctx *u, int32_t x, int depth)
+{
+    if (u->visited[x] || depth > 4000)
+        return;
+    u->visited[x] = 1;
+    if (!is_cpu_op(u, x) || !has_gpu(u, x))
+        return;
+    if (has_model(u, x)) {
+        collect_own(u, x);
+        return;
+    }
+    int32_t f;
+    if (sole_bwd(u, x, &f)) {
+        if (model_below(u, x, 0))
+            visit_children(u, x, depth);
+        else
+            collect_sole(u, x, f);
+        return;
+    }
+    if (model_below(u, x, 0)) {
+        visit_children(u, x, depth);
+        return;
+    }
+    if (is_leaf(u, x)) {
+        tlm_tree *t = u->ctx->tree;
+        int any = 0;
+        for (int32_t c = tlm_tree_first_child(t, x); c >= 0;
+             c = tlm_tree_next_sibling(t, c))
+            if (is_cpu_op(u, c) && has_model(u, c) && has_gpu(u, c)) {
+                any = 1;
+                visit(u, c, depth + 1);
+            }
+        if (!any && !launches_comm(u, x))
+            collect_leaf(u, x);
+        return;
+    }
+    visit_children(u, x, depth);
+}
+
+/* MARK: - synthetic rows and the summary --------------------------------- */
+
+static int32_t cpu_ancestor(const tlm_rctx *ctx, int32_t g)
+{
+    for (int32_t a = tlm_tree_parent(ctx->tree, g); a >= 0;
+         a = tlm_tree_parent(ctx->tree, a))
+        if (ctx->ev[a].cat == TLM_CAT_CPU_OP)
+            return a;
+    return -1;
+}
+
+static void synthetic(uctx *u)
+{
+    tlm_rctx *ctx = u->ctx;
+    int32_t next_uid = ctx->max_uid + 1;
+    for (int pass = 0; pass < 2 && u->st == TLM_OK; pass++) {
+        for (size_t j = 0; j < ctx->ngpu && u->st == TLM_OK; j++) {
+            int32_t g = ctx->gpu[j];
+            if (u->covered[g])
+                continue;
+            if (!(tlm_tree_flags(ctx->tree, g) & TLM_NODE_TREE))
+                continue;
+            if (tlm_rctx_is_comm(ctx, g))
+                continue;
+            int32_t p = cpu_ancestor(ctx, g);
+            int32_t src = p >= 0 ? p : tlm_tree_parent(ctx->tree, g);
+            if (src < 0 || (pass == 0) != (p < 0))
+                continue;
+            urow *r = new_row(u, src, ROW_SYNTH);
+            if (!r)
+                return;
+            r->row_uid = next_uid++;
+            r->kernel = g;
+            r->T = tlm_ev_end_us(&ctx->ev[g]) - tlm_ev_ts_us(&ctx->ev[g]);
+            r->category = "other"; /* set from the row name below */
+        }
+    }
+}
+
+static void row_name(const uctx *u, const urow *r, tlm_sbuf *b)
+{
+    tlm_sbuf_reset(b);
+    tlm_sbuf_puts(b, tlm_rctx_name(u->ctx, r->uid));
+    if (r->kind == ROW_SYNTH) {
+        tlm_sbuf_puts(b, "->");
+        tlm_sbuf_puts(b, tlm_rctx_name(u->ctx, r->kernel));
+        tlm_sbuf_puts(b, " (Synthetic Op)");
+    }
+}
+
+static const int32_t *row_kernels(const uctx *u, const urow *r, size_t *n)
+{
+    if (r->kind == ROW_SYNTH) {
+        *n = 1;
+        return &r->kernel;
+    }
+    return tlm_tree_gpu_events(u->ctx->tree, r->uid, n);
+}
+
+typedef struct sctx {
+    const tlm_tab *t;
+    size_t kc, uc;
+} sctx;
+
+static int cmp_sum_uid(const void *vc, size_t a, size_t b)
+{
+    const sctx *c = vc;
+    double x = tlm_tab_cell(c->t, a, c->kc)->v.f;
+    double y = tlm_tab_cell(c->t, b, c->kc)->v.f;
+    if (x != y)
+        return x > y ? -1 : 1;
+    int64_t p = tlm_tab_cell(c->t, a, c->uc)->v.i;
+    int64_t q = tlm_tab_cell(c->t, b, c->uc)->v.i;
+    return p < q ? -1 : (p > q);
+}
+
+static void st5(double *v, size_t n, double out[6])
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            v[k++] = v[i];
+    double s = tlm_pd_sum(v, k);
+    out[5] = s;
+    if (!k) {
+        out[0] = out[1] = out[2] = out[3] = out[4] = NAN;
+        return;
+    }
+    out[0] = s / (double)k;
+    out[2] = tlm_pd_std(v, k);
+    out[3] = out[4] = v[0];
+    for (size_t i = 1; i < k; i++) {
+        if (v[i] < out[3])
+            out[3] = v[i];
+        if (v[i] > out[4])
+            out[4] = v[i];
+    }
+    out[1] = tlm_np_median(v, k);
+}
+
+static tlm_status summarize(uctx *u)
+{
+    tlm_rctx *ctx = u->ctx;
+    int arch = ctx->has_arch;
+    const char *cols[64];
+    tlm_coltype ty[64];
+    size_t c = 0;
+#define COL(nm, tp) (cols[c] = (nm), ty[c++] = (tp))
+    COL("name", TLM_COL_STR);
+    COL("op category", TLM_COL_STR);
+    COL("process_name", TLM_COL_STR);
+    COL("process_label", TLM_COL_STR);
+    COL("thread_name", TLM_COL_STR);
+    COL("Input Dims", TLM_COL_STR);
+    COL("Input type", TLM_COL_STR);
+    COL("Input Strides", TLM_COL_STR);
+    COL("Concrete Inputs", TLM_COL_STR);
+    size_t C_EX = c;
+    COL("ex_UID", TLM_COL_I64);
+    COL("operation_count", TLM_COL_I64);
+    size_t C_DUR = c;
+    COL("total_duration_us", TLM_COL_F64);
+    COL("mean_duration_us", TLM_COL_F64);
+    COL("std_duration_us", TLM_COL_F64);
+    size_t C_G = c;
+    COL("GFLOPS", TLM_COL_F64);
+    COL("Data Moved (MB)", TLM_COL_F64);
+    COL("FLOPS/Byte", TLM_COL_F64);
+    COL("Compute Spec", TLM_COL_STR);
+    size_t C_RB = c;
+    if (arch) {
+        COL("Roofline Bound", TLM_COL_STR);
+        COL("Roofline Time (\xc2\xb5s)", TLM_COL_F64);
+    }
+    size_t C_MS = c;
+    COL("TB/s_mean", TLM_COL_F64);
+    COL("TB/s_std", TLM_COL_F64);
+    COL("TFLOPS/s_mean", TLM_COL_F64);
+    COL("TFLOPS/s_std", TLM_COL_F64);
+    size_t C_PMS = c;
+    if (arch) {
+        COL("Pct Roofline_mean", TLM_COL_F64);
+        COL("Pct Roofline_std", TLM_COL_F64);
+    }
+    size_t C_KMS = c;
+    COL("Kernel Time (\xc2\xb5s)_mean", TLM_COL_F64);
+    COL("Kernel Time (\xc2\xb5s)_std", TLM_COL_F64);
+    COL("Kernel Time (\xc2\xb5s)_sum", TLM_COL_F64);
+    size_t C_DM = c;
+    COL("duration_us_median", TLM_COL_F64);
+    COL("duration_us_min", TLM_COL_F64);
+    COL("duration_us_max", TLM_COL_F64);
+    size_t C_MMM = c;
+    COL("TB/s_median", TLM_COL_F64);
+    COL("TB/s_min", TLM_COL_F64);
+    COL("TB/s_max", TLM_COL_F64);
+    COL("TFLOPS/s_median", TLM_COL_F64);
+    COL("TFLOPS/s_min", TLM_COL_F64);
+    COL("TFLOPS/s_max", TLM_COL_F64);
+    size_t C_PMM = c;
+    if (arch) {
+        COL("Pct Roofline_median", TLM_COL_F64);
+        COL("Pct Roofline_min", TLM_COL_F64);
+        COL("Pct Roofline_max", TLM_COL_F64);
+    }
+    size_t C_KMM = c;
+    COL("Kernel Time (\xc2\xb5s)_median", TLM_COL_F64);
+    COL("Kernel Time (\xc2\xb5s)_min", TLM_COL_F64);
+    COL("Kernel Time (\xc2\xb5s)_max", TLM_COL_F64);
+    size_t C_KD = c;
+    COL("kernel_details_summary", TLM_COL_STR);
+    COL("trunc_kernel_details", TLM_COL_STR);
+    COL("perf_params", TLM_COL_STR);
+    COL("has_perf_model", TLM_COL_BOOL);
+    size_t C_PCT = c;
+    COL("Percentage (%)", TLM_COL_F64);
+    COL("Cumulative Percentage (%)", TLM_COL_F64);
+#undef COL
+    tlm_status st = TLM_ENOMEM;
+    tlm_i3map map = {0};
+    size_t nr = u->nrows, ng = 0;
+    int32_t *head = malloc((nr + 1) * sizeof *head);
+    int32_t *tail = malloc((nr + 1) * sizeof *tail);
+    double *v = malloc((nr + 1) * sizeof *v);
+    int32_t *pool = NULL;
+    size_t *off = malloc((nr + 1) * sizeof *off);
+    size_t *len = malloc((nr + 1) * sizeof *len);
+    tlm_tab *t = tlm_tab_new("unified_perf_summary", c, cols, ty);
+    tlm_sbuf key;
+    tlm_sbuf_init(&key);
+    if (!head || !tail || !v || !off || !len || !t ||
+        tlm_i3map_init(&map, nr) != TLM_OK)
+        goto done;
+    static const tlm_arg sa[4] = {TLM_ARG_INPUT_DIMS, TLM_ARG_INPUT_TYPE,
+                                  TLM_ARG_INPUT_STRIDES,
+                                  TLM_ARG_CONCRETE_INPUTS};
+    for (size_t i = 0; i < nr; i++) {
+        urow *r = &u->rows[i];
+        const tlm_event *e = &ctx->ev[r->uid];
+        tlm_sbuf_reset(&key);
+        tlm_key_id(&key, e->name);
+        tlm_key_id(&key, r->kind == ROW_SYNTH
+                             ? (int64_t)ctx->ev[r->kernel].name
+                             : -1);
+        tlm_key_id(&key, tlm_rctx_cat_index(ctx, r->category));
+        for (int f = 1; f <= 3; f++)
+            tlm_key_id(&key, tlm_rctx_meta_id(ctx, e, f));
+        for (int q = 0; q < 4; q++)
+            tlm_key_id(&key, tlm_rctx_arg_id(ctx, e, sa[q]));
+        if (key.oom)
+            goto done;
+        int64_t hk[3];
+        tlm_key_hash(&key, hk);
+        int32_t g = tlm_i3map_get(&map, hk[0], hk[1], hk[2]);
+        if (g < 0) {
+            g = (int32_t)ng++;
+            if (tlm_i3map_put(&map, hk[0], hk[1], hk[2], g))
+                goto done;
+            head[g] = tail[g] = (int32_t)i;
+        } else {
+            u->rows[tail[g]].next = (int32_t)i;
+            tail[g] = (int32_t)i;
+        }
+    }
+    /* kernel lists of all rows in one pool */
+    size_t total = 0;
+    for (size_t i = 0; i < nr; i++) {
+        size_t n;
+        row_kernels(u, &u->rows[i], &n);
+        total += n;
+    }
+    pool = malloc((total + 1) * sizeof *pool);
+    if (!pool)
+        goto done;
+    for (size_t g = 0; g < ng; g++) {
+        long rr = tlm_tab_add_row(t);
+        if (rr < 0)
+            goto done;
+        size_t R = (size_t)rr, k = 0, pk = 0;
+        const urow *r0 = &u->rows[head[g]];
+        const tlm_event *e0 = &ctx->ev[r0->uid];
+        row_name(u, r0, &key);
+        tlm_tab_set_s(t, R, 0, key.p, key.len);
+        tlm_tab_set_s(t, R, 1, r0->category, strlen(r0->category));
+        const char *s = tlm_rctx_process_name(ctx, e0);
+        tlm_tab_set_s(t, R, 2, s, strlen(s));
+        s = tlm_rctx_process_label(ctx, e0);
+        tlm_tab_set_s(t, R, 3, s, strlen(s));
+        s = tlm_rctx_thread_name(ctx, e0);
+        tlm_tab_set_s(t, R, 4, s, strlen(s));
+        for (int q = 0; q < 4; q++)
+            tlm_rctx_set_arg(ctx, t, R, (size_t)(5 + q), e0, sa[q], 1);
+        tlm_tab_set_i(t, R, C_EX, r0->row_uid);
+        double fg = NAN, fm = NAN, ff = NAN, frt = NAN;
+        const char *fspec = NULL, *fb = NULL, *fpp = NULL;
+        int fhm = -1;
+        for (int32_t j = head[g]; j >= 0; j = u->rows[j].next) {
+            const urow *r = &u->rows[j];
+            tlm_perf_metrics m;
+            row_metrics(u, r, &m);
+            if (isnan(fg))
+                fg = m.gflops;
+            if (isnan(fm))
+                fm = m.data_moved_mb;
+            if (isnan(ff))
+                ff = m.flops_per_byte;
+            if (isnan(frt))
+                frt = m.roofline_time_us;
+            if (!fspec && r->metrics_ok)
+                fspec = ctx->perf_res[r->perf_idx].compute_spec;
+            if (!fb && m.bound != TLM_ROOFLINE_NONE)
+                fb = tlm_roofline_bound_str(m.bound);
+            if (!fpp && r->params_off != UINT32_MAX)
+                fpp = u->text.p + r->params_off;
+            if (fhm < 0)
+                fhm = r->has_model;
+            size_t n;
+            const int32_t *kg = row_kernels(u, r, &n);
+            memcpy(pool + pk, kg, n * sizeof *kg);
+            off[k] = pk;
+            len[k] = n;
+            pk += n;
+            k++;
+        }
+        tlm_tab_set_i(t, R, C_EX + 1, (int64_t)k);
+        double o[6];
+        size_t q = 0;
+        for (int32_t j = head[g]; j >= 0; j = u->rows[j].next)
+            v[q++] = tlm_ns_to_us(ctx->ev[u->rows[j].uid].dur);
+        st5(v, q, o);
+        tlm_tab_set_f(t, R, C_DUR, o[5]);
+        tlm_tab_set_f(t, R, C_DUR + 1, o[0]);
+        tlm_tab_set_f(t, R, C_DUR + 2, o[2]);
+        tlm_tab_set_f(t, R, C_DM, o[1]);
+        tlm_tab_set_f(t, R, C_DM + 1, o[3]);
+        tlm_tab_set_f(t, R, C_DM + 2, o[4]);
+        tlm_tab_set_f(t, R, C_G, fg);
+        tlm_tab_set_f(t, R, C_G + 1, fm);
+        tlm_tab_set_f(t, R, C_G + 2, ff);
+        if (fspec)
+            tlm_tab_set_s(t, R, C_G + 3, fspec, strlen(fspec));
+        if (arch) {
+            if (fb)
+                tlm_tab_set_s(t, R, C_RB, fb, strlen(fb));
+            tlm_tab_set_f(t, R, C_RB + 1, frt);
+        }
+        for (int which = 0; which < 4; which++) {
+            if (which == 2 && !arch)
+                continue;
+            q = 0;
+            for (int32_t j = head[g]; j >= 0; j = u->rows[j].next) {
+                const urow *r = &u->rows[j];
+                tlm_perf_metrics m;
+                if (which < 3)
+                    row_metrics(u, r, &m);
+                else
+                    m.tb_s = m.tflops_s = m.pct_roofline = NAN;
+                v[q++] = which == 0   ? m.tb_s
+                         : which == 1 ? m.tflops_s
+                         : which == 2 ? m.pct_roofline
+                                      : r->T;
+            }
+            st5(v, q, o);
+            if (which == 3) {
+                tlm_tab_set_f(t, R, C_KMS, o[0]);
+                tlm_tab_set_f(t, R, C_KMS + 1, o[2]);
+                tlm_tab_set_f(t, R, C_KMS + 2, o[5]);
+                tlm_tab_set_f(t, R, C_KMM, o[1]);
+                tlm_tab_set_f(t, R, C_KMM + 1, o[3]);
+                tlm_tab_set_f(t, R, C_KMM + 2, o[4]);
+            } else if (which == 2) {
+                tlm_tab_set_f(t, R, C_PMS, o[0]);
+                tlm_tab_set_f(t, R, C_PMS + 1, o[2]);
+                tlm_tab_set_f(t, R, C_PMM, o[1]);
+                tlm_tab_set_f(t, R, C_PMM + 1, o[3]);
+                tlm_tab_set_f(t, R, C_PMM + 2, o[4]);
+            } else {
+                size_t b1 = C_MS + 2 * (size_t)which;
+                size_t b2 = C_MMM + 3 * (size_t)which;
+                tlm_tab_set_f(t, R, b1, o[0]);
+                tlm_tab_set_f(t, R, b1 + 1, o[2]);
+                tlm_tab_set_f(t, R, b2, o[1]);
+                tlm_tab_set_f(t, R, b2 + 1, o[3]);
+                tlm_tab_set_f(t, R, b2 + 2, o[4]);
+            }
+        }
+        tlm_kd_summary(ctx, pool, off, len, k, &ctx->s1, &ctx->s2);
+        tlm_tab_set_s(t, R, C_KD, ctx->s1.p ? ctx->s1.p : "", ctx->s1.len);
+        if (ctx->s2.len)
+            tlm_tab_set_s(t, R, C_KD + 1, ctx->s2.p, ctx->s2.len);
+        if (fpp)
+            tlm_tab_set_s(t, R, C_KD + 2, fpp, strlen(fpp));
+        tlm_tab_set_b(t, R, C_KD + 3, fhm > 0);
+    }
+    {
+        size_t *perm = malloc((t->nrows + 1) * sizeof *perm);
+        if (!perm)
+            goto done;
+        for (size_t i = 0; i < t->nrows; i++)
+            perm[i] = i;
+        sctx sc = {t, C_KMS + 2, C_EX};
+        st = tlm_sort_idx(perm, t->nrows, cmp_sum_uid, &sc);
+        if (st == TLM_OK)
+            st = tlm_tab_permute(t, perm);
+        free(perm);
+        if (st != TLM_OK)
+            goto done;
+        double cum = 0.0;
+        for (size_t i = 0; i < t->nrows; i++)
+            v[i] = tlm_tab_cell(t, i, C_KMS + 2)->v.f;
+        /* pandas Series.sum: numpy's pairwise sum in row order */
+        double tot = tlm_np_sum(v, t->nrows);
+        for (size_t i = 0; i < t->nrows; i++) {
+            double p = tlm_tab_cell(t, i, C_KMS + 2)->v.f / tot * 100.0;
+            cum += p;
+            tlm_tab_set_f(t, i, C_PCT, p);
+            tlm_tab_set_f(t, i, C_PCT + 1, cum);
+        }
+        st = t->oom || key.oom ? TLM_ENOMEM : TLM_OK;
+    }
+done:
+    tlm_i3map_free(&map);
+    tlm_sbuf_free(&key);
+    free(head);
+    free(tail);
+    free(v);
+    free(pool);
+    free(off);
+    free(len);
+    if (st != TLM_OK) {
+        tlm_tab_free(t);
+        return st;
+    }
+    if (!t->nrows) {
+        tlm_tab_free(t);
+        return TLM_OK;
+    }
+    return tlm_rctx_add_tab(ctx, t);
+}
+
+tlm_status tlm_rctx_unified(tlm_rctx *ctx)
+{
+    uctx u;
+    memset(&u, 0, sizeof u);
+    u.ctx = ctx;
+    u.st = TLM_OK;
+    tlm_sbuf_init(&u.text);
+    size_t n = ctx->n ? ctx->n : 1;
+    u.memo_below = malloc(n);
+    u.visited = calloc(n, 1);
+    u.covered = calloc(n, 1);
+    if (!u.memo_below || !u.visited || !u.covered) {
+        u.st = TLM_ENOMEM;
+        goto done;
+    }
+    memset(u.memo_below, -1, n);
+    if (tlm_i3map_init(&u.pp_map, 256) != TLM_OK) {
+        u.st = TLM_ENOMEM;
+        goto done;
+    }
+    size_t nr;
+    const int32_t *roots = tlm_tree_cpu_roots(ctx->tree, &nr);
+    for (size_t i = 0; i < nr && u.st == TLM_OK; i++)
+        visit(&u, roots[i], 0);
+    if (u.st == TLM_OK)
+        synthetic(&u);
+    /* synthetic rows: category from the row (name + its kernel) */
+    for (size_t i = 0; i < u.nrows && u.st == TLM_OK; i++) {
+        urow *r = &u.rows[i];
+        if (r->kind != ROW_SYNTH)
+            continue;
+        row_name(&u, r, &ctx->s1);
+        r->category =
+            tlm_op_category(ctx->s1.p, tlm_rctx_name(ctx, r->kernel));
+    }
+    if (u.st == TLM_OK && u.text.oom)
+        u.st = TLM_ENOMEM;
+    if (u.st == TLM_OK)
+        u.st = summarize(&u);
+done:
+    free(u.memo_below);
+    free(u.visited);
+    free(u.covered);
+    free(u.rows);
+    tlm_i3map_free(&u.pp_map);
+    tlm_sbuf_free(&u.text);
+    return u.st;
+}
