@@ -774,14 +774,21 @@ static int64_t unzigzag(uint64_t v)
 /* ------------------------------------------------------------------ MARK:
  * Events. */
 
-static int parse_args(rd *r, const unsigned char **pp, const unsigned char *e,
-                      int *any)
+/* A member "key": value of an object we read field by field.  Calls back
+ * for each key with the cursor at the value; the callback consumes it. */
+typedef int (*member_fn)(rd *r, const unsigned char *ks, size_t kl,
+                         const unsigned char **pp, const unsigned char *e,
+                         void *ud);
+
+static int parse_object(rd *r, const unsigned char **pp,
+                        const unsigned char *e, unsigned depth, member_fn fn,
+                        void *ud)
 {
     const unsigned char *p = *pp;
     int rc;
     if (*p != '{')
-        return fail_at(r, p, TLM_ESCHEMA, "expected an object for args");
-    if (4 > r->o.max_depth)
+        return fail_at(r, p, TLM_ESCHEMA, "expected an object");
+    if (depth > r->o.max_depth)
         return fail_at(r, p, TLM_ELIMIT, "nesting deeper than %u",
                        r->o.max_depth);
     p++;
@@ -799,8 +806,6 @@ static int parse_args(rd *r, const unsigned char **pp, const unsigned char *e,
             return fail_at(r, p, TLM_EFORMAT, "expected '\"' (object key)");
         if ((rc = scan_string(r, &p, e, &ks, &kl, &esc)) != P_OK)
             return rc;
-        tlm_arg key = (kl > 0 && !esc) ? arg_lookup(&r->keys, (const char *)ks, kl)
-                                        : TLM_ARG_END_;
         if ((rc = skip_ws(&p, e)) != P_OK)
             return rc;
         if (*p != ':')
@@ -808,54 +813,9 @@ static int parse_args(rd *r, const unsigned char **pp, const unsigned char *e,
         p++;
         if ((rc = skip_ws(&p, e)) != P_OK)
             return rc;
-        const unsigned char *v0 = p;
-        if (key == TLM_ARG_END_) {
-            if ((rc = value(r, &p, e, 4)) != P_OK)
-                return rc;
-        } else if (*p == '"') {
-            const unsigned char *s;
-            size_t len;
-            uint32_t id;
-            if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
-                return rc;
-            if ((rc = intern_str(r, s, len, esc, &id)) != P_OK)
-                return rc;
-            if ((rc = blob_put(r, key, TLM_ARGV_STR, id)) != P_OK)
-                return rc;
-            *any = 1;
-        } else if (*p == '-' || (*p >= '0' && *p <= '9')) {
-            int is_int;
-            int64_t iv;
-            uint32_t id;
-            if (fast_int(p, e, &iv, &p)) {
-                if ((rc = blob_put(r, key, TLM_ARGV_INT, zigzag(iv))) != P_OK)
-                    return rc;
-                *any = 1;
-            } else {
-                if ((rc = scan_number(r, &p, e, &is_int)) != P_OK)
-                    return rc;
-                if (is_int && parse_i64(v0, (size_t)(p - v0), &iv)) {
-                    rc = blob_put(r, key, TLM_ARGV_INT, zigzag(iv));
-                } else {
-                    uint32_t v = tlm_intern_add(
-                        &r->t->strs, (const char *)v0, (size_t)(p - v0));
-                    if (v == UINT32_MAX)
-                        return fail_nomem(r);
-                    id = v;
-                    rc = blob_put(r, key, TLM_ARGV_STR, id);
-                }
-                if (rc != P_OK)
-                    return rc;
-                *any = 1;
-            }
-        } else {
-            uint32_t id;
-            if ((rc = compact_value(r, &p, e, 4, &id)) != P_OK)
-                return rc;
-            if ((rc = blob_put(r, key, TLM_ARGV_STR, id)) != P_OK)
-                return rc;
-            *any = 1;
-        }
+        if ((rc = fn(r, esc ? (const unsigned char *)"" : ks, esc ? 0 : kl,
+                     &p, e, ud)) != P_OK)
+            return rc;
         if ((rc = skip_ws(&p, e)) != P_OK)
             return rc;
         if (*p == ',') {
@@ -870,6 +830,64 @@ static int parse_args(rd *r, const unsigned char **pp, const unsigned char *e,
         }
         return fail_at(r, p, TLM_EFORMAT, "expected ',' or '}'");
     }
+}
+
+/* One member of "args": kept keys are stored in the blob, others skipped. */
+static int args_member(rd *r, const unsigned char *ks, size_t kl,
+                       const unsigned char **pp, const unsigned char *e,
+                       void *ud)
+{
+    int *any = ud;
+    const unsigned char *p = *pp;
+    int rc, esc;
+    tlm_arg key = kl > 0 ? arg_lookup(&r->keys, (const char *)ks, kl)
+                         : TLM_ARG_END_;
+    const unsigned char *v0 = p;
+    if (key == TLM_ARG_END_) {
+        if ((rc = value(r, &p, e, 4)) != P_OK)
+            return rc;
+    } else if (*p == '"') {
+        const unsigned char *s;
+        size_t len;
+        uint32_t id;
+        if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
+            return rc;
+        if ((rc = intern_str(r, s, len, esc, &id)) != P_OK)
+            return rc;
+        if ((rc = blob_put(r, key, TLM_ARGV_STR, id)) != P_OK)
+            return rc;
+        *any = 1;
+    } else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+        int is_int = 1;
+        int64_t iv;
+        if (!fast_int(p, e, &iv, &p)) {
+            if ((rc = scan_number(r, &p, e, &is_int)) != P_OK)
+                return rc;
+            if (is_int && !parse_i64(v0, (size_t)(p - v0), &iv))
+                is_int = 0; /* beyond int64: kept as text */
+        }
+        if (is_int) {
+            rc = blob_put(r, key, TLM_ARGV_INT, zigzag(iv));
+        } else {
+            uint32_t id = tlm_intern_add(&r->t->strs, (const char *)v0,
+                                         (size_t)(p - v0));
+            if (id == UINT32_MAX)
+                return fail_nomem(r);
+            rc = blob_put(r, key, TLM_ARGV_STR, id);
+        }
+        if (rc != P_OK)
+            return rc;
+        *any = 1;
+    } else {
+        uint32_t id;
+        if ((rc = compact_value(r, &p, e, 4, &id)) != P_OK)
+            return rc;
+        if ((rc = blob_put(r, key, TLM_ARGV_STR, id)) != P_OK)
+            return rc;
+        *any = 1;
+    }
+    *pp = p;
+    return P_OK;
 }
 
 static int parse_time(rd *r, const unsigned char **pp, const unsigned char *e,
@@ -1137,7 +1155,11 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
             }
         } else if (KEYIS("args")) {
             r->field = "args";
-            if ((rc = parse_args(r, &p, e, &any_args)) != P_OK) {
+            if (*p != '{')
+                return fail_at(r, p, TLM_ESCHEMA,
+                               "expected an object for args");
+            if ((rc = parse_object(r, &p, e, 4, args_member, &any_args)) !=
+                P_OK) {
                 r->t->blob_len = blob_mark;
                 return rc;
             }
@@ -1208,64 +1230,6 @@ static void free_pgs(tlm_trace *t)
     t->a->free_fn(t->a->ctx, m->pgs);
     m->pgs = NULL;
     m->n_pgs = 0;
-}
-
-/* A member "key": value of an object we read field by field.  Calls back
- * for each key with the cursor at the value; the callback consumes it. */
-typedef int (*member_fn)(rd *r, const unsigned char *ks, size_t kl,
-                         const unsigned char **pp, const unsigned char *e,
-                         void *ud);
-
-static int parse_object(rd *r, const unsigned char **pp,
-                        const unsigned char *e, unsigned depth, member_fn fn,
-                        void *ud)
-{
-    const unsigned char *p = *pp;
-    int rc;
-    if (*p != '{')
-        return fail_at(r, p, TLM_ESCHEMA, "expected an object");
-    if (depth > r->o.max_depth)
-        return fail_at(r, p, TLM_ELIMIT, "nesting deeper than %u",
-                       r->o.max_depth);
-    p++;
-    if ((rc = skip_ws(&p, e)) != P_OK)
-        return rc;
-    if (*p == '}') {
-        *pp = p + 1;
-        return P_OK;
-    }
-    for (;;) {
-        const unsigned char *ks;
-        size_t kl;
-        int esc;
-        if (*p != '"')
-            return fail_at(r, p, TLM_EFORMAT, "expected '\"' (object key)");
-        if ((rc = scan_string(r, &p, e, &ks, &kl, &esc)) != P_OK)
-            return rc;
-        if ((rc = skip_ws(&p, e)) != P_OK)
-            return rc;
-        if (*p != ':')
-            return fail_at(r, p, TLM_EFORMAT, "expected ':'");
-        p++;
-        if ((rc = skip_ws(&p, e)) != P_OK)
-            return rc;
-        if ((rc = fn(r, esc ? (const unsigned char *)"" : ks, esc ? 0 : kl,
-                     &p, e, ud)) != P_OK)
-            return rc;
-        if ((rc = skip_ws(&p, e)) != P_OK)
-            return rc;
-        if (*p == ',') {
-            p++;
-            if ((rc = skip_ws(&p, e)) != P_OK)
-                return rc;
-            continue;
-        }
-        if (*p == '}') {
-            *pp = p + 1;
-            return P_OK;
-        }
-        return fail_at(r, p, TLM_EFORMAT, "expected ',' or '}'");
-    }
 }
 
 /* Integer member, or -1 kept when the value is not an integer. */
