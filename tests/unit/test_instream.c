@@ -1,0 +1,375 @@
+/*
+ * test_instream.c - the byte stream under the tokenizer (src/instream.c):
+ * plain and gzip input from memory and from files, recognised by the magic
+ * bytes; chunk sizes 1, 3, 7, 4096 and odd read capacities; multi-member
+ * gzip (gzip(1) concatenation, empty members); truncated streams, bad CRC
+ * and ISIZE, trailing garbage; byte counters.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tlm_test_util.h"
+#include "trace_internal.h"
+
+/* Reads a whole stream with read capacity cap; returns the bytes (caller
+ * frees) and the final status. */
+static unsigned char *drain(tlm_instream *s, size_t cap, size_t *len,
+                            tlm_status *st, tlm_error *err)
+{
+    size_t n = 0, bcap = 1024;
+    unsigned char *out = malloc(bcap);
+    unsigned char *tmp = malloc(cap);
+    assert_non_null(out);
+    assert_non_null(tmp);
+    *st = TLM_OK;
+    for (;;) {
+        size_t got = 12345;
+        *st = tlm_instream_read(s, tmp, cap, &got, err);
+        if (*st != TLM_OK)
+            break;
+        assert_true(got <= cap);
+        assert_true(got <= s->chunk); /* one step at a time */
+        if (got == 0)
+            break;
+        if (n + got > bcap) {
+            while (n + got > bcap)
+                bcap *= 2;
+            out = realloc(out, bcap);
+            assert_non_null(out);
+        }
+        memcpy(out + n, tmp, got);
+        n += got;
+    }
+    free(tmp);
+    *len = n;
+    return out;
+}
+
+static unsigned char *payload(size_t n)
+{
+    unsigned char *p = malloc(n ? n : 1);
+    assert_non_null(p);
+    uint32_t x = 12345;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 1103515245u + 12345u;
+        /* compressible but not trivial */
+        p[i] = (unsigned char)(i % 61 < 40 ? 'a' + (i % 26) : (x >> 24));
+    }
+    return p;
+}
+
+static const size_t chunks[] = {1, 2, 3, 7, 64, 4096, 1u << 20};
+static const size_t caps[] = {1, 5, 64, 4096, 100000};
+
+static void check_stream(const unsigned char *src, size_t slen,
+                         const unsigned char *want, size_t wlen, int gzip,
+                         uint32_t members)
+{
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+        for (size_t k = 0; k < sizeof caps / sizeof caps[0]; k++) {
+            tlm_instream s;
+            tlm_error err;
+            assert_int_equal(tlm_instream_open_mem(&s, src, slen, "m",
+                                                   chunks[c],
+                                                   tlm_alloc_default(),
+                                                   &err),
+                             TLM_OK);
+            size_t n;
+            tlm_status st;
+            unsigned char *got = drain(&s, caps[k], &n, &st, &err);
+            if (st != TLM_OK)
+                fprintf(stderr, "chunk %zu cap %zu: %s\n", chunks[c],
+                        caps[k], err.msg);
+            assert_int_equal(st, TLM_OK);
+            assert_int_equal(n, wlen);
+            assert_memory_equal(got, want, wlen);
+            assert_int_equal(s.gzip, gzip);
+            assert_true(s.bytes_out == wlen);
+            assert_true(s.bytes_in == slen);
+            if (gzip)
+                assert_int_equal(s.members, members);
+            /* reading past the end keeps returning 0 bytes */
+            unsigned char b[4];
+            size_t g = 9;
+            assert_int_equal(tlm_instream_read(&s, b, sizeof b, &g, &err),
+                             TLM_OK);
+            assert_int_equal(g, 0);
+            tlm_instream_close(&s);
+            free(got);
+        }
+    }
+}
+
+static void test_plain(void **state)
+{
+    (void)state;
+    unsigned char *p = payload(10000);
+    check_stream(p, 10000, p, 10000, 0, 0);
+    check_stream(p, 1, p, 1, 0, 0);
+    check_stream(p, 2, p, 2, 0, 0);
+    check_stream(p, 0, p, 0, 0, 0);
+    /* 0x1f alone, or 0x1f then not 0x8b: plain */
+    static const unsigned char odd[] = {0x1f, 0x8c, 'x'};
+    check_stream(odd, 1, odd, 1, 0, 0);
+    check_stream(odd, 3, odd, 3, 0, 0);
+    free(p);
+    /* a NULL buffer is an empty one */
+    tlm_instream s;
+    tlm_error err;
+    assert_int_equal(tlm_instream_open_mem(&s, NULL, 99, NULL, 0,
+                                           tlm_alloc_default(), &err),
+                     TLM_OK);
+    size_t n;
+    tlm_status st;
+    unsigned char *got = drain(&s, 16, &n, &st, &err);
+    assert_int_equal(st, TLM_OK);
+    assert_int_equal(n, 0);
+    free(got);
+    tlm_instream_close(&s);
+}
+
+static void test_gzip_single(void **state)
+{
+    (void)state;
+    unsigned char *p = payload(100000);
+    size_t glen;
+    unsigned char *gz = tt_gzip(p, 100000, &glen);
+    check_stream(gz, glen, p, 100000, 1, 1);
+    free(gz);
+    gz = tt_gzip(p, 1, &glen);
+    check_stream(gz, glen, p, 1, 1, 1);
+    free(gz);
+    /* an empty member is a valid, empty stream */
+    gz = tt_gzip(p, 0, &glen);
+    check_stream(gz, glen, p, 0, 1, 1);
+    free(gz);
+    free(p);
+}
+
+static void test_gzip_members(void **state)
+{
+    (void)state;
+    size_t n = 50000;
+    unsigned char *p = payload(n);
+    size_t cuts[] = {0, 1, 1, 4999, 5000, 25000, 49999};
+    size_t glen;
+    unsigned char *gz = tt_gzip_members(p, n, cuts, 7, &glen);
+    check_stream(gz, glen, p, n, 1, 8);
+    free(gz);
+    /* a member that ends exactly at a chunk boundary */
+    size_t one[] = {4096};
+    gz = tt_gzip_members(p, n, one, 1, &glen);
+    check_stream(gz, glen, p, n, 1, 2);
+    free(gz);
+    /* many tiny members */
+    size_t many[200];
+    for (size_t i = 0; i < 200; i++)
+        many[i] = i * 7;
+    gz = tt_gzip_members(p, 2000, many, 200, &glen);
+    check_stream(gz, glen, p, 2000, 1, 201);
+    free(gz);
+    free(p);
+}
+
+/* Every truncation fails with TLM_EGZIP, whatever the chunking, and no
+ * byte beyond what the truncated stream holds is produced. */
+static void test_gzip_truncated(void **state)
+{
+    (void)state;
+    size_t n = 3000;
+    unsigned char *p = payload(n);
+    size_t cuts[] = {1000};
+    size_t glen;
+    unsigned char *gz = tt_gzip_members(p, n, cuts, 1, &glen);
+    /* cutting exactly between the members leaves a valid stream */
+    size_t first_len;
+    free(tt_gzip_members(p, 1000, NULL, 0, &first_len));
+    for (size_t cut = 2; cut < glen; cut++) {
+        tlm_instream s;
+        tlm_error err;
+        for (size_t c = 0; c < 3; c++) {
+            size_t chunk = c == 0 ? 1 : c == 1 ? 7 : 4096;
+            assert_int_equal(tlm_instream_open_mem(&s, gz, cut, "t.gz", chunk,
+                                                   tlm_alloc_default(),
+                                                   &err),
+                             TLM_OK);
+            size_t got_n;
+            tlm_status st;
+            unsigned char *got = drain(&s, 333, &got_n, &st, &err);
+            if (cut == first_len) {
+                assert_int_equal(st, TLM_OK);
+                assert_int_equal(got_n, 1000);
+            } else {
+                assert_int_equal(st, TLM_EGZIP);
+                assert_int_equal(err.code, TLM_EGZIP);
+                assert_string_equal(err.file, "t.gz");
+                assert_true(err.offset == (int64_t)got_n);
+                assert_true(got_n <= n);
+            }
+            assert_memory_equal(got, p, got_n);
+            tlm_instream_close(&s);
+            free(got);
+        }
+    }
+    free(gz);
+    free(p);
+}
+
+static void test_gzip_corrupt(void **state)
+{
+    (void)state;
+    size_t n = 2000;
+    unsigned char *p = payload(n);
+    size_t glen;
+    unsigned char *gz = tt_gzip(p, n, &glen);
+    /* flip each trailer byte: CRC32 (first 4) then ISIZE (last 4) */
+    for (size_t i = 0; i < 8; i++) {
+        unsigned char *bad = malloc(glen);
+        assert_non_null(bad);
+        memcpy(bad, gz, glen);
+        bad[glen - 8 + i] ^= 0x80;
+        tlm_instream s;
+        tlm_error err;
+        assert_int_equal(tlm_instream_open_mem(&s, bad, glen, "c.gz", 3,
+                                               tlm_alloc_default(), &err),
+                         TLM_OK);
+        size_t got_n;
+        tlm_status st;
+        unsigned char *got = drain(&s, 100, &got_n, &st, &err);
+        assert_int_equal(st, TLM_EGZIP);
+        assert_non_null(strstr(err.msg, i < 4 ? "incorrect data check"
+                                              : "incorrect length check"));
+        assert_int_equal(got_n, n); /* all data came out before the check */
+        tlm_instream_close(&s);
+        free(got);
+        free(bad);
+    }
+    /* header damage: bad method byte */
+    unsigned char *bad = malloc(glen);
+    assert_non_null(bad);
+    memcpy(bad, gz, glen);
+    bad[2] = 7;
+    tlm_instream s;
+    tlm_error err;
+    assert_int_equal(tlm_instream_open_mem(&s, bad, glen, "c.gz", 4096,
+                                           tlm_alloc_default(), &err),
+                     TLM_OK);
+    size_t got_n;
+    tlm_status st;
+    unsigned char *got = drain(&s, 100, &got_n, &st, &err);
+    assert_int_equal(st, TLM_EGZIP);
+    assert_int_equal(got_n, 0);
+    tlm_instream_close(&s);
+    free(got);
+    free(bad);
+    /* trailing bytes after a complete member */
+    bad = malloc(glen + 2);
+    assert_non_null(bad);
+    memcpy(bad, gz, glen);
+    bad[glen] = '\n';
+    bad[glen + 1] = 0;
+    assert_int_equal(tlm_instream_open_mem(&s, bad, glen + 2, "c.gz", 7,
+                                           tlm_alloc_default(), &err),
+                     TLM_OK);
+    got = drain(&s, 100, &got_n, &st, &err);
+    assert_int_equal(st, TLM_EGZIP);
+    assert_non_null(strstr(err.msg, "trailing garbage"));
+    assert_int_equal(got_n, n);
+    tlm_instream_close(&s);
+    free(got);
+    free(bad);
+    free(gz);
+    free(p);
+}
+
+static void test_files(void **state)
+{
+    (void)state;
+    char dir[256], plain[300], gzp[300];
+    tt_tmpdir(dir, sizeof dir);
+    snprintf(plain, sizeof plain, "%s/a.json", dir);
+    snprintf(gzp, sizeof gzp, "%s/a.json.gz", dir);
+    size_t n = 70000, glen;
+    unsigned char *p = payload(n);
+    size_t cuts[] = {30000};
+    unsigned char *gz = tt_gzip_members(p, n, cuts, 1, &glen);
+    tt_write_file(plain, p, n);
+    tt_write_file(gzp, gz, glen);
+    for (int g = 0; g <= 1; g++) {
+        for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c += 2) {
+            tlm_instream s;
+            tlm_error err;
+            assert_int_equal(tlm_instream_open_file(&s, g ? gzp : plain,
+                                                    chunks[c],
+                                                    tlm_alloc_default(),
+                                                    &err),
+                             TLM_OK);
+            size_t got_n;
+            tlm_status st;
+            unsigned char *got = drain(&s, 777, &got_n, &st, &err);
+            assert_int_equal(st, TLM_OK);
+            assert_int_equal(got_n, n);
+            assert_memory_equal(got, p, n);
+            assert_true(s.bytes_in == (g ? glen : n));
+            assert_int_equal(s.gzip, g);
+            tlm_instream_close(&s);
+            free(got);
+        }
+    }
+    /* a missing file */
+    tlm_instream s;
+    tlm_error err;
+    char missing[320];
+    snprintf(missing, sizeof missing, "%s/nope.json", dir);
+    assert_int_equal(tlm_instream_open_file(&s, missing, 0,
+                                            tlm_alloc_default(), &err),
+                     TLM_EIO);
+    assert_string_equal(err.file, missing);
+    tlm_instream_close(&s);
+    /* a folder: opening may work, reading must fail */
+    tlm_status st = tlm_instream_open_file(&s, dir, 16, tlm_alloc_default(),
+                                           &err);
+    assert_int_equal(st, TLM_EIO);
+    tlm_instream_close(&s);
+    remove(plain);
+    remove(gzp);
+    rmdir(dir);
+    free(gz);
+    free(p);
+}
+
+static void test_open_nomem(void **state)
+{
+    (void)state;
+    tt_fail_alloc fa;
+    tt_fail_alloc_init(&fa, 1, 1);
+    tlm_instream s;
+    tlm_error err;
+    assert_int_equal(tlm_instream_open_mem(&s, "abc", 3, "m", 8, &fa.a,
+                                           &err),
+                     TLM_ENOMEM);
+    tlm_instream_close(&s);
+    assert_int_equal(fa.live, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plain),
+        cmocka_unit_test(test_gzip_single),
+        cmocka_unit_test(test_gzip_members),
+        cmocka_unit_test(test_gzip_truncated),
+        cmocka_unit_test(test_gzip_corrupt),
+        cmocka_unit_test(test_files),
+        cmocka_unit_test(test_open_nomem),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

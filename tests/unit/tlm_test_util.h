@@ -1,0 +1,238 @@
+/*
+ * tlm_test_util.h - helpers shared by the reader's unit tests (header only:
+ * every test is its own executable).
+ *
+ *   tt_gzip()        gzip a buffer in memory (zlib, deflateInit2(..., 31,
+ *                    ...)): one complete gzip member.
+ *   tt_gzip_members() the buffer cut into members at given offsets.
+ *   tt_fail_alloc    a tlm_alloc that fails the Nth allocation (curl's
+ *                    torture mode) and counts live blocks, so a test can
+ *                    assert that every failure path frees what it took.
+ *   tt_read_*()      tlm_trace_read_mem with a chosen chunk size.
+ *   tt_tmpdir()      a fresh temporary folder.
+ *
+ * Helpers abort the test program (never the library) when the test setup
+ * itself fails.
+ */
+#ifndef TLM_TEST_UTIL_H
+#define TLM_TEST_UTIL_H
+
+#include "tlmpi/tlm_trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TT_UNUSED __attribute__((unused))
+#else
+#define TT_UNUSED
+#endif
+
+static TT_UNUSED void tt_die(const char *what)
+{
+    fprintf(stderr, "test setup failed: %s\n", what);
+    abort();
+}
+
+/* ------------------------------------------------------------------ MARK:
+ * gzip in memory. */
+
+/* Appends one gzip member holding data[0..n) to *buf (realloc'd), *len
+ * updated.  level: 0..9. */
+static TT_UNUSED void tt_gzip_append(unsigned char **buf, size_t *len,
+                                     const void *data, size_t n, int level)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (deflateInit2(&zs, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) !=
+        Z_OK)
+        tt_die("deflateInit2");
+    uLong bound = deflateBound(&zs, (uLong)n) + 64;
+    unsigned char *nb = realloc(*buf, *len + bound);
+    if (!nb)
+        tt_die("realloc");
+    *buf = nb;
+    zs.next_in = (Bytef *)(uintptr_t)data;
+    zs.avail_in = (uInt)n;
+    zs.next_out = nb + *len;
+    zs.avail_out = (uInt)bound;
+    if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
+        tt_die("deflate");
+    *len += bound - zs.avail_out;
+    deflateEnd(&zs);
+}
+
+/* One gzip member of data; caller frees. */
+static TT_UNUSED unsigned char *tt_gzip(const void *data, size_t n,
+                                        size_t *out_len)
+{
+    unsigned char *buf = NULL;
+    *out_len = 0;
+    tt_gzip_append(&buf, out_len, data, n, 6);
+    return buf;
+}
+
+/* data cut at the nc offsets cuts[] (ascending, may repeat: empty members)
+ * into nc + 1 gzip members, concatenated; caller frees. */
+static TT_UNUSED unsigned char *tt_gzip_members(const void *data, size_t n,
+                                                const size_t *cuts,
+                                                size_t nc, size_t *out_len)
+{
+    unsigned char *buf = NULL;
+    const unsigned char *d = data;
+    size_t prev = 0;
+    *out_len = 0;
+    for (size_t i = 0; i <= nc; i++) {
+        size_t end = i < nc ? cuts[i] : n;
+        tt_gzip_append(&buf, out_len, d + prev, end - prev,
+                       (int)(i % 10));
+        prev = end;
+    }
+    return buf;
+}
+
+/* ------------------------------------------------------------------ MARK:
+ * A failing allocator: the fail_at-th allocation (malloc or growing
+ * realloc, counted from 1) and every later one fail when sticky, only that
+ * one otherwise.  live counts blocks not yet freed. */
+
+typedef struct tt_fail_alloc {
+    tlm_alloc a;
+    long fail_at;  /* 0: never fail */
+    int sticky;
+    long count;    /* allocations attempted */
+    long failed;   /* allocations refused */
+    long live;     /* blocks held */
+} tt_fail_alloc;
+
+static TT_UNUSED int tt_fa_should_fail(tt_fail_alloc *f)
+{
+    f->count++;
+    if (f->fail_at > 0 &&
+        (f->count == f->fail_at || (f->sticky && f->count > f->fail_at))) {
+        f->failed++;
+        return 1;
+    }
+    return 0;
+}
+
+static TT_UNUSED void *tt_fa_malloc(void *ctx, size_t size)
+{
+    tt_fail_alloc *f = ctx;
+    if (tt_fa_should_fail(f))
+        return NULL;
+    void *p = malloc(size ? size : 1);
+    if (p)
+        f->live++;
+    return p;
+}
+
+static TT_UNUSED void *tt_fa_realloc(void *ctx, void *ptr, size_t size)
+{
+    tt_fail_alloc *f = ctx;
+    if (tt_fa_should_fail(f))
+        return NULL;
+    void *p = realloc(ptr, size ? size : 1);
+    if (p && !ptr)
+        f->live++;
+    return p;
+}
+
+static TT_UNUSED void tt_fa_free(void *ctx, void *ptr)
+{
+    tt_fail_alloc *f = ctx;
+    if (ptr)
+        f->live--;
+    free(ptr);
+}
+
+static TT_UNUSED void tt_fail_alloc_init(tt_fail_alloc *f, long fail_at,
+                                         int sticky)
+{
+    memset(f, 0, sizeof *f);
+    f->a.malloc_fn = tt_fa_malloc;
+    f->a.realloc_fn = tt_fa_realloc;
+    f->a.free_fn = tt_fa_free;
+    f->a.ctx = f;
+    f->fail_at = fail_at;
+    f->sticky = sticky;
+}
+
+/* ------------------------------------------------------------------ MARK:
+ * Reading. */
+
+/* tlm_trace_read_mem of a NUL-terminated JSON text with chunk_size chunk
+ * (0 = default) and otherwise default options. */
+static TT_UNUSED tlm_status tt_read_chunk(const char *json, size_t chunk,
+                                          tlm_trace **t, tlm_error *err)
+{
+    tlm_read_opts o;
+    tlm_read_opts_init(&o);
+    o.chunk_size = chunk;
+    return tlm_trace_read_mem(json, strlen(json), "t.json", &o, t, err);
+}
+
+static TT_UNUSED tlm_trace *tt_read_ok(const char *json)
+{
+    tlm_trace *t = NULL;
+    tlm_error err;
+    tlm_status st = tt_read_chunk(json, 0, &t, &err);
+    if (st != TLM_OK) {
+        char buf[1024];
+        fprintf(stderr, "unexpected error: %s\n  input: %s\n",
+                tlm_error_format(&err, buf, sizeof buf), json);
+        return NULL;
+    }
+    return t;
+}
+
+/* Whole file into memory; caller frees.  NULL when it cannot be read. */
+static TT_UNUSED unsigned char *tt_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    unsigned char *b = malloc(cap);
+    while (b) {
+        if (n == cap) {
+            unsigned char *nb = realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                b = NULL;
+                break;
+            }
+            b = nb;
+            cap *= 2;
+        }
+        size_t got = fread(b + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    *len = n;
+    return b;
+}
+
+static TT_UNUSED void tt_write_file(const char *path, const void *data,
+                                    size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, n, f) != n || fclose(f) != 0)
+        tt_die(path);
+}
+
+/* A fresh folder under $TMPDIR (or /tmp); fills buf. */
+static TT_UNUSED char *tt_tmpdir(char *buf, size_t size)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(buf, size, "%s/tlmtestXXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(buf))
+        tt_die("mkdtemp");
+    return buf;
+}
+
+#endif /* TLM_TEST_UTIL_H */
