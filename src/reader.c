@@ -262,7 +262,8 @@ static inline const unsigned char *scan_plain(const unsigned char *p,
         if (hit != 0) {
             /* the lowest flagged byte is exact (borrows only run upward
              * from a real match) */
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && \
+    defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
             return p + (__builtin_ctzll(hit) >> 3);
 #else
             break;
@@ -292,10 +293,6 @@ static int scan_string(rd *r, const unsigned char **pp, const unsigned char *e,
         if ((size_t)(p - beg) > r->o.max_string)
             break;
         if (*p == '"') {
-            if ((size_t)(p - beg) > r->o.max_string)
-                return fail_at(r, beg, TLM_ELIMIT,
-                               "string longer than %zu bytes",
-                               r->o.max_string);
             *s = beg;
             *len = (size_t)(p - beg);
             *esc = has_esc;
@@ -1954,6 +1951,10 @@ tlm_status tlm_trace_read_mem(const void *data, size_t size, const char *name,
     tlm_error_clear(err);
     *out = NULL;
     opts_defaults(&r, opts);
+    if (r.o.chunk_size > size && size >= 4096)
+        r.o.chunk_size = size; /* a small buffer needs no 1 MiB window */
+    else if (r.o.chunk_size > 4096 && size < 4096)
+        r.o.chunk_size = 4096;
     r.err = err;
     tlm_status st = trace_new(r.o.alloc, name ? name : "", &r.t);
     if (st != TLM_OK)

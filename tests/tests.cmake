@@ -78,7 +78,12 @@ foreach(_t ${TLM_INTEGRATION_TESTS})
 endforeach()
 
 # Fuzz targets: always built as corpus-replay programs; with clang and
-# TLM_BUILD_FUZZ also as libFuzzer binaries (<name>_libfuzzer).
+# TLM_BUILD_FUZZ also as libFuzzer binaries (<name>_libfuzzer), with the
+# core library instrumented for coverage.
+if(TLM_BUILD_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
+  target_compile_options(tlmcore PRIVATE -fsanitize=fuzzer-no-link,address,undefined)
+  target_link_options(tlmcore INTERFACE -fsanitize=address,undefined)
+endif()
 file(GLOB TLM_FUZZ_TARGETS CONFIGURE_DEPENDS
      ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_*.c)
 foreach(_t ${TLM_FUZZ_TARGETS})
