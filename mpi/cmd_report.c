@@ -18,6 +18,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 static void report_usage(FILE *f)
 {
@@ -184,6 +187,15 @@ int tlm_cmd_report(int argc, char **argv)
     if (tlm_trace_read_file(trace_path, NULL, &tr, &err) != TLM_OK)
         goto fail;
     double t1 = now_s();
+#ifdef __GLIBC__
+    /* The tree and the tables allocate and free many large temporary
+     * arrays; served by mmap, each one is fresh memory that costs a page
+     * fault per 4 KiB when touched.  From here on keep freed memory in
+     * the heap for reuse (the trace's own arrays are already allocated,
+     * so its growth during the read is unaffected). */
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
     tlm_tree_opts to;
     tlm_tree_opts_init(&to);
     to.bleed_tolerance = bleed_tol;

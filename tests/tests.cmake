@@ -14,6 +14,7 @@ set(TLM_MPI_TEST_ENV
     OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1
     OMPI_MCA_btl=self,vader OMPI_MCA_mpi_yield_when_idle=1
     OMPI_MCA_btl_vader_single_copy_mechanism=none
+    OMPI_MCA_odls_base_sigkill_timeout=0
     ASAN_OPTIONS=detect_leaks=0
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1)
 

@@ -1,0 +1,361 @@
+/*
+ * opts.c - parses the command line of the analysis mode and translates
+ * TraceLens-style (Python `re`) rank regexes into POSIX extended regexes.
+ *
+ * Option names follow TraceLens's multi-rank collective report where the
+ * meaning is the same (--trace_dir, --trace_pattern, --trace_glob,
+ * --rank_regex, --world_size, --output_csvs_dir, --gpus_per_node), so its
+ * users can switch without relearning.  Both "--opt value" and
+ * "--opt=value" are accepted.
+ */
+#include "opts.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: mpirun -n N tlmpi (--trace_dir D | --trace_pattern P |\n"
+    "                          --trace_glob G [--rank_regex R] | FILE...)\n"
+    "                         [--world_size W] [--allow_missing]\n"
+    "                         [--output F.h5] [--force] [--output_dir D]\n"
+    "                         [--output_csvs_dir D] [--no_report]\n"
+    "                         [--gpus_per_node G] [--gpu_arch_json_path F]\n"
+    "                         [--quiet] [--print_schema] [--help]\n"
+    "\n"
+    "Analyses the PyTorch profiler traces of a distributed job (one per\n"
+    "rank) and writes one HDF5 file (default <trace_dir>/tlmpi.h5) plus\n"
+    "report.md and CSV sheets next to it.  See docs/cli.md.\n"
+    "\n"
+    "  --trace_dir D        every *.json / *.json.gz file in D\n"
+    "  --trace_pattern P    P with one '*' standing for the rank\n"
+    "  --trace_glob G       files matching the glob G\n"
+    "  --rank_regex R       rank from the file name (glob mode and fallback;\n"
+    "                       default rank[\\[\\-_/]?(?P<rank>\\d+))\n"
+    "  --world_size W       expected number of ranks (0..W-1)\n"
+    "  --allow_missing      go on when ranks are missing\n"
+    "  --output F           HDF5 output file\n"
+    "  --force              replace an existing output file\n"
+    "  --output_dir D       folder for report.md and the CSV sheets\n"
+    "  --output_csvs_dir D  folder for the CSV sheets (default output_dir)\n"
+    "  --no_report          write only the HDF5 file\n"
+    "  --gpus_per_node G    node = rank / G in the node columns\n"
+    "  --gpu_arch_json_path F  GPU roofline description (perf models)\n"
+    "  --quiet              no progress output\n"
+    "  --print_schema       print the HDF5 schema as Markdown and exit\n";
+
+const char *tlm_mpi_opts_usage(void)
+{
+    return usage;
+}
+
+static int parse_long(const char *s, long min, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || !end || *end || end == s || v < min)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+typedef enum { K_FLAG, K_STR, K_LONG } kind;
+
+typedef struct optdef {
+    const char *name;
+    kind k;
+    size_t off;
+} optdef;
+
+#define O_(f) offsetof(tlm_mpi_opts, f)
+static const optdef defs[] = {
+    {"trace_dir", K_STR, O_(trace_dir)},
+    {"trace_pattern", K_STR, O_(trace_pattern)},
+    {"trace_glob", K_STR, O_(trace_glob)},
+    {"rank_regex", K_STR, O_(rank_regex)},
+    {"world_size", K_LONG, O_(world_size)},
+    {"allow_missing", K_FLAG, O_(allow_missing)},
+    {"force", K_FLAG, O_(force)},
+    {"quiet", K_FLAG, O_(quiet)},
+    {"no_report", K_FLAG, O_(no_report)},
+    {"help", K_FLAG, O_(help)},
+    {"print_schema", K_FLAG, O_(print_schema)},
+    {"output", K_STR, O_(output)},
+    {"output_dir", K_STR, O_(output_dir)},
+    {"output_csvs_dir", K_STR, O_(output_csvs_dir)},
+    {"gpu_arch_json_path", K_STR, O_(gpu_arch_json_path)},
+    {"gpus_per_node", K_LONG, O_(gpus_per_node)},
+};
+#undef O_
+
+tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
+                              tlm_error *err)
+{
+    memset(o, 0, sizeof *o);
+    o->world_size = -1;
+    o->gpus_per_node = -1;
+    tlm_error_clear(err);
+    /* Positional files are collected in place at the front of argv + 1:
+     * argv is ours to reorder, the strings are not touched. */
+    size_t nf = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            for (i++; i < argc; i++)
+                argv[1 + nf++] = argv[i];
+            break;
+        }
+        if (strncmp(a, "--", 2) != 0) {
+            argv[1 + nf++] = argv[i];
+            continue;
+        }
+        const char *name = a + 2;
+        const char *eq = strchr(name, '=');
+        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+        const optdef *d = NULL;
+        for (size_t k = 0; k < sizeof defs / sizeof defs[0]; k++) {
+            if (strlen(defs[k].name) == nlen &&
+                strncmp(defs[k].name, name, nlen) == 0) {
+                d = &defs[k];
+                break;
+            }
+        }
+        if (!d)
+            return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                                 "unknown option '%s' (see --help)", a);
+        char *field = (char *)o + d->off;
+        if (d->k == K_FLAG) {
+            if (eq)
+                return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                                     "option --%s takes no value", d->name);
+            *(int *)(void *)field = 1;
+            continue;
+        }
+        const char *val = NULL;
+        if (eq) {
+            val = eq + 1;
+        } else {
+            if (i + 1 >= argc)
+                return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                                     "option --%s needs a value", d->name);
+            val = argv[++i];
+        }
+        if (d->k == K_STR) {
+            if (!*val)
+                return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                                     "option --%s needs a non-empty value",
+                                     d->name);
+            *(const char **)(void *)field = val;
+        } else {
+            long v = 0;
+            if (parse_long(val, 1, &v) != 0)
+                return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                                     "option --%s: '%s' is not a positive "
+                                     "integer", d->name, val);
+            *(long *)(void *)field = v;
+        }
+    }
+    o->files = argv + 1;
+    o->n_files = nf;
+    if (o->help || o->print_schema)
+        return TLM_OK;
+    int modes = (o->trace_dir != NULL) + (o->trace_pattern != NULL) +
+                (o->trace_glob != NULL) + (nf > 0);
+    if (modes == 0)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "no traces given: use --trace_dir, "
+                             "--trace_pattern, --trace_glob or trace files");
+    if (modes > 1)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "--trace_dir, --trace_pattern, --trace_glob and "
+                             "trace file arguments exclude each other");
+    if (o->trace_pattern) {
+        const char *s = strchr(o->trace_pattern, '*');
+        if (!s || strchr(s + 1, '*'))
+            return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                                 "--trace_pattern must contain exactly one "
+                                 "'*' (got '%s')", o->trace_pattern);
+    }
+    if (o->rank_regex) {
+        char tmp[1024];
+        int g = 0;
+        tlm_status st = tlm_mpi_regex_to_posix(o->rank_regex, tmp, sizeof tmp,
+                                               &g, err);
+        if (st != TLM_OK)
+            return st;
+    }
+    return TLM_OK;
+}
+
+/* ------------------------------------------------------------------ *
+ * MARK: - regex translation
+ * ------------------------------------------------------------------ */
+
+typedef struct sbuf {
+    char *p;
+    size_t cap, len;
+    int over;
+} sbuf;
+
+static void put(sbuf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (b->len + n + 1 > b->cap) {
+        b->over = 1;
+        return;
+    }
+    memcpy(b->p + b->len, s, n + 1);
+    b->len += n;
+}
+
+static void putc_(sbuf *b, char c)
+{
+    char s[2] = {c, 0};
+    put(b, s);
+}
+
+/* Translates one bracket expression starting at py[*i] == '['. */
+static int bracket(const char *py, size_t *i, sbuf *out)
+{
+    size_t k = *i + 1;
+    int neg = 0, rbr = 0, dash = 0, caret = 0;
+    char body[512];
+    sbuf b = {body, sizeof body, 0, 0};
+    body[0] = 0;
+    if (py[k] == '^') {
+        neg = 1;
+        k++;
+    }
+    int first = 1;
+    for (;; k++) {
+        char c = py[k];
+        if (c == 0)
+            return -1;
+        if (c == ']' && !first)
+            break;
+        if (c == ']') {
+            rbr = 1;
+        } else if (c == '\\') {
+            char e = py[++k];
+            if (e == 0)
+                return -1;
+            if (e == 'd')
+                put(&b, "0-9");
+            else if (e == 'w')
+                put(&b, "[:alnum:]_");
+            else if (e == 's')
+                put(&b, "[:space:]");
+            else if (e == ']')
+                rbr = 1;
+            else if (e == '-')
+                dash = 1;
+            else if (e == '^')
+                caret = 1;
+            else if (e == '\\' || e == '[' || e == '.' || e == '/' ||
+                     e == '_' || e == '(' || e == ')' || e == '*' ||
+                     e == '+' || e == '?' || e == '|' || e == '{' ||
+                     e == '}' || e == '$')
+                putc_(&b, e);
+            else
+                return -1;
+        } else if (c == '-' && (first || py[k + 1] == ']')) {
+            dash = 1;
+        } else if (c == '^') {
+            caret = 1;
+        } else {
+            putc_(&b, c);
+        }
+        first = 0;
+    }
+    if (b.over)
+        return -1;
+    putc_(out, '[');
+    if (neg)
+        putc_(out, '^');
+    if (rbr)
+        putc_(out, ']');
+    put(out, body);
+    if (caret) {
+        if (!rbr && !body[0] && !neg && !dash)
+            return -1; /* "[\^]" alone: would read as negation */
+        putc_(out, '^');
+    }
+    if (dash)
+        putc_(out, '-');
+    putc_(out, ']');
+    *i = k;
+    return 0;
+}
+
+tlm_status tlm_mpi_regex_to_posix(const char *py, char *outp, size_t cap,
+                                  int *group, tlm_error *err)
+{
+    sbuf out = {outp, cap, 0, 0};
+    int ngroups = 0, named = 0;
+    if (cap)
+        outp[0] = 0;
+    for (size_t i = 0; py[i]; i++) {
+        char c = py[i];
+        if (c == '[') {
+            if (bracket(py, &i, &out) != 0)
+                goto bad;
+        } else if (c == '\\') {
+            char e = py[++i];
+            if (e == 'd')
+                put(&out, "[0-9]");
+            else if (e == 'w')
+                put(&out, "[[:alnum:]_]");
+            else if (e == 's')
+                put(&out, "[[:space:]]");
+            else if (e == 0 || (e >= 'a' && e <= 'z') ||
+                     (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9'))
+                goto bad; /* \b, \1 ... have no POSIX ERE meaning */
+            else if (e == '-' || e == '/' || e == '_' || e == '<' ||
+                     e == '>' || e == '\'' || e == '"' || e == ' ' ||
+                     e == ',' || e == ':' || e == '#' || e == '%' ||
+                     e == '&' || e == '=' || e == '@' || e == '~')
+                putc_(&out, e); /* escaped non-special: plain literal */
+            else {
+                putc_(&out, '\\');
+                putc_(&out, e);
+            }
+        } else if (c == '(') {
+            ngroups++;
+            if (py[i + 1] == '?') {
+                if (py[i + 2] == 'P' && py[i + 3] == '<') {
+                    const char *end = strchr(py + i + 4, '>');
+                    if (!end)
+                        goto bad;
+                    size_t nl = (size_t)(end - (py + i + 4));
+                    if (nl == 4 && strncmp(py + i + 4, "rank", 4) == 0)
+                        named = ngroups;
+                    i = (size_t)(end - py);
+                } else if (py[i + 2] == ':') {
+                    i += 2; /* counted as a plain group */
+                } else {
+                    goto bad; /* lookaround, flags, backreference */
+                }
+            }
+            putc_(&out, '(');
+        } else {
+            putc_(&out, c);
+        }
+    }
+    if (out.over)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "--rank_regex '%s' is too long", py);
+    if (group)
+        *group = named ? named : 1;
+    if (ngroups == 0)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "--rank_regex '%s' has no group for the rank",
+                             py);
+    return TLM_OK;
+bad:
+    return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                         "--rank_regex '%s': unsupported syntax (POSIX "
+                         "extended regex plus (?P<rank>...), \\d, \\w, \\s)",
+                         py);
+}

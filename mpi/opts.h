@@ -1,0 +1,64 @@
+/*
+ * opts.h - command line of the tlmpi analysis mode (docs/cli.md).
+ *
+ * Parsing is pure (no MPI, no I/O): every MPI rank parses the same argv and
+ * gets the same result, so a usage error ends all ranks the same way.
+ */
+#ifndef TLM_MPI_OPTS_H
+#define TLM_MPI_OPTS_H
+
+#include <stddef.h>
+
+#include "tlmpi/tlm_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* TraceLens's default --rank_regex, rank[\[\-_/]?(?P<rank>\d+), in POSIX
+ * extended syntax. */
+#define TLM_MPI_DEFAULT_RANK_REGEX "rank[[_/-]?([0-9]+)"
+
+typedef struct tlm_mpi_opts {
+    const char *trace_dir;     /* --trace_dir D */
+    const char *trace_pattern; /* --trace_pattern P (one '*') */
+    const char *trace_glob;    /* --trace_glob G */
+    const char *rank_regex;    /* --rank_regex R (as given; NULL = default) */
+    char **files;              /* positional trace files (points into argv) */
+    size_t n_files;
+    long world_size;           /* --world_size N; -1 = from the traces */
+    int allow_missing;         /* --allow_missing */
+    int force;                 /* --force: replace an existing output */
+    int quiet;                 /* --quiet: no progress on stderr */
+    int no_report;             /* --no_report: no report.md / CSVs */
+    int help;                  /* --help */
+    int print_schema;          /* --print_schema: Markdown of the HDF5 schema */
+    const char *output;        /* --output FILE.h5 */
+    const char *output_dir;    /* --output_dir D (report.md, CSVs) */
+    const char *output_csvs_dir; /* --output_csvs_dir D (CSV sheets) */
+    const char *gpu_arch_json_path; /* --gpu_arch_json_path F */
+    long gpus_per_node;        /* --gpus_per_node N; -1 = unknown */
+} tlm_mpi_opts;
+
+/* Parses argv[1..argc-1].  argv[0] is the program name.  Returns TLM_OK,
+ * or TLM_EINVAL with a usage message in err.  opts points into argv. */
+tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *opts,
+                              tlm_error *err);
+
+/* Usage text of the analysis mode (static). */
+const char *tlm_mpi_opts_usage(void);
+
+/* Translates a Python `re` rank regex into POSIX ERE: "(?P<name>" becomes
+ * "(", \d [0-9], \w [[:alnum:]_], \s [[:space:]]; inside brackets \d, \w
+ * and \s likewise, and escaped punctuation loses its backslash (\[ \- \/
+ * \]), with ']' moved first and '-' last so the set keeps its meaning.
+ * *group gets the 1-based index of the group named "rank", or 1 when there
+ * is none.  Returns TLM_OK or TLM_EINVAL (unsupported syntax such as
+ * lookarounds, or output longer than cap). */
+tlm_status tlm_mpi_regex_to_posix(const char *py, char *out, size_t cap,
+                                  int *group, tlm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TLM_MPI_OPTS_H */

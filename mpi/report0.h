@@ -1,0 +1,94 @@
+/*
+ * report0.h - what rank 0 writes besides the HDF5 file: report.md (the job
+ * at a glance) and CSV sheets named like TraceLens's multi-rank collective
+ * report (nccl_summary_implicit_sync, nccl_long, nccl_implicit_sync,
+ * nccl_summary_long, straggler_summary), plus the Markdown rendering of the
+ * HDF5 schema (tlmpi --print_schema).  No MPI calls.
+ */
+#ifndef TLM_MPI_REPORT0_H
+#define TLM_MPI_REPORT0_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "opts.h"
+#include "tables.h"
+#include "tlmpi/tlm_coll.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One nccl_long row with the record fields TraceLens prints next to it. */
+typedef struct tlm_mpi_tl_long {
+    tlm_coll_tl_long_row row;
+    char pg_ranks[TLM_COLL_TEXT_LEN];
+    char coll_name[TLM_COLL_NAME_LEN];   /* "" = None */
+    char dtype[TLM_COLL_DTYPE_LEN];      /* "" = None */
+    char in_split[TLM_COLL_SPLIT_LEN];
+    char out_split[TLM_COLL_SPLIT_LEN];
+    int64_t group_size;                  /* -1 = None */
+    int64_t in_nelems;                   /* -1 = None */
+    int64_t out_nelems;
+    int64_t stream;                      /* -1 = None */
+} tlm_mpi_tl_long;
+
+/* Everything rank 0 holds at the end of a run (arrays sorted canonically). */
+typedef struct tlm_mpi_results {
+    const tlm_mpi_opts *opts;
+    const char *h5_path;                 /* final name */
+    int nprocs;
+    int64_t world_size;
+    double elapsed_s;
+    double t_read_s;                     /* reading + per-trace tables */
+    double t_collectives_s;              /* exchange, matching, clocks */
+    double t_hdf5_s;                     /* the parallel HDF5 write */
+    uint64_t bytes_read;
+    const tlm_row_trace *traces;         /* by trace_rank */
+    size_t n_traces;
+    const tlm_row_timeline *timeline;    /* by trace_rank */
+    const tlm_row_op_merged *ops;        /* by direct kernel time, desc */
+    size_t n_ops;
+    const tlm_coll_instance *inst;
+    size_t n_inst;
+    size_t n_unmatched;
+    const tlm_coll_summary_row *sum;
+    size_t n_sum;
+    const tlm_coll_straggler_row *strag;
+    size_t n_strag;
+    const tlm_coll_clock *clk;
+    size_t n_clk;
+    int tl_simplified;
+    const tlm_coll_tl_sync_row *tl_sync;
+    size_t n_tl_sync;
+    const tlm_coll_tl_sync_member *tl_smem;
+    size_t n_tl_smem;
+    const tlm_mpi_tl_long *tl_long;      /* by (rank, event_index) */
+    size_t n_tl_long;
+    const tlm_coll_tl_summary_row *tl_sum;
+    size_t n_tl_sum;
+    const tlm_coll_tl_straggler_row *tl_strag;
+    size_t n_tl_strag;
+} tlm_mpi_results;
+
+/* Writes <report_dir>/report.md and the CSV sheets into csv_dir (both
+ * folders must exist).  Each file goes to a temporary name first.
+ * Errors: TLM_EIO (message names the file), TLM_ENOMEM. */
+tlm_status tlm_mpi_report_write(const tlm_mpi_results *r,
+                                const char *report_dir, const char *csv_dir,
+                                tlm_error *err);
+
+/* A double as Python's repr() prints it (shortest text that reads back to
+ * the same value; fixed notation for 1e-4 <= |v| < 1e16 with at least one
+ * decimal, else "1e-05" style), NaN as "" (pandas' to_csv).  cap >= 32. */
+void tlm_mpi_csv_number(char *buf, size_t cap, double v);
+
+/* Prints docs/hdf5-schema.md's dataset reference (every table of
+ * tlm_mpi_tables, column by column with units) as Markdown. */
+void tlm_mpi_schema_markdown(FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TLM_MPI_REPORT0_H */

@@ -1,0 +1,108 @@
+"""Load a tlmpi HDF5 file (schema v1) into pandas DataFrames.
+
+    import tlmpi_h5
+    h5 = tlmpi_h5.load("run42/traces/tlmpi.h5")
+    h5["traces"]                  # DataFrame, one row per rank
+    h5["collectives/instances"]   # one row per matched collective
+    h5.attrs["command_line"]      # file attributes (schema_version, ...)
+    h5.units["collectives/instances"]["comm_latency_ns"]   # "ns"
+
+Every dataset of the file becomes a DataFrame keyed by its path without the
+leading "/" ("collectives/per_rank"); fixed-length string columns are decoded
+from UTF-8 bytes to str.  Needs h5py and pandas (Debian: /usr/bin/python3
+with python3-h5py and python3-pandas).  Also a command line tool:
+
+    python3 tlmpi_h5.py FILE.h5 [DATASET]   # lists datasets, or prints one
+"""
+
+import sys
+
+import h5py
+import numpy as np
+import pandas as pd
+
+SUPPORTED_SCHEMA = 1
+
+
+class Tables(dict):
+    """dict of DataFrames plus .attrs (file attributes), .units and .docs
+    (per dataset: {column: unit} and the dataset's description)."""
+
+    def __init__(self):
+        super().__init__()
+        self.attrs = {}
+        self.units = {}
+        self.docs = {}
+
+
+def _attr(v):
+    if isinstance(v, bytes):
+        return v.decode("utf-8")
+    if isinstance(v, np.ndarray):
+        return [_attr(x) for x in v.tolist()]
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _frame(ds):
+    arr = ds[()]
+    df = pd.DataFrame(arr) if arr.dtype.names else pd.DataFrame({"value": arr})
+    for name in arr.dtype.names or ():
+        if arr.dtype[name].kind == "S":
+            df[name] = df[name].str.decode("utf-8", errors="replace")
+    return df
+
+
+def load(path, datasets=None):
+    """Reads every dataset (or only the given paths) of a tlmpi file.
+
+    Returns a Tables (a dict of DataFrames with .attrs, .units, .docs).
+    Raises ValueError when the file's schema_version is newer than this
+    loader knows."""
+    out = Tables()
+    with h5py.File(path, "r") as f:
+        out.attrs = {k: _attr(v) for k, v in f.attrs.items()}
+        ver = out.attrs.get("schema_version")
+        if ver is not None and int(ver) > SUPPORTED_SCHEMA:
+            raise ValueError(
+                "%s: schema version %s, this loader knows up to %d"
+                % (path, ver, SUPPORTED_SCHEMA))
+        names = []
+        f.visititems(lambda n, o: names.append(n)
+                     if isinstance(o, h5py.Dataset) else None)
+        for name in sorted(names):
+            if datasets is not None and name not in datasets:
+                continue
+            ds = f[name]
+            out[name] = _frame(ds)
+            cols = _attr(ds.attrs.get("columns", []))
+            units = _attr(ds.attrs.get("units", []))
+            out.units[name] = dict(zip(cols, units))
+            out.docs[name] = _attr(ds.attrs.get("doc", ""))
+    return out
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.stderr.write("usage: tlmpi_h5.py FILE.h5 [DATASET]\n")
+        return 2
+    t = load(argv[1], [argv[2]] if len(argv) > 2 else None)
+    if len(argv) > 2:
+        if argv[2] not in t:
+            sys.stderr.write("no dataset %s\n" % argv[2])
+            return 1
+        with pd.option_context("display.max_rows", 200,
+                               "display.max_columns", 50,
+                               "display.width", 200):
+            print(t[argv[2]])
+        return 0
+    for k, v in sorted(t.attrs.items()):
+        print("@%s = %s" % (k, v))
+    for name, df in t.items():
+        print("%-28s %8d rows  %s" % (name, len(df), t.docs.get(name, "")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

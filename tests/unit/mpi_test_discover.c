@@ -1,0 +1,389 @@
+/*
+ * mpi_test_discover.c - options, rank regexes, file discovery, packing of
+ * the file list and the size-balanced assignment of the driver.  No MPI
+ * calls: these pieces run on rank 0 (discovery) or on every rank alike
+ * (options, assignment).
+ */
+#include <regex.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "assign.h"
+#include "discover.h"
+#include "opts.h"
+
+/* ------------------------------------------------------------------ *
+ * options
+ * ------------------------------------------------------------------ */
+
+static tlm_status parse(tlm_mpi_opts *o, tlm_error *err, int n, ...)
+{
+    static char *argv[32];
+    static char store[32][256];
+    va_list ap;
+    va_start(ap, n);
+    argv[0] = store[0];
+    snprintf(store[0], sizeof store[0], "tlmpi");
+    for (int i = 0; i < n; i++) {
+        snprintf(store[i + 1], sizeof store[i + 1], "%s", va_arg(ap, char *));
+        argv[i + 1] = store[i + 1];
+    }
+    va_end(ap);
+    return tlm_mpi_opts_parse(n + 1, argv, o, err);
+}
+
+static void test_opts_basic(void **state)
+{
+    (void)state;
+    tlm_mpi_opts o;
+    tlm_error err;
+    assert_int_equal(parse(&o, &err, 5, "--trace_dir", "d", "--world_size=8",
+                           "--force", "--quiet"),
+                     TLM_OK);
+    assert_string_equal(o.trace_dir, "d");
+    assert_int_equal(o.world_size, 8);
+    assert_int_equal(o.force, 1);
+    assert_int_equal(o.quiet, 1);
+    assert_int_equal(o.allow_missing, 0);
+    assert_int_equal(o.gpus_per_node, -1);
+    assert_null(o.output);
+
+    assert_int_equal(parse(&o, &err, 3, "a.json", "--output=x.h5", "b.json"),
+                     TLM_OK);
+    assert_int_equal(o.n_files, 2);
+    assert_string_equal(o.files[0], "a.json");
+    assert_string_equal(o.files[1], "b.json");
+    assert_string_equal(o.output, "x.h5");
+}
+
+static void test_opts_errors(void **state)
+{
+    (void)state;
+    tlm_mpi_opts o;
+    tlm_error err;
+    assert_int_equal(parse(&o, &err, 1, "--bogus"), TLM_EINVAL);
+    assert_non_null(strstr(err.msg, "--bogus"));
+    assert_int_equal(parse(&o, &err, 0), TLM_EINVAL);
+    assert_non_null(strstr(err.msg, "no traces"));
+    assert_int_equal(parse(&o, &err, 4, "--trace_dir", "d", "--trace_glob",
+                           "g*"),
+                     TLM_EINVAL);
+    assert_non_null(strstr(err.msg, "exclude"));
+    assert_int_equal(parse(&o, &err, 2, "--trace_pattern", "r*_*.json"),
+                     TLM_EINVAL);
+    assert_non_null(strstr(err.msg, "exactly one"));
+    assert_int_equal(parse(&o, &err, 2, "--trace_pattern", "r.json"),
+                     TLM_EINVAL);
+    assert_int_equal(parse(&o, &err, 3, "--trace_dir", "d", "--world_size"),
+                     TLM_EINVAL);
+    assert_non_null(strstr(err.msg, "needs a value"));
+    assert_int_equal(parse(&o, &err, 4, "--trace_dir", "d", "--world_size",
+                           "0"),
+                     TLM_EINVAL);
+    assert_int_equal(parse(&o, &err, 4, "--trace_dir", "d", "--world_size",
+                           "8x"),
+                     TLM_EINVAL);
+    assert_int_equal(parse(&o, &err, 3, "--trace_dir", "d", "--force=1"),
+                     TLM_EINVAL);
+    assert_int_equal(parse(&o, &err, 4, "--trace_glob", "g", "--rank_regex",
+                           "(?=x)"),
+                     TLM_EINVAL);
+    assert_int_equal(parse(&o, &err, 1, "--help"), TLM_OK);
+    assert_int_equal(o.help, 1);
+}
+
+/* ------------------------------------------------------------------ *
+ * regex translation
+ * ------------------------------------------------------------------ */
+
+static void test_regex_translate(void **state)
+{
+    (void)state;
+    char out[256];
+    int g = 0;
+    tlm_error err;
+    assert_int_equal(tlm_mpi_regex_to_posix("rank[\\[\\-_/]?(?P<rank>\\d+)",
+                                            out, sizeof out, &g, &err),
+                     TLM_OK);
+    assert_string_equal(out, TLM_MPI_DEFAULT_RANK_REGEX);
+    assert_int_equal(g, 1);
+    assert_int_equal(tlm_mpi_regex_to_posix("(node\\d+)_gpu(?P<rank>\\d+)",
+                                            out, sizeof out, &g, &err),
+                     TLM_OK);
+    assert_string_equal(out, "(node[0-9]+)_gpu([0-9]+)");
+    assert_int_equal(g, 2);
+    assert_int_equal(tlm_mpi_regex_to_posix("w(?:x|y)(\\d+)\\.json", out,
+                                            sizeof out, &g, &err),
+                     TLM_OK);
+    assert_string_equal(out, "w(x|y)([0-9]+)\\.json");
+    assert_int_equal(g, 1);
+    assert_int_equal(tlm_mpi_regex_to_posix("[^\\d\\]-]r(\\d)", out,
+                                            sizeof out, &g, &err),
+                     TLM_OK);
+    assert_string_equal(out, "[^]0-9-]r([0-9])");
+    assert_int_equal(tlm_mpi_regex_to_posix("rank\\b(\\d)", out, sizeof out,
+                                            &g, &err),
+                     TLM_EINVAL);
+    assert_int_equal(tlm_mpi_regex_to_posix("rank\\d+", out, sizeof out, &g,
+                                            &err),
+                     TLM_EINVAL);
+    assert_non_null(strstr(err.msg, "no group"));
+}
+
+static int64_t rank_of(const char *py, const char *path)
+{
+    char pre[256];
+    int g = 0;
+    regex_t re;
+    tlm_error err;
+    assert_int_equal(tlm_mpi_regex_to_posix(py, pre, sizeof pre, &g, &err),
+                     TLM_OK);
+    assert_int_equal(regcomp(&re, pre, REG_EXTENDED), 0);
+    int64_t r = tlm_mpi_name_rank(path, &re, g);
+    regfree(&re);
+    return r;
+}
+
+static void test_name_rank(void **state)
+{
+    (void)state;
+    const char *def = "rank[\\[\\-_/]?(?P<rank>\\d+)";
+    assert_int_equal(rank_of(def, "run/rank3_trace.json"), 3);
+    assert_int_equal(rank_of(def, "run/rank[12].json.gz"), 12);
+    assert_int_equal(rank_of(def, "run/rank-7.json"), 7);
+    assert_int_equal(rank_of(def, "run/rank_0042.json"), 42);
+    /* base name first, then the whole path */
+    assert_int_equal(rank_of(def, "rank5/rank6/trace.json"), 5);
+    assert_int_equal(rank_of(def, "rank5/x/rank1.json"), 1);
+    assert_int_equal(rank_of(def, "run/worker0_step.json"), -1);
+    assert_int_equal(rank_of("worker(\\d+)_", "run/worker3_step_1.json"), 3);
+}
+
+/* ------------------------------------------------------------------ *
+ * discovery
+ * ------------------------------------------------------------------ */
+
+static char tmpdir[256];
+
+static void touch(const char *name, size_t bytes)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", tmpdir, name);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    for (size_t i = 0; i < bytes; i++)
+        fputc('x', f);
+    fclose(f);
+}
+
+static int setup_dir(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/tlm_discover_XXXXXX");
+    if (!mkdtemp(tmpdir))
+        return -1;
+    touch("rank2.json", 30);
+    touch("rank0.json.gz", 10);
+    touch("rank1.json", 20);
+    touch("notes.txt", 5);
+    touch("ground_truth.json", 5); /* not a trace by its name */
+    touch("tlmpi.h5", 5);
+    char p[512];
+    snprintf(p, sizeof p, "%s/sub.json", tmpdir);
+    mkdir(p, 0755); /* a folder named *.json is skipped */
+    return 0;
+}
+
+static int teardown_dir(void **state)
+{
+    (void)state;
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_discover_dir(void **state)
+{
+    (void)state;
+    tlm_mpi_opts o;
+    memset(&o, 0, sizeof o);
+    o.world_size = -1;
+    o.trace_dir = tmpdir;
+    tlm_mpi_filelist fl;
+    tlm_error err;
+    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
+    assert_int_equal(fl.n, 3);
+    assert_non_null(strstr(fl.path[0], "/rank0.json.gz"));
+    assert_non_null(strstr(fl.path[1], "/rank1.json"));
+    assert_non_null(strstr(fl.path[2], "/rank2.json"));
+    assert_int_equal(fl.size[0], 10);
+    assert_int_equal(fl.size[2], 30);
+    assert_int_equal(fl.name_rank[1], 1);
+    assert_int_equal(fl.rank_source, TLM_MPI_RANK_TRACE_FIRST);
+    assert_int_equal(fl.n_skipped, 1);
+    assert_string_equal(fl.skipped, "ground_truth.json");
+
+    /* pack / unpack round trip */
+    char *buf = NULL;
+    size_t len = 0;
+    assert_int_equal(tlm_mpi_filelist_pack(&fl, &buf, &len), TLM_OK);
+    tlm_mpi_filelist b;
+    assert_int_equal(tlm_mpi_filelist_unpack(buf, len, &b, &err), TLM_OK);
+    assert_int_equal(b.n, 3);
+    for (size_t i = 0; i < 3; i++) {
+        assert_string_equal(b.path[i], fl.path[i]);
+        assert_int_equal(b.size[i], fl.size[i]);
+        assert_int_equal(b.name_rank[i], fl.name_rank[i]);
+    }
+    tlm_mpi_filelist_free(&b);
+    /* a truncated buffer is refused */
+    assert_int_equal(tlm_mpi_filelist_unpack(buf, len - 1, &b, &err),
+                     TLM_EINVAL);
+    free(buf);
+    tlm_mpi_filelist_free(&fl);
+}
+
+static void test_discover_pattern(void **state)
+{
+    (void)state;
+    char pat[512];
+    snprintf(pat, sizeof pat, "%s/rank*.json", tmpdir);
+    tlm_mpi_opts o;
+    memset(&o, 0, sizeof o);
+    o.trace_pattern = pat;
+    o.world_size = 4;
+    tlm_mpi_filelist fl;
+    tlm_error err;
+    /* rank0 is .json.gz: ranks 0 and 3 are missing */
+    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_ENOTFOUND);
+    assert_non_null(strstr(err.msg, "no file for ranks 0, 3"));
+    o.allow_missing = 1;
+    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
+    assert_int_equal(fl.n, 2);
+    assert_int_equal(fl.name_rank[0], 1);
+    assert_int_equal(fl.name_rank[1], 2);
+    assert_int_equal(fl.rank_source, TLM_MPI_RANK_NAME_FIRST);
+    tlm_mpi_filelist_free(&fl);
+    /* without --world_size: the pattern is a glob, '*' must be a number */
+    o.world_size = -1;
+    o.allow_missing = 0;
+    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
+    assert_int_equal(fl.n, 2);
+    tlm_mpi_filelist_free(&fl);
+}
+
+static void test_discover_glob_and_files(void **state)
+{
+    (void)state;
+    char pat[512];
+    snprintf(pat, sizeof pat, "%s/rank*", tmpdir);
+    tlm_mpi_opts o;
+    memset(&o, 0, sizeof o);
+    o.world_size = -1;
+    o.trace_glob = pat;
+    tlm_mpi_filelist fl;
+    tlm_error err;
+    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
+    assert_int_equal(fl.n, 3);
+    assert_int_equal(fl.name_rank[0], 0);
+    assert_int_equal(fl.name_rank[2], 2);
+    tlm_mpi_filelist_free(&fl);
+
+    snprintf(pat, sizeof pat, "%s/nothing*", tmpdir);
+    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_ENOTFOUND);
+
+    char a[512], b[512];
+    char *files[2] = {a, b};
+    snprintf(a, sizeof a, "%s/rank1.json", tmpdir);
+    snprintf(b, sizeof b, "%s/missing_rank9.json", tmpdir);
+    memset(&o, 0, sizeof o);
+    o.world_size = -1;
+    o.files = files;
+    o.n_files = 1;
+    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
+    assert_int_equal(fl.n, 1);
+    assert_int_equal(fl.name_rank[0], 1);
+    tlm_mpi_filelist_free(&fl);
+    o.n_files = 2;
+    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_ENOTFOUND);
+    assert_non_null(strstr(err.file, "missing_rank9.json"));
+
+    memset(&o, 0, sizeof o);
+    o.trace_dir = "/nonexistent/tlm";
+    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_ENOTFOUND);
+}
+
+/* ------------------------------------------------------------------ *
+ * assignment
+ * ------------------------------------------------------------------ */
+
+static void test_assign(void **state)
+{
+    (void)state;
+    int64_t sz[6] = {10, 50, 30, 30, 5, 40};
+    int own[6];
+    assert_int_equal(tlm_mpi_assign(sz, 6, 2, own), 0);
+    /* order: 50(1)->0, 40(5)->1, 30(2)->1, 30(3)->0, 10(0)->1, 5(4)->0 */
+    assert_int_equal(own[1], 0);
+    assert_int_equal(own[5], 1);
+    assert_int_equal(own[2], 1);
+    assert_int_equal(own[3], 0);
+    assert_int_equal(own[0], 1);
+    assert_int_equal(own[4], 0);
+    /* balanced loads: 85 / 80 */
+    int64_t load[2] = {0, 0};
+    for (int i = 0; i < 6; i++)
+        load[own[i]] += sz[i];
+    assert_int_equal(load[0], 85);
+    assert_int_equal(load[1], 80);
+
+    /* more ranks than files: one file each, the rest idle */
+    assert_int_equal(tlm_mpi_assign(sz, 6, 8, own), 0);
+    int used[8] = {0};
+    for (int i = 0; i < 6; i++)
+        used[own[i]]++;
+    for (int r = 0; r < 6; r++)
+        assert_int_equal(used[r], 1);
+    assert_int_equal(used[6] + used[7], 0);
+
+    /* one rank: everything */
+    assert_int_equal(tlm_mpi_assign(sz, 6, 1, own), 0);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(own[i], 0);
+    assert_int_equal(tlm_mpi_assign(sz, 6, 0, own), -1);
+
+    /* equal sizes spread round-robin */
+    int64_t eq[4] = {7, 7, 7, 7};
+    assert_int_equal(tlm_mpi_assign(eq, 4, 2, own), 0);
+    assert_int_equal(own[0], 0);
+    assert_int_equal(own[1], 1);
+    assert_int_equal(own[2], 0);
+    assert_int_equal(own[3], 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_opts_basic),
+        cmocka_unit_test(test_opts_errors),
+        cmocka_unit_test(test_regex_translate),
+        cmocka_unit_test(test_name_rank),
+        cmocka_unit_test_setup_teardown(test_discover_dir, setup_dir,
+                                        teardown_dir),
+        cmocka_unit_test_setup_teardown(test_discover_pattern, setup_dir,
+                                        teardown_dir),
+        cmocka_unit_test_setup_teardown(test_discover_glob_and_files,
+                                        setup_dir, teardown_dir),
+        cmocka_unit_test(test_assign),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

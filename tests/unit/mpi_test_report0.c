@@ -1,0 +1,203 @@
+/*
+ * mpi_test_report0.c - rank 0's report writer without MPI: number
+ * formatting of the TraceLens CSV sheets (Python repr, as pandas writes),
+ * the sheets written from hand-made results, report.md sections, and the
+ * schema reference.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "report0.h"
+
+static void test_csv_number(void **state)
+{
+    (void)state;
+    static const struct {
+        double v;
+        const char *want;
+    } cases[] = {
+        {20.0, "20.0"},
+        {0.05, "0.05"},
+        {0.1 + 0.2, "0.30000000000000004"},
+        {1e-05, "1e-05"},
+        {0.00015, "0.00015"},
+        {1e16, "1e+16"},
+        {2.5e16, "2.5e+16"},
+        {123456789.0, "123456789.0"},
+        {-0.5, "-0.5"},
+        {0.0, "0.0"},
+        {0.19073486328125, "0.19073486328125"},
+        {3.814697265625e-06, "3.814697265625e-06"},
+        {1.0 / 3.0, "0.3333333333333333"},
+    };
+    char b[64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tlm_mpi_csv_number(b, sizeof b, cases[i].v);
+        assert_string_equal(b, cases[i].want);
+    }
+    tlm_mpi_csv_number(b, sizeof b, NAN);
+    assert_string_equal(b, "");
+}
+
+static char dir[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/tlm_report0_XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static char *slurp(const char *name)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "rb");
+    if (!f)
+        return NULL;
+    static char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+static void test_sheets(void **state)
+{
+    (void)state;
+    tlm_mpi_opts o;
+    memset(&o, 0, sizeof o);
+    tlm_row_trace tr[2];
+    tlm_row_timeline tl[2];
+    memset(tr, 0, sizeof tr);
+    memset(tl, 0, sizeof tl);
+    for (int i = 0; i < 2; i++) {
+        tr[i].trace_rank = i;
+        tl[i].trace_rank = i;
+        tl[i].total_ns = 1000000 * (i + 1);
+        tl[i].exposed_comm_ns = 250000;
+    }
+    tlm_coll_tl_straggler_row st[2] = {
+        {1, 0, 0.0, 0.0, 1, 0, 50.0, 2, 50.0},
+        {0, 0, 30.0, 15.0, 1, 2, 50.0, 2, 80.5},
+    };
+    tlm_coll_tl_sync_row sync;
+    memset(&sync, 0, sizeof sync);
+    snprintf(sync.collective_id, sizeof sync.collective_id, "0_0");
+    snprintf(sync.pg_name, sizeof sync.pg_name, "0");
+    snprintf(sync.pg_ranks, sizeof sync.pg_ranks, "[0, 1]");
+    snprintf(sync.coll_name, sizeof sync.coll_name, "allreduce");
+    snprintf(sync.dtype, sizeof sync.dtype, "Float");
+    sync.group_size = 2;
+    sync.in_nelems = sync.out_nelems = 1024;
+    sync.in_mib = sync.out_mib = sync.full_mib = 0.00390625;
+    sync.comm_latency_us = 20;
+    sync.skew_start_us = 30;
+    sync.earliest_arrival_rank = 1;
+    sync.avg_wait_us = 15;
+    sync.skew_end_us = 0;
+    sync.algbw_gibps = NAN;
+    sync.busbw_gibps = NAN;
+    tlm_coll_tl_sync_member sm[2];
+    memset(sm, 0, sizeof sm);
+    for (int i = 0; i < 2; i++) {
+        snprintf(sm[i].collective_id, sizeof sm[i].collective_id, "0_0");
+        sm[i].rank = i;
+        sm[i].ts_us = 100 + 30 * i;
+        sm[i].dur_us = 50 - 30 * i;
+        sm[i].wait_us = 30 - 30 * i;
+    }
+    tlm_mpi_results r;
+    memset(&r, 0, sizeof r);
+    r.opts = &o;
+    r.h5_path = "x.h5";
+    r.nprocs = 2;
+    r.world_size = 2;
+    r.traces = tr;
+    r.timeline = tl;
+    r.n_traces = 2;
+    r.tl_strag = st;
+    r.n_tl_strag = 2;
+    r.tl_sync = &sync;
+    r.n_tl_sync = 1;
+    r.tl_smem = sm;
+    r.n_tl_smem = 2;
+    tlm_error err;
+    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &err), TLM_OK);
+    const char *s = slurp("straggler_summary.csv");
+    assert_non_null(s);
+    assert_string_equal(s,
+                        "rank,total_wait_time_us,mean_wait_time_us,"
+                        "times_arrived_last,times_arrived_first,"
+                        "pct_arrived_last,num_collectives,total_nccl_dur_us\n"
+                        "1,0.0,0.0,1,0,50.0,2,50.0\n"
+                        "0,30.0,15.0,1,2,50.0,2,80.5\n");
+    s = slurp("nccl_implicit_sync.csv");
+    assert_non_null(s);
+    assert_non_null(strstr(s, ",rank_0_ts,rank_0_dur,rank_1_ts,rank_1_dur,"
+                              "rank_0_wait_time,rank_1_wait_time\n"));
+    /* quoted list, NaN bandwidth as empty cells, per-rank columns */
+    assert_non_null(strstr(s, "0_0,0,\"[0, 1]\",allreduce,2,Float,1024,1024,"
+                              "0.00390625,0.00390625,0.00390625,20.0,30.0,"
+                              "1,15.0,0.0,,,100.0,50.0,130.0,20.0,30.0,"
+                              "0.0\n"));
+    s = slurp("report.md");
+    assert_non_null(s);
+    assert_non_null(strstr(s, "# tlmpi report"));
+    assert_non_null(strstr(s, "| exposed communication | 0.250 (rank 0)"));
+    assert_non_null(strstr(s, "No collective instances."));
+    assert_non_null(slurp("nccl_summary_implicit_sync.csv"));
+    assert_non_null(slurp("nccl_long.csv"));
+    assert_non_null(slurp("nccl_summary_long.csv"));
+
+    /* an unwritable folder is an I/O error naming the file */
+    assert_int_equal(tlm_mpi_report_write(&r, "/nonexistent/x", dir, &err),
+                     TLM_EIO);
+    assert_non_null(strstr(err.file, "report.md"));
+}
+
+static void test_schema_markdown(void **state)
+{
+    (void)state;
+    char p[128];
+    snprintf(p, sizeof p, "%s/schema.md", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    tlm_mpi_schema_markdown(f);
+    fclose(f);
+    const char *s = slurp("schema.md");
+    for (size_t t = 0; tlm_mpi_tables[t]; t++) {
+        char h[96];
+        snprintf(h, sizeof h, "### `/%s`", tlm_mpi_tables[t]->name);
+        assert_non_null(strstr(s, h));
+    }
+    assert_non_null(strstr(s, "| `comm_latency_ns` | int64 | ns |"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_csv_number),
+        cmocka_unit_test_setup_teardown(test_sheets, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_schema_markdown, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
