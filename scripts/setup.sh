@@ -6,6 +6,8 @@ pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
       libhdf5-openmpi-dev hdf5-tools zlib1g-dev libcmocka-dev
       python3-h5py python3-pandas time)
 [ "${TLM_WITH_CLANG:-0}" = 1 ] && pkgs+=(clang libclang-rt-14-dev)
+# the real-Slurm test (tests/integration/test_slurm.sh, docs/slurm.md)
+[ "${TLM_WITH_SLURM:-0}" = 1 ] && pkgs+=(slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
