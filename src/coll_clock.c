@@ -8,11 +8,17 @@
  *
  *     end(c, r) = E_c + theta_d(r) + noise        (d(r): r's clock domain)
  *
- * and fitted by median polish (alternating medians: E_c over the members
- * of c, theta_d over the instances of d), which ignores outliers such as a
- * rank whose kernel ran on after the others.  The fit is anchored in each
- * connected component (domains linked by shared instances) at the
- * reference rank's domain.
+ * Only differences between domains are observable: an instance whose
+ * members all share one domain says nothing about the offsets between
+ * domains (its E_c absorbs that domain's theta) and is left out of the
+ * fit.  Starting values: per domain pair the median over shared instances
+ * of the difference of the two domains' median ends, walked along a
+ * maximum spanning tree of the pairs (weight: instances observed).  Then
+ * median polish on the cross-domain instances (alternating medians: E_c
+ * over the members of c, theta_d over the instances of d), which ignores
+ * outliers such as a rank whose kernel ran on after the others.  The fit
+ * is anchored in each connected component (domains linked by shared
+ * instances) at the reference rank's domain.
  *
  * Causality check: no rank can finish an instance before another member
  * started it.  On corrected clocks this gives, for domain a and any member
@@ -95,6 +101,181 @@ static int64_t i64abs(int64_t v)
     return v < 0 ? -v : v;
 }
 
+/* One observation of theta_b - theta_a (a < b) from one instance. */
+typedef struct dedge {
+    int32_t a, b;
+    int64_t diff;  /* median end of b's members - median end of a's */
+    int64_t count; /* after grouping: instances behind the edge */
+} dedge;
+
+typedef struct dend {
+    int32_t dom;
+    int64_t end;
+} dend;
+
+static int cmp_dend(const void *p, const void *q)
+{
+    const dend *x = p, *y = q;
+    int c = tlm_coll_cmp_i64(x->dom, y->dom);
+    return c ? c : tlm_coll_cmp_i64(x->end, y->end);
+}
+
+static int cmp_dedge(const void *p, const void *q)
+{
+    const dedge *x = p, *y = q;
+    int c = tlm_coll_cmp_i64(x->a, y->a);
+    if (!c)
+        c = tlm_coll_cmp_i64(x->b, y->b);
+    return c ? c : tlm_coll_cmp_i64(x->diff, y->diff);
+}
+
+/* heaviest first, then by endpoints: a deterministic spanning tree */
+static int cmp_dedge_weight(const void *p, const void *q)
+{
+    const dedge *x = p, *y = q;
+    int c = tlm_coll_cmp_i64(y->count, x->count);
+    if (!c)
+        c = tlm_coll_cmp_i64(x->a, y->a);
+    return c ? c : tlm_coll_cmp_i64(x->b, y->b);
+}
+
+/*
+ * Starting offsets from relative information only.  In each instance the
+ * members of one domain give that domain's median end; the differences to
+ * the instance's lowest domain are observations of theta_b - theta_a (an
+ * instance inside one domain gives none).  Each domain pair's difference
+ * is the median of its observations; a maximum spanning tree of the pairs
+ * (weight: instances observed) is walked from each component's anchor.
+ * Marks cross[c] = 1 for instances spanning two or more domains.
+ * Returns 0, or -1 when out of memory.
+ */
+static int tree_offsets(const tlm_alloc *a, const sample *s, size_t ns,
+                        const size_t *istart, size_t ni, size_t nd,
+                        const int32_t *ref_dom, int32_t *comp,
+                        int64_t *theta, uint8_t *cross, int64_t *tmp)
+{
+    size_t ndd = nd ? nd : 1;
+    dend *de = tlm_coll_malloc(a, (ns ? ns : 1) * sizeof *de);
+    dedge *ed = tlm_coll_malloc(a, (ns ? ns : 1) * sizeof *ed);
+    int32_t *uf = tlm_coll_malloc(a, ndd * sizeof *uf);
+    size_t *adj_start = tlm_coll_calloc(a, ndd + 1, sizeof *adj_start);
+    size_t *adj = tlm_coll_malloc(a, (2 * ndd) * sizeof *adj);
+    int32_t *queue = tlm_coll_malloc(a, ndd * sizeof *queue);
+    uint8_t *done = tlm_coll_calloc(a, ndd, sizeof *done);
+    int rc = -1;
+    size_t ne = 0, ng = 0, nt = 0;
+    if (!de || !ed || !uf || !adj_start || !adj || !queue || !done)
+        goto out;
+    for (size_t c = 0; c < ni; c++) {
+        size_t k = 0;
+        for (size_t q = istart[c]; q < istart[c + 1]; q++) {
+            de[k].dom = s[q].dom;
+            de[k].end = s[q].end;
+            k++;
+        }
+        qsort(de, k, sizeof *de, cmp_dend);
+        cross[c] = de[0].dom != de[k - 1].dom;
+        if (!cross[c])
+            continue;
+        int64_t m0 = 0;
+        for (size_t i = 0; i < k;) {
+            size_t j = i;
+            size_t nk = 0;
+            while (j < k && de[j].dom == de[i].dom)
+                tmp[nk++] = de[j++].end;
+            int64_t med = tlm_coll_median_i64(tmp, nk);
+            if (i == 0) {
+                m0 = med;
+            } else {
+                ed[ne].a = de[0].dom;
+                ed[ne].b = de[i].dom;
+                ed[ne].diff = med - m0;
+                ed[ne].count = 1;
+                ne++;
+            }
+            i = j;
+        }
+    }
+    /* one edge per domain pair: median difference */
+    qsort(ed, ne, sizeof *ed, cmp_dedge);
+    for (size_t i = 0; i < ne;) {
+        size_t j = i, nk = 0;
+        while (j < ne && ed[j].a == ed[i].a && ed[j].b == ed[i].b)
+            tmp[nk++] = ed[j++].diff;
+        dedge g = ed[i];
+        g.diff = tlm_coll_median_i64(tmp, nk);
+        g.count = (int64_t)nk;
+        ed[ng++] = g;
+        i = j;
+    }
+    /* maximum spanning tree (Kruskal), kept in ed[0..nt) */
+    qsort(ed, ng, sizeof *ed, cmp_dedge_weight);
+    for (size_t d = 0; d < nd; d++)
+        uf[d] = (int32_t)d;
+    for (size_t i = 0; i < ng; i++) {
+        int32_t x = uf_find(uf, ed[i].a), y = uf_find(uf, ed[i].b);
+        if (x == y)
+            continue;
+        if (x < y)
+            uf[y] = x;
+        else
+            uf[x] = y;
+        ed[nt++] = ed[i];
+    }
+    /* adjacency (edge indices) and a walk from each anchor */
+    for (size_t i = 0; i < nt; i++) {
+        adj_start[ed[i].a + 1]++;
+        adj_start[ed[i].b + 1]++;
+    }
+    for (size_t d = 0; d < nd; d++)
+        adj_start[d + 1] += adj_start[d];
+    {
+        size_t *fill = tlm_coll_malloc(a, ndd * sizeof *fill);
+        if (!fill)
+            goto out;
+        memcpy(fill, adj_start, ndd * sizeof *fill);
+        for (size_t i = 0; i < nt; i++) {
+            adj[fill[ed[i].a]++] = i;
+            adj[fill[ed[i].b]++] = i;
+        }
+        tlm_coll_mfree(a, fill);
+    }
+    for (size_t d = 0; d < nd; d++)
+        theta[d] = 0;
+    for (size_t r = 0; r < nd; r++) {
+        int32_t root = uf_find(comp, (int32_t)r);
+        int32_t anchor = ref_dom[root];
+        if (anchor < 0 || done[anchor])
+            continue;
+        size_t qh = 0, qt = 0;
+        queue[qt++] = anchor;
+        done[anchor] = 1;
+        while (qh < qt) {
+            int32_t d = queue[qh++];
+            for (size_t p = adj_start[d]; p < adj_start[d + 1]; p++) {
+                const dedge *e = &ed[adj[p]];
+                int32_t o = e->a == d ? e->b : e->a;
+                if (done[o])
+                    continue;
+                theta[o] = e->a == d ? theta[d] + e->diff
+                                     : theta[d] - e->diff;
+                done[o] = 1;
+                queue[qt++] = o;
+            }
+        }
+    }
+    rc = 0;
+out:
+    tlm_coll_mfree(a, de);
+    tlm_coll_mfree(a, ed);
+    tlm_coll_mfree(a, uf);
+    tlm_coll_mfree(a, adj_start);
+    tlm_coll_mfree(a, adj);
+    tlm_coll_mfree(a, queue);
+    tlm_coll_mfree(a, done);
+    return rc;
+}
+
 tlm_status tlm_coll_clock_estimate(const tlm_coll_member *mem,
                                    size_t n_mem,
                                    const tlm_coll_clock_opts *opts,
@@ -130,6 +311,7 @@ tlm_status tlm_coll_clock_estimate(const tlm_coll_member *mem,
     size_t *istart = NULL, *bydom = NULL, *dstart = NULL;
     int32_t *parent = NULL, *ref_dom = NULL, *ref_rank = NULL;
     tlm_coll_clock *res = NULL;
+    uint8_t *cross = NULL;
     size_t ns = 0, ni = 0, nd = 0;
 
     res = tlm_coll_calloc(a, nranks ? (size_t)nranks : 1, sizeof *res);
@@ -278,9 +460,19 @@ tlm_status tlm_coll_clock_estimate(const tlm_coll_member *mem,
             ref_dom[root] = s[i].dom;
         }
     }
-    /* median polish */
+    /* relative fit: start from the spanning tree of pairwise
+     * differences, then median polish over the instances that span two or
+     * more domains (one inside a domain says nothing about offsets between
+     * domains; with its own E_c it would only pull toward the current
+     * estimate) */
+    cross = tlm_coll_calloc(a, ni ? ni : 1, sizeof *cross);
+    if (!cross || tree_offsets(a, s, ns, istart, ni, nd, ref_dom, parent,
+                               theta, cross, tmp))
+        goto nomem;
     for (int it = 0; it < o.max_iter; it++) {
         for (size_t c = 0; c < ni; c++) {
+            if (!cross[c])
+                continue;
             size_t k = 0;
             for (size_t q = istart[c]; q < istart[c + 1]; q++)
                 tmp[k++] = s[q].end - theta[s[q].dom];
@@ -291,7 +483,8 @@ tlm_status tlm_coll_clock_estimate(const tlm_coll_member *mem,
             size_t k = 0;
             for (size_t q = dstart[d]; q < dstart[d + 1]; q++) {
                 const sample *x = &s[bydom[q]];
-                tmp[k++] = x->end - E[x->inst];
+                if (cross[x->inst])
+                    tmp[k++] = x->end - E[x->inst];
             }
             est[d] = k ? tlm_coll_median_i64(tmp, k) : 0;
         }
@@ -302,7 +495,7 @@ tlm_status tlm_coll_clock_estimate(const tlm_coll_member *mem,
                 changed = 1;
             theta[d] = v;
         }
-        if (!changed && it > 0)
+        if (!changed)
             break;
     }
     for (size_t d = 0; d < nd; d++)
@@ -468,6 +661,7 @@ tlm_status tlm_coll_clock_estimate(const tlm_coll_member *mem,
         i = j;
     }
     tlm_coll_mfree(a, dflags);
+    tlm_coll_mfree(a, cross);
     tlm_coll_mfree(a, s);
     tlm_coll_mfree(a, tmp);
     tlm_coll_mfree(a, theta);
@@ -491,6 +685,7 @@ tlm_status tlm_coll_clock_estimate(const tlm_coll_member *mem,
     return TLM_OK;
 nomem:
     tlm_coll_mfree(a, res);
+    tlm_coll_mfree(a, cross);
     tlm_coll_mfree(a, s);
     tlm_coll_mfree(a, tmp);
     tlm_coll_mfree(a, theta);

@@ -455,6 +455,34 @@ static void meta_fill_concrete(const tlm_trace *t, const tlm_event *rpc,
     }
 }
 
+/* The profiler's "Input type" of a tensor is its caffe2::TypeMeta name:
+ * c10 names for some ("c10::Half", "c10::BFloat16"), C++ type names for
+ * others ("float", "long int", "unsigned char", ...). */
+static tlm_dtype typemeta_dtype(const char *s, size_t len)
+{
+    static const struct {
+        const char *name;
+        tlm_dtype dt;
+    } cxx[] = {
+        {"long int", TLM_DTYPE_LONG},       {"long", TLM_DTYPE_LONG},
+        {"long long", TLM_DTYPE_LONG},      {"long long int", TLM_DTYPE_LONG},
+        {"signed char", TLM_DTYPE_CHAR},    {"unsigned char", TLM_DTYPE_BYTE},
+        {"short int", TLM_DTYPE_SHORT},     {"short", TLM_DTYPE_SHORT},
+        {"unsigned short", TLM_DTYPE_UINT16},
+        {"unsigned int", TLM_DTYPE_UINT32},
+        {"unsigned long", TLM_DTYPE_UINT64},
+        {"c10::complex<c10::Half>", TLM_DTYPE_COMPLEXHALF},
+        {"c10::complex<float>", TLM_DTYPE_COMPLEXFLOAT},
+        {"c10::complex<double>", TLM_DTYPE_COMPLEXDOUBLE},
+    };
+    tlm_dtype dt = tlm_dtype_from_name(s, len);
+    for (size_t i = 0; dt == TLM_DTYPE_UNKNOWN && i < sizeof cxx / sizeof *cxx;
+         i++)
+        if (strlen(cxx[i].name) == len && memcmp(cxx[i].name, s, len) == 0)
+            dt = cxx[i].dt;
+    return dt;
+}
+
 /* MARK: - lookup tables */
 
 typedef struct kv {
@@ -706,7 +734,7 @@ static void fill_record(const tlm_trace *t, const tlm_trace_meta *md,
         size_t l, b, e;
         const char *it = arg_text(t, ann, TLM_ARG_INPUT_TYPE, &l);
         if (it && arr_get_text(it, l, 0, &b, &e))
-            dt = tlm_dtype_from_name(it + b, e - b);
+            dt = typemeta_dtype(it + b, e - b);
     }
     if (dt == TLM_DTYPE_UNKNOWN)
         dt = kdt;
@@ -879,6 +907,12 @@ static void fill_record(const tlm_trace *t, const tlm_trace_meta *md,
     r->match_key = r->pg_hash;
     if ((r->flags & TLM_COLL_REC_PG_SYNTH) && r->pg_ranks_hash)
         r->match_key = tlm_coll_mix(r->pg_hash, r->pg_ranks_hash);
+    /* Without a PG name, a p2p group and a collective group over the same
+     * ranks (start, stride, size) look alike; p2p ops keep their own key
+     * (harmless where both share one seq counter, needed where not). */
+    if ((r->flags & TLM_COLL_REC_PG_SYNTH) &&
+        (ct == TLM_COLL_SEND || ct == TLM_COLL_RECV))
+        r->match_key = tlm_coll_mix(r->match_key ^ 0x7032u, 2);
     if ((ct == TLM_COLL_SEND || ct == TLM_COLL_RECV) && r->peer >= 0) {
         int64_t src = ct == TLM_COLL_SEND ? trace_rank : r->peer;
         int64_t dst = ct == TLM_COLL_SEND ? r->peer : trace_rank;

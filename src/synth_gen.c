@@ -1502,19 +1502,23 @@ static void write_coll_cpu(rs *s, const syn_job *job, size_t inst,
     key_i(o, "External id", ext[1], 1);
     PUTL(o, ", \"Record function id\": 0");
     if (schema == 1) {
+        /* Apr 2024 OSS form: [tensors, seq, pg-name tuple (not recorded),
+         * group rank, name, in split, out split, global rank start,
+         * stride, group size] */
         PUTL(o, ", \"Concrete Inputs\": [\"\", \"");
         tlm_synth_puti(o, c->seq);
-        PUTL(o, "\", \"");
-        tlm_synth_puti(o, 93825114103440ll + (int64_t)s->rank * 1048576 +
-                              (int64_t)c->pg * 4096);
-        PUTL(o, "\", \"");
+        PUTL(o, "\", \"\", \"");
         tlm_synth_puti(o, pos);
         PUTL(o, "\", \"\", \"[]\", \"[]\", \"");
+        tlm_synth_puti(o, pg->rank_start);
+        PUTL(o, "\", \"");
+        tlm_synth_puti(o, pg->rank_stride);
+        PUTL(o, "\", \"");
         tlm_synth_puti(o, pg->size);
-        PUTL(o, "\"], \"Input type\": [\"TensorList\", \"Scalar\", "
-                "\"Scalar\", \"Scalar\", \"\", \"ScalarList\", "
-                "\"ScalarList\", \"Scalar\"]");
-        put_in_dims(o, n_in, 7);
+        PUTL(o, "\"], \"Input type\": [\"TensorList\", \"Scalar\", \"\", "
+                "\"Scalar\", \"\", \"ScalarList\", \"ScalarList\", "
+                "\"Scalar\", \"Scalar\", \"Scalar\"]");
+        put_in_dims(o, n_in, 9);
     } else {
         coll_meta(s, job, inst, ckind, pos, ci);
         PUTL(o, ", \"Concrete Inputs\": [\"\", \"\", \"\", \"");
@@ -1554,11 +1558,16 @@ static void write_coll_cpu(rs *s, const syn_job *job, size_t inst,
         key_i(o, "External id", ext[3], 1);
         PUTL(o, ", \"Record function id\": 0");
         if (schema == 1) {
+            /* no tensors: [seq, pg-name tuple, group rank, name,
+             * in split, out split, -1, -1, 1] */
             PUTL(o, ", \"Concrete Inputs\": [\"");
             tlm_synth_puti(o, c->seq);
-            PUTL(o, "\", \"0\", \"0\", \"\", \"[]\", \"[]\", \"1\"], "
-                    "\"Input type\": [\"Scalar\", \"Scalar\", \"Scalar\", "
-                    "\"\", \"ScalarList\", \"ScalarList\", \"Scalar\"]");
+            PUTL(o, "\", \"\", \"");
+            tlm_synth_puti(o, pos);
+            PUTL(o, "\", \"\", \"[]\", \"[]\", \"-1\", \"-1\", \"1\"], "
+                    "\"Input type\": [\"Scalar\", \"\", \"Scalar\", "
+                    "\"\", \"ScalarList\", \"ScalarList\", \"Scalar\", "
+                    "\"Scalar\", \"Scalar\"]");
         } else {
             PUTL(o, ", \"Collective name\": \"wait\", \"In msg nelems\": 0, "
                     "\"Out msg nelems\": 0, \"Group size\": 1, "
@@ -1972,7 +1981,8 @@ static void write_header(const syn_job *job, rs *s, int64_t ts)
     tlm_synth_puti(o, s->rank);
     PUTL(o, ", \"world_size\": ");
     tlm_synth_puti(o, job->o.world_size);
-    if (job->o.schema >= 2) {
+    {
+        /* schema 1: the Apr 2024 form (uid, no pg_desc) */
         PUTL(o, ", \"pg_count\": ");
         tlm_synth_puti(o, (int64_t)t->n_pgs);
         PUTL(o, ", \"pg_config\": [");
@@ -1980,8 +1990,13 @@ static void write_header(const syn_job *job, rs *s, int64_t ts)
             const tlm_synth_pg *pg = &t->pgs[i];
             tlm_synth_puts(o, i ? ", {\"pg_name\": " : "{\"pg_name\": ");
             tlm_synth_putq(o, pg->name);
-            PUTL(o, ", \"pg_desc\": ");
-            tlm_synth_putq(o, pg->desc);
+            if (job->o.schema >= 2) {
+                PUTL(o, ", \"pg_desc\": ");
+                tlm_synth_putq(o, pg->desc);
+            } else {
+                PUTL(o, ", \"uid\": ");
+                tlm_synth_puti(o, (int64_t)i);
+            }
             PUTL(o, ", \"backend_config\": \"cuda:nccl\", \"pg_size\": ");
             tlm_synth_puti(o, pg->size);
             PUTL(o, ", \"ranks\": [");
@@ -1992,7 +2007,10 @@ static void write_header(const syn_job *job, rs *s, int64_t ts)
             }
             PUTL(o, "]}");
         }
-        PUTL(o, "], \"nccl_version\": \"2.21.5\"");
+        if (job->o.schema >= 2)
+            PUTL(o, "], \"nccl_version\": \"2.21.5\"");
+        else
+            PUTL(o, "], \"nccl_version\": \"2.19.3\"");
     }
     PUTL(o, "},\n  \"record_shapes\": 1,\n  \"with_stack\": 1,\n"
             "  \"with_modules\": 1,\n  \"traceEvents\": [");

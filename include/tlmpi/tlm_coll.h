@@ -628,7 +628,7 @@ typedef struct tlm_coll_clock {
     int32_t reference_rank;  /* anchor of its connected component */
     uint32_t flags;          /* TLM_COLL_CLOCK_* */
     int64_t offset_ns;       /* trace clock - reference clock */
-    int64_t end_estimate_ns; /* median-polish estimate before clamping */
+    int64_t end_estimate_ns; /* fitted estimate before clamping */
     int64_t lo_ns;           /* causality bounds on offset_ns given the
                               * other domains' offsets; INT64_MIN/MAX if
                               * unbounded */
@@ -662,10 +662,14 @@ TLM_API void tlm_coll_clock_opts_init(tlm_coll_clock_opts *opts);
 /* Estimates one offset per clock domain from the end times of complete
  * implicit-sync instances (allreduce, allgather, reducescatter, alltoall(v),
  * barrier; p2p, incomplete and signature-mismatched instances are skipped):
- * model end(c, r) = E_c + theta_domain(r) + noise, fitted by median polish
- * (alternating medians over ranks and over instances), anchored at the
- * reference rank's domain in each connected component of the "shares an
- * instance" graph.  Then each domain's estimate is checked against
+ * model end(c, r) = E_c + theta_domain(r) + noise, a relative problem:
+ * only instances spanning two or more domains inform the offsets.
+ * Starting values from the median pairwise end differences between
+ * domains (a maximum spanning tree of them), refined by median polish
+ * (alternating medians over members and over instances) on those
+ * instances, anchored at the reference rank's domain in each connected
+ * component of the "shares an instance" graph; exact when the ends are.
+ * Then each domain's estimate is checked against
  * causality (no rank finishes an instance before another member started
  * it, on corrected clocks): [lo_ns, hi_ns] are the bounds implied by every
  * instance given the other domains' offsets; an estimate outside is clamped

@@ -87,8 +87,18 @@ for rk in g["ranks"]:
     di = t["distributedInfo"]
     if di["rank"] != rk["rank"] or di["world_size"] != p["world_size"]:
         err("distributedInfo")
-    if (schema >= 2) != ("pg_config" in di):
+    pgc = di.get("pg_config")
+    if pgc is None or len(pgc) != len(g["pgs"]):
         err("pg_config presence")
+    else:
+        for i, (pc, pg) in enumerate(zip(pgc, g["pgs"])):
+            if pc["ranks"] != pg["ranks"] or pc["pg_size"] != pg["pg_size"]:
+                err("pg_config ranks", i)
+            # schema 1: the Apr 2024 form (uid, no pg_desc)
+            if schema == 1 and (pc.get("uid") != i or "pg_desc" in pc):
+                err("pg_config schema 1 form", i)
+            if schema >= 2 and ("uid" in pc or "pg_desc" not in pc):
+                err("pg_config schema 2/3 form", i)
     for k in ("deviceProperties", "schemaVersion", "baseTimeNanoseconds",
               "traceName"):
         if k not in t:

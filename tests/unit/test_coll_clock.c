@@ -221,6 +221,78 @@ static void test_components_and_reference(void **state)
                      TLM_EINVAL);
 }
 
+/* Two nodes of 4 ranks, node 1's clock +150 us.  Most instances are
+ * inside one node (TP pairs {0,1} {2,3} {4,5} {6,7}, 40 each, their own
+ * arrival skews); only 6 span both nodes (8 ranks, one late rank each).
+ * An instance inside a node carries no information about the offset
+ * between nodes, so the 6 must give exactly 150 us, with per-node domains
+ * and with a domain per rank alike, whatever the order of the input. */
+static size_t build_tp(tlm_coll_member *m)
+{
+    size_t n = 0;
+    const int64_t off1 = 150000;
+    for (int c = 0; c < 40; c++)
+        for (int g = 0; g < 4; g++) {
+            int64_t T = (int64_t)c * 3000000 + g * 1000;
+            int64_t o = g >= 2 ? off1 : 0;
+            int64_t late = ((c + g) % 3) * 7000;
+            int64_t e = T + 60000 + late;
+            m[n++] = mkmem(100 + (uint64_t)g, c, 2 * g, T + o, e + o);
+            m[n++] = mkmem(100 + (uint64_t)g, c, 2 * g + 1, T + late + o,
+                           e + o);
+        }
+    for (int c = 0; c < 6; c++) {
+        int64_t T = 200000000 + (int64_t)c * 5000000;
+        for (int r = 0; r < 8; r++) {
+            int64_t o = r >= 4 ? off1 : 0;
+            int64_t s = T + (r == (c + 5) % 8 ? 90000 : r * 1000);
+            m[n++] = mkmem(7, c, r, s + o, T + 150000 + o);
+        }
+    }
+    return n;
+}
+
+static void test_within_node_instances(void **state)
+{
+    (void)state;
+    tlm_coll_member m[400], sh[400];
+    size_t n = build_tp(m);
+    assert_int_equal(n, 40 * 8 + 6 * 8);
+    for (size_t i = 0; i < n; i++)
+        sh[i] = m[(i * 101) % n]; /* 101 coprime with 368 */
+    int32_t dom[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+    tlm_coll_clock_opts o;
+    tlm_coll_clock_opts_init(&o);
+    for (int pass = 0; pass < 2; pass++) {
+        o.domain_of_rank = pass ? NULL : dom;
+        o.n_domain_of_rank = pass ? 0 : 8;
+        tlm_coll_clock *a = NULL, *b = NULL;
+        size_t na = 0, nb = 0;
+        assert_int_equal(tlm_coll_clock_estimate(m, n, &o, &a, &na, NULL),
+                         TLM_OK);
+        assert_int_equal(tlm_coll_clock_estimate(sh, n, &o, &b, &nb, NULL),
+                         TLM_OK);
+        assert_int_equal(na, 8);
+        assert_int_equal(nb, 8);
+        assert_memory_equal(a, b, na * sizeof *a);
+        for (int r = 0; r < 8; r++) {
+            assert_int_equal(a[r].offset_ns, r >= 4 ? 150000 : 0);
+            assert_int_equal(a[r].end_estimate_ns, r >= 4 ? 150000 : 0);
+            assert_int_equal(a[r].reference_rank, 0);
+            assert_int_equal(a[r].flags & (TLM_COLL_CLOCK_CLAMPED |
+                                           TLM_COLL_CLOCK_INFEASIBLE |
+                                           TLM_COLL_CLOCK_NO_DATA),
+                             0);
+            assert_int_equal(a[r].n_causality_violations, 0);
+            assert_int_equal(a[r].n_samples, 46);
+        }
+        /* 150 us against raw skews of a few us inside the node pairs */
+        assert_true(a[4].flags & TLM_COLL_CLOCK_LARGE);
+        tlm_coll_free(NULL, a);
+        tlm_coll_free(NULL, b);
+    }
+}
+
 /* Noise larger than the offset: flagged NOISY. */
 static void test_noisy(void **state)
 {
@@ -251,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_causality_clamp),
         cmocka_unit_test(test_components_and_reference),
         cmocka_unit_test(test_noisy),
+        cmocka_unit_test(test_within_node_instances),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -391,6 +391,102 @@ static void test_concrete10_groups(void **state)
     tlm_coll_match_result_free(&res);
 }
 
+/* One 10-entry-era op: record_param_comms > annotation > launch, then
+ * its kernel; ts in us, correlation = id. */
+static int concrete10_op(char *s, size_t cap, int ts, int id, int seq,
+                         int local, int grs, int stride, int size,
+                         const char *ann, const char *kernel)
+{
+    return snprintf(
+        s, cap,
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":"
+        "\"record_param_comms\",\"pid\":1,\"tid\":2,\"ts\":%d,"
+        "\"dur\":50,\"args\":{\"External id\":%d,\"Concrete Inputs\":"
+        "[\"\",\"%d\",\"\",\"%d\",\"\",\"[]\",\"[]\",\"%d\",\"%d\","
+        "\"%d\"],\"Input Dims\":[[[64]],[],[],[],[],[],[],[],[],[]]}},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"%s\","
+        "\"pid\":1,\"tid\":2,\"ts\":%d,\"dur\":40,\"args\":{"
+        "\"Input type\":[\"long int\"],\"Input Dims\":[[64]]}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":"
+        "\"cudaLaunchKernel\",\"pid\":1,\"tid\":2,\"ts\":%d,"
+        "\"dur\":5,\"args\":{\"correlation\":%d}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,"
+        "\"tid\":7,\"ts\":%d,\"dur\":9,\"args\":{\"External id\":%d,"
+        "\"correlation\":%d,\"stream\":7}}",
+        ts, id, seq, local, grs, stride, size, ann, ts + 2, ts + 10, id + 50,
+        kernel, ts + 20, id + 50, id + 50);
+}
+
+/* Strided groups of one size ({0,2,4,6} and {1,3,5,7}, stride 2) stay
+ * apart by their global rank start; a p2p pair over the same ranks as a
+ * collective group ({0,4}: start 0, stride 4, size 2, same seq) keeps its
+ * own key; the element size comes from the annotation's TypeMeta name
+ * ("long int"). */
+static void test_concrete10_strided_p2p(void **state)
+{
+    (void)state;
+    tlm_coll_record all[16];
+    size_t na = 0;
+    for (int k = 0; k < 8; k++) {
+        char js[4096];
+        int n = snprintf(js, sizeof js,
+                         "{\"distributedInfo\":{\"rank\":%d,"
+                         "\"world_size\":8},\"traceEvents\":[", k);
+        n += concrete10_op(js + n, sizeof js - (size_t)n, 10, 7, 33, k / 2,
+                           k % 2, 2, 4, "nccl:all_reduce",
+                           "ncclDevKernel_AllReduce_Sum_i64_RING_LL(x)");
+        if (k == 0 || k == 4) {
+            n += snprintf(js + n, sizeof js - (size_t)n, ",");
+            n += concrete10_op(js + n, sizeof js - (size_t)n, 200, 8, 5,
+                               k / 4, 0, 4, 2, "nccl:all_reduce",
+                               "ncclDevKernel_AllReduce_Sum_i64_RING_LL(x)");
+            n += snprintf(js + n, sizeof js - (size_t)n, ",");
+            n += concrete10_op(js + n, sizeof js - (size_t)n, 400, 9, 5,
+                               k / 4, 0, 4, 2,
+                               k ? "nccl:recv" : "nccl:send",
+                               "ncclDevKernel_SendRecv(x)");
+        }
+        assert_true(n > 0 && (size_t)n + 3 < sizeof js);
+        snprintf(js + n, sizeof js - (size_t)n, "]}");
+        tlm_coll_record *r = NULL;
+        size_t nr = extract(js, -1, &r, NULL);
+        assert_int_equal(nr, (k == 0 || k == 4) ? 3 : 1);
+        for (size_t i = 0; i < nr; i++) {
+            assert_int_equal(r[i].seq_src, TLM_COLL_SEQ_CONCRETE);
+            assert_int_equal(r[i].dtype, TLM_DTYPE_LONG);
+            assert_int_equal(r[i].bytes, 64 * 8);
+        }
+        assert_int_equal(r[0].pg_rank_start, k % 2);
+        assert_int_equal(r[0].pg_rank_stride, 2);
+        assert_int_equal(r[0].local_rank, k / 2);
+        if (nr == 3) {
+            assert_int_equal(r[1].pg_rank_stride, 4);
+            assert_int_equal(r[2].pg_rank_stride, 4);
+            assert_int_equal(r[1].seq, r[2].seq);
+            assert_true(r[1].match_key != r[2].match_key);
+            assert_int_equal(r[2].coll, k ? TLM_COLL_RECV : TLM_COLL_SEND);
+        }
+        for (size_t i = 0; i < nr; i++)
+            all[na++] = r[i];
+        tlm_coll_free(NULL, r);
+    }
+    tlm_coll_match_result res;
+    assert_int_equal(tlm_coll_match(all, na, NULL, &res, NULL), TLM_OK);
+    assert_int_equal(res.n_inst, 4);
+    assert_int_equal(res.n_unm, 0);
+    int n4 = 0, n2 = 0;
+    for (size_t i = 0; i < res.n_inst; i++) {
+        assert_int_equal(res.inst[i].flags & (TLM_COLL_INST_INCOMPLETE |
+                                              TLM_COLL_INST_OVERFULL),
+                         0);
+        n4 += res.inst[i].n_members == 4;
+        n2 += res.inst[i].n_members == 2;
+    }
+    assert_int_equal(n4, 2);
+    assert_int_equal(n2, 2);
+    tlm_coll_match_result_free(&res);
+}
+
 /* MARK: - Seq key, ROCm launch link */
 
 static const char *seq_trace =
@@ -799,6 +895,7 @@ int main(void)
         cmocka_unit_test(test_named_keys),
         cmocka_unit_test(test_concrete_inputs),
         cmocka_unit_test(test_concrete10_groups),
+        cmocka_unit_test(test_concrete10_strided_p2p),
         cmocka_unit_test(test_seq_key_and_rocm),
         cmocka_unit_test(test_multi_trace_clipped),
         cmocka_unit_test(test_odd_inputs),

@@ -303,10 +303,18 @@ static void check_traces(const char *dir, const tlm_synth_truth *t,
         assert_int_equal(meta->rank, r);
         assert_int_equal(meta->world_size, t->world_size);
         assert_int_equal(meta->base_time_ns, t->base_time_ns);
-        if (schema >= 2)
-            assert_int_equal(meta->n_pgs, t->n_pgs);
-        else
-            assert_int_equal(meta->n_pgs, 0);
+        /* pg_config in every schema: schema 1 in the Apr 2024 form
+         * (uid, no pg_desc) */
+        assert_int_equal(meta->n_pgs, t->n_pgs);
+        for (size_t p = 0; p < meta->n_pgs; p++) {
+            const tlm_pg_config *pc = &meta->pgs[p];
+            assert_int_equal(pc->uid, schema == 1 ? (int64_t)p : -1);
+            assert_true(schema == 1 ? pc->pg_desc == 0 : pc->pg_desc != 0);
+            assert_int_equal(pc->pg_size, t->pgs[p].size);
+            assert_int_equal(pc->n_ranks, (size_t)t->pgs[p].size);
+            for (size_t k = 0; k < pc->n_ranks; k++)
+                assert_int_equal(pc->ranks[k], t->pgs[p].ranks[k]);
+        }
         assert_int_equal(count_nccl_kernels(tr), t->ranks[r].n_colls_kept);
         uint64_t kept = 0;
         for (size_t i = 0; i < t->n_colls; i++) {
@@ -366,8 +374,20 @@ static void check_traces(const char *dir, const tlm_synth_truth *t,
     }
 }
 
-/* record_param_comms: schema 1 carries the seq as Concrete Inputs[1],
- * schemas 2 and 3 leave it "" and have named keys. */
+/* Entries of a compact "Concrete Inputs" text whose entries hold no
+ * commas (["", "3", "", "0", "", "[]", "[]", "0", "1", "8"]). */
+static int ci_count(const char *ci)
+{
+    int n = 1;
+    for (const char *p = ci; *p; p++)
+        n += *p == ',';
+    return n;
+}
+
+/* record_param_comms: schema 1 carries the seq as Concrete Inputs[1] in
+ * the 10-entry Apr 2024 form (global rank start, stride, group size last;
+ * its wait record has 9 entries, the seq first), schemas 2 and 3 leave it
+ * "" and have named keys. */
 static void check_rpc(const char *dir, const tlm_synth_truth *t, int schema)
 {
     tlm_trace *tr = read_rank(dir, t, 0);
@@ -384,13 +404,23 @@ static void check_rpc(const char *dir, const tlm_synth_truth *t, int schema)
             tlm_event_arg_str(tr, &ev[i], TLM_ARG_COLLECTIVE_NAME, NULL);
         if (cn && strcmp(cn, "wait") == 0)
             continue;
-        if (schema == 1 && ci && strncmp(ci, "[\"\",", 4) != 0)
-            continue; /* the wait record of schema 1 */
+        if (schema == 1 && ci && strncmp(ci, "[\"\",", 4) != 0) {
+            /* the wait record of schema 1 */
+            assert_int_equal(ci_count(ci), 9);
+            static const char tail[] = "\"-1\",\"-1\",\"1\"]";
+            size_t l = strlen(ci);
+            assert_true(l > sizeof tail);
+            assert_string_equal(ci + l - (sizeof tail - 1), tail);
+            continue;
+        }
         assert_non_null(ci);
         seen++;
         if (schema == 1) {
             assert_null(cn);
             assert_true(strncmp(ci, "[\"\",\"\"", 6) != 0);
+            assert_int_equal(ci_count(ci), 10);
+            /* rank 0: every group it is in starts at 0 */
+            assert_non_null(strstr(ci, "\"[]\",\"[]\",\"0\",\""));
         } else {
             assert_non_null(cn);
             assert_true(strncmp(ci, "[\"\",\"\",", 7) == 0);
