@@ -1263,6 +1263,8 @@ static void *order_rows(const ctx *c, const fileres *const *by_rank, int k,
     size_t at = 0;
     for (size_t i = 0; i < c->n_lres; i++) {
         const int64_t *sp = by_rank[i]->span[k];
+        if (sp[1] == 0)
+            continue; /* base may be NULL when there are no rows */
         memcpy(out + at * sz, (const char *)base + (size_t)sp[0] * sz,
                (size_t)sp[1] * sz);
         at += (size_t)sp[1];
