@@ -5,7 +5,7 @@
  *
  * The parser builds a flat node array (children linked by index) in one
  * allocation sized from the input length, so it never reallocates.  Strings
- * are unescaped into a side buffer (\uXXXX becomes UTF-8).
+ * are unescaped into a side buffer (\u escapes become UTF-8).
  */
 #ifndef TLM_PERF_INTERNAL_H
 #define TLM_PERF_INTERNAL_H

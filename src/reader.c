@@ -399,7 +399,7 @@ static int unescape(rd *r, const unsigned char *s, size_t len)
         default: *d++ = (char)c; break; /* " \ / */
         }
     }
-    /* a \uXXXX (6 bytes) yields at most 3 bytes, a pair (12) 4: fits */
+    /* a \u escape (6 bytes) yields at most 3 bytes, a pair (12) 4: fits */
     r->scr_len = (size_t)(d - r->scr);
     return P_OK;
 }
