@@ -190,11 +190,10 @@ int tlm_cmd_report(int argc, char **argv)
 #ifdef __GLIBC__
     /* The tree and the tables allocate and free many large temporary
      * arrays; served by mmap, each one is fresh memory that costs a page
-     * fault per 4 KiB when touched.  From here on keep freed memory in
-     * the heap for reuse (the trace's own arrays are already allocated,
-     * so its growth during the read is unaffected). */
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+     * fault per 4 KiB when touched.  From here on serve them from the
+     * heap (the trace's own arrays are already allocated, so its growth
+     * during the read is unaffected). */
+    (void)mallopt(M_MMAP_THRESHOLD, 32 << 20); /* glibc's maximum */
 #endif
     tlm_tree_opts to;
     tlm_tree_opts_init(&to);
@@ -203,6 +202,11 @@ int tlm_cmd_report(int argc, char **argv)
     if (tlm_tree_build(tr, &to, &tree, &err) != TLM_OK)
         goto fail;
     double t2 = now_s();
+#ifdef __GLIBC__
+    /* and keep what the tables free for their next allocations (after
+     * the tree: trimming its temporaries keeps the peak lower) */
+    (void)mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
     ro.trace_label = trace_path;
     if (tlm_report_build(tree, &ro, &rep, &err) != TLM_OK)
         goto fail;

@@ -232,9 +232,13 @@ void tlm_kd_summary(tlm_rctx *ctx, const int32_t *pool, const size_t *off,
     }
     for (size_t i = 0; i < L; i++) {
         size_t k = 0;
-        for (size_t r = 0; r < nrows; r++)
+        for (size_t r = 0; r < nrows; r++) {
+            size_t ra = r + TLM_PREFETCH_AHEAD;
+            if (ra < nrows && len[ra] == L)
+                TLM_PREFETCH(&ctx->ev[pool[off[ra] + i]]);
             if (len[r] == L)
                 d[k++] = tlm_ns_to_us(ctx->ev[pool[off[r] + i]].dur);
+        }
         kd_entry *e = &ent[i];
         e->uid = pool[off[tr] + i];
         e->count = k;
@@ -323,13 +327,16 @@ typedef struct kinfo {
     int32_t uid;
     int32_t parent_op; /* nearest cpu_op above the launch, -1 */
     int32_t launcher;  /* runtime event, -1 when unlinked */
+    uint32_t name;     /* the kernel's name id */
+    double d;          /* duration, us */
+    int64_t stream_id; /* tlm_rctx_arg_id of "stream" */
 } kinfo;
 
 static int32_t nearest_cpu_op(const tlm_rctx *ctx, int32_t r)
 {
-    for (int32_t a = tlm_tree_parent(ctx->tree, r); a >= 0;
-         a = tlm_tree_parent(ctx->tree, a))
-        if (ctx->ev[a].cat == TLM_CAT_CPU_OP)
+    for (int32_t a = tlm_nd(ctx->tree, r)->parent; a >= 0;
+         a = tlm_nd(ctx->tree, a)->parent)
+        if (tlm_nd(ctx->tree, a)->cat == TLM_CAT_CPU_OP)
             return a;
     return -1;
 }
@@ -448,19 +455,18 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
     if (!durs)
         goto done;
     for (size_t i = 0; i < nk; i++)
-        durs[i] = tlm_ns_to_us(ctx->ev[ki[i].uid].dur);
+        durs[i] = ki[i].d;
     /* pandas Series.sum: numpy's pairwise sum over all kernel rows */
     double all = tlm_np_sum(durs, nk);
     free(durs);
     for (size_t i = 0; i < nk; i++) {
-        const tlm_event *e = &ctx->ev[ki[i].uid];
-        double d = tlm_ns_to_us(e->dur);
+        double d = ki[i].d;
         tlm_sbuf *b = &ctx->s1;
         tlm_sbuf_reset(b);
         tlm_key_id(b, pcat[i] ? tlm_rctx_cat_index(ctx, pcat[i]) : -1);
         tlm_key_id(b, pkey[i]);
-        tlm_key_id(b, e->name);
-        tlm_key_id(b, tlm_rctx_arg_id(ctx, e, TLM_ARG_STREAM));
+        tlm_key_id(b, ki[i].name);
+        tlm_key_id(b, ki[i].stream_id);
         if (b->oom)
             goto done;
         int64_t hk[3];
@@ -620,23 +626,25 @@ static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
     if (!g || !t || tlm_i3map_init(&map, nk) != TLM_OK)
         goto done;
     for (size_t i = 0; i < nk; i++) {
-        const tlm_event *e = &ctx->ev[ki[i].uid];
-        double d = tlm_ns_to_us(e->dur);
+        double d = ki[i].d;
         if (!(d < thr))
             continue;
         tlm_sbuf *b = &ctx->s1;
         tlm_sbuf_reset(b);
         int has_null = pname[i] == NULL;
         tlm_key_id(b, pkey[i]);
+        tlm_argv av[3];
+        if (ki[i].parent_op >= 0)
+            tlm_rctx_args(ctx, &ctx->ev[ki[i].parent_op], sa, 3, av);
         for (int q = 0; q < 3; q++) {
             int64_t v = 0;
             if (ki[i].parent_op >= 0)
-                v = tlm_rctx_arg_id(ctx, &ctx->ev[ki[i].parent_op], sa[q]);
+                v = tlm_argv_id(&av[q]);
             if (!v)
                 has_null = 1;
             tlm_key_id(b, v);
         }
-        tlm_key_id(b, e->name);
+        tlm_key_id(b, ki[i].name);
         if (has_null && drop_null)
             continue;
         if (b->oom)
@@ -695,7 +703,7 @@ tlm_status tlm_rctx_kernel_tables(tlm_rctx *ctx)
 {
     size_t nk = 0;
     for (size_t j = 0; j < ctx->ngpu; j++)
-        if (ctx->ev[ctx->gpu[j]].cat == TLM_CAT_KERNEL)
+        if (ctx->gpu_fl[j] & TLM_GPU_KERNEL)
             nk++;
     kinfo *ki = malloc((nk + 1) * sizeof *ki);
     const char **pcat = malloc((nk + 1) * sizeof *pcat);
@@ -708,11 +716,16 @@ tlm_status tlm_rctx_kernel_tables(tlm_rctx *ctx)
     size_t k = 0, ns = 0;
     for (size_t j = 0; j < ctx->ngpu; j++) {
         size_t i = (size_t)ctx->gpu[j];
-        if (ctx->ev[i].cat != TLM_CAT_KERNEL)
+        if (j + TLM_PREFETCH_AHEAD < ctx->ngpu)
+            TLM_PREFETCH(&ctx->ev[ctx->gpu[j + TLM_PREFETCH_AHEAD]]);
+        if (!(ctx->gpu_fl[j] & TLM_GPU_KERNEL))
             continue;
         kinfo *x = &ki[k];
         x->uid = (int32_t)i;
-        x->launcher = tlm_tree_parent(ctx->tree, (int32_t)i);
+        x->name = ctx->ev[i].name;
+        x->d = tlm_ns_to_us(ctx->ev[i].dur);
+        x->stream_id = tlm_rctx_arg_id(ctx, &ctx->ev[i], TLM_ARG_STREAM);
+        x->launcher = tlm_nd(ctx->tree, (int32_t)i)->parent;
         x->parent_op =
             x->launcher >= 0 ? nearest_cpu_op(ctx, x->launcher) : -1;
         parent_cols(ctx, x, &pcat[k], &pname[k]);
@@ -720,7 +733,7 @@ tlm_status tlm_rctx_kernel_tables(tlm_rctx *ctx)
         pkey[k] = x->parent_op >= 0  ? (int64_t)ctx->ev[x->parent_op].name
                   : x->launcher >= 0 ? (int64_t)ctx->ev[x->launcher].name
                                      : -1;
-        double d = tlm_ns_to_us(ctx->ev[i].dur);
+        double d = x->d;
         if (d < ctx->opts.short_kernel_threshold_us)
             shortd[ns++] = d;
         k++;
@@ -760,26 +773,46 @@ static int coll_bpe(const char *dtype)
 enum { CK_PGN, CK_PGR, CK_COLL, CK_GS, CK_DT, CK_IN, CK_OUT, CK_INS,
        CK_OUTS, CK_STREAM, CK_N };
 
-/* Text of one key of a collective kernel; NULL when null.  Integer values
- * print as integers here; columns with any null switch to float text. */
-static const char *coll_key(tlm_rctx *ctx, const tlm_event *e, int k,
-                            int simplified, char *buf, size_t size,
-                            int *is_int, int64_t *iv)
+static const tlm_arg coll_args[CK_N] = {
+    TLM_ARG_PG_NAME,        TLM_ARG_PG_RANKS,     TLM_ARG_COLLECTIVE_NAME,
+    TLM_ARG_GROUP_SIZE,     TLM_ARG_DTYPE,        TLM_ARG_IN_MSG_NELEMS,
+    TLM_ARG_OUT_MSG_NELEMS, TLM_ARG_IN_SPLIT_SIZE, TLM_ARG_OUT_SPLIT_SIZE,
+    TLM_ARG_STREAM};
+
+/* Decimal text of v into buf (>= 21 bytes), as "%lld" prints it. */
+static void fmt_i64(char *buf, int64_t v)
 {
-    static const tlm_arg args[CK_N] = {
-        TLM_ARG_PG_NAME,        TLM_ARG_PG_RANKS,     TLM_ARG_COLLECTIVE_NAME,
-        TLM_ARG_GROUP_SIZE,     TLM_ARG_DTYPE,        TLM_ARG_IN_MSG_NELEMS,
-        TLM_ARG_OUT_MSG_NELEMS, TLM_ARG_IN_SPLIT_SIZE, TLM_ARG_OUT_SPLIT_SIZE,
-        TLM_ARG_STREAM};
+    char tmp[24];
+    size_t n = 0, k = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        buf[k++] = '-';
+    while (n)
+        buf[k++] = tmp[--n];
+    buf[k] = '\0';
+}
+
+/* Text of one key of a collective kernel; NULL when null.  Integer values
+ * print as integers here; columns with any null switch to float text.
+ * vals: the event's coll_args (one tlm_rctx_args scan); buf (>= 24 bytes)
+ * receives integer text. */
+static const char *coll_key(tlm_rctx *ctx, const tlm_event *e,
+                            const tlm_argv *vals, int k, int simplified,
+                            char *buf, int *is_int, int64_t *iv)
+{
     *is_int = 0;
-    if (tlm_event_arg_int(ctx->trace, e, args[k], iv)) {
+    if (vals[k].type == TLM_ARGV_INT) {
         *is_int = 1;
-        snprintf(buf, size, "%lld", (long long)*iv);
+        *iv = vals[k].i;
+        fmt_i64(buf, *iv);
         return buf;
     }
-    const char *s = tlm_event_arg_str(ctx->trace, e, args[k], NULL);
-    if (s)
-        return s;
+    if (vals[k].type == TLM_ARGV_STR)
+        return tlm_trace_str(ctx->trace, vals[k].str, NULL);
     if (k == CK_PGN)
         return simplified ? "all" : "Unknown_Group";
     if (k == CK_COLL) {
@@ -806,63 +839,58 @@ tlm_status tlm_rctx_coll_analysis(tlm_rctx *ctx)
     size_t n = 0, has_pg = 0;
     int64_t streams[2];
     size_t nstreams = 0;
-    for (size_t j = 0; j < ctx->ngpu; j++) {
-        size_t i = (size_t)ctx->gpu[j];
-        const tlm_event *e = &ctx->ev[i];
-        if (e->cat != TLM_CAT_KERNEL ||
-            !tlm_rctx_is_comm(ctx, (int32_t)i))
-            continue;
-        if (tlm_event_arg(ctx->trace, e, TLM_ARG_CORRELATION, NULL) ==
-                TLM_ARGV_NONE &&
-            tlm_event_arg(ctx->trace, e, TLM_ARG_EXTERNAL_ID, NULL) ==
-                TLM_ARGV_NONE)
-            continue;
-        n++;
-        if (tlm_event_arg(ctx->trace, e, TLM_ARG_PG_NAME, NULL) !=
-            TLM_ARGV_NONE)
-            has_pg = 1;
-        int64_t s;
-        if (tlm_event_arg_int(ctx->trace, e, TLM_ARG_STREAM, &s)) {
-            size_t q = 0;
-            while (q < nstreams && streams[q] != s)
-                q++;
-            if (q == nstreams && nstreams < 2)
-                streams[nstreams++] = s;
-        }
-    }
-    if (!n)
-        return TLM_OK;
-    int simplified = !has_pg && nstreams <= 1;
-    int32_t *uids = malloc(n * sizeof *uids);
-    int32_t *grp = malloc(n * sizeof *grp);
-    double *d = malloc(n * sizeof *d);
+    /* coll_args, then the link ids: one argument scan per kernel */
+    tlm_arg keys[CK_N + 2];
+    tlm_argv av[CK_N + 2];
+    memcpy(keys, coll_args, sizeof coll_args);
+    keys[CK_N] = TLM_ARG_CORRELATION;
+    keys[CK_N + 1] = TLM_ARG_EXTERNAL_ID;
+    int32_t *uids = malloc((ctx->ngpu + 1) * sizeof *uids);
+    int32_t *next = malloc((ctx->ngpu + 1) * sizeof *next);
+    int32_t *head = malloc((ctx->ngpu + 1) * sizeof *head);
+    int32_t *tail = malloc((ctx->ngpu + 1) * sizeof *tail);
+    double *d = malloc((ctx->ngpu + 1) * sizeof *d);
     tlm_i3map map = {0};
     tlm_tab *t = tlm_tab_new("coll_analysis", 19, cols, ty);
     tlm_status st = TLM_ENOMEM;
     int any_null[CK_N] = {0};
     size_t ng = 0, k = 0;
     char buf[64];
-    if (!uids || !grp || !d || !t || tlm_i3map_init(&map, n) != TLM_OK)
+    if (!uids || !next || !head || !tail || !d || !t ||
+        tlm_i3map_init(&map, 1024) != TLM_OK)
         goto done;
     for (size_t j = 0; j < ctx->ngpu; j++) {
+        if ((ctx->gpu_fl[j] & (TLM_GPU_KERNEL | TLM_GPU_COMM)) !=
+            (TLM_GPU_KERNEL | TLM_GPU_COMM))
+            continue;
         size_t i = (size_t)ctx->gpu[j];
         const tlm_event *e = &ctx->ev[i];
-        if (e->cat != TLM_CAT_KERNEL ||
-            !tlm_rctx_is_comm(ctx, (int32_t)i))
+        tlm_rctx_args(ctx, e, keys, CK_N + 2, av);
+        if (av[CK_N].type == TLM_ARGV_NONE &&
+            av[CK_N + 1].type == TLM_ARGV_NONE)
             continue;
-        if (tlm_event_arg(ctx->trace, e, TLM_ARG_CORRELATION, NULL) ==
-                TLM_ARGV_NONE &&
-            tlm_event_arg(ctx->trace, e, TLM_ARG_EXTERNAL_ID, NULL) ==
-                TLM_ARGV_NONE)
-            continue;
+        n++;
+        if (av[CK_PGN].type != TLM_ARGV_NONE)
+            has_pg = 1;
+        if (av[CK_STREAM].type == TLM_ARGV_INT) {
+            int64_t sv = av[CK_STREAM].i;
+            size_t q = 0;
+            while (q < nstreams && streams[q] != sv)
+                q++;
+            if (q == nstreams && nstreams < 2)
+                streams[nstreams++] = sv;
+        }
+        /* the key text of an absent group name ("all" when simplified,
+         * else "Unknown_Group") is the same for every row, and "all" is
+         * used only when no kernel has a group name: grouping with
+         * "Unknown_Group" here gives the same groups */
         tlm_sbuf *b = &ctx->s1;
         tlm_sbuf_reset(b);
         int null = 0;
         for (int q = 0; q < CK_N; q++) {
             int isint;
             int64_t iv;
-            const char *v = coll_key(ctx, e, q, simplified, buf, sizeof buf,
-                                     &isint, &iv);
+            const char *v = coll_key(ctx, e, av, q, 0, buf, &isint, &iv);
             if (!v) {
                 null = 1;
                 any_null[q] = 1;
@@ -881,31 +909,36 @@ tlm_status tlm_rctx_coll_analysis(tlm_rctx *ctx)
             g = (int32_t)ng++;
             if (tlm_i3map_put(&map, hk[0], hk[1], hk[2], g))
                 goto done;
+            head[g] = (int32_t)k;
+        } else {
+            next[tail[g]] = (int32_t)k;
         }
-        uids[k] = (int32_t)i;
-        grp[k] = g;
-        k++;
+        tail[g] = (int32_t)k;
+        next[k] = -1;
+        uids[k++] = (int32_t)i;
     }
+    if (!n) {
+        st = TLM_OK;
+        goto done;
+    }
+    int simplified = !has_pg && nstreams <= 1;
     for (size_t g = 0; g < ng; g++) {
         size_t m = 0;
-        int32_t first = -1;
-        for (size_t j = 0; j < k; j++)
-            if (grp[j] == (int32_t)g) {
-                if (first < 0)
-                    first = uids[j];
-                d[m++] = tlm_ns_to_us(ctx->ev[uids[j]].dur);
-            }
+        int32_t first = uids[head[g]];
+        for (int32_t j = head[g]; j >= 0; j = next[j])
+            d[m++] = tlm_ns_to_us(ctx->ev[uids[j]].dur);
         long rr = tlm_tab_add_row(t);
         if (rr < 0)
             goto done;
         size_t R = (size_t)rr;
         const tlm_event *e = &ctx->ev[first];
+        tlm_rctx_args(ctx, e, keys, CK_N, av);
         tlm_tab_set_i(t, R, 0, 0);
         for (int q = 0; q < CK_N; q++) {
             int isint;
             int64_t iv;
-            const char *v = coll_key(ctx, e, q, simplified, buf, sizeof buf,
-                                     &isint, &iv);
+            const char *v =
+                coll_key(ctx, e, av, q, simplified, buf, &isint, &iv);
             if (isint && any_null[q]) {
                 tlm_sbuf_reset(&ctx->s2);
                 tlm_sbuf_pyfloat(&ctx->s2, (double)iv);
@@ -914,14 +947,14 @@ tlm_status tlm_rctx_coll_analysis(tlm_rctx *ctx)
                 tlm_tab_set_s(t, R, (size_t)(1 + q), v, strlen(v));
             }
         }
-        const char *dt = tlm_event_arg_str(ctx->trace, e, TLM_ARG_DTYPE, NULL);
+        const char *dt = av[CK_DT].type == TLM_ARGV_STR
+                             ? tlm_trace_str(ctx->trace, av[CK_DT].str, NULL)
+                             : NULL;
         int bpe = coll_bpe(dt);
-        int64_t ni, no;
-        if (bpe && tlm_event_arg_int(ctx->trace, e, TLM_ARG_IN_MSG_NELEMS, &ni))
-            tlm_tab_set_f(t, R, 11, (double)ni * bpe / 1048576.0);
-        if (bpe &&
-            tlm_event_arg_int(ctx->trace, e, TLM_ARG_OUT_MSG_NELEMS, &no))
-            tlm_tab_set_f(t, R, 12, (double)no * bpe / 1048576.0);
+        if (bpe && av[CK_IN].type == TLM_ARGV_INT)
+            tlm_tab_set_f(t, R, 11, (double)av[CK_IN].i * bpe / 1048576.0);
+        if (bpe && av[CK_OUT].type == TLM_ARGV_INT)
+            tlm_tab_set_f(t, R, 12, (double)av[CK_OUT].i * bpe / 1048576.0);
         double s = tlm_pd_sum(d, m), mn = d[0], mx = d[0];
         for (size_t j = 0; j < m; j++) {
             if (d[j] < mn)
@@ -942,9 +975,11 @@ tlm_status tlm_rctx_coll_analysis(tlm_rctx *ctx)
 done:
     tlm_i3map_free(&map);
     free(uids);
-    free(grp);
+    free(next);
+    free(head);
+    free(tail);
     free(d);
-    if (st != TLM_OK || !t->nrows) {
+    if (st != TLM_OK || !t || !t->nrows) {
         tlm_tab_free(t);
         return st;
     }

@@ -29,15 +29,6 @@ typedef struct ts_ctx {
     const int32_t *pool;
 } ts_ctx;
 
-static int cmp_lk_ts(const void *vc, size_t a, size_t b)
-{
-    const ts_ctx *c = vc;
-    int64_t x = c->ev[c->lk[a].uid].ts, y = c->ev[c->lk[b].uid].ts;
-    if (x != y)
-        return x < y ? -1 : 1;
-    return 0;
-}
-
 static int cmp_k_ts(const void *vc, size_t a, size_t b)
 {
     const ts_ctx *c = vc;
@@ -73,20 +64,23 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
     uint32_t exec_id = tlm_trace_str_find(ctx->trace, "execute", 7);
     for (size_t j = 0; j < ctx->ngpu; j++) {
         size_t i = (size_t)ctx->gpu[j];
-        if (tlm_rctx_is_comm(ctx, (int32_t)i))
+        if (j + TLM_PREFETCH_AHEAD < ctx->ngpu)
+            TLM_PREFETCH(&tree->nd[ctx->gpu[j + TLM_PREFETCH_AHEAD]]);
+        if (ctx->gpu_fl[j] & TLM_GPU_COMM)
             continue;
-        int32_t r = tlm_tree_parent(tree, (int32_t)i);
+        int32_t r = tlm_nd(tree, (int32_t)i)->parent;
         if (r < 0)
             continue;
-        int32_t a = tlm_tree_parent(tree, r), L = -1;
+        int32_t a = tlm_nd(tree, r)->parent, L = -1;
         while (a >= 0) {
-            if (ev[a].cat == TLM_CAT_PYTHON_FUNCTION) {
-                a = tlm_tree_parent(tree, a);
+            unsigned acat = tlm_nd(tree, a)->cat;
+            if (acat == TLM_CAT_PYTHON_FUNCTION) {
+                a = tlm_nd(tree, a)->parent;
                 continue;
             }
-            if (ev[a].cat == TLM_CAT_CPU_OP) {
+            if (acat == TLM_CAT_CPU_OP) {
                 if (exec_id && ev[a].name == exec_id) {
-                    a = tlm_tree_parent(tree, a);
+                    a = tlm_nd(tree, a)->parent;
                     continue;
                 }
                 L = a;
@@ -127,13 +121,26 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
         ctx->lk_kernels[L->k0 + L->nk++] = (int32_t)i;
         kl[i] = -1;
     }
-    /* launchers by ts (stable: first-seen order on ties) */
-    for (size_t j = 0; j < ctx->nlk; j++)
-        order[j] = j;
+    /* launchers by ts (stable: first-seen order on ties), as compact
+     * (ts, index) pairs */
+    {
+        tlm_pair *pr = malloc((ctx->nlk ? ctx->nlk : 1) * sizeof *pr);
+        if (!pr) {
+            st = TLM_ENOMEM;
+            goto done;
+        }
+        for (size_t j = 0; j < ctx->nlk; j++) {
+            pr[j].key = ev[ctx->lk[j].uid].ts;
+            pr[j].val = (int64_t)j;
+        }
+        st = tlm_sort_pairs(pr, ctx->nlk);
+        for (size_t j = 0; j < ctx->nlk; j++)
+            order[j] = (size_t)pr[j].val;
+        free(pr);
+        if (st != TLM_OK)
+            goto done;
+    }
     ts_ctx tc = {ev, ctx->lk, ctx->lk_kernels};
-    st = tlm_sort_idx(order, ctx->nlk, cmp_lk_ts, &tc);
-    if (st != TLM_OK)
-        goto done;
     off = 0;
     for (size_t j = 0; j < ctx->nlk; j++) {
         const tlm_launcher *L = &ctx->lk[order[j]];
@@ -154,8 +161,13 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
     memcpy(ctx->lk_kernels, pool2, nk * sizeof *pool2);
     for (size_t j = 0; j < ctx->nlk && st == TLM_OK; j++) {
         tlm_launcher *L = &ctx->lk[j];
+        if (j + TLM_PREFETCH_AHEAD < ctx->nlk) {
+            int32_t x = ctx->lk[j + TLM_PREFETCH_AHEAD].uid;
+            TLM_PREFETCH(&ev[x]);
+            TLM_PREFETCH(&tree->nd[x]);
+        }
         size_t ng;
-        const int32_t *g = tlm_tree_gpu_events(tree, L->uid, &ng);
+        const int32_t *g = tlm_nd_gpu(tree, L->uid, &ng);
         st = tlm_tree_busy_us(tree, ctx->lk_kernels + L->k0, L->nk,
                               &L->direct_us);
         if (st == TLM_OK)
@@ -312,11 +324,17 @@ static tlm_status ops_by_category(tlm_rctx *ctx)
     if (!cats)
         return TLM_ENOMEM;
     for (size_t j = 0; j < ctx->nlk; j++) {
+        const char *c = ctx->lk[j].category;
         size_t q = 0;
-        while (q < nc && strcmp(cats[q], ctx->lk[j].category))
+        while (q < nc && cats[q] != c)
+            q++;
+        if (q < nc)
+            continue;
+        q = 0;
+        while (q < nc && strcmp(cats[q], c))
             q++;
         if (q == nc)
-            cats[nc++] = ctx->lk[j].category;
+            cats[nc++] = c;
     }
     qsort(cats, nc, sizeof *cats, cmp_str_ptr);
     tlm_tab *t = tlm_tab_new("ops_summary_by_category", 5, cols, ty);
@@ -324,14 +342,35 @@ static tlm_status ops_by_category(tlm_rctx *ctx)
         free(cats);
         return TLM_ENOMEM;
     }
+    /* one pass: each launcher's category slot (pointer compare first, the
+     * strings are mostly the same static ones), sums in launcher order */
+    tlm_kahan *sums = calloc(nc + 1, sizeof *sums);
+    int64_t *cnts = calloc(nc + 1, sizeof *cnts);
+    if (!sums || !cnts) {
+        free(sums);
+        free(cnts);
+        free(cats);
+        tlm_tab_free(t);
+        return TLM_ENOMEM;
+    }
+    size_t last = 0;
+    for (size_t j = 0; j < ctx->nlk; j++) {
+        const char *c = ctx->lk[j].category;
+        size_t q = last;
+        if (cats[q] != c) {
+            for (q = 0; q < nc && cats[q] != c; q++)
+                ;
+            if (q == nc)
+                for (q = 0; q < nc && strcmp(cats[q], c); q++)
+                    ;
+        }
+        last = q;
+        tlm_kahan_add(&sums[q], ctx->lk[j].direct_us);
+        cnts[q]++;
+    }
     for (size_t q = 0; q < nc; q++) {
-        tlm_kahan sum = {0.0, 0.0};
-        int64_t cnt = 0;
-        for (size_t j = 0; j < ctx->nlk; j++)
-            if (!strcmp(ctx->lk[j].category, cats[q])) {
-                tlm_kahan_add(&sum, ctx->lk[j].direct_us);
-                cnt++;
-            }
+        tlm_kahan sum = sums[q];
+        int64_t cnt = cnts[q];
         long r = tlm_tab_add_row(t);
         if (r < 0)
             break;
@@ -339,6 +378,8 @@ static tlm_status ops_by_category(tlm_rctx *ctx)
         tlm_tab_set_i(t, (size_t)r, 1, cnt);
         tlm_tab_set_f(t, (size_t)r, 2, sum.sum / 1000.0);
     }
+    free(sums);
+    free(cnts);
     free(cats);
     tlm_status st = sort_table(t, 2, -1);
     add_percent(t, 2, 3);
@@ -422,11 +463,17 @@ static tlm_status ops_summary(tlm_rctx *ctx)
             tlm_kahan_add(&kd, ctx->lk[j].direct_us);
             tlm_kahan_add(&ks, ctx->lk[j].subtree_us);
             cnt++;
+            const char *c = ctx->lk[j].category;
             size_t q = 0;
-            while (q < ncl && strcmp(cl[q], ctx->lk[j].category))
+            while (q < ncl && cl[q] != c)
                 q++;
+            if (q == ncl) {
+                q = 0;
+                while (q < ncl && strcmp(cl[q], c))
+                    q++;
+            }
             if (q == ncl)
-                cl[ncl++] = ctx->lk[j].category;
+                cl[ncl++] = c;
         }
         qsort(cl, ncl, sizeof *cl, cmp_str_ptr);
         tlm_sbuf_reset(b);
@@ -484,10 +531,14 @@ static void unique_key(tlm_rctx *ctx, int32_t u, const char *cat,
     tlm_sbuf_reset(b);
     tlm_key_id(b, e->name);
     tlm_key_id(b, tlm_rctx_cat_index(ctx, cat));
-    for (int f = 1; f <= 3; f++)
-        tlm_key_id(b, tlm_rctx_meta_id(ctx, e, f));
+    int64_t mid[3];
+    tlm_argv av[4];
+    tlm_rctx_meta_ids(ctx, e, mid);
+    for (int f = 0; f < 3; f++)
+        tlm_key_id(b, mid[f]);
+    tlm_rctx_args(ctx, e, shape_args, 4, av);
     for (int k = 0; k < 4; k++)
-        tlm_key_id(b, tlm_rctx_arg_id(ctx, e, shape_args[k]));
+        tlm_key_id(b, tlm_argv_id(&av[k]));
 }
 
 static tlm_status ops_unique_args(tlm_rctx *ctx)
@@ -530,6 +581,8 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
         !t || tlm_i3map_init(&gr.map, nl) != TLM_OK)
         goto done;
     for (size_t j = 0; j < nl; j++) {
+        if (j + TLM_PREFETCH_AHEAD < nl)
+            TLM_PREFETCH(&ctx->ev[ctx->lk[j + TLM_PREFETCH_AHEAD].uid]);
         unique_key(ctx, ctx->lk[j].uid, ctx->lk[j].category, &ctx->s1);
         if (ctx->s1.oom)
             goto done;

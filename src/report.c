@@ -186,6 +186,34 @@ void tlm_rctx_set_arg(tlm_rctx *ctx, tlm_tab *t, size_t row, size_t col,
     tlm_sbuf_free(&b);
 }
 
+void tlm_rctx_meta_ids(const tlm_rctx *ctx, const tlm_event *e,
+                       int64_t ids[3])
+{
+    /* rows come in runs of one thread: remember the last one */
+    tlm_rctx *m = (tlm_rctx *)(uintptr_t)ctx;
+    if (!m->meta_last_ok || m->meta_last_pid != e->pid ||
+        m->meta_last_tid != e->tid) {
+        for (int f = 1; f <= 3; f++)
+            m->meta_last[f - 1] = tlm_rctx_meta_id(ctx, e, f);
+        m->meta_last_pid = e->pid;
+        m->meta_last_tid = e->tid;
+        m->meta_last_ok = 1;
+    }
+    memcpy(ids, m->meta_last, sizeof m->meta_last);
+}
+
+int tlm_rctx_has_model(const tlm_rctx *ctx, int32_t u)
+{
+    uint32_t id = ctx->ev[u].name;
+    if (ctx->model_cache && id < ctx->n_names) {
+        if (!ctx->model_cache[id])
+            ctx->model_cache[id] =
+                tlm_perf_has_model(tlm_rctx_name(ctx, u)) ? 2 : 1;
+        return ctx->model_cache[id] == 2;
+    }
+    return tlm_perf_has_model(tlm_rctx_name(ctx, u));
+}
+
 int64_t tlm_rctx_meta_id(const tlm_rctx *ctx, const tlm_event *e, int field)
 {
     int64_t tid = field == META_THREAD_NAME ? e->tid : 0;
@@ -225,23 +253,49 @@ int64_t tlm_rctx_cat_index(const tlm_rctx *ctx, const char *cat)
 int64_t tlm_rctx_arg_id(const tlm_rctx *ctx, const tlm_event *e, tlm_arg key)
 {
     tlm_argv v;
-    tlm_argv_type ty = tlm_event_arg(ctx->trace, e, key, &v);
-    if (ty == TLM_ARGV_STR)
-        return (int64_t)v.str + 1;
-    if (ty == TLM_ARGV_INT)
-        return -(int64_t)(v.i & 0x3fffffffffffll) - 2;
-    return 0;
+    if (tlm_event_arg(ctx->trace, e, key, &v) == TLM_ARGV_NONE)
+        return 0;
+    return tlm_argv_id(&v);
+}
+
+void tlm_rctx_args(const tlm_rctx *ctx, const tlm_event *e,
+                   const tlm_arg *keys, size_t n, tlm_argv *vals)
+{
+    for (size_t i = 0; i < n; i++) {
+        vals[i].type = TLM_ARGV_NONE;
+        vals[i].i = 0;
+        vals[i].str = 0;
+    }
+    if (!e->args)
+        return;
+    /* one bit per wanted key: most arguments are skipped by one test */
+    uint64_t want = 0;
+    for (size_t i = 0; i < n; i++)
+        want |= 1ull << (keys[i] & 63);
+    uint64_t it = 0;
+    tlm_arg k;
+    tlm_argv v;
+    while (tlm_event_arg_next(ctx->trace, e, &it, &k, &v)) {
+        if (!(want & (1ull << (k & 63))))
+            continue;
+        for (size_t i = 0; i < n; i++)
+            if (keys[i] == k)
+                vals[i] = v;
+    }
 }
 
 tlm_status tlm_rctx_perf(tlm_rctx *ctx, int32_t u, int bwd, const int32_t *k,
                          size_t nk, const tlm_perf_result **out)
 {
+    static const tlm_arg shape_keys[4] = {
+        TLM_ARG_INPUT_DIMS, TLM_ARG_INPUT_TYPE, TLM_ARG_INPUT_STRIDES,
+        TLM_ARG_CONCRETE_INPUTS};
     const tlm_event *e = &ctx->ev[u];
-    int64_t ids[5] = {(int64_t)e->name,
-                      tlm_rctx_arg_id(ctx, e, TLM_ARG_INPUT_DIMS),
-                      tlm_rctx_arg_id(ctx, e, TLM_ARG_INPUT_TYPE),
-                      tlm_rctx_arg_id(ctx, e, TLM_ARG_INPUT_STRIDES),
-                      tlm_rctx_arg_id(ctx, e, TLM_ARG_CONCRETE_INPUTS)};
+    tlm_argv sv[4];
+    tlm_rctx_args(ctx, e, shape_keys, 4, sv);
+    int64_t ids[5] = {(int64_t)e->name, tlm_argv_id(&sv[0]),
+                      tlm_argv_id(&sv[1]), tlm_argv_id(&sv[2]),
+                      tlm_argv_id(&sv[3])};
     uint64_t kh = 0x9E3779B97F4A7C15ull * (uint64_t)(bwd + 1);
     for (size_t i = 0; i < nk; i++)
         kh = (kh ^ ctx->ev[k[i]].name) * 0x100000001B3ull;
@@ -275,12 +329,12 @@ tlm_status tlm_rctx_perf(tlm_rctx *ctx, int32_t u, int bwd, const int32_t *k,
     tlm_perf_args pa;
     memset(&pa, 0, sizeof pa);
     pa.name = tlm_rctx_name(ctx, u);
-    pa.input_dims = tlm_event_arg_str(ctx->trace, e, TLM_ARG_INPUT_DIMS, NULL);
-    pa.input_types = tlm_event_arg_str(ctx->trace, e, TLM_ARG_INPUT_TYPE, NULL);
-    pa.input_strides =
-        tlm_event_arg_str(ctx->trace, e, TLM_ARG_INPUT_STRIDES, NULL);
-    pa.concrete_inputs =
-        tlm_event_arg_str(ctx->trace, e, TLM_ARG_CONCRETE_INPUTS, NULL);
+    const char **ps[4] = {&pa.input_dims, &pa.input_types, &pa.input_strides,
+                          &pa.concrete_inputs};
+    for (int q = 0; q < 4; q++)
+        *ps[q] = sv[q].type == TLM_ARGV_STR
+                     ? tlm_trace_str(ctx->trace, sv[q].str, NULL)
+                     : NULL;
     pa.kernel_names = kn;
     pa.n_kernels = nk;
     size_t i = ctx->nperf;
@@ -332,7 +386,8 @@ static tlm_status build_meta(tlm_rctx *ctx)
     for (size_t i = 0; i < ctx->n; i++)
         ng += tlm_ev_gpu(&ctx->ev[i]) != 0;
     ctx->gpu = malloc((ng ? ng : 1) * sizeof *ctx->gpu);
-    if (!ctx->gpu)
+    ctx->gpu_fl = malloc(ng ? ng : 1);
+    if (!ctx->gpu || !ctx->gpu_fl)
         return TLM_ENOMEM;
     uint32_t pn = tlm_trace_str_find(ctx->trace, "process_name", 12);
     uint32_t pl = tlm_trace_str_find(ctx->trace, "process_labels", 14);
@@ -340,6 +395,12 @@ static tlm_status build_meta(tlm_rctx *ctx)
     for (size_t i = 0; i < ctx->n && st == TLM_OK; i++) {
         const tlm_event *e = &ctx->ev[i];
         if (tlm_ev_gpu(e)) {
+            /* what the table builders ask of every GPU event, kept in a
+             * byte per event: no second read of the event */
+            ctx->gpu_fl[ctx->ngpu] =
+                (uint8_t)((e->cat == TLM_CAT_KERNEL ? TLM_GPU_KERNEL : 0) |
+                          (tlm_rctx_is_comm(ctx, (int32_t)i) ? TLM_GPU_COMM
+                                                             : 0));
             ctx->gpu[ctx->ngpu++] = (int32_t)i;
             continue;
         }
@@ -369,10 +430,12 @@ static void ctx_free(tlm_rctx *ctx)
     free(ctx->lk_kernels);
     free(ctx->lk_of);
     free(ctx->gpu);
+    free(ctx->gpu_fl);
     tlm_i3map_free(&ctx->meta);
     tlm_sbuf_free(&ctx->s1);
     tlm_sbuf_free(&ctx->s2);
     free(ctx->comm_cache);
+    free(ctx->model_cache);
     if (ctx->cat_cache)
         tlm_i3map_free(ctx->cat_cache);
     free(ctx->cat_cache);
@@ -429,16 +492,18 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
             goto fail;
         ctx.has_arch = 1;
     }
-    st = build_meta(&ctx);
-    if (st != TLM_OK)
-        goto oom;
     ctx.n_names = tlm_trace_str_count(ctx.trace);
     ctx.comm_cache = calloc(ctx.n_names ? ctx.n_names : 1, 1);
+    ctx.model_cache = calloc(ctx.n_names ? ctx.n_names : 1, 1);
     ctx.cat_cache = calloc(1, sizeof *ctx.cat_cache);
     ctx.perf_cache = calloc(1, sizeof *ctx.perf_cache);
-    if (!ctx.comm_cache || !ctx.cat_cache || !ctx.perf_cache ||
+    if (!ctx.comm_cache || !ctx.model_cache || !ctx.cat_cache ||
+        !ctx.perf_cache ||
         tlm_i3map_init(ctx.cat_cache, 256) != TLM_OK ||
         tlm_i3map_init(ctx.perf_cache, 256) != TLM_OK)
+        goto oom;
+    st = build_meta(&ctx);
+    if (st != TLM_OK)
         goto oom;
     st = tlm_rctx_timeline(&ctx, err);
     if (st != TLM_OK)

@@ -41,6 +41,15 @@ static inline double tlm_ev_end_us(const tlm_event *e)
     return tlm_ns_to_us(e->ts) + tlm_ns_to_us(e->dur);
 }
 
+/* Starts loading an event a loop will read a few iterations later (the
+ * loops over UID lists are latency-bound: one cache miss per event). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TLM_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define TLM_PREFETCH(p) ((void)(p))
+#endif
+#define TLM_PREFETCH_AHEAD 8
+
 /* kernel / gpu_memset / gpu_memcpy (inline twin of tlm_event_is_gpu). */
 static inline int tlm_ev_gpu(const tlm_event *e)
 {
@@ -179,6 +188,20 @@ static inline void tlm_kahan_add(tlm_kahan *k, double v)
 /* Python/numpy round(x, 2) == rint(x*100)/100. */
 double tlm_np_round2(double x);
 
+/* (key, value) pairs ordered by key then value: a total order when the
+ * values are distinct (UIDs). */
+typedef struct tlm_pair {
+    int64_t key;
+    int64_t val;
+} tlm_pair;
+static inline int tlm_pair_le(const tlm_pair *a, const tlm_pair *b)
+{
+    return a->key != b->key ? a->key < b->key : a->val <= b->val;
+}
+/* Merge sort of pairs by (key, val) over the input's natural runs (fast
+ * for a few sorted runs).  Errors: TLM_ENOMEM. */
+tlm_status tlm_sort_pairs(tlm_pair *a, size_t n);
+
 /* Stable sort of size_t indices by a comparison callback. */
 typedef int (*tlm_idx_cmp)(const void *ctx, size_t a, size_t b);
 tlm_status tlm_sort_idx(size_t *idx, size_t n, tlm_idx_cmp cmp,
@@ -189,6 +212,50 @@ tlm_status tlm_sort_idx(size_t *idx, size_t n, tlm_idx_cmp cmp,
 #include "tlmpi/tlm_perf.h"
 #include "tlmpi/tlm_report.h"
 #include "tlmpi/tlm_tree.h"
+
+/* ------------------------------------------------------------ tree */
+
+/* One node of the call tree, indexed by UID: everything a walk reads in
+ * one 24-byte record (one cache line per node visited, not six arrays). */
+typedef struct tlm_tnode {
+    int32_t parent, first_child, next_sibling; /* -1 = none */
+    int32_t gpu_lo, gpu_hi; /* slice of gpu_order for the subtree */
+    uint8_t flags;          /* TLM_NODE_* */
+    uint8_t cat;            /* the event's tlm_cat */
+    uint16_t pad_;
+} tlm_tnode;
+
+struct tlm_uidmap;
+
+struct tlm_tree {
+    const tlm_trace *trace;
+    const tlm_event *ev;
+    size_t n;
+    tlm_tnode *nd;
+    struct tlm_uidmap *fwd; /* bwd node -> fwd op; NULL without sequence
+                               numbers */
+    struct tlm_uidmap *bwd; /* fwd op -> bwd node */
+    int32_t *gpu_order;
+    size_t n_gpu_order;
+    double *gpu_se;        /* (start, end) us of each gpu_order entry */
+    int32_t *roots;
+    size_t n_roots;
+    tlm_tree_stats stats;
+    double *scratch; /* busy-time pairs */
+    size_t scratch_cap;
+};
+
+/* Inline twins of the tlm_tree_* accessors for the report modules. */
+static inline const tlm_tnode *tlm_nd(const tlm_tree *t, int32_t u)
+{
+    return &t->nd[u];
+}
+static inline const int32_t *tlm_nd_gpu(const tlm_tree *t, int32_t u,
+                                        size_t *n)
+{
+    *n = (size_t)(t->nd[u].gpu_hi - t->nd[u].gpu_lo);
+    return t->gpu_order + t->nd[u].gpu_lo;
+}
 
 /* One kernel launcher (§4.1): the op whose direct kernels it owns. */
 typedef struct tlm_launcher {
@@ -216,6 +283,7 @@ typedef struct tlm_rctx {
     int32_t *lk_of;       /* per UID: launcher index or -1 */
     tlm_i3map meta;       /* (pid, tid, field) -> M event UID */
     int32_t *gpu;         /* UIDs of GPU events, UID order */
+    uint8_t *gpu_fl;      /* per gpu[] entry: TLM_GPU_KERNEL, _COMM */
     size_t ngpu;
     int has_cpu_ops;
     int32_t max_uid;      /* next synthetic UID - 1 */
@@ -223,6 +291,10 @@ typedef struct tlm_rctx {
     size_t ntabs, cap_tabs;
     tlm_sbuf s1, s2;      /* scratch */
     uint8_t *comm_cache;  /* per name id: 0 unknown, 1 no, 2 comm */
+    uint8_t *model_cache; /* per name id: 0 unknown, 1 no, 2 perf model */
+    int meta_last_ok;     /* tlm_rctx_meta_ids: last (pid, tid) */
+    int64_t meta_last_pid, meta_last_tid;
+    int64_t meta_last[3];
     uint32_t n_names;
     tlm_i3map *cat_cache; /* (name id, first kernel name id) -> cat index */
     const char **cats;    /* distinct category strings seen */
@@ -245,6 +317,9 @@ struct tlm_report {
     size_t n_gpu_linked;
 };
 
+/* ctx->gpu_fl bits: cat kernel; tlm_rctx_is_comm. */
+enum { TLM_GPU_KERNEL = 1, TLM_GPU_COMM = 2 };
+
 /* Appends t to ctx->tabs (takes ownership; frees t on failure). */
 tlm_status tlm_rctx_add_tab(tlm_rctx *ctx, tlm_tab *t);
 
@@ -264,9 +339,35 @@ int64_t tlm_rctx_cat_index(const tlm_rctx *ctx, const char *cat);
 int64_t tlm_rctx_meta_id(const tlm_rctx *ctx, const tlm_event *e, int field);
 int64_t tlm_rctx_arg_id(const tlm_rctx *ctx, const tlm_event *e,
                         tlm_arg key);
+/* tlm_rctx_meta_id of fields 1..3 (process name, labels, thread name). */
+void tlm_rctx_meta_ids(const tlm_rctx *ctx, const tlm_event *e,
+                       int64_t ids[3]);
+/* tlm_perf_has_model of op u's name, cached per name id. */
+int tlm_rctx_has_model(const tlm_rctx *ctx, int32_t u);
+/* Several arguments of e in one scan of its argument list: vals[i] gets
+ * keys[i] as tlm_event_arg would (type TLM_ARGV_NONE when absent, the
+ * last occurrence wins).  n <= 32. */
+void tlm_rctx_args(const tlm_rctx *ctx, const tlm_event *e,
+                   const tlm_arg *keys, size_t n, tlm_argv *vals);
+/* The id tlm_rctx_arg_id gives for an argument value. */
+static inline int64_t tlm_argv_id(const tlm_argv *v)
+{
+    if (v->type == TLM_ARGV_STR)
+        return (int64_t)v->str + 1;
+    if (v->type == TLM_ARGV_INT)
+        return -(int64_t)(v->i & 0x3fffffffffffll) - 2;
+    return 0;
+}
 /* Appends the 8 bytes of v to a binary grouping key. */
 static inline void tlm_key_id(tlm_sbuf *b, int64_t v)
 {
+    if (!b->oom && b->len + sizeof v + 1 <= b->cap) {
+        /* fast path, same bytes as tlm_sbuf_putn */
+        memcpy(b->p + b->len, &v, sizeof v);
+        b->len += sizeof v;
+        b->p[b->len] = '\0';
+        return;
+    }
     tlm_sbuf_putn(b, (const char *)&v, sizeof v);
 }
 /* Two independent 64-bit hashes of a binary key (8-byte words). */

@@ -69,7 +69,7 @@ static int collect_kernels(tlm_rctx *ctx, int32_t u, int bwd, pvec *pool,
     size_t start = pool->n;
     if (!bwd) {
         size_t ng;
-        const int32_t *g = tlm_tree_gpu_events(ctx->tree, u, &ng);
+        const int32_t *g = tlm_nd_gpu(ctx->tree, u, &ng);
         for (size_t i = 0; i < ng; i++)
             if (pvec_push(pool, g[i]))
                 return -1;
@@ -80,21 +80,21 @@ static int collect_kernels(tlm_rctx *ctx, int32_t u, int bwd, pvec *pool,
             int32_t b = tlm_tree_bwd_event(ctx->tree, x);
             if (b >= 0) {
                 size_t ng;
-                const int32_t *g = tlm_tree_gpu_events(ctx->tree, b, &ng);
+                const int32_t *g = tlm_nd_gpu(ctx->tree, b, &ng);
                 for (size_t i = 0; i < ng; i++)
                     if (pvec_push(pool, g[i]))
                         return -1;
             }
-            int32_t c = tlm_tree_first_child(ctx->tree, x);
+            int32_t c = tlm_nd(ctx->tree, x)->first_child;
             if (c >= 0) {
                 x = c;
                 continue;
             }
-            while (x != u && tlm_tree_next_sibling(ctx->tree, x) < 0)
-                x = tlm_tree_parent(ctx->tree, x);
+            while (x != u && tlm_nd(ctx->tree, x)->next_sibling < 0)
+                x = tlm_nd(ctx->tree, x)->parent;
             if (x == u)
                 break;
-            x = tlm_tree_next_sibling(ctx->tree, x);
+            x = tlm_nd(ctx->tree, x)->next_sibling;
         }
     }
     size_t n = pool->n - start;
@@ -128,6 +128,8 @@ typedef struct sheet_state {
     pvec pool;
     char pcols[MAX_PCOLS][TLM_PERF_PARAM_NAME];
     size_t npcols;
+    uint8_t *seen; /* per model result: parameter names registered */
+    size_t nseen;
 } sheet_state;
 
 static tlm_status compute_row(tlm_rctx *ctx, int32_t u, int bwd,
@@ -168,6 +170,23 @@ static tlm_status compute_row(tlm_rctx *ctx, int32_t u, int bwd,
     r->grp = -1;
     r->next = -1;
     r->perf_idx = (int32_t)(res - ctx->perf_res);
+    /* parameter columns: once per distinct model result */
+    size_t pi = (size_t)r->perf_idx;
+    if (pi >= s->nseen) {
+        size_t nn = ctx->nperf > pi + 1 ? ctx->nperf : pi + 1;
+        nn = nn * 2 + 64;
+        uint8_t *p = realloc(s->seen, nn);
+        if (!p)
+            return TLM_ENOMEM;
+        memset(p + s->nseen, 0, nn - s->nseen);
+        s->seen = p;
+        s->nseen = nn;
+    }
+    if (s->seen[pi]) {
+        *ok = 1;
+        return TLM_OK;
+    }
+    s->seen[pi] = 1;
     for (size_t i = 0; i < res->n_params; i++) {
         size_t q = 0;
         while (q < s->npcols && strcmp(s->pcols[q], res->params[i].name))
@@ -320,11 +339,28 @@ static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
         free(len);
         goto done;
     }
+    /* group of each model result: rows with one result (same name id and
+     * inputs) have the same key text, so it is hashed once per result */
+    int32_t *gof = malloc((ctx->nperf + 1) * sizeof *gof);
+    if (!gof) {
+        free(off);
+        free(len);
+        goto done;
+    }
+    memset(gof, 0xff, (ctx->nperf + 1) * sizeof *gof);
     for (size_t i = 0; i < s->nrows; i++) {
         prow *r = &s->rows[i];
-        const tlm_perf_result *pr = NULL;
-        tlm_status cst = tlm_rctx_perf(ctx, r->uid, r->bwd,
-                                       s->pool.v + r->k0, r->nk, &pr);
+        /* rows exist only for models that succeeded (compute_row) */
+        const tlm_perf_result *pr = &ctx->perf_res[r->perf_idx];
+        tlm_status cst = TLM_OK;
+        int32_t g = gof[r->perf_idx];
+        if (g >= 0 && ctx->ev[s->rows[head[g]].uid].name ==
+                          ctx->ev[r->uid].name) {
+            s->rows[tail[g]].next = (int32_t)i;
+            tail[g] = (int32_t)i;
+            r->grp = g;
+            continue;
+        }
         tlm_sbuf *b = &ctx->s1;
         tlm_sbuf_reset(b);
         tlm_sbuf_puts(b, tlm_rctx_name(ctx, r->uid));
@@ -341,16 +377,18 @@ static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
         if (b->oom) {
             free(off);
             free(len);
+            free(gof);
             goto done;
         }
         int64_t hk[3];
         tlm_key_hash(b, hk);
-        int32_t g = tlm_i3map_get(&map, hk[0], hk[1], hk[2]);
+        g = tlm_i3map_get(&map, hk[0], hk[1], hk[2]);
         if (g < 0) {
             g = (int32_t)ngroups++;
             if (tlm_i3map_put(&map, hk[0], hk[1], hk[2], g)) {
                 free(off);
                 free(len);
+                free(gof);
                 goto done;
             }
             head[g] = tail[g] = (int32_t)i;
@@ -358,8 +396,10 @@ static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
             s->rows[tail[g]].next = (int32_t)i;
             tail[g] = (int32_t)i;
         }
+        gof[r->perf_idx] = g;
         r->grp = g;
     }
+    free(gof);
     for (size_t g = 0; g < ngroups; g++) {
         const prow *r0 = &s->rows[head[g]];
         long rr = tlm_tab_add_row(t);
@@ -372,9 +412,8 @@ static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
         /* params of the first row */
         {
             prow *r = &s->rows[head[g]];
-            const tlm_perf_result *pr = NULL;
-            if (tlm_rctx_perf(ctx, r->uid, r->bwd, s->pool.v + r->k0, r->nk,
-                              &pr) == TLM_OK) {
+            const tlm_perf_result *pr = &ctx->perf_res[r->perf_idx];
+            {
                 /* a column this op's model lacks is NaN, which
                    astype(str) turns into "nan" (pandas 1.5) */
                 for (size_t pc = 0; pc < s->npcols; pc++)
@@ -399,11 +438,16 @@ static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
         double fg = NAN, fm = NAN, ff = NAN, frt = NAN;
         const char *fb = NULL;
         size_t k = 0;
+        /* per-row metrics, computed once: vals[nrows + 1 ..] */
+        double *mv = vals + s->nrows + 1;
         for (int32_t j = head[g]; j >= 0; j = s->rows[j].next) {
             const prow *r = &s->rows[j];
             tlm_perf_metrics m;
             tlm_perf_metrics_compute(&ctx->perf_res[r->perf_idx], r->T,
                                      arch ? &ctx->arch : NULL, &m);
+            mv[3 * k] = m.tb_s;
+            mv[3 * k + 1] = m.tflops_s;
+            mv[3 * k + 2] = m.pct_roofline;
             if (isnan(fg))
                 fg = m.gflops;
             if (isnan(fm))
@@ -426,14 +470,9 @@ static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
         for (int which = 0; which < 4; which++) {
             size_t q = 0;
             for (int32_t j = head[g]; j >= 0; j = s->rows[j].next) {
-                const prow *r = &s->rows[j];
-                tlm_perf_metrics m;
-                tlm_perf_metrics_compute(&ctx->perf_res[r->perf_idx], r->T,
-                                         arch ? &ctx->arch : NULL, &m);
-                v[q++] = which == 0   ? m.tb_s
-                         : which == 1 ? m.tflops_s
-                         : which == 2 ? m.pct_roofline
-                                      : r->T;
+                v[q] = which < 3 ? mv[3 * q + (size_t)which]
+                                 : s->rows[j].T;
+                q++;
             }
             stat_vals(v, q, &sv);
             double a5[6] = {sv.mean, sv.median, sv.std, sv.min, sv.max,
@@ -518,10 +557,11 @@ tlm_status tlm_rctx_perf_sheets(tlm_rctx *ctx)
 {
     tlm_status st = TLM_OK;
     /* sheet of each name id, fwd (low byte) and bwd (high byte) */
-    tlm_i3map cache = {0};
+    uint32_t nnames = tlm_trace_str_count(ctx->trace);
+    uint16_t *cache = calloc(nnames ? nnames : 1, sizeof *cache);
     size_t *tmp = NULL, tmpcap = 0;
     sheet_state *ss = calloc(TLM_PERF_SHEET_COUNT, sizeof *ss);
-    if (!ss || tlm_i3map_init(&cache, 1024) != TLM_OK) {
+    if (!ss || !cache) {
         st = TLM_ENOMEM;
         goto done;
     }
@@ -529,15 +569,15 @@ tlm_status tlm_rctx_perf_sheets(tlm_rctx *ctx)
         const tlm_event *e = &ctx->ev[i];
         if (e->ph != 'X' || tlm_ev_gpu(e) || !e->name)
             continue;
-        int32_t code = tlm_i3map_get(&cache, e->name, 0, 0);
-        if (code < 0) {
+        int32_t code;
+        if (e->name < nnames && (cache[e->name] & 0x8000)) {
+            code = cache[e->name] & 0x7fff;
+        } else {
             const char *nm = tlm_rctx_name(ctx, (int32_t)i);
             code = (int32_t)tlm_perf_sheet_for(nm, 0) |
                    ((int32_t)tlm_perf_sheet_for(nm, 1) << 8);
-            if (tlm_i3map_put(&cache, e->name, 0, 0, code)) {
-                st = TLM_ENOMEM;
-                break;
-            }
+            if (e->name < nnames)
+                cache[e->name] = (uint16_t)(0x8000 | code);
         }
         int fs = code & 0xff, bs = (code >> 8) & 0xff;
         int ok;
@@ -557,9 +597,10 @@ done:
         for (int sh = 0; sh < TLM_PERF_SHEET_COUNT; sh++) {
             free(ss[sh].rows);
             free(ss[sh].pool.v);
+            free(ss[sh].seen);
         }
     free(ss);
     free(tmp);
-    tlm_i3map_free(&cache);
+    free(cache);
     return st;
 }

@@ -51,12 +51,66 @@ static int cmp_ivl(const void *x, const void *y)
     return 0;
 }
 
+static int ivl_le(const ivl *a, const ivl *b)
+{
+    return a->s != b->s ? a->s < b->s : a->e <= b->e;
+}
+
+/* Sorts by (start, end): merge sort over the natural runs (one per
+ * stream, as GPU events are written), qsort when out of memory. */
+static void sort_ivls(ivec *a)
+{
+    size_t n = a->n;
+    size_t k = 1;
+    while (k < n && ivl_le(&a->v[k - 1], &a->v[k]))
+        k++;
+    if (k >= n)
+        return;
+    ivl *tmp = malloc(n * sizeof *tmp);
+    if (!tmp) {
+        qsort(a->v, n, sizeof *a->v, cmp_ivl);
+        return;
+    }
+    ivl *src = a->v, *dst = tmp;
+    for (;;) {
+        size_t lo = 0, runs = 0;
+        while (lo < n) {
+            size_t mid = lo + 1;
+            while (mid < n && ivl_le(&src[mid - 1], &src[mid]))
+                mid++;
+            size_t hi = mid;
+            if (hi < n) {
+                hi++;
+                while (hi < n && ivl_le(&src[hi - 1], &src[hi]))
+                    hi++;
+            }
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                dst[o++] = ivl_le(&src[i], &src[j]) ? src[i++] : src[j++];
+            while (i < mid)
+                dst[o++] = src[i++];
+            while (j < hi)
+                dst[o++] = src[j++];
+            lo = hi;
+            runs++;
+        }
+        ivl *t = src;
+        src = dst;
+        dst = t;
+        if (runs <= 1)
+            break;
+    }
+    if (src != a->v)
+        memcpy(a->v, src, n * sizeof *src);
+    free(tmp);
+}
+
 /* In place: sort by start, merge overlapping or touching intervals. */
 static void merge(ivec *a)
 {
     if (a->n < 2)
         return;
-    qsort(a->v, a->n, sizeof *a->v, cmp_ivl);
+    sort_ivls(a);
     size_t w = 0;
     for (size_t i = 1; i < a->n; i++) {
         if (a->v[i].s <= a->v[w].e) {
@@ -146,7 +200,7 @@ tlm_status tlm_gpu_timeline_compute(tlm_tree *tree, int include_unlinked,
         if (!tlm_ev_gpu(e))
             continue;
         if (!include_unlinked &&
-            !(tlm_tree_flags(tree, (int32_t)i) & TLM_NODE_TREE))
+            !(tlm_nd(tree, (int32_t)i)->flags & TLM_NODE_TREE))
             continue;
         double s = tlm_ev_ts_us(e), en = tlm_ev_end_us(e);
         ivec *b;

@@ -2,20 +2,31 @@
  * tree.c - Trace2Tree (spec/perfreport.md §2): host call stacks per thread,
  * launch -> GPU event links, fwd/bwd links, GPU-event ranges per subtree.
  *
- * Layout.  Every array is indexed by UID (event index).  Children are kept
- * as first_child / next_sibling lists in insertion order (host children in
- * timestamp order, then GPU children in launch order), as TraceLens's
- * children lists are.  After linking, one stackless pre-order walk numbers
- * the linked GPU events so that the GPU events below any node form one
+ * Layout.  One 24-byte node record per UID (event index), tlm_tnode in
+ * report_internal.h: parent, first child, next sibling, GPU slice, flags
+ * and category together, so a walk touches one cache line per node and
+ * not the 64-byte events.  Children are kept as first_child /
+ * next_sibling lists in insertion order (host children in timestamp
+ * order, then GPU children in launch order), as TraceLens's children
+ * lists are.  After linking, one stackless pre-order walk numbers the
+ * linked GPU events so that the GPU events below any node form one
  * contiguous slice of gpu_order[] (TraceLens copies a gpu_events list into
- * every ancestor instead; same set, O(n) memory here).
+ * every ancestor instead; same set, O(n) memory here); their start and
+ * end times are kept alongside (gpu_se) for busy times of slices.
+ *
+ * Speed.  One classification pass over the events collects compact lists
+ * (host events, launches and GPU events with their link ids, flows,
+ * sequence numbers); later steps walk those lists, never the whole event
+ * array.  Host events sort by a radix sort of (thread, ts); flows and
+ * link ids join through direct tables when the ids are dense (they are
+ * in Kineto traces), hash maps otherwise.
  *
  * Time.  Stacks compare double microseconds (ts, ts + dur), as TraceLens
  * does, so that the bleed and touching rules decide exactly as it does;
  * sorting uses the exact int64 nanoseconds (same order, no ties lost).
  *
- * Also here: the int-triple hash map and the stable index sort used by the
- * other report modules (report_internal.h).
+ * Also here: the int-triple hash map, the stable index sort and the pair
+ * sort used by the other report modules (report_internal.h).
  */
 #include "tlmpi/tlm_tree.h"
 
@@ -174,27 +185,6 @@ tlm_status tlm_sort_idx(size_t *idx, size_t n, tlm_idx_cmp cmp,
 
 /* MARK: - tree object ---------------------------------------------------- */
 
-struct tlm_tree {
-    const tlm_trace *trace;
-    const tlm_event *ev;
-    size_t n;
-    int32_t *parent;
-    int32_t *first_child;
-    int32_t *next_sibling;
-    int32_t *gpu_lo; /* slice of gpu_order for the subtree */
-    int32_t *gpu_hi;
-    uint8_t *flags;
-    tlm_i3map *fwd; /* bwd node -> fwd op; NULL without sequence numbers */
-    tlm_i3map *bwd; /* fwd op -> bwd node */
-    int32_t *gpu_order;
-    size_t n_gpu_order;
-    int32_t *roots;
-    size_t n_roots;
-    tlm_tree_stats stats;
-    double *scratch; /* busy-time pairs */
-    size_t scratch_cap;
-};
-
 void tlm_tree_opts_init(tlm_tree_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
@@ -224,10 +214,313 @@ static int name_has_launch(const char *s)
     return 0;
 }
 
-typedef struct sort_ctx {
-    const tlm_event *ev;
-    const int32_t *thread;
-} sort_ctx;
+/* Children are prepended while building (no last-child array: 4 bytes per
+ * event saved) and every list is reversed once at the end, which restores
+ * insertion order. */
+static void add_child(tlm_tree *t, int32_t p, int32_t c)
+{
+    t->nd[c].parent = p;
+    t->nd[c].next_sibling = t->nd[p].first_child;
+    t->nd[p].first_child = c;
+}
+
+static void reverse_children(tlm_tree *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        int32_t prev = -1, c = t->nd[i].first_child;
+        while (c >= 0) {
+            int32_t nx = t->nd[c].next_sibling;
+            t->nd[c].next_sibling = prev;
+            prev = c;
+            c = nx;
+        }
+        t->nd[i].first_child = prev;
+    }
+}
+
+static void uidmap_free(struct tlm_uidmap *m);
+
+void tlm_tree_free(tlm_tree *t)
+{
+    if (!t)
+        return;
+    free(t->nd);
+    uidmap_free(t->fwd);
+    uidmap_free(t->bwd);
+    free(t->gpu_order);
+    free(t->gpu_se);
+    free(t->roots);
+    free(t->scratch);
+    free(t);
+}
+
+/* MARK: - classification ------------------------------------------------- */
+
+/* Growable int32 list. */
+typedef struct i32vec {
+    int32_t *v;
+    size_t n, cap;
+} i32vec;
+
+static int i32vec_push(i32vec *a, int32_t x)
+{
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 4096;
+        int32_t *p = realloc(a->v, cap * sizeof *p);
+        if (!p)
+            return -1;
+        a->v = p;
+        a->cap = cap;
+    }
+    a->v[a->n++] = x;
+    return 0;
+}
+
+/* A launch (runtime) or GPU event with its two possible link ids. */
+typedef struct linkev {
+    int64_t corr;  /* "correlation" when an integer */
+    int64_t ext;   /* "External id" when an integer */
+    int32_t uid;
+    uint8_t has;   /* LK_* */
+} linkev;
+
+enum {
+    LK_CORR_INT = 1, /* corr valid */
+    LK_EXT_INT = 2,  /* ext valid */
+    LK_CORR_ANY = 4  /* "correlation" present, any type */
+};
+
+typedef struct lkvec {
+    linkev *v;
+    size_t n, cap;
+} lkvec;
+
+static linkev *lkvec_push(lkvec *a)
+{
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 4096;
+        linkev *p = realloc(a->v, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        a->v = p;
+        a->cap = cap;
+    }
+    return &a->v[a->n++];
+}
+
+
+/* Everything the build steps need from one pass over the events. */
+typedef struct classes {
+    i32vec host;   /* host events with ts and dur, UID order */
+    lkvec gpu;     /* GPU events */
+    lkvec rt;      /* runtime events */
+    i32vec flows;  /* ac2g s/f events with an id */
+    tlm_pair *seq; /* cpu_ops with an integer "Sequence number": key the
+                      number, val UID << 32 | name id */
+    size_t nseq, capseq;
+    int key;       /* TLM_ARG_CORRELATION or TLM_ARG_EXTERNAL_ID */
+} classes;
+
+static void classes_free(classes *c)
+{
+    free(c->host.v);
+    free(c->gpu.v);
+    free(c->rt.v);
+    free(c->flows.v);
+    free(c->seq);
+}
+
+static int host_cat(const tlm_event *e, const tlm_tree_opts *o)
+{
+    return e->cat == TLM_CAT_CPU_OP || e->cat == TLM_CAT_CUDA_RUNTIME ||
+           e->cat == TLM_CAT_CUDA_DRIVER ||
+           (o->python_functions && e->cat == TLM_CAT_PYTHON_FUNCTION);
+}
+
+static int is_graph_launch(const char *name)
+{
+    return !strcmp(name, "cudaGraphLaunch") ||
+           !strcmp(name, "hipGraphLaunch");
+}
+
+/* The link ids of a launch or GPU event: one scan of its arguments. */
+static void link_args(const tlm_trace *tr, const tlm_event *e, linkev *l)
+{
+    uint64_t it = 0;
+    tlm_arg k;
+    tlm_argv v;
+    l->has = 0;
+    l->corr = l->ext = 0;
+    if (!e->args)
+        return;
+    /* the last occurrence of a key wins, as in tlm_event_arg */
+    while (tlm_event_arg_next(tr, e, &it, &k, &v)) {
+        if (k == TLM_ARG_CORRELATION) {
+            l->has = (uint8_t)((l->has & ~LK_CORR_INT) | LK_CORR_ANY);
+            if (v.type == TLM_ARGV_INT) {
+                l->has |= LK_CORR_INT;
+                l->corr = v.i;
+            }
+        } else if (k == TLM_ARG_EXTERNAL_ID) {
+            l->has = (uint8_t)(l->has & ~LK_EXT_INT);
+            if (v.type == TLM_ARGV_INT) {
+                l->has |= LK_EXT_INT;
+                l->ext = v.i;
+            }
+        }
+    }
+}
+
+/* One pass over the events: node flags (GPU, runtime, graph launch,
+ * nn.Module, host), the per-thread index of host events (in thread[]),
+ * and compact lists for the later steps, so that no later step walks the
+ * whole event array again. */
+static tlm_status classify(tlm_tree *t, const tlm_tree_opts *o, classes *c)
+{
+    const tlm_event *ev = t->ev;
+    const tlm_trace *tr = t->trace;
+    tlm_status st = TLM_OK;
+    tlm_i3map threads = {0};
+    uint32_t nnames = tlm_trace_str_count(tr);
+    /* per name id: bit 0 known, bit 1 graph launch, bit 2 known module,
+     * bit 3 nn.Module */
+    uint8_t *nc = calloc(nnames ? nnames : 1, 1);
+    int key_set = 0;
+    int32_t nthreads = 0, last_th = -1;
+    int64_t last_pid = 0, last_tid = 0, last_fl = 0;
+    c->key = TLM_ARG_CORRELATION;
+    if (!nc)
+        return TLM_ENOMEM;
+    st = tlm_i3map_init(&threads, 64);
+    if (st != TLM_OK)
+        goto done;
+    for (size_t i = 0; i < t->n; i++) {
+        const tlm_event *e = &ev[i];
+        uint32_t id = e->name;
+        tlm_tnode *d = &t->nd[i];
+        d->parent = d->first_child = d->next_sibling = -1;
+        d->gpu_lo = d->gpu_hi = 0;
+        d->flags = 0;
+        d->cat = (uint8_t)(e->cat < 255 ? e->cat : 255);
+        d->pad_ = 0;
+        switch (e->cat) {
+        case TLM_CAT_KERNEL:
+        case TLM_CAT_GPU_MEMSET:
+        case TLM_CAT_GPU_MEMCPY: {
+            t->nd[i].flags |= TLM_NODE_GPU;
+            linkev *l = lkvec_push(&c->gpu);
+            if (!l)
+                goto oom;
+            link_args(tr, e, l);
+            l->uid = (int32_t)i;
+            continue;
+        }
+        case TLM_CAT_AC2G:
+            if ((e->flags & TLM_EV_HAS_ID) && (e->ph == 's' || e->ph == 'f'))
+                if (i32vec_push(&c->flows, (int32_t)i))
+                    goto oom;
+            continue;
+        case TLM_CAT_PYTHON_FUNCTION:
+            if (id < nnames) {
+                if (!(nc[id] & 4)) {
+                    const char *nm = tlm_trace_str(tr, id, NULL);
+                    nc[id] |= (uint8_t)(strncmp(nm, "nn.Module:", 10) ? 4
+                                                                      : 12);
+                }
+                if (nc[id] & 8)
+                    t->nd[i].flags |= TLM_NODE_NN_MODULE;
+            }
+            break;
+        case TLM_CAT_CPU_OP:
+            if (e->args) {
+                int64_t v;
+                if (tlm_event_arg_int(tr, e, TLM_ARG_SEQUENCE_NUMBER, &v)) {
+                    if (c->nseq == c->capseq) {
+                        size_t cap = c->capseq ? c->capseq * 2 : 4096;
+                        tlm_pair *p = realloc(c->seq, cap * sizeof *p);
+                        if (!p)
+                            goto oom;
+                        c->seq = p;
+                        c->capseq = cap;
+                    }
+                    c->seq[c->nseq].key = v;
+                    c->seq[c->nseq].val =
+                        (int64_t)(((uint64_t)i << 32) | (uint64_t)id);
+                    c->nseq++;
+                }
+            }
+            break;
+        case TLM_CAT_CUDA_RUNTIME:
+        case TLM_CAT_CUDA_DRIVER: {
+            t->nd[i].flags |= TLM_NODE_RUNTIME;
+            t->stats.n_runtime++;
+            if (id < nnames && !(nc[id] & 1))
+                nc[id] |= (uint8_t)(is_graph_launch(tlm_trace_str(tr, id,
+                                                                  NULL))
+                                        ? 3
+                                        : 1);
+            if (id < nnames && (nc[id] & 2)) {
+                t->nd[i].flags |= TLM_NODE_GRAPH_LAUNCH;
+                t->stats.n_graph_launches++;
+            }
+            linkev *l = lkvec_push(&c->rt);
+            if (!l)
+                goto oom;
+            link_args(tr, e, l);
+            l->uid = (int32_t)i;
+            if (!key_set && name_has_launch(tlm_trace_str(tr, id, NULL))) {
+                key_set = 1;
+                c->key = (l->has & LK_CORR_ANY) ? TLM_ARG_CORRELATION
+                                                : TLM_ARG_EXTERNAL_ID;
+            }
+            break;
+        }
+        default:
+            continue;
+        }
+        /* host stacks */
+        if (e->ph != 'X' || !host_cat(e, o))
+            continue;
+        if (!has_time(e)) {
+            t->stats.n_no_time++;
+            continue;
+        }
+        int64_t fl = e->flags & (TLM_EV_PID_STR | TLM_EV_TID_STR);
+        int32_t th;
+        if (nthreads && e->pid == last_pid && e->tid == last_tid &&
+            fl == last_fl) {
+            th = last_th;
+        } else {
+            th = tlm_i3map_get(&threads, e->pid, e->tid, fl);
+            if (th < 0) {
+                th = nthreads++;
+                st = tlm_i3map_put(&threads, e->pid, e->tid, fl, th);
+                if (st != TLM_OK)
+                    goto done;
+            }
+            last_pid = e->pid;
+            last_tid = e->tid;
+            last_fl = fl;
+            last_th = th;
+        }
+        t->nd[i].gpu_lo = th;
+        t->nd[i].flags |= TLM_NODE_HOST;
+        if (i32vec_push(&c->host, (int32_t)i))
+            goto oom;
+    }
+    t->stats.n_host = c->host.n;
+    t->stats.n_gpu = c->gpu.n;
+    t->stats.link_key = c->key;
+    goto done;
+oom:
+    st = TLM_ENOMEM;
+done:
+    tlm_i3map_free(&threads);
+    free(nc);
+    return st;
+}
+
+/* MARK: - host stacks ---------------------------------------------------- */
 
 typedef struct hkey {
     int64_t ts;
@@ -244,14 +537,87 @@ static int hkey_le(const hkey *a, const hkey *b)
     return a->uid <= b->uid;
 }
 
-/* Bottom-up merge sort by (thread, ts, UID); UIDs are distinct, so the
- * order is total and stability is moot. */
+static unsigned bit_width(uint64_t v)
+{
+    unsigned b = 0;
+    while (v) {
+        b++;
+        v >>= 1;
+    }
+    return b;
+}
+
+/* LSD radix sort by (thread, ts) packed into 64 bits, 11 bits a pass;
+ * stable, so records in UID order come out in (thread, ts, UID) order.
+ * Returns 1 when the key does not fit (caller merge-sorts), -1 on
+ * ENOMEM. */
+static int radix_hkeys(hkey *a, size_t n)
+{
+    int64_t lo = a[0].ts, hi = a[0].ts;
+    int32_t thmax = 0;
+    for (size_t i = 0; i < n; i++) {
+        lo = a[i].ts < lo ? a[i].ts : lo;
+        hi = a[i].ts > hi ? a[i].ts : hi;
+        thmax = a[i].th > thmax ? a[i].th : thmax;
+    }
+    unsigned tb = bit_width((uint64_t)hi - (uint64_t)lo);
+    unsigned hb = bit_width((uint64_t)thmax);
+    if (tb + hb > 63)
+        return 1;
+    unsigned total = tb + hb;
+    hkey *tmp = malloc(n * sizeof *tmp);
+    size_t *cnt = malloc(2048 * sizeof *cnt);
+    if (!tmp || !cnt) {
+        free(tmp);
+        free(cnt);
+        return -1;
+    }
+    hkey *src = a, *dst = tmp;
+    for (unsigned sh = 0; sh < total; sh += 11) {
+        memset(cnt, 0, 2048 * sizeof *cnt);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t key = ((uint64_t)src[i].th << tb) |
+                           ((uint64_t)src[i].ts - (uint64_t)lo);
+            cnt[(key >> sh) & 2047]++;
+        }
+        size_t sum = 0, nz = 0;
+        for (size_t d = 0; d < 2048; d++) {
+            size_t c = cnt[d];
+            nz += c != 0;
+            cnt[d] = sum;
+            sum += c;
+        }
+        if (nz <= 1)
+            continue; /* every key has this digit: nothing moves */
+        for (size_t i = 0; i < n; i++) {
+            uint64_t key = ((uint64_t)src[i].th << tb) |
+                           ((uint64_t)src[i].ts - (uint64_t)lo);
+            dst[cnt[(key >> sh) & 2047]++] = src[i];
+        }
+        hkey *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof *a);
+    free(tmp);
+    free(cnt);
+    return 0;
+}
+
+/* Sort by (thread, ts, UID); UIDs are distinct, so the order is total:
+ * radix sort, else bottom-up merge sort. */
 static tlm_status sort_hkeys(hkey *a, size_t n)
 {
     size_t k = 1;
     while (k < n && hkey_le(&a[k - 1], &a[k]))
         k++;
     if (k >= n)
+        return TLM_OK;
+    int r = radix_hkeys(a, n);
+    if (r < 0)
+        return TLM_ENOMEM;
+    if (r == 0)
         return TLM_OK;
     hkey *tmp = malloc(n * sizeof *tmp);
     if (!tmp)
@@ -283,153 +649,92 @@ static tlm_status sort_hkeys(hkey *a, size_t n)
     return TLM_OK;
 }
 
-static int cmp_ts_uid(const void *vctx, size_t a, size_t b)
+tlm_status tlm_sort_pairs(tlm_pair *a, size_t n)
 {
-    const sort_ctx *c = vctx;
-    int64_t xa = c->ev[a].ts, xb = c->ev[b].ts;
-    if (xa != xb)
-        return xa < xb ? -1 : 1;
-    return a < b ? -1 : (a > b);
-}
-
-/* Children are prepended while building (no last-child array: 4 bytes per
- * event saved) and every list is reversed once at the end, which restores
- * insertion order. */
-static void add_child(tlm_tree *t, int32_t p, int32_t c)
-{
-    t->parent[c] = p;
-    t->next_sibling[c] = t->first_child[p];
-    t->first_child[p] = c;
-}
-
-static void reverse_children(tlm_tree *t)
-{
-    for (size_t i = 0; i < t->n; i++) {
-        int32_t prev = -1, c = t->first_child[i];
-        while (c >= 0) {
-            int32_t nx = t->next_sibling[c];
-            t->next_sibling[c] = prev;
-            prev = c;
-            c = nx;
+    if (n < 2)
+        return TLM_OK;
+    /* natural runs: input made of a few sorted runs (one per thread, one
+     * per stream) merges in a few passes */
+    size_t k = 1;
+    while (k < n && tlm_pair_le(&a[k - 1], &a[k]))
+        k++;
+    if (k == n)
+        return TLM_OK;
+    tlm_pair *tmp = malloc(n * sizeof *tmp);
+    if (!tmp)
+        return TLM_ENOMEM;
+    tlm_pair *src = a, *dst = tmp;
+    for (;;) {
+        size_t lo = 0, runs = 0;
+        while (lo < n) {
+            size_t mid = lo + 1;
+            while (mid < n && tlm_pair_le(&src[mid - 1], &src[mid]))
+                mid++;
+            size_t hi = mid;
+            if (hi < n) {
+                hi++;
+                while (hi < n && tlm_pair_le(&src[hi - 1], &src[hi]))
+                    hi++;
+            }
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                dst[o++] = tlm_pair_le(&src[i], &src[j]) ? src[i++]
+                                                         : src[j++];
+            while (i < mid)
+                dst[o++] = src[i++];
+            while (j < hi)
+                dst[o++] = src[j++];
+            lo = hi;
+            runs++;
         }
-        t->first_child[i] = prev;
+        tlm_pair *t = src;
+        src = dst;
+        dst = t;
+        if (runs <= 1)
+            break;
     }
+    if (src != a)
+        memcpy(a, src, n * sizeof *a);
+    free(tmp);
+    return TLM_OK;
 }
 
-void tlm_tree_free(tlm_tree *t)
-{
-    if (!t)
-        return;
-    free(t->parent);
-    free(t->first_child);
-    free(t->next_sibling);
-    free(t->gpu_lo);
-    free(t->gpu_hi);
-    free(t->flags);
-    if (t->fwd)
-        tlm_i3map_free(t->fwd);
-    if (t->bwd)
-        tlm_i3map_free(t->bwd);
-    free(t->fwd);
-    free(t->bwd);
-    free(t->gpu_order);
-    free(t->roots);
-    free(t->scratch);
-    free(t);
-}
-
-/* MARK: - host stacks ---------------------------------------------------- */
-
-static int host_cat(const tlm_event *e, const tlm_tree_opts *o)
-{
-    return e->cat == TLM_CAT_CPU_OP || e->cat == TLM_CAT_CUDA_RUNTIME ||
-           e->cat == TLM_CAT_CUDA_DRIVER ||
-           (o->python_functions && e->cat == TLM_CAT_PYTHON_FUNCTION);
-}
-
-static tlm_status build_stacks(tlm_tree *t, const tlm_tree_opts *o)
+static tlm_status build_stacks(tlm_tree *t, const tlm_tree_opts *o,
+                               const classes *c)
 {
     const tlm_event *ev = t->ev;
     tlm_status st = TLM_OK;
-    tlm_i3map threads = {0};
-    size_t nh = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        if (ev[i].ph == 'X' && host_cat(&ev[i], o)) {
-            if (!has_time(&ev[i])) {
-                t->stats.n_no_time++;
-                continue;
-            }
-            nh++;
-        }
-    }
-    t->stats.n_host = nh;
-    size_t *idx = malloc((nh ? nh : 1) * sizeof *idx);
-    /* gpu_lo / gpu_hi are not used before number_gpu(): borrow them as
-     * the per-event thread index and the list of roots (no extra n-sized
-     * arrays while building) */
-    int32_t *thread = t->gpu_lo;
-    int32_t *rootbuf = t->gpu_hi;
-    int32_t *stack = malloc((nh ? nh : 1) * sizeof *stack);
-    size_t *roots = NULL;
-    if (!idx || !stack) {
+    size_t nh = c->host.n;
+    int32_t *rootbuf = NULL, *stack = NULL;
+    double *send = NULL;
+    uint8_t *scpu = NULL;
+    hkey *hk = malloc((nh ? nh : 1) * sizeof *hk);
+    tlm_pair *roots = NULL;
+    if (!hk) {
         st = TLM_ENOMEM;
         goto done;
     }
-    st = tlm_i3map_init(&threads, 64);
+    /* sort compact (thread, ts, UID) records, no indirection through the
+     * events (sort_hkeys: radix sort, merge sort when the key is wide) */
+    for (size_t q = 0; q < nh; q++) {
+        int32_t u = c->host.v[q];
+        hk[q].th = t->nd[u].gpu_lo;
+        hk[q].uid = u;
+        hk[q].ts = ev[u].ts;
+    }
+    st = sort_hkeys(hk, nh);
     if (st != TLM_OK)
         goto done;
-    int32_t nthreads = 0, last_th = -1;
-    int64_t last_pid = 0, last_tid = 0, last_fl = 0;
-    size_t k = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        const tlm_event *e = &ev[i];
-        if (e->ph != 'X' || !host_cat(e, o) || !has_time(e))
-            continue;
-        int64_t fl = e->flags & (TLM_EV_PID_STR | TLM_EV_TID_STR);
-        int32_t th;
-        if (nthreads && e->pid == last_pid && e->tid == last_tid &&
-            fl == last_fl) {
-            thread[i] = last_th;
-            idx[k++] = i;
-            t->flags[i] |= TLM_NODE_HOST;
-            continue;
-        }
-        th = tlm_i3map_get(&threads, e->pid, e->tid, fl);
-        if (th < 0) {
-            th = nthreads++;
-            st = tlm_i3map_put(&threads, e->pid, e->tid, fl, th);
-            if (st != TLM_OK)
-                goto done;
-        }
-        thread[i] = th;
-        idx[k++] = i;
-        t->flags[i] |= TLM_NODE_HOST;
-        last_pid = e->pid;
-        last_tid = e->tid;
-        last_fl = fl;
-        last_th = th;
-    }
-    sort_ctx sc = {ev, thread};
-    {
-        /* sort compact (thread, ts, UID) records, no indirection through
-         * the events: merge sort, with a fast path for sorted input */
-        hkey *hk = malloc((nh ? nh : 1) * sizeof *hk);
-        if (!hk) {
-            st = TLM_ENOMEM;
-            goto done;
-        }
-        for (size_t q = 0; q < nh; q++) {
-            hk[q].th = thread[idx[q]];
-            hk[q].uid = (int32_t)idx[q];
-            hk[q].ts = ev[idx[q]].ts;
-        }
-        st = sort_hkeys(hk, nh);
-        if (st == TLM_OK)
-            for (size_t q = 0; q < nh; q++)
-                idx[q] = (size_t)hk[q].uid;
-        free(hk);
-        if (st != TLM_OK)
-            goto done;
+    /* allocated after the sort (its scratch is freed): a lower peak */
+    rootbuf = malloc((nh ? nh : 1) * sizeof *rootbuf); /* roots <= nh */
+    stack = malloc((nh ? nh : 1) * sizeof *stack);
+    /* end time and cpu_op-ness of the stack entries: no event reads for
+     * the top */
+    send = malloc((nh ? nh : 1) * sizeof *send);
+    scpu = malloc(nh ? nh : 1);
+    if (!stack || !rootbuf || !send || !scpu) {
+        st = TLM_ENOMEM;
+        goto done;
     }
 
     size_t nroots = 0;
@@ -437,59 +742,76 @@ static tlm_status build_stacks(tlm_tree *t, const tlm_tree_opts *o)
     int cpu_depth = 0;
     int32_t cur_thread = -1;
     for (size_t q = 0; q < nh; q++) {
-        int32_t u = (int32_t)idx[q];
+        int32_t u = hk[q].uid;
         const tlm_event *e = &ev[u];
-        if (thread[u] != cur_thread) {
-            cur_thread = thread[u];
+        if (q + TLM_PREFETCH_AHEAD < nh) {
+            TLM_PREFETCH(&ev[hk[q + TLM_PREFETCH_AHEAD].uid]);
+            TLM_PREFETCH(&t->nd[hk[q + TLM_PREFETCH_AHEAD].uid]);
+        }
+        if (hk[q].th != cur_thread) {
+            cur_thread = hk[q].th;
             sp = 0;
             cpu_depth = 0;
         }
         double ts = tlm_ev_ts_us(e), te = tlm_ev_end_us(e);
-        while (sp && ts >= tlm_ev_end_us(&ev[stack[sp - 1]])) {
-            if (ev[stack[sp - 1]].cat == TLM_CAT_CPU_OP)
+        while (sp && ts >= send[sp - 1]) {
+            if (scpu[sp - 1])
                 cpu_depth--;
             sp--;
         }
         if (sp) {
-            double top_end = tlm_ev_end_us(&ev[stack[sp - 1]]);
+            double top_end = send[sp - 1];
             int bleeds = o->bleed_tolerance ? te > top_end + 1.0
                                             : te > top_end;
             if (bleeds) {
                 double overlap = top_end - ts;
                 if (overlap < 1.0 && sp >= 2) {
-                    if (ev[stack[sp - 1]].cat == TLM_CAT_CPU_OP)
+                    if (scpu[sp - 1])
                         cpu_depth--;
                     sp--;
                     t->stats.n_bleed_sibling++;
                 } else {
-                    t->flags[u] |= TLM_NODE_BLEED_DROP;
+                    t->nd[u].flags |= TLM_NODE_BLEED_DROP;
                     t->stats.n_bleed_drop++;
                     continue;
                 }
             }
         }
-        t->flags[u] |= TLM_NODE_TREE;
+        t->nd[u].flags |= TLM_NODE_TREE;
         if (sp)
             add_child(t, stack[sp - 1], u);
+        send[sp] = te;
+        scpu[sp] = e->cat == TLM_CAT_CPU_OP;
         stack[sp++] = u;
         if (e->cat == TLM_CAT_CPU_OP) {
             if (cpu_depth == 0) {
-                t->flags[u] |= TLM_NODE_CPU_ROOT;
+                t->nd[u].flags |= TLM_NODE_CPU_ROOT;
                 rootbuf[nroots++] = u;
             }
             cpu_depth++;
         }
     }
-    free(idx);
-    idx = NULL;
+    free(hk);
+    hk = NULL;
+    free(stack);
+    stack = NULL;
+    free(send);
+    send = NULL;
+    free(scpu);
+    scpu = NULL;
+    /* roots by (ts, UID): sorted runs per thread, merged */
     roots = malloc((nroots ? nroots : 1) * sizeof *roots);
     if (!roots) {
         st = TLM_ENOMEM;
         goto done;
     }
-    for (size_t i = 0; i < nroots; i++)
-        roots[i] = (size_t)rootbuf[i];
-    st = tlm_sort_idx(roots, nroots, cmp_ts_uid, &sc);
+    for (size_t i = 0; i < nroots; i++) {
+        if (i + TLM_PREFETCH_AHEAD < nroots)
+            TLM_PREFETCH(&ev[rootbuf[i + TLM_PREFETCH_AHEAD]]);
+        roots[i].key = ev[rootbuf[i]].ts;
+        roots[i].val = rootbuf[i];
+    }
+    st = tlm_sort_pairs(roots, nroots);
     if (st != TLM_OK)
         goto done;
     t->roots = malloc((nroots ? nroots : 1) * sizeof *t->roots);
@@ -498,24 +820,20 @@ static tlm_status build_stacks(tlm_tree *t, const tlm_tree_opts *o)
         goto done;
     }
     for (size_t i = 0; i < nroots; i++)
-        t->roots[i] = (int32_t)roots[i];
+        t->roots[i] = (int32_t)roots[i].val;
     t->n_roots = nroots;
     t->stats.n_cpu_roots = nroots;
 done:
-    tlm_i3map_free(&threads);
-    free(idx);
+    free(hk);
     free(stack);
+    free(send);
+    free(scpu);
     free(roots);
+    free(rootbuf);
     return st;
 }
 
 /* MARK: - linking -------------------------------------------------------- */
-
-static int is_graph_launch(const char *name)
-{
-    return !strcmp(name, "cudaGraphLaunch") ||
-           !strcmp(name, "hipGraphLaunch");
-}
 
 typedef struct glk {
     int64_t link;
@@ -533,117 +851,177 @@ static int cmp_glk(const void *x, const void *y)
 
 static void link_gpu(tlm_tree *t, int32_t r, int32_t g)
 {
-    if (t->flags[g] & TLM_NODE_TREE) {
+    if (t->nd[g].flags & TLM_NODE_TREE) {
         t->stats.n_gpu_dup_link++;
         return;
     }
     add_child(t, r, g);
-    t->flags[g] |= TLM_NODE_TREE;
+    t->nd[g].flags |= TLM_NODE_TREE;
     t->stats.n_gpu_linked++;
 }
 
-static tlm_status link_gpu_events(tlm_tree *t, const tlm_tree_opts *o)
+/* int64 key -> int32 value (last put wins): a direct table when the keys
+ * are dense (correlation ids usually are), else a hash map. */
+typedef struct idmap {
+    int64_t lo;
+    size_t range; /* 0: hash map */
+    int32_t *arr;
+    tlm_i3map h;
+} idmap;
+
+static tlm_status idmap_init(idmap *m, int64_t lo, int64_t hi, size_t count)
+{
+    memset(m, 0, sizeof *m);
+    if (count && hi >= lo && (uint64_t)hi - (uint64_t)lo < 4 * count + 4096) {
+        m->lo = lo;
+        m->range = (size_t)((uint64_t)hi - (uint64_t)lo) + 1;
+        m->arr = malloc(m->range * sizeof *m->arr);
+        if (!m->arr)
+            return TLM_ENOMEM;
+        memset(m->arr, 0xff, m->range * sizeof *m->arr);
+        return TLM_OK;
+    }
+    return tlm_i3map_init(&m->h, count + 1);
+}
+
+static void idmap_free(idmap *m)
+{
+    free(m->arr);
+    tlm_i3map_free(&m->h);
+}
+
+static tlm_status idmap_put(idmap *m, int64_t k, int32_t v)
+{
+    if (m->range) {
+        /* keys were within [lo, lo + range) when the range was chosen */
+        m->arr[(uint64_t)k - (uint64_t)m->lo] = v;
+        return TLM_OK;
+    }
+    return tlm_i3map_put(&m->h, k, 0, 0, v);
+}
+
+static int32_t idmap_get(const idmap *m, int64_t k)
+{
+    if (m->range) {
+        uint64_t d = (uint64_t)k - (uint64_t)m->lo;
+        return d < m->range ? m->arr[d] : -1;
+    }
+    return tlm_i3map_get(&m->h, k, 0, 0);
+}
+
+static int lk_get(const linkev *l, int key, int64_t *v)
+{
+    if (key == TLM_ARG_CORRELATION) {
+        *v = l->corr;
+        return (l->has & LK_CORR_INT) != 0;
+    }
+    *v = l->ext;
+    return (l->has & LK_EXT_INT) != 0;
+}
+
+/* First index of gl[0..ng) with link >= k. */
+static size_t gl_lower(const glk *gl, size_t ng, int64_t k)
+{
+    size_t lo = 0, hi = ng;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (gl[mid].link < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static tlm_status link_gpu_events(tlm_tree *t, const tlm_tree_opts *o,
+                                  const classes *c)
 {
     const tlm_event *ev = t->ev;
-    const tlm_trace *tr = t->trace;
     tlm_status st = TLM_OK;
-    tlm_i3map fs = {0}, ff = {0}, gmap = {0};
-    glk *gl = NULL; /* (link id, UID) of GPU events, sorted */
-    int key = TLM_ARG_CORRELATION;
-    int key_set = 0;
-    size_t ngpu = 0, nflow = 0;
-    uint32_t nnames = tlm_trace_str_count(tr);
-    uint8_t *glc = calloc(nnames ? nnames : 1, 1); /* graph launch name? */
-    if (!glc)
-        return TLM_ENOMEM;
-
-    for (size_t i = 0; i < t->n; i++) {
-        const tlm_event *e = &ev[i];
-        if (tlm_ev_gpu(e)) {
-            ngpu++;
-            t->flags[i] |= TLM_NODE_GPU;
-        } else if (e->cat == TLM_CAT_AC2G) {
-            nflow++;
-        } else if (e->cat == TLM_CAT_CUDA_RUNTIME ||
-                   e->cat == TLM_CAT_CUDA_DRIVER) {
-            t->flags[i] |= TLM_NODE_RUNTIME;
-            t->stats.n_runtime++;
-            uint32_t id = e->name;
-            if (id < nnames && !glc[id])
-                glc[id] = is_graph_launch(tlm_trace_str(tr, id, NULL)) ? 2
-                                                                       : 1;
-            const char *nm = NULL;
-            if (!key_set)
-                nm = tlm_trace_str(tr, e->name, NULL);
-            if (id < nnames && glc[id] == 2) {
-                t->flags[i] |= TLM_NODE_GRAPH_LAUNCH;
-                t->stats.n_graph_launches++;
-            }
-            if (!key_set && name_has_launch(nm)) {
-                key_set = 1;
-                key = tlm_event_arg(tr, e, TLM_ARG_CORRELATION, NULL) !=
-                              TLM_ARGV_NONE
-                          ? TLM_ARG_CORRELATION
-                          : TLM_ARG_EXTERNAL_ID;
-            }
-        }
-    }
-    t->stats.n_gpu = ngpu;
-    t->stats.link_key = key;
-
-    if ((st = tlm_i3map_init(&fs, nflow / 2 + 1)) != TLM_OK ||
-        (st = tlm_i3map_init(&ff, nflow / 2 + 1)) != TLM_OK ||
-        (st = tlm_i3map_init(&gmap, ngpu + 1)) != TLM_OK)
-        goto done;
-    gl = malloc((ngpu ? ngpu : 1) * sizeof *gl);
-    if (!gl) {
-        st = TLM_ENOMEM;
-        goto done;
-    }
+    idmap fs, ff, glast; /* flow s / f by id; last GPU event by link */
+    glk *gl = NULL;      /* (link id, UID) of GPU events, sorted */
+    int key = c->key;
     size_t ng = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        const tlm_event *e = &ev[i];
-        if (e->cat == TLM_CAT_AC2G && (e->flags & TLM_EV_HAS_ID)) {
-            if (e->ph == 's')
-                st = tlm_i3map_put(&fs, e->flow_id, 0, 0, (int32_t)i);
-            else if (e->ph == 'f')
-                st = tlm_i3map_put(&ff, e->flow_id, 0, 0, (int32_t)i);
-            if (st != TLM_OK)
-                goto done;
-        } else if (t->flags[i] & TLM_NODE_GPU) {
-            int64_t lv;
-            if (tlm_event_arg_int(tr, e, (tlm_arg)key, &lv)) {
-                st = tlm_i3map_put(&gmap, e->pid, e->tid, lv, (int32_t)i);
-                if (st != TLM_OK)
-                    goto done;
-                gl[ng].link = lv;
-                gl[ng].uid = (int32_t)i;
-                ng++;
-            }
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    memset(&fs, 0, sizeof fs);
+    memset(&ff, 0, sizeof ff);
+    memset(&glast, 0, sizeof glast);
+    gl = malloc((c->gpu.n ? c->gpu.n : 1) * sizeof *gl);
+    if (!gl)
+        return TLM_ENOMEM;
+    for (size_t j = 0; j < c->gpu.n; j++) {
+        int64_t lv;
+        if (lk_get(&c->gpu.v[j], key, &lv)) {
+            gl[ng].link = lv;
+            gl[ng].uid = c->gpu.v[j].uid;
+            ng++;
+            lo = lv < lo ? lv : lo;
+            hi = lv > hi ? lv : hi;
         }
     }
-    qsort(gl, ng, sizeof *gl, cmp_glk);
+    for (size_t j = 0; j < c->flows.n; j++) {
+        int64_t id = ev[c->flows.v[j]].flow_id;
+        lo = id < lo ? id : lo;
+        hi = id > hi ? id : hi;
+    }
+    if ((st = idmap_init(&fs, lo, hi, c->flows.n)) != TLM_OK ||
+        (st = idmap_init(&ff, lo, hi, c->flows.n)) != TLM_OK ||
+        (st = idmap_init(&glast, lo, hi, ng)) != TLM_OK)
+        goto done;
+    for (size_t j = 0; j < c->flows.n; j++) {
+        const tlm_event *e = &ev[c->flows.v[j]];
+        st = idmap_put(e->ph == 's' ? &fs : &ff, e->flow_id, c->flows.v[j]);
+        if (st != TLM_OK)
+            goto done;
+    }
+    for (size_t j = 0; j < ng; j++)
+        if ((st = idmap_put(&glast, gl[j].link, gl[j].uid)) != TLM_OK)
+            goto done;
+    /* already in (link, UID) order when link ids grow with UIDs */
+    {
+        size_t k = 1;
+        while (k < ng && cmp_glk(&gl[k - 1], &gl[k]) <= 0)
+            k++;
+        if (k < ng)
+            qsort(gl, ng, sizeof *gl, cmp_glk);
+    }
 
-    for (size_t i = 0; i < t->n; i++) {
-        if (!(t->flags[i] & TLM_NODE_RUNTIME))
-            continue;
-        const tlm_event *r = &ev[i];
+    for (size_t q = 0; q < c->rt.n; q++) {
+        const linkev *rl = &c->rt.v[q];
+        int32_t i = rl->uid;
         int64_t k;
-        if (!tlm_event_arg_int(tr, r, (tlm_arg)key, &k))
+        if (!lk_get(rl, key, &k))
             continue;
-        int use_all = (t->flags[i] & TLM_NODE_GRAPH_LAUNCH) != 0;
+        int use_all = (t->nd[i].flags & TLM_NODE_GRAPH_LAUNCH) != 0;
         if (!use_all) {
-            int32_t s = tlm_i3map_get(&fs, k, 0, 0);
-            int32_t f = tlm_i3map_get(&ff, k, 0, 0);
+            int32_t s = idmap_get(&fs, k);
+            int32_t f = idmap_get(&ff, k);
             if (s >= 0 && f >= 0) {
                 const tlm_event *fe = &ev[f];
-                int32_t g = tlm_i3map_get(&gmap, fe->pid, fe->tid,
-                                          fe->flow_id);
+                /* the last GPU event with (pid, tid, link) of the flow's
+                 * target */
+                int32_t g = idmap_get(&glast, fe->flow_id);
+                if (g >= 0 &&
+                    (ev[g].pid != fe->pid || ev[g].tid != fe->tid)) {
+                    size_t a = gl_lower(gl, ng, fe->flow_id);
+                    size_t b = a;
+                    while (b < ng && gl[b].link == fe->flow_id)
+                        b++;
+                    g = -1;
+                    while (b > a) {
+                        b--;
+                        if (ev[gl[b].uid].pid == fe->pid &&
+                            ev[gl[b].uid].tid == fe->tid) {
+                            g = gl[b].uid;
+                            break;
+                        }
+                    }
+                }
                 if (g < 0) {
                     t->stats.n_flow_bad_target++;
                     continue;
                 }
-                link_gpu(t, (int32_t)i, g);
+                link_gpu(t, i, g);
                 continue;
             }
             if (s >= 0 || f >= 0)
@@ -652,31 +1030,23 @@ static tlm_status link_gpu_events(tlm_tree *t, const tlm_tree_opts *o)
                 continue;
         }
         /* every GPU event with this link id (graph launch / fallback) */
-        size_t lo = 0, hi = ng;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (gl[mid].link < k)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        for (size_t j = lo; j < ng && gl[j].link == k; j++) {
+        for (size_t j = gl_lower(gl, ng, k); j < ng && gl[j].link == k;
+             j++) {
             int32_t g = gl[j].uid;
             if (!use_all) {
-                if (t->flags[g] & TLM_NODE_TREE)
+                if (t->nd[g].flags & TLM_NODE_TREE)
                     continue;
                 t->stats.n_corr_fallback++;
             }
-            link_gpu(t, (int32_t)i, g);
+            link_gpu(t, i, g);
         }
     }
-    t->stats.n_gpu_unlinked = ngpu - t->stats.n_gpu_linked;
+    t->stats.n_gpu_unlinked = t->stats.n_gpu - t->stats.n_gpu_linked;
 done:
-    tlm_i3map_free(&fs);
-    tlm_i3map_free(&ff);
-    tlm_i3map_free(&gmap);
+    idmap_free(&fs);
+    idmap_free(&ff);
+    idmap_free(&glast);
     free(gl);
-    free(glc);
     return st;
 }
 
@@ -690,124 +1060,177 @@ static tlm_status number_gpu(tlm_tree *t)
                sizeof *t->gpu_order);
     if (!t->gpu_order)
         return TLM_ENOMEM;
-    memset(t->gpu_lo, 0, t->n * sizeof *t->gpu_lo);
-    memset(t->gpu_hi, 0, t->n * sizeof *t->gpu_hi);
+    for (size_t i = 0; i < t->n; i++)
+        t->nd[i].gpu_lo = t->nd[i].gpu_hi = 0;
     for (size_t i = 0; i < t->n; i++) {
         int32_t root = (int32_t)i;
-        if (t->parent[root] >= 0 || t->first_child[root] < 0)
+        if (t->nd[root].parent >= 0 || t->nd[root].first_child < 0)
             continue;
         int32_t u = root;
         for (;;) {
-            t->gpu_lo[u] = (int32_t)cnt;
-            if (t->flags[u] & TLM_NODE_GPU)
+            t->nd[u].gpu_lo = (int32_t)cnt;
+            if (t->nd[u].flags & TLM_NODE_GPU)
                 t->gpu_order[cnt++] = u;
-            if (t->first_child[u] >= 0) {
-                u = t->first_child[u];
+            if (t->nd[u].first_child >= 0) {
+                u = t->nd[u].first_child;
                 continue;
             }
             for (;;) {
-                t->gpu_hi[u] = (int32_t)cnt;
+                t->nd[u].gpu_hi = (int32_t)cnt;
                 if (u == root)
                     goto next_root;
-                if (t->next_sibling[u] >= 0) {
-                    u = t->next_sibling[u];
+                if (t->nd[u].next_sibling >= 0) {
+                    u = t->nd[u].next_sibling;
                     break;
                 }
-                u = t->parent[u];
+                u = t->nd[u].parent;
             }
         }
     next_root:;
     }
     t->n_gpu_order = cnt;
+    /* (start, end) in us of gpu_order[], for busy times of subtree slices
+     * without touching the events */
+    t->gpu_se = malloc((cnt ? cnt : 1) * 2 * sizeof *t->gpu_se);
+    if (!t->gpu_se)
+        return TLM_ENOMEM;
+    for (size_t j = 0; j < cnt; j++) {
+        const tlm_event *e = &t->ev[t->gpu_order[j]];
+        t->gpu_se[2 * j] = tlm_ev_ts_us(e);
+        t->gpu_se[2 * j + 1] = tlm_ev_end_us(e);
+    }
     return TLM_OK;
 }
 
 /* MARK: - fwd / bwd ------------------------------------------------------ */
 
-typedef struct seqp {
-    int64_t seq;
-    int32_t uid;
-} seqp;
+/* UID -> UID map for the fwd/bwd links: 8-byte slots (open addressing)
+ * behind a one-bit-per-event filter, so that the frequent "no link"
+ * answer touches one bit. */
+typedef struct tlm_uidmap {
+    int32_t *kv; /* pairs (key, value); key -1 = empty */
+    size_t cap;  /* power of two */
+    uint64_t *bits;
+} tlm_uidmap;
 
-static int cmp_seqp(const void *x, const void *y)
+static tlm_status uidmap_init(tlm_uidmap *m, size_t expect, size_t n)
 {
-    const seqp *a = x, *b = y;
-    if (a->seq != b->seq)
-        return a->seq < b->seq ? -1 : 1;
-    return (a->uid > b->uid) - (a->uid < b->uid);
+    size_t cap = 16;
+    while (cap < expect * 2 + 1)
+        cap <<= 1;
+    m->cap = cap;
+    m->kv = malloc(cap * 2 * sizeof *m->kv);
+    m->bits = calloc(n / 64 + 1, sizeof *m->bits);
+    if (!m->kv || !m->bits)
+        return TLM_ENOMEM;
+    memset(m->kv, 0xff, cap * 2 * sizeof *m->kv);
+    return TLM_OK;
 }
 
-/* One pass collects (Sequence number, UID) of cpu_ops (Kineto writes the
- * number nowhere else), one sort groups them; the links live in two small
- * hash maps (uid -> uid), not in n-sized arrays. */
-static tlm_status link_fwd_bwd(tlm_tree *t)
+static void uidmap_free(tlm_uidmap *m)
+{
+    if (!m)
+        return;
+    free(m->kv);
+    free(m->bits);
+    free(m);
+}
+
+static size_t uid_slot(const tlm_uidmap *m, int32_t k)
+{
+    return (size_t)(((uint32_t)k * 0x9E3779B1u) ^ ((uint32_t)k >> 15)) &
+           (m->cap - 1);
+}
+
+/* Sets (overwrites) k -> v; the map never holds more than expect keys. */
+static void uidmap_put(tlm_uidmap *m, int32_t k, int32_t v)
+{
+    size_t j = uid_slot(m, k);
+    while (m->kv[2 * j] >= 0 && m->kv[2 * j] != k)
+        j = (j + 1) & (m->cap - 1);
+    m->kv[2 * j] = k;
+    m->kv[2 * j + 1] = v;
+    m->bits[(uint32_t)k / 64] |= 1ull << ((uint32_t)k % 64);
+}
+
+static int32_t uidmap_get(const tlm_uidmap *m, int32_t k)
+{
+    if (!(m->bits[(uint32_t)k / 64] & (1ull << ((uint32_t)k % 64))))
+        return -1;
+    size_t j = uid_slot(m, k);
+    while (m->kv[2 * j] >= 0) {
+        if (m->kv[2 * j] == k)
+            return m->kv[2 * j + 1];
+        j = (j + 1) & (m->cap - 1);
+    }
+    return -1;
+}
+
+#define SEQ_UID(p) ((int32_t)((uint64_t)(p).val >> 32))
+#define SEQ_NAME(p) ((uint32_t)((uint64_t)(p).val & 0xffffffffu))
+
+/* The classification pass collected (Sequence number, UID) of cpu_ops
+ * (Kineto writes the number nowhere else); one sort groups them. */
+static tlm_status link_fwd_bwd(tlm_tree *t, classes *c)
 {
     const tlm_event *ev = t->ev;
-    seqp *sp = NULL;
-    size_t ns = 0, cap = 0;
-    tlm_status st = TLM_OK;
-    for (size_t i = 0; i < t->n; i++) {
-        int64_t v;
-        if (!ev[i].args || ev[i].cat != TLM_CAT_CPU_OP ||
-            !tlm_event_arg_int(t->trace, &ev[i], TLM_ARG_SEQUENCE_NUMBER,
-                               &v))
-            continue;
-        if (ns == cap) {
-            size_t nc = cap ? cap * 2 : 1024;
-            seqp *p = realloc(sp, nc * sizeof *p);
-            if (!p) {
-                free(sp);
-                return TLM_ENOMEM;
-            }
-            sp = p;
-            cap = nc;
-        }
-        sp[ns].seq = v;
-        sp[ns].uid = (int32_t)i;
-        ns++;
-    }
+    tlm_pair *sp = c->seq;
+    size_t ns = c->nseq;
     if (!ns)
         return TLM_OK;
-    qsort(sp, ns, sizeof *sp, cmp_seqp);
+    /* by (number, UID) */
+    if (tlm_sort_pairs(sp, ns) != TLM_OK)
+        return TLM_ENOMEM;
     t->fwd = calloc(1, sizeof *t->fwd);
     t->bwd = calloc(1, sizeof *t->bwd);
-    if (!t->fwd || !t->bwd || tlm_i3map_init(t->fwd, ns / 2) != TLM_OK ||
-        tlm_i3map_init(t->bwd, ns / 2) != TLM_OK) {
-        st = TLM_ENOMEM;
-        goto done;
-    }
+    /* at most one link per sequence-number group */
+    size_t ngroups = 0;
+    for (size_t a = 0; a < ns; a++)
+        ngroups += !a || sp[a].key != sp[a - 1].key;
+    if (!t->fwd || !t->bwd || uidmap_init(t->fwd, ngroups, t->n) != TLM_OK ||
+        uidmap_init(t->bwd, ngroups, t->n) != TLM_OK)
+        return TLM_ENOMEM;
     static const char pfx[] = "autograd::engine::evaluate_function:";
-    for (size_t a = 0; a < ns && st == TLM_OK;) {
+    uint32_t nnames = tlm_trace_str_count(t->trace);
+    uint8_t *isbw = calloc(nnames ? nnames : 1, 1); /* 0 ?, 1 no, 2 yes */
+    if (!isbw)
+        return TLM_ENOMEM;
+    for (size_t a = 0; a < ns;) {
         size_t b = a;
-        while (b < ns && sp[b].seq == sp[a].seq)
+        while (b < ns && sp[b].key == sp[a].key)
             b++;
         int32_t bw = -1;
         for (size_t j = a; j < b && bw < 0; j++) {
-            const char *nm = tlm_trace_str(t->trace, ev[sp[j].uid].name, NULL);
-            if (!strncmp(nm, pfx, sizeof pfx - 1))
-                bw = sp[j].uid;
+            uint32_t id = SEQ_NAME(sp[j]);
+            uint8_t k = id < nnames ? isbw[id] : 0;
+            if (!k) {
+                const char *nm = tlm_trace_str(t->trace, id, NULL);
+                k = strncmp(nm, pfx, sizeof pfx - 1) ? 1 : 2;
+                if (id < nnames)
+                    isbw[id] = k;
+            }
+            if (k == 2)
+                bw = SEQ_UID(sp[j]);
         }
         if (bw >= 0) {
             int32_t fw = -1;
             for (size_t j = a; j < b; j++) {
-                const tlm_event *e = &ev[sp[j].uid];
+                const tlm_event *e = &ev[SEQ_UID(sp[j])];
                 if (e->pid == ev[bw].pid && e->tid == ev[bw].tid)
                     continue;
                 if (fw < 0 || e->ts > ev[fw].ts)
-                    fw = sp[j].uid;
+                    fw = SEQ_UID(sp[j]);
             }
             if (fw >= 0) {
-                st = tlm_i3map_put(t->fwd, bw, 0, 0, fw);
-                if (st == TLM_OK)
-                    st = tlm_i3map_put(t->bwd, fw, 0, 0, bw);
+                uidmap_put(t->fwd, bw, fw);
+                uidmap_put(t->bwd, fw, bw);
                 t->stats.n_fwd_bwd++;
             }
         }
         a = b;
     }
-done:
-    free(sp);
-    return st;
+    free(isbw);
+    return TLM_OK;
 }
 
 /* MARK: - build ---------------------------------------------------------- */
@@ -817,6 +1240,7 @@ tlm_status tlm_tree_build(const tlm_trace *trace, const tlm_tree_opts *opts,
 {
     tlm_tree_opts defo;
     tlm_status st;
+    classes cl;
     if (out)
         *out = NULL;
     if (!trace || !out)
@@ -835,6 +1259,7 @@ tlm_status tlm_tree_build(const tlm_trace *trace, const tlm_tree_opts *opts,
         return tlm_error_set(err, TLM_ELIMIT, tlm_trace_path(trace), -1,
                              "tree: %zu events exceed the int32 UID range",
                              n);
+    memset(&cl, 0, sizeof cl);
     tlm_tree *t = calloc(1, sizeof *t);
     if (!t)
         goto oom;
@@ -843,44 +1268,32 @@ tlm_status tlm_tree_build(const tlm_trace *trace, const tlm_tree_opts *opts,
     t->n = n;
     t->stats.n_events = n;
     size_t m = n ? n : 1;
-    t->parent = malloc(m * sizeof *t->parent);
-    t->first_child = malloc(m * sizeof *t->first_child);
-    t->next_sibling = malloc(m * sizeof *t->next_sibling);
-    t->gpu_lo = malloc(m * sizeof *t->gpu_lo);
-    t->gpu_hi = malloc(m * sizeof *t->gpu_hi);
-    t->flags = calloc(m, 1);
-    if (!t->parent || !t->first_child || !t->next_sibling || !t->gpu_lo ||
-        !t->gpu_hi || !t->flags)
+    t->nd = malloc(m * sizeof *t->nd);
+    if (!t->nd)
         goto oom;
-    uint32_t nnames = tlm_trace_str_count(trace);
-    uint8_t *is_mod = calloc(nnames ? nnames : 1, 1); /* 0 ?, 1 no, 2 yes */
-    if (!is_mod)
-        goto oom;
-    /* all bytes 0xff == -1 for int32 */
-    memset(t->parent, 0xff, m * sizeof *t->parent);
-    memset(t->first_child, 0xff, m * sizeof *t->first_child);
-    memset(t->next_sibling, 0xff, m * sizeof *t->next_sibling);
-    for (size_t i = 0; i < n; i++) {
-        if (ev[i].cat == TLM_CAT_PYTHON_FUNCTION) {
-            uint32_t id = ev[i].name;
-            if (id < nnames && !is_mod[id]) {
-                const char *nm = tlm_trace_str(trace, id, NULL);
-                is_mod[id] = strncmp(nm, "nn.Module:", 10) ? 1 : 2;
-            }
-            if (id < nnames && is_mod[id] == 2)
-                t->flags[i] |= TLM_NODE_NN_MODULE;
-        }
-    }
-    free(is_mod);
-    st = build_stacks(t, opts);
+    /* classify() initialises every node */
+    /* gpu_lo is not used before number_gpu(): it holds the per-event
+     * thread index of host events while the stacks are built */
+    st = classify(t, opts, &cl);
     if (st == TLM_OK)
-        st = link_gpu_events(t, opts);
+        st = build_stacks(t, opts, &cl);
     if (st == TLM_OK) {
+        free(cl.host.v);
+        cl.host.v = NULL;
+        st = link_gpu_events(t, opts, &cl);
+    }
+    if (st == TLM_OK) {
+        free(cl.gpu.v);
+        free(cl.rt.v);
+        free(cl.flows.v);
+        cl.gpu.v = cl.rt.v = NULL;
+        cl.flows.v = NULL;
         reverse_children(t);
         st = number_gpu(t);
     }
     if (st == TLM_OK)
-        st = link_fwd_bwd(t);
+        st = link_fwd_bwd(t, &cl);
+    classes_free(&cl);
     if (st != TLM_OK) {
         tlm_tree_free(t);
         return tlm_error_set(err, st, tlm_trace_path(trace), -1,
@@ -890,6 +1303,7 @@ tlm_status tlm_tree_build(const tlm_trace *trace, const tlm_tree_opts *opts,
     *out = t;
     return TLM_OK;
 oom:
+    classes_free(&cl);
     tlm_tree_free(t);
     return tlm_error_set(err, TLM_ENOMEM, tlm_trace_path(trace), -1,
                          "tree: out of memory for %zu events", n);
@@ -903,28 +1317,31 @@ const tlm_tree_stats *tlm_tree_stats_get(const tlm_tree *t)
     return &t->stats;
 }
 size_t tlm_tree_size(const tlm_tree *t) { return t->n; }
-int32_t tlm_tree_parent(const tlm_tree *t, int32_t u) { return t->parent[u]; }
+int32_t tlm_tree_parent(const tlm_tree *t, int32_t u)
+{
+    return t->nd[u].parent;
+}
 int32_t tlm_tree_first_child(const tlm_tree *t, int32_t u)
 {
-    return t->first_child[u];
+    return t->nd[u].first_child;
 }
 int32_t tlm_tree_next_sibling(const tlm_tree *t, int32_t u)
 {
-    return t->next_sibling[u];
+    return t->nd[u].next_sibling;
 }
-unsigned tlm_tree_flags(const tlm_tree *t, int32_t u) { return t->flags[u]; }
+unsigned tlm_tree_flags(const tlm_tree *t, int32_t u) { return t->nd[u].flags; }
 int32_t tlm_tree_fwd_event(const tlm_tree *t, int32_t u)
 {
-    return t->fwd ? tlm_i3map_get(t->fwd, u, 0, 0) : -1;
+    return t->fwd ? uidmap_get(t->fwd, u) : -1;
 }
 int32_t tlm_tree_bwd_event(const tlm_tree *t, int32_t u)
 {
-    return t->bwd ? tlm_i3map_get(t->bwd, u, 0, 0) : -1;
+    return t->bwd ? uidmap_get(t->bwd, u) : -1;
 }
 
 const int32_t *tlm_tree_gpu_events(const tlm_tree *t, int32_t u, size_t *n)
 {
-    size_t lo = (size_t)t->gpu_lo[u], hi = (size_t)t->gpu_hi[u];
+    size_t lo = (size_t)t->nd[u].gpu_lo, hi = (size_t)t->nd[u].gpu_hi;
     *n = hi - lo;
     return t->gpu_order + lo;
 }
@@ -971,11 +1388,23 @@ tlm_status tlm_tree_busy_us(tlm_tree *t, const int32_t *uids, size_t n,
     }
     double *s = t->scratch;
     int sorted = 1;
-    for (size_t i = 0; i < n; i++) {
-        s[2 * i] = tlm_ev_ts_us(&t->ev[uids[i]]);
-        s[2 * i + 1] = tlm_ev_end_us(&t->ev[uids[i]]);
-        if (i && s[2 * i] < s[2 * i - 2])
-            sorted = 0;
+    uintptr_t p0 = (uintptr_t)t->gpu_order, p = (uintptr_t)uids;
+    if (t->gpu_se && p >= p0 &&
+        p + n * sizeof *uids <= p0 + t->n_gpu_order * sizeof *uids &&
+        (p - p0) % sizeof *uids == 0) {
+        /* a slice of gpu_order: its times are stored alongside */
+        const double *se = t->gpu_se + 2 * ((p - p0) / sizeof *uids);
+        memcpy(s, se, 2 * n * sizeof *s);
+        for (size_t i = 1; i < n; i++)
+            if (s[2 * i] < s[2 * i - 2])
+                sorted = 0;
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            s[2 * i] = tlm_ev_ts_us(&t->ev[uids[i]]);
+            s[2 * i + 1] = tlm_ev_end_us(&t->ev[uids[i]]);
+            if (i && s[2 * i] < s[2 * i - 2])
+                sorted = 0;
+        }
     }
     if (!sorted)
         qsort(s, n, 2 * sizeof *s, cmp_pair);
@@ -1012,7 +1441,7 @@ typedef struct printer {
 
 static int has_gpu_path(const tlm_tree *t, int32_t u)
 {
-    return (t->flags[u] & TLM_NODE_GPU) || t->gpu_hi[u] > t->gpu_lo[u];
+    return (t->nd[u].flags & TLM_NODE_GPU) || t->nd[u].gpu_hi > t->nd[u].gpu_lo;
 }
 
 static void put_name64(tlm_sbuf *b, const char *nm)
@@ -1035,7 +1464,7 @@ static void node_text(printer *p, int32_t u)
                                  : "None";
     tlm_sbuf_printf(b, "UID: %ld, Category: %s, Name: ", (long)u, cat);
     put_name64(b, tlm_trace_str(t->trace, e->name, NULL));
-    if (t->flags[u] & TLM_NODE_GPU) {
+    if (t->nd[u].flags & TLM_NODE_GPU) {
         tlm_sbuf_puts(b, ", Duration: ");
         tlm_sbuf_pyfloat(b, tlm_ns_to_us(e->dur));
     } else if ((p->flags & TLM_PRINT_GPU_TIME) && has_gpu_path(t, u)) {
@@ -1114,13 +1543,13 @@ static void print_rec(printer *p, int32_t u, int last, int depth)
     print_shapes(p, u, p->prefix.p, p->prefix.len);
     if ((p->max_depth < 0 || depth < p->max_depth) &&
         depth < PRINT_MAX_DEPTH) {
-        int32_t c = p->t->first_child[u];
+        int32_t c = p->t->nd[u].first_child;
         while (c >= 0 && !visible(p, c))
-            c = p->t->next_sibling[c];
+            c = p->t->nd[c].next_sibling;
         while (c >= 0 && p->st == TLM_OK) {
-            int32_t nx = p->t->next_sibling[c];
+            int32_t nx = p->t->nd[c].next_sibling;
             while (nx >= 0 && !visible(p, nx))
-                nx = p->t->next_sibling[nx];
+                nx = p->t->nd[nx].next_sibling;
             print_rec(p, c, nx < 0, depth + 1);
             c = nx;
         }
@@ -1173,7 +1602,7 @@ tlm_status tlm_tree_print_parents(tlm_tree *t, FILE *out, int32_t uid,
         tlm_sbuf_putc(&p.line, '\n');
         flush_line(&p);
         print_shapes(&p, u, "  ", 2);
-        u = t->parent[u];
+        u = t->nd[u].parent;
     }
     if (tlm_tree_fwd_event(t, uid) >= 0) {
         tlm_sbuf_puts(&p.line, "Forward op:\n  ");
@@ -1188,8 +1617,8 @@ tlm_status tlm_tree_print_parents(tlm_tree *t, FILE *out, int32_t uid,
 
 static int32_t module_parent(const tlm_tree *t, int32_t u)
 {
-    for (u = t->parent[u]; u >= 0; u = t->parent[u])
-        if (t->flags[u] & TLM_NODE_NN_MODULE)
+    for (u = t->nd[u].parent; u >= 0; u = t->nd[u].parent)
+        if (t->nd[u].flags & TLM_NODE_NN_MODULE)
             return u;
     return -1;
 }
@@ -1199,10 +1628,10 @@ static int32_t module_parent(const tlm_tree *t, int32_t u)
 static tlm_status module_children(const tlm_tree *t, int32_t m,
                                   int32_t **kids, size_t *nk, size_t *cap)
 {
-    int32_t u = t->first_child[m];
+    int32_t u = t->nd[m].first_child;
     while (u >= 0) {
         int descend = 0;
-        if (t->flags[u] & TLM_NODE_NN_MODULE) {
+        if (t->nd[u].flags & TLM_NODE_NN_MODULE) {
             if (*nk == *cap) {
                 size_t nc = *cap ? *cap * 2 : 16;
                 int32_t *p = realloc(*kids, nc * sizeof *p);
@@ -1212,18 +1641,18 @@ static tlm_status module_children(const tlm_tree *t, int32_t m,
                 *cap = nc;
             }
             (*kids)[(*nk)++] = u;
-        } else if (t->first_child[u] >= 0) {
+        } else if (t->nd[u].first_child >= 0) {
             descend = 1;
         }
         if (descend) {
-            u = t->first_child[u];
+            u = t->nd[u].first_child;
             continue;
         }
-        while (u >= 0 && u != m && t->next_sibling[u] < 0)
-            u = t->parent[u];
+        while (u >= 0 && u != m && t->nd[u].next_sibling < 0)
+            u = t->nd[u].parent;
         if (u < 0 || u == m)
             break;
-        u = t->next_sibling[u];
+        u = t->nd[u].next_sibling;
     }
     return TLM_OK;
 }
@@ -1270,7 +1699,7 @@ static void module_rec(printer *p, int32_t m, int last, int depth,
         free(kids);
         return;
     }
-    int32_t base = t->gpu_lo[m];
+    int32_t base = t->nd[m].gpu_lo;
     uint8_t *cover = calloc(ng ? ng : 1, 1);
     if (!cover) {
         p->st = TLM_ENOMEM;
@@ -1279,7 +1708,7 @@ static void module_rec(printer *p, int32_t m, int last, int depth,
         return;
     }
     for (size_t i = 0; i < nk; i++)
-        for (int32_t j = t->gpu_lo[kids[i]]; j < t->gpu_hi[kids[i]]; j++)
+        for (int32_t j = t->nd[kids[i]].gpu_lo; j < t->nd[kids[i]].gpu_hi; j++)
             cover[j - base] = 1;
     for (size_t j = 0; j < ng; j++)
         if (!cover[j])
@@ -1320,8 +1749,8 @@ tlm_status tlm_tree_print_modules(tlm_tree *t, FILE *out, int max_depth,
     size_t nroots = 0;
     for (size_t i = 0; i < t->n && p.st == TLM_OK; i++) {
         int32_t u = (int32_t)i;
-        if (!(t->flags[u] & TLM_NODE_NN_MODULE) ||
-            !(t->flags[u] & TLM_NODE_TREE) || module_parent(t, u) >= 0)
+        if (!(t->nd[u].flags & TLM_NODE_NN_MODULE) ||
+            !(t->nd[u].flags & TLM_NODE_TREE) || module_parent(t, u) >= 0)
             continue;
         nroots++;
         module_rec(&p, u, 1, 0, 0.0);
@@ -1341,9 +1770,9 @@ tlm_status tlm_tree_print_modules(tlm_tree *t, FILE *out, int max_depth,
         } else {
             for (size_t j = 0; j < t->n_gpu_order; j++) {
                 int32_t g = t->gpu_order[j];
-                int32_t a = t->parent[g];
-                while (a >= 0 && !(t->flags[a] & TLM_NODE_NN_MODULE))
-                    a = t->parent[a];
+                int32_t a = t->nd[g].parent;
+                while (a >= 0 && !(t->nd[a].flags & TLM_NODE_NN_MODULE))
+                    a = t->nd[a].parent;
                 if (a < 0)
                     rest[nr++] = g;
             }

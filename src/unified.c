@@ -29,6 +29,8 @@ typedef struct urow {
     uint32_t params_off; /* perf_params text in the pool, or UINT32_MAX */
     const char *category;
     int32_t next;
+    int32_t k_lo, k_n; /* the op's GPU events: gpu_order slice */
+    double dur_us;     /* the op's duration */
 } urow;
 
 typedef struct uctx {
@@ -46,19 +48,19 @@ typedef struct uctx {
 
 static int is_cpu_op(const uctx *u, int32_t x)
 {
-    return u->ctx->ev[x].cat == TLM_CAT_CPU_OP;
+    return tlm_nd(u->ctx->tree, x)->cat == TLM_CAT_CPU_OP;
 }
 
 static int has_gpu(const uctx *u, int32_t x)
 {
     size_t n;
-    tlm_tree_gpu_events(u->ctx->tree, x, &n);
+    tlm_nd_gpu(u->ctx->tree, x, &n);
     return n > 0;
 }
 
 static int has_model(const uctx *u, int32_t x)
 {
-    return tlm_perf_has_model(tlm_rctx_name(u->ctx, x));
+    return tlm_rctx_has_model(u->ctx, x);
 }
 
 /* 1 when some cpu_op strictly below x (through cpu_op / python_function
@@ -69,9 +71,9 @@ static int model_below(uctx *u, int32_t x, int depth)
         return u->memo_below[x];
     int r = 0;
     tlm_tree *t = u->ctx->tree;
-    for (int32_t c = tlm_tree_first_child(t, x); c >= 0 && !r;
-         c = tlm_tree_next_sibling(t, c)) {
-        tlm_cat cat = (tlm_cat)u->ctx->ev[c].cat;
+    for (int32_t c = tlm_nd(t, x)->first_child; c >= 0 && !r;
+         c = tlm_nd(t, c)->next_sibling) {
+        tlm_cat cat = (tlm_cat)tlm_nd(t, c)->cat;
         if (cat != TLM_CAT_CPU_OP && cat != TLM_CAT_PYTHON_FUNCTION)
             continue;
         if (cat == TLM_CAT_CPU_OP && has_model(u, c) && has_gpu(u, c))
@@ -87,15 +89,15 @@ static int leaf_rec(uctx *u, int32_t x, int depth)
 {
     tlm_tree *t = u->ctx->tree;
     int driver_ok = !(u->ctx->opts.compat & TLM_COMPAT_LEAF_NO_DRIVER);
-    for (int32_t c = tlm_tree_first_child(t, x); c >= 0;
-         c = tlm_tree_next_sibling(t, c)) {
-        const tlm_event *e = &u->ctx->ev[c];
-        if (tlm_ev_gpu(e))
+    for (int32_t c = tlm_nd(t, x)->first_child; c >= 0;
+         c = tlm_nd(t, c)->next_sibling) {
+        const tlm_tnode *d = tlm_nd(t, c);
+        if (d->flags & TLM_NODE_GPU)
             return 1;
         if (depth < 10 &&
-            (e->cat == TLM_CAT_CUDA_RUNTIME ||
-             e->cat == TLM_CAT_PYTHON_FUNCTION ||
-             (driver_ok && e->cat == TLM_CAT_CUDA_DRIVER)) &&
+            (d->cat == TLM_CAT_CUDA_RUNTIME ||
+             d->cat == TLM_CAT_PYTHON_FUNCTION ||
+             (driver_ok && d->cat == TLM_CAT_CUDA_DRIVER)) &&
             leaf_rec(u, c, depth + 1))
             return 1;
     }
@@ -158,7 +160,7 @@ static int32_t *bwd_kernels(uctx *u, int32_t x, size_t *n)
         int32_t b = tlm_tree_bwd_event(t, y);
         if (b >= 0) {
             size_t ng;
-            const int32_t *g = tlm_tree_gpu_events(t, b, &ng);
+            const int32_t *g = tlm_nd_gpu(t, b, &ng);
             if (k + ng > cap) {
                 while (k + ng > cap)
                     cap *= 2;
@@ -172,16 +174,16 @@ static int32_t *bwd_kernels(uctx *u, int32_t x, size_t *n)
             memcpy(v + k, g, ng * sizeof *g);
             k += ng;
         }
-        int32_t c = tlm_tree_first_child(t, y);
+        int32_t c = tlm_nd(t, y)->first_child;
         if (c >= 0) {
             y = c;
             continue;
         }
-        while (y != x && tlm_tree_next_sibling(t, y) < 0)
-            y = tlm_tree_parent(t, y);
+        while (y != x && tlm_nd(t, y)->next_sibling < 0)
+            y = tlm_nd(t, y)->parent;
         if (y == x)
             break;
-        y = tlm_tree_next_sibling(t, y);
+        y = tlm_nd(t, y)->next_sibling;
     }
     *n = k;
     return v;
@@ -207,6 +209,12 @@ static urow *new_row(uctx *u, int32_t x, int kind)
     r->params_off = UINT32_MAX;
     r->next = -1;
     r->perf_idx = -1;
+    /* copied now, while the node and event are in cache: the summary
+     * visits rows group by group, in no memory order */
+    const tlm_tnode *d = tlm_nd(u->ctx->tree, x);
+    r->k_lo = d->gpu_lo;
+    r->k_n = d->gpu_hi - d->gpu_lo;
+    r->dur_us = tlm_ns_to_us(u->ctx->ev[x].dur);
     return r;
 }
 
@@ -253,7 +261,7 @@ static void set_metrics(uctx *u, urow *r)
 static void cover(uctx *u, int32_t x)
 {
     size_t n;
-    const int32_t *g = tlm_tree_gpu_events(u->ctx->tree, x, &n);
+    const int32_t *g = tlm_nd_gpu(u->ctx->tree, x, &n);
     for (size_t i = 0; i < n; i++)
         u->covered[g[i]] = 1;
 }
@@ -261,7 +269,7 @@ static void cover(uctx *u, int32_t x)
 static void collect_own(uctx *u, int32_t x)
 {
     size_t n;
-    const int32_t *g = tlm_tree_gpu_events(u->ctx->tree, x, &n);
+    const int32_t *g = tlm_nd_gpu(u->ctx->tree, x, &n);
     tlm_status st = run_model(u, x, 0, g, n);
     if (st == TLM_ENOMEM) {
         u->st = st;
@@ -290,13 +298,14 @@ static int sole_bwd(uctx *u, int32_t x, int32_t *fwd_out)
     for (int i = 0; i < 5 && w >= 0; i++) {
         if (tlm_tree_fwd_event(t, w) >= 0)
             break;
-        w = tlm_tree_parent(t, w);
+        w = tlm_nd(t, w)->parent;
     }
     if (w < 0 || tlm_tree_fwd_event(t, w) < 0)
         return 0;
     int32_t f = tlm_tree_fwd_event(t, w);
     const char *fname = tlm_rctx_name(u->ctx, f);
-    if (!tlm_perf_has_model(fname) || !tlm_perf_model_category(fname, 1))
+    if (!tlm_rctx_has_model(u->ctx, f) ||
+        !tlm_perf_model_category(fname, 1))
         return 0;
     const char *wn = tlm_rctx_name(u->ctx, w);
     const char *colon = strstr(wn, ": ");
@@ -305,7 +314,7 @@ static int sole_bwd(uctx *u, int32_t x, int32_t *fwd_out)
     const char *want = colon + 2;
     /* exactly one cpu_op descendant of w with GPU work named `want` */
     int count = 0, self = 0;
-    int32_t y = tlm_tree_first_child(t, w);
+    int32_t y = tlm_nd(t, w)->first_child;
     while (y >= 0) {
         if (is_cpu_op(u, y) && has_gpu(u, y) &&
             !strcmp(tlm_rctx_name(u->ctx, y), want)) {
@@ -313,16 +322,16 @@ static int sole_bwd(uctx *u, int32_t x, int32_t *fwd_out)
             if (y == x)
                 self = 1;
         }
-        int32_t c = tlm_tree_first_child(t, y);
-        if (c >= 0 && !tlm_ev_gpu(&u->ctx->ev[y])) {
+        int32_t c = tlm_nd(t, y)->first_child;
+        if (c >= 0 && !(tlm_nd(t, y)->flags & TLM_NODE_GPU)) {
             y = c;
             continue;
         }
-        while (y != w && tlm_tree_next_sibling(t, y) < 0)
-            y = tlm_tree_parent(t, y);
+        while (y != w && tlm_nd(t, y)->next_sibling < 0)
+            y = tlm_nd(t, y)->parent;
         if (y == w)
             break;
-        y = tlm_tree_next_sibling(t, y);
+        y = tlm_nd(t, y)->next_sibling;
     }
     if (count != 1 || !self)
         return 0;
@@ -376,7 +385,7 @@ static void collect_leaf(uctx *u, int32_t x)
     cover(u, x);
     r->category = tlm_rctx_op_category(u->ctx, x);
     size_t n;
-    const int32_t *g = tlm_tree_gpu_events(u->ctx->tree, x, &n);
+    const int32_t *g = tlm_nd_gpu(u->ctx->tree, x, &n);
     if (tlm_tree_busy_us(u->ctx->tree, g, n, &r->T) != TLM_OK)
         u->st = TLM_ENOMEM;
 }
@@ -384,7 +393,7 @@ static void collect_leaf(uctx *u, int32_t x)
 static int launches_comm(uctx *u, int32_t x)
 {
     size_t n;
-    const int32_t *g = tlm_tree_gpu_events(u->ctx->tree, x, &n);
+    const int32_t *g = tlm_nd_gpu(u->ctx->tree, x, &n);
     for (size_t i = 0; i < n; i++)
         if (tlm_rctx_is_comm(u->ctx, g[i]))
             return 1;
@@ -396,8 +405,8 @@ static void visit(uctx *u, int32_t x, int depth);
 static void visit_children(uctx *u, int32_t x, int depth)
 {
     tlm_tree *t = u->ctx->tree;
-    for (int32_t c = tlm_tree_first_child(t, x); c >= 0 && u->st == TLM_OK;
-         c = tlm_tree_next_sibling(t, c))
+    for (int32_t c = tlm_nd(t, x)->first_child; c >= 0 && u->st == TLM_OK;
+         c = tlm_nd(t, c)->next_sibling)
         visit(u, c, depth + 1);
 }
 
@@ -427,8 +436,8 @@ static void visit(uctx *u, int32_t x, int depth)
     if (is_leaf(u, x)) {
         tlm_tree *t = u->ctx->tree;
         int any = 0;
-        for (int32_t c = tlm_tree_first_child(t, x); c >= 0;
-             c = tlm_tree_next_sibling(t, c))
+        for (int32_t c = tlm_nd(t, x)->first_child; c >= 0;
+             c = tlm_nd(t, c)->next_sibling)
             if (is_cpu_op(u, c) && has_model(u, c) && has_gpu(u, c)) {
                 any = 1;
                 visit(u, c, depth + 1);
@@ -444,9 +453,9 @@ static void visit(uctx *u, int32_t x, int depth)
 
 static int32_t cpu_ancestor(const tlm_rctx *ctx, int32_t g)
 {
-    for (int32_t a = tlm_tree_parent(ctx->tree, g); a >= 0;
-         a = tlm_tree_parent(ctx->tree, a))
-        if (ctx->ev[a].cat == TLM_CAT_CPU_OP)
+    for (int32_t a = tlm_nd(ctx->tree, g)->parent; a >= 0;
+         a = tlm_nd(ctx->tree, a)->parent)
+        if (tlm_nd(ctx->tree, a)->cat == TLM_CAT_CPU_OP)
             return a;
     return -1;
 }
@@ -460,12 +469,12 @@ static void synthetic(uctx *u)
             int32_t g = ctx->gpu[j];
             if (u->covered[g])
                 continue;
-            if (!(tlm_tree_flags(ctx->tree, g) & TLM_NODE_TREE))
+            if (!(tlm_nd(ctx->tree, g)->flags & TLM_NODE_TREE))
                 continue;
-            if (tlm_rctx_is_comm(ctx, g))
+            if (ctx->gpu_fl[j] & TLM_GPU_COMM)
                 continue;
             int32_t p = cpu_ancestor(ctx, g);
-            int32_t src = p >= 0 ? p : tlm_tree_parent(ctx->tree, g);
+            int32_t src = p >= 0 ? p : tlm_nd(ctx->tree, g)->parent;
             if (src < 0 || (pass == 0) != (p < 0))
                 continue;
             urow *r = new_row(u, src, ROW_SYNTH);
@@ -496,7 +505,8 @@ static const int32_t *row_kernels(const uctx *u, const urow *r, size_t *n)
         *n = 1;
         return &r->kernel;
     }
-    return tlm_tree_gpu_events(u->ctx->tree, r->uid, n);
+    *n = (size_t)r->k_n;
+    return u->ctx->tree->gpu_order + r->k_lo;
 }
 
 typedef struct sctx {
@@ -624,13 +634,15 @@ static tlm_status summarize(uctx *u)
     int32_t *head = malloc((nr + 1) * sizeof *head);
     int32_t *tail = malloc((nr + 1) * sizeof *tail);
     double *v = malloc((nr + 1) * sizeof *v);
+    /* metrics of the rows of one group (computed once per row) */
+    double *mv = malloc((nr + 1) * 3 * sizeof *mv);
     int32_t *pool = NULL;
     size_t *off = malloc((nr + 1) * sizeof *off);
     size_t *len = malloc((nr + 1) * sizeof *len);
     tlm_tab *t = tlm_tab_new("unified_perf_summary", c, cols, ty);
     tlm_sbuf key;
     tlm_sbuf_init(&key);
-    if (!head || !tail || !v || !off || !len || !t ||
+    if (!head || !tail || !v || !mv || !off || !len || !t ||
         tlm_i3map_init(&map, nr) != TLM_OK)
         goto done;
     static const tlm_arg sa[4] = {TLM_ARG_INPUT_DIMS, TLM_ARG_INPUT_TYPE,
@@ -639,16 +651,22 @@ static tlm_status summarize(uctx *u)
     for (size_t i = 0; i < nr; i++) {
         urow *r = &u->rows[i];
         const tlm_event *e = &ctx->ev[r->uid];
+        if (i + TLM_PREFETCH_AHEAD < nr)
+            TLM_PREFETCH(&ctx->ev[u->rows[i + TLM_PREFETCH_AHEAD].uid]);
         tlm_sbuf_reset(&key);
         tlm_key_id(&key, e->name);
         tlm_key_id(&key, r->kind == ROW_SYNTH
                              ? (int64_t)ctx->ev[r->kernel].name
                              : -1);
         tlm_key_id(&key, tlm_rctx_cat_index(ctx, r->category));
-        for (int f = 1; f <= 3; f++)
-            tlm_key_id(&key, tlm_rctx_meta_id(ctx, e, f));
+        int64_t mid[3];
+        tlm_argv av[4];
+        tlm_rctx_meta_ids(ctx, e, mid);
+        for (int f = 0; f < 3; f++)
+            tlm_key_id(&key, mid[f]);
+        tlm_rctx_args(ctx, e, sa, 4, av);
         for (int q = 0; q < 4; q++)
-            tlm_key_id(&key, tlm_rctx_arg_id(ctx, e, sa[q]));
+            tlm_key_id(&key, tlm_argv_id(&av[q]));
         if (key.oom)
             goto done;
         int64_t hk[3];
@@ -700,6 +718,9 @@ static tlm_status summarize(uctx *u)
             const urow *r = &u->rows[j];
             tlm_perf_metrics m;
             row_metrics(u, r, &m);
+            mv[3 * k] = m.tb_s;
+            mv[3 * k + 1] = m.tflops_s;
+            mv[3 * k + 2] = m.pct_roofline;
             if (isnan(fg))
                 fg = m.gflops;
             if (isnan(fm))
@@ -728,7 +749,7 @@ static tlm_status summarize(uctx *u)
         double o[6];
         size_t q = 0;
         for (int32_t j = head[g]; j >= 0; j = u->rows[j].next)
-            v[q++] = tlm_ns_to_us(ctx->ev[u->rows[j].uid].dur);
+            v[q++] = u->rows[j].dur_us;
         st5(v, q, o);
         tlm_tab_set_f(t, R, C_DUR, o[5]);
         tlm_tab_set_f(t, R, C_DUR + 1, o[0]);
@@ -751,16 +772,9 @@ static tlm_status summarize(uctx *u)
                 continue;
             q = 0;
             for (int32_t j = head[g]; j >= 0; j = u->rows[j].next) {
-                const urow *r = &u->rows[j];
-                tlm_perf_metrics m;
-                if (which < 3)
-                    row_metrics(u, r, &m);
-                else
-                    m.tb_s = m.tflops_s = m.pct_roofline = NAN;
-                v[q++] = which == 0   ? m.tb_s
-                         : which == 1 ? m.tflops_s
-                         : which == 2 ? m.pct_roofline
-                                      : r->T;
+                v[q] = which < 3 ? mv[3 * q + (size_t)which]
+                                 : u->rows[j].T;
+                q++;
             }
             st5(v, q, o);
             if (which == 3) {
@@ -826,6 +840,7 @@ done:
     free(head);
     free(tail);
     free(v);
+    free(mv);
     free(pool);
     free(off);
     free(len);

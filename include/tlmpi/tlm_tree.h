@@ -2,11 +2,11 @@
  * tlm_tree.h - Trace2Tree: host call stacks and launch -> GPU links over the
  * events of one trace (TraceLens's TraceToTree, spec/perfreport.md §2).
  *
- * The tree is a set of compact arrays indexed by event UID (the index in
+ * The tree is one compact record per event UID (the index in
  * tlm_trace_events()): parent, first child, next sibling, flags, and for
  * every node the range of linked GPU events below it.  No per-node
- * allocation: building costs O(n) memory (about 25 bytes per event) plus one
- * sort of the host events of each thread.
+ * allocation: building costs O(n) memory (24 bytes per event, plus 20
+ * per linked GPU event) and one sort of the host events of each thread.
  *
  * What is built (§2.2-§2.4):
  *   - host call stacks per raw (pid, tid) from timestamps: events with cat

@@ -386,6 +386,57 @@ static void test_link_key_and_empty(void **state)
     assert_int_equal(tlm_tree_build(NULL, NULL, &t, NULL), TLM_EINVAL);
 }
 
+/* Link ids far apart (no direct table: the hash-map path), two GPU
+ * events sharing one link id on different streams (the flow's target
+ * stream decides, whichever came last), and host events written child
+ * first on two threads (the sort restores the stacks). */
+static const char *sparse =
+    "{'traceEvents':["
+    CPU("aten::mm", 30, 10, 2) ","                /* 0: thread 2, child */
+    RT("cudaLaunchKernel", 12, 2, 9000000000000) "," /* 1: child of 2 */
+    CPU("aten::linear", 10, 20, 1) ","            /* 2: thread 1 */
+    CPU("aten::matmul", 25, 20, 2) ","            /* 3: parent of 0 */
+    KER("k_s9", 40, 5, 9000000000000, 9) ","      /* 4 */
+    KER("k_s7", 41, 5, 9000000000000, 7) ","      /* 5: same link id */
+    FLOW_S(9000000000000, 12) ","                 /* 6 */
+    FLOW_F(9000000000000, 40, 9) ","              /* 7 */
+    RT("cudaLaunchKernel", 16, 2, 3) ","          /* 8: child of 2 */
+    KER("k_small", 50, 5, 3, 7) ","               /* 9 */
+    FLOW_S(3, 16) "," FLOW_F(3, 50, 7)            /* 10, 11 */
+    "]}";
+
+static void test_sparse_ids_and_shared_links(void **state)
+{
+    (void)state;
+    tlm_trace *tr = rd(sparse);
+    tlm_tree *t = build(tr, 1, 0);
+    assert_int_equal(tlm_tree_parent(t, 0), 3);
+    assert_int_equal(tlm_tree_parent(t, 3), -1);
+    assert_int_equal(tlm_tree_parent(t, 1), 2);
+    assert_int_equal(tlm_tree_parent(t, 8), 2);
+    assert_int_equal(tlm_tree_first_child(t, 2), 1);
+    assert_int_equal(tlm_tree_next_sibling(t, 1), 8);
+    /* the flow ends on stream 9: k_s9, not the later k_s7 */
+    assert_int_equal(tlm_tree_parent(t, 4), 1);
+    assert_int_equal(tlm_tree_parent(t, 5), -1);
+    assert_int_equal(tlm_tree_parent(t, 9), 8);
+    size_t n;
+    const int32_t *roots = tlm_tree_cpu_roots(t, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(roots[0], 2);
+    assert_int_equal(roots[1], 3);
+    const int32_t *g = tlm_tree_gpu_events(t, 2, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(g[0], 4);
+    assert_int_equal(g[1], 9);
+    const tlm_tree_stats *s = tlm_tree_stats_get(t);
+    assert_int_equal(s->n_gpu, 3);
+    assert_int_equal(s->n_gpu_linked, 2);
+    assert_int_equal(s->n_flow_bad_target, 0);
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_print),
         cmocka_unit_test(test_modules),
         cmocka_unit_test(test_link_key_and_empty),
+        cmocka_unit_test(test_sparse_ids_and_shared_links),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
