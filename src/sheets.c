@@ -141,8 +141,10 @@ static tlm_status compute_row(tlm_rctx *ctx, int32_t u, int bwd,
     if (collect_kernels(ctx, u, bwd, &s->pool, tmpcap, tmp))
         return TLM_ENOMEM;
     size_t nk = s->pool.n - k0;
+    /* no kernels: the pool may still be unallocated (NULL) */
+    const int32_t *ks = nk ? s->pool.v + k0 : NULL;
     const tlm_perf_result *res = NULL;
-    tlm_status st = tlm_rctx_perf(ctx, u, bwd, s->pool.v + k0, nk, &res);
+    tlm_status st = tlm_rctx_perf(ctx, u, bwd, ks, nk, &res);
     if (st == TLM_ENOMEM)
         return st;
     if (st != TLM_OK) {
@@ -150,7 +152,7 @@ static tlm_status compute_row(tlm_rctx *ctx, int32_t u, int bwd,
         return TLM_OK;
     }
     double T = 0.0;
-    st = tlm_tree_busy_us(ctx->tree, s->pool.v + k0, nk, &T);
+    st = tlm_tree_busy_us(ctx->tree, ks, nk, &T);
     if (st != TLM_OK)
         return st;
     if (s->nrows == s->cap) {
