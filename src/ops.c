@@ -184,35 +184,6 @@ done:
 
 /* MARK: - statistics helpers --------------------------------------------- */
 
-typedef struct stats6 {
-    double mean, median, std, min, max, sum;
-    size_t count;
-} stats6;
-
-/* Stats over the non-NaN values of v (sorted in place). */
-static void stats_of(double *v, size_t n, stats6 *s)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(v[i]))
-            v[k++] = v[i];
-    s->count = k;
-    s->sum = tlm_pd_sum(v, k);
-    if (!k) {
-        s->mean = s->median = s->std = s->min = s->max = NAN;
-        return;
-    }
-    s->mean = s->sum / (double)k;
-    s->std = tlm_pd_std(v, k);
-    s->min = s->max = v[0];
-    for (size_t i = 1; i < k; i++) {
-        if (v[i] < s->min)
-            s->min = v[i];
-        if (v[i] > s->max)
-            s->max = v[i];
-    }
-    s->median = tlm_np_median(v, k);
-}
 
 static int cmp_str_ptr(const void *a, const void *b)
 {
@@ -631,9 +602,9 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
         tlm_tab_set_i(t, R, 9, (int64_t)k);
         tlm_kd_summary(ctx, ctx->lk_kernels, off, len, k, &ctx->s1,
                        &ctx->s2);
-        stats6 a, b;
-        stats_of(vd, k, &a);
-        stats_of(vs, k, &b);
+        tlm_stats a, b;
+        tlm_stats_of(vd, k, &a);
+        tlm_stats_of(vs, k, &b);
         double av[6] = {a.mean, a.median, a.std, a.min, a.max, a.sum};
         double bv[6] = {b.mean, b.median, b.std, b.min, b.max, b.sum};
         for (int q = 0; q < 6; q++) {

@@ -174,6 +174,14 @@ double tlm_sample_std(const double *a, size_t n);
 double tlm_pd_sum(const double *a, size_t n);
 /* pandas' groupby std: Welford's running variance, ddof=1, NaN for n < 2. */
 double tlm_pd_std(const double *a, size_t n);
+
+/* Summary statistics over the non-NaN values of v (v is compacted and
+ * sorted in place); all NaN when there are none. */
+typedef struct tlm_stats {
+    double mean, median, std, min, max, sum;
+    size_t count;
+} tlm_stats;
+void tlm_stats_of(double *v, size_t n, tlm_stats *s);
 /* Kahan accumulator as pandas' group_sum keeps one per group. */
 typedef struct tlm_kahan {
     double sum, comp;
@@ -206,6 +214,14 @@ tlm_status tlm_sort_pairs(tlm_pair *a, size_t n);
 typedef int (*tlm_idx_cmp)(const void *ctx, size_t a, size_t b);
 tlm_status tlm_sort_idx(size_t *idx, size_t n, tlm_idx_cmp cmp,
                         const void *ctx);
+
+/* tlm_idx_cmp over the rows of a table: by the double column kc
+ * descending, then by the integer (UID) column uc ascending. */
+typedef struct tlm_sum_uid_key {
+    const tlm_tab *t;
+    size_t kc, uc;
+} tlm_sum_uid_key;
+int tlm_cmp_sum_uid(const void *key, size_t a, size_t b);
 
 /* ------------------------------------------------------------ report */
 

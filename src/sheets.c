@@ -203,49 +203,7 @@ static tlm_status compute_row(tlm_rctx *ctx, int32_t u, int bwd,
     return TLM_OK;
 }
 
-typedef struct stat5 {
-    double mean, median, std, min, max, sum;
-} stat5;
 
-static void stat_vals(double *v, size_t n, stat5 *s)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(v[i]))
-            v[k++] = v[i];
-    s->sum = tlm_pd_sum(v, k);
-    if (!k) {
-        s->mean = s->median = s->std = s->min = s->max = NAN;
-        return;
-    }
-    s->mean = s->sum / (double)k;
-    s->std = tlm_pd_std(v, k);
-    s->min = s->max = v[0];
-    for (size_t i = 1; i < k; i++) {
-        if (v[i] < s->min)
-            s->min = v[i];
-        if (v[i] > s->max)
-            s->max = v[i];
-    }
-    s->median = tlm_np_median(v, k);
-}
-
-typedef struct sort_ctx2 {
-    const tlm_tab *t;
-    size_t kc, uc;
-} sort_ctx2;
-
-static int cmp_sum_uid(const void *vc, size_t a, size_t b)
-{
-    const sort_ctx2 *c = vc;
-    double x = tlm_tab_cell(c->t, a, c->kc)->v.f;
-    double y = tlm_tab_cell(c->t, b, c->kc)->v.f;
-    if (x != y)
-        return x > y ? -1 : 1;
-    int64_t p = tlm_tab_cell(c->t, a, c->uc)->v.i;
-    int64_t q = tlm_tab_cell(c->t, b, c->uc)->v.i;
-    return p < q ? -1 : (p > q);
-}
 
 static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
                              sheet_state *s)
@@ -468,7 +426,7 @@ static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
         tlm_tab_set_f(t, R, c_first + 1, fm);
         tlm_tab_set_f(t, R, c_first + 2, ff);
         double *v = vals;
-        stat5 sv;
+        tlm_stats sv;
         for (int which = 0; which < 4; which++) {
             size_t q = 0;
             for (int32_t j = head[g]; j >= 0; j = s->rows[j].next) {
@@ -476,7 +434,7 @@ static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
                                  : s->rows[j].T;
                 q++;
             }
-            stat_vals(v, q, &sv);
+            tlm_stats_of(v, q, &sv);
             double a5[6] = {sv.mean, sv.median, sv.std, sv.min, sv.max,
                             sv.sum};
             size_t base = which == 0   ? c_tbs
@@ -528,8 +486,8 @@ static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
             goto done;
         for (size_t i = 0; i < t->nrows; i++)
             perm[i] = i;
-        sort_ctx2 sc = {t, c_kt + 5, c_kt + 7};
-        st = tlm_sort_idx(perm, t->nrows, cmp_sum_uid, &sc);
+        tlm_sum_uid_key sc = {t, c_kt + 5, c_kt + 7};
+        st = tlm_sort_idx(perm, t->nrows, tlm_cmp_sum_uid, &sc);
         if (st == TLM_OK)
             st = tlm_tab_permute(t, perm);
         free(perm);

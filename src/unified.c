@@ -509,22 +509,6 @@ static const int32_t *row_kernels(const uctx *u, const urow *r, size_t *n)
     return u->ctx->tree->gpu_order + r->k_lo;
 }
 
-typedef struct sctx {
-    const tlm_tab *t;
-    size_t kc, uc;
-} sctx;
-
-static int cmp_sum_uid(const void *vc, size_t a, size_t b)
-{
-    const sctx *c = vc;
-    double x = tlm_tab_cell(c->t, a, c->kc)->v.f;
-    double y = tlm_tab_cell(c->t, b, c->kc)->v.f;
-    if (x != y)
-        return x > y ? -1 : 1;
-    int64_t p = tlm_tab_cell(c->t, a, c->uc)->v.i;
-    int64_t q = tlm_tab_cell(c->t, b, c->uc)->v.i;
-    return p < q ? -1 : (p > q);
-}
 
 static void st5(double *v, size_t n, double out[6])
 {
@@ -814,8 +798,8 @@ static tlm_status summarize(uctx *u)
             goto done;
         for (size_t i = 0; i < t->nrows; i++)
             perm[i] = i;
-        sctx sc = {t, C_KMS + 2, C_EX};
-        st = tlm_sort_idx(perm, t->nrows, cmp_sum_uid, &sc);
+        tlm_sum_uid_key sc = {t, C_KMS + 2, C_EX};
+        st = tlm_sort_idx(perm, t->nrows, tlm_cmp_sum_uid, &sc);
         if (st == TLM_OK)
             st = tlm_tab_permute(t, perm);
         free(perm);
