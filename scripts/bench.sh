@@ -92,9 +92,9 @@ run_report() {
     local out=$dir/report_out t_rep rss_rep
     [ -n "${T_READER:-}" ] || T_READER=$(best "$bin/tlmpi" inspect "$json")
     rm -rf "$out"
-    t_rep=$(best sh -c "rm -rf '$out'; '$bin/tlmpi' report '$json' --output_csvs_dir '$out'")
+    t_rep=$(best sh -c "rm -rf '$out'; '$bin/tlmpi' report '$json' --output_csvs_dir '$out' --quiet")
     rm -rf "$out"
-    rss_rep=$(rss "$bin/tlmpi" report "$json" --output_csvs_dir "$out")
+    rss_rep=$(rss "$bin/tlmpi" report "$json" --output_csvs_dir "$out" --quiet)
     echo
     echo "== report (best of $repeat)"
     printf '  %-34s %7.3f s\n' "tlmpi inspect .json (reader)" "$T_READER"
