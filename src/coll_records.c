@@ -996,11 +996,10 @@ static tlm_status assign_parts_and_ordinals(tlm_coll_record *r, size_t n,
             ok[nk++] = (ordkey){0, r[i].link_id, i};
     qsort(ok, nk, sizeof *ok, cmp_ordkey);
     for (size_t i = 0; i < nk;) {
-        size_t j = i;
-        while (j < nk && ok[j].link == ok[i].link)
-            j++;
-        for (size_t q = i + 1; q < j; q++)
-            r[ok[q].idx].seq = r[ok[i].idx].seq;
+        int64_t seq = r[ok[i].idx].seq;
+        size_t j = i + 1;
+        for (; j < nk && ok[j].link == ok[i].link; j++)
+            r[ok[j].idx].seq = seq;
         i = j;
     }
     tlm_coll_mfree(a, ok);
