@@ -123,6 +123,10 @@ static int inspect_one(const char *path, int keep, size_t chunk)
     printf("\n  bytes on disk: %llu; bytes of JSON: %llu\n",
            (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_json);
     printf("  events: %llu\n", (unsigned long long)s->n_events);
+    if (s->n_lone_surrogates > 0)
+        printf("  warning: %llu lone surrogate escape%s replaced by "
+               "U+FFFD\n", (unsigned long long)s->n_lone_surrogates,
+               s->n_lone_surrogates == 1 ? "" : "s");
     printf("  events by (ph, cat):");
     for (size_t i = 0; i < c.n; i++) {
         const char *cat =

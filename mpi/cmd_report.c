@@ -231,7 +231,8 @@ int tlm_cmd_report(int argc, char **argv)
         fprintf(stderr,
                 "  events %llu, GPU ops %llu (linked %llu), cpu roots %llu; "
                 "warnings: bleed-dropped %llu, flow targets not GPU %llu, "
-                "half flows %llu, duplicate links %llu\n",
+                "half flows %llu, duplicate links %llu, without valid "
+                "ts/dur %llu\n",
                 (unsigned long long)s->n_events,
                 (unsigned long long)s->n_gpu,
                 (unsigned long long)s->n_gpu_linked,
@@ -239,7 +240,8 @@ int tlm_cmd_report(int argc, char **argv)
                 (unsigned long long)s->n_bleed_drop,
                 (unsigned long long)s->n_flow_bad_target,
                 (unsigned long long)s->n_flow_half,
-                (unsigned long long)s->n_gpu_dup_link);
+                (unsigned long long)s->n_gpu_dup_link,
+                (unsigned long long)s->n_no_time);
     }
     rc = 0;
     goto done;

@@ -26,6 +26,7 @@
  * records are keyed by their directed pair and numbered per pair.
  */
 #include "coll_internal.h"
+#include "tlmpi/tlm_tree.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -1059,7 +1060,8 @@ tlm_status tlm_coll_extract(const tlm_trace *trace,
                     goto nomem;
                 ext[n_ext++] = (kv){x, i};
             }
-            if (e->has_tid && (e->flags & TLM_EV_HAS_DUR)) {
+            if (e->has_tid && (e->flags & TLM_EV_HAS_DUR) &&
+                e->dur >= 0) {
                 if (!tlm_coll_grow(a, (void **)&sp, &cap_sp, n_sp + 1,
                                    sizeof *sp))
                     goto nomem;
@@ -1067,7 +1069,7 @@ tlm_status tlm_coll_extract(const tlm_trace *trace,
                                     i, 0};
             }
         } else if (e->cat == TLM_CAT_USER_ANNOTATION && e->has_tid &&
-                   (e->flags & TLM_EV_HAS_DUR)) {
+                   (e->flags & TLM_EV_HAS_DUR) && e->dur >= 0) {
             size_t l;
             const char *nm = tlm_trace_str(trace, e->name, &l);
             if (l > 5 && memcmp(nm, "nccl:", 5) == 0) {
@@ -1099,8 +1101,8 @@ tlm_status tlm_coll_extract(const tlm_trace *trace,
     /* pass 2: kernels */
     for (size_t i = 0; i < nev; i++) {
         const tlm_event *k = &ev[i];
-        if (k->cat != TLM_CAT_KERNEL)
-            continue;
+        if (k->cat != TLM_CAT_KERNEL || !tlm_event_is_gpu(k))
+            continue; /* without a valid time: left out, as by the tree */
         size_t l;
         const char *nm = tlm_trace_str(trace, k->name, &l);
         if (!name_has_ci(nm, l, "nccl") && !name_has_ci(nm, l, "rccl") &&

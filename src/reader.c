@@ -108,6 +108,48 @@ enum top_state {
     S_DONE
 };
 
+/* UTF-8 validation (RFC 3629: no overlong forms, no surrogates, nothing
+ * above U+10FFFF): need continuation bytes are still expected, the next one
+ * in [lo, hi]. */
+typedef struct utf8_state {
+    unsigned char need, lo, hi;
+} utf8_state;
+
+/* Feeds one byte; 0 when it cannot occur here. */
+static inline int utf8_step(utf8_state *u, unsigned char c)
+{
+    if (u->need > 0) {
+        if (c < u->lo || c > u->hi)
+            return 0;
+        u->need--;
+        u->lo = 0x80;
+        u->hi = 0xbf;
+        return 1;
+    }
+    u->lo = 0x80;
+    u->hi = 0xbf;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        u->need = 1;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        u->need = 2;
+        if (c == 0xe0)
+            u->lo = 0xa0; /* overlong */
+        else if (c == 0xed)
+            u->hi = 0x9f; /* UTF-16 surrogates */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        u->need = 3;
+        if (c == 0xf0)
+            u->lo = 0x90; /* overlong */
+        else if (c == 0xf4)
+            u->hi = 0x8f; /* above U+10FFFF */
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 typedef struct rd {
     tlm_trace *t;
     tlm_read_opts o;
@@ -129,6 +171,10 @@ typedef struct rd {
     /* streaming skip state */
     unsigned skip_depth;
     int skip_in_str, skip_esc, skip_scalar;
+    utf8_state skip_utf8;   /* a UTF-8 sequence cut by the window */
+    uint64_t surr_next;     /* lone surrogates before this stream offset
+                             * are counted already (values are re-read
+                             * after a window refill) */
     unsigned char *skip_stack;
     /* pre-interned category strings */
     uint32_t cat_ids[TLM_CAT_COUNT];
@@ -144,6 +190,17 @@ static const unsigned char str_special[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    /* bytes >= 0x80 start a UTF-8 sequence to validate */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
 static inline int is_ws(unsigned char c)
@@ -246,8 +303,8 @@ static int hexval(unsigned char c)
     return -1;
 }
 
-/* First byte in [p, e) that is '"', '\\' or a control character (or e):
- * eight bytes at a time, then byte by byte. */
+/* First byte in [p, e) that is '"', '\\', a control character or a byte
+ * >= 0x80 (or e): eight bytes at a time, then byte by byte. */
 static inline const unsigned char *scan_plain(const unsigned char *p,
                                               const unsigned char *e)
 {
@@ -258,7 +315,7 @@ static inline const unsigned char *scan_plain(const unsigned char *p,
         uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
         uint64_t hit = ((q - ones) & ~q) | ((b - ones) & ~b) |
                        (w - ones * 0x20);
-        hit &= ~w & highs;
+        hit = (hit & ~w & highs) | (w & highs);
         if (hit != 0) {
             /* the lowest flagged byte is exact (borrows only run upward
              * from a real match) */
@@ -321,9 +378,25 @@ static int scan_string(rd *r, const unsigned char **pp, const unsigned char *e,
             }
             continue;
         }
+        if (*p >= 0x80) {
+            utf8_state u = {0, 0, 0};
+            const unsigned char *q = p;
+            do {
+                if (q >= e)
+                    goto need; /* cut by the window: rescanned whole */
+                if (!utf8_step(&u, *q))
+                    return fail_at(r, q, TLM_EFORMAT,
+                                   "invalid UTF-8 byte 0x%02x in string",
+                                   *q);
+                q++;
+            } while (u.need > 0);
+            p = q;
+            continue;
+        }
         return fail_at(r, p, TLM_EFORMAT,
                        "control character 0x%02x in string", *p);
     }
+need:
     if ((size_t)(p - beg) > r->o.max_string)
         return fail_at(r, beg, TLM_ELIMIT, "string longer than %zu bytes",
                        r->o.max_string);
@@ -391,8 +464,14 @@ static int unescape(rd *r, const unsigned char *s, size_t len)
                     p += 6;
                 }
             }
-            if (cp >= 0xd800 && cp < 0xe000)
+            if (cp >= 0xd800 && cp < 0xe000) {
                 cp = 0xfffd; /* lone surrogate */
+                uint64_t off = r->base + (uint64_t)(p - 6 - r->buf);
+                if (off >= r->surr_next) {
+                    r->t->stats.n_lone_surrogates++;
+                    r->surr_next = off + 1;
+                }
+            }
             d += put_utf8(d, cp);
             break;
         }
@@ -1244,6 +1323,7 @@ static int member_int(rd *r, const unsigned char **pp, const unsigned char *e,
         *pp = p;
         return P_OK;
     }
+    /* metadata of another type is treated as absent (tolerated) */
     return value(r, pp, e, 3);
 }
 
@@ -1485,6 +1565,7 @@ static int top_member(rd *r, const unsigned char **pp, const unsigned char *e,
     case MK_NONE:
         r->skip_depth = 0;
         r->skip_in_str = r->skip_esc = r->skip_scalar = 0;
+        r->skip_utf8.need = 0;
         *next = S_SKIP;
         break;
     }
@@ -1505,9 +1586,29 @@ static int skip_stream(rd *r, const unsigned char **pp, const unsigned char *e)
                 p++;
                 continue;
             }
+            if (r->skip_utf8.need > 0) {
+                if (!utf8_step(&r->skip_utf8, *p)) {
+                    *pp = p;
+                    return fail_at(r, p, TLM_EFORMAT,
+                                   "invalid UTF-8 byte 0x%02x in string",
+                                   *p);
+                }
+                p++;
+                continue;
+            }
             p = scan_plain(p, e);
             if (p >= e)
                 break;
+            if (*p >= 0x80) {
+                if (!utf8_step(&r->skip_utf8, *p)) {
+                    *pp = p;
+                    return fail_at(r, p, TLM_EFORMAT,
+                                   "invalid UTF-8 byte 0x%02x in string",
+                                   *p);
+                }
+                p++;
+                continue;
+            }
             if (*p == '\\') {
                 r->skip_esc = 1;
             } else if (*p == '"') {

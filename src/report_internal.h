@@ -51,10 +51,13 @@ static inline double tlm_ev_end_us(const tlm_event *e)
 #define TLM_PREFETCH_AHEAD 8
 
 /* kernel / gpu_memset / gpu_memcpy (inline twin of tlm_event_is_gpu). */
+/* tlm_event_is_gpu(), inline for the table builders' loops. */
 static inline int tlm_ev_gpu(const tlm_event *e)
 {
-    return e->cat == TLM_CAT_KERNEL || e->cat == TLM_CAT_GPU_MEMSET ||
-           e->cat == TLM_CAT_GPU_MEMCPY;
+    const unsigned both = TLM_EV_HAS_TS | TLM_EV_HAS_DUR;
+    return (e->cat == TLM_CAT_KERNEL || e->cat == TLM_CAT_GPU_MEMSET ||
+            e->cat == TLM_CAT_GPU_MEMCPY) &&
+           (e->flags & both) == both && e->dur >= 0;
 }
 
 /* ------------------------------------------------------------ string buf */

@@ -326,8 +326,8 @@ tlm_status tlm_report_write_md(const tlm_report *r, const char *path,
                     "- Warnings: %llu host events dropped by the bleed rule, "
                     "%llu made siblings by it, %llu flows whose target is "
                     "not a GPU event, %llu incomplete flow pairs, %llu GPU "
-                    "events claimed twice, %llu host events without "
-                    "ts/dur.\n\n",
+                    "events claimed twice, %llu events without a valid "
+                    "ts/dur (left out).\n\n",
                     (unsigned long long)s->n_events,
                     (unsigned long long)s->n_host,
                     (unsigned long long)s->n_cpu_roots,

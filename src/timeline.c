@@ -227,8 +227,12 @@ tlm_status tlm_gpu_timeline_compute(tlm_tree *tree, int include_unlinked,
         out->n_events++;
     }
     if (!all.n) {
+        uint64_t bad = tlm_tree_stats_get(tree)->n_no_time;
         st = tlm_error_set(err, TLM_ENOTFOUND, tlm_trace_path(tr), -1,
-                           "timeline: no GPU events found in the trace");
+                           "timeline: no GPU events found in the trace%s",
+                           bad ? " (events without a valid ts/dur were "
+                                 "left out)"
+                               : "");
         goto done;
     }
     merge(&comp);

@@ -191,15 +191,21 @@ void tlm_tree_opts_init(tlm_tree_opts *opts)
     opts->corr_fallback = 1;
 }
 
-int tlm_event_is_gpu(const tlm_event *ev)
+static int has_time(const tlm_event *e)
+{
+    return (e->flags & TLM_EV_HAS_TS) && (e->flags & TLM_EV_HAS_DUR) &&
+           e->dur >= 0;
+}
+
+static int gpu_cat(const tlm_event *ev)
 {
     return ev->cat == TLM_CAT_KERNEL || ev->cat == TLM_CAT_GPU_MEMSET ||
            ev->cat == TLM_CAT_GPU_MEMCPY;
 }
 
-static int has_time(const tlm_event *e)
+int tlm_event_is_gpu(const tlm_event *ev)
 {
-    return (e->flags & TLM_EV_HAS_TS) && (e->flags & TLM_EV_HAS_DUR);
+    return gpu_cat(ev) && has_time(ev);
 }
 
 static int name_has_launch(const char *s)
@@ -407,6 +413,11 @@ static tlm_status classify(tlm_tree *t, const tlm_tree_opts *o, classes *c)
         case TLM_CAT_KERNEL:
         case TLM_CAT_GPU_MEMSET:
         case TLM_CAT_GPU_MEMCPY: {
+            if (!has_time(e)) {
+                /* no interval to place on the timeline: ignored */
+                t->stats.n_no_time++;
+                continue;
+            }
             t->nd[i].flags |= TLM_NODE_GPU;
             linkev *l = lkvec_push(&c->gpu);
             if (!l)

@@ -204,6 +204,9 @@ typedef struct tlm_read_stats {
     uint64_t n_events;     /* events seen in traceEvents */
     int gzip;              /* input was gzip */
     uint32_t gzip_members; /* gzip members inflated */
+    uint64_t n_lone_surrogates; /* \uD800-\uDFFF escapes without their
+                                 * pair, replaced by U+FFFD in the strings
+                                 * kept (names, categories, kept args) */
 } tlm_read_stats;
 
 typedef struct tlm_trace tlm_trace;

@@ -76,7 +76,9 @@ typedef struct tlm_tree_stats {
     uint64_t n_graph_launches;
     uint64_t n_bleed_sibling;   /* bleed rule: popped, made a sibling */
     uint64_t n_bleed_drop;      /* warning: dropped by the bleed rule */
-    uint64_t n_no_time;         /* warning: host X event without ts/dur */
+    uint64_t n_no_time;         /* warning: host X or GPU event without a
+                                 * valid time (ts or dur missing, dur < 0):
+                                 * left out of the tree and the tables */
     uint64_t n_flow_bad_target; /* warning: flow target not a GPU event */
     uint64_t n_flow_half;       /* warning: only one of the s/f pair */
     uint64_t n_gpu_dup_link;    /* warning: GPU event claimed twice */
@@ -131,7 +133,8 @@ TLM_API double tlm_tree_end_us(const tlm_tree *tree, int32_t uid);
 TLM_API tlm_status tlm_tree_busy_us(tlm_tree *tree, const int32_t *uids,
                                     size_t n, double *out);
 
-/* 1 when the event is a GPU op (kernel, gpu_memset, gpu_memcpy). */
+/* 1 when the event is a GPU op: a kernel, gpu_memset or gpu_memcpy with a
+ * valid time (ts and dur present, dur >= 0). */
 TLM_API int tlm_event_is_gpu(const tlm_event *ev);
 
 /* Printing (§2.6 format).  Flags for tlm_tree_print: */

@@ -644,12 +644,12 @@ static void test_multi_trace_clipped(void **state)
 /* MARK: - odd input */
 
 /* Valid JSON with odd values: huge or negative times and sizes, broken and
- * truncated lists, wrong types.  Extraction and matching must not crash
+ * truncated lists, wrong types, kernels without a valid time.  Extraction and matching must not crash
  * (the sanitizer build checks for overflow) and must keep sane values. */
 static const char *odd_trace =
     "{\"baseTimeNanoseconds\":9223372036854775807,\"traceEvents\":["
     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce\","
-    "\"pid\":0,\"tid\":7,\"ts\":9223372036854775.807,\"dur\":-5,"
+    "\"pid\":0,\"tid\":7,\"ts\":9223372036854775.807,\"dur\":0,"
     "\"args\":{\"Collective name\":\"all_to_allv\",\"In msg nelems\":"
     "9223372036854775807,\"Out msg nelems\":-3,\"Group size\":"
     "99999999999,\"dtype\":\"ComplexDouble\",\"In split size\":"
@@ -661,6 +661,12 @@ static const char *odd_trace =
     "\"Collective name\":7,\"In msg nelems\":\"12\",\"Group size\":"
     "\"2\",\"dtype\":[1],\"Process Group Ranks\":\"[0, 1, 2, ..., 9]\","
     "\"Process Group Name\":\"p\",\"correlation\":3}},"
+    /* a negative duration: no interval, left out (as by the tree) */
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_Broadcast\","
+    "\"pid\":0,\"tid\":7,\"ts\":5,\"dur\":-5,\"args\":{}},"
+    /* no ts: left out too */
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_Broadcast\","
+    "\"pid\":0,\"tid\":7,\"dur\":5,\"args\":{}},"
     "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
     "\"pid\":1,\"tid\":1,\"ts\":-200,\"dur\":5,\"args\":{"
     "\"correlation\":3}},"

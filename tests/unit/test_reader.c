@@ -181,6 +181,31 @@ static const err_case err_cases[] = {
       "  ^", TLM_ESCHEMA), /* no traceEvents */
     E("{'traceName':'x','distributedInfo':{}}",
       "                                      ^", TLM_ESCHEMA),
+    /* ---- invalid UTF-8 (RFC 3629): the offending byte */
+    E("[{'name':'a\xff'}]",
+      "           ^", TLM_EFORMAT),
+    E("[{'name':'a\xc3'}]",
+      "            ^", TLM_EFORMAT), /* sequence cut by the quote */
+    E("[{'name':'\xc0\xaf'}]",
+      "          ^", TLM_EFORMAT), /* overlong lead */
+    E("[{'name':'\xe0\x80\xaf'}]",
+      "           ^", TLM_EFORMAT), /* overlong 3-byte form */
+    E("[{'name':'\xed\xa0\x80'}]",
+      "           ^", TLM_EFORMAT), /* UTF-16 surrogate */
+    E("[{'name':'\xf4\x90\x80\x80'}]",
+      "           ^", TLM_EFORMAT), /* above U+10FFFF */
+    E("[{'name':'\xf5'}]",
+      "          ^", TLM_EFORMAT),
+    E("[{'name':'\x80'}]",
+      "          ^", TLM_EFORMAT), /* stray continuation */
+    E("[{'na\xffme':1}]",
+      "     ^", TLM_EFORMAT), /* in a key */
+    E("[{'args':{'zz':['ok','\xe2\x82x']}}]",
+      "                        ^", TLM_EFORMAT), /* skipped value */
+    E("[{'zz':{'a':'\xf0\x9f\x98!'}}]",
+      "                ^", TLM_EFORMAT), /* skipped member */
+    E("{'zz':'\xff','traceEvents':[]}",
+      "       ^", TLM_EFORMAT), /* skipped top-level key */
     /* ---- top level */
     E("{",
       " ^", TLM_EFORMAT),
@@ -639,21 +664,37 @@ static void test_escapes_unicode(void **state)
 static void test_string_scan_positions(void **state)
 {
     (void)state;
-    static const unsigned char fill[] = {'a', 0x7f, 0x80, 0xff, 0x20, 0x21,
-                                         0x5b, 0x5d, 0xc3};
-    for (size_t f = 0; f < sizeof fill; f++) {
+    /* filler units: ASCII and valid UTF-8 of every length, so every byte
+     * class meets every position of the 8-byte scan */
+    static const char *const fill[] = {"a", "\x7f", "\xc2\x80", "\xf4\x8f\xbf\xbf",
+                                       " ", "!", "[", "]", "\xc3\xa9",
+                                       "\xe2\x82\xac", "\xed\x9f\xbf",
+                                       "\xf0\x90\x80\x80"};
+    const size_t nf = sizeof fill / sizeof fill[0];
+    for (size_t f = 0; f < nf; f++) {
         for (size_t k = 0; k < 19; k++) {
-            char json[96], want[64];
+            char json[256], want[256];
             size_t n = 0, w = 0;
             n += (size_t)snprintf(json, sizeof json, "[{\"name\":\"");
-            for (size_t i = 0; i < k; i++)
-                json[n++] = want[w++] = (char)fill[f];
-            /* an escaped quote at position k, then more filler */
+            for (size_t i = 0; i < k; i++) {
+                size_t l = strlen(fill[f]);
+                memcpy(json + n, fill[f], l);
+                memcpy(want + w, fill[f], l);
+                n += l;
+                w += l;
+            }
+            size_t at = n; /* byte offset of the escaped quote */
             json[n++] = '\\';
             json[n++] = '"';
             want[w++] = '"';
-            for (size_t i = 0; i < 9; i++)
-                json[n++] = want[w++] = (char)fill[(f + i) % sizeof fill];
+            for (size_t i = 0; i < 9; i++) {
+                const char *u = fill[(f + i) % nf];
+                size_t l = strlen(u);
+                memcpy(json + n, u, l);
+                memcpy(want + w, u, l);
+                n += l;
+                w += l;
+            }
             memcpy(json + n, "\"}]", 4);
             tlm_trace *t = rd_ok(json);
             size_t len;
@@ -662,13 +703,15 @@ static void test_string_scan_positions(void **state)
             assert_memory_equal(s, want, w);
             tlm_trace_free(t);
 
-            /* a control byte at position k: the error points at it */
-            static const unsigned char ctl[] = {0x00, 0x01, 0x1f, '\n'};
-            for (size_t c = 0; c < sizeof ctl; c++) {
-                n = 10 + k;
-                json[n] = (char)ctl[c];
+            /* a control byte or an invalid UTF-8 byte where the escape
+             * was: the error points at it */
+            static const unsigned char bad[] = {0x00, 0x01, 0x1f, '\n',
+                                                0x80, 0xc0, 0xf5, 0xff};
+            for (size_t c = 0; c < sizeof bad; c++) {
+                n = at;
+                json[n] = (char)bad[c];
                 for (size_t i = 1; i < 9; i++)
-                    json[n + i] = (char)fill[f];
+                    json[n + i] = 'b';
                 memcpy(json + n + 9, "\"}]", 4);
                 err_case ec = {json, "^", TLM_EFORMAT, 0, 0, 0};
                 run_err_case(&ec, json, n + 12, (int64_t)n, 0);
