@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -128,6 +129,10 @@ typedef struct ctx {
  * ------------------------------------------------------------------ */
 
 static void say0(const ctx *c, const char *fmt, ...) TLM_PRINTF(2, 3);
+static void warn_collectives(const ctx *c, const tlm_coll_instance *inst,
+                             size_t n_inst, const tlm_coll_unmatched *unm,
+                             size_t n_unm);
+static void warn_traces(const ctx *c, size_t n);
 static void say0(const ctx *c, const char *fmt, ...)
 {
     if (c->me != 0)
@@ -139,6 +144,82 @@ static void say0(const ctx *c, const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     fflush(stderr);
+}
+
+/* Rank 0: one line per kind of odd input the traces had, with a count and
+ * the first file (counts per trace are in /traces). */
+static void warn_traces(const ctx *c, size_t n)
+{
+    static const struct {
+        size_t off;
+        const char *what;
+    } kinds[] = {
+        {offsetof(tlm_row_trace, n_bad_time),
+         "events without a valid ts/dur (missing, or dur < 0) left out"},
+        {offsetof(tlm_row_trace, n_flow_warnings),
+         "ac2g flows pointing to no GPU event or missing a half"},
+        {offsetof(tlm_row_trace, n_lone_surrogates),
+         "lone surrogate escapes replaced by U+FFFD"},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        int64_t total = 0;
+        size_t traces = 0;
+        const char *first = NULL;
+        for (size_t i = 0; i < n; i++) {
+            int64_t v;
+            memcpy(&v, (const char *)&c->res[i].row + kinds[k].off,
+                   sizeof v);
+            if (v > 0) {
+                total += v;
+                if (traces++ == 0)
+                    first = c->res[i].row.file;
+            }
+        }
+        if (traces > 0)
+            say0(c, "warning: %lld %s, in %zu trace%s (first: %s)",
+                 (long long)total, kinds[k].what, traces,
+                 traces == 1 ? "" : "s", first);
+    }
+}
+
+/* Rank 0: says what in the collectives does not add up, so that odd
+ * metadata (sizes, group sizes that disagree across ranks) is not only in
+ * the HDF5 file. */
+static void warn_collectives(const ctx *c, const tlm_coll_instance *inst,
+                             size_t n_inst, const tlm_coll_unmatched *unm,
+                             size_t n_unm)
+{
+    size_t why[4] = {0}, n_sig = 0, n_group = 0, n_inc = 0;
+    for (size_t i = 0; i < n_unm; i++)
+        why[unm[i].reason >= 1 && unm[i].reason <= 3 ? unm[i].reason : 0]++;
+    for (size_t i = 0; i < n_inst; i++) {
+        n_sig += (inst[i].flags & TLM_COLL_INST_SIG_MISMATCH) != 0;
+        n_group += (inst[i].flags & TLM_COLL_INST_GROUP_MISMATCH) != 0;
+        n_inc += (inst[i].flags & TLM_COLL_INST_INCOMPLETE) != 0;
+    }
+    if (n_unm > 0)
+        say0(c,
+             "warning: %zu collective kernel%s not matched across ranks "
+             "(%zu signature mismatch, %zu not alignable, %zu duplicate); "
+             "see /collectives/unmatched",
+             n_unm, n_unm == 1 ? "" : "s",
+             why[TLM_COLL_UNM_SIG_MISMATCH], why[TLM_COLL_UNM_NO_OVERLAP],
+             why[TLM_COLL_UNM_DUPLICATE]);
+    if (n_sig > 0)
+        say0(c,
+             "warning: %zu collective instance%s with members that disagree "
+             "on type, dtype or element counts (flag SIG_MISMATCH)",
+             n_sig, n_sig == 1 ? "" : "s");
+    if (n_group > 0)
+        say0(c,
+             "warning: %zu collective instance%s with members that disagree "
+             "on the group size (flag GROUP_MISMATCH)",
+             n_group, n_group == 1 ? "" : "s");
+    if (n_inc > 0)
+        say0(c,
+             "note: %zu of %zu collective instances miss some ranks of their "
+             "group (flag INCOMPLETE: clipped windows or missing traces)",
+             n_inc, n_inst);
 }
 
 static double now(void)
@@ -509,6 +590,7 @@ static void process_trace(ctx *c, size_t fi, fileres *fr)
     row->bytes_json = (int64_t)rs->bytes_json;
     row->gzip = rs->gzip;
     row->n_events = (int64_t)rs->n_events;
+    row->n_lone_surrogates = (int64_t)rs->n_lone_surrogates;
     if (m->has_distributed) {
         row->dist_rank = m->rank;
         row->dist_world_size = m->world_size;
@@ -546,6 +628,11 @@ static void process_trace(ctx *c, size_t fi, fileres *fr)
         st = tlm_tree_build(tr, NULL, &tree, &err);
         if (st != TLM_OK)
             goto fail;
+        const tlm_tree_stats *tst = tlm_tree_stats_get(tree);
+        row->n_bad_time = (int64_t)tst->n_no_time;
+        row->n_gpu_unlinked = (int64_t)tst->n_gpu_unlinked;
+        row->n_flow_warnings =
+            (int64_t)(tst->n_flow_bad_target + tst->n_flow_half);
         tlm_report_opts ropts;
         tlm_report_opts_init(&ropts);
         ropts.short_kernel_study = 0;
@@ -764,6 +851,7 @@ static tlm_status check_traces(ctx *c)
         return TLM_EFORMAT;
     }
     qsort(c->res, n_all, sizeof *c->res, cmp_res);
+    warn_traces(c, n_all);
     /* duplicates */
     size_t n_dup = 0;
     for (size_t i = 1; i < n_all; i++) {
@@ -783,10 +871,22 @@ static tlm_status check_traces(ctx *c)
     if (w < 0) {
         w = maxr + 1;
         wsrc = "the highest trace rank";
+        size_t at = 0;
         for (size_t i = 0; i < n_all; i++) {
             if (c->res[i].row.dist_world_size > w) {
                 w = c->res[i].row.dist_world_size;
                 wsrc = "distributedInfo.world_size";
+                at = i;
+            }
+        }
+        for (size_t i = 0; i < n_all; i++) {
+            int64_t dw = c->res[i].row.dist_world_size;
+            if (dw > 0 && dw != w) {
+                say0(c, "warning: traces disagree on world_size: %s says "
+                        "%lld, %s says %lld (using %lld)",
+                     c->res[i].row.file, (long long)dw, c->res[at].row.file,
+                     (long long)w, (long long)w);
+                break;
             }
         }
     }
@@ -1174,6 +1274,7 @@ static tlm_status collectives(ctx *c, colls *k)
         tlm_coll_unmatched_sort(k->unm, k->n_unm);
         st = tlm_coll_summarize(k->inst, k->n_inst, 0, NULL, &k->sum,
                                 &k->n_sum, &err);
+        warn_collectives(c, k->inst, k->n_inst, k->unm, k->n_unm);
     }
     CHECK_(st);
 

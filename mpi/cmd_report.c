@@ -230,13 +230,15 @@ int tlm_cmd_report(int argc, char **argv)
                 t2 - t1, t3 - t2, t4 - t3);
         fprintf(stderr,
                 "  events %llu, GPU ops %llu (linked %llu), cpu roots %llu; "
-                "warnings: bleed-dropped %llu, flow targets not GPU %llu, "
+                "warnings: GPU ops without launch %llu, bleed-dropped %llu, "
+                "flow targets not GPU %llu, "
                 "half flows %llu, duplicate links %llu, without valid "
                 "ts/dur %llu\n",
                 (unsigned long long)s->n_events,
                 (unsigned long long)s->n_gpu,
                 (unsigned long long)s->n_gpu_linked,
                 (unsigned long long)s->n_cpu_roots,
+                (unsigned long long)s->n_gpu_unlinked,
                 (unsigned long long)s->n_bleed_drop,
                 (unsigned long long)s->n_flow_bad_target,
                 (unsigned long long)s->n_flow_half,

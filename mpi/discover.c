@@ -249,11 +249,14 @@ tlm_status tlm_mpi_discover(const tlm_mpi_opts *o, tlm_mpi_filelist *out,
             int w = snprintf(p, sizeof p, "%s/%s", o->trace_dir, e->d_name);
             if (w < 0 || (size_t)w >= sizeof p)
                 continue;
-            struct stat sb;
-            if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode))
-                continue;
+            /* a trace name that cannot be opened (a broken link, a
+             * symlink loop) or is not a file stays in the list: the
+             * checks below name it instead of silently dropping a rank */
             int64_t nr = tlm_mpi_name_rank(e->d_name, &re, group);
             if (nr < 0 && !has_trace_word(e->d_name)) {
+                struct stat sb;
+                if (stat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
+                    continue; /* a folder that is not named as a trace */
                 note_skipped(skipped, sizeof skipped, e->d_name);
                 n_skipped++;
                 continue;
@@ -331,8 +334,9 @@ tlm_status tlm_mpi_discover(const tlm_mpi_opts *o, tlm_mpi_filelist *out,
         for (size_t i = 0; i < g.gl_pathc; i++) {
             const char *p = g.gl_pathv[i];
             struct stat sb;
-            if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode))
-                continue;
+            if (stat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
+                continue; /* folders the pattern matches; broken links
+                           * stay and are named below */
             int64_t nr = o->trace_pattern ? star_rank(p, pat)
                                           : tlm_mpi_name_rank(p, &re, group);
             if (o->trace_pattern && nr < 0)

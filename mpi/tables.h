@@ -39,7 +39,13 @@ extern "C" {
     X(I64, n_seq_trace, 0, "", "records with a Seq from the trace")        \
     X(I64, n_seq_ordinal, 0, "", "records matched by order")               \
     X(I64, clock_offset_ns, 0, "ns",                                       \
-      "estimated clock offset (trace clock - reference clock)")
+      "estimated clock offset (trace clock - reference clock)")           \
+    X(I64, n_bad_time, 0, "", "events without a valid ts/dur (left out)") \
+    X(I64, n_gpu_unlinked, 0, "", "GPU events with no launch")             \
+    X(I64, n_flow_warnings, 0, "",                                         \
+      "flows with a target that is not a GPU event or one half missing")   \
+    X(I64, n_lone_surrogates, 0, "",                                       \
+      "lone \\uD800-\\uDFFF escapes replaced by U+FFFD")
 
 /* /timeline: GPU timeline of every trace (TraceLens's gpu_timeline sheet in
  * nanoseconds), sorted by trace_rank. */

@@ -304,6 +304,9 @@ static int emit_instance(builder *b, item *its, size_t n, int64_t seq,
         m->coll = r->coll;
         m->seq_src = in->seq_src;
         m->sig_mismatch = (uint8_t)mism;
+        if (r->group_size > 0 && rep->group_size > 0 &&
+            r->group_size != rep->group_size)
+            in->flags |= TLM_COLL_INST_GROUP_MISMATCH;
         if (mism) {
             in->n_sig_mismatch++;
             in->flags |= TLM_COLL_INST_SIG_MISMATCH;

@@ -227,12 +227,21 @@ tlm_status tlm_gpu_timeline_compute(tlm_tree *tree, int include_unlinked,
         out->n_events++;
     }
     if (!all.n) {
-        uint64_t bad = tlm_tree_stats_get(tree)->n_no_time;
-        st = tlm_error_set(err, TLM_ENOTFOUND, tlm_trace_path(tr), -1,
-                           "timeline: no GPU events found in the trace%s",
-                           bad ? " (events without a valid ts/dur were "
-                                 "left out)"
-                               : "");
+        const tlm_tree_stats *ts = tlm_tree_stats_get(tree);
+        if (!include_unlinked && ts->n_gpu > 0)
+            st = tlm_error_set(err, TLM_ENOTFOUND, tlm_trace_path(tr), -1,
+                               "timeline: none of the %llu GPU events is "
+                               "linked to a launch (flows or correlation "
+                               "ids; --include_unlinked_kernels uses them "
+                               "anyway)",
+                               (unsigned long long)ts->n_gpu);
+        else
+            st = tlm_error_set(err, TLM_ENOTFOUND, tlm_trace_path(tr), -1,
+                               "timeline: no GPU events found in the "
+                               "trace%s",
+                               ts->n_no_time ? " (events without a valid "
+                                               "ts/dur were left out)"
+                                             : "");
         goto done;
     }
     merge(&comp);

@@ -374,6 +374,8 @@ enum {
     TLM_COLL_INST_P2P = 1u << 3,        /* a send/recv pair */
     TLM_COLL_INST_CORRECTED = 1u << 4,  /* clock offsets were applied */
     TLM_COLL_INST_MULTI_KERNEL = 1u << 5, /* some member had > 1 kernel */
+    TLM_COLL_INST_GROUP_MISMATCH = 1u << 7, /* members disagree on the
+                                             * group size (both known) */
     TLM_COLL_INST_LATENCY_SUSPECT = 1u << 6 /* comm_latency > corrected
                                              * (earliest end - latest start)
                                              * + max(latency_tol_ns, 10% of

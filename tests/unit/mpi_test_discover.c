@@ -200,6 +200,8 @@ static int setup_dir(void **state)
     char p[512];
     snprintf(p, sizeof p, "%s/sub.json", tmpdir);
     mkdir(p, 0755); /* a folder named *.json is skipped */
+    snprintf(p, sizeof p, "%s/notes", tmpdir);
+    mkdir(p, 0755);
     return 0;
 }
 
@@ -250,6 +252,44 @@ static void test_discover_dir(void **state)
                      TLM_EINVAL);
     free(buf);
     tlm_mpi_filelist_free(&fl);
+}
+
+/* Trace names that cannot be read are named, not dropped: a symlink loop,
+ * a broken link, a folder named like a trace. */
+static void test_discover_dir_unopenable(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"loop", "Too many levels of symbolic links"},
+        {"broken", "No such file or directory"},
+        {"folder", "not a regular file"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char dir[] = "/tmp/tlm_discover_bad_XXXXXX", p[256], q[256];
+        assert_non_null(mkdtemp(dir));
+        snprintf(p, sizeof p, "%s/rank0_trace.json", dir);
+        FILE *f = fopen(p, "wb");
+        assert_non_null(f);
+        fclose(f);
+        snprintf(p, sizeof p, "%s/rank1_trace.json", dir);
+        if (c == 0)
+            assert_int_equal(symlink("rank1_trace.json", p), 0);
+        else if (c == 1)
+            assert_int_equal(symlink("/nonexistent/t.json", p), 0);
+        else
+            assert_int_equal(mkdir(p, 0755), 0);
+        tlm_mpi_opts o;
+        memset(&o, 0, sizeof o);
+        o.world_size = -1;
+        o.trace_dir = dir;
+        tlm_mpi_filelist fl;
+        tlm_error err;
+        assert_int_not_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
+        assert_non_null(strstr(err.file, "rank1_trace.json"));
+        assert_non_null(strstr(err.msg, cases[c][1]));
+        snprintf(q, sizeof q, "rm -rf '%s'", dir);
+        assert_int_equal(system(q), 0);
+    }
 }
 
 static void test_discover_pattern(void **state)
@@ -383,6 +423,7 @@ int main(void)
                                         teardown_dir),
         cmocka_unit_test_setup_teardown(test_discover_glob_and_files,
                                         setup_dir, teardown_dir),
+        cmocka_unit_test(test_discover_dir_unopenable),
         cmocka_unit_test(test_assign),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
