@@ -401,13 +401,10 @@ static long col_of(const tlm_report *r, long t, const char *name)
 
 static double cell_num(const tlm_report *r, long t, size_t row, long col)
 {
-    char b[64];
-    if (t < 0 || col < 0)
-        return NAN;
-    tlm_report_cell_text(r, (size_t)t, row, (size_t)col, b, sizeof b);
-    char *end = NULL;
-    double v = strtod(b, &end);
-    return end && end != b ? v : NAN;
+    double v = NAN;
+    if (t >= 0 && col >= 0)
+        tlm_report_cell_num(r, (size_t)t, row, (size_t)col, &v);
+    return v;
 }
 
 static int64_t cell_int(const tlm_report *r, long t, size_t row, long col)
@@ -1846,23 +1843,18 @@ static int run(ctx *c)
             unlink(c->su.tmp);
         goto done;
     }
-    /* every rank closed the file (agreed in write_h5): publish it */
-    if (c->me == 0 && rename(c->su.tmp, c->su.out) != 0) {
-        tlm_error_set(&err, TLM_EIO, c->su.out, -1, "cannot rename %s: %s",
-                      c->su.tmp, strerror(errno));
-        st = TLM_EIO;
-        unlink(c->su.tmp);
-        say0(c, "error: %s", tlm_error_format(&err, msg, sizeof msg));
-    }
-    st = tlm_mpi_agree(st, c->comm);
-    if (st != TLM_OK)
-        goto done;
+    /* every rank closed the file (agreed in write_h5); rank 0 writes the
+     * report under temporary names too, then publishes everything or
+     * nothing */
+    tlm_mpi_pending pend;
+    pend.n = 0;
     if (c->me == 0 && !c->o.no_report) {
         tlm_row_trace *rows = malloc((c->n_res ? c->n_res : 1) * sizeof *rows);
         tlm_row_timeline *tls =
             malloc((c->n_res ? c->n_res : 1) * sizeof *tls);
         if (!rows || !tls) {
             st = TLM_ENOMEM;
+            say0(c, "error: out of memory writing the report");
         } else {
             for (size_t i = 0; i < c->n_res; i++) {
                 rows[i] = c->res[i].row;
@@ -1908,12 +1900,30 @@ static int run(ctx *c)
             for (size_t i = 0; i < c->n_res; i++)
                 b += (uint64_t)c->res[i].row.bytes_on_disk;
             r.bytes_read = b;
-            st = tlm_mpi_report_write(&r, c->su.rdir, c->su.cdir, &err);
+            st = tlm_mpi_report_write(&r, c->su.rdir, c->su.cdir, &pend,
+                                      &err);
             if (st != TLM_OK)
                 say0(c, "error: %s", tlm_error_format(&err, msg, sizeof msg));
         }
         free(rows);
         free(tls);
+    }
+    st = tlm_mpi_agree(st, c->comm);
+    if (c->me == 0) {
+        if (st == TLM_OK) {
+            st = tlm_mpi_pending_commit(&pend, &err);
+            if (st == TLM_OK && rename(c->su.tmp, c->su.out) != 0)
+                st = tlm_error_set(&err, TLM_EIO, c->su.out, -1,
+                                   "cannot rename %s: %s", c->su.tmp,
+                                   strerror(errno));
+            if (st != TLM_OK)
+                say0(c, "error: %s",
+                     tlm_error_format(&err, msg, sizeof msg));
+        }
+        if (st != TLM_OK) {
+            tlm_mpi_pending_abort(&pend);
+            unlink(c->su.tmp);
+        }
     }
     st = tlm_mpi_agree(st, c->comm);
     if (st != TLM_OK)

@@ -211,14 +211,12 @@ int tlm_cmd_report(int argc, char **argv)
     if (tlm_report_build(tree, &ro, &rep, &err) != TLM_OK)
         goto fail;
     double t3 = now_s();
-    if (tlm_report_write_csvs(rep, dir, &err) != TLM_OK)
-        goto fail;
     char mdpath[4096];
     if (!md) {
         snprintf(mdpath, sizeof mdpath, "%s/report.md", dir);
         md = mdpath;
     }
-    if (tlm_report_write_md(rep, md, &err) != TLM_OK)
+    if (tlm_report_write_all(rep, dir, md, &err) != TLM_OK)
         goto fail;
     double t4 = now_s();
     if (!quiet) {

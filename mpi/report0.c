@@ -8,8 +8,8 @@
  *
  * Numbers in the CSVs are printed like Python's repr (the shortest text
  * that reads back to the same double), missing values as empty cells, as
- * pandas' to_csv does.  Every file is written to a temporary name and
- * renamed.
+ * pandas' to_csv does.  Every file is written to a temporary name; the
+ * caller publishes them all (with the HDF5 file) or removes them all.
  */
 #include "report0.h"
 
@@ -23,16 +23,32 @@
  * MARK: - output files
  * ------------------------------------------------------------------ */
 
+/* Where files go: the folder, and the list of files written to
+ * temporary names, published or removed together at the end. */
+typedef struct dest {
+    const char *dir;
+    tlm_mpi_pending *pend;
+} dest;
+
 typedef struct out {
     FILE *f;
-    char path[4200];
-    char tmp[4300];
+    tlm_mpi_pending *pend;
+    char path[TLM_MPI_PATH_MAX];
+    char tmp[TLM_MPI_PATH_MAX + 32];
 } out;
 
-static tlm_status out_open(out *o, const char *dir, const char *name,
+static tlm_status out_open(out *o, const dest *d, const char *name,
                            tlm_error *err)
 {
-    snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
+    o->pend = d->pend;
+    o->f = NULL;
+    if (d->pend->n >= TLM_MPI_MAX_PENDING)
+        return tlm_error_set(err, TLM_EINVAL, name, -1,
+                             "too many report files");
+    int w = snprintf(o->path, sizeof o->path, "%s/%s", d->dir, name);
+    if (w < 0 || (size_t)w >= sizeof o->path)
+        return tlm_error_set(err, TLM_EINVAL, d->dir, -1,
+                             "output path too long");
     snprintf(o->tmp, sizeof o->tmp, "%s.tmp-%ld", o->path, (long)getpid());
     o->f = fopen(o->tmp, "w");
     if (!o->f)
@@ -41,18 +57,49 @@ static tlm_status out_open(out *o, const char *dir, const char *name,
     return TLM_OK;
 }
 
+/* Closes the temporary file and adds it to the pending list (or removes
+ * it when writing failed). */
 static tlm_status out_close(out *o, tlm_error *err)
 {
     int bad = ferror(o->f);
-    if (fclose(o->f) != 0)
+    int e = bad ? EIO : 0;
+    if (fclose(o->f) != 0 && !bad) {
         bad = 1;
+        e = errno;
+    }
     o->f = NULL;
-    if (bad || rename(o->tmp, o->path) != 0) {
+    if (bad) {
         unlink(o->tmp);
         return tlm_error_set(err, TLM_EIO, o->path, -1, "write failed: %s",
-                             strerror(errno));
+                             strerror(e));
     }
+    tlm_mpi_pending *p = o->pend;
+    memcpy(p->tmp[p->n], o->tmp, sizeof o->tmp);
+    memcpy(p->path[p->n], o->path, sizeof o->path);
+    p->n++;
     return TLM_OK;
+}
+
+void tlm_mpi_pending_abort(tlm_mpi_pending *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        unlink(p->tmp[i]);
+    p->n = 0;
+}
+
+tlm_status tlm_mpi_pending_commit(tlm_mpi_pending *p, tlm_error *err)
+{
+    tlm_status st = TLM_OK;
+    for (size_t i = 0; i < p->n; i++) {
+        if (st == TLM_OK && rename(p->tmp[i], p->path[i]) != 0)
+            st = tlm_error_set(err, TLM_EIO, p->path[i], -1,
+                               "cannot rename %s: %s", p->tmp[i],
+                               strerror(errno));
+        if (st != TLM_OK)
+            unlink(p->tmp[i]);
+    }
+    p->n = 0;
+    return st;
 }
 
 /* Python repr of a double; NaN -> "" (pandas writes missing values as
@@ -153,7 +200,7 @@ static void agg_vals(FILE *f, const tlm_coll_tl_agg *a)
     csv_num(f, a->max);
 }
 
-static tlm_status sheet_summary(const tlm_mpi_results *r, const char *dir,
+static tlm_status sheet_summary(const tlm_mpi_results *r, const dest *dir,
                                 tlm_error *err)
 {
     out o;
@@ -233,7 +280,7 @@ static int smem_of(const tlm_coll_tl_sync_member *m,
                    sizeof m->collective_id) == 0;
 }
 
-static tlm_status sheet_sync(const tlm_mpi_results *r, const char *dir,
+static tlm_status sheet_sync(const tlm_mpi_results *r, const dest *dir,
                              tlm_error *err)
 {
     int32_t *ranks = malloc((r->n_traces ? r->n_traces : 1) * sizeof *ranks);
@@ -331,7 +378,7 @@ static tlm_status sheet_sync(const tlm_mpi_results *r, const char *dir,
     return out_close(&o, err);
 }
 
-static tlm_status sheet_straggler(const tlm_mpi_results *r, const char *dir,
+static tlm_status sheet_straggler(const tlm_mpi_results *r, const dest *dir,
                                   tlm_error *err)
 {
     if (r->n_tl_strag == 0)
@@ -361,7 +408,7 @@ static tlm_status sheet_straggler(const tlm_mpi_results *r, const char *dir,
     return out_close(&o, err);
 }
 
-static tlm_status sheet_long(const tlm_mpi_results *r, const char *dir,
+static tlm_status sheet_long(const tlm_mpi_results *r, const dest *dir,
                              tlm_error *err)
 {
     out o;
@@ -473,7 +520,7 @@ static int long_has_keys(const tlm_mpi_tl_long *e)
 }
 
 static tlm_status sheet_summary_long(const tlm_mpi_results *r,
-                                     const char *dir, tlm_error *err)
+                                     const dest *dir, tlm_error *err)
 {
     size_t n = r->n_tl_long;
     const tlm_mpi_tl_long **p = malloc((n ? n : 1) * sizeof *p);
@@ -646,7 +693,7 @@ static int cmp_strag_caused(const void *a, const void *b)
     return x->trace_rank - y->trace_rank;
 }
 
-static tlm_status report_md(const tlm_mpi_results *r, const char *dir,
+static tlm_status report_md(const tlm_mpi_results *r, const dest *dir,
                             tlm_error *err)
 {
     out o;
@@ -862,19 +909,22 @@ static tlm_status report_md(const tlm_mpi_results *r, const char *dir,
 
 tlm_status tlm_mpi_report_write(const tlm_mpi_results *r,
                                 const char *report_dir, const char *csv_dir,
-                                tlm_error *err)
+                                tlm_mpi_pending *pend, tlm_error *err)
 {
-    tlm_status st = report_md(r, report_dir, err);
+    dest rd = {report_dir, pend}, cd = {csv_dir, pend};
+    tlm_status st = report_md(r, &rd, err);
     if (st == TLM_OK)
-        st = sheet_summary(r, csv_dir, err);
+        st = sheet_summary(r, &cd, err);
     if (st == TLM_OK)
-        st = sheet_summary_long(r, csv_dir, err);
+        st = sheet_summary_long(r, &cd, err);
     if (st == TLM_OK)
-        st = sheet_long(r, csv_dir, err);
+        st = sheet_long(r, &cd, err);
     if (st == TLM_OK)
-        st = sheet_sync(r, csv_dir, err);
+        st = sheet_sync(r, &cd, err);
     if (st == TLM_OK)
-        st = sheet_straggler(r, csv_dir, err);
+        st = sheet_straggler(r, &cd, err);
+    if (st != TLM_OK)
+        tlm_mpi_pending_abort(pend);
     return st;
 }
 

@@ -72,12 +72,31 @@ typedef struct tlm_mpi_results {
     size_t n_tl_strag;
 } tlm_mpi_results;
 
+/* Files written under temporary names, to be published together. */
+#define TLM_MPI_MAX_PENDING 8
+#define TLM_MPI_PATH_MAX 4200
+typedef struct tlm_mpi_pending {
+    size_t n;
+    char tmp[TLM_MPI_MAX_PENDING][TLM_MPI_PATH_MAX + 32];
+    char path[TLM_MPI_MAX_PENDING][TLM_MPI_PATH_MAX];
+} tlm_mpi_pending;
+
 /* Writes <report_dir>/report.md and the CSV sheets into csv_dir (both
- * folders must exist).  Each file goes to a temporary name first.
- * Errors: TLM_EIO (message names the file), TLM_ENOMEM. */
+ * folders must exist), each under a temporary name recorded in *pend
+ * (pend->n = 0 on entry).  Nothing is published: the caller renames them
+ * with tlm_mpi_pending_commit() or removes them with
+ * tlm_mpi_pending_abort().  On failure the files written so far are
+ * removed.  Errors: TLM_EIO (message names the file), TLM_ENOMEM. */
 tlm_status tlm_mpi_report_write(const tlm_mpi_results *r,
                                 const char *report_dir, const char *csv_dir,
-                                tlm_error *err);
+                                tlm_mpi_pending *pend, tlm_error *err);
+
+/* Renames every pending file to its final name (stopping at the first
+ * failure, whose message names the file; the rest are removed). */
+tlm_status tlm_mpi_pending_commit(tlm_mpi_pending *p, tlm_error *err);
+
+/* Removes every pending file. */
+void tlm_mpi_pending_abort(tlm_mpi_pending *p);
 
 /* A double as Python's repr() prints it (shortest text that reads back to
  * the same value; fixed notation for 1e-4 <= |v| < 1e16 with at least one

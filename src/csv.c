@@ -307,6 +307,8 @@ static int jvalue(jcur *c, tlm_sbuf *b, int as_tuple)
                         tlm_sbuf_free(&tmp);
                         return -1;
                     }
+                    if (tmp.oom)
+                        b->oom = 1;
                     tlm_sbuf_pystr(b, tmp.p ? tmp.p : "", tmp.len);
                     tlm_sbuf_free(&tmp);
                     jskip_ws(c);
@@ -345,6 +347,8 @@ static int jvalue(jcur *c, tlm_sbuf *b, int as_tuple)
             tlm_sbuf_free(&tmp);
             return -1;
         }
+        if (tmp.oom)
+            b->oom = 1;
         tlm_sbuf_pystr(b, tmp.p ? tmp.p : "", tmp.len);
         tlm_sbuf_free(&tmp);
         return 0;
@@ -653,23 +657,38 @@ tlm_status tlm_tab_write_csv(const tlm_tab *t, const char *path,
     tlm_sbuf b;
     tlm_sbuf_init(&b);
     csv_header(t, &b);
-    int ok = 1;
+    int ok = 1, oom = 0, io_errno = 0;
     for (size_t r = 0; r < t->nrows && ok; r++) {
         csv_row(t, r, &b);
         if (b.len > (1u << 20) || r + 1 == t->nrows) {
-            if (b.oom || fwrite(b.p, 1, b.len, f) != b.len)
+            if (b.oom) {
                 ok = 0;
+                oom = 1;
+            } else if (fwrite(b.p, 1, b.len, f) != b.len) {
+                ok = 0;
+                io_errno = errno;
+            }
             tlm_sbuf_reset(&b);
         }
     }
-    if (ok && b.len && (b.oom || fwrite(b.p, 1, b.len, f) != b.len))
+    if (ok && b.oom) {
         ok = 0;
-    int oom = b.oom;
+        oom = 1;
+    } else if (ok && b.len && fwrite(b.p, 1, b.len, f) != b.len) {
+        ok = 0;
+        io_errno = errno;
+    }
     tlm_sbuf_free(&b);
-    if (fclose(f) != 0)
+    if (fclose(f) != 0 && ok) {
         ok = 0;
+        io_errno = errno;
+    }
+    if (oom)
+        return tlm_error_set(err, TLM_ENOMEM, path, -1,
+                             "writing table %s: out of memory", t->name);
     if (!ok)
-        return tlm_error_set(err, oom ? TLM_ENOMEM : TLM_EIO, path, -1,
-                             "writing table %s failed", t->name);
+        return tlm_error_set(err, TLM_EIO, path, -1,
+                             "writing table %s failed: %s", t->name,
+                             strerror(io_errno ? io_errno : EIO));
     return TLM_OK;
 }

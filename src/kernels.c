@@ -19,55 +19,52 @@
 
 /* MARK: - numpy arithmetic ----------------------------------------------- */
 
-static double pairwise(const double *a, size_t n)
+/* Element i of the summed sequence: a[i], or (a[i] - mean)^2 for the
+ * variance (numpy squares the deviation by multiplying it by itself). */
+static inline double pw_val(const double *a, size_t i, double mean, int sq)
+{
+    return sq ? (a[i] - mean) * (a[i] - mean) : a[i];
+}
+
+/* numpy's pairwise summation (8 accumulators below 128 elements). */
+static double pairwise(const double *a, size_t n, double mean, int sq)
 {
     if (n < 8) {
         double r = 0.0;
         for (size_t i = 0; i < n; i++)
-            r += a[i];
+            r += pw_val(a, i, mean, sq);
         return r;
     }
     if (n <= 128) {
         double r[8];
         size_t i;
         for (int j = 0; j < 8; j++)
-            r[j] = a[j];
+            r[j] = pw_val(a, (size_t)j, mean, sq);
         for (i = 8; i < n - n % 8; i += 8)
             for (int j = 0; j < 8; j++)
-                r[j] += a[i + (size_t)j];
+                r[j] += pw_val(a, i + (size_t)j, mean, sq);
         double s = ((r[0] + r[1]) + (r[2] + r[3])) +
                    ((r[4] + r[5]) + (r[6] + r[7]));
         for (; i < n; i++)
-            s += a[i];
+            s += pw_val(a, i, mean, sq);
         return s;
     }
     size_t m = n / 2;
     m -= m % 8;
-    return pairwise(a, m) + pairwise(a + m, n - m);
+    return pairwise(a, m, mean, sq) + pairwise(a + m, n - m, mean, sq);
 }
 
 double tlm_np_sum(const double *a, size_t n)
 {
-    return pairwise(a, n);
+    return pairwise(a, n, 0.0, 0);
 }
 
+/* Population standard deviation as numpy computes it; needs no memory. */
 double tlm_np_std(const double *a, size_t n, double mean)
 {
     if (!n)
         return NAN;
-    double *sq = malloc(n * sizeof *sq);
-    if (!sq) {
-        /* fallback without the scratch: same value up to rounding */
-        double s = 0.0;
-        for (size_t i = 0; i < n; i++)
-            s += (a[i] - mean) * (a[i] - mean);
-        return sqrt(s / (double)n);
-    }
-    for (size_t i = 0; i < n; i++)
-        sq[i] = (a[i] - mean) * (a[i] - mean);
-    double s = pairwise(sq, n);
-    free(sq);
-    return sqrt(s / (double)n);
+    return sqrt(pairwise(a, n, mean, 1) / (double)n);
 }
 
 static int cmp_dbl(const void *x, const void *y)
@@ -201,6 +198,15 @@ static void put_stream(tlm_rctx *ctx, tlm_sbuf *b, int32_t u)
         tlm_sbuf_printf(b, "%lld", (long long)s);
     else
         tlm_sbuf_puts(b, "None");
+}
+
+void tlm_kd_set(tlm_rctx *ctx, tlm_tab *t, size_t R, size_t col)
+{
+    if (ctx->s1.oom || ctx->s2.oom)
+        t->oom = 1; /* a cut summary would go unnoticed otherwise */
+    tlm_tab_set_s(t, R, col, ctx->s1.p ? ctx->s1.p : "", ctx->s1.len);
+    if (ctx->s2.len)
+        tlm_tab_set_s(t, R, col + 1, ctx->s2.p, ctx->s2.len);
 }
 
 void tlm_kd_summary(tlm_rctx *ctx, const int32_t *pool, const size_t *off,

@@ -612,9 +612,7 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
             tlm_tab_set_f(t, R, (size_t)(11 + 2 * q), bv[q]);
         }
         tlm_tab_set_i(t, R, 22, L0->uid);
-        tlm_tab_set_s(t, R, 23, ctx->s1.p ? ctx->s1.p : "", ctx->s1.len);
-        if (ctx->s2.len)
-            tlm_tab_set_s(t, R, 24, ctx->s2.p, ctx->s2.len);
+        tlm_kd_set(ctx, t, R, 23);
     }
     st = sort_table(t, 20, 22);
     if (st == TLM_OK) {

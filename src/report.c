@@ -506,6 +506,8 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
     if (st != TLM_OK)
         goto oom;
     st = tlm_rctx_timeline(&ctx, err);
+    if (st == TLM_ENOMEM)
+        goto oom; /* the table part does not fill err */
     if (st != TLM_OK)
         goto fail;
     if (ctx.has_cpu_ops) {
@@ -613,59 +615,156 @@ size_t tlm_report_cell_text(const tlm_report *r, size_t i, size_t row,
     const tlm_cell *c = tlm_tab_cell(t, row, col);
     if (c->null)
         return 0;
-    tlm_sbuf b;
-    tlm_sbuf_init(&b);
+    char num[64];
+    const char *s = num;
+    size_t need;
     switch (t->coltypes[col]) {
-    case TLM_COL_F64:
+    case TLM_COL_F64: {
+        tlm_sbuf b;
+        tlm_sbuf_init(&b);
         tlm_sbuf_pyfloat(&b, c->v.f);
-        break;
-    case TLM_COL_I64:
-        tlm_sbuf_printf(&b, "%lld", (long long)c->v.i);
-        break;
-    case TLM_COL_BOOL:
-        tlm_sbuf_puts(&b, c->v.i ? "True" : "False");
-        break;
-    case TLM_COL_STR:
-        tlm_sbuf_puts(&b, c->v.s);
+        need = b.oom ? 0 : b.len; /* repr is short: 0 only without memory */
+        if (need >= sizeof num)
+            need = sizeof num - 1;
+        if (need)
+            memcpy(num, b.p, need);
+        tlm_sbuf_free(&b);
+        if (need == 0)
+            return SIZE_MAX;
         break;
     }
-    size_t need = b.len;
+    case TLM_COL_I64:
+        need = (size_t)snprintf(num, sizeof num, "%lld", (long long)c->v.i);
+        break;
+    case TLM_COL_BOOL:
+        s = c->v.i ? "True" : "False";
+        need = strlen(s);
+        break;
+    default: /* TLM_COL_STR */
+        s = c->v.s ? c->v.s : "";
+        need = strlen(s);
+        break;
+    }
     if (size) {
         size_t k = need < size - 1 ? need : size - 1;
         if (k)
-            memcpy(buf, b.p, k);
+            memcpy(buf, s, k);
         buf[k] = '\0';
     }
-    tlm_sbuf_free(&b);
     return need;
+}
+
+int tlm_report_cell_num(const tlm_report *r, size_t i, size_t row,
+                        size_t col, double *out)
+{
+    *out = NAN;
+    if (i >= r->ntabs || row >= r->tabs[i]->nrows ||
+        col >= r->tabs[i]->ncols)
+        return 0;
+    const tlm_tab *t = r->tabs[i];
+    const tlm_cell *c = tlm_tab_cell(t, row, col);
+    if (c->null)
+        return 0;
+    switch (t->coltypes[col]) {
+    case TLM_COL_F64:
+        *out = c->v.f;
+        return 1;
+    case TLM_COL_I64:
+    case TLM_COL_BOOL:
+        *out = (double)c->v.i;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Temporary and final name of output i (i == r->ntabs: report.md). */
+static tlm_status out_names(const tlm_report *r, size_t i, const char *dir,
+                            const char *md_path, char *path, char *tmp,
+                            size_t size, tlm_error *err)
+{
+    int n1, n2;
+    if (i < r->ntabs) {
+        n1 = snprintf(path, size, "%s/%s.csv", dir, r->tabs[i]->name);
+        n2 = snprintf(tmp, size, "%s/.%s.csv.tmp", dir, r->tabs[i]->name);
+    } else {
+        n1 = snprintf(path, size, "%s", md_path);
+        n2 = snprintf(tmp, size, "%s.tmp", md_path);
+    }
+    if (n1 < 0 || n2 < 0 || (size_t)n1 >= size || (size_t)n2 >= size)
+        return tlm_error_set(err, TLM_EINVAL, dir, -1,
+                             "output path too long");
+    return TLM_OK;
+}
+
+/* Every CSV (and report.md when md_path is set) goes to a temporary name
+ * first; only when all are written are they renamed: a failure leaves no
+ * new file behind and earlier outputs of the same names untouched. */
+static tlm_status write_all(const tlm_report *r, const char *dir,
+                            const char *md_path, tlm_error *err)
+{
+    size_t n = r->ntabs + (md_path ? 1 : 0), done = 0;
+    char path[4096], tmp[4096];
+    tlm_status st = TLM_OK;
+    for (; done < n && st == TLM_OK; done++) {
+        st = out_names(r, done, dir, md_path, path, tmp, sizeof path, err);
+        if (st != TLM_OK)
+            break;
+        st = done < r->ntabs ? tlm_tab_write_csv(r->tabs[done], tmp, err)
+                             : tlm_report_md_to(r, path, tmp, err);
+        if (st != TLM_OK)
+            remove(tmp);
+    }
+    if (st != TLM_OK) {
+        for (size_t i = 0; i + 1 < done; i++)
+            if (out_names(r, i, dir, md_path, path, tmp, sizeof path,
+                          NULL) == TLM_OK)
+                remove(tmp);
+        return st;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (out_names(r, i, dir, md_path, path, tmp, sizeof path, err) !=
+            TLM_OK)
+            return TLM_EINVAL;
+        if (st == TLM_OK && rename(tmp, path) != 0) {
+            int e = errno;
+            st = tlm_error_set(err, TLM_EIO, path, -1, "cannot rename %s: %s",
+                               tmp, strerror(e));
+        }
+        if (st != TLM_OK)
+            remove(tmp);
+    }
+    return st;
 }
 
 tlm_status tlm_report_write_csvs(const tlm_report *r, const char *dir,
                                  tlm_error *err)
 {
-    for (size_t i = 0; i < r->ntabs; i++) {
-        char path[4096], tmp[4096];
-        int n1 = snprintf(path, sizeof path, "%s/%s.csv", dir,
-                          r->tabs[i]->name);
-        int n2 = snprintf(tmp, sizeof tmp, "%s/.%s.csv.tmp", dir,
-                          r->tabs[i]->name);
-        if (n1 < 0 || n2 < 0 || (size_t)n1 >= sizeof path ||
-            (size_t)n2 >= sizeof tmp)
-            return tlm_error_set(err, TLM_EINVAL, dir, -1,
-                                 "output path too long");
-        tlm_status st = tlm_tab_write_csv(r->tabs[i], tmp, err);
-        if (st != TLM_OK) {
-            remove(tmp);
-            return st;
-        }
-        if (rename(tmp, path) != 0) {
-            int e = errno;
-            remove(tmp);
-            return tlm_error_set(err, TLM_EIO, path, -1,
-                                 "cannot rename %s: %s", tmp, strerror(e));
-        }
+    return write_all(r, dir, NULL, err);
+}
+
+tlm_status tlm_report_write_all(const tlm_report *r, const char *dir,
+                                const char *md_path, tlm_error *err)
+{
+    return write_all(r, dir, md_path, err);
+}
+
+tlm_status tlm_report_write_md(const tlm_report *r, const char *path,
+                               tlm_error *err)
+{
+    char tmp[4096];
+    int n = snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if (n < 0 || (size_t)n >= sizeof tmp)
+        return tlm_error_set(err, TLM_EINVAL, path, -1,
+                             "output path too long");
+    tlm_status st = tlm_report_md_to(r, path, tmp, err);
+    if (st == TLM_OK && rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        st = tlm_error_set(err, TLM_EIO, path, -1, "cannot rename %s: %s",
+                           tmp, strerror(e));
     }
-    return TLM_OK;
+    return st;
 }
 
 /* MARK: - shared helpers of the table builders ---------------------------- */

@@ -426,6 +426,15 @@ void tlm_kd_summary(tlm_rctx *ctx, const int32_t *pool, const size_t *off,
                     const size_t *len, size_t nrows, tlm_sbuf *summary,
                     tlm_sbuf *trunc);
 
+/* Renders report.md into the file tmp (messages name path; tmp is removed
+ * on failure). */
+tlm_status tlm_report_md_to(const tlm_report *r, const char *path,
+                            const char *tmp, tlm_error *err);
+
+/* Puts the summary tlm_kd_summary() left in ctx->s1 / ctx->s2 into columns
+ * col and col + 1 of row R (an out-of-memory there marks the table). */
+void tlm_kd_set(tlm_rctx *ctx, tlm_tab *t, size_t R, size_t col);
+
 /* tlm_perf_compute of op u (pass bwd) with the kernels k[0..nk) (their
  * names feed the model), memoised on the interned ids of the inputs.
  * *out points into the cache (valid until ctx is freed).  Returns the

@@ -217,8 +217,9 @@ static void roofline_findings(const tlm_report *r, tlm_sbuf *b,
                     fcell(u, i, "Kernel Time (\xc2\xb5s)_sum") / 1e3);
 }
 
-tlm_status tlm_report_write_md(const tlm_report *r, const char *path,
-                               tlm_error *err)
+/* Renders report.md into the file tmp (messages name path). */
+tlm_status tlm_report_md_to(const tlm_report *r, const char *path,
+                            const char *tmp, tlm_error *err)
 {
     tlm_sbuf b, body, fin;
     tlm_sbuf_init(&b);
@@ -356,15 +357,21 @@ tlm_status tlm_report_write_md(const tlm_report *r, const char *path,
         st = tlm_error_set(err, TLM_ENOMEM, path, -1,
                            "report.md: out of memory");
     } else {
-        FILE *f = fopen(path, "wb");
+        FILE *f = fopen(tmp, "wb");
         if (!f) {
             st = tlm_error_set(err, TLM_EIO, path, -1, "cannot create: %s",
                                strerror(errno));
         } else {
             size_t w = fwrite(b.p, 1, b.len, f);
-            if (fclose(f) != 0 || w != b.len)
+            int e = w != b.len ? errno : 0;
+            if (fclose(f) != 0 && !e)
+                e = errno;
+            if (e || w != b.len)
                 st = tlm_error_set(err, TLM_EIO, path, -1,
-                                   "write failed");
+                                   "write failed: %s",
+                                   strerror(e ? e : EIO));
+            if (st != TLM_OK)
+                remove(tmp);
         }
     }
     tlm_sbuf_free(&b);

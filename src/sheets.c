@@ -458,9 +458,7 @@ static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
                 tlm_tab_set_s(t, R, c_roof + 1, fb, strlen(fb));
         }
         tlm_kd_summary(ctx, s->pool.v, off, len, k, &ctx->s1, &ctx->s2);
-        tlm_tab_set_s(t, R, c_kd, ctx->s1.p ? ctx->s1.p : "", ctx->s1.len);
-        if (ctx->s2.len)
-            tlm_tab_set_s(t, R, c_kd + 1, ctx->s2.p, ctx->s2.len);
+        tlm_kd_set(ctx, t, R, c_kd);
         static const tlm_arg sa[4] = {TLM_ARG_INPUT_DIMS, TLM_ARG_INPUT_TYPE,
                                       TLM_ARG_INPUT_STRIDES,
                                       TLM_ARG_CONCRETE_INPUTS};

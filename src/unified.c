@@ -343,6 +343,8 @@ static int sole_bwd(uctx *u, int32_t x, int32_t *fwd_out)
     }
     tlm_status st = run_model(u, f, 1, g, n);
     free(g);
+    if (st == TLM_ENOMEM)
+        u->st = st;
     if (st != TLM_OK)
         return 0;
     *fwd_out = f;
@@ -785,9 +787,7 @@ static tlm_status summarize(uctx *u)
             }
         }
         tlm_kd_summary(ctx, pool, off, len, k, &ctx->s1, &ctx->s2);
-        tlm_tab_set_s(t, R, C_KD, ctx->s1.p ? ctx->s1.p : "", ctx->s1.len);
-        if (ctx->s2.len)
-            tlm_tab_set_s(t, R, C_KD + 1, ctx->s2.p, ctx->s2.len);
+        tlm_kd_set(ctx, t, R, C_KD);
         if (fpp)
             tlm_tab_set_s(t, R, C_KD + 2, fpp, strlen(fpp));
         tlm_tab_set_b(t, R, C_KD + 3, fhm > 0);

@@ -61,6 +61,11 @@ if(TLM_MPI_UNIT_TESTS)
     add_executable(${_n} ${_t})
     target_compile_options(${_n} PRIVATE ${TLM_WARN})
     target_link_libraries(${_n} PRIVATE tlmdriver PkgConfig::CMOCKA)
+    if(_n MATCHES "_allocfail$")
+      # the project's allocations go through the test's wrappers
+      target_link_options(${_n} PRIVATE
+        "LINKER:--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free")
+    endif()
     add_test(NAME unit_${_n} COMMAND $<TARGET_FILE:${_n}>)
     set_tests_properties(unit_${_n} PROPERTIES TIMEOUT 300
       ENVIRONMENT "${TLM_MPI_TEST_ENV};TLM_SHARED_DIR=${TLM_SHARED_DIR}")

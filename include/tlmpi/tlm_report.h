@@ -120,18 +120,34 @@ TLM_API const char *tlm_report_table_colname(const tlm_report *r, size_t i,
 /* Index of a table by name, or -1. */
 TLM_API long tlm_report_table_find(const tlm_report *r, const char *name);
 /* Cell text exactly as the CSV has it ("" for empty).  Returns the length
- * the full text needs; buf (size > 0) is always NUL-terminated. */
+ * the full text needs; buf (size > 0) is always NUL-terminated.  Only a
+ * float cell needs memory to format: without it the result is SIZE_MAX
+ * and buf is "". */
 TLM_API size_t tlm_report_cell_text(const tlm_report *r, size_t i,
                                     size_t row, size_t col, char *buf,
                                     size_t size);
 
-/* Writes <dir>/<table>.csv for every table (dir must exist).  Each file is
- * written to a temporary name and renamed.  Errors: TLM_EIO, TLM_ENOMEM. */
+/* Numeric value of a float, integer or boolean cell, without formatting
+ * (no memory needed).  Returns 1 and sets *out, or 0 (*out = NaN) for an
+ * empty or text cell or indices out of range. */
+TLM_API int tlm_report_cell_num(const tlm_report *r, size_t i, size_t row,
+                                size_t col, double *out);
+
+/* Writes <dir>/<table>.csv for every table (dir must exist).  All files
+ * are written to temporary names first and renamed only when every one is
+ * complete: on failure no new file is left and existing files of the same
+ * names are untouched.  Errors: TLM_EIO, TLM_ENOMEM. */
 TLM_API tlm_status tlm_report_write_csvs(const tlm_report *r,
                                          const char *dir, tlm_error *err);
 
+/* The CSVs and the Markdown report at md_path, all or nothing as above. */
+TLM_API tlm_status tlm_report_write_all(const tlm_report *r,
+                                        const char *dir, const char *md_path,
+                                        tlm_error *err);
+
 /* Writes the Markdown report (timeline, categories, ops, shapes, kernels,
- * findings).  Errors: TLM_EIO, TLM_ENOMEM. */
+ * findings) to a temporary name, then renames it.  Errors: TLM_EIO,
+ * TLM_ENOMEM. */
 TLM_API tlm_status tlm_report_write_md(const tlm_report *r, const char *path,
                                        tlm_error *err);
 
