@@ -54,11 +54,30 @@ static void report_usage(FILE *f)
         "  --disable_kernel_summary     no kernel_summary sheet\n"
         "  --disable_short_kernel_study no short-kernel sheets\n"
         "  --disable_coll_analysis      no coll_analysis sheet\n"
+        "  --force                      replace outputs that exist already\n"
         "  --quiet                      no summary on stderr\n"
         "\nbundled GPUs:");
     for (size_t i = 0; i < tlm_gpu_arch_count(); i++)
         fprintf(f, " %s", tlm_gpu_arch_at(i)->name);
     fprintf(f, "\n");
+}
+
+/* 1 (with a message) when the output dir/table.csv (table NULL: the
+ * file dir) exists already. */
+static int output_exists(const char *dir, const char *table)
+{
+    char p[4200];
+    if (table)
+        snprintf(p, sizeof p, "%s/%s.csv", dir, table);
+    else
+        snprintf(p, sizeof p, "%s", dir);
+    struct stat sb;
+    if (lstat(p, &sb) != 0)
+        return 0;
+    fprintf(stderr,
+            "tlmpi report: error: %s: output file exists; use --force to "
+            "replace it\n", p);
+    return 1;
 }
 
 static double now_s(void)
@@ -92,7 +111,7 @@ int tlm_cmd_report(int argc, char **argv)
 {
     const char *trace_path = NULL, *dir = NULL, *md = NULL;
     const char *compat = NULL;
-    int quiet = 0, bleed_tol = 0;
+    int quiet = 0, bleed_tol = 0, force = 0;
     tlm_report_opts ro;
     tlm_report_opts_init(&ro);
     for (int i = 1; i < argc; i++) {
@@ -133,6 +152,8 @@ int tlm_cmd_report(int argc, char **argv)
             ro.coll_analysis = 0;
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
+        } else if (!strcmp(a, "--force")) {
+            force = 1;
         } else if (!strcmp(a, "--micro_idle_thresh_us") ||
                    !strcmp(a, "--short_kernel_threshold_us") ||
                    !strcmp(a, "--short_kernel_histogram_bins") ||
@@ -178,6 +199,15 @@ int tlm_cmd_report(int argc, char **argv)
                 strerror(errno));
         return 1;
     }
+    char mdpath[4096];
+    if (!md) {
+        snprintf(mdpath, sizeof mdpath, "%s/report.md", dir);
+        md = mdpath;
+    }
+    /* before any work: the outputs every run writes */
+    if (!force && (output_exists(md, NULL) ||
+                   output_exists(dir, "gpu_timeline")))
+        return 1;
     double t0 = now_s();
     tlm_trace *tr = NULL;
     tlm_tree *tree = NULL;
@@ -211,11 +241,9 @@ int tlm_cmd_report(int argc, char **argv)
     if (tlm_report_build(tree, &ro, &rep, &err) != TLM_OK)
         goto fail;
     double t3 = now_s();
-    char mdpath[4096];
-    if (!md) {
-        snprintf(mdpath, sizeof mdpath, "%s/report.md", dir);
-        md = mdpath;
-    }
+    for (size_t i = 0; !force && i < tlm_report_table_count(rep); i++)
+        if (output_exists(dir, tlm_report_table_name(rep, i)))
+            goto done;
     if (tlm_report_write_all(rep, dir, md, &err) != TLM_OK)
         goto fail;
     double t4 = now_s();

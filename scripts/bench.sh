@@ -94,7 +94,7 @@ run_report() {
     rm -rf "$out"
     t_rep=$(best sh -c "rm -rf '$out'; '$bin/tlmpi' report '$json' --output_csvs_dir '$out' --quiet")
     rm -rf "$out"
-    rss_rep=$(rss "$bin/tlmpi" report "$json" --output_csvs_dir "$out" --quiet)
+    rss_rep=$(rss "$bin/tlmpi" report "$json" --output_csvs_dir "$out" --quiet --force)
     echo
     echo "== report (best of $repeat)"
     printf '  %-34s %7.3f s\n' "tlmpi inspect .json (reader)" "$T_READER"

@@ -8,6 +8,8 @@ pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
 [ "${TLM_WITH_CLANG:-0}" = 1 ] && pkgs+=(clang libclang-rt-14-dev)
 # the real-Slurm test (tests/integration/test_slurm.sh, docs/slurm.md)
 [ "${TLM_WITH_SLURM:-0}" = 1 ] && pkgs+=(slurm-wlm munge)
+# the valgrind test (tests/integration/test_valgrind.sh)
+[ "${TLM_WITH_VALGRIND:-0}" = 1 ] && pkgs+=(valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \

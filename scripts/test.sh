@@ -4,10 +4,11 @@
 # ASan+UBSan and runs the suite again.  Exits non-zero on any failure.
 #   TLM_TEST_SANITIZE=0  skip the clang ASan+UBSan pass
 #   TLM_TEST_SLURM=0     do not install Slurm (its test then skips)
+#   TLM_TEST_VALGRIND=0  do not install valgrind (its test then skips)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 TLM_WITH_CLANG=${TLM_TEST_SANITIZE:-1} TLM_WITH_SLURM=${TLM_TEST_SLURM:-1} \
-    "$root/scripts/setup.sh"
+    TLM_WITH_VALGRIND=${TLM_TEST_VALGRIND:-1} "$root/scripts/setup.sh"
 . "$root/scripts/env.sh"
 jobs=$(nproc)
 
