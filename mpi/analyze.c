@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -298,7 +299,8 @@ static tlm_status setup0(ctx *c, tlm_error *err)
                              "output folder does not exist");
     if (access(odir, W_OK) != 0)
         return tlm_error_set(err, TLM_EIO, odir, -1,
-                             "output folder is not writable");
+                             "output folder is not writable: %s",
+                             strerror(errno));
     if (access(s->out, F_OK) == 0 && !c->o.force)
         return tlm_error_set(err, TLM_EEXIST, s->out, -1,
                              "output file exists; use --force to replace "
@@ -1548,10 +1550,62 @@ done:
     return st;
 }
 
+/* Before any HDF5 write: is there room for the file (its rows
+ * uncompressed, an upper bound) and the report?  Parallel HDF5 1.10 does
+ * not survive a write failing for lack of space (ranks disagree inside the
+ * library and hang, or a half-closed file crashes MPI_Finalize), so a full
+ * disk is caught here, with a message that says so. */
+static tlm_status check_space(ctx *c, colls *k, tlm_error *err)
+{
+    int r0 = c->me == 0;
+    uint64_t local =
+        (uint64_t)c->rt.n_ops * sizeof *c->ord_ops +
+        (uint64_t)c->rt.n_ua * sizeof *c->ord_ua +
+        (uint64_t)c->rt.n_kn * sizeof *c->ord_kn +
+        (uint64_t)k->n_mrows * sizeof *k->mrows;
+    if (r0)
+        local += (uint64_t)c->n_res *
+                     (sizeof(tlm_row_trace) + sizeof(tlm_row_timeline)) +
+                 (uint64_t)c->n_mops * sizeof *c->mops +
+                 (uint64_t)k->n_inst * sizeof(tlm_row_instance) +
+                 (uint64_t)k->n_unm * sizeof(tlm_row_unmatched) +
+                 (uint64_t)k->n_sum * sizeof(tlm_row_summary) +
+                 (uint64_t)k->n_clk * sizeof(tlm_row_clock) +
+                 (uint64_t)k->n_strag * sizeof(tlm_row_straggler);
+    uint64_t total = 0;
+    MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, c->comm);
+    tlm_status st = TLM_OK;
+    if (r0) {
+        /* metadata, attributes and the report: a few MiB at most */
+        uint64_t need = total + (4u << 20);
+        char dir[PATH_CAP];
+        tlm_mpi_strset(dir, sizeof dir, c->su.tmp);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *(slash == dir ? slash + 1 : slash) = '\0';
+        else
+            tlm_mpi_strset(dir, sizeof dir, ".");
+        struct statvfs vs;
+        if (statvfs(dir, &vs) == 0) {
+            uint64_t avail = (uint64_t)vs.f_bavail * vs.f_frsize;
+            if (avail < need)
+                st = tlm_error_set(err, TLM_EIO, dir, -1,
+                                   "no space left on the output device: "
+                                   "%.1f MB free, the HDF5 file and the "
+                                   "report may need up to %.1f MB",
+                                   (double)avail / 1e6, (double)need / 1e6);
+        }
+    }
+    return tlm_mpi_agree(st, c->comm);
+}
+
 static tlm_status write_h5(ctx *c, colls *k, tlm_error *err)
 {
     hid_t f = -1;
-    tlm_status st = tlm_mpi_h5_create(c->su.tmp, c->comm, &f, err);
+    tlm_status st = check_space(c, k, err);
+    if (st != TLM_OK)
+        return st;
+    st = tlm_mpi_h5_create(c->su.tmp, c->comm, &f, err);
     st = tlm_mpi_agree(st, c->comm);
     if (st != TLM_OK)
         return st;
@@ -1768,7 +1822,8 @@ static tlm_status write_h5(ctx *c, colls *k, tlm_error *err)
         st = tlm_mpi_h5_write_table(f, &tlm_tab_stragglers, gr, ng, c->comm,
                                     err);
 done:;
-    tlm_status cst = tlm_mpi_h5_close(f, st == TLM_OK ? err : NULL);
+    tlm_status cst = tlm_mpi_h5_close(f, c->su.tmp, st != TLM_OK,
+                                      c->comm, st == TLM_OK ? err : NULL);
     if (st == TLM_OK)
         st = cst;
     st = tlm_mpi_agree(st, c->comm);

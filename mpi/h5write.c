@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------ *
  * MARK: - helpers
@@ -177,13 +178,35 @@ tlm_status tlm_mpi_h5_create(const char *path, MPI_Comm comm, hid_t *file,
     return TLM_OK;
 }
 
-tlm_status tlm_mpi_h5_close(hid_t file, tlm_error *err)
+tlm_status tlm_mpi_h5_close(hid_t file, const char *path, int failed,
+                            MPI_Comm comm, tlm_error *err)
 {
     if (file < 0)
         return TLM_OK;
-    if (H5Fclose(file) < 0)
-        return h5_fail(err, "H5Fclose", "output file");
-    return TLM_OK;
+    int me = 0, np = 1, bad = failed != 0, any = 0;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &np);
+    tlm_status st = TLM_OK;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (!any && np == 1 && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) {
+        /* a flush failing in one process is safe to retry; with several,
+         * ranks can disagree inside HDF5, so they do not flush first */
+        st = h5_fail(err, "H5Fflush", path);
+        any = 1;
+    }
+    if (any) {
+        /* the file is discarded: free its space so that the close can
+         * write the metadata it still holds */
+        int trc = me == 0 ? truncate(path, 0) : 0;
+        (void)trc; /* if that fails too, the close below may fail */
+        MPI_Barrier(comm);
+        (void)H5Fflush(file, H5F_SCOPE_GLOBAL);
+        if (st == TLM_OK)
+            st = TLM_EHDF5; /* failed elsewhere; that error is reported */
+    }
+    if (H5Fclose(file) < 0 && st == TLM_OK)
+        st = h5_fail(err, "H5Fclose", path);
+    return st;
 }
 
 tlm_status tlm_mpi_h5_attr_str(hid_t obj, const char *name,

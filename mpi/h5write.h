@@ -87,9 +87,15 @@ hid_t tlm_mpi_h5_type(const tlm_mpi_table *t);
 tlm_status tlm_mpi_h5_create(const char *path, MPI_Comm comm, hid_t *file,
                              tlm_error *err);
 
-/* Closes the file.  Collective.  Returns TLM_EHDF5 if HDF5 reports an
- * error on close (data may not be on disk). */
-tlm_status tlm_mpi_h5_close(hid_t file, tlm_error *err);
+/* Closes the file at path.  Collective.  failed (any rank's) says that
+ * writing failed and the file will be discarded.  When writing failed (or,
+ * in a single process, a flush before the close fails: a full disk), rank
+ * 0 truncates the file, which is garbage by then, so that the metadata
+ * HDF5 must still write on close fits: HDF5 1.10 leaves a file whose close
+ * failed half-closed and crashes in MPI_Finalize.  Returns TLM_EHDF5 when
+ * writing, the flush or the close failed (the data is not on disk). */
+tlm_status tlm_mpi_h5_close(hid_t file, const char *path, int failed,
+                            MPI_Comm comm, tlm_error *err);
 
 /* Writes the table as dataset t->name below loc (intermediate groups are
  * created).  Each rank passes its rows (n_local, may be 0 with rows NULL);
