@@ -1466,7 +1466,8 @@ static tlm_status report_tables(ctx *c)
             m->percent = total > 0 ? 100.0 * m->direct_kernel_ns / total
                                    : NAN;
         }
-        qsort(c->mops, c->n_mops, sizeof *c->mops, cmp_mop);
+        if (c->n_mops > 1)
+            qsort(c->mops, c->n_mops, sizeof *c->mops, cmp_mop);
     }
     free(all);
     st = tlm_mpi_agree(st, c->comm);
