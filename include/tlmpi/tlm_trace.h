@@ -206,7 +206,8 @@ typedef struct tlm_read_stats {
     uint32_t gzip_members; /* gzip members inflated */
     uint64_t n_lone_surrogates; /* \uD800-\uDFFF escapes without their
                                  * pair, replaced by U+FFFD in the strings
-                                 * kept (names, categories, kept args) */
+                                 * decoded (names, categories, string
+                                 * args; compact JSON keeps escapes) */
 } tlm_read_stats;
 
 typedef struct tlm_trace tlm_trace;

@@ -658,6 +658,30 @@ static void test_escapes_unicode(void **state)
     expect_name("\\ud800\\n", "\xef\xbf\xbd\n", 4);
 }
 
+/* Lone surrogates are counted once each, whatever the chunk size (a value
+ * cut by the window is parsed again), in the strings that are decoded:
+ * names, categories, string arguments; pairs are not counted. */
+static void test_lone_surrogate_count(void **state)
+{
+    (void)state;
+    const char *json =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"name\":\"a\\ud800b\",\"cat\":\"c\\udfff\"},"
+        "{\"ph\":\"X\",\"name\":\"\\ud83d\\ude00\",\"args\":"
+        "{\"Process Group Name\":\"\\udc00\",\"Input type\":[\"\\udc00\"],"
+        "\"zz\":\"\\ud800\"}},"
+        "{\"ph\":\"X\",\"name\":\"ok\"}]}";
+    for (size_t chunk = 1; chunk <= 64; chunk++) {
+        tlm_trace *t = NULL;
+        tlm_error err;
+        assert_int_equal(tt_read_chunk(json, chunk, &t, &err), TLM_OK);
+        /* name, category, the string argument; not the compact JSON of
+         * Input type (it keeps its escapes), not the skipped "zz" */
+        assert_int_equal(tlm_trace_stats(t)->n_lone_surrogates, 3);
+        tlm_trace_free(t);
+    }
+}
+
 /* The string scanner works on 8-byte words: put every special byte at every
  * position of a word, next to bytes that look alike (0x7f, 0x80, 0xff,
  * 0x20, 0x21, 0x5b, 0x5d). */
@@ -2388,6 +2412,7 @@ int main(void)
         cmocka_unit_test(test_error_null_err),
         cmocka_unit_test(test_escapes_simple),
         cmocka_unit_test(test_escapes_unicode),
+        cmocka_unit_test(test_lone_surrogate_count),
         cmocka_unit_test(test_string_scan_positions),
         cmocka_unit_test(test_escapes_elsewhere),
         cmocka_unit_test(test_event_fields),
