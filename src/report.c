@@ -300,13 +300,19 @@ tlm_status tlm_rctx_perf(tlm_rctx *ctx, int32_t u, int bwd, const int32_t *k,
     for (size_t i = 0; i < nk; i++)
         kh = (kh ^ ctx->ev[k[i]].name) * 0x100000001B3ull;
     kh ^= (uint64_t)nk << 40;
-    int64_t a = (ids[0] << 32) ^ ids[1];
-    int64_t b = (ids[2] << 32) ^ ids[3];
+    int64_t a = (int64_t)(((uint64_t)ids[0] << 32) ^ (uint64_t)ids[1]);
+    int64_t b = (int64_t)(((uint64_t)ids[2] << 32) ^ (uint64_t)ids[3]);
     int64_t c = (int64_t)(((uint64_t)ids[4] << 40) ^ kh);
     int32_t hit = tlm_i3map_get(ctx->perf_cache, a, b, c);
+    int cache = 1;
     if (hit >= 0) {
-        *out = &ctx->perf_res[hit];
-        return ctx->perf_st[hit];
+        const int64_t *h = ctx->perf_ids[hit];
+        if (h[0] == ids[0] && h[1] == ids[1] && h[2] == ids[2] &&
+            h[3] == ids[3] && h[4] == ids[4] && h[5] == (int64_t)kh) {
+            *out = &ctx->perf_res[hit];
+            return ctx->perf_st[hit];
+        }
+        cache = 0; /* another input with the same key: compute, keep out */
     }
     if (ctx->nperf == ctx->cap_perf) {
         size_t cap = ctx->cap_perf ? ctx->cap_perf * 2 : 64;
@@ -318,6 +324,10 @@ tlm_status tlm_rctx_perf(tlm_rctx *ctx, int32_t u, int bwd, const int32_t *k,
         if (!q)
             return TLM_ENOMEM;
         ctx->perf_st = q;
+        int64_t(*pi)[6] = realloc(ctx->perf_ids, cap * sizeof *pi);
+        if (!pi)
+            return TLM_ENOMEM;
+        ctx->perf_ids = pi;
         ctx->cap_perf = cap;
     }
     const char *stack_names[16];
@@ -344,7 +354,13 @@ tlm_status tlm_rctx_perf(tlm_rctx *ctx, int32_t u, int bwd, const int32_t *k,
     if (st == TLM_ENOMEM)
         return st;
     ctx->perf_st[i] = st;
+    memcpy(ctx->perf_ids[i], ids, sizeof ids);
+    ctx->perf_ids[i][5] = (int64_t)kh;
     ctx->nperf++;
+    if (!cache) {
+        *out = &ctx->perf_res[i];
+        return st;
+    }
     if (tlm_i3map_put(ctx->perf_cache, a, b, c, (int32_t)i) != TLM_OK)
         return TLM_ENOMEM;
     *out = &ctx->perf_res[i];
@@ -445,6 +461,7 @@ static void ctx_free(tlm_rctx *ctx)
     free(ctx->perf_cache);
     free(ctx->perf_res);
     free(ctx->perf_st);
+    free(ctx->perf_ids);
 }
 
 tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,

@@ -321,6 +321,8 @@ typedef struct tlm_rctx {
     tlm_i3map *perf_cache; /* perf-model inputs -> index in perf_res */
     tlm_perf_result *perf_res;
     tlm_status *perf_st;
+    int64_t (*perf_ids)[6]; /* the exact inputs of each entry (the map
+                             * key is a hash of them) */
     size_t nperf, cap_perf;
 } tlm_rctx;
 

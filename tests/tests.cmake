@@ -87,7 +87,9 @@ endforeach()
 # TLM_BUILD_FUZZ also as libFuzzer binaries (<name>_libfuzzer), with the
 # core library instrumented for coverage.
 if(TLM_BUILD_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
-  target_compile_options(tlmcore PRIVATE -fsanitize=fuzzer-no-link,address,undefined)
+  # undefined behaviour aborts: libFuzzer then reports it as a crash
+  target_compile_options(tlmcore PRIVATE -fsanitize=fuzzer-no-link,address,undefined
+                                         -fno-sanitize-recover=undefined)
   target_link_options(tlmcore INTERFACE -fsanitize=address,undefined)
 endif()
 file(GLOB TLM_FUZZ_TARGETS CONFIGURE_DEPENDS
@@ -106,7 +108,8 @@ foreach(_t ${TLM_FUZZ_TARGETS})
   if(TLM_BUILD_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
     add_executable(${_n}_libfuzzer ${_t})
     target_include_directories(${_n}_libfuzzer PRIVATE ${CMAKE_SOURCE_DIR}/src)
-    target_compile_options(${_n}_libfuzzer PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_compile_options(${_n}_libfuzzer PRIVATE -fsanitize=fuzzer,address,undefined
+                                                  -fno-sanitize-recover=undefined)
     target_link_options(${_n}_libfuzzer PRIVATE -fsanitize=fuzzer,address,undefined)
     target_link_libraries(${_n}_libfuzzer PRIVATE tlmcore)
   endif()
