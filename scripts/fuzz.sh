@@ -8,7 +8,8 @@
 # corpus seeded from tests/fuzz/corpus/TARGET, then merges (minimises) the
 # result back into tests/fuzz/corpus/TARGET.  A crash leaves its reproducer
 # as build/fuzz/crash-* and the script exits non-zero: add the reproducer to
-# the corpus once it is fixed, so ctest replays it from then on.
+# the corpus as regress-NAME once it is fixed, so ctest replays it from then
+# on (files named regress-* survive every later merge).
 # FUZZ_JOBS=N runs N fuzzing processes (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +38,8 @@ ls "$B"/crash-* "$B"/leak-* "$B"/timeout-* 2> /dev/null && rc=1
 # minimise: keep the inputs that add coverage
 tmp=$(mktemp -d)
 "$bin" -merge=1 "$tmp" "tests/fuzz/corpus/$t" "$work" > "$B/merge-$t.log" 2>&1
+# regression inputs (regress-*) stay under their names whatever the merge keeps
+cp tests/fuzz/corpus/"$t"/regress-* "$tmp"/ 2> /dev/null || true
 rm -rf "tests/fuzz/corpus/$t"
 mv "$tmp" "tests/fuzz/corpus/$t"
 chmod 755 "tests/fuzz/corpus/$t"
