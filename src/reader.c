@@ -81,11 +81,32 @@ static void arg_table_init(arg_table *t)
     }
 }
 
+/* Short byte compare, inline (a libc call costs more than these keys). */
+static inline int bytes_eq(const char *a, const char *b, size_t len)
+{
+    while (len >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return 0;
+        a += 8;
+        b += 8;
+        len -= 8;
+    }
+    while (len > 0) {
+        if (*a++ != *b++)
+            return 0;
+        len--;
+    }
+    return 1;
+}
+
 static tlm_arg arg_lookup(const arg_table *t, const char *s, size_t len)
 {
     const unsigned char *c = t->slot[arg_slot(s, len)];
     for (int i = 0; i < 4 && c[i]; i++)
-        if (t->len[c[i]] == len && memcmp(arg_keys[c[i]], s, len) == 0)
+        if (t->len[c[i]] == len && bytes_eq(arg_keys[c[i]], s, len))
             return (tlm_arg)c[i];
     return TLM_ARG_END_;
 }
@@ -150,6 +171,8 @@ static inline int utf8_step(utf8_state *u, unsigned char c)
     return 1;
 }
 
+enum { KM_SLOTS = 256, KM_MAX = 31 };
+
 typedef struct rd {
     tlm_trace *t;
     tlm_read_opts o;
@@ -180,6 +203,12 @@ typedef struct rd {
     uint32_t cat_ids[TLM_CAT_COUNT];
     size_t cat_lens[TLM_CAT_COUNT];
     arg_table keys;
+    uint32_t smemo[4096];    /* intern_str memo: ids by a cheap key */
+    struct kmemo {           /* object keys seen, by their first 8 bytes */
+        unsigned char len;   /* 0: empty */
+        unsigned char s[KM_MAX];
+    } kmemo[KM_SLOTS];
+    struct cmemo_way *cmemo; /* compact_value memo (NULL: none yet) */
 } rd;
 
 static const unsigned char str_special[256] = {
@@ -723,13 +752,75 @@ static int intern_scr(rd *r, size_t from, uint32_t *id)
     return P_OK;
 }
 
+/* The compact-value memo.  Argument values such as "Input Dims" repeat
+ * across millions of events, and validating, compacting, hashing and
+ * interning each one again is the reader's largest single cost.  The memo
+ * remembers the raw text of recent array and object values with their
+ * interned id, in sets chosen by a hash of the argument key and the first
+ * CM_KEY bytes at the value.  A hit needs the raw text again byte for byte:
+ * an array or object is self-delimiting, so the same bytes are the same
+ * value, already validated at the same depth; the id is the one the slow
+ * path would give.  A miss costs one hash and up to CM_WAYS short
+ * compares. */
+enum { CM_SETS = 512, CM_WAYS = 4, CM_KEY = 32, CM_RAW = 244 };
+
+typedef struct cmemo_way {
+    uint32_t id;
+    uint32_t len; /* 0: empty */
+    uint32_t tag; /* the argument key and depth */
+    unsigned char raw[CM_RAW];
+} cmemo_way;
+
+static inline unsigned cmemo_set(const unsigned char *p, uint32_t tag)
+{
+    uint64_t w[4];
+    memcpy(w, p, sizeof w);
+    uint64_t h = (w[0] * 0x9e3779b185ebca87ull) ^
+                 (w[1] * 0xc2b2ae3d27d4eb4full) ^
+                 (w[2] * 0x165667b19e3779f9ull) ^
+                 (w[3] * 0x27d4eb2f165667c5ull) ^ tag;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return (unsigned)(h >> 40) & (CM_SETS - 1);
+}
+
 /* Validates one value, then interns its compact text: the JSON text with
- * the whitespace outside strings removed. */
+ * the whitespace outside strings removed.  tag != 0 names the argument for
+ * the memo. */
 static int compact_value(rd *r, const unsigned char **pp,
                          const unsigned char *e, unsigned depth,
-                         uint32_t *id)
+                         uint32_t *id, uint32_t tag)
 {
     const unsigned char *p = *pp, *v0 = p;
+    cmemo_way *set = NULL;
+    if (tag && (*p == '[' || *p == '{') && e - p >= CM_KEY) {
+        if (!r->cmemo) {
+            size_t sz = sizeof(cmemo_way) * CM_SETS * CM_WAYS;
+            r->cmemo = r->t->a->malloc_fn(r->t->a->ctx, sz);
+            if (!r->cmemo)
+                return fail_nomem(r);
+            memset(r->cmemo, 0, sz);
+        }
+        {
+            tag = tag << 8 | depth;
+            set = r->cmemo + (size_t)cmemo_set(p, tag) * CM_WAYS;
+            for (int w = 0; w < CM_WAYS; w++) {
+                cmemo_way *c = &set[w];
+                if (c->tag == tag && c->len != 0 &&
+                    (size_t)(e - p) >= c->len &&
+                    memcmp(c->raw, p, c->len) == 0) {
+                    *id = c->id;
+                    *pp = p + c->len;
+                    if (w > 0) { /* most recent first */
+                        cmemo_way t = *c;
+                        memmove(set + 1, set, sizeof *set * (size_t)w);
+                        set[0] = t;
+                    }
+                    return P_OK;
+                }
+            }
+        }
+    }
     int rc = value(r, &p, e, depth);
     if (rc != P_OK)
         return rc;
@@ -757,6 +848,13 @@ static int compact_value(rd *r, const unsigned char **pp,
     r->scr_len = (size_t)(d - r->scr);
     if ((rc = intern_scr(r, from, id)) != P_OK)
         return rc;
+    if (set && n <= CM_RAW) {
+        memmove(set + 1, set, sizeof *set * (CM_WAYS - 1));
+        set[0].id = *id;
+        set[0].len = (uint32_t)n;
+        set[0].tag = tag;
+        memcpy(set[0].raw, v0, n);
+    }
     *pp = p;
     return P_OK;
 }
@@ -766,10 +864,34 @@ static int intern_str(rd *r, const unsigned char *s, size_t len, int esc,
                       uint32_t *id)
 {
     if (!esc) {
+        /* Names repeat: a direct-mapped memo keyed by the length and a few
+         * words of the string saves hashing all of it (kernel names run to
+         * hundreds of bytes); the id is checked against the bytes. */
+        uint64_t a = 0, b = 0, m = 0;
+        if (len >= 8) {
+            memcpy(&a, s, 8);
+            memcpy(&b, s + len - 8, 8);
+            memcpy(&m, s + (len - 8) / 2, 8);
+        } else {
+            for (size_t i = 0; i < len; i++)
+                a |= (uint64_t)s[i] << (8 * i);
+        }
+        uint64_t h = (a * 0x9e3779b185ebca87ull) ^
+                     (b * 0xc2b2ae3d27d4eb4full) ^
+                     (m * 0x165667b19e3779f9ull) ^ len;
+        h ^= h >> 31;
+        h *= 0xbf58476d1ce4e5b9ull;
+        uint32_t *slot = &r->smemo[h >> 52];
+        const tlm_strent *c = &r->t->strs.ents[*slot];
+        if (*slot != 0 && c->len == len && memcmp(c->s, s, len) == 0) {
+            *id = *slot;
+            return P_OK;
+        }
         uint32_t v = tlm_intern_add(&r->t->strs, (const char *)s, len);
         if (v == UINT32_MAX)
             return fail_nomem(r);
         *id = v;
+        *slot = v;
         return P_OK;
     }
     size_t from = r->scr_len;
@@ -880,8 +1002,32 @@ static int parse_object(rd *r, const unsigned char **pp,
         int esc;
         if (*p != '"')
             return fail_at(r, p, TLM_EFORMAT, "expected '\"' (object key)");
+        /* Keys repeat from object to object: a key seen before (no escapes,
+         * nothing special in it) is recognised by comparing its bytes and
+         * the closing quote, without the scan. */
+        struct kmemo *km = NULL;
+        if (e - p >= KM_MAX + 2) {
+            uint64_t w;
+            memcpy(&w, p + 1, 8);
+            km = &r->kmemo[(w * 0x9e3779b185ebca87ull) >> 56];
+            if (km->len != 0 && p[1 + km->len] == '"' &&
+                bytes_eq((const char *)km->s, (const char *)p + 1,
+                         km->len)) {
+                ks = p + 1;
+                kl = km->len;
+                esc = 0;
+                p += kl + 2;
+                km = NULL;
+                goto key_done;
+            }
+        }
         if ((rc = scan_string(r, &p, e, &ks, &kl, &esc)) != P_OK)
             return rc;
+        if (km && !esc && kl >= 1 && kl <= KM_MAX) {
+            km->len = (unsigned char)kl;
+            memcpy(km->s, ks, kl);
+        }
+    key_done:
         if ((rc = skip_ws(&p, e)) != P_OK)
             return rc;
         if (*p != ':')
@@ -956,7 +1102,7 @@ static int args_member(rd *r, const unsigned char *ks, size_t kl,
         *any = 1;
     } else {
         uint32_t id;
-        if ((rc = compact_value(r, &p, e, 4, &id)) != P_OK)
+        if ((rc = compact_value(r, &p, e, 4, &id, (uint32_t)key)) != P_OK)
             return rc;
         if ((rc = blob_put(r, key, TLM_ARGV_STR, id)) != P_OK)
             return rc;
@@ -1035,7 +1181,8 @@ static int parse_cat(rd *r, const unsigned char *s, size_t len, int esc,
 {
     if (!esc) {
         for (int c = 1; c < TLM_CAT_OTHER; c++) {
-            if (r->cat_lens[c] == len && memcmp(cat_names[c], s, len) == 0) {
+            if (r->cat_lens[c] == len &&
+                bytes_eq(cat_names[c], (const char *)s, len)) {
                 ev->cat = (uint16_t)c;
                 ev->cat_str = r->cat_ids[c];
                 return P_OK;
@@ -1185,7 +1332,7 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
                     return rc;
             } else {
                 /* a non-string name: keep its compact text */
-                if ((rc = compact_value(r, &p, e, 3, &ev->name)) != P_OK)
+                if ((rc = compact_value(r, &p, e, 3, &ev->name, 0)) != P_OK)
                     return rc;
             }
             r->ev_name = ev->name;
@@ -1344,7 +1491,7 @@ static int member_text(rd *r, const unsigned char **pp,
         *pp = p;
         return P_OK;
     }
-    if ((rc = compact_value(r, &p, e, depth, out)) != P_OK)
+    if ((rc = compact_value(r, &p, e, depth, out, 0)) != P_OK)
         return rc;
     *pp = p;
     return P_OK;
@@ -1976,6 +2123,7 @@ done:
     t->a->free_fn(t->a->ctx, r->buf);
     t->a->free_fn(t->a->ctx, r->skip_stack);
     t->a->free_fn(t->a->ctx, r->scr);
+    t->a->free_fn(t->a->ctx, r->cmemo);
     tlm_instream_close(&r->in);
     if (st != TLM_OK) {
         tlm_trace_free(t);

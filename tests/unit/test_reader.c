@@ -1198,6 +1198,77 @@ static void test_args_compact_random(void **state)
     free(g.compact);
 }
 
+/* The reader's memos (object keys, interned strings, compact argument
+ * values) must never confuse look-alikes: values sharing a long prefix,
+ * names differing only in the middle, keys sharing their first bytes, the
+ * same value with other whitespace, all in random order and at every
+ * chunk size. */
+static void test_memo_lookalikes(void **state)
+{
+    (void)state;
+    enum { NV = 40, NN = 30, NE = 900 };
+    char vals[NV][128], cvals[NV][128], names[NN][96];
+    for (int i = 0; i < NV; i++) {
+        /* a 60-byte common head, then a distinct tail; odd ones spaced */
+        const char *sp = i % 2 ? " " : "";
+        snprintf(vals[i], sizeof vals[i],
+                 "[[2048,%s4096],%s[4096,%s2048],%s[1,%s2,%s3,%s4,%s5],%s[%d]]",
+                 sp, sp, sp, sp, sp, sp, sp, sp, sp, i / 2);
+        snprintf(cvals[i], sizeof cvals[i],
+                 "[[2048,4096],[4096,2048],[1,2,3,4,5],[%d]]", i / 2);
+    }
+    for (int i = 0; i < NN; i++)
+        snprintf(names[i], sizeof names[i],
+                 "void at::native::elementwise_kernel<%02d>(launch_bounds)",
+                 i);
+    size_t cap = (size_t)NE * 512;
+    char *json = malloc(cap);
+    assert_non_null(json);
+    size_t n = (size_t)snprintf(json, cap, "{\"traceEvents\": [");
+    uint32_t rng = 7;
+    int pick_v[NE], pick_n[NE], pick_k[NE];
+    for (int i = 0; i < NE; i++) {
+        rng = rng * 1103515245u + 12345u;
+        pick_v[i] = (int)((rng >> 8) % NV);
+        pick_n[i] = (int)((rng >> 16) % NN);
+        pick_k[i] = (int)((rng >> 4) % 2);
+        n += (size_t)snprintf(
+            json + n, cap - n,
+            "%s{\"ph\": \"X\", \"name\": \"%s\", \"args\": {\"%s\": 7, "
+            "\"Input Dim%s\": %s, \"Input Dims\": %s}}",
+            i ? ", " : "", names[pick_n[i]],
+            pick_k[i] ? "External ie" : "External id",
+            pick_k[i] ? "z" : "x", vals[(pick_v[i] + 1) % NV],
+            vals[pick_v[i]]);
+        assert_true(n < cap);
+    }
+    n += (size_t)snprintf(json + n, cap - n, "]}");
+    for (size_t k = 0; k < N_CHUNKS; k++) {
+        tlm_trace *t = NULL;
+        tlm_error err;
+        tlm_status st = tt_read_chunk(json, chunks[k], &t, &err);
+        assert_int_equal(st, TLM_OK);
+        size_t ne;
+        tlm_trace_events(t, &ne);
+        assert_int_equal(ne, NE);
+        for (int i = 0; i < NE; i++) {
+            const tlm_event *ev = ev_at(t, (size_t)i);
+            assert_string_equal(str_of(t, ev->name), names[pick_n[i]]);
+            const char *a = tlm_event_arg_str(t, ev, TLM_ARG_INPUT_DIMS,
+                                              NULL);
+            assert_non_null(a);
+            assert_string_equal(a, cvals[pick_v[i]]);
+            int64_t x = -1;
+            int has = tlm_event_arg_int(t, ev, TLM_ARG_EXTERNAL_ID, &x);
+            assert_int_equal(has, !pick_k[i]);
+            if (has)
+                assert_int_equal(x, 7);
+        }
+        tlm_trace_free(t);
+    }
+    free(json);
+}
+
 static void test_args_dim3(void **state)
 {
     (void)state;
@@ -2421,6 +2492,7 @@ int main(void)
         cmocka_unit_test(test_event_times),
         cmocka_unit_test(test_args_types),
         cmocka_unit_test(test_args_compact_random),
+        cmocka_unit_test(test_memo_lookalikes),
         cmocka_unit_test(test_args_dim3),
         cmocka_unit_test(test_args_keys),
         cmocka_unit_test(test_duplicate_keys),
