@@ -202,6 +202,7 @@ typedef struct rd {
     /* pre-interned category strings */
     uint32_t cat_ids[TLM_CAT_COUNT];
     size_t cat_lens[TLM_CAT_COUNT];
+    unsigned char cat_memo[64]; /* category by its first 8 bytes; 0: none */
     arg_table keys;
     uint32_t smemo[4096];    /* intern_str memo: ids by a cheap key */
     struct kmemo {           /* object keys seen, by their first 8 bytes */
@@ -313,8 +314,12 @@ static int scr_reserve(rd *r, size_t extra)
 static inline int skip_ws(const unsigned char **pp, const unsigned char *e)
 {
     const unsigned char *p = *pp;
-    if (p < e && !is_ws(*p))
-        return P_OK; /* the common case: nothing to skip */
+    if (p < e && *p > ' ')
+        return P_OK; /* the common cases: nothing to skip, */
+    if (e - p >= 2 && *p == ' ' && p[1] > ' ') {
+        *pp = p + 1; /* or one space */
+        return P_OK;
+    }
     while (p < e && is_ws(*p))
         p++;
     *pp = p;
@@ -608,6 +613,28 @@ static inline int fast_int(const unsigned char *p, const unsigned char *e,
     return 1;
 }
 
+/* Eight ASCII digits at p (little-endian word tricks): 1 and their value,
+ * or 0 when one of them is not a digit. */
+static inline int digits8(const unsigned char *p, uint64_t *out)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, 8);
+    if (((v & 0xf0f0f0f0f0f0f0f0ull) |
+         (((v + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) !=
+        0x3333333333333333ull)
+        return 0;
+    v = (v & 0x0f0f0f0f0f0f0f0full) * 2561 >> 8;
+    v = (v & 0x00ff00ff00ff00ffull) * 6553601 >> 16;
+    *out = (v & 0x0000ffff0000ffffull) * 42949672960001ull >> 32;
+    return 1;
+#else
+    (void)p;
+    (void)out;
+    return 0;
+#endif
+}
+
 /* Decimal microseconds with at most 3 fractional digits and no exponent
  * (what Kineto writes), to ns.  1 on success, else 0. */
 static inline int fast_us(const unsigned char *p, const unsigned char *e,
@@ -620,6 +647,8 @@ static inline int fast_us(const unsigned char *p, const unsigned char *e,
     }
     const unsigned char *d = p;
     uint64_t v = 0;
+    if (e - p > 8 && digits8(p, &v))
+        p += 8; /* the head of a timestamp at once */
     while (p < e && (unsigned)(*p - '0') < 10 && p - d < 16) {
         v = v * 10 + (unsigned)(*p - '0');
         p++;
@@ -905,11 +934,9 @@ static int intern_str(rd *r, const unsigned char *s, size_t len, int esc,
  * The argument blob: per event, entries [tag][varint...] ended by 0.  The
  * tag holds the key (low 6 bits) and the type (high 2 bits). */
 
-static int blob_reserve(rd *r, size_t extra)
+static int blob_grow(rd *r, size_t extra)
 {
     tlm_trace *t = r->t;
-    if (t->blob_len + extra <= t->blob_cap)
-        return 0;
     size_t ncap = t->blob_cap ? t->blob_cap : 4096;
     while (ncap < t->blob_len + extra)
         ncap *= 2;
@@ -919,6 +946,13 @@ static int blob_reserve(rd *r, size_t extra)
     t->blob = b;
     t->blob_cap = ncap;
     return 0;
+}
+
+static inline int blob_reserve(rd *r, size_t extra)
+{
+    if (r->t->blob_len + extra <= r->t->blob_cap)
+        return 0;
+    return blob_grow(r, extra);
 }
 
 static void put_varint(unsigned char **dp, uint64_t v)
@@ -1310,9 +1344,15 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
             r->field = "ph";
             if (*p != '"')
                 return fail_at(r, p, TLM_ESCHEMA, "expected a string");
-            if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
-                return rc;
-            ev->ph = len ? (char)s[0] : 0;
+            if (e - p >= 3 && p[2] == '"' && p[1] >= 0x20 && p[1] < 0x80 &&
+                p[1] != '\\' && p[1] != '"') {
+                ev->ph = (char)p[1]; /* one plain character: no scan */
+                p += 3;
+            } else {
+                if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
+                    return rc;
+                ev->ph = len ? (char)s[0] : 0;
+            }
         } else if (kl == 2 && ks[0] == 't' && ks[1] == 's') {
             r->field = "ts";
             if ((rc = parse_time(r, &p, e, &ev->ts)) != P_OK)
@@ -1340,10 +1380,32 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
             r->field = "cat";
             if (*p != '"')
                 return fail_at(r, p, TLM_ESCHEMA, "expected a string");
+            if (e - p >= 24) {
+                /* the known categories differ in their first 8 bytes: one
+                 * candidate by those, checked with the closing quote */
+                uint64_t w;
+                memcpy(&w, p + 1, 8);
+                int c = r->cat_memo[(w * 0x9e3779b185ebca87ull) >> 58];
+                size_t cl = r->cat_lens[c];
+                if (c != 0 && cl + 2 <= (size_t)(e - p) &&
+                    p[1 + cl] == '"' &&
+                    bytes_eq(cat_names[c], (const char *)p + 1, cl)) {
+                    ev->cat = (uint16_t)c;
+                    ev->cat_str = r->cat_ids[c];
+                    p += cl + 2;
+                    goto field_done;
+                }
+            }
             if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
                 return rc;
             if ((rc = parse_cat(r, s, len, esc, ev)) != P_OK)
                 return rc;
+            if (ev->cat != TLM_CAT_OTHER && e - p >= 24) {
+                uint64_t w;
+                memcpy(&w, s, 8);
+                r->cat_memo[(w * 0x9e3779b185ebca87ull) >> 58] =
+                    (unsigned char)ev->cat;
+            }
         } else if (KEYIS("pid")) {
             r->field = "pid";
             if ((rc = parse_id(r, &p, e, &ev->pid, &is_str)) != P_OK)
@@ -1391,6 +1453,7 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
             if ((rc = value(r, &p, e, 3)) != P_OK)
                 return rc;
         }
+    field_done:
         r->field = NULL;
         if ((rc = skip_ws(&p, e)) != P_OK)
             return rc;
