@@ -89,17 +89,20 @@ run_reader() {
 }
 
 run_report() {
-    local out=$dir/report_out t_rep rss_rep
+    local out=$dir/report_out t_rep rss_rep phases
     [ -n "${T_READER:-}" ] || T_READER=$(best "$bin/tlmpi" inspect "$json")
     rm -rf "$out"
     t_rep=$(best sh -c "rm -rf '$out'; '$bin/tlmpi' report '$json' --output_csvs_dir '$out' --quiet")
     rm -rf "$out"
     rss_rep=$(rss "$bin/tlmpi" report "$json" --output_csvs_dir "$out" --quiet --force)
+    phases=$("$bin/tlmpi" report "$json" --output_csvs_dir "$out" --force 2>&1 \
+        >/dev/null | sed -n 's/.*(\(read [^)]*\)).*/\1/p' | head -n 1)
     echo
     echo "== report (best of $repeat)"
     printf '  %-34s %7.3f s\n' "tlmpi inspect .json (reader)" "$T_READER"
     printf '  %-34s %7.3f s\n' "tlmpi report .json" "$t_rep"
     printf '  report / reader: %sx   (target <= 1.5x)\n' "$(ratio "$t_rep" "$T_READER")"
+    printf '  phases of one run:       %s\n' "${phases:-?}"
     printf '  peak RSS report: %d KiB = %sx the JSON size   (target <= 0.5x)\n' \
         "$rss_rep" "$(calc %.3f "$rss_rep * 1024 / $bytes")"
 }
