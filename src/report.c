@@ -104,16 +104,23 @@ const char *tlm_rctx_name(const tlm_rctx *ctx, int32_t u)
     return tlm_trace_str(ctx->trace, ctx->ev[u].name, NULL);
 }
 
-int tlm_rctx_is_comm(const tlm_rctx *ctx, int32_t u)
+/* A yes/no property of an event's name, computed once per name: cache[id]
+ * is 0 (not yet), 1 (no) or 2 (yes); without a cache, computed each time. */
+static int name_flag(const tlm_rctx *ctx, uint8_t *cache, int32_t u,
+                     int (*pred)(const char *))
 {
     uint32_t id = ctx->ev[u].name;
-    if (ctx->comm_cache && id < ctx->n_names) {
-        if (!ctx->comm_cache[id])
-            ctx->comm_cache[id] =
-                tlm_kernel_is_communication(tlm_rctx_name(ctx, u)) ? 2 : 1;
-        return ctx->comm_cache[id] == 2;
+    if (cache && id < ctx->n_names) {
+        if (!cache[id])
+            cache[id] = pred(tlm_rctx_name(ctx, u)) ? 2 : 1;
+        return cache[id] == 2;
     }
-    return tlm_kernel_is_communication(tlm_rctx_name(ctx, u));
+    return pred(tlm_rctx_name(ctx, u));
+}
+
+int tlm_rctx_is_comm(const tlm_rctx *ctx, int32_t u)
+{
+    return name_flag(ctx, ctx->comm_cache, u, tlm_kernel_is_communication);
 }
 
 const char *tlm_rctx_op_category(const tlm_rctx *ctx, int32_t u)
@@ -204,14 +211,7 @@ void tlm_rctx_meta_ids(const tlm_rctx *ctx, const tlm_event *e,
 
 int tlm_rctx_has_model(const tlm_rctx *ctx, int32_t u)
 {
-    uint32_t id = ctx->ev[u].name;
-    if (ctx->model_cache && id < ctx->n_names) {
-        if (!ctx->model_cache[id])
-            ctx->model_cache[id] =
-                tlm_perf_has_model(tlm_rctx_name(ctx, u)) ? 2 : 1;
-        return ctx->model_cache[id] == 2;
-    }
-    return tlm_perf_has_model(tlm_rctx_name(ctx, u));
+    return name_flag(ctx, ctx->model_cache, u, tlm_perf_has_model);
 }
 
 int64_t tlm_rctx_meta_id(const tlm_rctx *ctx, const tlm_event *e, int field)
