@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -54,6 +55,9 @@ static void report_usage(FILE *f)
         "  --disable_kernel_summary     no kernel_summary sheet\n"
         "  --disable_short_kernel_study no short-kernel sheets\n"
         "  --disable_coll_analysis      no coll_analysis sheet\n"
+        "  --threads N                  threads for the tables: 1 or 2 "
+        "(default 2\n"
+        "                               when 2 CPUs are online, else 1)\n"
         "  --force                      replace outputs that exist already\n"
         "  --quiet                      no summary on stderr\n"
         "\nbundled GPUs:");
@@ -114,6 +118,8 @@ int tlm_cmd_report(int argc, char **argv)
     int quiet = 0, bleed_tol = 0, force = 0;
     tlm_report_opts ro;
     tlm_report_opts_init(&ro);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    ro.threads = ncpu >= 2 ? 2 : 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         double d;
@@ -150,6 +156,15 @@ int tlm_cmd_report(int argc, char **argv)
             ro.short_kernel_study = 0;
         } else if (!strcmp(a, "--disable_coll_analysis")) {
             ro.coll_analysis = 0;
+        } else if (!strcmp(a, "--threads")) {
+            if (!need(i, argc, argv))
+                return 2;
+            if (!parse_double(argv[++i], &d) || (d != 1 && d != 2)) {
+                fprintf(stderr, "tlmpi report: --threads takes 1 or 2 (got "
+                        "%s)\n", argv[i]);
+                return 2;
+            }
+            ro.threads = (int)d;
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
         } else if (!strcmp(a, "--force")) {
@@ -229,6 +244,7 @@ int tlm_cmd_report(int argc, char **argv)
     tlm_tree_opts_init(&to);
     to.bleed_tolerance = bleed_tol;
     to.corr_fallback = !(ro.compat & TLM_COMPAT_NO_CORR_FALLBACK);
+    to.threads = ro.threads;
     if (tlm_tree_build(tr, &to, &tree, &err) != TLM_OK)
         goto fail;
     double t2 = now_s();

@@ -168,10 +168,10 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
         }
         size_t ng;
         const int32_t *g = tlm_nd_gpu(tree, L->uid, &ng);
-        st = tlm_tree_busy_us(tree, ctx->lk_kernels + L->k0, L->nk,
+        st = tlm_rctx_busy_us(ctx, ctx->lk_kernels + L->k0, L->nk,
                               &L->direct_us);
         if (st == TLM_OK)
-            st = tlm_tree_busy_us(tree, g, ng, &L->subtree_us);
+            st = tlm_rctx_busy_us(ctx, g, ng, &L->subtree_us);
         L->category = tlm_rctx_op_category(ctx, L->uid);
     }
 done:

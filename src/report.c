@@ -5,6 +5,7 @@
  * accessors and the CSV directory writer.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@ void tlm_report_opts_init(tlm_report_opts *o)
     o->perf_sheets = 1;
     o->unified = 1;
     o->coll_analysis = 1;
+    o->threads = 1;
 }
 
 tlm_status tlm_compat_parse(const char *list, unsigned *bits, tlm_error *err)
@@ -437,17 +439,12 @@ static tlm_status build_meta(tlm_rctx *ctx)
     return st;
 }
 
-static void ctx_free(tlm_rctx *ctx)
+/* What each thread's context owns: its tables, scratch and caches. */
+static void ctx_free_own(tlm_rctx *ctx)
 {
     for (size_t i = 0; i < ctx->ntabs; i++)
         tlm_tab_free(ctx->tabs[i]);
     free(ctx->tabs);
-    free(ctx->lk);
-    free(ctx->lk_kernels);
-    free(ctx->lk_of);
-    free(ctx->gpu);
-    free(ctx->gpu_fl);
-    tlm_i3map_free(&ctx->meta);
     tlm_sbuf_free(&ctx->s1);
     tlm_sbuf_free(&ctx->s2);
     free(ctx->comm_cache);
@@ -462,6 +459,139 @@ static void ctx_free(tlm_rctx *ctx)
     free(ctx->perf_res);
     free(ctx->perf_st);
     free(ctx->perf_ids);
+    free(ctx->busy);
+}
+
+static void ctx_free(tlm_rctx *ctx)
+{
+    ctx_free_own(ctx);
+    free(ctx->lk);
+    free(ctx->lk_kernels);
+    free(ctx->lk_of);
+    free(ctx->gpu);
+    free(ctx->gpu_fl);
+    tlm_i3map_free(&ctx->meta);
+}
+
+/* The per-thread parts of a fresh context (empty caches, no tables). */
+static tlm_status ctx_init_own(tlm_rctx *ctx)
+{
+    ctx->tabs = NULL;
+    ctx->ntabs = ctx->cap_tabs = 0;
+    tlm_sbuf_init(&ctx->s1);
+    tlm_sbuf_init(&ctx->s2);
+    ctx->meta_last_ok = 0;
+    ctx->cats = NULL;
+    ctx->ncats = ctx->cap_cats = 0;
+    ctx->perf_res = NULL;
+    ctx->perf_st = NULL;
+    ctx->perf_ids = NULL;
+    ctx->nperf = ctx->cap_perf = 0;
+    ctx->busy = NULL;
+    ctx->busy_cap = 0;
+    ctx->comm_cache = calloc(ctx->n_names ? ctx->n_names : 1, 1);
+    ctx->model_cache = calloc(ctx->n_names ? ctx->n_names : 1, 1);
+    ctx->cat_cache = calloc(1, sizeof *ctx->cat_cache);
+    ctx->perf_cache = calloc(1, sizeof *ctx->perf_cache);
+    if (!ctx->comm_cache || !ctx->model_cache || !ctx->cat_cache ||
+        !ctx->perf_cache)
+        return TLM_ENOMEM;
+    if (tlm_i3map_init(ctx->cat_cache, 256) != TLM_OK ||
+        tlm_i3map_init(ctx->perf_cache, 256) != TLM_OK)
+        return TLM_ENOMEM;
+    return TLM_OK;
+}
+
+/* unified_perf_summary in a second thread, on its own context: it reads
+ * the tree, events and launchers (finished, shared) and writes only what
+ * its context owns. */
+typedef struct uworker {
+    tlm_rctx ctx;
+    tlm_status st;
+} uworker;
+
+static void *unified_thread(void *arg)
+{
+    uworker *w = arg;
+    w->st = tlm_rctx_unified(&w->ctx);
+    return NULL;
+}
+
+/* Moves src's tables into dst's list at position at (src keeps none;
+ * on failure they are freed). */
+static tlm_status insert_tabs(tlm_rctx *dst, size_t at, tlm_rctx *src)
+{
+    size_t k = src->ntabs;
+    src->ntabs = 0;
+    if (dst->ntabs + k > dst->cap_tabs) {
+        size_t cap = dst->ntabs + k;
+        tlm_tab **p = realloc(dst->tabs, cap * sizeof *p);
+        if (!p) {
+            for (size_t i = 0; i < k; i++)
+                tlm_tab_free(src->tabs[i]);
+            return TLM_ENOMEM;
+        }
+        dst->tabs = p;
+        dst->cap_tabs = cap;
+    }
+    memmove(dst->tabs + at + k, dst->tabs + at,
+            (dst->ntabs - at) * sizeof *dst->tabs);
+    memcpy(dst->tabs + at, src->tabs, k * sizeof *dst->tabs);
+    dst->ntabs += k;
+    return TLM_OK;
+}
+
+/* The sheets in TraceLens's order: timeline, op tables,
+ * unified_perf_summary, perf-model sheets, kernel tables, collectives.
+ * With two threads unified_perf_summary is built beside all the others
+ * (once the launchers are known) and its table put back in its place. */
+static tlm_status build_tables(tlm_rctx *ctx, tlm_error *err)
+{
+    tlm_status st = TLM_OK;
+    uworker w;
+    pthread_t th;
+    int threaded = 0;
+    memset(&w, 0, sizeof w);
+    if (ctx->has_cpu_ops) {
+        st = tlm_rctx_launchers(ctx);
+        if (st != TLM_OK)
+            return st;
+        if (ctx->opts.unified && ctx->opts.threads >= 2) {
+            w.ctx = *ctx;
+            st = ctx_init_own(&w.ctx);
+            /* no thread: everything in this one */
+            if (st == TLM_OK &&
+                pthread_create(&th, NULL, unified_thread, &w) == 0)
+                threaded = 1;
+            else
+                ctx_free_own(&w.ctx);
+            if (st != TLM_OK)
+                return st;
+        }
+    }
+    size_t mark = 0;
+    st = tlm_rctx_timeline(ctx, err);
+    if (st == TLM_OK && ctx->has_cpu_ops) {
+        st = tlm_rctx_ops_tables(ctx);
+        mark = ctx->ntabs;
+        if (st == TLM_OK && ctx->opts.unified && !threaded)
+            st = tlm_rctx_unified(ctx);
+        if (st == TLM_OK && ctx->opts.perf_sheets)
+            st = tlm_rctx_perf_sheets(ctx);
+    }
+    if (st == TLM_OK)
+        st = tlm_rctx_kernel_tables(ctx);
+    if (st == TLM_OK && ctx->opts.coll_analysis)
+        st = tlm_rctx_coll_analysis(ctx);
+    if (threaded) {
+        pthread_join(th, NULL);
+        if (st == TLM_OK)
+            st = w.st;
+        if (st == TLM_OK)
+            st = insert_tabs(ctx, mark, &w.ctx);
+        ctx_free_own(&w.ctx);
+    }
+    return st;
 }
 
 tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
@@ -522,27 +652,11 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
     st = build_meta(&ctx);
     if (st != TLM_OK)
         goto oom;
-    st = tlm_rctx_timeline(&ctx, err);
+    st = build_tables(&ctx, err);
     if (st == TLM_ENOMEM)
-        goto oom; /* the table part does not fill err */
+        goto oom; /* the table builders do not fill err */
     if (st != TLM_OK)
         goto fail;
-    if (ctx.has_cpu_ops) {
-        st = tlm_rctx_launchers(&ctx);
-        if (st == TLM_OK)
-            st = tlm_rctx_ops_tables(&ctx);
-        if (st == TLM_OK && ctx.opts.unified)
-            st = tlm_rctx_unified(&ctx);
-        if (st == TLM_OK && ctx.opts.perf_sheets)
-            st = tlm_rctx_perf_sheets(&ctx);
-        if (st != TLM_OK)
-            goto oom;
-    }
-    st = tlm_rctx_kernel_tables(&ctx);
-    if (st == TLM_OK && ctx.opts.coll_analysis)
-        st = tlm_rctx_coll_analysis(&ctx);
-    if (st != TLM_OK)
-        goto oom;
 
     tlm_report *r = calloc(1, sizeof *r);
     if (!r)

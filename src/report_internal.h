@@ -264,6 +264,12 @@ struct tlm_tree {
     size_t scratch_cap;
 };
 
+/* tlm_tree_busy_us with the caller's scratch (*scratch, *cap grown with
+ * realloc as needed), so that threads can share a finished tree. */
+tlm_status tlm_tree_busy_us_buf(const tlm_tree *t, const int32_t *uids,
+                                size_t n, double *out, double **scratch,
+                                size_t *cap);
+
 /* Inline twins of the tlm_tree_* accessors for the report modules. */
 static inline const tlm_tnode *tlm_nd(const tlm_tree *t, int32_t u)
 {
@@ -324,7 +330,18 @@ typedef struct tlm_rctx {
     int64_t (*perf_ids)[6]; /* the exact inputs of each entry (the map
                              * key is a hash of them) */
     size_t nperf, cap_perf;
+    double *busy;          /* tlm_rctx_busy_us scratch */
+    size_t busy_cap;
 } tlm_rctx;
+
+/* Busy time (us) of the union of GPU events uids[0..n) (tlm_tree_busy_us,
+ * with this context's scratch). */
+static inline tlm_status tlm_rctx_busy_us(tlm_rctx *ctx, const int32_t *uids,
+                                          size_t n, double *out)
+{
+    return tlm_tree_busy_us_buf(ctx->tree, uids, n, out, &ctx->busy,
+                                &ctx->busy_cap);
+}
 
 struct tlm_report {
     tlm_tab **tabs;

@@ -152,7 +152,7 @@ static tlm_status compute_row(tlm_rctx *ctx, int32_t u, int bwd,
         return TLM_OK;
     }
     double T = 0.0;
-    st = tlm_tree_busy_us(ctx->tree, ks, nk, &T);
+    st = tlm_rctx_busy_us(ctx, ks, nk, &T);
     if (st != TLM_OK)
         return st;
     if (s->nrows == s->cap) {

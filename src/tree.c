@@ -31,6 +31,7 @@
 #include "tlmpi/tlm_tree.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,6 +190,7 @@ void tlm_tree_opts_init(tlm_tree_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
     opts->corr_fallback = 1;
+    opts->threads = 1;
 }
 
 static int has_time(const tlm_event *e)
@@ -293,7 +295,8 @@ typedef struct linkev {
 enum {
     LK_CORR_INT = 1, /* corr valid */
     LK_EXT_INT = 2,  /* ext valid */
-    LK_CORR_ANY = 4  /* "correlation" present, any type */
+    LK_CORR_ANY = 4, /* "correlation" present, any type */
+    LK_GRAPH = 8     /* a graph launch (runtime events) */
 };
 
 typedef struct lkvec {
@@ -479,6 +482,8 @@ static tlm_status classify(tlm_tree *t, const tlm_tree_opts *o, classes *c)
                 goto oom;
             link_args(tr, e, l);
             l->uid = (int32_t)i;
+            if (t->nd[i].flags & TLM_NODE_GRAPH_LAUNCH)
+                l->has |= LK_GRAPH;
             if (!key_set && name_has_launch(tlm_trace_str(tr, id, NULL))) {
                 key_set = 1;
                 c->key = (l->has & LK_CORR_ANY) ? TLM_ARG_CORRELATION
@@ -860,15 +865,33 @@ static int cmp_glk(const void *x, const void *y)
     return (a->uid > b->uid) - (a->uid < b->uid);
 }
 
-static void link_gpu(tlm_tree *t, int32_t r, int32_t g)
+/* The launch -> GPU event links, in the order they were made: added as
+ * children only once the host stacks are built (the two may run in two
+ * threads: linking touches GPU nodes only). */
+typedef struct glinks {
+    int32_t (*v)[2]; /* (launch, GPU event) */
+    size_t n, cap;
+} glinks;
+
+static int link_gpu(tlm_tree *t, glinks *L, int32_t r, int32_t g)
 {
     if (t->nd[g].flags & TLM_NODE_TREE) {
         t->stats.n_gpu_dup_link++;
-        return;
+        return 0;
     }
-    add_child(t, r, g);
+    if (L->n == L->cap) {
+        size_t cap = L->cap ? L->cap * 2 : 4096;
+        int32_t(*p)[2] = realloc(L->v, cap * sizeof *p);
+        if (!p)
+            return -1;
+        L->v = p;
+        L->cap = cap;
+    }
+    L->v[L->n][0] = r;
+    L->v[L->n++][1] = g;
     t->nd[g].flags |= TLM_NODE_TREE;
     t->stats.n_gpu_linked++;
+    return 0;
 }
 
 /* int64 key -> int32 value (last put wins): a direct table when the keys
@@ -945,7 +968,7 @@ static size_t gl_lower(const glk *gl, size_t ng, int64_t k)
 }
 
 static tlm_status link_gpu_events(tlm_tree *t, const tlm_tree_opts *o,
-                                  const classes *c)
+                                  const classes *c, glinks *L)
 {
     const tlm_event *ev = t->ev;
     tlm_status st = TLM_OK;
@@ -1003,7 +1026,7 @@ static tlm_status link_gpu_events(tlm_tree *t, const tlm_tree_opts *o,
         int64_t k;
         if (!lk_get(rl, key, &k))
             continue;
-        int use_all = (t->nd[i].flags & TLM_NODE_GRAPH_LAUNCH) != 0;
+        int use_all = (rl->has & LK_GRAPH) != 0;
         if (!use_all) {
             int32_t s = idmap_get(&fs, k);
             int32_t f = idmap_get(&ff, k);
@@ -1032,7 +1055,10 @@ static tlm_status link_gpu_events(tlm_tree *t, const tlm_tree_opts *o,
                     t->stats.n_flow_bad_target++;
                     continue;
                 }
-                link_gpu(t, i, g);
+                if (link_gpu(t, L, i, g)) {
+                    st = TLM_ENOMEM;
+                    goto done;
+                }
                 continue;
             }
             if (s >= 0 || f >= 0)
@@ -1049,7 +1075,10 @@ static tlm_status link_gpu_events(tlm_tree *t, const tlm_tree_opts *o,
                     continue;
                 t->stats.n_corr_fallback++;
             }
-            link_gpu(t, i, g);
+            if (link_gpu(t, L, i, g)) {
+                st = TLM_ENOMEM;
+                goto done;
+            }
         }
     }
     t->stats.n_gpu_unlinked = t->stats.n_gpu - t->stats.n_gpu_linked;
@@ -1246,6 +1275,26 @@ static tlm_status link_fwd_bwd(tlm_tree *t, classes *c)
 
 /* MARK: - build ---------------------------------------------------------- */
 
+/* What runs beside build_stacks: it reads the classification lists and
+ * the events, and writes GPU nodes, its link list, the fwd/bwd maps and
+ * stats counters of its own. */
+typedef struct linkjob {
+    tlm_tree *t;
+    const tlm_tree_opts *o;
+    classes *c;
+    glinks *gl;
+    tlm_status st;
+} linkjob;
+
+static void *link_thread(void *arg)
+{
+    linkjob *j = arg;
+    j->st = link_gpu_events(j->t, j->o, j->c, j->gl);
+    if (j->st == TLM_OK)
+        j->st = link_fwd_bwd(j->t, j->c);
+    return NULL;
+}
+
 tlm_status tlm_tree_build(const tlm_trace *trace, const tlm_tree_opts *opts,
                           tlm_tree **out, tlm_error *err)
 {
@@ -1286,24 +1335,33 @@ tlm_status tlm_tree_build(const tlm_trace *trace, const tlm_tree_opts *opts,
     /* gpu_lo is not used before number_gpu(): it holds the per-event
      * thread index of host events while the stacks are built */
     st = classify(t, opts, &cl);
-    if (st == TLM_OK)
-        st = build_stacks(t, opts, &cl);
+    glinks gl = {NULL, 0, 0};
     if (st == TLM_OK) {
-        free(cl.host.v);
-        cl.host.v = NULL;
-        st = link_gpu_events(t, opts, &cl);
+        /* the stacks (host nodes) beside the links (GPU nodes, the
+         * forward/backward maps) */
+        linkjob lj = {t, opts, &cl, &gl, TLM_OK};
+        pthread_t th;
+        int threaded = opts->threads >= 2 &&
+                       pthread_create(&th, NULL, link_thread, &lj) == 0;
+        st = build_stacks(t, opts, &cl);
+        if (threaded)
+            pthread_join(th, NULL);
+        else if (st == TLM_OK)
+            link_thread(&lj);
+        if (st == TLM_OK)
+            st = lj.st;
     }
     if (st == TLM_OK) {
-        free(cl.gpu.v);
-        free(cl.rt.v);
-        free(cl.flows.v);
-        cl.gpu.v = cl.rt.v = NULL;
-        cl.flows.v = NULL;
+        classes_free(&cl);
+        memset(&cl, 0, sizeof cl);
+        for (size_t j = 0; j < gl.n; j++)
+            add_child(t, gl.v[j][0], gl.v[j][1]);
+        free(gl.v);
+        gl.v = NULL;
         reverse_children(t);
         st = number_gpu(t);
     }
-    if (st == TLM_OK)
-        st = link_fwd_bwd(t, &cl);
+    free(gl.v);
     classes_free(&cl);
     if (st != TLM_OK) {
         tlm_tree_free(t);
@@ -1386,18 +1444,26 @@ static int cmp_pair(const void *a, const void *b)
 tlm_status tlm_tree_busy_us(tlm_tree *t, const int32_t *uids, size_t n,
                             double *out)
 {
+    return tlm_tree_busy_us_buf(t, uids, n, out, &t->scratch,
+                                &t->scratch_cap);
+}
+
+tlm_status tlm_tree_busy_us_buf(const tlm_tree *t, const int32_t *uids,
+                                size_t n, double *out, double **scratch,
+                                size_t *cap_io)
+{
     *out = 0.0;
     if (!n)
         return TLM_OK;
-    if (t->scratch_cap < 2 * n) {
+    if (*cap_io < 2 * n) {
         size_t cap = 2 * n + 64;
-        double *p = realloc(t->scratch, cap * sizeof *p);
+        double *p = realloc(*scratch, cap * sizeof *p);
         if (!p)
             return TLM_ENOMEM;
-        t->scratch = p;
-        t->scratch_cap = cap;
+        *scratch = p;
+        *cap_io = cap;
     }
-    double *s = t->scratch;
+    double *s = *scratch;
     int sorted = 1;
     uintptr_t p0 = (uintptr_t)t->gpu_order, p = (uintptr_t)uids;
     if (t->gpu_se && p >= p0 &&

@@ -283,7 +283,7 @@ static void collect_own(uctx *u, int32_t x)
         return;
     r->has_model = 1;
     r->category = tlm_rctx_op_category(u->ctx, x);
-    if (tlm_tree_busy_us(u->ctx->tree, g, n, &r->T) != TLM_OK) {
+    if (tlm_rctx_busy_us(u->ctx, g, n, &r->T) != TLM_OK) {
         u->st = TLM_ENOMEM;
         return;
     }
@@ -372,7 +372,7 @@ static void collect_sole(uctx *u, int32_t x, int32_t f)
     r->has_model = 1;
     const char *bc = tlm_perf_model_category(tlm_rctx_name(u->ctx, f), 1);
     r->category = bc ? bc : tlm_rctx_op_category(u->ctx, x);
-    if (tlm_tree_busy_us(u->ctx->tree, g, n, &r->T) != TLM_OK)
+    if (tlm_rctx_busy_us(u->ctx, g, n, &r->T) != TLM_OK)
         u->st = TLM_ENOMEM;
     free(g);
     if (st == TLM_OK && u->st == TLM_OK)
@@ -388,7 +388,7 @@ static void collect_leaf(uctx *u, int32_t x)
     r->category = tlm_rctx_op_category(u->ctx, x);
     size_t n;
     const int32_t *g = tlm_nd_gpu(u->ctx->tree, x, &n);
-    if (tlm_tree_busy_us(u->ctx->tree, g, n, &r->T) != TLM_OK)
+    if (tlm_rctx_busy_us(u->ctx, g, n, &r->T) != TLM_OK)
         u->st = TLM_ENOMEM;
 }
 

@@ -67,6 +67,10 @@ typedef struct tlm_report_opts {
     const char *gpu_arch;          /* bundled GPU name or NULL */
     const char *gpu_arch_json_path; /* TraceLens arch JSON or NULL */
     const char *trace_label;       /* name shown in report.md, or NULL */
+    int threads;                   /* threads building the tables: 1
+                                      (default) or 2 (unified_perf_summary
+                                      beside the other sheets; the same
+                                      tables either way) */
 } tlm_report_opts;
 
 TLM_API void tlm_report_opts_init(tlm_report_opts *opts);

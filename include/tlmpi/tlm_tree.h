@@ -60,9 +60,13 @@ typedef struct tlm_tree_opts {
                               the top's end is nested, not bleeding */
     int corr_fallback;     /* 1: link launches without ac2g flows by their
                               link id (TraceLens leaves them unlinked) */
+    int threads;           /* 2: link launches to GPU events and forward to
+                              backward ops in a second thread while the
+                              host stacks are built (the same tree) */
 } tlm_tree_opts;
 
-/* Defaults: python_functions 0, bleed_tolerance 0, corr_fallback 1. */
+/* Defaults: python_functions 0, bleed_tolerance 0, corr_fallback 1,
+ * threads 1. */
 TLM_API void tlm_tree_opts_init(tlm_tree_opts *opts);
 
 /* Counters of what was built and of odd input (warnings). */

@@ -393,8 +393,21 @@ static void test_report_torture(void **state)
     char trace[160];
     snprintf(trace, sizeof trace, "%s/rank0_trace.json", g_job);
     char *argv[] = {"report", trace, "--output_csvs_dir", g_out,
-                    "--gpu_arch", "H100", "--quiet"};
-    torture("tlmpi report", tlm_cmd_report, 7, argv, g_out);
+                    "--gpu_arch", "H100", "--quiet", "--threads", "2"};
+    torture("tlmpi report --threads 2", tlm_cmd_report, 9, argv, g_out);
+}
+
+/* The same with the tables built in one thread (the run above builds
+ * unified_perf_summary in a second thread where two CPUs are online): the
+ * N-th allocation is then the same one in every run. */
+static void test_report_torture_serial(void **state)
+{
+    (void)state;
+    char trace[160];
+    snprintf(trace, sizeof trace, "%s/rank0_trace.json", g_job);
+    char *argv[] = {"report", trace, "--output_csvs_dir", g_out,
+                    "--gpu_arch", "H100", "--quiet", "--threads", "1"};
+    torture("tlmpi report --threads 1", tlm_cmd_report, 9, argv, g_out);
 }
 
 static void test_analyze_torture(void **state)
@@ -413,6 +426,7 @@ int main(int argc, char **argv)
         return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_report_torture),
+        cmocka_unit_test(test_report_torture_serial),
         cmocka_unit_test(test_analyze_torture),
     };
     /* TLM_ALLOCFAIL_ONLY=<test name glob> runs one of them */

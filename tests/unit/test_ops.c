@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "tlmpi/tlm_report.h"
+#include "tlmpi/tlm_synth.h"
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
 
@@ -253,11 +254,100 @@ static void test_options(void **state)
     tlm_trace_free(tr);
 }
 
+/* Every table, cell by cell, of a report built with opts.threads 1 and
+ * 2: the same sheets in the same order with the same text. */
+static void assert_same_reports(tlm_report *a, tlm_report *b)
+{
+    static char x[8192], y[8192];
+    assert_int_equal(tlm_report_table_count(a), tlm_report_table_count(b));
+    for (size_t t = 0; t < tlm_report_table_count(a); t++) {
+        assert_string_equal(tlm_report_table_name(a, t),
+                            tlm_report_table_name(b, t));
+        size_t nr = tlm_report_table_rows(a, t);
+        size_t nc = tlm_report_table_cols(a, t);
+        assert_int_equal(nr, tlm_report_table_rows(b, t));
+        assert_int_equal(nc, tlm_report_table_cols(b, t));
+        for (size_t c = 0; c < nc; c++)
+            assert_string_equal(tlm_report_table_colname(a, t, c),
+                                tlm_report_table_colname(b, t, c));
+        for (size_t i = 0; i < nr; i++)
+            for (size_t c = 0; c < nc; c++) {
+                tlm_report_cell_text(a, t, i, c, x, sizeof x);
+                tlm_report_cell_text(b, t, i, c, y, sizeof y);
+                if (strcmp(x, y))
+                    fail_msg("%s row %zu col %s: '%s' vs '%s'",
+                             tlm_report_table_name(a, t), i,
+                             tlm_report_table_colname(a, t, c), x, y);
+            }
+    }
+}
+
+/* unified_perf_summary built in a second thread (opts.threads = 2) gives
+ * the report of one thread, on a synthesized training step with GEMMs,
+ * attention, elementwise ops, backward links and collectives, and on the
+ * small trace above. */
+static void test_threads_same_report(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tlm_test_ops_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    tlm_synth_opts so;
+    tlm_synth_opts_init(&so);
+    so.out_dir = dir;
+    so.world_size = 2;
+    so.tp = 2;
+    so.steps = 2;
+    so.layers = 2;
+    so.gpus_per_node = 2;
+    so.hidden = 256;
+    so.heads = 4;
+    so.seq_len = 256;
+    so.vocab = 1024;
+    so.seed = 5;
+    const int only[1] = {0};
+    so.only_ranks = only;
+    so.n_only_ranks = 1;
+    tlm_synth_truth *truth = NULL;
+    assert_int_equal(tlm_synth_run(&so, &truth, NULL), TLM_OK);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, truth->ranks[0].trace_file);
+    tlm_trace *trs[2] = {NULL, rd(trace_json)};
+    assert_int_equal(tlm_trace_read_file(path, NULL, &trs[0], NULL), TLM_OK);
+    for (int k = 0; k < 2; k++) {
+        tlm_tree *tree = NULL;
+        assert_int_equal(tlm_tree_build(trs[k], NULL, &tree, NULL), TLM_OK);
+        tlm_report_opts o;
+        tlm_report_opts_init(&o);
+        o.gpu_arch = "H100";
+        tlm_report *r1 = NULL, *r2 = NULL;
+        assert_int_equal(o.threads, 1);
+        assert_int_equal(tlm_report_build(tree, &o, &r1, NULL), TLM_OK);
+        o.threads = 2;
+        assert_int_equal(tlm_report_build(tree, &o, &r2, NULL), TLM_OK);
+        assert_true(tlm_report_table_find(r1, "unified_perf_summary") >= 0);
+        if (k == 0) /* the synthesized step has modelled ops */
+            assert_true(tlm_report_table_find(r1, "GEMM") >= 0 &&
+                        tlm_report_table_rows(
+                            r1, (size_t)tlm_report_table_find(
+                                    r1, "unified_perf_summary")) > 10);
+        assert_same_reports(r1, r2);
+        tlm_report_free(r1);
+        tlm_report_free(r2);
+        tlm_tree_free(tree);
+        tlm_trace_free(trs[k]);
+    }
+    tlm_synth_truth_free(truth);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tables),
         cmocka_unit_test(test_options),
+        cmocka_unit_test(test_threads_same_report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,14 +38,53 @@ static tlm_trace *rd(const char *sq)
     return t;
 }
 
+/* The same tree, node by node, whether the links were made beside the
+ * stacks (threads 2) or after them. */
+static void assert_same_trees(const tlm_tree *a, const tlm_tree *b)
+{
+    size_t n = tlm_tree_size(a);
+    assert_int_equal(n, tlm_tree_size(b));
+    assert_memory_equal(tlm_tree_stats_get(a), tlm_tree_stats_get(b),
+                        sizeof(tlm_tree_stats));
+    for (int32_t u = 0; u < (int32_t)n; u++) {
+        assert_int_equal(tlm_tree_parent(a, u), tlm_tree_parent(b, u));
+        assert_int_equal(tlm_tree_first_child(a, u),
+                         tlm_tree_first_child(b, u));
+        assert_int_equal(tlm_tree_next_sibling(a, u),
+                         tlm_tree_next_sibling(b, u));
+        assert_int_equal(tlm_tree_flags(a, u), tlm_tree_flags(b, u));
+        assert_int_equal(tlm_tree_fwd_event(a, u), tlm_tree_fwd_event(b, u));
+        assert_int_equal(tlm_tree_bwd_event(a, u), tlm_tree_bwd_event(b, u));
+        size_t na, nb;
+        const int32_t *ga = tlm_tree_gpu_events(a, u, &na);
+        const int32_t *gb = tlm_tree_gpu_events(b, u, &nb);
+        assert_int_equal(na, nb);
+        if (na)
+            assert_memory_equal(ga, gb, na * sizeof *ga);
+    }
+    size_t ra, rb;
+    const int32_t *xa = tlm_tree_cpu_roots(a, &ra);
+    const int32_t *xb = tlm_tree_cpu_roots(b, &rb);
+    assert_int_equal(ra, rb);
+    if (ra)
+        assert_memory_equal(xa, xb, ra * sizeof *xa);
+}
+
+/* Every tree of these tests is built in one thread and in two, and the
+ * two must agree. */
 static tlm_tree *build(tlm_trace *tr, int fallback, int bleed_tol)
 {
     tlm_tree_opts o;
     tlm_tree_opts_init(&o);
+    assert_int_equal(o.threads, 1);
     o.corr_fallback = fallback;
     o.bleed_tolerance = bleed_tol;
-    tlm_tree *t = NULL;
+    tlm_tree *t = NULL, *t2 = NULL;
     assert_int_equal(tlm_tree_build(tr, &o, &t, NULL), TLM_OK);
+    o.threads = 2;
+    assert_int_equal(tlm_tree_build(tr, &o, &t2, NULL), TLM_OK);
+    assert_same_trees(t, t2);
+    tlm_tree_free(t2);
     return t;
 }
 
