@@ -226,10 +226,27 @@ int tlm_cmd_report(int argc, char **argv)
     double t0 = now_s();
     tlm_trace *tr = NULL;
     tlm_tree *tree = NULL;
+    tlm_tree_stream *ts = NULL;
     tlm_report *rep = NULL;
     char msg[1024];
     int rc = 1;
-    if (tlm_trace_read_file(trace_path, NULL, &tr, &err) != TLM_OK)
+    /* the tree's per-event pass runs on each event as it is read */
+    tlm_tree_opts to;
+    tlm_tree_opts_init(&to);
+    to.bleed_tolerance = bleed_tol;
+    to.corr_fallback = !(ro.compat & TLM_COMPAT_NO_CORR_FALLBACK);
+    to.threads = ro.threads;
+    if (tlm_tree_stream_new(&to, &ts) != TLM_OK) {
+        tlm_error_set(&err, TLM_ENOMEM, trace_path, -1,
+                      "out of memory before reading");
+        goto fail;
+    }
+    tlm_read_opts rdo;
+    tlm_read_opts_init(&rdo);
+    rdo.on_event = tlm_tree_stream_event;
+    rdo.on_move = tlm_tree_stream_move;
+    rdo.on_event_ud = ts;
+    if (tlm_trace_read_file(trace_path, &rdo, &tr, &err) != TLM_OK)
         goto fail;
     double t1 = now_s();
 #ifdef __GLIBC__
@@ -240,12 +257,7 @@ int tlm_cmd_report(int argc, char **argv)
      * during the read is unaffected). */
     (void)mallopt(M_MMAP_THRESHOLD, 32 << 20); /* glibc's maximum */
 #endif
-    tlm_tree_opts to;
-    tlm_tree_opts_init(&to);
-    to.bleed_tolerance = bleed_tol;
-    to.corr_fallback = !(ro.compat & TLM_COMPAT_NO_CORR_FALLBACK);
-    to.threads = ro.threads;
-    if (tlm_tree_build(tr, &to, &tree, &err) != TLM_OK)
+    if (tlm_tree_build_stream(tr, ts, &tree, &err) != TLM_OK)
         goto fail;
     double t2 = now_s();
 #ifdef __GLIBC__
@@ -295,6 +307,7 @@ fail:
 done:
     tlm_report_free(rep);
     tlm_tree_free(tree);
+    tlm_tree_stream_free(ts);
     tlm_trace_free(tr);
     return rc;
 }

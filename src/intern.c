@@ -129,11 +129,16 @@ uint32_t tlm_intern_add_h(tlm_intern *in, const char *s, size_t len,
         return UINT32_MAX;
     if (in->n == in->cap) {
         size_t ncap = (size_t)in->cap * 2;
+        if (in->on_move)
+            in->on_move(in->move_ud, TLM_MOVE_BEGIN);
         tlm_strent *e =
             in->a->realloc_fn(in->a->ctx, in->ents, ncap * sizeof *e);
+        if (e)
+            in->ents = e;
+        if (in->on_move)
+            in->on_move(in->move_ud, TLM_MOVE_END);
         if (!e)
             return UINT32_MAX;
-        in->ents = e;
         in->cap = (uint32_t)ncap;
     }
     char *d = store_bytes(in, s, len);

@@ -940,12 +940,16 @@ static int blob_grow(rd *r, size_t extra)
     size_t ncap = t->blob_cap ? t->blob_cap : 4096;
     while (ncap < t->blob_len + extra)
         ncap *= 2;
+    if (r->o.on_move)
+        r->o.on_move(r->o.on_event_ud, TLM_MOVE_BEGIN);
     unsigned char *b = t->a->realloc_fn(t->a->ctx, t->blob, ncap);
-    if (!b)
-        return -1;
-    t->blob = b;
-    t->blob_cap = ncap;
-    return 0;
+    if (b) {
+        t->blob = b;
+        t->blob_cap = ncap;
+    }
+    if (r->o.on_move)
+        r->o.on_move(r->o.on_event_ud, TLM_MOVE_END);
+    return b ? 0 : -1;
 }
 
 static inline int blob_reserve(rd *r, size_t extra)
@@ -1937,12 +1941,18 @@ static int add_event(rd *r, const tlm_event *ev)
     if (r->o.keep_events) {
         if (t->n_events == t->cap_events) {
             size_t ncap = t->cap_events ? t->cap_events * 2 : 4096;
+            if (r->o.on_move)
+                r->o.on_move(r->o.on_event_ud, TLM_MOVE_BEGIN);
             tlm_event *ne =
                 t->a->realloc_fn(t->a->ctx, t->events, ncap * sizeof *ne);
+            if (ne) {
+                t->events = ne;
+                t->cap_events = ncap;
+            }
+            if (r->o.on_move)
+                r->o.on_move(r->o.on_event_ud, TLM_MOVE_END);
             if (!ne)
                 return fail_nomem(r);
-            t->events = ne;
-            t->cap_events = ncap;
         }
         t->events[t->n_events] = *ev;
         stored = &t->events[t->n_events++];
@@ -2143,6 +2153,8 @@ static tlm_status read_common(rd *r, tlm_trace **out)
 {
     tlm_trace *t = r->t;
     tlm_status st = TLM_OK;
+    t->strs.on_move = r->o.on_move;
+    t->strs.move_ud = r->o.on_event_ud;
     arg_table_init(&r->keys);
     for (int c = 1; c < TLM_CAT_OTHER; c++) {
         r->cat_lens[c] = strlen(cat_names[c]);
@@ -2189,10 +2201,14 @@ done:
     t->a->free_fn(t->a->ctx, r->cmemo);
     tlm_instream_close(&r->in);
     if (st != TLM_OK) {
+        if (r->o.on_move)
+            r->o.on_move(r->o.on_event_ud, TLM_MOVE_FREE);
         tlm_trace_free(t);
         *out = NULL;
         return st;
     }
+    t->strs.on_move = NULL; /* the trace outlives the read */
+    t->strs.move_ud = NULL;
     if (!r->o.keep_events) {
         t->a->free_fn(t->a->ctx, t->events);
         t->events = NULL;

@@ -33,6 +33,8 @@ typedef struct tlm_intern {
     char *cur;         /* free space in the current block */
     size_t cur_left;
     size_t bytes;      /* total string bytes held */
+    void (*on_move)(void *ud, int phase); /* around moves of ents */
+    void *move_ud;
 } tlm_intern;
 
 tlm_status tlm_intern_init(tlm_intern *in, const tlm_alloc *a);
@@ -94,5 +96,17 @@ struct tlm_trace {
     tlm_trace_meta meta;
     tlm_read_stats stats;
 };
+
+/* For a thread that reads delivered events while the trace is read
+ * (tlm_read_opts.on_move): the arrays as they are now, without the counts
+ * the reader is changing.  id must be an id the reader delivered. */
+static inline const tlm_event *tlm_trace_events_now(const tlm_trace *t)
+{
+    return t->events;
+}
+static inline const char *tlm_trace_str_now(const tlm_trace *t, uint32_t id)
+{
+    return t->strs.ents[id].s;
+}
 
 #endif /* TLM_TRACE_INTERNAL_H */

@@ -32,10 +32,13 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report_internal.h"
+#include "trace_internal.h"
 
 /* MARK: - small containers ---------------------------------------------- */
 
@@ -380,159 +383,202 @@ static void link_args(const tlm_trace *tr, const tlm_event *e, linkev *l)
     }
 }
 
-/* One pass over the events: node flags (GPU, runtime, graph launch,
- * nn.Module, host), the per-thread index of host events (in thread[]),
- * and compact lists for the later steps, so that no later step walks the
- * whole event array again. */
-static tlm_status classify(tlm_tree *t, const tlm_tree_opts *o, classes *c)
-{
-    const tlm_event *ev = t->ev;
-    const tlm_trace *tr = t->trace;
-    tlm_status st = TLM_OK;
-    tlm_i3map threads = {0};
-    uint32_t nnames = tlm_trace_str_count(tr);
+/* What the classification remembers from one event to the next. */
+typedef struct clstate {
     /* per name id: bit 0 known, bit 1 graph launch, bit 2 known module,
      * bit 3 nn.Module */
-    uint8_t *nc = calloc(nnames ? nnames : 1, 1);
-    int key_set = 0;
-    int32_t nthreads = 0, last_th = -1;
-    int64_t last_pid = 0, last_tid = 0, last_fl = 0;
-    c->key = TLM_ARG_CORRELATION;
-    if (!nc)
+    uint8_t *nc;
+    size_t ncap;
+    tlm_i3map threads; /* (pid, tid, string flags) -> thread index */
+    int32_t nthreads, last_th;
+    int64_t last_pid, last_tid, last_fl;
+    int key_set;
+} clstate;
+
+static void cl_free(clstate *s)
+{
+    free(s->nc);
+    tlm_i3map_free(&s->threads);
+    memset(s, 0, sizeof *s);
+}
+
+/* Room in the name cache for ids below nnames (new entries zero). */
+static tlm_status cl_names(clstate *s, size_t nnames)
+{
+    if (nnames <= s->ncap && s->nc)
+        return TLM_OK;
+    size_t cap = s->ncap ? s->ncap : 256;
+    while (cap < nnames)
+        cap *= 2;
+    uint8_t *p = realloc(s->nc, cap);
+    if (!p)
         return TLM_ENOMEM;
-    st = tlm_i3map_init(&threads, 64);
-    if (st != TLM_OK)
-        goto done;
-    for (size_t i = 0; i < t->n; i++) {
-        const tlm_event *e = &ev[i];
-        uint32_t id = e->name;
-        tlm_tnode *d = &t->nd[i];
-        d->parent = d->first_child = d->next_sibling = -1;
-        d->gpu_lo = d->gpu_hi = 0;
-        d->flags = 0;
-        d->cat = (uint8_t)(e->cat < 255 ? e->cat : 255);
-        d->pad_ = 0;
-        switch (e->cat) {
-        case TLM_CAT_KERNEL:
-        case TLM_CAT_GPU_MEMSET:
-        case TLM_CAT_GPU_MEMCPY: {
-            if (!has_time(e)) {
-                /* no interval to place on the timeline: ignored */
-                t->stats.n_no_time++;
-                continue;
-            }
-            t->nd[i].flags |= TLM_NODE_GPU;
-            linkev *l = lkvec_push(&c->gpu);
-            if (!l)
-                goto oom;
-            link_args(tr, e, l);
-            l->uid = (int32_t)i;
-            continue;
-        }
-        case TLM_CAT_AC2G:
-            if ((e->flags & TLM_EV_HAS_ID) && (e->ph == 's' || e->ph == 'f'))
-                if (i32vec_push(&c->flows, (int32_t)i))
-                    goto oom;
-            continue;
-        case TLM_CAT_PYTHON_FUNCTION:
-            if (id < nnames) {
-                if (!(nc[id] & 4)) {
-                    const char *nm = tlm_trace_str(tr, id, NULL);
-                    nc[id] |= (uint8_t)(strncmp(nm, "nn.Module:", 10) ? 4
-                                                                      : 12);
-                }
-                if (nc[id] & 8)
-                    t->nd[i].flags |= TLM_NODE_NN_MODULE;
-            }
-            break;
-        case TLM_CAT_CPU_OP:
-            if (e->args) {
-                int64_t v;
-                if (tlm_event_arg_int(tr, e, TLM_ARG_SEQUENCE_NUMBER, &v)) {
-                    if (c->nseq == c->capseq) {
-                        size_t cap = c->capseq ? c->capseq * 2 : 4096;
-                        tlm_pair *p = realloc(c->seq, cap * sizeof *p);
-                        if (!p)
-                            goto oom;
-                        c->seq = p;
-                        c->capseq = cap;
-                    }
-                    c->seq[c->nseq].key = v;
-                    c->seq[c->nseq].val =
-                        (int64_t)(((uint64_t)i << 32) | (uint64_t)id);
-                    c->nseq++;
-                }
-            }
-            break;
-        case TLM_CAT_CUDA_RUNTIME:
-        case TLM_CAT_CUDA_DRIVER: {
-            t->nd[i].flags |= TLM_NODE_RUNTIME;
-            t->stats.n_runtime++;
-            if (id < nnames && !(nc[id] & 1))
-                nc[id] |= (uint8_t)(is_graph_launch(tlm_trace_str(tr, id,
-                                                                  NULL))
-                                        ? 3
-                                        : 1);
-            if (id < nnames && (nc[id] & 2)) {
-                t->nd[i].flags |= TLM_NODE_GRAPH_LAUNCH;
-                t->stats.n_graph_launches++;
-            }
-            linkev *l = lkvec_push(&c->rt);
-            if (!l)
-                goto oom;
-            link_args(tr, e, l);
-            l->uid = (int32_t)i;
-            if (t->nd[i].flags & TLM_NODE_GRAPH_LAUNCH)
-                l->has |= LK_GRAPH;
-            if (!key_set && name_has_launch(tlm_trace_str(tr, id, NULL))) {
-                key_set = 1;
-                c->key = (l->has & LK_CORR_ANY) ? TLM_ARG_CORRELATION
-                                                : TLM_ARG_EXTERNAL_ID;
-            }
-            break;
-        }
-        default:
-            continue;
-        }
-        /* host stacks */
-        if (e->ph != 'X' || !host_cat(e, o))
-            continue;
+    memset(p + s->ncap, 0, cap - s->ncap);
+    s->nc = p;
+    s->ncap = cap;
+    return TLM_OK;
+}
+
+static tlm_status cl_init(clstate *s, classes *c, size_t nnames)
+{
+    memset(s, 0, sizeof *s);
+    s->last_th = -1;
+    c->key = TLM_ARG_CORRELATION;
+    tlm_status st = cl_names(s, nnames ? nnames : 1);
+    if (st == TLM_OK)
+        st = tlm_i3map_init(&s->threads, 64);
+    return st;
+}
+
+/* Classifies event i (e): node flags (GPU, runtime, graph launch,
+ * nn.Module, host), the per-thread index of host events (in gpu_lo), and
+ * compact lists for the later steps, so that no later step walks the whole
+ * event array again.  Reads e, its arguments and its name only: it runs
+ * over the kept events (tlm_tree_build) or on each event as it is read
+ * (tlm_tree_stream_event), with the same result.  Name ids are below
+ * s->ncap. */
+static tlm_status classify_one(tlm_tree *t, const tlm_trace *tr,
+                               const tlm_tree_opts *o, classes *c,
+                               clstate *s, size_t i, const tlm_event *e)
+{
+    uint32_t id = e->name;
+    uint8_t *nc = s->nc;
+    size_t nnames = s->ncap;
+    tlm_tnode *d = &t->nd[i];
+    d->parent = d->first_child = d->next_sibling = -1;
+    d->gpu_lo = d->gpu_hi = 0;
+    d->flags = 0;
+    d->cat = (uint8_t)(e->cat < 255 ? e->cat : 255);
+    d->pad_ = 0;
+    switch (e->cat) {
+    case TLM_CAT_KERNEL:
+    case TLM_CAT_GPU_MEMSET:
+    case TLM_CAT_GPU_MEMCPY: {
         if (!has_time(e)) {
+            /* no interval to place on the timeline: ignored */
             t->stats.n_no_time++;
-            continue;
+            return TLM_OK;
         }
-        int64_t fl = e->flags & (TLM_EV_PID_STR | TLM_EV_TID_STR);
-        int32_t th;
-        if (nthreads && e->pid == last_pid && e->tid == last_tid &&
-            fl == last_fl) {
-            th = last_th;
-        } else {
-            th = tlm_i3map_get(&threads, e->pid, e->tid, fl);
-            if (th < 0) {
-                th = nthreads++;
-                st = tlm_i3map_put(&threads, e->pid, e->tid, fl, th);
-                if (st != TLM_OK)
-                    goto done;
-            }
-            last_pid = e->pid;
-            last_tid = e->tid;
-            last_fl = fl;
-            last_th = th;
-        }
-        t->nd[i].gpu_lo = th;
-        t->nd[i].flags |= TLM_NODE_HOST;
-        if (i32vec_push(&c->host, (int32_t)i))
-            goto oom;
+        d->flags |= TLM_NODE_GPU;
+        linkev *l = lkvec_push(&c->gpu);
+        if (!l)
+            return TLM_ENOMEM;
+        link_args(tr, e, l);
+        l->uid = (int32_t)i;
+        return TLM_OK;
     }
+    case TLM_CAT_AC2G:
+        if ((e->flags & TLM_EV_HAS_ID) && (e->ph == 's' || e->ph == 'f'))
+            if (i32vec_push(&c->flows, (int32_t)i))
+                return TLM_ENOMEM;
+        return TLM_OK;
+    case TLM_CAT_PYTHON_FUNCTION:
+        if (id < nnames) {
+            if (!(nc[id] & 4)) {
+                const char *nm = tlm_trace_str_now(tr, id);
+                nc[id] |= (uint8_t)(strncmp(nm, "nn.Module:", 10) ? 4 : 12);
+            }
+            if (nc[id] & 8)
+                d->flags |= TLM_NODE_NN_MODULE;
+        }
+        break;
+    case TLM_CAT_CPU_OP:
+        if (e->args) {
+            int64_t v;
+            if (tlm_event_arg_int(tr, e, TLM_ARG_SEQUENCE_NUMBER, &v)) {
+                if (c->nseq == c->capseq) {
+                    size_t cap = c->capseq ? c->capseq * 2 : 4096;
+                    tlm_pair *p = realloc(c->seq, cap * sizeof *p);
+                    if (!p)
+                        return TLM_ENOMEM;
+                    c->seq = p;
+                    c->capseq = cap;
+                }
+                c->seq[c->nseq].key = v;
+                c->seq[c->nseq].val =
+                    (int64_t)(((uint64_t)i << 32) | (uint64_t)id);
+                c->nseq++;
+            }
+        }
+        break;
+    case TLM_CAT_CUDA_RUNTIME:
+    case TLM_CAT_CUDA_DRIVER: {
+        d->flags |= TLM_NODE_RUNTIME;
+        t->stats.n_runtime++;
+        if (id < nnames && !(nc[id] & 1))
+            nc[id] |= (uint8_t)(is_graph_launch(tlm_trace_str_now(tr, id))
+                                    ? 3
+                                    : 1);
+        if (id < nnames && (nc[id] & 2)) {
+            d->flags |= TLM_NODE_GRAPH_LAUNCH;
+            t->stats.n_graph_launches++;
+        }
+        linkev *l = lkvec_push(&c->rt);
+        if (!l)
+            return TLM_ENOMEM;
+        link_args(tr, e, l);
+        l->uid = (int32_t)i;
+        if (d->flags & TLM_NODE_GRAPH_LAUNCH)
+            l->has |= LK_GRAPH;
+        if (!s->key_set && name_has_launch(tlm_trace_str_now(tr, id))) {
+            s->key_set = 1;
+            c->key = (l->has & LK_CORR_ANY) ? TLM_ARG_CORRELATION
+                                            : TLM_ARG_EXTERNAL_ID;
+        }
+        break;
+    }
+    default:
+        return TLM_OK;
+    }
+    /* host stacks */
+    if (e->ph != 'X' || !host_cat(e, o))
+        return TLM_OK;
+    if (!has_time(e)) {
+        t->stats.n_no_time++;
+        return TLM_OK;
+    }
+    int64_t fl = e->flags & (TLM_EV_PID_STR | TLM_EV_TID_STR);
+    int32_t th;
+    if (s->nthreads && e->pid == s->last_pid && e->tid == s->last_tid &&
+        fl == s->last_fl) {
+        th = s->last_th;
+    } else {
+        th = tlm_i3map_get(&s->threads, e->pid, e->tid, fl);
+        if (th < 0) {
+            th = s->nthreads++;
+            tlm_status st = tlm_i3map_put(&s->threads, e->pid, e->tid, fl, th);
+            if (st != TLM_OK)
+                return st;
+        }
+        s->last_pid = e->pid;
+        s->last_tid = e->tid;
+        s->last_fl = fl;
+        s->last_th = th;
+    }
+    d->gpu_lo = th;
+    d->flags |= TLM_NODE_HOST;
+    if (i32vec_push(&c->host, (int32_t)i))
+        return TLM_ENOMEM;
+    return TLM_OK;
+}
+
+static void classify_end(tlm_tree *t, const classes *c)
+{
     t->stats.n_host = c->host.n;
     t->stats.n_gpu = c->gpu.n;
     t->stats.link_key = c->key;
-    goto done;
-oom:
-    st = TLM_ENOMEM;
-done:
-    tlm_i3map_free(&threads);
-    free(nc);
+}
+
+/* The classification pass over the kept events. */
+static tlm_status classify(tlm_tree *t, const tlm_tree_opts *o, classes *c)
+{
+    clstate s;
+    tlm_status st = cl_init(&s, c, tlm_trace_str_count(t->trace));
+    for (size_t i = 0; i < t->n && st == TLM_OK; i++)
+        st = classify_one(t, t->trace, o, c, &s, i, &t->ev[i]);
+    if (st == TLM_OK)
+        classify_end(t, c);
+    cl_free(&s);
     return st;
 }
 
@@ -1295,11 +1341,71 @@ static void *link_thread(void *arg)
     return NULL;
 }
 
+/* Everything after the classification: host stacks, links, GPU ranges.
+ * Takes the lists of cl (freed here). */
+static tlm_status build_rest(tlm_tree *t, const tlm_tree_opts *opts,
+                             classes *cl)
+{
+    /* gpu_lo is not used before number_gpu(): it holds the per-event
+     * thread index of host events while the stacks are built */
+    glinks gl = {NULL, 0, 0};
+    /* the stacks (host nodes) beside the links (GPU nodes, the
+     * forward/backward maps) */
+    linkjob lj = {t, opts, cl, &gl, TLM_OK};
+    pthread_t th;
+    int threaded = opts->threads >= 2 &&
+                   pthread_create(&th, NULL, link_thread, &lj) == 0;
+    tlm_status st = build_stacks(t, opts, cl);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (st == TLM_OK)
+        link_thread(&lj);
+    if (st == TLM_OK)
+        st = lj.st;
+    classes_free(cl);
+    memset(cl, 0, sizeof *cl);
+    if (st == TLM_OK) {
+        for (size_t j = 0; j < gl.n; j++)
+            add_child(t, gl.v[j][0], gl.v[j][1]);
+        reverse_children(t);
+        st = number_gpu(t);
+    }
+    free(gl.v);
+    return st;
+}
+
+static tlm_status build_failed(tlm_tree *t, const tlm_trace *trace,
+                               tlm_status st, size_t n, tlm_error *err)
+{
+    tlm_tree_free(t);
+    if (st == TLM_ENOMEM)
+        return tlm_error_set(err, TLM_ENOMEM, tlm_trace_path(trace), -1,
+                             "tree: out of memory for %zu events", n);
+    return tlm_error_set(err, st, tlm_trace_path(trace), -1,
+                         "tree: %s while building the call tree",
+                         tlm_status_str(st));
+}
+
+/* The kept events of trace, checked: *ev, *n. */
+static tlm_status kept_events(const tlm_trace *trace, const tlm_event **ev,
+                              size_t *n, tlm_error *err)
+{
+    *n = 0;
+    *ev = tlm_trace_events(trace, n);
+    if (!*ev && *n)
+        return tlm_error_set(err, TLM_EINVAL, tlm_trace_path(trace), -1,
+                             "tree: the trace kept no events");
+    if (*n > (size_t)INT32_MAX - 1)
+        return tlm_error_set(err, TLM_ELIMIT, tlm_trace_path(trace), -1,
+                             "tree: %zu events exceed the int32 UID range",
+                             *n);
+    return TLM_OK;
+}
+
 tlm_status tlm_tree_build(const tlm_trace *trace, const tlm_tree_opts *opts,
                           tlm_tree **out, tlm_error *err)
 {
     tlm_tree_opts defo;
-    tlm_status st;
     classes cl;
     if (out)
         *out = NULL;
@@ -1310,72 +1416,325 @@ tlm_status tlm_tree_build(const tlm_trace *trace, const tlm_tree_opts *opts,
         tlm_tree_opts_init(&defo);
         opts = &defo;
     }
-    size_t n = 0;
-    const tlm_event *ev = tlm_trace_events(trace, &n);
-    if (!ev && n)
-        return tlm_error_set(err, TLM_EINVAL, tlm_trace_path(trace), -1,
-                             "tree: the trace kept no events");
-    if (n > (size_t)INT32_MAX - 1)
-        return tlm_error_set(err, TLM_ELIMIT, tlm_trace_path(trace), -1,
-                             "tree: %zu events exceed the int32 UID range",
-                             n);
+    size_t n;
+    const tlm_event *ev;
+    tlm_status st = kept_events(trace, &ev, &n, err);
+    if (st != TLM_OK)
+        return st;
     memset(&cl, 0, sizeof cl);
     tlm_tree *t = calloc(1, sizeof *t);
     if (!t)
-        goto oom;
+        return build_failed(t, trace, TLM_ENOMEM, n, err);
     t->trace = trace;
     t->ev = ev;
     t->n = n;
     t->stats.n_events = n;
-    size_t m = n ? n : 1;
-    t->nd = malloc(m * sizeof *t->nd);
-    if (!t->nd)
-        goto oom;
+    t->nd = malloc((n ? n : 1) * sizeof *t->nd);
     /* classify() initialises every node */
-    /* gpu_lo is not used before number_gpu(): it holds the per-event
-     * thread index of host events while the stacks are built */
-    st = classify(t, opts, &cl);
-    glinks gl = {NULL, 0, 0};
-    if (st == TLM_OK) {
-        /* the stacks (host nodes) beside the links (GPU nodes, the
-         * forward/backward maps) */
-        linkjob lj = {t, opts, &cl, &gl, TLM_OK};
-        pthread_t th;
-        int threaded = opts->threads >= 2 &&
-                       pthread_create(&th, NULL, link_thread, &lj) == 0;
-        st = build_stacks(t, opts, &cl);
-        if (threaded)
-            pthread_join(th, NULL);
-        else if (st == TLM_OK)
-            link_thread(&lj);
-        if (st == TLM_OK)
-            st = lj.st;
-    }
-    if (st == TLM_OK) {
-        classes_free(&cl);
-        memset(&cl, 0, sizeof cl);
-        for (size_t j = 0; j < gl.n; j++)
-            add_child(t, gl.v[j][0], gl.v[j][1]);
-        free(gl.v);
-        gl.v = NULL;
-        reverse_children(t);
-        st = number_gpu(t);
-    }
-    free(gl.v);
+    st = t->nd ? classify(t, opts, &cl) : TLM_ENOMEM;
+    if (st == TLM_OK)
+        st = build_rest(t, opts, &cl);
     classes_free(&cl);
-    if (st != TLM_OK) {
-        tlm_tree_free(t);
-        return tlm_error_set(err, st, tlm_trace_path(trace), -1,
-                             "tree: %s while building the call tree",
-                             tlm_status_str(st));
-    }
+    if (st != TLM_OK)
+        return build_failed(t, trace, st, n, err);
     *out = t;
     return TLM_OK;
-oom:
-    classes_free(&cl);
-    tlm_tree_free(t);
-    return tlm_error_set(err, TLM_ENOMEM, tlm_trace_path(trace), -1,
-                         "tree: out of memory for %zu events", n);
+}
+
+/* MARK: - streaming ------------------------------------------------------ */
+
+/* With opts.threads >= 2 the per-event pass runs in a thread of its own
+ * while the reader goes on: the reader's callback only publishes how many
+ * events are complete (every STREAM_BATCH events, and all of them at the
+ * end), and the worker classifies them from the trace's arrays.  The
+ * worker holds `mv` while it reads those arrays; the reader takes it to
+ * move them (tlm_read_opts.on_move) or to free them after a failed read
+ * (then `gone` ends the worker). */
+#define STREAM_BATCH 4096
+
+struct tlm_tree_stream {
+    tlm_tree *t;   /* nodes and stats so far (no trace, no events yet) */
+    size_t cap_nd;
+    tlm_tree_opts o;
+    classes cl;
+    clstate cs;
+    tlm_status st;      /* first failure (the thread classifying) */
+    uint64_t seen;      /* events delivered (reader thread) */
+    /* the worker */
+    int started;        /* thread running (reader thread's view) */
+    int sync_ok;        /* mv, mu, cv initialised */
+    const tlm_trace *tr;
+    pthread_t th;
+    pthread_mutex_t mv; /* the trace's arrays: worker reads / reader moves */
+    pthread_mutex_t mu; /* with cv: the worker's sleep */
+    pthread_cond_t cv;
+    atomic_size_t published; /* events the worker may classify */
+    atomic_int stop;         /* 1: no more events */
+    atomic_int gone;         /* 1: the trace's arrays were freed */
+    atomic_int wfail;        /* the worker's status, once it failed */
+};
+
+/* Grows the node array for event t->n and classifies it. */
+static tlm_status stream_one(tlm_tree_stream *s, const tlm_trace *tr,
+                             const tlm_event *ev)
+{
+    tlm_tree *t = s->t;
+    if (t->n == s->cap_nd) {
+        size_t cap = s->cap_nd ? s->cap_nd * 2 : 4096;
+        tlm_tnode *p = realloc(t->nd, cap * sizeof *p);
+        if (!p)
+            return TLM_ENOMEM;
+        t->nd = p;
+        s->cap_nd = cap;
+    }
+    if (ev->name >= s->cs.ncap) {
+        tlm_status st = cl_names(&s->cs, (size_t)ev->name + 1);
+        if (st != TLM_OK)
+            return st;
+    }
+    tlm_status st = classify_one(t, tr, &s->o, &s->cl, &s->cs, t->n, ev);
+    if (st == TLM_OK)
+        t->n++;
+    return st;
+}
+
+static void *stream_thread(void *arg)
+{
+    tlm_tree_stream *s = arg;
+    size_t done = 0;
+    for (;;) {
+        /* stop first: once it is set, published is final */
+        int stop = atomic_load_explicit(&s->stop, memory_order_acquire);
+        size_t pub =
+            atomic_load_explicit(&s->published, memory_order_acquire);
+        if (done < pub) {
+            size_t end = pub - done > 2 * STREAM_BATCH
+                             ? done + 2 * STREAM_BATCH
+                             : pub;
+            tlm_status st = TLM_OK;
+            pthread_mutex_lock(&s->mv);
+            if (atomic_load_explicit(&s->gone, memory_order_relaxed)) {
+                pthread_mutex_unlock(&s->mv);
+                return NULL;
+            }
+            const tlm_event *ev = tlm_trace_events_now(s->tr);
+            for (size_t i = done; i < end && st == TLM_OK; i++)
+                st = stream_one(s, s->tr, &ev[i]);
+            pthread_mutex_unlock(&s->mv);
+            if (st != TLM_OK) {
+                s->st = st;
+                atomic_store_explicit(&s->wfail, (int)st,
+                                      memory_order_release);
+                return NULL;
+            }
+            done = end;
+            continue;
+        }
+        if (stop)
+            return NULL;
+        pthread_mutex_lock(&s->mu);
+        if (!atomic_load_explicit(&s->stop, memory_order_acquire) &&
+            atomic_load_explicit(&s->published, memory_order_acquire) ==
+                done) {
+            /* a lost wake-up costs at most this wait */
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 1000000;
+            if (ts.tv_nsec >= 1000000000) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000;
+            }
+            pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+        }
+        pthread_mutex_unlock(&s->mu);
+    }
+}
+
+static void stream_publish(tlm_tree_stream *s, int last)
+{
+    atomic_store_explicit(&s->published, (size_t)s->seen,
+                          memory_order_release);
+    if (last)
+        atomic_store_explicit(&s->stop, 1, memory_order_release);
+    pthread_mutex_lock(&s->mu);
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* Ends the worker (after the last publication, or early). */
+static void stream_join(tlm_tree_stream *s)
+{
+    if (!s->started)
+        return;
+    stream_publish(s, 1);
+    pthread_join(s->th, NULL);
+    s->started = 0;
+}
+
+void tlm_tree_stream_free(tlm_tree_stream *s)
+{
+    if (!s)
+        return;
+    stream_join(s);
+    if (s->sync_ok) {
+        pthread_mutex_destroy(&s->mv);
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->cv);
+    }
+    tlm_tree_free(s->t);
+    classes_free(&s->cl);
+    cl_free(&s->cs);
+    free(s);
+}
+
+tlm_status tlm_tree_stream_new(const tlm_tree_opts *opts,
+                               tlm_tree_stream **out)
+{
+    *out = NULL;
+    tlm_tree_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return TLM_ENOMEM;
+    if (opts)
+        s->o = *opts;
+    else
+        tlm_tree_opts_init(&s->o);
+    atomic_init(&s->published, 0);
+    atomic_init(&s->stop, 0);
+    atomic_init(&s->gone, 0);
+    atomic_init(&s->wfail, 0);
+    s->t = calloc(1, sizeof *s->t);
+    if (!s->t || cl_init(&s->cs, &s->cl, 1) != TLM_OK) {
+        tlm_tree_stream_free(s);
+        return TLM_ENOMEM;
+    }
+    if (s->o.threads >= 2) {
+        int a = pthread_mutex_init(&s->mv, NULL);
+        int b = pthread_mutex_init(&s->mu, NULL);
+        int c = pthread_cond_init(&s->cv, NULL);
+        if (!a && !b && !c) {
+            s->sync_ok = 1;
+        } else {
+            /* one thread it is */
+            if (!a)
+                pthread_mutex_destroy(&s->mv);
+            if (!b)
+                pthread_mutex_destroy(&s->mu);
+            if (!c)
+                pthread_cond_destroy(&s->cv);
+        }
+    }
+    *out = s;
+    return TLM_OK;
+}
+
+void tlm_tree_stream_move(void *ud, int phase)
+{
+    tlm_tree_stream *s = ud;
+    if (!s->started)
+        return;
+    if (phase == TLM_MOVE_END) {
+        pthread_mutex_unlock(&s->mv);
+        return;
+    }
+    pthread_mutex_lock(&s->mv);
+    if (phase == TLM_MOVE_FREE) {
+        atomic_store_explicit(&s->gone, 1, memory_order_relaxed);
+        pthread_mutex_unlock(&s->mv);
+        stream_join(s);
+    }
+}
+
+tlm_status tlm_tree_stream_event(void *ud, tlm_trace *trace,
+                                 const tlm_event *ev, uint64_t index,
+                                 tlm_error *err)
+{
+    tlm_tree_stream *s = ud;
+    if (!s->started && s->st != TLM_OK)
+        return s->st;
+    if (index != s->seen || index >= (uint64_t)INT32_MAX - 1) {
+        tlm_status st = index != s->seen ? TLM_EINVAL : TLM_ELIMIT;
+        stream_join(s);
+        s->st = st;
+        return tlm_error_set(err, st, tlm_trace_path(trace), -1,
+                             st == TLM_EINVAL
+                                 ? "tree: event %llu out of order"
+                                 : "tree: event %llu exceeds the int32 UID "
+                                   "range",
+                             (unsigned long long)index);
+    }
+    if (index == 0 && s->sync_ok) {
+        /* a worker reads the kept events: this must be one of them */
+        if (tlm_trace_events_now(trace) != ev) {
+            s->st = TLM_EINVAL;
+            return tlm_error_set(err, TLM_EINVAL, tlm_trace_path(trace), -1,
+                                 "tree: a threaded stream needs the read "
+                                 "to keep its events and call on_move");
+        }
+        s->tr = trace;
+        if (pthread_create(&s->th, NULL, stream_thread, s) == 0)
+            s->started = 1;
+    }
+    s->seen++;
+    if (s->started) {
+        int f = atomic_load_explicit(&s->wfail, memory_order_acquire);
+        if (f) {
+            stream_join(s);
+            return tlm_error_set(err, (tlm_status)f, tlm_trace_path(trace),
+                                 -1, "tree: out of memory after %llu events",
+                                 (unsigned long long)index);
+        }
+        if (s->seen % STREAM_BATCH == 0)
+            stream_publish(s, 0);
+        return TLM_OK;
+    }
+    tlm_status st = stream_one(s, trace, ev);
+    if (st != TLM_OK) {
+        s->st = st;
+        return tlm_error_set(err, st, tlm_trace_path(trace), -1,
+                             "tree: out of memory after %llu events",
+                             (unsigned long long)index);
+    }
+    return TLM_OK;
+}
+
+tlm_status tlm_tree_build_stream(const tlm_trace *trace, tlm_tree_stream *s,
+                                 tlm_tree **out, tlm_error *err)
+{
+    *out = NULL;
+    if (!trace || !s)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "tlm_tree_build_stream: NULL trace or stream");
+    stream_join(s); /* the worker classifies the last events first */
+    size_t n;
+    const tlm_event *ev;
+    tlm_status st = kept_events(trace, &ev, &n, err);
+    if (st != TLM_OK)
+        return st;
+    if (s->st == TLM_ENOMEM)
+        return tlm_error_set(err, TLM_ENOMEM, tlm_trace_path(trace), -1,
+                             "tree: out of memory for %zu events", n);
+    if (s->st != TLM_OK || !s->t || n != s->t->n)
+        return tlm_error_set(err, TLM_EINVAL, tlm_trace_path(trace), -1,
+                             "tree: the stream saw %zu events, the trace "
+                             "kept %zu",
+                             s->t ? s->t->n : 0, n);
+    tlm_tree *t = s->t;
+    s->t = NULL;
+    t->trace = trace;
+    t->ev = ev;
+    t->stats.n_events = n;
+    if (!t->nd) {
+        t->nd = malloc(sizeof *t->nd);
+        if (!t->nd)
+            return build_failed(t, trace, TLM_ENOMEM, n, err);
+    }
+    classify_end(t, &s->cl);
+    cl_free(&s->cs);
+    st = build_rest(t, &s->o, &s->cl);
+    if (st != TLM_OK)
+        return build_failed(t, trace, st, n, err);
+    *out = t;
+    return TLM_OK;
 }
 
 /* MARK: - accessors ------------------------------------------------------ */

@@ -233,7 +233,17 @@ typedef struct tlm_read_opts {
     int serial_inflate;      /* 1: inflate gzip in the calling thread; 0:
                                 in a helper thread when chunk_size >= 64 KiB
                                 (the allocator must then be thread-safe) */
+    /* Optional, with on_event and keep_events: called (with on_event_ud)
+     * with TLM_MOVE_BEGIN before the reader moves an array that delivered
+     * events use (the kept events, the argument blob, the table of
+     * interned strings), TLM_MOVE_END after, and TLM_MOVE_FREE before a
+     * failed read frees them (no END follows).  Lets another thread read
+     * delivered events while the trace is still being read (see
+     * tlm_tree_stream_new). */
+    void (*on_move)(void *ud, int phase);
 } tlm_read_opts;
+
+enum { TLM_MOVE_END = 0, TLM_MOVE_BEGIN = 1, TLM_MOVE_FREE = 2 };
 
 /* Fills opts with the defaults (keep_events = 1). */
 TLM_API void tlm_read_opts_init(tlm_read_opts *opts);

@@ -101,6 +101,36 @@ TLM_API tlm_status tlm_tree_build(const tlm_trace *trace,
                                   const tlm_tree_opts *opts,
                                   tlm_tree **out, tlm_error *err);
 
+/* The same tree, built while the trace is read: the per-event pass
+ * (node kinds, thread of each host event, launch/flow/GPU link ids,
+ * sequence numbers) runs in the reader's callback, on each event while it
+ * and its arguments are still in cache, and the rest after the read.
+ *
+ *   tlm_tree_stream *s;  tlm_tree_stream_new(&opts, &s);
+ *   ro.keep_events = 1; ro.on_event = tlm_tree_stream_event;
+ *   ro.on_move = tlm_tree_stream_move;
+ *   ro.on_event_ud = s;  tlm_trace_read_file(path, &ro, &trace, &err);
+ *   tlm_tree_build_stream(trace, s, &tree, &err);  tlm_tree_stream_free(s);
+ *
+ * tlm_tree_stream_event is a tlm_event_cb (errors: TLM_ENOMEM, TLM_ELIMIT;
+ * TLM_EINVAL when events come out of order).  tlm_tree_build_stream fails
+ * with TLM_EINVAL unless the stream saw exactly the trace's kept events;
+ * the stream is then spent (free it either way).  opts may be NULL. */
+typedef struct tlm_tree_stream tlm_tree_stream;
+TLM_API tlm_status tlm_tree_stream_new(const tlm_tree_opts *opts,
+                                       tlm_tree_stream **out);
+TLM_API tlm_status tlm_tree_stream_event(void *stream, tlm_trace *trace,
+                                         const tlm_event *ev,
+                                         uint64_t index, tlm_error *err);
+TLM_API tlm_status tlm_tree_build_stream(const tlm_trace *trace,
+                                         tlm_tree_stream *stream,
+                                         tlm_tree **out, tlm_error *err);
+TLM_API void tlm_tree_stream_free(tlm_tree_stream *stream);
+/* The tlm_read_opts.on_move of a stream (needed with opts.threads >= 2:
+ * the per-event pass then runs in a thread of its own, beside the
+ * reader). */
+TLM_API void tlm_tree_stream_move(void *stream, int phase);
+
 /* Releases the tree (not the trace).  NULL is allowed. */
 TLM_API void tlm_tree_free(tlm_tree *tree);
 

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "tlmpi/tlm_synth.h"
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
 
@@ -476,6 +477,132 @@ static void test_sparse_ids_and_shared_links(void **state)
     tlm_trace_free(tr);
 }
 
+/* Reads json (single quotes allowed) with the tree's per-event pass in
+ * the reader's callback (threads 1) or beside the reader (threads 2);
+ * a small read chunk makes the reader move its arrays many times. */
+static tlm_status read_streamed(const char *json, size_t n, int threads,
+                                int keep, tlm_trace **tr, tlm_tree **tree)
+{
+    tlm_tree_opts o;
+    tlm_tree_opts_init(&o);
+    o.threads = threads;
+    tlm_tree_stream *s = NULL;
+    assert_int_equal(tlm_tree_stream_new(&o, &s), TLM_OK);
+    tlm_read_opts ro;
+    tlm_read_opts_init(&ro);
+    ro.keep_events = keep;
+    ro.chunk_size = 4096;
+    ro.on_event = tlm_tree_stream_event;
+    ro.on_move = tlm_tree_stream_move;
+    ro.on_event_ud = s;
+    *tr = NULL;
+    *tree = NULL;
+    tlm_error err;
+    tlm_status st = tlm_trace_read_mem(json, n, "s.json", &ro, tr, &err);
+    if (st == TLM_OK)
+        st = tlm_tree_build_stream(*tr, s, tree, &err);
+    tlm_tree_stream_free(s);
+    return st;
+}
+
+static char *unquote(const char *sq)
+{
+    char *s = strdup(sq);
+    assert_non_null(s);
+    for (char *p = s; *p; p++)
+        if (*p == '\'')
+            *p = '"';
+    return s;
+}
+
+/* The tree built while reading (in the callback, or in a thread of its
+ * own beside the reader) is the tree built after it, on the small traces
+ * above and on a synthesized training step of ~40k events. */
+static void test_stream_same_tree(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tlm_test_tree_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    tlm_synth_opts so;
+    tlm_synth_opts_init(&so);
+    so.out_dir = dir;
+    so.world_size = 2;
+    so.tp = 2;
+    so.steps = 3;
+    so.layers = 4;
+    so.gpus_per_node = 2;
+    so.seed = 9;
+    so.target_size = 8u << 20;
+    const int only[1] = {0};
+    so.only_ranks = only;
+    so.n_only_ranks = 1;
+    tlm_synth_truth *truth = NULL;
+    assert_int_equal(tlm_synth_run(&so, &truth, NULL), TLM_OK);
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, truth->ranks[0].trace_file);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char big[64 << 20];
+    size_t nbig = fread(big, 1, sizeof big - 1, f);
+    fclose(f);
+    assert_true(nbig > 0 && nbig < sizeof big - 1);
+    char *small[2] = {unquote(nested), unquote(sparse)};
+    const char *texts[3] = {small[0], small[1], big};
+    size_t lens[3] = {strlen(small[0]), strlen(small[1]), nbig};
+    for (int k = 0; k < 3; k++) {
+        tlm_trace *tr = NULL;
+        assert_int_equal(tlm_trace_read_mem(texts[k], lens[k], "b.json",
+                                            NULL, &tr, NULL),
+                         TLM_OK);
+        tlm_tree *ref = build(tr, 1, 0);
+        if (k == 2)
+            assert_true(tlm_tree_size(ref) > 20000 &&
+                        tlm_tree_stats_get(ref)->n_gpu_linked > 1000);
+        for (int th = 1; th <= 2; th++) {
+            tlm_trace *tr2;
+            tlm_tree *t2;
+            assert_int_equal(
+                read_streamed(texts[k], lens[k], th, 1, &tr2, &t2), TLM_OK);
+            assert_same_trees(ref, t2);
+            tlm_tree_free(t2);
+            tlm_trace_free(tr2);
+        }
+        tlm_tree_free(ref);
+        tlm_trace_free(tr);
+    }
+    /* a threaded stream needs the events kept; a read that fails half
+     * way (the worker is running) leaves nothing behind */
+    tlm_trace *tr2;
+    tlm_tree *t2;
+    assert_int_equal(read_streamed(big, nbig, 2, 0, &tr2, &t2), TLM_EINVAL);
+    assert_null(t2);
+    for (int th = 1; th <= 2; th++) {
+        assert_int_equal(read_streamed(big, nbig / 2, th, 1, &tr2, &t2),
+                         TLM_EFORMAT);
+        assert_null(tr2);
+        assert_null(t2);
+    }
+    /* the stream must have seen the trace it builds */
+    tlm_tree_stream *s = NULL;
+    assert_int_equal(tlm_tree_stream_new(NULL, &s), TLM_OK);
+    tlm_trace *tr = NULL;
+    assert_int_equal(tlm_trace_read_mem(texts[0], lens[0], "b.json", NULL,
+                                        &tr, NULL),
+                     TLM_OK);
+    tlm_error err;
+    assert_int_equal(tlm_tree_build_stream(tr, s, &t2, &err), TLM_EINVAL);
+    assert_null(t2);
+    assert_non_null(strstr(err.msg, "stream saw 0 events"));
+    tlm_tree_stream_free(s);
+    tlm_trace_free(tr);
+    free(small[0]);
+    free(small[1]);
+    tlm_synth_truth_free(truth);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -489,6 +616,7 @@ int main(void)
         cmocka_unit_test(test_modules),
         cmocka_unit_test(test_link_key_and_empty),
         cmocka_unit_test(test_sparse_ids_and_shared_links),
+        cmocka_unit_test(test_stream_same_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
