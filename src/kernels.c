@@ -455,7 +455,7 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
     kgroup *g = malloc((nk + 1) * sizeof *g);
     size_t ng = 0;
     tlm_tab *t = tlm_tab_new("kernel_summary", ncols, cols, ty);
-    if (!g || !t || tlm_i3map_init(&map, nk) != TLM_OK)
+    if (!g || !t || tlm_i3map_init(&map, 1024) != TLM_OK)
         goto done;
     double *durs = malloc((nk + 1) * sizeof *durs);
     if (!durs)
@@ -629,7 +629,7 @@ static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
     kgroup *g = malloc((nk + 1) * sizeof *g);
     size_t ng = 0;
     tlm_tab *t = tlm_tab_new("short_kernels_summary", 9, cols, ty);
-    if (!g || !t || tlm_i3map_init(&map, nk) != TLM_OK)
+    if (!g || !t || tlm_i3map_init(&map, 1024) != TLM_OK)
         goto done;
     for (size_t i = 0; i < nk; i++) {
         double d = ki[i].d;

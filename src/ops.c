@@ -392,7 +392,7 @@ static tlm_status ops_summary(tlm_rctx *ctx)
     const char **cl = malloc((ctx->nlk + 1) * sizeof *cl);
     tlm_tab *t = tlm_tab_new("ops_summary", 9, cols, ty);
     if (!gid || !first || !order || !cl || !t ||
-        tlm_i3map_init(&m, ctx->nlk) != TLM_OK)
+        tlm_i3map_init(&m, 1024) != TLM_OK)
         goto done;
     for (size_t j = 0; j < ctx->nlk; j++) {
         uint32_t nm = ctx->ev[ctx->lk[j].uid].name;
@@ -549,7 +549,7 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
     size_t *len = malloc((nl + 1) * sizeof *len);
     tlm_tab *t = tlm_tab_new("ops_unique_args", NC, cols, ty);
     if (!gid || !head || !tail || !next || !vd || !vs || !off || !len ||
-        !t || tlm_i3map_init(&gr.map, nl) != TLM_OK)
+        !t || tlm_i3map_init(&gr.map, 1024) != TLM_OK)
         goto done;
     for (size_t j = 0; j < nl; j++) {
         if (j + TLM_PREFETCH_AHEAD < nl)

@@ -287,7 +287,7 @@ static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
         goto done;
 
     /* group rows by name + params */
-    if (tlm_i3map_init(&map, s->nrows) != TLM_OK)
+    if (tlm_i3map_init(&map, 1024) != TLM_OK)
         goto done;
     head = malloc((s->nrows + 1) * sizeof *head);
     tail = malloc((s->nrows + 1) * sizeof *tail);

@@ -15,6 +15,7 @@
 #include "report_internal.h"
 
 enum { ROW_OWN = 0, ROW_SOLE_BWD = 1, ROW_LEAF = 2, ROW_SYNTH = 3 };
+enum { U_BELOW_KNOWN = 1, U_BELOW = 2, U_VISITED = 4, U_COVERED = 8 };
 
 typedef struct urow {
     int32_t uid;      /* event the row is copied from */
@@ -35,9 +36,10 @@ typedef struct urow {
 
 typedef struct uctx {
     tlm_rctx *ctx;
-    int8_t *memo_below;  /* -1 unknown, 0/1 */
-    uint8_t *visited;
-    uint8_t *covered;    /* GPU event covered by a collected row */
+    /* per event: model_below memo (U_BELOW_KNOWN, U_BELOW), visited,
+     * covered (GPU event covered by a collected row); one byte, not three:
+     * this runs beside the other sheets */
+    uint8_t *fl;
     urow *rows;
     size_t nrows, cap;
     tlm_sbuf text;       /* perf_params strings, NUL separated */
@@ -67,8 +69,8 @@ static int has_model(const uctx *u, int32_t x)
  * nodes) has a perf model and GPU work. */
 static int model_below(uctx *u, int32_t x, int depth)
 {
-    if (u->memo_below[x] >= 0)
-        return u->memo_below[x];
+    if (u->fl[x] & U_BELOW_KNOWN)
+        return (u->fl[x] & U_BELOW) != 0;
     int r = 0;
     tlm_tree *t = u->ctx->tree;
     for (int32_t c = tlm_nd(t, x)->first_child; c >= 0 && !r;
@@ -81,7 +83,7 @@ static int model_below(uctx *u, int32_t x, int depth)
         else if (depth < 2000)
             r = model_below(u, c, depth + 1);
     }
-    u->memo_below[x] = (int8_t)r;
+    u->fl[x] |= (uint8_t)(U_BELOW_KNOWN | (r ? U_BELOW : 0));
     return r;
 }
 
@@ -263,7 +265,7 @@ static void cover(uctx *u, int32_t x)
     size_t n;
     const int32_t *g = tlm_nd_gpu(u->ctx->tree, x, &n);
     for (size_t i = 0; i < n; i++)
-        u->covered[g[i]] = 1;
+        u->fl[g[i]] |= U_COVERED;
 }
 
 static void collect_own(uctx *u, int32_t x)
@@ -414,9 +416,9 @@ static void visit_children(uctx *u, int32_t x, int depth)
 
 static void visit(uctx *u, int32_t x, int depth)
 {
-    if (u->visited[x] || depth > 4000)
+    if ((u->fl[x] & U_VISITED) || depth > 4000)
         return;
-    u->visited[x] = 1;
+    u->fl[x] |= U_VISITED;
     if (!is_cpu_op(u, x) || !has_gpu(u, x))
         return;
     if (has_model(u, x)) {
@@ -469,7 +471,7 @@ static void synthetic(uctx *u)
     for (int pass = 0; pass < 2 && u->st == TLM_OK; pass++) {
         for (size_t j = 0; j < ctx->ngpu && u->st == TLM_OK; j++) {
             int32_t g = ctx->gpu[j];
-            if (u->covered[g])
+            if (u->fl[g] & U_COVERED)
                 continue;
             if (!(tlm_nd(ctx->tree, g)->flags & TLM_NODE_TREE))
                 continue;
@@ -619,17 +621,16 @@ static tlm_status summarize(uctx *u)
     size_t nr = u->nrows, ng = 0;
     int32_t *head = malloc((nr + 1) * sizeof *head);
     int32_t *tail = malloc((nr + 1) * sizeof *tail);
-    double *v = malloc((nr + 1) * sizeof *v);
-    /* metrics of the rows of one group (computed once per row) */
-    double *mv = malloc((nr + 1) * 3 * sizeof *mv);
+    /* per row of the largest group (or per group): allocated once the
+     * groups are known */
+    double *v = NULL;
+    double *mv = NULL; /* metrics of a group's rows, once per row */
     int32_t *pool = NULL;
-    size_t *off = malloc((nr + 1) * sizeof *off);
-    size_t *len = malloc((nr + 1) * sizeof *len);
+    size_t *off = NULL, *len = NULL;
     tlm_tab *t = tlm_tab_new("unified_perf_summary", c, cols, ty);
     tlm_sbuf key;
     tlm_sbuf_init(&key);
-    if (!head || !tail || !v || !mv || !off || !len || !t ||
-        tlm_i3map_init(&map, nr) != TLM_OK)
+    if (!head || !tail || !t || tlm_i3map_init(&map, 1024) != TLM_OK)
         goto done;
     static const tlm_arg sa[4] = {TLM_ARG_INPUT_DIMS, TLM_ARG_INPUT_TYPE,
                                   TLM_ARG_INPUT_STRIDES,
@@ -668,6 +669,19 @@ static tlm_status summarize(uctx *u)
             tail[g] = (int32_t)i;
         }
     }
+    size_t maxg = 0;
+    for (size_t g = 0; g < ng; g++) {
+        size_t k = 0;
+        for (int32_t j = head[g]; j >= 0; j = u->rows[j].next)
+            k++;
+        maxg = k > maxg ? k : maxg;
+    }
+    v = malloc(((maxg > ng ? maxg : ng) + 1) * sizeof *v);
+    mv = malloc((maxg + 1) * 3 * sizeof *mv);
+    off = malloc((maxg + 1) * sizeof *off);
+    len = malloc((maxg + 1) * sizeof *len);
+    if (!v || !mv || !off || !len)
+        goto done;
     /* kernel lists of all rows in one pool */
     size_t total = 0;
     for (size_t i = 0; i < nr; i++) {
@@ -847,14 +861,11 @@ tlm_status tlm_rctx_unified(tlm_rctx *ctx)
     u.st = TLM_OK;
     tlm_sbuf_init(&u.text);
     size_t n = ctx->n ? ctx->n : 1;
-    u.memo_below = malloc(n);
-    u.visited = calloc(n, 1);
-    u.covered = calloc(n, 1);
-    if (!u.memo_below || !u.visited || !u.covered) {
+    u.fl = calloc(n, 1);
+    if (!u.fl) {
         u.st = TLM_ENOMEM;
         goto done;
     }
-    memset(u.memo_below, -1, n);
     if (tlm_i3map_init(&u.pp_map, 256) != TLM_OK) {
         u.st = TLM_ENOMEM;
         goto done;
@@ -879,9 +890,7 @@ tlm_status tlm_rctx_unified(tlm_rctx *ctx)
     if (u.st == TLM_OK)
         u.st = summarize(&u);
 done:
-    free(u.memo_below);
-    free(u.visited);
-    free(u.covered);
+    free(u.fl);
     free(u.rows);
     tlm_i3map_free(&u.pp_map);
     tlm_sbuf_free(&u.text);
