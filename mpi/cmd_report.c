@@ -5,6 +5,7 @@
  * builds the call tree and every table, writes one CSV per sheet with
  * TraceLens's names and columns, and report.md (docs/report.md).
  */
+#define _GNU_SOURCE 1 /* sched_getaffinity, CPU_COUNT */
 #include "cli.h"
 
 #include "tlmpi/tlm_perf.h"
@@ -13,6 +14,7 @@
 #include "tlmpi/tlm_tree.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,9 +57,9 @@ static void report_usage(FILE *f)
         "  --disable_kernel_summary     no kernel_summary sheet\n"
         "  --disable_short_kernel_study no short-kernel sheets\n"
         "  --disable_coll_analysis      no coll_analysis sheet\n"
-        "  --threads N                  threads for the tables: 1 or 2 "
-        "(default 2\n"
-        "                               when 2 CPUs are online, else 1)\n"
+        "  --threads N                  1 or 2 (default 2 when this process "
+        "may run\n"
+        "                               on 2 CPUs or more, else 1)\n"
         "  --force                      replace outputs that exist already\n"
         "  --quiet                      no summary on stderr\n"
         "\nbundled GPUs:");
@@ -82,6 +84,19 @@ static int output_exists(const char *dir, const char *table)
             "tlmpi report: error: %s: output file exists; use --force to "
             "replace it\n", p);
     return 1;
+}
+
+/* CPUs this process may run on (its affinity mask: a Slurm step or
+ * taskset may allow fewer than are online). */
+static int cpus_available(void)
+{
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+#endif
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
 }
 
 static double now_s(void)
@@ -118,8 +133,7 @@ int tlm_cmd_report(int argc, char **argv)
     int quiet = 0, bleed_tol = 0, force = 0;
     tlm_report_opts ro;
     tlm_report_opts_init(&ro);
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    ro.threads = ncpu >= 2 ? 2 : 1;
+    ro.threads = cpus_available() >= 2 ? 2 : 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         double d;
