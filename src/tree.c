@@ -1663,8 +1663,11 @@ tlm_status tlm_tree_stream_event(void *ud, tlm_trace *trace,
                              (unsigned long long)index);
     }
     if (index == 0 && s->sync_ok) {
-        /* a worker reads the kept events: this must be one of them */
-        if (tlm_trace_events_now(trace) != ev) {
+        /* a worker reads the kept events (this must be one of them),
+         * and the reader must tell it when they move */
+        if (tlm_trace_events_now(trace) != ev ||
+            trace->strs.on_move != tlm_tree_stream_move ||
+            trace->strs.move_ud != s) {
             s->st = TLM_EINVAL;
             return tlm_error_set(err, TLM_EINVAL, tlm_trace_path(trace), -1,
                                  "tree: a threaded stream needs the read "

@@ -481,7 +481,8 @@ static void test_sparse_ids_and_shared_links(void **state)
  * the reader's callback (threads 1) or beside the reader (threads 2);
  * a small read chunk makes the reader move its arrays many times. */
 static tlm_status read_streamed(const char *json, size_t n, int threads,
-                                int keep, tlm_trace **tr, tlm_tree **tree)
+                                int keep, tlm_trace **tr, tlm_tree **tree,
+                                int on_move)
 {
     tlm_tree_opts o;
     tlm_tree_opts_init(&o);
@@ -493,7 +494,7 @@ static tlm_status read_streamed(const char *json, size_t n, int threads,
     ro.keep_events = keep;
     ro.chunk_size = 4096;
     ro.on_event = tlm_tree_stream_event;
-    ro.on_move = tlm_tree_stream_move;
+    ro.on_move = on_move ? tlm_tree_stream_move : NULL;
     ro.on_event_ud = s;
     *tr = NULL;
     *tree = NULL;
@@ -562,7 +563,8 @@ static void test_stream_same_tree(void **state)
             tlm_trace *tr2;
             tlm_tree *t2;
             assert_int_equal(
-                read_streamed(texts[k], lens[k], th, 1, &tr2, &t2), TLM_OK);
+                read_streamed(texts[k], lens[k], th, 1, &tr2, &t2, 1),
+                TLM_OK);
             assert_same_trees(ref, t2);
             tlm_tree_free(t2);
             tlm_trace_free(tr2);
@@ -570,14 +572,22 @@ static void test_stream_same_tree(void **state)
         tlm_tree_free(ref);
         tlm_trace_free(tr);
     }
-    /* a threaded stream needs the events kept; a read that fails half
-     * way (the worker is running) leaves nothing behind */
+    /* a threaded stream needs the events kept and on_move; a read that
+     * fails half way (the worker is running) leaves nothing behind */
     tlm_trace *tr2;
     tlm_tree *t2;
-    assert_int_equal(read_streamed(big, nbig, 2, 0, &tr2, &t2), TLM_EINVAL);
+    assert_int_equal(read_streamed(big, nbig, 2, 0, &tr2, &t2, 1),
+                     TLM_EINVAL);
     assert_null(t2);
+    assert_int_equal(read_streamed(big, nbig, 2, 1, &tr2, &t2, 0),
+                     TLM_EINVAL);
+    assert_null(t2);
+    /* one thread needs neither */
+    assert_int_equal(read_streamed(big, nbig, 1, 1, &tr2, &t2, 0), TLM_OK);
+    tlm_tree_free(t2);
+    tlm_trace_free(tr2);
     for (int th = 1; th <= 2; th++) {
-        assert_int_equal(read_streamed(big, nbig / 2, th, 1, &tr2, &t2),
+        assert_int_equal(read_streamed(big, nbig / 2, th, 1, &tr2, &t2, 1),
                          TLM_EFORMAT);
         assert_null(tr2);
         assert_null(t2);
