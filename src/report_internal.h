@@ -328,7 +328,10 @@ typedef struct tlm_rctx {
     tlm_perf_result *perf_res;
     tlm_status *perf_st;
     int64_t (*perf_ids)[6]; /* the exact inputs of each entry (the map
-                             * key is a hash of them) */
+                             * key is a hash of them): name id, the
+                             * tlm_argv_id of Input Dims, Input type,
+                             * Input Strides, Concrete Inputs, and a hash
+                             * of the kernel names */
     size_t nperf, cap_perf;
     double *busy;          /* tlm_rctx_busy_us scratch */
     size_t busy_cap;

@@ -651,9 +651,17 @@ static tlm_status summarize(uctx *u)
         tlm_rctx_meta_ids(ctx, e, mid);
         for (int f = 0; f < 3; f++)
             tlm_key_id(&key, mid[f]);
-        tlm_rctx_args(ctx, e, sa, 4, av);
-        for (int q = 0; q < 4; q++)
-            tlm_key_id(&key, tlm_argv_id(&av[q]));
+        if (r->kind == ROW_OWN && r->perf_idx >= 0) {
+            /* the model ran on this op: its inputs are these arguments'
+             * ids (tlm_rctx_perf), no second scan */
+            const int64_t *pi = ctx->perf_ids[r->perf_idx];
+            for (int q = 0; q < 4; q++)
+                tlm_key_id(&key, pi[1 + q]);
+        } else {
+            tlm_rctx_args(ctx, e, sa, 4, av);
+            for (int q = 0; q < 4; q++)
+                tlm_key_id(&key, tlm_argv_id(&av[q]));
+        }
         if (key.oom)
             goto done;
         int64_t hk[3];
