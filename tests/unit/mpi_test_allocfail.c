@@ -387,27 +387,30 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* tlmpi report with the tables in `threads` threads (with 2, where two
+ * CPUs are online, the tree's pass runs beside the reader and
+ * unified_perf_summary beside the other sheets; with 1 the N-th allocation
+ * is the same one in every run). */
+static void report_torture(char *threads)
+{
+    char trace[160], what[64];
+    snprintf(trace, sizeof trace, "%s/rank0_trace.json", g_job);
+    snprintf(what, sizeof what, "tlmpi report --threads %s", threads);
+    char *argv[] = {"report", trace, "--output_csvs_dir", g_out,
+                    "--gpu_arch", "H100", "--quiet", "--threads", threads};
+    torture(what, tlm_cmd_report, 9, argv, g_out);
+}
+
 static void test_report_torture(void **state)
 {
     (void)state;
-    char trace[160];
-    snprintf(trace, sizeof trace, "%s/rank0_trace.json", g_job);
-    char *argv[] = {"report", trace, "--output_csvs_dir", g_out,
-                    "--gpu_arch", "H100", "--quiet", "--threads", "2"};
-    torture("tlmpi report --threads 2", tlm_cmd_report, 9, argv, g_out);
+    report_torture("2");
 }
 
-/* The same with the tables built in one thread (the run above builds
- * unified_perf_summary in a second thread where two CPUs are online): the
- * N-th allocation is then the same one in every run. */
 static void test_report_torture_serial(void **state)
 {
     (void)state;
-    char trace[160];
-    snprintf(trace, sizeof trace, "%s/rank0_trace.json", g_job);
-    char *argv[] = {"report", trace, "--output_csvs_dir", g_out,
-                    "--gpu_arch", "H100", "--quiet", "--threads", "1"};
-    torture("tlmpi report --threads 1", tlm_cmd_report, 9, argv, g_out);
+    report_torture("1");
 }
 
 static void test_analyze_torture(void **state)

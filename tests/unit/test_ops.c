@@ -18,9 +18,10 @@
 #include <cmocka.h>
 
 #include "tlmpi/tlm_report.h"
-#include "tlmpi/tlm_synth.h"
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
+
+#include "tlm_test_util.h"
 
 static tlm_trace *rd(const char *sq)
 {
@@ -289,28 +290,8 @@ static void assert_same_reports(tlm_report *a, tlm_report *b)
 static void test_threads_same_report(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/tlm_test_ops_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    tlm_synth_opts so;
-    tlm_synth_opts_init(&so);
-    so.out_dir = dir;
-    so.world_size = 2;
-    so.tp = 2;
-    so.steps = 2;
-    so.layers = 2;
-    so.gpus_per_node = 2;
-    so.hidden = 256;
-    so.heads = 4;
-    so.seq_len = 256;
-    so.vocab = 1024;
-    so.seed = 5;
-    const int only[1] = {0};
-    so.only_ranks = only;
-    so.n_only_ranks = 1;
-    tlm_synth_truth *truth = NULL;
-    assert_int_equal(tlm_synth_run(&so, &truth, NULL), TLM_OK);
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, truth->ranks[0].trace_file);
+    char dir[256], path[1024];
+    tt_synth_rank0(dir, sizeof dir, path, sizeof path, 0, 5);
     tlm_trace *trs[2] = {NULL, rd(trace_json)};
     assert_int_equal(tlm_trace_read_file(path, NULL, &trs[0], NULL), TLM_OK);
     for (int k = 0; k < 2; k++) {
@@ -336,10 +317,7 @@ static void test_threads_same_report(void **state)
         tlm_tree_free(tree);
         tlm_trace_free(trs[k]);
     }
-    tlm_synth_truth_free(truth);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    tt_rm_rf(dir);
 }
 
 int main(void)

@@ -18,9 +18,10 @@
 
 #include <cmocka.h>
 
-#include "tlmpi/tlm_synth.h"
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
+
+#include "tlm_test_util.h"
 
 static tlm_trace *rd(const char *sq)
 {
@@ -522,25 +523,8 @@ static char *unquote(const char *sq)
 static void test_stream_same_tree(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/tlm_test_tree_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    tlm_synth_opts so;
-    tlm_synth_opts_init(&so);
-    so.out_dir = dir;
-    so.world_size = 2;
-    so.tp = 2;
-    so.steps = 3;
-    so.layers = 4;
-    so.gpus_per_node = 2;
-    so.seed = 9;
-    so.target_size = 8u << 20;
-    const int only[1] = {0};
-    so.only_ranks = only;
-    so.n_only_ranks = 1;
-    tlm_synth_truth *truth = NULL;
-    assert_int_equal(tlm_synth_run(&so, &truth, NULL), TLM_OK);
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s", dir, truth->ranks[0].trace_file);
+    char dir[256], path[1024];
+    tt_synth_rank0(dir, sizeof dir, path, sizeof path, 8u << 20, 9);
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
     static char big[64 << 20];
@@ -607,10 +591,7 @@ static void test_stream_same_tree(void **state)
     tlm_trace_free(tr);
     free(small[0]);
     free(small[1]);
-    tlm_synth_truth_free(truth);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    tt_rm_rf(dir);
 }
 
 int main(void)

@@ -10,6 +10,8 @@
  *                    assert that every failure path frees what it took.
  *   tt_read_*()      tlm_trace_read_mem with a chosen chunk size.
  *   tt_tmpdir()      a fresh temporary folder.
+ *   tt_synth_rank0() rank 0's trace of a small synthesized job.
+ *   tt_rm_rf()       removes a folder and what it holds.
  *
  * Helpers abort the test program (never the library) when the test setup
  * itself fails.
@@ -17,6 +19,7 @@
 #ifndef TLM_TEST_UTIL_H
 #define TLM_TEST_UTIL_H
 
+#include "tlmpi/tlm_synth.h"
 #include "tlmpi/tlm_trace.h"
 
 #include <stdio.h>
@@ -233,6 +236,40 @@ static TT_UNUSED char *tt_tmpdir(char *buf, size_t size)
     if (!mkdtemp(buf))
         tt_die("mkdtemp");
     return buf;
+}
+
+static TT_UNUSED void tt_rm_rf(const char *dir)
+{
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        tt_die("rm -rf");
+}
+
+/* Synthesizes rank 0 of a 2-rank job (tp 2, one node) into a fresh folder
+ * (dir, >= 64 bytes) and puts its trace's path in path: about target_size
+ * bytes of JSON (0: two training steps).  Remove dir with tt_rm_rf. */
+static TT_UNUSED void tt_synth_rank0(char *dir, size_t dsize, char *path,
+                                     size_t psize, uint64_t target_size,
+                                     uint64_t seed)
+{
+    tt_tmpdir(dir, dsize);
+    tlm_synth_opts so;
+    tlm_synth_opts_init(&so);
+    so.out_dir = dir;
+    so.world_size = 2;
+    so.tp = 2;
+    so.gpus_per_node = 2;
+    so.seed = seed;
+    so.target_size = target_size;
+    static const int only[1] = {0};
+    so.only_ranks = only;
+    so.n_only_ranks = 1;
+    tlm_synth_truth *truth = NULL;
+    if (tlm_synth_run(&so, &truth, NULL) != TLM_OK)
+        tt_die("tlm_synth_run");
+    snprintf(path, psize, "%s/%s", dir, truth->ranks[0].trace_file);
+    tlm_synth_truth_free(truth);
 }
 
 #endif /* TLM_TEST_UTIL_H */
