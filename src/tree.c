@@ -267,6 +267,20 @@ void tlm_tree_free(tlm_tree *t)
 
 /* MARK: - classification ------------------------------------------------- */
 
+/* The array v (n used, *cap allocated, elements of size bytes) with room
+ * for one more: v itself, or v grown by doubling from 4096 (*cap updated);
+ * NULL when out of memory (v is still valid then). */
+static void *grow1(void *v, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return v;
+    size_t nc = *cap ? *cap * 2 : 4096;
+    void *p = realloc(v, nc * size);
+    if (p)
+        *cap = nc;
+    return p;
+}
+
 /* Growable int32 list. */
 typedef struct i32vec {
     int32_t *v;
@@ -275,14 +289,10 @@ typedef struct i32vec {
 
 static int i32vec_push(i32vec *a, int32_t x)
 {
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 4096;
-        int32_t *p = realloc(a->v, cap * sizeof *p);
-        if (!p)
-            return -1;
-        a->v = p;
-        a->cap = cap;
-    }
+    int32_t *p = grow1(a->v, a->n, &a->cap, sizeof *p);
+    if (!p)
+        return -1;
+    a->v = p;
     a->v[a->n++] = x;
     return 0;
 }
@@ -309,14 +319,10 @@ typedef struct lkvec {
 
 static linkev *lkvec_push(lkvec *a)
 {
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 4096;
-        linkev *p = realloc(a->v, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        a->v = p;
-        a->cap = cap;
-    }
+    linkev *p = grow1(a->v, a->n, &a->cap, sizeof *p);
+    if (!p)
+        return NULL;
+    a->v = p;
     return &a->v[a->n++];
 }
 
@@ -486,14 +492,10 @@ static tlm_status classify_one(tlm_tree *t, const tlm_trace *tr,
         if (e->args) {
             int64_t v;
             if (tlm_event_arg_int(tr, e, TLM_ARG_SEQUENCE_NUMBER, &v)) {
-                if (c->nseq == c->capseq) {
-                    size_t cap = c->capseq ? c->capseq * 2 : 4096;
-                    tlm_pair *p = realloc(c->seq, cap * sizeof *p);
-                    if (!p)
-                        return TLM_ENOMEM;
-                    c->seq = p;
-                    c->capseq = cap;
-                }
+                tlm_pair *p = grow1(c->seq, c->nseq, &c->capseq, sizeof *p);
+                if (!p)
+                    return TLM_ENOMEM;
+                c->seq = p;
                 c->seq[c->nseq].key = v;
                 c->seq[c->nseq].val =
                     (int64_t)(((uint64_t)i << 32) | (uint64_t)id);
@@ -925,14 +927,10 @@ static int link_gpu(tlm_tree *t, glinks *L, int32_t r, int32_t g)
         t->stats.n_gpu_dup_link++;
         return 0;
     }
-    if (L->n == L->cap) {
-        size_t cap = L->cap ? L->cap * 2 : 4096;
-        int32_t(*p)[2] = realloc(L->v, cap * sizeof *p);
-        if (!p)
-            return -1;
-        L->v = p;
-        L->cap = cap;
-    }
+    int32_t(*p)[2] = grow1(L->v, L->n, &L->cap, sizeof *p);
+    if (!p)
+        return -1;
+    L->v = p;
     L->v[L->n][0] = r;
     L->v[L->n++][1] = g;
     t->nd[g].flags |= TLM_NODE_TREE;
@@ -1479,14 +1477,10 @@ static tlm_status stream_one(tlm_tree_stream *s, const tlm_trace *tr,
                              const tlm_event *ev)
 {
     tlm_tree *t = s->t;
-    if (t->n == s->cap_nd) {
-        size_t cap = s->cap_nd ? s->cap_nd * 2 : 4096;
-        tlm_tnode *p = realloc(t->nd, cap * sizeof *p);
-        if (!p)
-            return TLM_ENOMEM;
-        t->nd = p;
-        s->cap_nd = cap;
-    }
+    tlm_tnode *p = grow1(t->nd, t->n, &s->cap_nd, sizeof *p);
+    if (!p)
+        return TLM_ENOMEM;
+    t->nd = p;
     if (ev->name >= s->cs.ncap) {
         tlm_status st = cl_names(&s->cs, (size_t)ev->name + 1);
         if (st != TLM_OK)
