@@ -1,13 +1,21 @@
 /*
- * common.c - status strings, error reports, the default allocator and the
- * deterministic hash shared by every module.
+ * common.c - status strings, error reports, the default allocator, the
+ * deterministic hash and the page-table warming shared by every module.
  */
+#define _DEFAULT_SOURCE /* madvise */
 #include "tlmpi/tlm_common.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+#include "mem_internal.h"
 
 const char *tlm_status_str(tlm_status st)
 {
@@ -139,4 +147,56 @@ uint64_t tlm_hash64(const void *data, size_t len)
     h *= 0x94d049bb133111ebull;
     h ^= h >> 31;
     return h;
+}
+
+/* MARK: - page-table warming ------------------------------------------- */
+
+#if defined(__linux__) && !defined(MADV_POPULATE_WRITE)
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels say EINVAL */
+#endif
+
+size_t tlm_prefault(void *p, size_t n)
+{
+#if defined(__linux__)
+    if (!p || n < TLM_PREFAULT_MIN)
+        return 0;
+    long ps = sysconf(_SC_PAGESIZE);
+    size_t page = ps > 0 ? (size_t)ps : 4096;
+    uintptr_t a = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+    uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(page - 1);
+    if (e <= a)
+        return 0;
+    /* errors (an old kernel, a locked range) leave the ordinary faults */
+    (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+    return e - a;
+#else
+    (void)p;
+    (void)n;
+    return 0;
+#endif
+}
+
+void *tlm_malloc_warm(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (p)
+        tlm_prefault(p, n);
+    return p;
+}
+
+void tlm_warm_slow(tlm_warm *w, void *base, size_t used, size_t cap)
+{
+    if (base != w->base) { /* moved: what was written moved with it */
+        w->base = base;
+        w->done = used;
+    }
+    if (w->done < used)
+        w->done = used;
+    size_t end = used + TLM_WARM_STEP;
+    if (end > cap || end < used)
+        end = cap;
+    if (end <= w->done)
+        return;
+    tlm_prefault((char *)base + w->done, end - w->done);
+    w->done = end;
 }

@@ -52,7 +52,7 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
     int32_t *pool2 = NULL;
     tlm_launcher *lk2 = NULL;
     size_t ngpu = ctx->ngpu;
-    ctx->lk_of = malloc((n ? n : 1) * sizeof *ctx->lk_of);
+    ctx->lk_of = tlm_malloc_warm((n ? n : 1) * sizeof *ctx->lk_of);
     ctx->lk = calloc(ngpu ? ngpu : 1, sizeof *ctx->lk);
     kl = ctx->lk_of;
     if (!ctx->lk_of || !ctx->lk) {
@@ -98,11 +98,11 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
         ctx->lk[kl[i]].nk++;
         nk++;
     }
-    ctx->lk_kernels = malloc((nk ? nk : 1) * sizeof *ctx->lk_kernels);
-    order = malloc((ctx->nlk ? ctx->nlk : 1) * sizeof *order);
-    idx = malloc((nk ? nk : 1) * sizeof *idx);
-    pool2 = malloc((nk ? nk : 1) * sizeof *pool2);
-    lk2 = malloc((ctx->nlk ? ctx->nlk : 1) * sizeof *lk2);
+    ctx->lk_kernels = tlm_malloc_warm((nk ? nk : 1) * sizeof *ctx->lk_kernels);
+    order = tlm_malloc_warm((ctx->nlk ? ctx->nlk : 1) * sizeof *order);
+    idx = tlm_malloc_warm((nk ? nk : 1) * sizeof *idx);
+    pool2 = tlm_malloc_warm((nk ? nk : 1) * sizeof *pool2);
+    lk2 = tlm_malloc_warm((ctx->nlk ? ctx->nlk : 1) * sizeof *lk2);
     if (!ctx->lk_kernels || !order || !idx || !pool2 || !lk2) {
         st = TLM_ENOMEM;
         goto done;
@@ -124,7 +124,7 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
     /* launchers by ts (stable: first-seen order on ties), as compact
      * (ts, index) pairs */
     {
-        tlm_pair *pr = malloc((ctx->nlk ? ctx->nlk : 1) * sizeof *pr);
+        tlm_pair *pr = tlm_malloc_warm((ctx->nlk ? ctx->nlk : 1) * sizeof *pr);
         if (!pr) {
             st = TLM_ENOMEM;
             goto done;

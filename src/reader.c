@@ -15,6 +15,7 @@
  * Errors carry the absolute offset in the decompressed JSON and what was
  * being read ("traceEvents[51234].args").
  */
+#include "mem_internal.h"
 #include "trace_internal.h"
 
 #include <stdarg.h>
@@ -210,6 +211,7 @@ typedef struct rd {
         unsigned char s[KM_MAX];
     } kmemo[KM_SLOTS];
     struct cmemo_way *cmemo; /* compact_value memo (NULL: none yet) */
+    tlm_warm warm_ev, warm_blob; /* page tables populated ahead */
 } rd;
 
 static const unsigned char str_special[256] = {
@@ -954,9 +956,11 @@ static int blob_grow(rd *r, size_t extra)
 
 static inline int blob_reserve(rd *r, size_t extra)
 {
-    if (r->t->blob_len + extra <= r->t->blob_cap)
-        return 0;
-    return blob_grow(r, extra);
+    tlm_trace *t = r->t;
+    if (t->blob_len + extra > t->blob_cap && blob_grow(r, extra) != 0)
+        return -1;
+    tlm_warm_ahead(&r->warm_blob, t->blob, t->blob_len + extra, t->blob_cap);
+    return 0;
 }
 
 static void put_varint(unsigned char **dp, uint64_t v)
@@ -1956,6 +1960,8 @@ static int add_event(rd *r, const tlm_event *ev)
         }
         t->events[t->n_events] = *ev;
         stored = &t->events[t->n_events++];
+        tlm_warm_ahead(&r->warm_ev, t->events, t->n_events * sizeof *ev,
+                       t->cap_events * sizeof *ev);
     }
     t->stats.n_events++;
     if (r->o.on_event) {

@@ -10,6 +10,7 @@
  * - Python repr helpers: floats (shortest round trip), JSON text to Python
  *   tuple/list repr, quoted strings.
  * - tlm_sbuf: a growable string buffer.
+ * Includes mem_internal.h (page tables populated ahead of large arrays).
  */
 #ifndef TLM_REPORT_INTERNAL_H
 #define TLM_REPORT_INTERNAL_H
@@ -20,6 +21,8 @@
 
 #include "tlmpi/tlm_common.h"
 #include "tlmpi/tlm_trace.h"
+
+#include "mem_internal.h"
 
 /* ------------------------------------------------------------ time */
 

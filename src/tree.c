@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem_internal.h"
 #include "report_internal.h"
 #include "trace_internal.h"
 
@@ -58,8 +59,8 @@ tlm_status tlm_i3map_init(tlm_i3map *m, size_t expect)
     size_t cap = 16;
     while (cap < expect * 2 + 1)
         cap <<= 1;
-    m->keys = malloc(cap * 3 * sizeof *m->keys);
-    m->vals = malloc(cap * sizeof *m->vals);
+    m->keys = tlm_malloc_warm(cap * 3 * sizeof *m->keys);
+    m->vals = tlm_malloc_warm(cap * sizeof *m->vals);
     m->cap = cap;
     m->count = 0;
     if (!m->keys || !m->vals) {
@@ -157,7 +158,7 @@ tlm_status tlm_sort_idx(size_t *idx, size_t n, tlm_idx_cmp cmp,
         k++;
     if (k == n)
         return TLM_OK;
-    size_t *tmp = malloc(n * sizeof *tmp);
+    size_t *tmp = tlm_malloc_warm(n * sizeof *tmp);
     if (!tmp)
         return TLM_ENOMEM;
     size_t *src = idx, *dst = tmp;
@@ -268,28 +269,33 @@ void tlm_tree_free(tlm_tree *t)
 /* MARK: - classification ------------------------------------------------- */
 
 /* The array v (n used, *cap allocated, elements of size bytes) with room
- * for one more: v itself, or v grown by doubling from 4096 (*cap updated);
- * NULL when out of memory (v is still valid then). */
-static void *grow1(void *v, size_t n, size_t *cap, size_t size)
+ * for one more: v itself, or v grown by doubling from 4096 (*cap updated),
+ * its page tables populated ahead of use (w); NULL when out of memory (v
+ * is still valid then). */
+static void *grow1(void *v, size_t n, size_t *cap, size_t size, tlm_warm *w)
 {
-    if (n < *cap)
-        return v;
-    size_t nc = *cap ? *cap * 2 : 4096;
-    void *p = realloc(v, nc * size);
-    if (p)
+    if (n >= *cap) {
+        size_t nc = *cap ? *cap * 2 : 4096;
+        void *p = realloc(v, nc * size);
+        if (!p)
+            return NULL;
         *cap = nc;
-    return p;
+        v = p;
+    }
+    tlm_warm_ahead(w, v, (n + 1) * size, *cap * size);
+    return v;
 }
 
 /* Growable int32 list. */
 typedef struct i32vec {
     int32_t *v;
     size_t n, cap;
+    tlm_warm w;
 } i32vec;
 
 static int i32vec_push(i32vec *a, int32_t x)
 {
-    int32_t *p = grow1(a->v, a->n, &a->cap, sizeof *p);
+    int32_t *p = grow1(a->v, a->n, &a->cap, sizeof *p, &a->w);
     if (!p)
         return -1;
     a->v = p;
@@ -315,11 +321,12 @@ enum {
 typedef struct lkvec {
     linkev *v;
     size_t n, cap;
+    tlm_warm w;
 } lkvec;
 
 static linkev *lkvec_push(lkvec *a)
 {
-    linkev *p = grow1(a->v, a->n, &a->cap, sizeof *p);
+    linkev *p = grow1(a->v, a->n, &a->cap, sizeof *p, &a->w);
     if (!p)
         return NULL;
     a->v = p;
@@ -336,6 +343,7 @@ typedef struct classes {
     tlm_pair *seq; /* cpu_ops with an integer "Sequence number": key the
                       number, val UID << 32 | name id */
     size_t nseq, capseq;
+    tlm_warm wseq;
     int key;       /* TLM_ARG_CORRELATION or TLM_ARG_EXTERNAL_ID */
 } classes;
 
@@ -492,7 +500,8 @@ static tlm_status classify_one(tlm_tree *t, const tlm_trace *tr,
         if (e->args) {
             int64_t v;
             if (tlm_event_arg_int(tr, e, TLM_ARG_SEQUENCE_NUMBER, &v)) {
-                tlm_pair *p = grow1(c->seq, c->nseq, &c->capseq, sizeof *p);
+                tlm_pair *p = grow1(c->seq, c->nseq, &c->capseq, sizeof *p,
+                                    &c->wseq);
                 if (!p)
                     return TLM_ENOMEM;
                 c->seq = p;
@@ -629,7 +638,7 @@ static int radix_hkeys(hkey *a, size_t n)
     if (tb + hb > 63)
         return 1;
     unsigned total = tb + hb;
-    hkey *tmp = malloc(n * sizeof *tmp);
+    hkey *tmp = tlm_malloc_warm(n * sizeof *tmp);
     size_t *cnt = malloc(2048 * sizeof *cnt);
     if (!tmp || !cnt) {
         free(tmp);
@@ -683,7 +692,7 @@ static tlm_status sort_hkeys(hkey *a, size_t n)
         return TLM_ENOMEM;
     if (r == 0)
         return TLM_OK;
-    hkey *tmp = malloc(n * sizeof *tmp);
+    hkey *tmp = tlm_malloc_warm(n * sizeof *tmp);
     if (!tmp)
         return TLM_ENOMEM;
     hkey *src = a, *dst = tmp;
@@ -724,7 +733,7 @@ tlm_status tlm_sort_pairs(tlm_pair *a, size_t n)
         k++;
     if (k == n)
         return TLM_OK;
-    tlm_pair *tmp = malloc(n * sizeof *tmp);
+    tlm_pair *tmp = tlm_malloc_warm(n * sizeof *tmp);
     if (!tmp)
         return TLM_ENOMEM;
     tlm_pair *src = a, *dst = tmp;
@@ -772,7 +781,7 @@ static tlm_status build_stacks(tlm_tree *t, const tlm_tree_opts *o,
     int32_t *rootbuf = NULL, *stack = NULL;
     double *send = NULL;
     uint8_t *scpu = NULL;
-    hkey *hk = malloc((nh ? nh : 1) * sizeof *hk);
+    hkey *hk = tlm_malloc_warm((nh ? nh : 1) * sizeof *hk);
     tlm_pair *roots = NULL;
     if (!hk) {
         st = TLM_ENOMEM;
@@ -864,7 +873,7 @@ static tlm_status build_stacks(tlm_tree *t, const tlm_tree_opts *o,
     free(scpu);
     scpu = NULL;
     /* roots by (ts, UID): sorted runs per thread, merged */
-    roots = malloc((nroots ? nroots : 1) * sizeof *roots);
+    roots = tlm_malloc_warm((nroots ? nroots : 1) * sizeof *roots);
     if (!roots) {
         st = TLM_ENOMEM;
         goto done;
@@ -878,7 +887,7 @@ static tlm_status build_stacks(tlm_tree *t, const tlm_tree_opts *o,
     st = tlm_sort_pairs(roots, nroots);
     if (st != TLM_OK)
         goto done;
-    t->roots = malloc((nroots ? nroots : 1) * sizeof *t->roots);
+    t->roots = tlm_malloc_warm((nroots ? nroots : 1) * sizeof *t->roots);
     if (!t->roots) {
         st = TLM_ENOMEM;
         goto done;
@@ -919,6 +928,7 @@ static int cmp_glk(const void *x, const void *y)
 typedef struct glinks {
     int32_t (*v)[2]; /* (launch, GPU event) */
     size_t n, cap;
+    tlm_warm w;
 } glinks;
 
 static int link_gpu(tlm_tree *t, glinks *L, int32_t r, int32_t g)
@@ -927,7 +937,7 @@ static int link_gpu(tlm_tree *t, glinks *L, int32_t r, int32_t g)
         t->stats.n_gpu_dup_link++;
         return 0;
     }
-    int32_t(*p)[2] = grow1(L->v, L->n, &L->cap, sizeof *p);
+    int32_t(*p)[2] = grow1(L->v, L->n, &L->cap, sizeof *p, &L->w);
     if (!p)
         return -1;
     L->v = p;
@@ -953,7 +963,7 @@ static tlm_status idmap_init(idmap *m, int64_t lo, int64_t hi, size_t count)
     if (count && hi >= lo && (uint64_t)hi - (uint64_t)lo < 4 * count + 4096) {
         m->lo = lo;
         m->range = (size_t)((uint64_t)hi - (uint64_t)lo) + 1;
-        m->arr = malloc(m->range * sizeof *m->arr);
+        m->arr = tlm_malloc_warm(m->range * sizeof *m->arr);
         if (!m->arr)
             return TLM_ENOMEM;
         memset(m->arr, 0xff, m->range * sizeof *m->arr);
@@ -1024,7 +1034,7 @@ static tlm_status link_gpu_events(tlm_tree *t, const tlm_tree_opts *o,
     memset(&fs, 0, sizeof fs);
     memset(&ff, 0, sizeof ff);
     memset(&glast, 0, sizeof glast);
-    gl = malloc((c->gpu.n ? c->gpu.n : 1) * sizeof *gl);
+    gl = tlm_malloc_warm((c->gpu.n ? c->gpu.n : 1) * sizeof *gl);
     if (!gl)
         return TLM_ENOMEM;
     for (size_t j = 0; j < c->gpu.n; j++) {
@@ -1139,9 +1149,9 @@ done:
 static tlm_status number_gpu(tlm_tree *t)
 {
     size_t cnt = 0;
-    t->gpu_order =
-        malloc((t->stats.n_gpu_linked ? t->stats.n_gpu_linked : 1) *
-               sizeof *t->gpu_order);
+    t->gpu_order = tlm_malloc_warm(
+        (t->stats.n_gpu_linked ? t->stats.n_gpu_linked : 1) *
+        sizeof *t->gpu_order);
     if (!t->gpu_order)
         return TLM_ENOMEM;
     for (size_t i = 0; i < t->n; i++)
@@ -1175,7 +1185,7 @@ static tlm_status number_gpu(tlm_tree *t)
     t->n_gpu_order = cnt;
     /* (start, end) in us of gpu_order[], for busy times of subtree slices
      * without touching the events */
-    t->gpu_se = malloc((cnt ? cnt : 1) * 2 * sizeof *t->gpu_se);
+    t->gpu_se = tlm_malloc_warm((cnt ? cnt : 1) * 2 * sizeof *t->gpu_se);
     if (!t->gpu_se)
         return TLM_ENOMEM;
     for (size_t j = 0; j < cnt; j++) {
@@ -1203,7 +1213,7 @@ static tlm_status uidmap_init(tlm_uidmap *m, size_t expect, size_t n)
     while (cap < expect * 2 + 1)
         cap <<= 1;
     m->cap = cap;
-    m->kv = malloc(cap * 2 * sizeof *m->kv);
+    m->kv = tlm_malloc_warm(cap * 2 * sizeof *m->kv);
     m->bits = calloc(n / 64 + 1, sizeof *m->bits);
     if (!m->kv || !m->bits)
         return TLM_ENOMEM;
@@ -1346,7 +1356,7 @@ static tlm_status build_rest(tlm_tree *t, const tlm_tree_opts *opts,
 {
     /* gpu_lo is not used before number_gpu(): it holds the per-event
      * thread index of host events while the stacks are built */
-    glinks gl = {NULL, 0, 0};
+    glinks gl = {NULL, 0, 0, {NULL, 0}};
     /* the stacks (host nodes) beside the links (GPU nodes, the
      * forward/backward maps) */
     linkjob lj = {t, opts, cl, &gl, TLM_OK};
@@ -1427,7 +1437,7 @@ tlm_status tlm_tree_build(const tlm_trace *trace, const tlm_tree_opts *opts,
     t->ev = ev;
     t->n = n;
     t->stats.n_events = n;
-    t->nd = malloc((n ? n : 1) * sizeof *t->nd);
+    t->nd = tlm_malloc_warm((n ? n : 1) * sizeof *t->nd);
     /* classify() initialises every node */
     st = t->nd ? classify(t, opts, &cl) : TLM_ENOMEM;
     if (st == TLM_OK)
@@ -1453,6 +1463,7 @@ tlm_status tlm_tree_build(const tlm_trace *trace, const tlm_tree_opts *opts,
 struct tlm_tree_stream {
     tlm_tree *t;   /* nodes and stats so far (no trace, no events yet) */
     size_t cap_nd;
+    tlm_warm warm_nd;
     tlm_tree_opts o;
     classes cl;
     clstate cs;
@@ -1477,7 +1488,7 @@ static tlm_status stream_one(tlm_tree_stream *s, const tlm_trace *tr,
                              const tlm_event *ev)
 {
     tlm_tree *t = s->t;
-    tlm_tnode *p = grow1(t->nd, t->n, &s->cap_nd, sizeof *p);
+    tlm_tnode *p = grow1(t->nd, t->n, &s->cap_nd, sizeof *p, &s->warm_nd);
     if (!p)
         return TLM_ENOMEM;
     t->nd = p;

@@ -42,6 +42,7 @@ typedef struct uctx {
     uint8_t *fl;
     urow *rows;
     size_t nrows, cap;
+    tlm_warm wrows;
     tlm_sbuf text;       /* perf_params strings, NUL separated */
     const tlm_perf_result *cur; /* last model result (cache owned) */
     tlm_i3map pp_map;           /* result index -> perf_params text */
@@ -203,6 +204,8 @@ static urow *new_row(uctx *u, int32_t x, int kind)
         u->rows = p;
         u->cap = cap;
     }
+    tlm_warm_ahead(&u->wrows, u->rows, (u->nrows + 1) * sizeof *u->rows,
+                   u->cap * sizeof *u->rows);
     urow *r = &u->rows[u->nrows++];
     memset(r, 0, sizeof *r);
     r->uid = r->row_uid = x;

@@ -1,11 +1,12 @@
 /*
- * test_common.c - status strings, error reports, the default allocator and
- * the deterministic hash (src/common.c).
+ * test_common.c - status strings, error reports, the default allocator,
+ * the deterministic hash and the page-table warming (src/common.c).
  *
  * The hash is compared with fixed values: ranks and runs compare names by
  * it, so any change to tlm_hash64 must be deliberate (and changes every
  * output that stores a name hash).
  */
+#define _DEFAULT_SOURCE /* mincore, madvise */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +17,13 @@
 
 #include <cmocka.h>
 
+#include "mem_internal.h"
 #include "tlmpi/tlm_common.h"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 static void test_status_str(void **state)
 {
@@ -241,6 +248,133 @@ static void test_hash_quality(void **state)
     }
 }
 
+/* MARK: - page-table warming ------------------------------------------- */
+
+#if defined(__linux__)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* Fresh anonymous pages: nothing resident until written or populated. */
+static unsigned char *fresh(size_t n)
+{
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(p != MAP_FAILED);
+    /* no transparent huge pages: residency is then counted in 4 KiB */
+    (void)madvise(p, n, MADV_NOHUGEPAGE);
+    return p;
+}
+
+/* Resident pages of [p, p + n) (p page-aligned). */
+static size_t resident(const unsigned char *p, size_t n)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t np = (n + page - 1) / page, r = 0;
+    unsigned char *v = malloc(np);
+    assert_non_null(v);
+    assert_int_equal(mincore((void *)p, n, v), 0);
+    for (size_t i = 0; i < np; i++)
+        r += v[i] & 1;
+    free(v);
+    return r;
+}
+
+/* Whether this kernel populates on request (Linux >= 5.14). */
+static int can_populate(void)
+{
+    unsigned char *p = fresh(1 << 16);
+    int ok = madvise(p, 1 << 16, MADV_POPULATE_WRITE) == 0;
+    munmap(p, 1 << 16);
+    return ok;
+}
+#endif
+
+static void test_prefault(void **state)
+{
+    (void)state;
+    /* small, empty and NULL ranges are left alone */
+    char small[64];
+    assert_int_equal(tlm_prefault(small, sizeof small), 0);
+    assert_int_equal(tlm_prefault(NULL, TLM_PREFAULT_MIN * 4), 0);
+    assert_int_equal(tlm_prefault(small, 0), 0);
+#if defined(__linux__)
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t n = TLM_PREFAULT_MIN * 4;
+    unsigned char *p = fresh(n);
+    assert_int_equal(resident(p, n), 0);
+    /* an unaligned range: only its whole pages are asked for */
+    size_t got = tlm_prefault(p + 100, n - 200);
+    assert_int_equal(got, n - 2 * page);
+    if (can_populate()) {
+        assert_int_equal(resident(p, n), n / page - 2);
+        assert_int_equal(resident(p, page), 0);
+        assert_int_equal(resident(p + n - page, page), 0);
+    }
+    for (size_t i = 0; i < n; i++) /* populated pages read as zeros */
+        assert_int_equal(p[i], 0);
+    /* contents are never changed */
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(i * 7 + 3);
+    assert_int_equal(tlm_prefault(p, n), n);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(p[i], (unsigned char)(i * 7 + 3));
+    munmap(p, n);
+#endif
+    /* malloc'd and populated: a usable block, also for 0 bytes */
+    unsigned char *m = tlm_malloc_warm(TLM_PREFAULT_MIN * 2);
+    assert_non_null(m);
+    memset(m, 0xab, TLM_PREFAULT_MIN * 2);
+    free(m);
+    m = tlm_malloc_warm(0);
+    assert_non_null(m);
+    free(m);
+}
+
+static void test_warm_ahead(void **state)
+{
+    (void)state;
+#if defined(__linux__)
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t cap = 8 * TLM_WARM_STEP;
+    unsigned char *a = fresh(cap);
+    int pop = can_populate();
+    tlm_warm w = {0};
+    /* appends of 64 bytes: populated at most one step ahead of use, never
+     * beyond the capacity */
+    for (size_t used = 64; used <= cap; used += 64) {
+        tlm_warm_ahead(&w, a, used, cap);
+        assert_true(w.done >= used);
+        assert_true(w.done <= used + TLM_WARM_STEP);
+        assert_true(w.done <= cap);
+        if (used % TLM_WARM_STEP == 0 && used < cap && pop) {
+            size_t r = resident(a, cap) * page;
+            assert_true(r >= used);
+            assert_true(r <= used + TLM_WARM_STEP);
+        }
+    }
+    assert_int_equal(w.done, cap);
+    tlm_warm_ahead(&w, a, cap, cap); /* full: nothing left to do */
+    assert_int_equal(w.done, cap);
+    /* moved: what was written moved along, the rest is populated anew */
+    unsigned char *b = fresh(cap);
+    tlm_warm_ahead(&w, b, 3 * page, cap);
+    assert_ptr_equal(w.base, b);
+    assert_int_equal(w.done, 3 * page + TLM_WARM_STEP);
+    if (pop) /* the first 3 pages are the caller's (here: never written) */
+        assert_int_equal(resident(b, cap), TLM_WARM_STEP / page);
+    munmap(a, cap);
+    munmap(b, cap);
+#endif
+    /* a capacity below the step: populated to the end, once */
+    tlm_warm v = {0};
+    unsigned char buf[256];
+    tlm_warm_ahead(&v, buf, 10, sizeof buf);
+    assert_int_equal(v.done, sizeof buf);
+    tlm_warm_ahead(&v, buf, sizeof buf, sizeof buf);
+    assert_int_equal(v.done, sizeof buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +386,8 @@ int main(void)
         cmocka_unit_test(test_hash_fixed),
         cmocka_unit_test(test_hash_alignment),
         cmocka_unit_test(test_hash_quality),
+        cmocka_unit_test(test_prefault),
+        cmocka_unit_test(test_warm_ahead),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
