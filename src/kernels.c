@@ -457,7 +457,7 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
     tlm_tab *t = tlm_tab_new("kernel_summary", ncols, cols, ty);
     if (!g || !t || tlm_i3map_init(&map, 1024) != TLM_OK)
         goto done;
-    double *durs = malloc((nk + 1) * sizeof *durs);
+    double *durs = tlm_malloc_warm((nk + 1) * sizeof *durs);
     if (!durs)
         goto done;
     for (size_t i = 0; i < nk; i++)
@@ -711,11 +711,11 @@ tlm_status tlm_rctx_kernel_tables(tlm_rctx *ctx)
     for (size_t j = 0; j < ctx->ngpu; j++)
         if (ctx->gpu_fl[j] & TLM_GPU_KERNEL)
             nk++;
-    kinfo *ki = malloc((nk + 1) * sizeof *ki);
-    const char **pcat = malloc((nk + 1) * sizeof *pcat);
-    const char **pname = malloc((nk + 1) * sizeof *pname);
-    double *shortd = malloc((nk + 1) * sizeof *shortd);
-    int64_t *pkey = malloc((nk + 1) * sizeof *pkey);
+    kinfo *ki = tlm_malloc_warm((nk + 1) * sizeof *ki);
+    const char **pcat = tlm_malloc_warm((nk + 1) * sizeof *pcat);
+    const char **pname = tlm_malloc_warm((nk + 1) * sizeof *pname);
+    double *shortd = malloc((nk + 1) * sizeof *shortd); /* ns used */
+    int64_t *pkey = tlm_malloc_warm((nk + 1) * sizeof *pkey);
     tlm_status st = TLM_ENOMEM;
     if (!ki || !pcat || !pname || !shortd || !pkey)
         goto done;

@@ -53,7 +53,10 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
     tlm_launcher *lk2 = NULL;
     size_t ngpu = ctx->ngpu;
     ctx->lk_of = tlm_malloc_warm((n ? n : 1) * sizeof *ctx->lk_of);
-    ctx->lk = calloc(ngpu ? ngpu : 1, sizeof *ctx->lk);
+    /* at most one launcher per GPU event: the array is that large, its
+     * pages populated as launchers are found (nlk is usually far less) */
+    ctx->lk = malloc((ngpu ? ngpu : 1) * sizeof *ctx->lk);
+    tlm_warm wlk = {NULL, 0};
     kl = ctx->lk_of;
     if (!ctx->lk_of || !ctx->lk) {
         st = TLM_ENOMEM;
@@ -90,7 +93,10 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
         if (L < 0)
             L = r;
         if (ctx->lk_of[L] < 0) {
+            tlm_warm_ahead(&wlk, ctx->lk, (ctx->nlk + 1) * sizeof *ctx->lk,
+                           ngpu * sizeof *ctx->lk);
             ctx->lk_of[L] = (int32_t)ctx->nlk;
+            memset(&ctx->lk[ctx->nlk], 0, sizeof *ctx->lk);
             ctx->lk[ctx->nlk].uid = L;
             ctx->nlk++;
         }

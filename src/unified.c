@@ -195,7 +195,10 @@ static int32_t *bwd_kernels(uctx *u, int32_t x, size_t *n)
 static urow *new_row(uctx *u, int32_t x, int kind)
 {
     if (u->nrows == u->cap) {
-        size_t cap = u->cap ? u->cap * 2 : 256;
+        /* a row per event at most (ops and uncovered kernels): that much
+         * address space at first, whose pages are populated only as rows
+         * come, so that no growth copies the rows */
+        size_t cap = u->cap ? u->cap * 2 : u->ctx->n + 1;
         urow *p = realloc(u->rows, cap * sizeof *p);
         if (!p) {
             u->st = TLM_ENOMEM;
@@ -877,6 +880,7 @@ tlm_status tlm_rctx_unified(tlm_rctx *ctx)
         u.st = TLM_ENOMEM;
         goto done;
     }
+    tlm_prefault(u.fl, n); /* zeros still: calloc'd */
     if (tlm_i3map_init(&u.pp_map, 256) != TLM_OK) {
         u.st = TLM_ENOMEM;
         goto done;
