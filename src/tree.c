@@ -286,23 +286,6 @@ static void *grow1(void *v, size_t n, size_t *cap, size_t size, tlm_warm *w)
     return v;
 }
 
-/* Growable int32 list. */
-typedef struct i32vec {
-    int32_t *v;
-    size_t n, cap;
-    tlm_warm w;
-} i32vec;
-
-static int i32vec_push(i32vec *a, int32_t x)
-{
-    int32_t *p = grow1(a->v, a->n, &a->cap, sizeof *p, &a->w);
-    if (!p)
-        return -1;
-    a->v = p;
-    a->v[a->n++] = x;
-    return 0;
-}
-
 /* A launch (runtime) or GPU event with its two possible link ids. */
 typedef struct linkev {
     int64_t corr;  /* "correlation" when an integer */
@@ -333,13 +316,40 @@ static linkev *lkvec_push(lkvec *a)
     return &a->v[a->n++];
 }
 
+/* A host event as the stacks sort it: (thread, ts), then UID. */
+typedef struct hkey {
+    int64_t ts;
+    int32_t th;
+    int32_t uid;
+} hkey;
 
-/* Everything the build steps need from one pass over the events. */
+typedef struct hkvec {
+    hkey *v;
+    size_t n, cap;
+    tlm_warm w;
+} hkvec;
+
+/* A flow event (ac2g "s" or "f") with an id. */
+typedef struct flowrec {
+    int64_t id;
+    int32_t uid;
+    int32_t ph; /* 's' or 'f' */
+} flowrec;
+
+typedef struct flvec {
+    flowrec *v;
+    size_t n, cap;
+    tlm_warm w;
+} flvec;
+
+/* Everything the build steps need from one pass over the events, copied
+ * while each event is at hand (later steps read these compact lists, not
+ * the events). */
 typedef struct classes {
-    i32vec host;   /* host events with ts and dur, UID order */
+    hkvec host;    /* host events with ts and dur, UID order */
     lkvec gpu;     /* GPU events */
     lkvec rt;      /* runtime events */
-    i32vec flows;  /* ac2g s/f events with an id */
+    flvec flows;   /* ac2g s/f events with an id */
     tlm_pair *seq; /* cpu_ops with an integer "Sequence number": key the
                       number, val UID << 32 | name id */
     size_t nseq, capseq;
@@ -482,9 +492,16 @@ static tlm_status classify_one(tlm_tree *t, const tlm_trace *tr,
         return TLM_OK;
     }
     case TLM_CAT_AC2G:
-        if ((e->flags & TLM_EV_HAS_ID) && (e->ph == 's' || e->ph == 'f'))
-            if (i32vec_push(&c->flows, (int32_t)i))
+        if ((e->flags & TLM_EV_HAS_ID) && (e->ph == 's' || e->ph == 'f')) {
+            flowrec *f = grow1(c->flows.v, c->flows.n, &c->flows.cap,
+                               sizeof *f, &c->flows.w);
+            if (!f)
                 return TLM_ENOMEM;
+            c->flows.v = f;
+            f[c->flows.n].id = e->flow_id;
+            f[c->flows.n].uid = (int32_t)i;
+            f[c->flows.n++].ph = e->ph;
+        }
         return TLM_OK;
     case TLM_CAT_PYTHON_FUNCTION:
         if (id < nnames) {
@@ -568,8 +585,14 @@ static tlm_status classify_one(tlm_tree *t, const tlm_trace *tr,
     }
     d->gpu_lo = th;
     d->flags |= TLM_NODE_HOST;
-    if (i32vec_push(&c->host, (int32_t)i))
+    hkey *h = grow1(c->host.v, c->host.n, &c->host.cap, sizeof *h,
+                    &c->host.w);
+    if (!h)
         return TLM_ENOMEM;
+    c->host.v = h;
+    h[c->host.n].ts = e->ts;
+    h[c->host.n].th = th;
+    h[c->host.n++].uid = (int32_t)i;
     return TLM_OK;
 }
 
@@ -594,12 +617,6 @@ static tlm_status classify(tlm_tree *t, const tlm_tree_opts *o, classes *c)
 }
 
 /* MARK: - host stacks ---------------------------------------------------- */
-
-typedef struct hkey {
-    int64_t ts;
-    int32_t th;
-    int32_t uid;
-} hkey;
 
 static int hkey_le(const hkey *a, const hkey *b)
 {
@@ -772,8 +789,9 @@ tlm_status tlm_sort_pairs(tlm_pair *a, size_t n)
     return TLM_OK;
 }
 
+/* The host stacks; takes (and frees) the host list of c. */
 static tlm_status build_stacks(tlm_tree *t, const tlm_tree_opts *o,
-                               const classes *c)
+                               classes *c)
 {
     const tlm_event *ev = t->ev;
     tlm_status st = TLM_OK;
@@ -781,20 +799,13 @@ static tlm_status build_stacks(tlm_tree *t, const tlm_tree_opts *o,
     int32_t *rootbuf = NULL, *stack = NULL;
     double *send = NULL;
     uint8_t *scpu = NULL;
-    hkey *hk = tlm_malloc_warm((nh ? nh : 1) * sizeof *hk);
+    /* sort the compact (thread, ts, UID) records the classification made,
+     * no indirection through the events (sort_hkeys: radix sort, merge
+     * sort when the key is wide) */
+    hkey *hk = c->host.v;
+    c->host.v = NULL;
+    c->host.n = c->host.cap = 0;
     tlm_pair *roots = NULL;
-    if (!hk) {
-        st = TLM_ENOMEM;
-        goto done;
-    }
-    /* sort compact (thread, ts, UID) records, no indirection through the
-     * events (sort_hkeys: radix sort, merge sort when the key is wide) */
-    for (size_t q = 0; q < nh; q++) {
-        int32_t u = c->host.v[q];
-        hk[q].th = t->nd[u].gpu_lo;
-        hk[q].uid = u;
-        hk[q].ts = ev[u].ts;
-    }
     st = sort_hkeys(hk, nh);
     if (st != TLM_OK)
         goto done;
@@ -1048,7 +1059,7 @@ static tlm_status link_gpu_events(tlm_tree *t, const tlm_tree_opts *o,
         }
     }
     for (size_t j = 0; j < c->flows.n; j++) {
-        int64_t id = ev[c->flows.v[j]].flow_id;
+        int64_t id = c->flows.v[j].id;
         lo = id < lo ? id : lo;
         hi = id > hi ? id : hi;
     }
@@ -1057,8 +1068,8 @@ static tlm_status link_gpu_events(tlm_tree *t, const tlm_tree_opts *o,
         (st = idmap_init(&glast, lo, hi, ng)) != TLM_OK)
         goto done;
     for (size_t j = 0; j < c->flows.n; j++) {
-        const tlm_event *e = &ev[c->flows.v[j]];
-        st = idmap_put(e->ph == 's' ? &fs : &ff, e->flow_id, c->flows.v[j]);
+        const flowrec *f = &c->flows.v[j];
+        st = idmap_put(f->ph == 's' ? &fs : &ff, f->id, f->uid);
         if (st != TLM_OK)
             goto done;
     }
