@@ -503,12 +503,45 @@ static tlm_status ctx_init_own(tlm_rctx *ctx)
 }
 
 /* unified_perf_summary in a second thread, on its own context: it reads
- * the tree, events and launchers (finished, shared) and writes only what
- * its context owns. */
+ * the tree, events and launchers (shared) and writes only what its
+ * context owns.  It starts while this thread still finds the launchers
+ * and waits for them (launchers_wait) only when it needs them. */
 typedef struct uworker {
     tlm_rctx ctx;
     tlm_status st;
+    const tlm_rctx *main;   /* whose launchers are shared */
+    pthread_mutex_t mu;     /* with cv: lk_done, lk_st */
+    pthread_cond_t cv;
+    int lk_done;
+    tlm_status lk_st;
 } uworker;
+
+static tlm_status launchers_wait(tlm_rctx *ctx)
+{
+    uworker *w = ctx->launchers_ud;
+    pthread_mutex_lock(&w->mu);
+    while (!w->lk_done)
+        pthread_cond_wait(&w->cv, &w->mu);
+    tlm_status st = w->lk_st;
+    pthread_mutex_unlock(&w->mu);
+    if (st == TLM_OK) {
+        ctx->lk = w->main->lk;
+        ctx->nlk = w->main->nlk;
+        ctx->lk_kernels = w->main->lk_kernels;
+        ctx->lk_of = w->main->lk_of;
+    }
+    ctx->launchers_wait = NULL;
+    return st;
+}
+
+static void launchers_done(uworker *w, tlm_status st)
+{
+    pthread_mutex_lock(&w->mu);
+    w->lk_done = 1;
+    w->lk_st = st;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
 
 static void *unified_thread(void *arg)
 {
@@ -550,26 +583,36 @@ static tlm_status build_tables(tlm_rctx *ctx, tlm_error *err)
     tlm_status st = TLM_OK;
     uworker w;
     pthread_t th;
-    int threaded = 0;
+    int threaded = 0, sync = 0;
+    size_t mark = 0; /* where unified_perf_summary goes */
     memset(&w, 0, sizeof w);
     if (ctx->has_cpu_ops) {
-        st = tlm_rctx_launchers(ctx);
-        if (st != TLM_OK)
-            return st;
         if (ctx->opts.unified && ctx->opts.threads >= 2) {
             w.ctx = *ctx;
+            w.main = ctx;
             st = ctx_init_own(&w.ctx);
+            if (st == TLM_OK && pthread_mutex_init(&w.mu, NULL) == 0) {
+                if (pthread_cond_init(&w.cv, NULL) == 0)
+                    sync = 1;
+                else
+                    pthread_mutex_destroy(&w.mu);
+            }
+            w.ctx.launchers_wait = launchers_wait;
+            w.ctx.launchers_ud = &w;
             /* no thread: everything in this one */
-            if (st == TLM_OK &&
-                pthread_create(&th, NULL, unified_thread, &w) == 0)
+            if (sync && pthread_create(&th, NULL, unified_thread, &w) == 0)
                 threaded = 1;
             else
                 ctx_free_own(&w.ctx);
             if (st != TLM_OK)
-                return st;
+                goto unsync;
         }
+        st = tlm_rctx_launchers(ctx);
+        if (threaded)
+            launchers_done(&w, st);
+        if (st != TLM_OK)
+            goto join;
     }
-    size_t mark = 0;
     st = tlm_rctx_timeline(ctx, err);
     if (st == TLM_OK && ctx->has_cpu_ops) {
         st = tlm_rctx_ops_tables(ctx);
@@ -583,6 +626,7 @@ static tlm_status build_tables(tlm_rctx *ctx, tlm_error *err)
         st = tlm_rctx_kernel_tables(ctx);
     if (st == TLM_OK && ctx->opts.coll_analysis)
         st = tlm_rctx_coll_analysis(ctx);
+join:
     if (threaded) {
         pthread_join(th, NULL);
         if (st == TLM_OK)
@@ -590,6 +634,11 @@ static tlm_status build_tables(tlm_rctx *ctx, tlm_error *err)
         if (st == TLM_OK)
             st = insert_tabs(ctx, mark, &w.ctx);
         ctx_free_own(&w.ctx);
+    }
+unsync:
+    if (sync) {
+        pthread_cond_destroy(&w.cv);
+        pthread_mutex_destroy(&w.mu);
     }
     return st;
 }

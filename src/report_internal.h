@@ -338,6 +338,11 @@ typedef struct tlm_rctx {
     size_t nperf, cap_perf;
     double *busy;          /* tlm_rctx_busy_us scratch */
     size_t busy_cap;
+    /* set while another thread is still finding the launchers (lk,
+     * lk_kernels, lk_of, nlk): waits until they are known and fills them
+     * in; anything reading them (tlm_rctx_op_category) calls this first */
+    tlm_status (*launchers_wait)(struct tlm_rctx *ctx);
+    void *launchers_ud;
 } tlm_rctx;
 
 /* Busy time (us) of the union of GPU events uids[0..n) (tlm_tree_busy_us,

@@ -289,8 +289,7 @@ static void collect_own(uctx *u, int32_t x)
     urow *r = new_row(u, x, ROW_OWN);
     if (!r)
         return;
-    r->has_model = 1;
-    r->category = tlm_rctx_op_category(u->ctx, x);
+    r->has_model = 1; /* category: once the launchers are known */
     if (tlm_rctx_busy_us(u->ctx, g, n, &r->T) != TLM_OK) {
         u->st = TLM_ENOMEM;
         return;
@@ -378,8 +377,8 @@ static void collect_sole(uctx *u, int32_t x, int32_t f)
     cover(u, x);
     r->fwd = f;
     r->has_model = 1;
-    const char *bc = tlm_perf_model_category(tlm_rctx_name(u->ctx, f), 1);
-    r->category = bc ? bc : tlm_rctx_op_category(u->ctx, x);
+    /* else the op's category, once the launchers are known */
+    r->category = tlm_perf_model_category(tlm_rctx_name(u->ctx, f), 1);
     if (tlm_rctx_busy_us(u->ctx, g, n, &r->T) != TLM_OK)
         u->st = TLM_ENOMEM;
     free(g);
@@ -392,8 +391,7 @@ static void collect_leaf(uctx *u, int32_t x)
     urow *r = new_row(u, x, ROW_LEAF);
     if (!r)
         return;
-    cover(u, x);
-    r->category = tlm_rctx_op_category(u->ctx, x);
+    cover(u, x); /* category: once the launchers are known */
     size_t n;
     const int32_t *g = tlm_nd_gpu(u->ctx->tree, x, &n);
     if (tlm_rctx_busy_us(u->ctx, g, n, &r->T) != TLM_OK)
@@ -891,11 +889,18 @@ tlm_status tlm_rctx_unified(tlm_rctx *ctx)
         visit(&u, roots[i], 0);
     if (u.st == TLM_OK)
         synthetic(&u);
-    /* synthetic rows: category from the row (name + its kernel) */
+    /* categories: of the op (its name and first kernel: the launchers,
+     * which may still be in the making in another thread until here), or
+     * for synthetic rows from the row (name + its kernel) */
+    if (u.st == TLM_OK && ctx->launchers_wait)
+        u.st = ctx->launchers_wait(ctx);
     for (size_t i = 0; i < u.nrows && u.st == TLM_OK; i++) {
         urow *r = &u.rows[i];
-        if (r->kind != ROW_SYNTH)
+        if (r->kind != ROW_SYNTH) {
+            if (!r->category)
+                r->category = tlm_rctx_op_category(ctx, r->uid);
             continue;
+        }
         row_name(&u, r, &ctx->s1);
         r->category =
             tlm_op_category(ctx->s1.p, tlm_rctx_name(ctx, r->kernel));
