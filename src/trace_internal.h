@@ -104,6 +104,10 @@ static inline const tlm_event *tlm_trace_events_now(const tlm_trace *t)
 {
     return t->events;
 }
+static inline size_t tlm_trace_events_cap_now(const tlm_trace *t)
+{
+    return t->cap_events; /* with the array: changed only inside a move */
+}
 static inline const char *tlm_trace_str_now(const tlm_trace *t, uint32_t id)
 {
     return t->strs.ents[id].s;

@@ -1492,6 +1492,8 @@ struct tlm_tree_stream {
     atomic_int stop;         /* 1: no more events */
     atomic_int gone;         /* 1: the trace's arrays were freed */
     atomic_int wfail;        /* the worker's status, once it failed */
+    const tlm_event *ahead_base; /* stream_prefault: the array, and how */
+    size_t ahead_done;           /* many bytes of it are populated */
 };
 
 /* Grows the node array for event t->n and classifies it. */
@@ -1512,6 +1514,38 @@ static tlm_status stream_one(tlm_tree_stream *s, const tlm_trace *tr,
     if (st == TLM_OK)
         t->n++;
     return st;
+}
+
+/* The worker populates the page tables of the reader's event array ahead
+ * of the reader (tlm_prefault changes no contents: no race with the
+ * reader's writes), so that the reader's thread does not wait for fresh
+ * pages: up to STREAM_AHEAD bytes beyond the last publication, a step at
+ * a time (the reader waits for mv to move the array). */
+#define STREAM_AHEAD ((size_t)16 << 20)
+#define STREAM_AHEAD_STEP ((size_t)2 << 20)
+
+static void stream_prefault(tlm_tree_stream *s, size_t pub)
+{
+    pthread_mutex_lock(&s->mv);
+    if (!atomic_load_explicit(&s->gone, memory_order_relaxed)) {
+        const tlm_event *ev = tlm_trace_events_now(s->tr);
+        size_t cap = tlm_trace_events_cap_now(s->tr) * sizeof *ev;
+        size_t at = pub * sizeof *ev;
+        if (ev != s->ahead_base) { /* moved: pages below pub moved along */
+            s->ahead_base = ev;
+            s->ahead_done = at;
+        }
+        if (s->ahead_done < at)
+            s->ahead_done = at;
+        size_t end = at + STREAM_AHEAD < cap ? at + STREAM_AHEAD : cap;
+        if (end > s->ahead_done + STREAM_AHEAD_STEP)
+            end = s->ahead_done + STREAM_AHEAD_STEP;
+        if (end > s->ahead_done) {
+            tlm_prefault((char *)ev + s->ahead_done, end - s->ahead_done);
+            s->ahead_done = end;
+        }
+    }
+    pthread_mutex_unlock(&s->mv);
 }
 
 static void *stream_thread(void *arg)
@@ -1544,10 +1578,12 @@ static void *stream_thread(void *arg)
                 return NULL;
             }
             done = end;
+            stream_prefault(s, pub);
             continue;
         }
         if (stop)
             return NULL;
+        stream_prefault(s, pub);
         pthread_mutex_lock(&s->mu);
         if (!atomic_load_explicit(&s->stop, memory_order_acquire) &&
             atomic_load_explicit(&s->published, memory_order_acquire) ==
