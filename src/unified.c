@@ -197,9 +197,14 @@ static urow *new_row(uctx *u, int32_t x, int kind)
     if (u->nrows == u->cap) {
         /* a row per event at most (ops and uncovered kernels): that much
          * address space at first, whose pages are populated only as rows
-         * come, so that no growth copies the rows */
+         * come, so that no growth copies the rows; where the system will
+         * not reserve it (strict overcommit), grown by doubling */
         size_t cap = u->cap ? u->cap * 2 : u->ctx->n + 1;
         urow *p = realloc(u->rows, cap * sizeof *p);
+        if (!p && !u->cap && cap > 256) {
+            cap = 256;
+            p = realloc(u->rows, cap * sizeof *p);
+        }
         if (!p) {
             u->st = TLM_ENOMEM;
             return NULL;
