@@ -104,7 +104,8 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
         ctx->lk[kl[i]].nk++;
         nk++;
     }
-    ctx->lk_kernels = tlm_malloc_warm((nk ? nk : 1) * sizeof *ctx->lk_kernels);
+    ctx->lk_kernels =
+        tlm_malloc_warm((nk ? nk : 1) * sizeof *ctx->lk_kernels);
     order = tlm_malloc_warm((ctx->nlk ? ctx->nlk : 1) * sizeof *order);
     idx = tlm_malloc_warm((nk ? nk : 1) * sizeof *idx);
     pool2 = tlm_malloc_warm((nk ? nk : 1) * sizeof *pool2);
@@ -130,7 +131,8 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
     /* launchers by ts (stable: first-seen order on ties), as compact
      * (ts, index) pairs */
     {
-        tlm_pair *pr = tlm_malloc_warm((ctx->nlk ? ctx->nlk : 1) * sizeof *pr);
+        tlm_pair *pr =
+            tlm_malloc_warm((ctx->nlk ? ctx->nlk : 1) * sizeof *pr);
         if (!pr) {
             st = TLM_ENOMEM;
             goto done;

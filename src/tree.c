@@ -455,12 +455,12 @@ static tlm_status cl_init(clstate *s, classes *c, size_t nnames)
 }
 
 /* Classifies event i (e): node flags (GPU, runtime, graph launch,
- * nn.Module, host), the per-thread index of host events (in gpu_lo), and
- * compact lists for the later steps, so that no later step walks the whole
- * event array again.  Reads e, its arguments and its name only: it runs
- * over the kept events (tlm_tree_build) or on each event as it is read
- * (tlm_tree_stream_event), with the same result.  Name ids are below
- * s->ncap. */
+ * nn.Module, host), and compact lists for the later steps (host events
+ * with their per-thread index, launches, GPU events, flows), so that no
+ * later step walks the whole event array again.  Reads e, its arguments
+ * and its name only: it runs over the kept events (tlm_tree_build) or on
+ * each event as it is read (tlm_tree_stream_event), with the same result.
+ * Name ids are below s->ncap. */
 static tlm_status classify_one(tlm_tree *t, const tlm_trace *tr,
                                const tlm_tree_opts *o, classes *c,
                                clstate *s, size_t i, const tlm_event *e)
@@ -583,7 +583,6 @@ static tlm_status classify_one(tlm_tree *t, const tlm_trace *tr,
         s->last_fl = fl;
         s->last_th = th;
     }
-    d->gpu_lo = th;
     d->flags |= TLM_NODE_HOST;
     hkey *h = grow1(c->host.v, c->host.n, &c->host.cap, sizeof *h,
                     &c->host.w);
@@ -1365,8 +1364,6 @@ static void *link_thread(void *arg)
 static tlm_status build_rest(tlm_tree *t, const tlm_tree_opts *opts,
                              classes *cl)
 {
-    /* gpu_lo is not used before number_gpu(): it holds the per-event
-     * thread index of host events while the stacks are built */
     glinks gl = {NULL, 0, 0, {NULL, 0}};
     /* the stacks (host nodes) beside the links (GPU nodes, the
      * forward/backward maps) */
