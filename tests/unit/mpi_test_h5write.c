@@ -1,8 +1,9 @@
 /*
  * mpi_test_h5write.c - the generic table writer (column list -> compound
- * type -> collective chunked, deflate-compressed write) on a singleton MPI
- * rank, read back with the serial HDF5 API; plus checks of every schema v1
- * table descriptor.  Multi-rank writes are exercised by the mpirun
+ * type -> collective chunked, deflate-compressed write) on a singleton
+ * communicator (MPI_COMM_SELF: under mpirun -n N every rank runs the same
+ * checks on its own file), read back with the serial HDF5 API; plus checks
+ * of every schema v1 table descriptor.  Multi-rank writes are exercised by the mpirun
  * integration tests (tests/integration/test_mpi_*.sh).
  */
 #include <setjmp.h>
@@ -127,9 +128,9 @@ static void test_roundtrip(void **state)
     fill(r, 5);
     hid_t f;
     tlm_error err;
-    assert_int_equal(tlm_mpi_h5_create(path, MPI_COMM_WORLD, &f, &err),
+    assert_int_equal(tlm_mpi_h5_create(path, MPI_COMM_SELF, &f, &err),
                      TLM_OK);
-    assert_int_equal(tlm_mpi_h5_write_table(f, &tab, r, 5, MPI_COMM_WORLD,
+    assert_int_equal(tlm_mpi_h5_write_table(f, &tab, r, 5, MPI_COMM_SELF,
                                             &err),
                      TLM_OK);
     assert_int_equal(tlm_mpi_h5_attr_i64(f, "schema_version", 1, &err),
@@ -139,7 +140,7 @@ static void test_roundtrip(void **state)
     /* an empty table still exists */
     tlm_mpi_table t0 = tab;
     t0.name = "empty";
-    assert_int_equal(tlm_mpi_h5_write_table(f, &t0, NULL, 0, MPI_COMM_WORLD,
+    assert_int_equal(tlm_mpi_h5_write_table(f, &t0, NULL, 0, MPI_COMM_SELF,
                                             &err),
                      TLM_OK);
     /* explicit segments, in two pieces */
@@ -147,14 +148,14 @@ static void test_roundtrip(void **state)
     t1.name = "seg";
     int64_t seg[4] = {0, 2, 2, 3};
     assert_int_equal(tlm_mpi_h5_write_segments(f, &t1, r, seg, 2, 5,
-                                               MPI_COMM_WORLD, &err),
+                                               MPI_COMM_SELF, &err),
                      TLM_OK);
     /* a dataset that exists already is an HDF5 error, not a crash */
-    assert_int_equal(tlm_mpi_h5_write_table(f, &tab, r, 5, MPI_COMM_WORLD,
+    assert_int_equal(tlm_mpi_h5_write_table(f, &tab, r, 5, MPI_COMM_SELF,
                                             &err),
                      TLM_EHDF5);
     assert_non_null(strstr(err.msg, "grp/sub/rows"));
-    assert_int_equal(tlm_mpi_h5_close(f, path, 0, MPI_COMM_WORLD, &err),
+    assert_int_equal(tlm_mpi_h5_close(f, path, 0, MPI_COMM_SELF, &err),
                      TLM_OK);
     check_file("grp/sub/rows", r, 5);
     check_file("empty", r, 0);
@@ -168,27 +169,27 @@ static void test_bad_segments(void **state)
     fill(r, 3);
     hid_t f;
     tlm_error err;
-    assert_int_equal(tlm_mpi_h5_create(path, MPI_COMM_WORLD, &f, &err),
+    assert_int_equal(tlm_mpi_h5_create(path, MPI_COMM_SELF, &f, &err),
                      TLM_OK);
     int64_t overlap[4] = {0, 2, 1, 1};
     assert_int_equal(tlm_mpi_h5_write_segments(f, &tab, r, overlap, 2, 3,
-                                               MPI_COMM_WORLD, &err),
+                                               MPI_COMM_SELF, &err),
                      TLM_EINVAL);
     assert_non_null(strstr(err.msg, "segment"));
     int64_t past[2] = {2, 2};
     assert_int_equal(tlm_mpi_h5_write_segments(f, &tab, r, past, 1, 3,
-                                               MPI_COMM_WORLD, &err),
+                                               MPI_COMM_SELF, &err),
                      TLM_EINVAL);
     int64_t gap[4] = {0, 1, 2, 1}; /* only 2 of 3 rows held */
     assert_int_equal(tlm_mpi_h5_write_segments(f, &tab, r, gap, 2, 3,
-                                               MPI_COMM_WORLD, &err),
+                                               MPI_COMM_SELF, &err),
                      TLM_EINVAL);
     assert_non_null(strstr(err.msg, "expected 3"));
     /* writing failed: the file is given up, closed without a crash */
-    assert_int_equal(tlm_mpi_h5_write_table(f, &tab, r, 3, MPI_COMM_WORLD,
+    assert_int_equal(tlm_mpi_h5_write_table(f, &tab, r, 3, MPI_COMM_SELF,
                                             &err),
                      TLM_OK);
-    assert_int_equal(tlm_mpi_h5_close(f, path, 1, MPI_COMM_WORLD, &err),
+    assert_int_equal(tlm_mpi_h5_close(f, path, 1, MPI_COMM_SELF, &err),
                      TLM_EHDF5);
 }
 
@@ -198,7 +199,7 @@ static void test_create_fails(void **state)
     hid_t f;
     tlm_error err;
     assert_int_equal(tlm_mpi_h5_create("/nonexistent/dir/x.h5",
-                                       MPI_COMM_WORLD, &f, &err),
+                                       MPI_COMM_SELF, &f, &err),
                      TLM_EHDF5);
     assert_non_null(strstr(err.msg, "/nonexistent/dir/x.h5"));
     assert_true(f < 0);
