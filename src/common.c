@@ -155,15 +155,16 @@ uint64_t tlm_hash64(const void *data, size_t len)
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels say EINVAL */
 #endif
 
-size_t tlm_prefault(void *p, size_t n)
+/* The address as a number: memory about to be written, not yet read. */
+static size_t prefault_at(uintptr_t p, size_t n)
 {
 #if defined(__linux__)
     if (!p || n < TLM_PREFAULT_MIN)
         return 0;
     long ps = sysconf(_SC_PAGESIZE);
     size_t page = ps > 0 ? (size_t)ps : 4096;
-    uintptr_t a = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
-    uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(page - 1);
+    uintptr_t a = (p + page - 1) & ~(uintptr_t)(page - 1);
+    uintptr_t e = (p + n) & ~(uintptr_t)(page - 1);
     if (e <= a)
         return 0;
     /* errors (an old kernel, a locked range) leave the ordinary faults */
@@ -176,15 +177,20 @@ size_t tlm_prefault(void *p, size_t n)
 #endif
 }
 
+size_t tlm_prefault(const void *p, size_t n)
+{
+    return prefault_at((uintptr_t)p, n);
+}
+
 void *tlm_malloc_warm(size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (p)
-        tlm_prefault(p, n);
+        prefault_at((uintptr_t)p, n);
     return p;
 }
 
-void tlm_warm_slow(tlm_warm *w, void *base, size_t used, size_t cap)
+void tlm_warm_upto(tlm_warm *w, const void *base, size_t used, size_t end)
 {
     if (base != w->base) { /* moved: what was written moved with it */
         w->base = base;
@@ -192,11 +198,14 @@ void tlm_warm_slow(tlm_warm *w, void *base, size_t used, size_t cap)
     }
     if (w->done < used)
         w->done = used;
-    size_t end = used + TLM_WARM_STEP;
-    if (end > cap || end < used)
-        end = cap;
     if (end <= w->done)
         return;
-    tlm_prefault((char *)base + w->done, end - w->done);
+    tlm_prefault((const char *)base + w->done, end - w->done);
     w->done = end;
+}
+
+void tlm_warm_slow(tlm_warm *w, const void *base, size_t used, size_t cap)
+{
+    size_t end = used + TLM_WARM_STEP;
+    tlm_warm_upto(w, base, used, end > cap || end < used ? cap : end);
 }

@@ -24,7 +24,7 @@
 /* Populates the whole pages inside [p, p + n) for writing; returns the
  * number of bytes asked of the kernel (0 when the range is below
  * TLM_PREFAULT_MIN or the system has no such request). */
-size_t tlm_prefault(void *p, size_t n);
+size_t tlm_prefault(const void *p, size_t n);
 
 /* malloc(n), its pages populated: for an array about to be written whole
  * (an unwritten part would only add to the resident size). */
@@ -39,9 +39,14 @@ typedef struct tlm_warm {
     size_t done;      /* bytes from base known populated */
 } tlm_warm;
 
-void tlm_warm_slow(tlm_warm *w, void *base, size_t used, size_t cap);
+/* Populates the array at base (used bytes in use) up to byte end, from
+ * where it was populated before (from used, when base is not the array
+ * last seen: what was written moved with it). */
+void tlm_warm_upto(tlm_warm *w, const void *base, size_t used, size_t end);
 
-static inline void tlm_warm_ahead(tlm_warm *w, void *base, size_t used,
+void tlm_warm_slow(tlm_warm *w, const void *base, size_t used, size_t cap);
+
+static inline void tlm_warm_ahead(tlm_warm *w, const void *base, size_t used,
                                   size_t cap)
 {
     if (base == w->base && used + TLM_WARM_STEP / 2 <= w->done)

@@ -1489,8 +1489,7 @@ struct tlm_tree_stream {
     atomic_int stop;         /* 1: no more events */
     atomic_int gone;         /* 1: the trace's arrays were freed */
     atomic_int wfail;        /* the worker's status, once it failed */
-    const tlm_event *ahead_base; /* stream_prefault: the array, and how */
-    size_t ahead_done;           /* many bytes of it are populated */
+    tlm_warm ahead; /* stream_prefault: the event array */
 };
 
 /* Grows the node array for event t->n and classifies it. */
@@ -1528,19 +1527,13 @@ static void stream_prefault(tlm_tree_stream *s, size_t pub)
         const tlm_event *ev = tlm_trace_events_now(s->tr);
         size_t cap = tlm_trace_events_cap_now(s->tr) * sizeof *ev;
         size_t at = pub * sizeof *ev;
-        if (ev != s->ahead_base) { /* moved: pages below pub moved along */
-            s->ahead_base = ev;
-            s->ahead_done = at;
-        }
-        if (s->ahead_done < at)
-            s->ahead_done = at;
+        size_t from = ev == s->ahead.base && s->ahead.done > at
+                          ? s->ahead.done
+                          : at;
         size_t end = at + STREAM_AHEAD < cap ? at + STREAM_AHEAD : cap;
-        if (end > s->ahead_done + STREAM_AHEAD_STEP)
-            end = s->ahead_done + STREAM_AHEAD_STEP;
-        if (end > s->ahead_done) {
-            tlm_prefault((char *)ev + s->ahead_done, end - s->ahead_done);
-            s->ahead_done = end;
-        }
+        if (end > from + STREAM_AHEAD_STEP)
+            end = from + STREAM_AHEAD_STEP;
+        tlm_warm_upto(&s->ahead, ev, at, end);
     }
     pthread_mutex_unlock(&s->mv);
 }

@@ -294,7 +294,7 @@ static void test_prefault(void **state)
 {
     (void)state;
     /* small, empty and NULL ranges are left alone */
-    char small[64];
+    char small[64] = {0};
     assert_int_equal(tlm_prefault(small, sizeof small), 0);
     assert_int_equal(tlm_prefault(NULL, TLM_PREFAULT_MIN * 4), 0);
     assert_int_equal(tlm_prefault(small, 0), 0);
