@@ -35,8 +35,7 @@ file(GLOB TLM_UNIT_TESTS CONFIGURE_DEPENDS
 foreach(_t ${TLM_UNIT_TESTS})
   get_filename_component(_n ${_t} NAME_WE)
   add_executable(${_n} ${_t})
-  target_include_directories(${_n} PRIVATE ${CMAKE_SOURCE_DIR}/src
-                                           ${CMAKE_SOURCE_DIR}/tests/unit)
+  target_include_directories(${_n} PRIVATE ${CMAKE_SOURCE_DIR}/tests/unit)
   target_compile_options(${_n} PRIVATE ${TLM_WARN})
   target_link_libraries(${_n} PRIVATE tlmcore PkgConfig::CMOCKA)
   add_test(NAME unit_${_n} COMMAND ${TLM_VALGRIND_CMD} $<TARGET_FILE:${_n}>)
@@ -52,8 +51,7 @@ if(TLM_MPI_UNIT_TESTS)
   file(GLOB _mpisrc CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/mpi/*.c)
   list(REMOVE_ITEM _mpisrc ${CMAKE_SOURCE_DIR}/mpi/main.c)
   add_library(tlmdriver STATIC ${_mpisrc})
-  target_include_directories(tlmdriver PUBLIC ${CMAKE_SOURCE_DIR}/src
-                                              ${CMAKE_SOURCE_DIR}/mpi)
+  target_include_directories(tlmdriver PUBLIC ${CMAKE_SOURCE_DIR}/mpi)
   target_compile_options(tlmdriver PRIVATE ${TLM_WARN})
   target_link_libraries(tlmdriver PUBLIC tlmcore MPI::MPI_C hdf5::hdf5)
   foreach(_t ${TLM_MPI_UNIT_TESTS})
@@ -93,8 +91,10 @@ endforeach()
 # core library instrumented for coverage.
 if(TLM_BUILD_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
   # undefined behaviour aborts: libFuzzer then reports it as a crash
-  target_compile_options(tlmcore PRIVATE -fsanitize=fuzzer-no-link,address,undefined
+  foreach(_l ${TLM_LAYERS})
+    target_compile_options(${_l} PRIVATE -fsanitize=fuzzer-no-link,address,undefined
                                          -fno-sanitize-recover=undefined)
+  endforeach()
   target_link_options(tlmcore INTERFACE -fsanitize=address,undefined)
 endif()
 file(GLOB TLM_FUZZ_TARGETS CONFIGURE_DEPENDS
@@ -103,7 +103,6 @@ foreach(_t ${TLM_FUZZ_TARGETS})
   get_filename_component(_n ${_t} NAME_WE)
   string(REGEX REPLACE "^fuzz_" "" _short ${_n})
   add_executable(${_n}_replay ${_t} ${CMAKE_SOURCE_DIR}/tests/fuzz/replay_main.c)
-  target_include_directories(${_n}_replay PRIVATE ${CMAKE_SOURCE_DIR}/src)
   target_compile_options(${_n}_replay PRIVATE ${TLM_WARN})
   target_link_libraries(${_n}_replay PRIVATE tlmcore)
   add_test(NAME fuzz_replay_${_short}
@@ -112,7 +111,6 @@ foreach(_t ${TLM_FUZZ_TARGETS})
     ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1")
   if(TLM_BUILD_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
     add_executable(${_n}_libfuzzer ${_t})
-    target_include_directories(${_n}_libfuzzer PRIVATE ${CMAKE_SOURCE_DIR}/src)
     target_compile_options(${_n}_libfuzzer PRIVATE -fsanitize=fuzzer,address,undefined
                                                   -fno-sanitize-recover=undefined)
     target_link_options(${_n}_libfuzzer PRIVATE -fsanitize=fuzzer,address,undefined)

@@ -296,6 +296,10 @@ TLM_API uint32_t tlm_trace_str_find(const tlm_trace *trace, const char *s,
 TLM_API uint32_t tlm_trace_str_intern(tlm_trace *trace, const char *s,
                                       size_t len, tlm_status *st);
 
+/* 1 when the event is a GPU op: a kernel, gpu_memset or gpu_memcpy with a
+ * valid time (ts and dur present, dur >= 0). */
+TLM_API int tlm_event_is_gpu(const tlm_event *ev);
+
 /* Argument of an event.  Returns the value's type (TLM_ARGV_NONE when the
  * event does not carry the key); *out (may be NULL) gets the value. */
 TLM_API tlm_argv_type tlm_event_arg(const tlm_trace *trace,

@@ -167,9 +167,6 @@ TLM_API double tlm_tree_end_us(const tlm_tree *tree, int32_t uid);
 TLM_API tlm_status tlm_tree_busy_us(tlm_tree *tree, const int32_t *uids,
                                     size_t n, double *out);
 
-/* 1 when the event is a GPU op: a kernel, gpu_memset or gpu_memcpy with a
- * valid time (ts and dur present, dur >= 0). */
-TLM_API int tlm_event_is_gpu(const tlm_event *ev);
 
 /* Printing (§2.6 format).  Flags for tlm_tree_print: */
 enum {

@@ -949,30 +949,6 @@ tlm_status tlm_report_write_md(const tlm_report *r, const char *path,
 
 /* MARK: - shared helpers of the table builders ---------------------------- */
 
-void tlm_stats_of(double *v, size_t n, tlm_stats *s)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(v[i]))
-            v[k++] = v[i];
-    s->count = k;
-    s->sum = tlm_pd_sum(v, k);
-    if (!k) {
-        s->mean = s->median = s->std = s->min = s->max = NAN;
-        return;
-    }
-    s->mean = s->sum / (double)k;
-    s->std = tlm_pd_std(v, k);
-    s->min = s->max = v[0];
-    for (size_t i = 1; i < k; i++) {
-        if (v[i] < s->min)
-            s->min = v[i];
-        if (v[i] > s->max)
-            s->max = v[i];
-    }
-    s->median = tlm_np_median(v, k);
-}
-
 int tlm_cmp_sum_uid(const void *key, size_t a, size_t b)
 {
     const tlm_sum_uid_key *c = key;

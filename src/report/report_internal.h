@@ -1,16 +1,16 @@
 /*
- * report_internal.h - helpers shared by the tree, timeline, table and
- * writer modules (tree.c, timeline.c, ops.c, kernels.c, csv.c,
- * report_md.c).  Not part of the public API.
+ * report_internal.h - what the report modules share (report.c, table.c,
+ * timeline.c, ops.c, kernels.c, sheets.c, unified.c, report_md.c); not
+ * part of the public API.
  *
- * - tlm_i3map: open-addressing hash map from a triple of int64 keys to an
- *   int32 value (threads, flow ids, correlation ids).
- * - tlm_tab: the in-memory table every report sheet is built into; csv.c
- *   writes it the way pandas' to_csv(index=False) does.
- * - Python repr helpers: floats (shortest round trip), JSON text to Python
- *   tuple/list repr, quoted strings.
- * - tlm_sbuf: a growable string buffer.
- * Includes mem_internal.h (page tables populated ahead of large arrays).
+ * - tlm_tab: the in-memory table every report sheet is built into;
+ *   table.c writes it the way pandas' to_csv(index=False) does.
+ * - tlm_rctx: the context the table builders share while a report is
+ *   built, and its memoised lookups (names, categories, perf models).
+ * - the table builders, called by report.c in TraceLens's sheet order.
+ * The layers below provide the rest: util (string buffer, Python repr,
+ * hash map, sorts, numpy statistics), trace (event time helpers), tree
+ * (the node records the walks read inline).  See docs/architecture.md.
  */
 #ifndef TLM_REPORT_INTERNAL_H
 #define TLM_REPORT_INTERNAL_H
@@ -20,92 +20,19 @@
 #include <string.h>
 
 #include "tlmpi/tlm_common.h"
+#include "tlmpi/tlm_perf.h"
+#include "tlmpi/tlm_report.h"
 #include "tlmpi/tlm_trace.h"
+#include "tlmpi/tlm_tree.h"
 
+#include "i3map.h"
 #include "mem_internal.h"
-
-/* ------------------------------------------------------------ time */
-
-/* Microseconds as TraceLens sees them: the correctly rounded double of the
- * decimal value (exact for <= 3 fractional digits, see docs). */
-static inline double tlm_ns_to_us(int64_t ns)
-{
-    return (double)ns / 1000.0;
-}
-
-static inline double tlm_ev_ts_us(const tlm_event *e)
-{
-    return tlm_ns_to_us(e->ts);
-}
-
-/* t_end = ts + dur computed once, in double, as TraceLens does. */
-static inline double tlm_ev_end_us(const tlm_event *e)
-{
-    return tlm_ns_to_us(e->ts) + tlm_ns_to_us(e->dur);
-}
-
-/* Starts loading an event a loop will read a few iterations later (the
- * loops over UID lists are latency-bound: one cache miss per event). */
-#if defined(__GNUC__) || defined(__clang__)
-#define TLM_PREFETCH(p) __builtin_prefetch(p)
-#else
-#define TLM_PREFETCH(p) ((void)(p))
-#endif
-#define TLM_PREFETCH_AHEAD 8
-
-/* kernel / gpu_memset / gpu_memcpy (inline twin of tlm_event_is_gpu). */
-/* tlm_event_is_gpu(), inline for the table builders' loops. */
-static inline int tlm_ev_gpu(const tlm_event *e)
-{
-    const unsigned both = TLM_EV_HAS_TS | TLM_EV_HAS_DUR;
-    return (e->cat == TLM_CAT_KERNEL || e->cat == TLM_CAT_GPU_MEMSET ||
-            e->cat == TLM_CAT_GPU_MEMCPY) &&
-           (e->flags & both) == both && e->dur >= 0;
-}
-
-/* ------------------------------------------------------------ string buf */
-
-typedef struct tlm_sbuf {
-    char *p;
-    size_t len;
-    size_t cap;
-    int oom; /* sticky: an append failed */
-} tlm_sbuf;
-
-void tlm_sbuf_init(tlm_sbuf *b);
-void tlm_sbuf_free(tlm_sbuf *b);
-void tlm_sbuf_reset(tlm_sbuf *b);
-void tlm_sbuf_putn(tlm_sbuf *b, const char *s, size_t n);
-void tlm_sbuf_puts(tlm_sbuf *b, const char *s);
-void tlm_sbuf_putc(tlm_sbuf *b, char c);
-void tlm_sbuf_printf(tlm_sbuf *b, const char *fmt, ...) TLM_PRINTF(2, 3);
-
-/* Python repr of a double: shortest round-trip digits, "nan", "inf". */
-void tlm_sbuf_pyfloat(tlm_sbuf *b, double v);
-/* Python repr of a str (quotes chosen as Python does). */
-void tlm_sbuf_pystr(tlm_sbuf *b, const char *s, size_t n);
-/* Python repr of compact JSON text: arrays as tuples (as_tuple) or lists,
- * strings quoted, numbers as written, true/false/null as True/False/None.
- * Returns 0 on success, -1 when the text is not JSON this supports. */
-int tlm_sbuf_json_pyrepr(tlm_sbuf *b, const char *json, size_t n,
-                         int as_tuple);
-
-/* ------------------------------------------------------------ int map */
-
-typedef struct tlm_i3map {
-    int64_t *keys; /* 3 per slot */
-    int32_t *vals; /* -1 = empty slot */
-    size_t cap;    /* power of two */
-    size_t count;
-} tlm_i3map;
-
-tlm_status tlm_i3map_init(tlm_i3map *m, size_t expect);
-void tlm_i3map_free(tlm_i3map *m);
-/* Sets (overwrites) the value for the key. */
-tlm_status tlm_i3map_put(tlm_i3map *m, int64_t a, int64_t b, int64_t c,
-                         int32_t v);
-/* Value for the key, or -1. */
-int32_t tlm_i3map_get(const tlm_i3map *m, int64_t a, int64_t b, int64_t c);
+#include "npstats.h"
+#include "pyrepr.h"
+#include "sbuf.h"
+#include "sortutil.h"
+#include "trace_event.h"
+#include "tree_internal.h"
 
 /* ------------------------------------------------------------ tables */
 
@@ -166,61 +93,6 @@ tlm_status tlm_tab_write_csv(const tlm_tab *t, const char *path,
 /* Same, into a buffer (used by tests). */
 void tlm_tab_csv_sbuf(const tlm_tab *t, tlm_sbuf *b);
 
-/* ------------------------------------------------------------ numpy */
-
-/* numpy's pairwise summation (np.sum of a float64 array). */
-double tlm_np_sum(const double *a, size_t n);
-/* Population std (np.std, ddof=0) with numpy's algorithm. */
-double tlm_np_std(const double *a, size_t n, double mean);
-/* np.median; sorts a in place. */
-double tlm_np_median(double *a, size_t n);
-/* Sample std (ddof=1), NaN for n < 2 (pandas). */
-double tlm_sample_std(const double *a, size_t n);
-/* pandas' groupby sum (Kahan-compensated, row order). */
-double tlm_pd_sum(const double *a, size_t n);
-/* pandas' groupby std: Welford's running variance, ddof=1, NaN for n < 2. */
-double tlm_pd_std(const double *a, size_t n);
-
-/* Summary statistics over the non-NaN values of v (v is compacted and
- * sorted in place); all NaN when there are none. */
-typedef struct tlm_stats {
-    double mean, median, std, min, max, sum;
-    size_t count;
-} tlm_stats;
-void tlm_stats_of(double *v, size_t n, tlm_stats *s);
-/* Kahan accumulator as pandas' group_sum keeps one per group. */
-typedef struct tlm_kahan {
-    double sum, comp;
-} tlm_kahan;
-static inline void tlm_kahan_add(tlm_kahan *k, double v)
-{
-    double y = v - k->comp;
-    double t = k->sum + y;
-    k->comp = t - k->sum - y;
-    k->sum = t;
-}
-/* Python/numpy round(x, 2) == rint(x*100)/100. */
-double tlm_np_round2(double x);
-
-/* (key, value) pairs ordered by key then value: a total order when the
- * values are distinct (UIDs). */
-typedef struct tlm_pair {
-    int64_t key;
-    int64_t val;
-} tlm_pair;
-static inline int tlm_pair_le(const tlm_pair *a, const tlm_pair *b)
-{
-    return a->key != b->key ? a->key < b->key : a->val <= b->val;
-}
-/* Merge sort of pairs by (key, val) over the input's natural runs (fast
- * for a few sorted runs).  Errors: TLM_ENOMEM. */
-tlm_status tlm_sort_pairs(tlm_pair *a, size_t n);
-
-/* Stable sort of size_t indices by a comparison callback. */
-typedef int (*tlm_idx_cmp)(const void *ctx, size_t a, size_t b);
-tlm_status tlm_sort_idx(size_t *idx, size_t n, tlm_idx_cmp cmp,
-                        const void *ctx);
-
 /* tlm_idx_cmp over the rows of a table: by the double column kc
  * descending, then by the integer (UID) column uc ascending. */
 typedef struct tlm_sum_uid_key {
@@ -230,60 +102,6 @@ typedef struct tlm_sum_uid_key {
 int tlm_cmp_sum_uid(const void *key, size_t a, size_t b);
 
 /* ------------------------------------------------------------ report */
-
-#include "tlmpi/tlm_perf.h"
-#include "tlmpi/tlm_report.h"
-#include "tlmpi/tlm_tree.h"
-
-/* ------------------------------------------------------------ tree */
-
-/* One node of the call tree, indexed by UID: everything a walk reads in
- * one 24-byte record (one cache line per node visited, not six arrays). */
-typedef struct tlm_tnode {
-    int32_t parent, first_child, next_sibling; /* -1 = none */
-    int32_t gpu_lo, gpu_hi; /* slice of gpu_order for the subtree */
-    uint8_t flags;          /* TLM_NODE_* */
-    uint8_t cat;            /* the event's tlm_cat */
-    uint16_t pad_;
-} tlm_tnode;
-
-struct tlm_uidmap;
-
-struct tlm_tree {
-    const tlm_trace *trace;
-    const tlm_event *ev;
-    size_t n;
-    tlm_tnode *nd;
-    struct tlm_uidmap *fwd; /* bwd node -> fwd op; NULL without sequence
-                               numbers */
-    struct tlm_uidmap *bwd; /* fwd op -> bwd node */
-    int32_t *gpu_order;
-    size_t n_gpu_order;
-    double *gpu_se;        /* (start, end) us of each gpu_order entry */
-    int32_t *roots;
-    size_t n_roots;
-    tlm_tree_stats stats;
-    double *scratch; /* busy-time pairs */
-    size_t scratch_cap;
-};
-
-/* tlm_tree_busy_us with the caller's scratch (*scratch, *cap grown with
- * realloc as needed), so that threads can share a finished tree. */
-tlm_status tlm_tree_busy_us_buf(const tlm_tree *t, const int32_t *uids,
-                                size_t n, double *out, double **scratch,
-                                size_t *cap);
-
-/* Inline twins of the tlm_tree_* accessors for the report modules. */
-static inline const tlm_tnode *tlm_nd(const tlm_tree *t, int32_t u)
-{
-    return &t->nd[u];
-}
-static inline const int32_t *tlm_nd_gpu(const tlm_tree *t, int32_t u,
-                                        size_t *n)
-{
-    *n = (size_t)(t->nd[u].gpu_hi - t->nd[u].gpu_lo);
-    return t->gpu_order + t->nd[u].gpu_lo;
-}
 
 /* One kernel launcher (§4.1): the op whose direct kernels it owns. */
 typedef struct tlm_launcher {

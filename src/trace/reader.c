@@ -16,6 +16,7 @@
  * being read ("traceEvents[51234].args").
  */
 #include "mem_internal.h"
+#include "hexnum.h"
 #include "trace_internal.h"
 
 #include <stdarg.h>
@@ -328,17 +329,6 @@ static inline int skip_ws(const unsigned char **pp, const unsigned char *e)
     return p < e ? P_OK : P_NEED;
 }
 
-static int hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* First byte in [p, e) that is '"', '\\', a control character or a byte
  * >= 0x80 (or e): eight bytes at a time, then byte by byte. */
 static inline const unsigned char *scan_plain(const unsigned char *p,
@@ -401,7 +391,7 @@ static int scan_string(rd *r, const unsigned char **pp, const unsigned char *e,
                 if (p + 6 > e)
                     break;
                 for (int k = 2; k < 6; k++)
-                    if (hexval(p[k]) < 0)
+                    if (tlm_hexval(p[k]) < 0)
                         return fail_at(r, p + k, TLM_EFORMAT,
                                        "bad \\u escape");
                 p += 6;
@@ -465,8 +455,8 @@ static size_t put_utf8(char *d, uint32_t cp)
 
 static uint32_t hex4(const unsigned char *p)
 {
-    return (uint32_t)(hexval(p[0]) << 12 | hexval(p[1]) << 8 |
-                      hexval(p[2]) << 4 | hexval(p[3]));
+    return (uint32_t)(tlm_hexval(p[0]) << 12 | tlm_hexval(p[1]) << 8 |
+                      tlm_hexval(p[2]) << 4 | tlm_hexval(p[3]));
 }
 
 /* Unescapes a scanned string into the scratch buffer (appending). */

@@ -26,7 +26,6 @@
  * records are keyed by their directed pair and numbered per pair.
  */
 #include "coll_internal.h"
-#include "tlmpi/tlm_tree.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hexnum.h"
 #include "perf_internal.h"
 
 typedef struct pj_parser {
@@ -53,20 +54,6 @@ static tlm_status fail(pj_parser *p, const char *what)
     return TLM_EFORMAT;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 static void put_utf8(tlm_pj_doc *d, unsigned long cp)
 {
     char *o = d->sbuf + d->sused;
@@ -99,7 +86,7 @@ static tlm_status read_hex4(pj_parser *p, unsigned long *out)
         return fail(p, "truncated \\u escape");
     }
     for (i = 0; i < 4; i++) {
-        int h = hexval(p->s[p->pos + (size_t)i]);
+        int h = tlm_hexval((unsigned char)p->s[p->pos + (size_t)i]);
         if (h < 0) {
             return fail(p, "bad hex digit in \\u escape");
         }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "perf_internal.h"
+#include "pyrepr.h"
 #include "tlmpi/tlm_perf.h"
 
 /* ------------------------------------------------------------------ */
@@ -663,157 +664,14 @@ const char *tlm_perf_dtype_precision(const char *dtype)
 
 char *tlm_perf_float_repr(double x, char *buf, size_t size)
 {
-    char tmp[64];
-    char digits[32];
-    size_t nd = 0;
-    int exp10 = 0;
-    int neg;
-    int prec;
-    char *p;
-    char out[64];
-    size_t o = 0;
-    if (buf == NULL || size == 0) {
-        return buf;
-    }
-    if (isnan(x)) {
-        snprintf(buf, size, "nan");
-        return buf;
-    }
-    if (isinf(x)) {
-        snprintf(buf, size, x < 0 ? "-inf" : "inf");
-        return buf;
-    }
-    if (x == 0.0) {
-        snprintf(buf, size, signbit(x) ? "-0.0" : "0.0");
-        return buf;
-    }
-    for (prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof(tmp), "%.*e", prec - 1, x);
-        if (strtod(tmp, NULL) == x) {
-            break;
-        }
-    }
-    /* tmp = [-]d[.ddd]e[+-]XX */
-    p = tmp;
-    neg = (*p == '-');
-    if (neg) {
-        p++;
-    }
-    while (*p && *p != 'e') {
-        if (*p >= '0' && *p <= '9' && nd < sizeof(digits) - 1) {
-            digits[nd++] = *p;
-        }
-        p++;
-    }
-    if (*p == 'e') {
-        exp10 = (int)strtol(p + 1, NULL, 10);
-    }
-    while (nd > 1 && digits[nd - 1] == '0') {
-        nd--;
-    }
-    digits[nd] = '\0';
-    if (neg) {
-        out[o++] = '-';
-    }
-    if (exp10 >= -4 && exp10 < 16) {
-        if (exp10 >= 0) {
-            int i;
-            for (i = 0; i <= exp10; i++) {
-                out[o++] = (size_t)i < nd ? digits[i] : '0';
-            }
-            out[o++] = '.';
-            if ((size_t)exp10 + 1 < nd) {
-                size_t k;
-                for (k = (size_t)exp10 + 1; k < nd; k++) {
-                    out[o++] = digits[k];
-                }
-            } else {
-                out[o++] = '0';
-            }
-        } else {
-            int i;
-            size_t k;
-            out[o++] = '0';
-            out[o++] = '.';
-            for (i = 0; i < -exp10 - 1; i++) {
-                out[o++] = '0';
-            }
-            for (k = 0; k < nd; k++) {
-                out[o++] = digits[k];
-            }
-        }
-        out[o] = '\0';
-    } else {
-        size_t k;
-        out[o++] = digits[0];
-        if (nd > 1) {
-            out[o++] = '.';
-            for (k = 1; k < nd; k++) {
-                out[o++] = digits[k];
-            }
-        }
-        out[o] = '\0';
-        snprintf(out + o, sizeof(out) - o, "e%c%02d", exp10 < 0 ? '-' : '+',
-                 exp10 < 0 ? -exp10 : exp10);
-    }
-    snprintf(buf, size, "%s", out);
+    if (buf != NULL && size > 0)
+        tlm_py_float_repr(x, buf, size);
     return buf;
 }
 
 /* ------------------------------------------------------------------ */
 /* MARK: - Params                                                     */
 /* ------------------------------------------------------------------ */
-
-/* Python repr of a str: single quotes unless the text has ' and no ",
- * backslash escapes for \\, the quote and control characters. */
-size_t tlm_perf_py_str_repr(const char *s, char *buf, size_t size)
-{
-    char q = '\'';
-    size_t o = 0;
-    const char *p;
-    if (size == 0) {
-        return 0;
-    }
-    if (strchr(s, '\'') != NULL && strchr(s, '"') == NULL) {
-        q = '"';
-    }
-#define PUT_(c)                  \
-    do {                         \
-        if (o + 1 < size) {      \
-            buf[o] = (c);        \
-        }                        \
-        o++;                     \
-    } while (0)
-    PUT_(q);
-    for (p = s; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '\\' || c == (unsigned char)q) {
-            PUT_('\\');
-            PUT_((char)c);
-        } else if (c == '\n') {
-            PUT_('\\');
-            PUT_('n');
-        } else if (c == '\r') {
-            PUT_('\\');
-            PUT_('r');
-        } else if (c == '\t') {
-            PUT_('\\');
-            PUT_('t');
-        } else if (c < 0x20 || c == 0x7f) {
-            static const char hex[] = "0123456789abcdef";
-            PUT_('\\');
-            PUT_('x');
-            PUT_(hex[c >> 4]);
-            PUT_(hex[c & 15]);
-        } else {
-            PUT_((char)c);
-        }
-    }
-    PUT_(q);
-#undef PUT_
-    buf[o < size ? o : size - 1] = '\0';
-    return o;
-}
 
 const tlm_perf_param *tlm_perf_result_param(const tlm_perf_result *r,
                                             const char *name)
@@ -861,7 +719,7 @@ tlm_status tlm_perf_params_repr(const tlm_perf_result *r, char *buf,
             APPEND_("None");
         } else if (pp->is_str) {
             char q[2 * TLM_PERF_PARAM_VALUE + 8];
-            tlm_perf_py_str_repr(pp->value, q, sizeof(q));
+            tlm_py_str_repr(pp->value, strlen(pp->value), q, sizeof(q));
             APPEND_("%s", q);
         } else {
             APPEND_("%s", pp->value);

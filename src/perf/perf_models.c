@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "perf_internal.h"
+#include "pyrepr.h"
 #include "tlmpi/tlm_perf.h"
 
 #define MAX_DIMS 16
@@ -226,7 +227,7 @@ static void sb_float(sbuf *b, double v)
 static void sb_pystr(sbuf *b, const char *s)
 {
     char t[2 * TLM_PERF_PARAM_VALUE + 8];
-    size_t need = tlm_perf_py_str_repr(s, t, sizeof(t));
+    size_t need = tlm_py_str_repr(s, strlen(s), t, sizeof(t));
     if (need >= sizeof(t)) {
         b->over = 1;
         return;

@@ -131,8 +131,4 @@ const tlm_perf_op_entry *tlm_perf_op_find(const char *name);
 /* The whole registry, sorted by strcmp (tests check the order). */
 const tlm_perf_op_entry *tlm_perf_op_table(size_t *n);
 
-/* Python repr of a str into buf (NUL-terminated, truncated to fit);
- * returns the full length it needed, like snprintf. */
-size_t tlm_perf_py_str_repr(const char *s, char *buf, size_t size);
-
 #endif /* TLM_PERF_INTERNAL_H */

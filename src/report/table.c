@@ -1,0 +1,283 @@
+/*
+ * table.c - the report's in-memory tables and their CSV form.
+ *
+ * TraceLens writes every sheet with pandas' DataFrame.to_csv(index=False):
+ * comma separated, minimal quoting (a field containing ',', '"', '\r' or
+ * '\n' is quoted, quotes doubled), "\n" line ends, floats as Python's repr
+ * (shortest round-trip digits, exponent form below 1e-4 and from 1e16),
+ * NaN/None as an empty field, booleans as True/False, list/tuple cells as
+ * their Python repr (perf report §4.13, docs/architecture.md).  tlm_tab
+ * holds the typed cells and tlm_tab_write_csv writes them, with the Python
+ * text of util/pyrepr.c and the quoting of util/csvq.c.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+/* MARK: - tables --------------------------------------------------------- */
+
+struct tlm_tab_text {
+    tlm_tab_text *next;
+    size_t used, cap;
+    char data[];
+};
+
+tlm_tab *tlm_tab_new(const char *name, size_t ncols,
+                     const char *const *colnames, const tlm_coltype *types)
+{
+    tlm_tab *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->ncols = ncols;
+    t->colnames = calloc(ncols ? ncols : 1, sizeof *t->colnames);
+    t->coltypes = calloc(ncols ? ncols : 1, sizeof *t->coltypes);
+    if (!t->colnames || !t->coltypes)
+        goto fail;
+    for (size_t i = 0; i < ncols; i++) {
+        size_t l = strlen(colnames[i]);
+        t->colnames[i] = malloc(l + 1);
+        if (!t->colnames[i])
+            goto fail;
+        memcpy(t->colnames[i], colnames[i], l + 1);
+        t->coltypes[i] = types ? types[i] : TLM_COL_F64;
+    }
+    return t;
+fail:
+    tlm_tab_free(t);
+    return NULL;
+}
+
+void tlm_tab_free(tlm_tab *t)
+{
+    if (!t)
+        return;
+    if (t->colnames)
+        for (size_t i = 0; i < t->ncols; i++)
+            free(t->colnames[i]);
+    free(t->colnames);
+    free(t->coltypes);
+    free(t->cells);
+    tlm_tab_text *x = t->text;
+    while (x) {
+        tlm_tab_text *nx = x->next;
+        free(x);
+        x = nx;
+    }
+    free(t);
+}
+
+long tlm_tab_add_row(tlm_tab *t)
+{
+    if (t->nrows == t->cap_rows) {
+        size_t cap = t->cap_rows ? t->cap_rows * 2 : 16;
+        tlm_cell *c = realloc(t->cells, cap * (t->ncols ? t->ncols : 1) *
+                                            sizeof *c);
+        if (!c) {
+            t->oom = 1;
+            return -1;
+        }
+        t->cells = c;
+        t->cap_rows = cap;
+    }
+    size_t r = t->nrows++;
+    for (size_t i = 0; i < t->ncols; i++) {
+        tlm_cell *c = &t->cells[r * t->ncols + i];
+        memset(c, 0, sizeof *c);
+        c->null = 1;
+    }
+    return (long)r;
+}
+
+tlm_cell *tlm_tab_cell(const tlm_tab *t, size_t row, size_t col)
+{
+    return &t->cells[row * t->ncols + col];
+}
+
+void tlm_tab_set_f(tlm_tab *t, size_t row, size_t col, double v)
+{
+    tlm_cell *c = tlm_tab_cell(t, row, col);
+    c->v.f = v;
+    c->null = isnan(v) ? 1 : 0;
+}
+
+void tlm_tab_set_i(tlm_tab *t, size_t row, size_t col, int64_t v)
+{
+    tlm_cell *c = tlm_tab_cell(t, row, col);
+    c->v.i = v;
+    c->null = 0;
+}
+
+void tlm_tab_set_b(tlm_tab *t, size_t row, size_t col, int v)
+{
+    tlm_cell *c = tlm_tab_cell(t, row, col);
+    c->v.i = v ? 1 : 0;
+    c->null = 0;
+}
+
+void tlm_tab_set_null(tlm_tab *t, size_t row, size_t col)
+{
+    tlm_tab_cell(t, row, col)->null = 1;
+}
+
+static char *tab_text(tlm_tab *t, size_t n)
+{
+    tlm_tab_text *x = t->text;
+    if (!x || x->cap - x->used < n + 1) {
+        size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+        tlm_tab_text *nx = malloc(sizeof *nx + cap);
+        if (!nx) {
+            t->oom = 1;
+            return NULL;
+        }
+        nx->next = t->text;
+        nx->used = 0;
+        nx->cap = cap;
+        t->text = nx;
+        x = nx;
+    }
+    char *p = x->data + x->used;
+    x->used += n + 1;
+    return p;
+}
+
+void tlm_tab_set_s(tlm_tab *t, size_t row, size_t col, const char *s,
+                   size_t n)
+{
+    tlm_cell *c = tlm_tab_cell(t, row, col);
+    char *p = tab_text(t, n);
+    if (!p) {
+        c->null = 1;
+        return;
+    }
+    if (n)
+        memcpy(p, s, n);
+    p[n] = '\0';
+    c->v.s = p;
+    c->null = 0;
+}
+
+long tlm_tab_col(const tlm_tab *t, const char *name)
+{
+    for (size_t i = 0; i < t->ncols; i++)
+        if (!strcmp(t->colnames[i], name))
+            return (long)i;
+    return -1;
+}
+
+tlm_status tlm_tab_permute(tlm_tab *t, const size_t *perm)
+{
+    if (t->nrows < 2)
+        return TLM_OK;
+    tlm_cell *c = malloc(t->nrows * t->ncols * sizeof *c);
+    if (!c)
+        return TLM_ENOMEM;
+    for (size_t i = 0; i < t->nrows; i++)
+        memcpy(c + i * t->ncols, t->cells + perm[i] * t->ncols,
+               t->ncols * sizeof *c);
+    free(t->cells);
+    t->cells = c;
+    t->cap_rows = t->nrows;
+    return TLM_OK;
+}
+
+void tlm_tab_truncate(tlm_tab *t, size_t n)
+{
+    if (n < t->nrows)
+        t->nrows = n;
+}
+
+/* MARK: - CSV ------------------------------------------------------------ */
+
+static void csv_row(const tlm_tab *t, size_t r, tlm_sbuf *b)
+{
+    for (size_t j = 0; j < t->ncols; j++) {
+        if (j)
+            tlm_sbuf_putc(b, ',');
+        const tlm_cell *c = tlm_tab_cell(t, r, j);
+        if (c->null)
+            continue;
+        switch (t->coltypes[j]) {
+        case TLM_COL_F64:
+            tlm_sbuf_pyfloat(b, c->v.f);
+            break;
+        case TLM_COL_I64:
+            tlm_sbuf_printf(b, "%lld", (long long)c->v.i);
+            break;
+        case TLM_COL_BOOL:
+            tlm_sbuf_puts(b, c->v.i ? "True" : "False");
+            break;
+        case TLM_COL_STR:
+            tlm_sbuf_csv_field(b, c->v.s, strlen(c->v.s));
+            break;
+        }
+    }
+    tlm_sbuf_putc(b, '\n');
+}
+
+static void csv_header(const tlm_tab *t, tlm_sbuf *b)
+{
+    for (size_t j = 0; j < t->ncols; j++) {
+        if (j)
+            tlm_sbuf_putc(b, ',');
+        tlm_sbuf_csv_field(b, t->colnames[j], strlen(t->colnames[j]));
+    }
+    tlm_sbuf_putc(b, '\n');
+}
+
+void tlm_tab_csv_sbuf(const tlm_tab *t, tlm_sbuf *b)
+{
+    csv_header(t, b);
+    for (size_t r = 0; r < t->nrows; r++)
+        csv_row(t, r, b);
+}
+
+tlm_status tlm_tab_write_csv(const tlm_tab *t, const char *path,
+                             tlm_error *err)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return tlm_error_set(err, TLM_EIO, path, -1, "cannot create: %s",
+                             strerror(errno));
+    tlm_sbuf b;
+    tlm_sbuf_init(&b);
+    csv_header(t, &b);
+    int ok = 1, oom = 0, io_errno = 0;
+    for (size_t r = 0; r < t->nrows && ok; r++) {
+        csv_row(t, r, &b);
+        if (b.len > (1u << 20) || r + 1 == t->nrows) {
+            if (b.oom) {
+                ok = 0;
+                oom = 1;
+            } else if (fwrite(b.p, 1, b.len, f) != b.len) {
+                ok = 0;
+                io_errno = errno;
+            }
+            tlm_sbuf_reset(&b);
+        }
+    }
+    if (ok && b.oom) {
+        ok = 0;
+        oom = 1;
+    } else if (ok && b.len && fwrite(b.p, 1, b.len, f) != b.len) {
+        ok = 0;
+        io_errno = errno;
+    }
+    tlm_sbuf_free(&b);
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        io_errno = errno;
+    }
+    if (oom)
+        return tlm_error_set(err, TLM_ENOMEM, path, -1,
+                             "writing table %s: out of memory", t->name);
+    if (!ok)
+        return tlm_error_set(err, TLM_EIO, path, -1,
+                             "writing table %s failed: %s", t->name,
+                             strerror(io_errno ? io_errno : EIO));
+    return TLM_OK;
+}

@@ -1,0 +1,35 @@
+/*
+ * sbuf.h - a growable string buffer.  Appends never fail loudly: an
+ * allocation failure sets the sticky oom flag (checked once by the caller
+ * when the text is complete) and later appends do nothing.
+ */
+#ifndef TLM_SBUF_H
+#define TLM_SBUF_H
+
+#include <stddef.h>
+
+#include "tlmpi/tlm_common.h"
+
+typedef struct tlm_sbuf {
+    char *p;
+    size_t len;
+    size_t cap;
+    int oom; /* sticky: an append failed */
+} tlm_sbuf;
+
+void tlm_sbuf_init(tlm_sbuf *b);
+void tlm_sbuf_free(tlm_sbuf *b);
+void tlm_sbuf_reset(tlm_sbuf *b);
+/* Room for extra more bytes and a NUL; 0 on success, -1 (and oom) when
+ * the buffer cannot grow. */
+int tlm_sbuf_reserve(tlm_sbuf *b, size_t extra);
+void tlm_sbuf_putn(tlm_sbuf *b, const char *s, size_t n);
+void tlm_sbuf_puts(tlm_sbuf *b, const char *s);
+void tlm_sbuf_putc(tlm_sbuf *b, char c);
+void tlm_sbuf_printf(tlm_sbuf *b, const char *fmt, ...) TLM_PRINTF(2, 3);
+
+/* One CSV field as Python's csv.QUOTE_MINIMAL writes it: quoted when it
+ * holds ',', '"', '\r' or '\n', quotes doubled. */
+void tlm_sbuf_csv_field(tlm_sbuf *b, const char *s, size_t n);
+
+#endif /* TLM_SBUF_H */
