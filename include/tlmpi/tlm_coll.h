@@ -1,6 +1,4 @@
 /*
- * API READY
- *
  * tlm_coll.h - NCCL/RCCL collectives across ranks: extraction of flat
  * collective records from one trace, matching of the same collective
  * instance across traces, per-instance metrics, clock-offset estimation,
@@ -787,7 +785,7 @@ TLM_API void tlm_coll_straggler_merge(tlm_coll_straggler_row *rows,
 /* ------------------------------------------------------ TraceLens parity */
 
 /* Parity mode reproduces TraceLens's NcclAnalyser (AMD-AGI/TraceLens
- * 171dd747) as specified in spec/collectives.md sections 2 and 3.2-3.4:
+ * 171dd747) as specified in [collectives] §2 and 3.2-3.4:
  * TraceLens sees only the kernels' own args (records flagged KMETA/KPG),
  * ids "<pg>_<k>" by GPU start within (pg, rank) with file-order ties,
  * TraceLens's dtype table, MiB/GiB units, its tie rules, first-row-wins
@@ -949,7 +947,7 @@ TLM_API tlm_status tlm_coll_tl_straggler(
     const double *rank_dur_us, size_t n_rank_dur, const tlm_alloc *alloc,
     tlm_coll_tl_straggler_row **out, size_t *n_out, tlm_error *err);
 
-/* One row of nccl_summary_long (spec/collectives.md 3.5): per (rank, PG
+/* One row of nccl_summary_long ([collectives] 3.5): per (rank, PG
  * name, PG ranks, collective name, group size, dtype, in/out nelems, in/out
  * split, stream) over the kernels TraceLens keeps; groups with any missing
  * key are dropped (pandas dropna), so only kernels carrying their metadata

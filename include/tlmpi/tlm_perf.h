@@ -1,7 +1,7 @@
 /*
  * tlm_perf.h - op categorisation, analytical perf models (FLOPs / bytes),
  * GPU architecture table and roofline, after TraceLens
- * (spec/perfreport.md sections 4.6, 5 and 6).
+ * ([perfreport] §4.6, 5 and 6).
  *
  * Everything here is a pure function over strings: op names, kernel names
  * and the event's text arguments exactly as the trace reader keeps them
@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------ */
-/* MARK: - Op categorisation (spec 5.1)                               */
+/* MARK: - Op categorisation ([perfreport] §5.1)                             */
 /* ------------------------------------------------------------------ */
 
 /* TraceLens's categorize_torch_op(): the op category string printed in the
@@ -41,7 +41,7 @@ TLM_API const char *tlm_op_category(const char *name,
                                     const char *first_kernel_name);
 
 /* ------------------------------------------------------------------ */
-/* MARK: - Kernel-name categorisation (spec 5.2 / 5.3)                */
+/* MARK: - Kernel-name categorisation ([perfreport] §5.2 / 5.3)              */
 /* ------------------------------------------------------------------ */
 
 /* X(enum, "label").  Order = priority: the first rule that matches wins
@@ -83,7 +83,7 @@ TLM_API int tlm_kernel_is_communication(const char *kernel_name);
 /* MARK: - Perf-model sheets                                          */
 /* ------------------------------------------------------------------ */
 
-/* Perf-model sheets in TraceLens's emission order (spec 4.12).
+/* Perf-model sheets in TraceLens's emission order ([perfreport] §4.12).
  * X(enum, "sheet name"). */
 #define TLM_PERF_SHEET_LIST(X)                              \
     X(TLM_PERF_SHEET_NONE, "")                              \
@@ -119,7 +119,7 @@ TLM_API int tlm_perf_has_model(const char *op_name);
 TLM_API const char *tlm_perf_model_category(const char *op_name, int bwd);
 
 /* Which sheet a row of this op lands in, after TraceLens's fwd/bwd
- * shuffling (spec 4.6):
+ * shuffling ([perfreport] §4.6):
  *   bwd == 0: the row computed from the op's own kernels (flops()/bytes());
  *   bwd == 1: the row computed from its autograd backward kernels
  *             (flops_bwd()/bytes_bwd()), for ops that have bwd events.
@@ -127,7 +127,7 @@ TLM_API const char *tlm_perf_model_category(const char *op_name, int bwd);
 TLM_API tlm_perf_sheet tlm_perf_sheet_for(const char *op_name, int bwd);
 
 /* ------------------------------------------------------------------ */
-/* MARK: - Perf models (spec 6.2 - 6.7)                               */
+/* MARK: - Perf models ([perfreport] §6.2 - 6.7)                             */
 /* ------------------------------------------------------------------ */
 
 /* Inputs of one op event.  Every text is the compact JSON of that arg as
@@ -140,7 +140,7 @@ typedef struct tlm_perf_args {
     const char *concrete_inputs; /* "Concrete Inputs" */
     const char *output_type;     /* "Output type" (reduce ops), or NULL */
     /* Names of the op's kernels in kernel_details order (GEMM transpose
-     * param, spec 5.2); may be NULL when n_kernels == 0. */
+     * param, [perfreport] §5.2); may be NULL when n_kernels == 0. */
     const char *const *kernel_names;
     size_t n_kernels;
 } tlm_perf_args;
@@ -154,8 +154,8 @@ typedef struct tlm_perf_args {
  * "('c10::BFloat16', 'float')", "0.0", "[True]", and a bare string for
  * string params ("conv2d", "mean"; is_str = 1, quoted only inside the
  * perf_params dict repr).  is_none = 1 for a missing value (Python None):
- * value is then "None"; the reference CSVs print an empty cell (spec 4.6)
- * while perf_params dicts print None.  A value longer than
+ * value is then "None"; the reference CSVs print an empty cell
+ * ([perfreport] §4.6) while perf_params dicts print None.  A value longer than
  * TLM_PERF_PARAM_VALUE - 1 bytes makes tlm_perf_compute fail with
  * TLM_ELIMIT. */
 typedef struct tlm_perf_param {
@@ -216,14 +216,14 @@ TLM_API tlm_status tlm_perf_params_repr(const tlm_perf_result *r, char *buf,
 TLM_API char *tlm_perf_float_repr(double x, char *buf, size_t size);
 
 /* Bytes per element and Compute-Spec precision of a dtype string from
- * "Input type" (case-insensitive, spec 6.1 table).  tlm_perf_dtype_bpe
+ * "Input type" (case-insensitive, [perfreport] §6.1 table).  tlm_perf_dtype_bpe
  * returns 0 when unknown (TraceLens None); tlm_perf_dtype_precision
  * returns "fp32", "bf16", ... or NULL. */
 TLM_API int tlm_perf_dtype_bpe(const char *dtype);
 TLM_API const char *tlm_perf_dtype_precision(const char *dtype);
 
 /* ------------------------------------------------------------------ */
-/* MARK: - GPU architectures (spec 6.1)                               */
+/* MARK: - GPU architectures ([perfreport] §6.1)                             */
 /* ------------------------------------------------------------------ */
 
 #define TLM_GPU_ARCH_MAX_PEAKS 24
@@ -283,7 +283,7 @@ TLM_API tlm_status tlm_gpu_arch_load_json(const char *path,
                                           tlm_gpu_arch *out, tlm_error *err);
 
 /* ------------------------------------------------------------------ */
-/* MARK: - Metrics and roofline (spec 6.1)                            */
+/* MARK: - Metrics and roofline ([perfreport] §6.1)                          */
 /* ------------------------------------------------------------------ */
 
 typedef enum tlm_roofline_bound {

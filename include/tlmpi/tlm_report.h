@@ -1,6 +1,6 @@
 /*
  * tlm_report.h - the single-trace performance report (TraceLens's
- * generate_perf_report_pytorch, spec/perfreport.md §3-§6): GPU timeline,
+ * generate_perf_report_pytorch, [perfreport] §3-§6): GPU timeline,
  * op summaries, unique-args table, unified perf summary, perf-model sheets,
  * kernel summary and short-kernel study, written as CSV files with
  * TraceLens's file names and columns, plus a Markdown story (report.md).

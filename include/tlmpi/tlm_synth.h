@@ -7,7 +7,7 @@
  * hierarchy, cpu_ops with shapes, autograd backward thread, CUDA runtime
  * launches, kernels on a compute stream and one NCCL stream per process
  * group, memcpy / memset, NCCL collectives with the full event chain of
- * spec/nccl_trace_schema.md in one of three schema generations), plus
+ * [nccl_trace_schema] in one of three schema generations), plus
  * ground_truth.json beside them.  Output is streamed through a fixed buffer
  * (plain JSON or gzip through zlib), so traces of many GB can be written in
  * constant memory.  The same options (seed included) always give the same

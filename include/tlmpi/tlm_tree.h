@@ -1,6 +1,6 @@
 /*
  * tlm_tree.h - Trace2Tree: host call stacks and launch -> GPU links over the
- * events of one trace (TraceLens's TraceToTree, spec/perfreport.md §2).
+ * events of one trace (TraceLens's TraceToTree, [perfreport] §2).
  *
  * The tree is one compact record per event UID (the index in
  * tlm_trace_events()): parent, first child, next sibling, flags, and for
@@ -157,10 +157,6 @@ TLM_API const int32_t *tlm_tree_gpu_events(const tlm_tree *tree,
 
 /* cpu_op roots in (ts, UID) order; owned by the tree. */
 TLM_API const int32_t *tlm_tree_cpu_roots(const tlm_tree *tree, size_t *n);
-
-/* Times as TraceLens computes them (double microseconds). */
-TLM_API double tlm_tree_ts_us(const tlm_tree *tree, int32_t uid);
-TLM_API double tlm_tree_end_us(const tlm_tree *tree, int32_t uid);
 
 /* Busy time (length of the union of [ts, t_end)) of the given events, in
  * us.  Errors: TLM_ENOMEM. */

@@ -2,7 +2,7 @@
  * coll_tl.c - TraceLens parity mode for the multi-rank collective report.
  *
  * Reproduces AMD-AGI/TraceLens NcclAnalyser (171dd747) as specified in
- * spec/collectives.md sections 2 and 3.2-3.4, including its weaknesses,
+ * [collectives] §2 and 3.2-3.4, including its weaknesses,
  * so the CSVs can be compared number for number:
  *
  *   - it sees only the kernel's own args (records flagged KMETA / KPG);

@@ -1,6 +1,6 @@
 /*
  * gpu_arch.c - GPU architectures for the roofline: a bundled table and a
- * loader for TraceLens's --gpu_arch_json_path files (spec/perfreport.md
+ * loader for TraceLens's --gpu_arch_json_path files ([perfreport]
  * 6.1):
  *
  *   {"name": "MI300X", "mem_bw_gbps": 5300,
@@ -111,7 +111,7 @@ static const tlm_gpu_arch bundled[] = {
       PK("vector_bf16", 157.3)},
      "AMD Instinct MI355X datasheet, dense"},
     /* TraceLens's bundled max-achievable (MAF) numbers
-     * (TraceLens's MI300-series arch JSON files, spec 6.1). */
+     * (TraceLens's MI300-series arch JSON files, [perfreport] §6.1). */
     {"MI300X-MAF", 5300.0, 192.0, 10,
      {PK("matrix_fp16", 654.0), PK("matrix_bf16", 708.0),
       PK("matrix_fp32", 163.0), PK("matrix_fp64", 81.0),

@@ -5,7 +5,7 @@
  *
  * The op registry below mirrors TraceLens's op_to_perf_model_class_map
  * plus CATEGORY_ONLY_OP_MAPPING (AMD-AGI/TraceLens:TraceLens/PerfModel/
- * torch_op_mapping.py, spec/perfreport.md 5.1): every name maps to the
+ * torch_op_mapping.py, [perfreport] 5.1): every name maps to the
  * category categorize_torch_op prints and to the model tlmpi runs for it
  * (TLM_PM_NONE when tlmpi only knows the category).  It is kept sorted by
  * strcmp so lookups are a binary search; test_perf checks the order.
@@ -69,7 +69,7 @@
 #define M_RMSNORM TLM_PM_RMSNORM
 #define M_RMSNORM_BWD TLM_PM_RMSNORM_BWD
 
-/* Sorted by strcmp.  Generated from the lists in spec 5.1 / 6.x. */
+/* Sorted by strcmp.  Generated from the lists in [perfreport] §5.1 / 6.x. */
 static const tlm_perf_op_entry op_table[] = {
     {"ConvBiasReLU_", "CONV_fwd", M_CONVBIAS},
     {"ConvBiasReLU_Backward", "CONV_bwd", M_CONVBIAS_BWD},
@@ -362,8 +362,9 @@ int tlm_kernel_is_communication(const char *kernel_name)
 }
 
 /* Pattern lists, one per category, tried in TLM_KCAT_LIST order.  Sources:
- * TraceLens's JaxOpKeys and Agent classify_kernels.py (spec 5.2 / 5.3),
- * checked against the kernels of the H100 Qwen and MI300 ResNet traces. */
+ * TraceLens's JaxOpKeys and Agent classify_kernels.py ([perfreport] §5.2,
+ * §5.3), checked against the kernels of the H100 Qwen and MI300 ResNet
+ * traces. */
 static const char *const k_memcpy[] = {
     "memcpy", "memory_copy_", "__amd_rocclr_copybuffer", NULL};
 static const char *const k_memset[] = {
@@ -597,7 +598,7 @@ tlm_perf_sheet tlm_perf_sheet_for(const char *op_name, int bwd)
 }
 
 /* ------------------------------------------------------------------ */
-/* MARK: - Dtypes (spec 6.1 table)                                    */
+/* MARK: - Dtypes ([perfreport] §6.1 table)                                  */
 /* ------------------------------------------------------------------ */
 
 typedef struct dtype_info {

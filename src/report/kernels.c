@@ -1,5 +1,5 @@
 /*
- * kernels.c - kernel-level tables (spec/perfreport.md §4.5, §4.8, §4.9):
+ * kernels.c - kernel-level tables ([perfreport] §4.5, §4.8, §4.9):
  *
  *   kernel_details_summary   per-position kernel statistics of a group of
  *                            ops, bit-identical to numpy (pairwise sums,

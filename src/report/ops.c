@@ -1,6 +1,6 @@
 /*
  * ops.c - kernel launchers and the op tables built on them
- * (spec/perfreport.md §4.1-§4.4, §4.6):
+ * ([perfreport] §4.1-§4.4, §4.6):
  *
  *   launchers            every non-communication GPU event is attributed
  *                        to the nearest cpu_op above its launch (skipping

@@ -1,8 +1,8 @@
 /*
  * report.c - assembles the single-trace report: options, the shared build
  * context (metadata names, op categories, argument reprs), the order in
- * which sheets are built (TraceLens's emission order, spec §4.12), table
- * accessors and the CSV directory writer.
+ * which sheets are built (TraceLens's emission order, [perfreport]
+ * §4.12), table accessors and the CSV directory writer.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -1,5 +1,5 @@
 /*
- * timeline.c - GPU timeline (spec/perfreport.md §3): how the GPU time of a
+ * timeline.c - GPU timeline ([perfreport] §3): how the GPU time of a
  * trace splits into computation, exposed communication, exposed memcpy and
  * idle time.
  *

@@ -1,5 +1,5 @@
 /*
- * tree.c - Trace2Tree (spec/perfreport.md §2): host call stacks per thread,
+ * tree.c - Trace2Tree ([perfreport] §2): host call stacks per thread,
  * launch -> GPU event links, fwd/bwd links, GPU-event ranges per subtree.
  *
  * Layout.  One 24-byte node record per UID (event index), tlm_tnode in
@@ -1618,16 +1618,6 @@ const int32_t *tlm_tree_cpu_roots(const tlm_tree *t, size_t *n)
 {
     *n = t->n_roots;
     return t->roots;
-}
-
-double tlm_tree_ts_us(const tlm_tree *t, int32_t u)
-{
-    return tlm_ev_ts_us(&t->ev[u]);
-}
-
-double tlm_tree_end_us(const tlm_tree *t, int32_t u)
-{
-    return tlm_ev_end_us(&t->ev[u]);
 }
 
 static int cmp_pair(const void *a, const void *b)
