@@ -6,7 +6,7 @@
  * '\n' is quoted, quotes doubled), "\n" line ends, floats as Python's repr
  * (shortest round-trip digits, exponent form below 1e-4 and from 1e16),
  * NaN/None as an empty field, booleans as True/False, list/tuple cells as
- * their Python repr (perf report §4.13, docs/architecture.md).  tlm_tab
+ * their Python repr ([perfreport] §4.13).  tlm_tab
  * holds the typed cells and tlm_tab_write_csv writes them, with the Python
  * text of util/pyrepr.c and the quoting of util/csvq.c.
  */

@@ -1,5 +1,5 @@
 /*
- * tree_print.c - the text views of a call tree (perf report §2.6, §7.1):
+ * tree_print.c - the text views of a call tree ([perfreport] §2.6, §7.1):
  * the subtree of a node, the parent chain of a node, and the nn.Module
  * view with GPU time per module.
  */

@@ -1,6 +1,6 @@
 /*
  * pyrepr.c - Python's text for values, as pandas writes them into CSV
- * cells (TraceLens's sheets; docs/architecture.md, "Specifications"):
+ * cells (TraceLens's sheets, [perfreport] §4.13):
  * floats as repr() (shortest round-trip digits, exponent form below 1e-4
  * and from 1e16, "nan", "inf"), str as repr() (quotes chosen as Python
  * does), and compact JSON text as the repr of the Python value json.loads
