@@ -125,6 +125,17 @@ int tlm_rctx_is_comm(const tlm_rctx *ctx, int32_t u)
     return name_flag(ctx, ctx->comm_cache, u, tlm_kernel_is_communication);
 }
 
+/* Appends a category string to the distinct ones seen; its index, or -1
+ * when out of memory. */
+static long cats_append(tlm_rctx *m, const char *c)
+{
+    if (tlm_grow((void **)&m->cats, &m->cap_cats, m->ncats + 1,
+                 sizeof *m->cats, 32) != TLM_OK)
+        return -1;
+    m->cats[m->ncats] = c;
+    return (long)m->ncats++;
+}
+
 const char *tlm_rctx_op_category(const tlm_rctx *ctx, int32_t u)
 {
     const char *first = NULL;
@@ -150,17 +161,8 @@ const char *tlm_rctx_op_category(const tlm_rctx *ctx, int32_t u)
     size_t k = 0;
     while (k < m->ncats && m->cats[k] != c)
         k++;
-    if (k == m->ncats) {
-        if (m->ncats == m->cap_cats) {
-            size_t cap = m->cap_cats ? m->cap_cats * 2 : 32;
-            const char **p = realloc(m->cats, cap * sizeof *p);
-            if (!p)
-                return c;
-            m->cats = p;
-            m->cap_cats = cap;
-        }
-        m->cats[m->ncats++] = c;
-    }
+    if (k == m->ncats && cats_append(m, c) < 0)
+        return c;
     if (tlm_i3map_put(m->cat_cache, nid, fid, 0, (int32_t)k) != TLM_OK)
         return c;
     return c;
@@ -240,16 +242,8 @@ int64_t tlm_rctx_cat_index(const tlm_rctx *ctx, const char *cat)
     for (size_t k = 0; k < m->ncats; k++)
         if (!strcmp(m->cats[k], cat))
             return (int64_t)k;
-    if (m->ncats == m->cap_cats) {
-        size_t cap = m->cap_cats ? m->cap_cats * 2 : 32;
-        const char **p = realloc(m->cats, cap * sizeof *p);
-        if (!p)
-            return -1 - (int64_t)(uintptr_t)cat; /* still distinct */
-        m->cats = p;
-        m->cap_cats = cap;
-    }
-    m->cats[m->ncats] = cat;
-    return (int64_t)m->ncats++;
+    long k = cats_append(m, cat);
+    return k >= 0 ? k : -1 - (int64_t)(uintptr_t)cat; /* still distinct */
 }
 
 int64_t tlm_rctx_arg_id(const tlm_rctx *ctx, const tlm_event *e, tlm_arg key)
@@ -377,15 +371,10 @@ tlm_status tlm_rctx_add_tab(tlm_rctx *ctx, tlm_tab *t)
         tlm_tab_free(t);
         return TLM_ENOMEM;
     }
-    if (ctx->ntabs == ctx->cap_tabs) {
-        size_t cap = ctx->cap_tabs ? ctx->cap_tabs * 2 : 16;
-        tlm_tab **p = realloc(ctx->tabs, cap * sizeof *p);
-        if (!p) {
-            tlm_tab_free(t);
-            return TLM_ENOMEM;
-        }
-        ctx->tabs = p;
-        ctx->cap_tabs = cap;
+    if (tlm_grow((void **)&ctx->tabs, &ctx->cap_tabs, ctx->ntabs + 1,
+                 sizeof *ctx->tabs, 16) != TLM_OK) {
+        tlm_tab_free(t);
+        return TLM_ENOMEM;
     }
     ctx->tabs[ctx->ntabs++] = t;
     return TLM_OK;

@@ -25,6 +25,7 @@
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
 
+#include "grow.h"
 #include "i3map.h"
 #include "mem_internal.h"
 #include "npstats.h"

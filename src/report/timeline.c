@@ -27,14 +27,8 @@ typedef struct ivec {
 
 static int ivec_push(ivec *a, double s, double e)
 {
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 256;
-        ivl *p = realloc(a->v, cap * sizeof *p);
-        if (!p)
-            return -1;
-        a->v = p;
-        a->cap = cap;
-    }
+    if (tlm_grow((void **)&a->v, &a->cap, a->n + 1, sizeof *a->v, 256))
+        return -1;
     a->v[a->n].s = s;
     a->v[a->n].e = e;
     a->n++;

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "i3map.h"
 #include "mem_internal.h"
 #include "sbuf.h"
@@ -274,17 +275,10 @@ static void cl_free(clstate *s)
 /* Room in the name cache for ids below nnames (new entries zero). */
 static tlm_status cl_names(clstate *s, size_t nnames)
 {
-    if (nnames <= s->ncap && s->nc)
-        return TLM_OK;
-    size_t cap = s->ncap ? s->ncap : 256;
-    while (cap < nnames)
-        cap *= 2;
-    uint8_t *p = realloc(s->nc, cap);
-    if (!p)
+    size_t old = s->ncap;
+    if (tlm_grow((void **)&s->nc, &s->ncap, nnames, 1, 256))
         return TLM_ENOMEM;
-    memset(p + s->ncap, 0, cap - s->ncap);
-    s->nc = p;
-    s->ncap = cap;
+    memset(s->nc + old, 0, s->ncap - old);
     return TLM_OK;
 }
 

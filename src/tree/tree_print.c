@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "pyrepr.h"
 #include "trace_event.h"
 #include "tree_internal.h"
@@ -219,14 +220,8 @@ static tlm_status module_children(const tlm_tree *t, int32_t m,
     while (u >= 0) {
         int descend = 0;
         if (t->nd[u].flags & TLM_NODE_NN_MODULE) {
-            if (*nk == *cap) {
-                size_t nc = *cap ? *cap * 2 : 16;
-                int32_t *p = realloc(*kids, nc * sizeof *p);
-                if (!p)
-                    return TLM_ENOMEM;
-                *kids = p;
-                *cap = nc;
-            }
+            if (tlm_grow((void **)kids, cap, *nk + 1, sizeof **kids, 16))
+                return TLM_ENOMEM;
             (*kids)[(*nk)++] = u;
         } else if (t->nd[u].first_child >= 0) {
             descend = 1;
