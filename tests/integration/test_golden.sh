@@ -41,7 +41,7 @@ norm_text() { # norm_text FILE NAME
         -e "s#$SHARED/##g" "$1" > "$WORK/norm/$2"
 }
 norm_h5() { # norm_h5 FILE NAME: every dataset and attribute, in order
-    h5dump "$1" | sed -e '1d' \
+    h5dump "$1" | sed -e '1d' -e "s#$SHARED/##g" \
         -e "/ATTRIBUTE \"command_line\"/,/^   }/d" > "$WORK/norm/$2"
 }
 norm_dir() { # norm_dir DIR PREFIX: every output of one run
