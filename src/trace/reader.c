@@ -329,6 +329,33 @@ static inline int skip_ws(const unsigned char **pp, const unsigned char *e)
     return p < e ? P_OK : P_NEED;
 }
 
+/* After a member or element of a container that `close` ends: skips white
+ * space, then either a ',' and the white space after it (*more = 1) or
+ * `close` (*more = 0).  *pp moves only on P_OK. */
+static inline int next_item(rd *r, const unsigned char **pp,
+                            const unsigned char *e, unsigned char close,
+                            int *more)
+{
+    const unsigned char *p = *pp;
+    int rc = skip_ws(&p, e);
+    if (rc != P_OK)
+        return rc;
+    if (*p == ',') {
+        p++;
+        rc = skip_ws(&p, e);
+        if (rc != P_OK)
+            return rc;
+        *more = 1;
+    } else if (*p == close) {
+        p++;
+        *more = 0;
+    } else {
+        return fail_at(r, p, TLM_EFORMAT, "expected ',' or '%c'", close);
+    }
+    *pp = p;
+    return P_OK;
+}
+
 /* First byte in [p, e) that is '"', '\\', a control character or a byte
  * >= 0x80 (or e): eight bytes at a time, then byte by byte. */
 static inline const unsigned char *scan_plain(const unsigned char *p,
@@ -723,21 +750,14 @@ static int value(rd *r, const unsigned char **pp, const unsigned char *e,
                 if ((rc = skip_ws(&p, e)) != P_OK)
                     return rc;
             }
-            if ((rc = value(r, &p, e, depth + 1)) != P_OK)
+            int more = 0;
+            if ((rc = value(r, &p, e, depth + 1)) != P_OK ||
+                (rc = next_item(r, &p, e, close, &more)) != P_OK)
                 return rc;
-            if ((rc = skip_ws(&p, e)) != P_OK)
-                return rc;
-            if (*p == ',') {
-                p++;
-                if ((rc = skip_ws(&p, e)) != P_OK)
-                    return rc;
-                continue;
-            }
-            if (*p == close) {
-                *pp = p + 1;
+            if (!more) {
+                *pp = p;
                 return P_OK;
             }
-            return fail_at(r, p, TLM_EFORMAT, "expected ',' or '%c'", close);
         }
     }
     if (c == '"') {
@@ -1067,22 +1087,15 @@ static int parse_object(rd *r, const unsigned char **pp,
         p++;
         if ((rc = skip_ws(&p, e)) != P_OK)
             return rc;
+        int more = 0;
         if ((rc = fn(r, esc ? (const unsigned char *)"" : ks, esc ? 0 : kl,
-                     &p, e, ud)) != P_OK)
+                     &p, e, ud)) != P_OK ||
+            (rc = next_item(r, &p, e, '}', &more)) != P_OK)
             return rc;
-        if ((rc = skip_ws(&p, e)) != P_OK)
-            return rc;
-        if (*p == ',') {
-            p++;
-            if ((rc = skip_ws(&p, e)) != P_OK)
-                return rc;
-            continue;
-        }
-        if (*p == '}') {
-            *pp = p + 1;
+        if (!more) {
+            *pp = p;
             return P_OK;
         }
-        return fail_at(r, p, TLM_EFORMAT, "expected ',' or '}'");
     }
 }
 
@@ -1453,19 +1466,11 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
         }
     field_done:
         r->field = NULL;
-        if ((rc = skip_ws(&p, e)) != P_OK)
+        int more = 0;
+        if ((rc = next_item(r, &p, e, '}', &more)) != P_OK)
             return rc;
-        if (*p == ',') {
-            p++;
-            if ((rc = skip_ws(&p, e)) != P_OK)
-                return rc;
-            continue;
-        }
-        if (*p == '}') {
-            p++;
+        if (!more)
             break;
-        }
-        return fail_at(r, p, TLM_EFORMAT, "expected ',' or '}'");
     }
     if (any_args) {
         if (blob_reserve(r, 1) != 0)
@@ -1649,19 +1654,13 @@ static int dist_member(rd *r, const unsigned char *ks, size_t kl,
             } else if ((rc = value(r, &p, e, 4)) != P_OK) {
                 return rc;
             }
-            if ((rc = skip_ws(&p, e)) != P_OK)
+            int more = 0;
+            if ((rc = next_item(r, &p, e, ']', &more)) != P_OK)
                 return rc;
-            if (*p == ',') {
-                p++;
-                if ((rc = skip_ws(&p, e)) != P_OK)
-                    return rc;
-                continue;
-            }
-            if (*p == ']') {
-                *pp = p + 1;
+            if (!more) {
+                *pp = p;
                 return P_OK;
             }
-            return fail_at(r, p, TLM_EFORMAT, "expected ',' or ']'");
         }
     }
     return value(r, pp, e, 3);
