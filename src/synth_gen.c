@@ -1047,6 +1047,18 @@ static void ev_open(rs *s, const char *ph, const char *cat)
 
 /* Head of an X event: ph, cat, name, pid, tid, ts, dur; leaves the object
  * open for ", \"args\": {...}}". */
+/* The ", pid, tid, ts" keys of an event (ts on the rank's clock). */
+static void put_where(rs *s, int64_t pid, int64_t tid, int64_t ts)
+{
+    tlm_synth_out *o = s->out;
+    PUTL(o, ", \"pid\": ");
+    tlm_synth_puti(o, pid);
+    PUTL(o, ", \"tid\": ");
+    tlm_synth_puti(o, tid);
+    PUTL(o, ", \"ts\": ");
+    tlm_synth_putus(o, ts + s->off);
+}
+
 static void ev_x(rs *s, const char *cat, const char *name, int64_t pid,
                  int64_t tid, int64_t ts, int64_t dur)
 {
@@ -1054,12 +1066,7 @@ static void ev_x(rs *s, const char *cat, const char *name, int64_t pid,
     ev_open(s, "X", cat);
     PUTL(o, "\"name\": ");
     tlm_synth_putq(o, name);
-    PUTL(o, ", \"pid\": ");
-    tlm_synth_puti(o, pid);
-    PUTL(o, ", \"tid\": ");
-    tlm_synth_puti(o, tid);
-    PUTL(o, ", \"ts\": ");
-    tlm_synth_putus(o, ts + s->off);
+    put_where(s, pid, tid, ts);
     PUTL(o, ", \"dur\": ");
     tlm_synth_putus(o, dur);
 }
@@ -1104,12 +1111,7 @@ static void flow(rs *s, int start, int64_t id, int64_t pid, int64_t tid,
     ev_open(s, start ? "s" : "f", NULL);
     PUTL(o, "\"id\": ");
     tlm_synth_puti(o, id);
-    PUTL(o, ", \"pid\": ");
-    tlm_synth_puti(o, pid);
-    PUTL(o, ", \"tid\": ");
-    tlm_synth_puti(o, tid);
-    PUTL(o, ", \"ts\": ");
-    tlm_synth_putus(o, ts + s->off);
+    put_where(s, pid, tid, ts);
     if (start)
         PUTL(o, ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}");
     else
@@ -1131,6 +1133,16 @@ static void runtime_ev(rs *s, const char *name, int64_t ts, int64_t dur,
     if (corr > 0)
         key_i(o, "correlation", corr, 0);
     PUTL(o, "}}");
+}
+
+/* A launch dimension as "x, y, z". */
+static void put_dim3(tlm_synth_out *o, const int32_t v[3])
+{
+    for (int i = 0; i < 3; i++) {
+        if (i)
+            PUTL(o, ", ");
+        tlm_synth_puti(o, v[i]);
+    }
 }
 
 /* Kernel args common to compute and NCCL kernels; leaves args open. */
@@ -1157,17 +1169,9 @@ static void kernel_ev(rs *s, const char *name, int stream, int64_t ts,
     PUTL(o, ", \"warps per SM\": ");
     put_fixed6(o, blocks * ((threads + 31) / 32), 132);
     PUTL(o, ", \"grid\": [");
-    tlm_synth_puti(o, grid[0]);
-    PUTL(o, ", ");
-    tlm_synth_puti(o, grid[1]);
-    PUTL(o, ", ");
-    tlm_synth_puti(o, grid[2]);
+    put_dim3(o, grid);
     PUTL(o, "], \"block\": [");
-    tlm_synth_puti(o, block[0]);
-    PUTL(o, ", ");
-    tlm_synth_puti(o, block[1]);
-    PUTL(o, ", ");
-    tlm_synth_puti(o, block[2]);
+    put_dim3(o, block);
     PUTL(o, "]");
     int64_t occ = threads * blocks >= 2048 * 132 ? 100
                                                  : threads * blocks * 100 /
@@ -1260,67 +1264,42 @@ typedef struct cinfo {
 
 static void coll_info(int ckind, int pos, cinfo *ci)
 {
-    memset(ci, 0, sizeof *ci);
-    ci->dtype = "BFloat16";
-    ci->itype = T_BF16;
-    ci->dsize = 2;
-    ci->blocking = 1;
-    switch (ckind) {
-    case SYN_C_TP_AR:
-    case SYN_C_LOSS_AR:
-        ci->pgkind = ckind == SYN_C_TP_AR ? SYN_PG_TP : SYN_PG_DEFAULT;
-        ci->name = "allreduce";
-        ci->c10d = "c10d::allreduce_";
-        ci->ann = "nccl:all_reduce";
-        ci->kbase = "AllReduce_Sum_bf16_RING_LL";
-        if (ckind == SYN_C_LOSS_AR) {
-            ci->kbase = "AllReduce_Sum_f32_RING_LL";
-            ci->dtype = "Float";
-            ci->itype = T_F32;
-            ci->dsize = 4;
-        }
-        break;
-    case SYN_C_DP_RS:
-        ci->pgkind = SYN_PG_DP;
-        ci->name = "_reduce_scatter_base";
-        ci->c10d = "c10d::_reduce_scatter_base_";
-        ci->ann = "nccl:_reduce_scatter_base";
-        ci->kbase = "ReduceScatter_Sum_bf16_RING_LL";
-        ci->blocking = 0;
-        break;
-    case SYN_C_DP_AG:
-        ci->pgkind = SYN_PG_DP;
-        ci->name = "_allgather_base";
-        ci->c10d = "c10d::_allgather_base_";
-        ci->ann = "nccl:_all_gather_base";
-        ci->kbase = "AllGather_RING_LL";
-        ci->blocking = 0;
-        break;
-    case SYN_C_BCAST:
-        ci->pgkind = SYN_PG_DEFAULT;
-        ci->name = "broadcast";
-        ci->c10d = "c10d::broadcast_";
-        ci->ann = "nccl:broadcast";
-        ci->kbase = "Broadcast_RING_LL";
-        ci->dtype = "Long";
-        ci->itype = "long int";
-        ci->dsize = 8;
-        break;
-    case SYN_C_A2A:
-    case SYN_C_A2AV:
-        ci->pgkind = SYN_PG_DP;
-        ci->name = ckind == SYN_C_A2A ? "all_to_all" : "all_to_allv";
-        ci->c10d = "c10d::alltoall_base_";
-        ci->ann = "nccl:all_to_all";
-        ci->kbase = "SendRecv";
-        break;
-    default: /* SYN_C_P2P */
-        ci->pgkind = SYN_PG_P2P;
-        ci->name = pos == 0 ? "send" : "recv";
-        ci->c10d = pos == 0 ? "c10d::send" : "c10d::recv_";
-        ci->ann = pos == 0 ? "nccl:send" : "nccl:recv";
-        ci->kbase = "SendRecv";
-        break;
+    /* pg kind, Collective name, c10d op, nccl:* annotation, kernel base,
+     * dtype, input type, element size, blocking */
+    const cinfo rows[SYN_C_KINDS] = {
+        [SYN_C_TP_AR] = {SYN_PG_TP, "allreduce", "c10d::allreduce_",
+                         "nccl:all_reduce", "AllReduce_Sum_bf16_RING_LL",
+                         "BFloat16", T_BF16, 2, 1},
+        [SYN_C_DP_RS] = {SYN_PG_DP, "_reduce_scatter_base",
+                         "c10d::_reduce_scatter_base_",
+                         "nccl:_reduce_scatter_base",
+                         "ReduceScatter_Sum_bf16_RING_LL", "BFloat16",
+                         T_BF16, 2, 0},
+        [SYN_C_DP_AG] = {SYN_PG_DP, "_allgather_base",
+                         "c10d::_allgather_base_", "nccl:_all_gather_base",
+                         "AllGather_RING_LL", "BFloat16", T_BF16, 2, 0},
+        [SYN_C_LOSS_AR] = {SYN_PG_DEFAULT, "allreduce", "c10d::allreduce_",
+                           "nccl:all_reduce", "AllReduce_Sum_f32_RING_LL",
+                           "Float", T_F32, 4, 1},
+        [SYN_C_BCAST] = {SYN_PG_DEFAULT, "broadcast", "c10d::broadcast_",
+                         "nccl:broadcast", "Broadcast_RING_LL", "Long",
+                         "long int", 8, 1},
+        [SYN_C_A2A] = {SYN_PG_DP, "all_to_all", "c10d::alltoall_base_",
+                       "nccl:all_to_all", "SendRecv", "BFloat16", T_BF16, 2,
+                       1},
+        [SYN_C_A2AV] = {SYN_PG_DP, "all_to_allv", "c10d::alltoall_base_",
+                        "nccl:all_to_all", "SendRecv", "BFloat16", T_BF16,
+                        2, 1},
+        [SYN_C_P2P] = {SYN_PG_P2P, "send", "c10d::send", "nccl:send",
+                       "SendRecv", "BFloat16", T_BF16, 2, 1},
+    };
+    if (ckind < 0 || ckind >= SYN_C_KINDS)
+        ckind = SYN_C_P2P;
+    *ci = rows[ckind];
+    if (ckind == SYN_C_P2P && pos != 0) { /* the receiving side */
+        ci->name = "recv";
+        ci->c10d = "c10d::recv_";
+        ci->ann = "nccl:recv";
     }
 }
 
@@ -1472,14 +1451,20 @@ static void coll_resolve(syn_job *job, size_t inst)
 
 /* MARK: - collective event chain */
 
+/* v[0..n) as "a, b, c". */
+static void put_ints(tlm_synth_out *o, const int *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (i)
+            PUTL(o, ", ");
+        tlm_synth_puti(o, v[i]);
+    }
+}
+
 static void put_ranks_str(tlm_synth_out *o, const tlm_synth_pg *pg)
 {
     PUTL(o, "\"[");
-    for (int i = 0; i < pg->size; i++) {
-        if (i)
-            PUTL(o, ", ");
-        tlm_synth_puti(o, pg->ranks[i]);
-    }
+    put_ints(o, pg->ranks, pg->size);
     PUTL(o, "]\"");
 }
 
@@ -1547,6 +1532,33 @@ static void put_in_dims(tlm_synth_out *o, int64_t n, int empties)
     PUTL(o, "]");
 }
 
+/* Concrete Inputs and Input type of a collective's record_param_comms, in
+ * the Apr 2024 OSS form: [tensors, seq, pg-name tuple (not recorded),
+ * group rank, name, in split, out split, global rank start, stride, group
+ * size]; the seq only where with_seq (schema 1; later it is a named key). */
+static void put_rpc_concrete(tlm_synth_out *o, const tlm_synth_coll *c,
+                             const tlm_synth_pg *pg, int pos, int with_seq)
+{
+    PUTL(o, ", \"Concrete Inputs\": [\"\", \"");
+    if (with_seq)
+        tlm_synth_puti(o, c->seq);
+    PUTL(o, "\", \"\", \"");
+    tlm_synth_puti(o, pos);
+    PUTL(o, "\", \"\", \"[]\", \"[]");
+    const int64_t ap[3] = {pg->rank_start, pg->rank_stride, pg->size};
+    for (int i = 0; i < 3; i++) {
+        PUTL(o, "\", \"");
+        tlm_synth_puti(o, ap[i]);
+    }
+    PUTL(o, "\"], \"Input type\": [\"TensorList\", ");
+    if (with_seq)
+        PUTL(o, "\"Scalar\"");
+    else
+        PUTL(o, "\"\"");
+    PUTL(o, ", \"\", \"Scalar\", \"\", \"ScalarList\", \"ScalarList\", "
+            "\"Scalar\", \"Scalar\", \"Scalar\"]");
+}
+
 static void write_coll_cpu(rs *s, const syn_job *job, size_t inst,
                            int ckind, const cinfo *ci, const int64_t *tm,
                            const int64_t *ext, const int64_t *ev)
@@ -1575,39 +1587,10 @@ static void write_coll_cpu(rs *s, const syn_job *job, size_t inst,
     PUTL(o, ", \"args\": {");
     key_i(o, "External id", ext[1], 1);
     PUTL(o, ", \"Record function id\": 0");
-    if (schema == 1) {
-        /* Apr 2024 OSS form: [tensors, seq, pg-name tuple (not recorded),
-         * group rank, name, in split, out split, global rank start,
-         * stride, group size] */
-        PUTL(o, ", \"Concrete Inputs\": [\"\", \"");
-        tlm_synth_puti(o, c->seq);
-        PUTL(o, "\", \"\", \"");
-        tlm_synth_puti(o, pos);
-        PUTL(o, "\", \"\", \"[]\", \"[]\", \"");
-        tlm_synth_puti(o, pg->rank_start);
-        PUTL(o, "\", \"");
-        tlm_synth_puti(o, pg->rank_stride);
-        PUTL(o, "\", \"");
-        tlm_synth_puti(o, pg->size);
-        PUTL(o, "\"], \"Input type\": [\"TensorList\", \"Scalar\", \"\", "
-                "\"Scalar\", \"\", \"ScalarList\", \"ScalarList\", "
-                "\"Scalar\", \"Scalar\", \"Scalar\"]");
-        put_in_dims(o, n_in, 9);
-    } else {
+    if (schema != 1)
         coll_meta(s, job, inst, ckind, pos, ci);
-        PUTL(o, ", \"Concrete Inputs\": [\"\", \"\", \"\", \"");
-        tlm_synth_puti(o, pos);
-        PUTL(o, "\", \"\", \"[]\", \"[]\", \"");
-        tlm_synth_puti(o, pg->rank_start);
-        PUTL(o, "\", \"");
-        tlm_synth_puti(o, pg->rank_stride);
-        PUTL(o, "\", \"");
-        tlm_synth_puti(o, pg->size);
-        PUTL(o, "\"], \"Input type\": [\"TensorList\", \"\", \"\", "
-                "\"Scalar\", \"\", \"ScalarList\", \"ScalarList\", "
-                "\"Scalar\", \"Scalar\", \"Scalar\"]");
-        put_in_dims(o, n_in, 9);
-    }
+    put_rpc_concrete(o, c, pg, pos, schema == 1);
+    put_in_dims(o, n_in, 9);
     key_i(o, "Ev Idx", ev[1], 0);
     PUTL(o, "}}");
 
@@ -1937,6 +1920,17 @@ static void gpu_work(rs *s, const syn_op *op)
     flow(s, 0, corr, s->dev, STREAM_COMPUTE, kst);
 }
 
+/* Moves on to thread `to` (backward engine 1, main 0): it starts no
+ * earlier than the current thread's cursor, after a delay in [lo, hi]. */
+static void switch_thread(rs *s, int to, int64_t lo, int64_t hi)
+{
+    const thr *th = &s->th[s->cur];
+    if (s->th[to].t < th->t)
+        s->th[to].t = th->t;
+    s->th[to].t += rng_range(&s->r, lo, hi);
+    s->cur = to;
+}
+
 static void exec_op(rs *s, const syn_prog *p, const syn_op *op)
 {
     thr *th = &s->th[s->cur];
@@ -1957,16 +1951,10 @@ static void exec_op(rs *s, const syn_prog *p, const syn_op *op)
         gpu_work(s, op);
         break;
     case OP_BWD_BEGIN:
-        if (s->th[1].t < th->t)
-            s->th[1].t = th->t;
-        s->th[1].t += rng_range(&s->r, 5000, 15000);
-        s->cur = 1;
+        switch_thread(s, 1, 5000, 15000);
         break;
     case OP_BWD_END:
-        if (s->th[0].t < th->t)
-            s->th[0].t = th->t;
-        s->th[0].t += rng_range(&s->r, 2000, 6000);
-        s->cur = 0;
+        switch_thread(s, 0, 2000, 6000);
         break;
     case OP_WAIT: {
         th->t += rng_range(&s->r, 500, 1500);
@@ -2074,11 +2062,7 @@ static void write_header(const syn_job *job, rs *s, int64_t ts)
             PUTL(o, ", \"backend_config\": \"cuda:nccl\", \"pg_size\": ");
             tlm_synth_puti(o, pg->size);
             PUTL(o, ", \"ranks\": [");
-            for (int j = 0; j < pg->size; j++) {
-                if (j)
-                    PUTL(o, ", ");
-                tlm_synth_puti(o, pg->ranks[j]);
-            }
+            put_ints(o, pg->ranks, pg->size);
             PUTL(o, "]}");
         }
         if (job->o.schema >= 2)
