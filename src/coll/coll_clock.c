@@ -96,6 +96,21 @@ static int32_t uf_find(int32_t *p, int32_t x)
     return x;
 }
 
+/* Joins the sets of x and y (the lower root stays the root); 1 when they
+ * were apart. */
+static int uf_union(int32_t *p, int32_t x, int32_t y)
+{
+    x = uf_find(p, x);
+    y = uf_find(p, y);
+    if (x == y)
+        return 0;
+    if (x < y)
+        p[y] = x;
+    else
+        p[x] = y;
+    return 1;
+}
+
 static int64_t i64abs(int64_t v)
 {
     return v < 0 ? -v : v;
@@ -212,16 +227,9 @@ static int tree_offsets(const tlm_alloc *a, const sample *s, size_t ns,
     qsort(ed, ng, sizeof *ed, cmp_dedge_weight);
     for (size_t d = 0; d < nd; d++)
         uf[d] = (int32_t)d;
-    for (size_t i = 0; i < ng; i++) {
-        int32_t x = uf_find(uf, ed[i].a), y = uf_find(uf, ed[i].b);
-        if (x == y)
-            continue;
-        if (x < y)
-            uf[y] = x;
-        else
-            uf[x] = y;
-        ed[nt++] = ed[i];
-    }
+    for (size_t i = 0; i < ng; i++)
+        if (uf_union(uf, ed[i].a, ed[i].b))
+            ed[nt++] = ed[i];
     /* adjacency (edge indices) and a walk from each anchor */
     for (size_t i = 0; i < nt; i++) {
         adj_start[ed[i].a + 1]++;
@@ -276,6 +284,477 @@ out:
     return rc;
 }
 
+/* State of one estimate, passed between its steps.  Samples s[] are sorted
+ * by instance; istart[c] is where instance c begins; bydom[dstart[d] ..
+ * dstart[d + 1]) are the indices of domain d's samples. */
+typedef struct clk {
+    const tlm_alloc *a;
+    tlm_coll_clock_opts o;
+    int32_t nranks;
+    sample *s;
+    size_t ns, ni, nd;
+    int64_t *tmp, *theta, *E, *dkeys;
+    int64_t *lo, *hi, *est, *mad;
+    int64_t *nviol, *nsamp_r, *skew;
+    size_t *istart, *bydom, *dstart;
+    int32_t *parent, *ref_dom, *ref_rank;
+    uint8_t *cross;
+    uint32_t *dflags;
+    tlm_coll_clock *res;
+} clk;
+
+/* Frees the work arrays of an estimate (not the result). */
+static void clk_free(clk *c)
+{
+    const tlm_alloc *a = c->a;
+    tlm_coll_mfree(a, c->dflags);
+    tlm_coll_mfree(a, c->cross);
+    tlm_coll_mfree(a, c->s);
+    tlm_coll_mfree(a, c->tmp);
+    tlm_coll_mfree(a, c->theta);
+    tlm_coll_mfree(a, c->E);
+    tlm_coll_mfree(a, c->dkeys);
+    tlm_coll_mfree(a, c->lo);
+    tlm_coll_mfree(a, c->hi);
+    tlm_coll_mfree(a, c->est);
+    tlm_coll_mfree(a, c->mad);
+    tlm_coll_mfree(a, c->nviol);
+    tlm_coll_mfree(a, c->nsamp_r);
+    tlm_coll_mfree(a, c->skew);
+    tlm_coll_mfree(a, c->istart);
+    tlm_coll_mfree(a, c->bydom);
+    tlm_coll_mfree(a, c->dstart);
+    tlm_coll_mfree(a, c->parent);
+    tlm_coll_mfree(a, c->ref_dom);
+    tlm_coll_mfree(a, c->ref_rank);
+}
+
+/* End (exclusive) of the instance that starts at sample i. */
+static size_t inst_end(const sample *s, size_t ns, size_t i)
+{
+    size_t j = i + 1;
+    while (j < ns && s[j].key == s[i].key && s[j].seq == s[i].seq &&
+           s[j].seq_src == s[i].seq_src)
+        j++;
+    return j;
+}
+
+/* Samples from the implicit-sync members (sorted by instance, singleton
+ * instances dropped) and the zeroed result.  0, or -1 when out of memory. */
+static int clk_collect(clk *c, const tlm_coll_member *mem, size_t n_mem)
+{
+    const tlm_coll_clock_opts *o = &c->o;
+    c->res = tlm_coll_calloc(c->a, c->nranks ? (size_t)c->nranks : 1,
+                             sizeof *c->res);
+    c->s = tlm_coll_malloc(c->a, (n_mem ? n_mem : 1) * sizeof *c->s);
+    if (!c->res || !c->s)
+        return -1;
+    sample *s = c->s;
+    size_t ns = 0;
+    for (size_t i = 0; i < n_mem; i++) {
+        const tlm_coll_member *m = &mem[i];
+        if (!tlm_coll_type_implicit_sync(m->coll) || m->sig_mismatch ||
+            m->trace_rank < 0 || m->trace_rank >= c->nranks)
+            continue;
+        int64_t b = m->bytes < 0 ? 0 : m->bytes;
+        if (b < o->min_bytes)
+            continue;
+        sample *x = &s[ns++];
+        memset(x, 0, sizeof *x);
+        x->key = m->match_key;
+        x->seq = m->seq;
+        x->seq_src = m->seq_src;
+        x->start = m->start_ns;
+        x->end = m->end_ns;
+        x->rank = m->trace_rank;
+        if (o->domain_of_rank &&
+            (size_t)m->trace_rank < o->n_domain_of_rank)
+            x->dkey = o->domain_of_rank[m->trace_rank];
+        else
+            x->dkey = ((int64_t)1 << 40) + m->trace_rank;
+    }
+    qsort(s, ns, sizeof *s, cmp_sample);
+    /* instances with >= 2 members (drop singletons) */
+    size_t keep = 0;
+    for (size_t i = 0; i < ns;) {
+        size_t j = inst_end(s, ns, i);
+        if (j - i >= 2)
+            for (size_t q = i; q < j; q++)
+                s[keep++] = s[q];
+        i = j;
+    }
+    c->ns = keep;
+    return 0;
+}
+
+/* Dense instance (istart, s[].inst) and domain (s[].dom) indices.  0, or
+ * -1 when out of memory. */
+static int clk_index(clk *c)
+{
+    sample *s = c->s;
+    size_t ns = c->ns;
+    c->istart = tlm_coll_malloc(c->a, (ns + 1) * sizeof *c->istart);
+    c->dkeys = tlm_coll_malloc(c->a, (ns ? ns : 1) * sizeof *c->dkeys);
+    c->tmp = tlm_coll_malloc(c->a, (ns ? ns : 1) * sizeof *c->tmp);
+    if (!c->istart || !c->dkeys || !c->tmp)
+        return -1;
+    for (size_t i = 0; i < ns;) {
+        size_t j = inst_end(s, ns, i);
+        c->istart[c->ni] = i;
+        for (size_t q = i; q < j; q++)
+            s[q].inst = (int32_t)c->ni;
+        c->ni++;
+        i = j;
+    }
+    c->istart[c->ni] = ns;
+    /* dense domains */
+    int64_t *dkeys = c->dkeys;
+    for (size_t i = 0; i < ns; i++)
+        dkeys[i] = s[i].dkey;
+    qsort(dkeys, ns, sizeof *dkeys, cmp_i64v);
+    for (size_t i = 0; i < ns; i++)
+        if (i == 0 || dkeys[i] != dkeys[i - 1])
+            dkeys[c->nd++] = dkeys[i];
+    for (size_t i = 0; i < ns; i++) {
+        size_t l = 0, h = c->nd;
+        while (l < h) {
+            size_t mid = l + (h - l) / 2;
+            if (dkeys[mid] < s[i].dkey)
+                l = mid + 1;
+            else
+                h = mid;
+        }
+        s[i].dom = (int32_t)l;
+    }
+    return 0;
+}
+
+/* The per-domain, per-instance and per-rank work arrays.  0, or -1 when
+ * out of memory. */
+static int clk_alloc(clk *c)
+{
+    const tlm_alloc *a = c->a;
+    size_t ndd = c->nd ? c->nd : 1, ni1 = c->ni ? c->ni : 1;
+    size_t nr1 = (size_t)(c->nranks ? c->nranks : 1);
+    c->theta = tlm_coll_calloc(a, ndd, sizeof *c->theta);
+    c->E = tlm_coll_calloc(a, ni1, sizeof *c->E);
+    c->lo = tlm_coll_malloc(a, ndd * sizeof *c->lo);
+    c->hi = tlm_coll_malloc(a, ndd * sizeof *c->hi);
+    c->est = tlm_coll_calloc(a, ndd, sizeof *c->est);
+    c->mad = tlm_coll_calloc(a, ndd, sizeof *c->mad);
+    c->parent = tlm_coll_malloc(a, ndd * sizeof *c->parent);
+    c->ref_dom = tlm_coll_malloc(a, ndd * sizeof *c->ref_dom);
+    c->ref_rank = tlm_coll_malloc(a, ndd * sizeof *c->ref_rank);
+    c->bydom = tlm_coll_malloc(a, (c->ns ? c->ns : 1) * sizeof *c->bydom);
+    c->dstart = tlm_coll_calloc(a, ndd + 1, sizeof *c->dstart);
+    c->nviol = tlm_coll_calloc(a, nr1, sizeof *c->nviol);
+    c->nsamp_r = tlm_coll_calloc(a, nr1, sizeof *c->nsamp_r);
+    c->skew = tlm_coll_calloc(a, ni1, sizeof *c->skew);
+    if (!c->theta || !c->E || !c->lo || !c->hi || !c->est || !c->mad ||
+        !c->parent || !c->ref_dom || !c->ref_rank || !c->bydom ||
+        !c->dstart || !c->nviol || !c->nsamp_r || !c->skew)
+        return -1;
+    return 0;
+}
+
+/* Samples grouped by domain (counting sort, stable).  0, or -1 when out of
+ * memory. */
+static int clk_group_domains(clk *c)
+{
+    size_t nd = c->nd;
+    for (size_t i = 0; i < c->ns; i++)
+        c->dstart[c->s[i].dom + 1]++;
+    for (size_t d = 0; d < nd; d++)
+        c->dstart[d + 1] += c->dstart[d];
+    size_t *fill = tlm_coll_malloc(c->a, (nd ? nd : 1) * sizeof *fill);
+    if (!fill)
+        return -1;
+    for (size_t d = 0; d < nd; d++)
+        fill[d] = c->dstart[d];
+    for (size_t i = 0; i < c->ns; i++)
+        c->bydom[fill[c->s[i].dom]++] = i;
+    tlm_coll_mfree(c->a, fill);
+    return 0;
+}
+
+/* Components of domains linked by shared instances (parent[]) and their
+ * reference: the reference rank's domain if present, else the domain of
+ * the component's lowest rank. */
+static void clk_components(clk *c)
+{
+    const sample *s = c->s;
+    int32_t *parent = c->parent, *ref_dom = c->ref_dom;
+    int32_t *ref_rank = c->ref_rank;
+    int32_t want = c->o.reference_rank;
+    for (size_t d = 0; d < c->nd; d++)
+        parent[d] = (int32_t)d;
+    for (size_t i = 0; i < c->ni; i++)
+        for (size_t q = c->istart[i] + 1; q < c->istart[i + 1]; q++)
+            uf_union(parent, s[c->istart[i]].dom, s[q].dom);
+    for (size_t d = 0; d < c->nd; d++) {
+        ref_dom[d] = -1;
+        ref_rank[d] = INT32_MAX;
+    }
+    for (size_t i = 0; i < c->ns; i++) {
+        int32_t root = uf_find(parent, s[i].dom);
+        if (s[i].rank == want) {
+            ref_dom[root] = s[i].dom;
+            ref_rank[root] = s[i].rank;
+        }
+    }
+    for (size_t i = 0; i < c->ns; i++) {
+        int32_t root = uf_find(parent, s[i].dom);
+        if (ref_dom[root] >= 0 && ref_rank[root] == want)
+            continue;
+        if (s[i].rank < ref_rank[root]) {
+            ref_rank[root] = s[i].rank;
+            ref_dom[root] = s[i].dom;
+        }
+    }
+}
+
+/* Median over instance i's members of their ends on corrected clocks. */
+static int64_t inst_median_end(const clk *c, size_t i)
+{
+    size_t k = 0;
+    for (size_t q = c->istart[i]; q < c->istart[i + 1]; q++)
+        c->tmp[k++] = c->s[q].end - c->theta[c->s[q].dom];
+    return tlm_coll_median_i64(c->tmp, k);
+}
+
+/* Relative fit: start from the spanning tree of pairwise differences, then
+ * median polish over the instances that span two or more domains (one
+ * inside a domain says nothing about offsets between domains; with its own
+ * E_c it would only pull toward the current estimate).  Leaves the fit in
+ * theta[] and est[].  0, or -1 when out of memory. */
+static int clk_fit(clk *c)
+{
+    const sample *s = c->s;
+    int64_t *theta = c->theta, *est = c->est, *tmp = c->tmp;
+    c->cross = tlm_coll_calloc(c->a, c->ni ? c->ni : 1, sizeof *c->cross);
+    if (!c->cross || tree_offsets(c->a, s, c->ns, c->istart, c->ni, c->nd,
+                                  c->ref_dom, c->parent, theta, c->cross,
+                                  tmp))
+        return -1;
+    for (int it = 0; it < c->o.max_iter; it++) {
+        for (size_t i = 0; i < c->ni; i++)
+            if (c->cross[i])
+                c->E[i] = inst_median_end(c, i);
+        int changed = 0;
+        for (size_t d = 0; d < c->nd; d++) {
+            size_t k = 0;
+            for (size_t q = c->dstart[d]; q < c->dstart[d + 1]; q++) {
+                const sample *x = &s[c->bydom[q]];
+                if (c->cross[x->inst])
+                    tmp[k++] = x->end - c->E[x->inst];
+            }
+            est[d] = k ? tlm_coll_median_i64(tmp, k) : 0;
+        }
+        for (size_t d = 0; d < c->nd; d++) {
+            int32_t root = uf_find(c->parent, (int32_t)d);
+            int64_t v = est[d] - est[c->ref_dom[root]];
+            if (v != theta[d])
+                changed = 1;
+            theta[d] = v;
+        }
+        if (!changed)
+            break;
+    }
+    for (size_t d = 0; d < c->nd; d++)
+        est[d] = theta[d];
+    return 0;
+}
+
+/* The best value seen and the best from a domain other than the best's. */
+typedef struct top2 {
+    int64_t v1, v2;
+    int32_t dom; /* domain of v1, -1 before the first */
+} top2;
+
+/* Adds value v of domain dom; "best" is the largest when want_max, else
+ * the smallest. */
+static void top2_add(top2 *t, int64_t v, int32_t dom, int want_max)
+{
+    if (want_max ? v > t->v1 : v < t->v1) {
+        if (dom != t->dom)
+            t->v2 = t->v1;
+        t->v1 = v;
+        t->dom = dom;
+    } else if (dom != t->dom && (want_max ? v > t->v2 : v < t->v2)) {
+        t->v2 = v;
+    }
+}
+
+/* The best value of the domains other than dom. */
+static int64_t top2_other(const top2 *t, int32_t dom)
+{
+    return dom == t->dom ? t->v2 : t->v1;
+}
+
+/* Causality bounds lo[] / hi[] given the other domains' estimates, and the
+ * raw start skew of every instance. */
+static void clk_bounds(clk *c)
+{
+    const sample *s = c->s;
+    int64_t tol = c->o.tol_ns;
+    for (size_t d = 0; d < c->nd; d++) {
+        c->lo[d] = INT64_MIN;
+        c->hi[d] = INT64_MAX;
+    }
+    for (size_t i = 0; i < c->ni; i++) {
+        /* top-2 by distinct domain of corrected start (max) and corrected
+         * end (min) */
+        top2 st = {INT64_MIN, INT64_MIN, -1}, et = {INT64_MAX, INT64_MAX, -1};
+        int64_t smin = INT64_MAX, smax = INT64_MIN;
+        for (size_t q = c->istart[i]; q < c->istart[i + 1]; q++) {
+            if (s[q].start < smin)
+                smin = s[q].start;
+            if (s[q].start > smax)
+                smax = s[q].start;
+            top2_add(&st, s[q].start - c->theta[s[q].dom], s[q].dom, 1);
+            top2_add(&et, s[q].end - c->theta[s[q].dom], s[q].dom, 0);
+        }
+        c->skew[i] = smax - smin;
+        for (size_t q = c->istart[i]; q < c->istart[i + 1]; q++) {
+            int32_t d = s[q].dom;
+            int64_t so = top2_other(&st, d); /* max corrected start */
+            int64_t eo = top2_other(&et, d); /* min corrected end */
+            if (so != INT64_MIN) {
+                int64_t h = s[q].end - so + tol;
+                if (h < c->hi[d])
+                    c->hi[d] = h;
+            }
+            if (eo != INT64_MAX) {
+                int64_t l = s[q].start - eo - tol;
+                if (l > c->lo[d])
+                    c->lo[d] = l;
+            }
+        }
+    }
+}
+
+/* Clamps each offset into its bounds (never the anchors) and notes the
+ * flags of each domain.  0, or -1 when out of memory. */
+static int clk_clamp(clk *c)
+{
+    int64_t *theta = c->theta;
+    size_t ndd = c->nd ? c->nd : 1;
+    c->dflags = (uint32_t *)tlm_coll_calloc(c->a, ndd, sizeof *c->dflags);
+    if (!c->dflags)
+        return -1;
+    for (size_t d = 0; d < c->nd; d++) {
+        int32_t root = uf_find(c->parent, (int32_t)d);
+        if (c->lo[d] > c->hi[d]) {
+            c->dflags[d] |= TLM_COLL_CLOCK_INFEASIBLE;
+            continue;
+        }
+        if (c->ref_dom[root] == (int32_t)d)
+            continue;
+        if (theta[d] < c->lo[d]) {
+            theta[d] = c->lo[d];
+            c->dflags[d] |= TLM_COLL_CLOCK_CLAMPED;
+        } else if (theta[d] > c->hi[d]) {
+            theta[d] = c->hi[d];
+            c->dflags[d] |= TLM_COLL_CLOCK_CLAMPED;
+        }
+    }
+    return 0;
+}
+
+/* Residual spread (mad[] per domain) and causality violations and samples
+ * per rank on the final offsets. */
+static void clk_residuals(clk *c)
+{
+    const sample *s = c->s;
+    const int64_t *theta = c->theta;
+    for (size_t i = 0; i < c->ni; i++) {
+        c->E[i] = inst_median_end(c, i);
+        top2 st = {INT64_MIN, INT64_MIN, -1};
+        for (size_t q = c->istart[i]; q < c->istart[i + 1]; q++)
+            top2_add(&st, s[q].start - theta[s[q].dom], s[q].dom, 1);
+        for (size_t q = c->istart[i]; q < c->istart[i + 1]; q++) {
+            int64_t so = top2_other(&st, s[q].dom);
+            if (so != INT64_MIN &&
+                s[q].end - theta[s[q].dom] < so - c->o.tol_ns)
+                c->nviol[s[q].rank]++;
+            c->nsamp_r[s[q].rank]++;
+        }
+    }
+    for (size_t d = 0; d < c->nd; d++) {
+        size_t k = 0;
+        for (size_t q = c->dstart[d]; q < c->dstart[d + 1]; q++) {
+            const sample *x = &s[c->bydom[q]];
+            c->tmp[k++] = i64abs(x->end - theta[d] - c->E[x->inst]);
+        }
+        c->mad[d] = k ? tlm_coll_median_i64(c->tmp, k) : 0;
+    }
+}
+
+/* The result per rank: defaults for ranks without data, then each sampled
+ * rank's domain values. */
+static void clk_write(clk *c)
+{
+    const tlm_coll_clock_opts *o = &c->o;
+    for (int32_t r = 0; r < c->nranks; r++) {
+        tlm_coll_clock *ck = &c->res[r];
+        ck->trace_rank = r;
+        ck->domain = (o->domain_of_rank && (size_t)r < o->n_domain_of_rank)
+                         ? o->domain_of_rank[r]
+                         : r;
+        ck->reference_rank = r;
+        ck->lo_ns = INT64_MIN;
+        ck->hi_ns = INT64_MAX;
+        ck->flags = TLM_COLL_CLOCK_NO_DATA;
+    }
+    for (size_t d = 0; d < c->nd; d++) {
+        int32_t root = uf_find(c->parent, (int32_t)d);
+        /* ranks of this domain with samples */
+        for (size_t q = c->dstart[d]; q < c->dstart[d + 1]; q++) {
+            const sample *x = &c->s[c->bydom[q]];
+            tlm_coll_clock *ck = &c->res[x->rank];
+            ck->offset_ns = c->theta[d];
+            ck->end_estimate_ns = c->est[d];
+            ck->lo_ns = c->lo[d];
+            ck->hi_ns = c->hi[d];
+            ck->mad_ns = c->mad[d];
+            ck->reference_rank = c->ref_rank[root];
+            ck->flags = c->dflags[d];
+            if (x->rank == c->ref_rank[root])
+                ck->flags |= TLM_COLL_CLOCK_REFERENCE;
+        }
+    }
+}
+
+/* Median raw start skew per rank, counts and the LARGE / NOISY flags:
+ * (rank, skew) pairs sorted by rank (reuses s[].start / s[].end as
+ * scratch, so this comes last). */
+static void clk_write_skew(clk *c)
+{
+    sample *s = c->s;
+    size_t ns = c->ns;
+    for (size_t i = 0; i < ns; i++) {
+        s[i].start = s[i].rank;
+        s[i].end = c->skew[s[i].inst];
+    }
+    qsort(s, ns, sizeof *s, cmp_rank_skew);
+    for (size_t i = 0; i < ns;) {
+        size_t j = i, k = 0;
+        while (j < ns && s[j].start == s[i].start)
+            c->tmp[k++] = s[j++].end;
+        tlm_coll_clock *ck = &c->res[s[i].start];
+        ck->n_samples = c->nsamp_r[s[i].start];
+        ck->n_causality_violations = c->nviol[s[i].start];
+        ck->median_skew_ns = tlm_coll_median_i64(c->tmp, k);
+        int64_t ao = i64abs(ck->offset_ns);
+        if (ao > c->o.tol_ns &&
+            (double)ao >= c->o.large_ratio * (double)ck->median_skew_ns)
+            ck->flags |= TLM_COLL_CLOCK_LARGE;
+        if (ao > 0 && ck->mad_ns >= ao)
+            ck->flags |= TLM_COLL_CLOCK_NOISY;
+        i = j;
+    }
+}
+
 tlm_status tlm_coll_clock_estimate(const tlm_coll_member *mem,
                                    size_t n_mem,
                                    const tlm_coll_clock_opts *opts,
@@ -289,421 +768,41 @@ tlm_status tlm_coll_clock_estimate(const tlm_coll_member *mem,
     if (!out || !n_out || (!mem && n_mem))
         return tlm_error_set(err, TLM_EINVAL, NULL, -1,
                              "tlm_coll_clock_estimate: NULL argument");
-    tlm_coll_clock_opts o;
+    clk c;
+    memset(&c, 0, sizeof c);
     if (opts)
-        o = *opts;
+        c.o = *opts;
     else
-        tlm_coll_clock_opts_init(&o);
-    if (o.max_iter <= 0)
-        o.max_iter = 10;
-    const tlm_alloc *a = o.alloc;
-    int32_t nranks = o.n_ranks;
-    if (nranks <= 0) {
-        nranks = 0;
+        tlm_coll_clock_opts_init(&c.o);
+    if (c.o.max_iter <= 0)
+        c.o.max_iter = 10;
+    c.a = c.o.alloc;
+    c.nranks = c.o.n_ranks;
+    if (c.nranks <= 0) {
+        c.nranks = 0;
         for (size_t i = 0; i < n_mem; i++)
-            if (mem[i].trace_rank >= nranks)
-                nranks = mem[i].trace_rank + 1;
+            if (mem[i].trace_rank >= c.nranks)
+                c.nranks = mem[i].trace_rank + 1;
     }
-    sample *s = NULL;
-    int64_t *tmp = NULL, *theta = NULL, *E = NULL, *dkeys = NULL;
-    int64_t *lo = NULL, *hi = NULL, *est = NULL, *mad = NULL;
-    int64_t *nviol = NULL, *nsamp_r = NULL, *skew = NULL;
-    size_t *istart = NULL, *bydom = NULL, *dstart = NULL;
-    int32_t *parent = NULL, *ref_dom = NULL, *ref_rank = NULL;
-    tlm_coll_clock *res = NULL;
-    uint8_t *cross = NULL;
-    size_t ns = 0, ni = 0, nd = 0;
-
-    res = tlm_coll_calloc(a, nranks ? (size_t)nranks : 1, sizeof *res);
-    s = tlm_coll_malloc(a, (n_mem ? n_mem : 1) * sizeof *s);
-    if (!res || !s)
+    if (clk_collect(&c, mem, n_mem) || clk_index(&c) || clk_alloc(&c) ||
+        clk_group_domains(&c))
         goto nomem;
-    for (size_t i = 0; i < n_mem; i++) {
-        const tlm_coll_member *m = &mem[i];
-        if (!tlm_coll_type_implicit_sync(m->coll) || m->sig_mismatch ||
-            m->trace_rank < 0 || m->trace_rank >= nranks)
-            continue;
-        int64_t b = m->bytes < 0 ? 0 : m->bytes;
-        if (b < o.min_bytes)
-            continue;
-        sample *x = &s[ns++];
-        memset(x, 0, sizeof *x);
-        x->key = m->match_key;
-        x->seq = m->seq;
-        x->seq_src = m->seq_src;
-        x->start = m->start_ns;
-        x->end = m->end_ns;
-        x->rank = m->trace_rank;
-        if (o.domain_of_rank && (size_t)m->trace_rank < o.n_domain_of_rank)
-            x->dkey = o.domain_of_rank[m->trace_rank];
-        else
-            x->dkey = ((int64_t)1 << 40) + m->trace_rank;
-    }
-    qsort(s, ns, sizeof *s, cmp_sample);
-    /* instances with >= 2 members (drop singletons) */
-    {
-        size_t keep = 0;
-        for (size_t i = 0; i < ns;) {
-            size_t j = i + 1;
-            while (j < ns && s[j].key == s[i].key && s[j].seq == s[i].seq &&
-                   s[j].seq_src == s[i].seq_src)
-                j++;
-            if (j - i >= 2)
-                for (size_t q = i; q < j; q++)
-                    s[keep++] = s[q];
-            i = j;
-        }
-        ns = keep;
-    }
-    istart = tlm_coll_malloc(a, (ns + 1) * sizeof *istart);
-    dkeys = tlm_coll_malloc(a, (ns ? ns : 1) * sizeof *dkeys);
-    tmp = tlm_coll_malloc(a, (ns ? ns : 1) * sizeof *tmp);
-    if (!istart || !dkeys || !tmp)
+    clk_components(&c);
+    if (clk_fit(&c))
         goto nomem;
-    for (size_t i = 0; i < ns;) {
-        size_t j = i + 1;
-        while (j < ns && s[j].key == s[i].key && s[j].seq == s[i].seq &&
-               s[j].seq_src == s[i].seq_src)
-            j++;
-        istart[ni] = i;
-        for (size_t q = i; q < j; q++)
-            s[q].inst = (int32_t)ni;
-        ni++;
-        i = j;
-    }
-    istart[ni] = ns;
-    /* dense domains */
-    for (size_t i = 0; i < ns; i++)
-        dkeys[i] = s[i].dkey;
-    qsort(dkeys, ns, sizeof *dkeys, cmp_i64v);
-    for (size_t i = 0; i < ns; i++)
-        if (i == 0 || dkeys[i] != dkeys[i - 1])
-            dkeys[nd++] = dkeys[i];
-    for (size_t i = 0; i < ns; i++) {
-        size_t l = 0, h = nd;
-        while (l < h) {
-            size_t mid = l + (h - l) / 2;
-            if (dkeys[mid] < s[i].dkey)
-                l = mid + 1;
-            else
-                h = mid;
-        }
-        s[i].dom = (int32_t)l;
-    }
-    size_t ndd = nd ? nd : 1;
-    theta = tlm_coll_calloc(a, ndd, sizeof *theta);
-    E = tlm_coll_calloc(a, ni ? ni : 1, sizeof *E);
-    lo = tlm_coll_malloc(a, ndd * sizeof *lo);
-    hi = tlm_coll_malloc(a, ndd * sizeof *hi);
-    est = tlm_coll_calloc(a, ndd, sizeof *est);
-    mad = tlm_coll_calloc(a, ndd, sizeof *mad);
-    parent = tlm_coll_malloc(a, ndd * sizeof *parent);
-    ref_dom = tlm_coll_malloc(a, ndd * sizeof *ref_dom);
-    ref_rank = tlm_coll_malloc(a, ndd * sizeof *ref_rank);
-    bydom = tlm_coll_malloc(a, (ns ? ns : 1) * sizeof *bydom);
-    dstart = tlm_coll_calloc(a, ndd + 1, sizeof *dstart);
-    nviol = tlm_coll_calloc(a, (size_t)(nranks ? nranks : 1), sizeof *nviol);
-    nsamp_r = tlm_coll_calloc(a, (size_t)(nranks ? nranks : 1),
-                              sizeof *nsamp_r);
-    skew = tlm_coll_calloc(a, ni ? ni : 1, sizeof *skew);
-    if (!theta || !E || !lo || !hi || !est || !mad || !parent || !ref_dom ||
-        !ref_rank || !bydom || !dstart || !nviol || !nsamp_r || !skew)
+    clk_bounds(&c);
+    if (clk_clamp(&c))
         goto nomem;
-    /* samples grouped by domain (counting sort, stable) */
-    for (size_t i = 0; i < ns; i++)
-        dstart[s[i].dom + 1]++;
-    for (size_t d = 0; d < nd; d++)
-        dstart[d + 1] += dstart[d];
-    {
-        size_t *fill = tlm_coll_malloc(a, ndd * sizeof *fill);
-        if (!fill)
-            goto nomem;
-        for (size_t d = 0; d < nd; d++)
-            fill[d] = dstart[d];
-        for (size_t i = 0; i < ns; i++)
-            bydom[fill[s[i].dom]++] = i;
-        tlm_coll_mfree(a, fill);
-    }
-    /* components */
-    for (size_t d = 0; d < nd; d++)
-        parent[d] = (int32_t)d;
-    for (size_t c = 0; c < ni; c++)
-        for (size_t q = istart[c] + 1; q < istart[c + 1]; q++) {
-            int32_t x = uf_find(parent, s[istart[c]].dom);
-            int32_t y = uf_find(parent, s[q].dom);
-            if (x != y) {
-                if (x < y)
-                    parent[y] = x;
-                else
-                    parent[x] = y;
-            }
-        }
-    /* reference per component: the reference rank's domain if present,
-     * else the domain of the component's lowest rank */
-    for (size_t d = 0; d < nd; d++) {
-        ref_dom[d] = -1;
-        ref_rank[d] = INT32_MAX;
-    }
-    for (size_t i = 0; i < ns; i++) {
-        int32_t root = uf_find(parent, s[i].dom);
-        if (s[i].rank == o.reference_rank) {
-            ref_dom[root] = s[i].dom;
-            ref_rank[root] = s[i].rank;
-        }
-    }
-    for (size_t i = 0; i < ns; i++) {
-        int32_t root = uf_find(parent, s[i].dom);
-        if (ref_dom[root] >= 0 && ref_rank[root] == o.reference_rank)
-            continue;
-        if (s[i].rank < ref_rank[root]) {
-            ref_rank[root] = s[i].rank;
-            ref_dom[root] = s[i].dom;
-        }
-    }
-    /* relative fit: start from the spanning tree of pairwise
-     * differences, then median polish over the instances that span two or
-     * more domains (one inside a domain says nothing about offsets between
-     * domains; with its own E_c it would only pull toward the current
-     * estimate) */
-    cross = tlm_coll_calloc(a, ni ? ni : 1, sizeof *cross);
-    if (!cross || tree_offsets(a, s, ns, istart, ni, nd, ref_dom, parent,
-                               theta, cross, tmp))
-        goto nomem;
-    for (int it = 0; it < o.max_iter; it++) {
-        for (size_t c = 0; c < ni; c++) {
-            if (!cross[c])
-                continue;
-            size_t k = 0;
-            for (size_t q = istart[c]; q < istart[c + 1]; q++)
-                tmp[k++] = s[q].end - theta[s[q].dom];
-            E[c] = tlm_coll_median_i64(tmp, k);
-        }
-        int changed = 0;
-        for (size_t d = 0; d < nd; d++) {
-            size_t k = 0;
-            for (size_t q = dstart[d]; q < dstart[d + 1]; q++) {
-                const sample *x = &s[bydom[q]];
-                if (cross[x->inst])
-                    tmp[k++] = x->end - E[x->inst];
-            }
-            est[d] = k ? tlm_coll_median_i64(tmp, k) : 0;
-        }
-        for (size_t d = 0; d < nd; d++) {
-            int32_t root = uf_find(parent, (int32_t)d);
-            int64_t v = est[d] - est[ref_dom[root]];
-            if (v != theta[d])
-                changed = 1;
-            theta[d] = v;
-        }
-        if (!changed)
-            break;
-    }
-    for (size_t d = 0; d < nd; d++)
-        est[d] = theta[d];
-    /* causality bounds given the other domains' estimates */
-    for (size_t d = 0; d < nd; d++) {
-        lo[d] = INT64_MIN;
-        hi[d] = INT64_MAX;
-    }
-    for (size_t c = 0; c < ni; c++) {
-        /* top-2 by distinct domain of corrected start (max) and corrected
-         * end (min) */
-        int64_t s1 = INT64_MIN, s2 = INT64_MIN, e1 = INT64_MAX,
-                e2 = INT64_MAX;
-        int32_t sd = -1, ed = -1;
-        int64_t smin = INT64_MAX, smax = INT64_MIN;
-        for (size_t q = istart[c]; q < istart[c + 1]; q++) {
-            int64_t sc = s[q].start - theta[s[q].dom];
-            int64_t ec = s[q].end - theta[s[q].dom];
-            if (s[q].start < smin)
-                smin = s[q].start;
-            if (s[q].start > smax)
-                smax = s[q].start;
-            if (sc > s1) {
-                if (s[q].dom != sd)
-                    s2 = s1;
-                s1 = sc;
-                sd = s[q].dom;
-            } else if (s[q].dom != sd && sc > s2) {
-                s2 = sc;
-            }
-            if (ec < e1) {
-                if (s[q].dom != ed)
-                    e2 = e1;
-                e1 = ec;
-                ed = s[q].dom;
-            } else if (s[q].dom != ed && ec < e2) {
-                e2 = ec;
-            }
-        }
-        skew[c] = smax - smin;
-        for (size_t q = istart[c]; q < istart[c + 1]; q++) {
-            int32_t d = s[q].dom;
-            int64_t so = d == sd ? s2 : s1; /* max corrected start of others */
-            int64_t eo = d == ed ? e2 : e1; /* min corrected end of others */
-            if (so != INT64_MIN) {
-                int64_t h = s[q].end - so + o.tol_ns;
-                if (h < hi[d])
-                    hi[d] = h;
-            }
-            if (eo != INT64_MAX) {
-                int64_t l = s[q].start - eo - o.tol_ns;
-                if (l > lo[d])
-                    lo[d] = l;
-            }
-        }
-    }
-    /* clamp (never the anchors) */
-    uint32_t *dflags = (uint32_t *)tlm_coll_calloc(a, ndd, sizeof *dflags);
-    if (!dflags)
-        goto nomem;
-    for (size_t d = 0; d < nd; d++) {
-        int32_t root = uf_find(parent, (int32_t)d);
-        if (lo[d] > hi[d]) {
-            dflags[d] |= TLM_COLL_CLOCK_INFEASIBLE;
-            continue;
-        }
-        if (ref_dom[root] == (int32_t)d)
-            continue;
-        if (theta[d] < lo[d]) {
-            theta[d] = lo[d];
-            dflags[d] |= TLM_COLL_CLOCK_CLAMPED;
-        } else if (theta[d] > hi[d]) {
-            theta[d] = hi[d];
-            dflags[d] |= TLM_COLL_CLOCK_CLAMPED;
-        }
-    }
-    /* residual spread and causality violations on final offsets */
-    for (size_t c = 0; c < ni; c++) {
-        size_t k = 0;
-        for (size_t q = istart[c]; q < istart[c + 1]; q++)
-            tmp[k++] = s[q].end - theta[s[q].dom];
-        E[c] = tlm_coll_median_i64(tmp, k);
-        int64_t s1 = INT64_MIN, s2 = INT64_MIN;
-        int32_t sd = -1;
-        for (size_t q = istart[c]; q < istart[c + 1]; q++) {
-            int64_t sc = s[q].start - theta[s[q].dom];
-            if (sc > s1) {
-                if (s[q].dom != sd)
-                    s2 = s1;
-                s1 = sc;
-                sd = s[q].dom;
-            } else if (s[q].dom != sd && sc > s2) {
-                s2 = sc;
-            }
-        }
-        for (size_t q = istart[c]; q < istart[c + 1]; q++) {
-            int64_t so = s[q].dom == sd ? s2 : s1;
-            if (so != INT64_MIN &&
-                s[q].end - theta[s[q].dom] < so - o.tol_ns)
-                nviol[s[q].rank]++;
-            nsamp_r[s[q].rank]++;
-        }
-    }
-    for (size_t d = 0; d < nd; d++) {
-        size_t k = 0;
-        for (size_t q = dstart[d]; q < dstart[d + 1]; q++) {
-            const sample *x = &s[bydom[q]];
-            tmp[k++] = i64abs(x->end - theta[d] - E[x->inst]);
-        }
-        mad[d] = k ? tlm_coll_median_i64(tmp, k) : 0;
-    }
-    /* output by rank */
-    for (int32_t r = 0; r < nranks; r++) {
-        tlm_coll_clock *ck = &res[r];
-        ck->trace_rank = r;
-        ck->domain = (o.domain_of_rank && (size_t)r < o.n_domain_of_rank)
-                         ? o.domain_of_rank[r]
-                         : r;
-        ck->reference_rank = r;
-        ck->lo_ns = INT64_MIN;
-        ck->hi_ns = INT64_MAX;
-        ck->flags = TLM_COLL_CLOCK_NO_DATA;
-    }
-    for (size_t d = 0; d < nd; d++) {
-        int32_t root = uf_find(parent, (int32_t)d);
-        /* ranks of this domain with samples */
-        for (size_t q = dstart[d]; q < dstart[d + 1]; q++) {
-            const sample *x = &s[bydom[q]];
-            tlm_coll_clock *ck = &res[x->rank];
-            ck->offset_ns = theta[d];
-            ck->end_estimate_ns = est[d];
-            ck->lo_ns = lo[d];
-            ck->hi_ns = hi[d];
-            ck->mad_ns = mad[d];
-            ck->reference_rank = ref_rank[root];
-            ck->flags = dflags[d];
-            if (x->rank == ref_rank[root])
-                ck->flags |= TLM_COLL_CLOCK_REFERENCE;
-        }
-    }
-    /* median raw start skew per rank, LARGE / NOISY: (rank, skew) pairs
-     * sorted by rank (reuses s[].start / s[].end as scratch) */
-    for (size_t i = 0; i < ns; i++) {
-        s[i].start = s[i].rank;
-        s[i].end = skew[s[i].inst];
-    }
-    qsort(s, ns, sizeof *s, cmp_rank_skew);
-    for (size_t i = 0; i < ns;) {
-        size_t j = i, k = 0;
-        while (j < ns && s[j].start == s[i].start)
-            tmp[k++] = s[j++].end;
-        tlm_coll_clock *ck = &res[s[i].start];
-        ck->n_samples = nsamp_r[s[i].start];
-        ck->n_causality_violations = nviol[s[i].start];
-        ck->median_skew_ns = tlm_coll_median_i64(tmp, k);
-        int64_t ao = i64abs(ck->offset_ns);
-        if (ao > o.tol_ns &&
-            (double)ao >= o.large_ratio * (double)ck->median_skew_ns)
-            ck->flags |= TLM_COLL_CLOCK_LARGE;
-        if (ao > 0 && ck->mad_ns >= ao)
-            ck->flags |= TLM_COLL_CLOCK_NOISY;
-        i = j;
-    }
-    tlm_coll_mfree(a, dflags);
-    tlm_coll_mfree(a, cross);
-    tlm_coll_mfree(a, s);
-    tlm_coll_mfree(a, tmp);
-    tlm_coll_mfree(a, theta);
-    tlm_coll_mfree(a, E);
-    tlm_coll_mfree(a, dkeys);
-    tlm_coll_mfree(a, lo);
-    tlm_coll_mfree(a, hi);
-    tlm_coll_mfree(a, est);
-    tlm_coll_mfree(a, mad);
-    tlm_coll_mfree(a, nviol);
-    tlm_coll_mfree(a, nsamp_r);
-    tlm_coll_mfree(a, skew);
-    tlm_coll_mfree(a, istart);
-    tlm_coll_mfree(a, bydom);
-    tlm_coll_mfree(a, dstart);
-    tlm_coll_mfree(a, parent);
-    tlm_coll_mfree(a, ref_dom);
-    tlm_coll_mfree(a, ref_rank);
-    *out = res;
-    *n_out = (size_t)nranks;
+    clk_residuals(&c);
+    clk_write(&c);
+    clk_write_skew(&c);
+    clk_free(&c);
+    *out = c.res;
+    *n_out = (size_t)c.nranks;
     return TLM_OK;
 nomem:
-    tlm_coll_mfree(a, res);
-    tlm_coll_mfree(a, cross);
-    tlm_coll_mfree(a, s);
-    tlm_coll_mfree(a, tmp);
-    tlm_coll_mfree(a, theta);
-    tlm_coll_mfree(a, E);
-    tlm_coll_mfree(a, dkeys);
-    tlm_coll_mfree(a, lo);
-    tlm_coll_mfree(a, hi);
-    tlm_coll_mfree(a, est);
-    tlm_coll_mfree(a, mad);
-    tlm_coll_mfree(a, nviol);
-    tlm_coll_mfree(a, nsamp_r);
-    tlm_coll_mfree(a, skew);
-    tlm_coll_mfree(a, istart);
-    tlm_coll_mfree(a, bydom);
-    tlm_coll_mfree(a, dstart);
-    tlm_coll_mfree(a, parent);
-    tlm_coll_mfree(a, ref_dom);
-    tlm_coll_mfree(a, ref_rank);
+    clk_free(&c);
+    tlm_coll_mfree(c.a, c.res);
     return tlm_error_set(err, TLM_ENOMEM, NULL, -1,
                          "out of memory while estimating clock offsets");
 }

@@ -659,14 +659,24 @@ static void a2a_bytes(const char *split, size_t split_len, int64_t nelems,
     }
 }
 
-static void fill_record(const tlm_trace *t, const tlm_trace_meta *md,
-                        const tlm_event *k, uint64_t kidx,
-                        const tlm_event *rpc, uint64_t rpc_idx,
-                        const tlm_event *ann, const meta *m, int kmeta,
-                        int kpg, int meta_src, int64_t world,
-                        int32_t trace_rank, int64_t base,
-                        tlm_coll_record *r)
+/* What pass 2 found for one kernel besides its own args. */
+typedef struct klink {
+    const tlm_event *rpc; /* linked record_param_comms op, or NULL */
+    uint64_t rpc_idx;
+    const tlm_event *ann; /* enclosing nccl:* annotation, or NULL */
+    int via;              /* TLM_COLL_META_* of the rpc link */
+    int kmeta;            /* the kernel carried the five size fields */
+    int kpg;              /* the kernel carried its PG name */
+    int meta_src;
+    int64_t world;        /* world size from Concrete Inputs, or -1 */
+} klink;
+
+/* Times, link, kernel name, flags and stream of a record (zeroed first). */
+static void rec_kernel(const tlm_trace *t, const tlm_event *k, uint64_t kidx,
+                       const klink *lk, int32_t trace_rank, int64_t base,
+                       tlm_coll_record *r)
 {
+    const tlm_event *rpc = lk->rpc;
     memset(r, 0, sizeof *r);
     size_t knl = 0;
     const char *kname = tlm_trace_str(t, k->name, &knl);
@@ -681,17 +691,17 @@ static void fill_record(const tlm_trace *t, const tlm_trace_meta *md,
                              0, TLM_COLL_TIME_MAX)
             : -1;
     r->event_index = kidx;
-    r->link_id = rpc ? (int64_t)rpc_idx : -1;
-    r->meta_src = (uint8_t)meta_src;
+    r->link_id = rpc ? (int64_t)lk->rpc_idx : -1;
+    r->meta_src = (uint8_t)lk->meta_src;
     tlm_coll_strlcpy(r->kernel, sizeof r->kernel, kname, knl);
 
     int64_t corr = -1, ext = -1;
     int has_corr = tlm_event_arg_int(t, k, TLM_ARG_CORRELATION, &corr);
     int has_ext = tlm_event_arg_int(t, k, TLM_ARG_EXTERNAL_ID, &ext);
     r->flags |= TLM_COLL_REC_TL_KEPT * (uint32_t)(has_corr || has_ext);
-    if (kmeta)
+    if (lk->kmeta)
         r->flags |= TLM_COLL_REC_KMETA;
-    if (kpg)
+    if (lk->kpg)
         r->flags |= TLM_COLL_REC_KPG;
     if (name_has_ci(kname, knl, "cross_device_reduce"))
         r->flags |= TLM_COLL_REC_CUSTOM;
@@ -701,10 +711,18 @@ static void fill_record(const tlm_trace *t, const tlm_trace_meta *md,
     else
         r->stream = (k->has_tid && !(k->flags & TLM_EV_TID_STR)) ? k->tid
                                                                  : -1;
+}
 
-    /* type: Collective name, else nccl:* title, else kernel name */
-    tlm_dtype kdt = TLM_DTYPE_UNKNOWN;
-    tlm_coll_type kt = tlm_coll_type_from_kernel(kname, r->algo, &kdt);
+/* Collective type: Collective name, else nccl:* title, else kernel name.
+ * *kdt gets the element type the kernel name implies. */
+static tlm_coll_type rec_type(const tlm_trace *t, const tlm_event *k,
+                              const meta *m, const tlm_event *ann,
+                              tlm_coll_record *r, tlm_dtype *kdt)
+{
+    size_t knl = 0;
+    const char *kname = tlm_trace_str(t, k->name, &knl);
+    *kdt = TLM_DTYPE_UNKNOWN;
+    tlm_coll_type kt = tlm_coll_type_from_kernel(kname, r->algo, kdt);
     r->kname_coll = (uint8_t)kt;
     tlm_coll_type ct = TLM_COLL_UNKNOWN;
     if (m->cname) {
@@ -722,8 +740,15 @@ static void fill_record(const tlm_trace *t, const tlm_trace_meta *md,
     /* all_to_all with splits is all_to_allv when the name is the list API's
      * "all_to_all"; keep the recorded type otherwise */
     r->coll = (uint8_t)ct;
+    return ct;
+}
 
-    /* dtype */
+/* Element type: the dtype arg, else the annotation's first input type,
+ * else what the kernel name implies (kdt). */
+static tlm_dtype rec_dtype(const tlm_trace *t, const meta *m,
+                           const tlm_event *ann, tlm_dtype kdt,
+                           tlm_coll_record *r)
+{
     tlm_dtype dt = TLM_DTYPE_UNKNOWN;
     if (m->dtype) {
         tlm_coll_strlcpy(r->dtype_name, sizeof r->dtype_name, m->dtype,
@@ -739,17 +764,21 @@ static void fill_record(const tlm_trace *t, const tlm_trace_meta *md,
     if (dt == TLM_DTYPE_UNKNOWN)
         dt = kdt;
     r->dtype = (uint8_t)dt;
-    int bpe = tlm_dtype_size(dt);
+    return dt;
+}
 
-    /* sizes */
+/* Element counts, group size and split texts. */
+static void rec_sizes(const tlm_trace *t, const meta *m, const klink *lk,
+                      tlm_coll_type ct, tlm_coll_record *r)
+{
     r->in_nelems = m->in;
     r->out_nelems = m->out;
-    int64_t gs = m->gsize > 0 ? m->gsize : world;
+    int64_t gs = m->gsize > 0 ? m->gsize : lk->world;
     r->group_size = (gs > 0 && gs <= INT32_MAX) ? (int32_t)gs : -1;
     /* older traces: element count from "Input Dims" of the op, else of
      * the nccl:* annotation (the op may record empty dims) */
     for (int pass = 0; pass < 2 && r->in_nelems < 0; pass++) {
-        const tlm_event *src = pass == 0 ? rpc : ann;
+        const tlm_event *src = pass == 0 ? lk->rpc : lk->ann;
         size_t l, b, e;
         const char *dims = src ? arg_text(t, src, TLM_ARG_INPUT_DIMS, &l)
                                : NULL;
@@ -771,33 +800,49 @@ static void fill_record(const tlm_trace *t, const tlm_trace_meta *md,
     if (m->out_split)
         tlm_coll_strlcpy(r->out_split, sizeof r->out_split, m->out_split,
                          m->out_split_len);
+}
 
-    /* process group */
-    char synth[64];
+/* Process group name (synthesized into synth[cap] when the trace has
+ * none), hash and description.  Returns the name, *pg_len its length. */
+static const char *rec_pg_name(const meta *m, tlm_coll_record *r,
+                               char *synth, size_t cap, size_t *pg_len)
+{
     const char *pg = m->pg;
-    size_t pg_len = m->pg_len;
-    if (!pg || pg_len == 0) {
+    *pg_len = m->pg_len;
+    if (!pg || *pg_len == 0) {
         int n;
         if (r->group_size > 0)
-            n = snprintf(synth, sizeof synth, "size%d", r->group_size);
+            n = snprintf(synth, cap, "size%d", r->group_size);
         else
-            n = snprintf(synth, sizeof synth, "unknown/stream%lld",
+            n = snprintf(synth, cap, "unknown/stream%lld",
                          (long long)r->stream);
         pg = synth;
-        pg_len = n > 0 ? (size_t)n : 0;
+        *pg_len = n > 0 ? (size_t)n : 0;
         r->flags |= TLM_COLL_REC_PG_SYNTH;
     }
-    tlm_coll_strlcpy(r->pg_name, sizeof r->pg_name, pg, pg_len);
-    r->pg_hash = tlm_hash64(pg, pg_len);
+    tlm_coll_strlcpy(r->pg_name, sizeof r->pg_name, pg, *pg_len);
+    r->pg_hash = tlm_hash64(pg, *pg_len);
     if (m->pg_desc)
         tlm_coll_strlcpy(r->pg_desc, sizeof r->pg_desc, m->pg_desc,
                          m->pg_desc_len);
+    return pg;
+}
 
-    /* PG ranks: the list text, else distributedInfo, else start/stride */
-    r->local_rank = -1;
-    r->pg_rank_start = -1;
-    r->pg_rank_stride = -1;
-    r->pg_ranks_n = -1;
+/* Position of rank in first, first + stride, ... (n terms), or -1. */
+static int32_t ap_position(int64_t rank, int64_t first, int64_t stride,
+                           int32_t n)
+{
+    if (stride > 0 && rank >= first && (rank - first) % stride == 0 &&
+        (rank - first) / stride < n)
+        return (int32_t)((rank - first) / stride);
+    return -1;
+}
+
+/* PG ranks from the "Process Group Ranks" list text.  1 when the list
+ * gave them. */
+static int ranks_from_list(const meta *m, int32_t trace_rank,
+                           tlm_coll_record *r)
+{
     int_list L;
     memset(&L, 0, sizeof L);
     if (m->ranks && m->ranks_len) {
@@ -806,68 +851,102 @@ static void fill_record(const tlm_trace *t, const tlm_trace_meta *md,
         r->pg_ranks_hash = tlm_hash64(m->ranks, m->ranks_len);
         parse_int_list(m->ranks, m->ranks_len, trace_rank, -1, &L);
     }
-    if (L.ok && L.n > 0) {
-        r->pg_rank_start = (int32_t)L.first;
-        r->pg_rank_stride = (int32_t)L.stride;
-        r->pg_ranks_n = (int32_t)L.n;
-        r->local_rank = (int32_t)L.idx_of;
-        if (L.truncated) {
-            r->flags |= TLM_COLL_REC_RANKS_TRUNC;
-            r->pg_ranks_n = r->group_size;
-            if (r->local_rank < 0 && L.stride > 0 &&
-                trace_rank >= L.first &&
-                (trace_rank - L.first) % L.stride == 0 &&
-                (trace_rank - L.first) / L.stride < r->group_size)
-                r->local_rank = (int32_t)((trace_rank - L.first) / L.stride);
-        }
-    } else {
-        const tlm_pg_config *pc =
-            (!(r->flags & TLM_COLL_REC_PG_SYNTH))
-                ? find_pg_config(t, md, pg, pg_len) : NULL;
-        if (pc && pc->ranks && pc->n_ranks) {
-            r->pg_ranks_n = (int32_t)pc->n_ranks;
-            r->pg_rank_start = pc->ranks[0];
-            int ap = 1;
-            int64_t st = pc->n_ranks > 1 ? pc->ranks[1] - pc->ranks[0] : 1;
-            for (size_t i = 0; i < pc->n_ranks; i++) {
-                if (i && pc->ranks[i] - pc->ranks[i - 1] != st)
-                    ap = 0;
-                if (pc->ranks[i] == trace_rank && r->local_rank < 0)
-                    r->local_rank = (int32_t)i;
-            }
-            r->pg_rank_stride = ap ? (int32_t)st : 0;
-            int n = snprintf(synth, sizeof synth, "pg_config:%s",
-                             r->pg_name);
-            r->pg_ranks_hash = tlm_hash64(synth, n > 0 ? (size_t)n : 0);
-            if (meta_src == TLM_COLL_META_NONE)
-                r->meta_src = TLM_COLL_META_DISTINFO;
-        } else if (m->grs >= 0 && r->group_size > 0) {
-            int64_t st = m->grstride > 0 ? m->grstride : 1;
-            r->pg_rank_start = (int32_t)m->grs;
-            r->pg_rank_stride = (int32_t)st;
-            r->pg_ranks_n = r->group_size;
-            if (trace_rank >= m->grs && (trace_rank - m->grs) % st == 0 &&
-                (trace_rank - m->grs) / st < r->group_size)
-                r->local_rank = (int32_t)((trace_rank - m->grs) / st);
-            int n = snprintf(synth, sizeof synth, "ap:%lld:%lld:%d",
-                             (long long)m->grs, (long long)st,
-                             r->group_size);
-            r->pg_ranks_hash = tlm_hash64(synth, n > 0 ? (size_t)n : 0);
-        } else if ((r->flags & TLM_COLL_REC_PG_SYNTH) && md &&
-                   r->group_size > 0 && md->world_size == r->group_size) {
-            /* a synthesized PG as large as the job is the world */
-            r->pg_rank_start = 0;
-            r->pg_rank_stride = 1;
-            r->pg_ranks_n = r->group_size;
-            r->local_rank = trace_rank < r->group_size ? trace_rank : -1;
-            r->pg_ranks_hash = tlm_hash64("world", 5);
-        }
+    if (!L.ok || L.n == 0)
+        return 0;
+    r->pg_rank_start = (int32_t)L.first;
+    r->pg_rank_stride = (int32_t)L.stride;
+    r->pg_ranks_n = (int32_t)L.n;
+    r->local_rank = (int32_t)L.idx_of;
+    if (L.truncated) {
+        r->flags |= TLM_COLL_REC_RANKS_TRUNC;
+        r->pg_ranks_n = r->group_size;
+        if (r->local_rank < 0)
+            r->local_rank = ap_position(trace_rank, L.first, L.stride,
+                                        r->group_size);
     }
+    return 1;
+}
+
+/* PG ranks from distributedInfo.pg_config (named PGs only).  1 when the
+ * config gave them. */
+static int ranks_from_config(const tlm_trace *t, const tlm_trace_meta *md,
+                             const char *pg, size_t pg_len, int meta_src,
+                             int32_t trace_rank, tlm_coll_record *r)
+{
+    const tlm_pg_config *pc =
+        (!(r->flags & TLM_COLL_REC_PG_SYNTH))
+            ? find_pg_config(t, md, pg, pg_len) : NULL;
+    if (!pc || !pc->ranks || !pc->n_ranks)
+        return 0;
+    r->pg_ranks_n = (int32_t)pc->n_ranks;
+    r->pg_rank_start = pc->ranks[0];
+    int ap = 1;
+    int64_t st = pc->n_ranks > 1 ? pc->ranks[1] - pc->ranks[0] : 1;
+    for (size_t i = 0; i < pc->n_ranks; i++) {
+        if (i && pc->ranks[i] - pc->ranks[i - 1] != st)
+            ap = 0;
+        if (pc->ranks[i] == trace_rank && r->local_rank < 0)
+            r->local_rank = (int32_t)i;
+    }
+    r->pg_rank_stride = ap ? (int32_t)st : 0;
+    char key[64];
+    int n = snprintf(key, sizeof key, "pg_config:%s", r->pg_name);
+    r->pg_ranks_hash = tlm_hash64(key, n > 0 ? (size_t)n : 0);
+    if (meta_src == TLM_COLL_META_NONE)
+        r->meta_src = TLM_COLL_META_DISTINFO;
+    return 1;
+}
+
+/* PG ranks where neither list nor config gave them: the start / stride
+ * args, else the world for a synthesized PG as large as the job. */
+static void ranks_from_args(const tlm_trace_meta *md, const meta *m,
+                            int32_t trace_rank, tlm_coll_record *r)
+{
+    if (m->grs >= 0 && r->group_size > 0) {
+        int64_t st = m->grstride > 0 ? m->grstride : 1;
+        r->pg_rank_start = (int32_t)m->grs;
+        r->pg_rank_stride = (int32_t)st;
+        r->pg_ranks_n = r->group_size;
+        r->local_rank = ap_position(trace_rank, m->grs, st, r->group_size);
+        char key[64];
+        int n = snprintf(key, sizeof key, "ap:%lld:%lld:%d",
+                         (long long)m->grs, (long long)st, r->group_size);
+        r->pg_ranks_hash = tlm_hash64(key, n > 0 ? (size_t)n : 0);
+    } else if ((r->flags & TLM_COLL_REC_PG_SYNTH) && md &&
+               r->group_size > 0 && md->world_size == r->group_size) {
+        /* a synthesized PG as large as the job is the world */
+        r->pg_rank_start = 0;
+        r->pg_rank_stride = 1;
+        r->pg_ranks_n = r->group_size;
+        r->local_rank = trace_rank < r->group_size ? trace_rank : -1;
+        r->pg_ranks_hash = tlm_hash64("world", 5);
+    }
+}
+
+/* PG ranks: the list text, else distributedInfo, else the args; then the
+ * local rank from the "Rank" arg where still unknown. */
+static void rec_pg_ranks(const tlm_trace *t, const tlm_trace_meta *md,
+                         const meta *m, const char *pg, size_t pg_len,
+                         int meta_src, int32_t trace_rank,
+                         tlm_coll_record *r)
+{
+    r->local_rank = -1;
+    r->pg_rank_start = -1;
+    r->pg_rank_stride = -1;
+    r->pg_ranks_n = -1;
+    if (!ranks_from_list(m, trace_rank, r) &&
+        !ranks_from_config(t, md, pg, pg_len, meta_src, trace_rank, r))
+        ranks_from_args(md, m, trace_rank, r);
     if (r->local_rank < 0 && m->rank_local >= 0 && r->group_size > 0 &&
         m->rank_local < r->group_size)
         r->local_rank = (int32_t)m->rank_local;
+}
 
-    /* bytes */
+/* Bytes moved: total, per direction and largest per peer; the peer of a
+ * send / recv. */
+static void rec_bytes(const meta *m, tlm_coll_type ct, int bpe,
+                      tlm_coll_record *r)
+{
     int64_t in_b = (r->in_nelems >= 0 && bpe) ? r->in_nelems * bpe : -1;
     int64_t out_b = (r->out_nelems >= 0 && bpe) ? r->out_nelems * bpe : -1;
     r->bytes = (ct == TLM_COLL_ALLGATHER || ct == TLM_COLL_GATHER) ? out_b
@@ -902,8 +981,12 @@ static void fill_record(const tlm_trace *t, const tlm_trace_meta *md,
         if (trunc)
             r->flags |= TLM_COLL_REC_SPLIT_TRUNC;
     }
+}
 
-    /* identity */
+/* Identity: match key, sequence number and its source, signature. */
+static void rec_identity(const meta *m, tlm_coll_type ct, tlm_dtype dt,
+                         int32_t trace_rank, tlm_coll_record *r)
+{
     r->match_key = r->pg_hash;
     if ((r->flags & TLM_COLL_REC_PG_SYNTH) && r->pg_ranks_hash)
         r->match_key = tlm_coll_mix(r->pg_hash, r->pg_ranks_hash);
@@ -929,6 +1012,25 @@ static void fill_record(const tlm_trace *t, const tlm_trace_meta *md,
         r->seq = -1;
     }
     r->sig = tlm_coll_signature(ct, dt, r->in_nelems, r->out_nelems);
+}
+
+/* The record of kernel k (event kidx) from its metadata m and link lk. */
+static void fill_record(const tlm_trace *t, const tlm_trace_meta *md,
+                        const tlm_event *k, uint64_t kidx, const klink *lk,
+                        const meta *m, int32_t trace_rank, int64_t base,
+                        tlm_coll_record *r)
+{
+    rec_kernel(t, k, kidx, lk, trace_rank, base, r);
+    tlm_dtype kdt;
+    tlm_coll_type ct = rec_type(t, k, m, lk->ann, r, &kdt);
+    tlm_dtype dt = rec_dtype(t, m, lk->ann, kdt, r);
+    rec_sizes(t, m, lk, ct, r);
+    char synth[64];
+    size_t pg_len;
+    const char *pg = rec_pg_name(m, r, synth, sizeof synth, &pg_len);
+    rec_pg_ranks(t, md, m, pg, pg_len, lk->meta_src, trace_rank, r);
+    rec_bytes(m, ct, tlm_dtype_size(dt), r);
+    rec_identity(m, ct, dt, trace_rank, r);
 }
 
 /* Ordinals: for each (match_key) on this trace, the k-th first kernel of a
@@ -1006,6 +1108,209 @@ static tlm_status assign_parts_and_ordinals(tlm_coll_record *r, size_t n,
     return TLM_OK;
 }
 
+/* Lookup tables of pass 1: record_param_comms by External id, launches by
+ * correlation, CPU spans per thread (each sorted for binary search). */
+typedef struct link_index {
+    kv *ext, *corr;
+    span *sp;
+    size_t n_ext, n_corr, n_sp;
+    size_t cap_ext, cap_corr, cap_sp;
+} link_index;
+
+static void link_index_free(const tlm_alloc *a, link_index *ix)
+{
+    tlm_coll_mfree(a, ix->ext);
+    tlm_coll_mfree(a, ix->corr);
+    tlm_coll_mfree(a, ix->sp);
+}
+
+/* Appends (key, idx) to the table *v.  0, or -1 when out of memory. */
+static int kv_add(const tlm_alloc *a, kv **v, size_t *n, size_t *cap,
+                  int64_t key, size_t idx)
+{
+    if (!tlm_coll_grow(a, (void **)v, cap, *n + 1, sizeof **v))
+        return -1;
+    (*v)[(*n)++] = (kv){key, idx};
+    return 0;
+}
+
+/* Appends the span of event e (index idx).  0, or -1 when out of memory. */
+static int span_add(const tlm_alloc *a, link_index *ix, const tlm_event *e,
+                    size_t idx, int kind)
+{
+    if (!tlm_coll_grow(a, (void **)&ix->sp, &ix->cap_sp, ix->n_sp + 1,
+                       sizeof *ix->sp))
+        return -1;
+    ix->sp[ix->n_sp++] = (span){e->pid, e->tid, e->ts, e->ts + e->dur, idx,
+                                kind};
+    return 0;
+}
+
+/* Pass 1: the link tables of the trace's CPU side.  0, or -1 when out of
+ * memory. */
+static int index_links(const tlm_trace *trace, const tlm_event *ev,
+                       size_t nev, const tlm_alloc *a,
+                       tlm_coll_extract_stats *stats, link_index *ix)
+{
+    uint32_t rpc_name = tlm_trace_str_find(trace, "record_param_comms", 18);
+    for (size_t i = 0; i < nev; i++) {
+        const tlm_event *e = &ev[i];
+        int has_span = e->has_tid && (e->flags & TLM_EV_HAS_DUR) &&
+                       e->dur >= 0;
+        if (e->cat == TLM_CAT_CPU_OP && rpc_name && e->name == rpc_name) {
+            if (rpc_is_wait(trace, e)) {
+                if (stats)
+                    stats->n_wait_skipped++;
+                continue;
+            }
+            int64_t x;
+            if (tlm_event_arg_int(trace, e, TLM_ARG_EXTERNAL_ID, &x) &&
+                kv_add(a, &ix->ext, &ix->n_ext, &ix->cap_ext, x, i))
+                return -1;
+            if (has_span && span_add(a, ix, e, i, 0))
+                return -1;
+        } else if (e->cat == TLM_CAT_USER_ANNOTATION && has_span) {
+            size_t l;
+            const char *nm = tlm_trace_str(trace, e->name, &l);
+            if (l > 5 && memcmp(nm, "nccl:", 5) == 0 &&
+                span_add(a, ix, e, i, 1))
+                return -1;
+        } else if (e->cat == TLM_CAT_CUDA_RUNTIME ||
+                   e->cat == TLM_CAT_CUDA_DRIVER) {
+            int64_t c;
+            if (e->ph == 'X' &&
+                tlm_event_arg_int(trace, e, TLM_ARG_CORRELATION, &c) &&
+                kv_add(a, &ix->corr, &ix->n_corr, &ix->cap_corr, c, i))
+                return -1;
+        }
+    }
+    if (ix->n_ext)
+        qsort(ix->ext, ix->n_ext, sizeof *ix->ext, cmp_kv);
+    if (ix->n_corr)
+        qsort(ix->corr, ix->n_corr, sizeof *ix->corr, cmp_kv);
+    if (ix->n_sp)
+        qsort(ix->sp, ix->n_sp, sizeof *ix->sp, cmp_span);
+    return 0;
+}
+
+/* An NCCL / RCCL kernel or custom all-reduce (by name). */
+static int is_coll_kernel(const tlm_trace *trace, const tlm_event *k)
+{
+    if (k->cat != TLM_CAT_KERNEL || !tlm_event_is_gpu(k))
+        return 0; /* without a valid time: left out, as by the tree */
+    size_t l;
+    const char *nm = tlm_trace_str(trace, k->name, &l);
+    return name_has_ci(nm, l, "nccl") || name_has_ci(nm, l, "rccl") ||
+           name_has_ci(nm, l, "cross_device_reduce");
+}
+
+static void set_rpc(klink *lk, const tlm_event *ev, uint64_t idx, int via)
+{
+    lk->rpc = &ev[idx];
+    lk->rpc_idx = idx;
+    lk->via = via;
+}
+
+/* The record_param_comms op of kernel k (by External id where that differs
+ * from the correlation, else through the launch: the enclosing op span,
+ * else the launch's External id) and the nccl:* annotation around the
+ * launch. */
+static void find_links(const tlm_trace *trace, const tlm_event *ev,
+                       const link_index *ix, const tlm_event *k, klink *lk)
+{
+    int64_t kext = -1, kcorr = -1;
+    int has_ext = tlm_event_arg_int(trace, k, TLM_ARG_EXTERNAL_ID, &kext);
+    int has_corr = tlm_event_arg_int(trace, k, TLM_ARG_CORRELATION, &kcorr);
+    if (has_ext && (!has_corr || kext != kcorr)) {
+        const kv *f = kv_find(ix->ext, ix->n_ext, kext);
+        if (f)
+            set_rpc(lk, ev, f->idx, TLM_COLL_META_EXTID);
+    }
+    const kv *f = has_corr ? kv_find(ix->corr, ix->n_corr, kcorr) : NULL;
+    if (!f)
+        return;
+    const tlm_event *ln = &ev[f->idx];
+    if (!lk->rpc) {
+        const span *s = span_find(ix->sp, ix->n_sp, ln->pid, ln->tid,
+                                  ln->ts, 0);
+        int64_t lx;
+        const kv *g = NULL;
+        if (s)
+            set_rpc(lk, ev, s->idx, TLM_COLL_META_LAUNCH);
+        else if (tlm_event_arg_int(trace, ln, TLM_ARG_EXTERNAL_ID, &lx))
+            g = kv_find(ix->ext, ix->n_ext, lx);
+        if (g)
+            set_rpc(lk, ev, g->idx, TLM_COLL_META_EXTID);
+    }
+    const span *s2 = span_find(ix->sp, ix->n_sp, ln->pid, ln->tid, ln->ts,
+                               1);
+    if (s2)
+        lk->ann = &ev[s2->idx];
+}
+
+/* Metadata of kernel k: its own args, then those of its linked op (the
+ * link is the metadata source where the kernel had none, whether or not
+ * the op added fields). */
+static void kernel_meta(const tlm_trace *trace, const tlm_event *ev,
+                        const link_index *ix, const tlm_event *k, meta *m,
+                        klink *lk)
+{
+    memset(lk, 0, sizeof *lk);
+    lk->via = TLM_COLL_META_NONE;
+    lk->world = -1;
+    meta_init(m);
+    lk->kmeta = meta_fill_named(trace, k, m);
+    lk->kpg = m->pg != NULL && m->pg != m->pg_id_buf &&
+              tlm_event_arg_str(trace, k, TLM_ARG_PG_NAME, NULL);
+    lk->meta_src = (m->cname || lk->kmeta) ? TLM_COLL_META_KERNEL
+                                           : TLM_COLL_META_NONE;
+    find_links(trace, ev, ix, k, lk);
+    if (lk->rpc) {
+        meta_fill_named(trace, lk->rpc, m);
+        meta_fill_concrete(trace, lk->rpc, m, &lk->world);
+        if (lk->meta_src == TLM_COLL_META_NONE)
+            lk->meta_src = lk->via;
+    } else if (lk->ann && lk->meta_src == TLM_COLL_META_NONE) {
+        lk->meta_src = TLM_COLL_META_LAUNCH;
+    }
+}
+
+/* Adds one to the counter slot[v], or to dflt where v has none. */
+static void count_in(uint64_t *const *slot, size_t n, unsigned v,
+                     uint64_t *dflt)
+{
+    uint64_t *p = v < n ? slot[v] : NULL;
+    (*(p ? p : dflt))++;
+}
+
+/* Counts one extracted kernel and its metadata source. */
+static void count_meta_src(tlm_coll_extract_stats *stats,
+                           const tlm_coll_record *r)
+{
+    uint64_t *const slot[] = {
+        [TLM_COLL_META_KERNEL] = &stats->n_meta_kernel,
+        [TLM_COLL_META_EXTID] = &stats->n_meta_extid,
+        [TLM_COLL_META_LAUNCH] = &stats->n_meta_launch,
+    };
+    stats->n_kernels++;
+    count_in(slot, sizeof slot / sizeof *slot, r->meta_src,
+             &stats->n_meta_none);
+}
+
+/* Counts the sources of the records' sequence numbers. */
+static void count_seq_src(tlm_coll_extract_stats *stats,
+                          const tlm_coll_record *r, size_t n)
+{
+    uint64_t *const slot[] = {
+        [TLM_COLL_SEQ_TRACE] = &stats->n_seq_trace,
+        [TLM_COLL_SEQ_CONCRETE] = &stats->n_seq_concrete,
+        [TLM_COLL_SEQ_P2P] = &stats->n_p2p,
+    };
+    for (size_t i = 0; i < n; i++)
+        count_in(slot, sizeof slot / sizeof *slot, r[i].seq_src,
+                 &stats->n_seq_ordinal);
+}
+
 tlm_status tlm_coll_extract(const tlm_trace *trace,
                             const tlm_coll_extract_opts *opts,
                             tlm_coll_record **out, size_t *n_out,
@@ -1034,194 +1339,37 @@ tlm_status tlm_coll_extract(const tlm_trace *trace,
         trace_rank = (int32_t)md->rank;
     int64_t base = (md && md->has_base_time) ? md->base_time_ns : 0;
 
-    uint32_t rpc_name = tlm_trace_str_find(trace, "record_param_comms", 18);
-    kv *ext = NULL, *corr = NULL;
-    span *sp = NULL;
+    link_index ix;
+    memset(&ix, 0, sizeof ix);
     tlm_coll_record *recs = NULL;
-    size_t n_ext = 0, n_corr = 0, n_sp = 0, n_rec = 0;
-    size_t cap_ext = 0, cap_corr = 0, cap_sp = 0, cap_rec = 0;
-    tlm_status st = TLM_OK;
-
-    /* pass 1: record_param_comms by External id, launches by correlation,
-     * CPU spans per thread */
-    for (size_t i = 0; i < nev; i++) {
-        const tlm_event *e = &ev[i];
-        if (e->cat == TLM_CAT_CPU_OP && rpc_name && e->name == rpc_name) {
-            if (rpc_is_wait(trace, e)) {
-                if (stats)
-                    stats->n_wait_skipped++;
-                continue;
-            }
-            int64_t x;
-            if (tlm_event_arg_int(trace, e, TLM_ARG_EXTERNAL_ID, &x)) {
-                if (!tlm_coll_grow(a, (void **)&ext, &cap_ext, n_ext + 1,
-                                   sizeof *ext))
-                    goto nomem;
-                ext[n_ext++] = (kv){x, i};
-            }
-            if (e->has_tid && (e->flags & TLM_EV_HAS_DUR) &&
-                e->dur >= 0) {
-                if (!tlm_coll_grow(a, (void **)&sp, &cap_sp, n_sp + 1,
-                                   sizeof *sp))
-                    goto nomem;
-                sp[n_sp++] = (span){e->pid, e->tid, e->ts, e->ts + e->dur,
-                                    i, 0};
-            }
-        } else if (e->cat == TLM_CAT_USER_ANNOTATION && e->has_tid &&
-                   (e->flags & TLM_EV_HAS_DUR) && e->dur >= 0) {
-            size_t l;
-            const char *nm = tlm_trace_str(trace, e->name, &l);
-            if (l > 5 && memcmp(nm, "nccl:", 5) == 0) {
-                if (!tlm_coll_grow(a, (void **)&sp, &cap_sp, n_sp + 1,
-                                   sizeof *sp))
-                    goto nomem;
-                sp[n_sp++] = (span){e->pid, e->tid, e->ts, e->ts + e->dur,
-                                    i, 1};
-            }
-        } else if (e->cat == TLM_CAT_CUDA_RUNTIME ||
-                   e->cat == TLM_CAT_CUDA_DRIVER) {
-            int64_t c;
-            if (e->ph == 'X' &&
-                tlm_event_arg_int(trace, e, TLM_ARG_CORRELATION, &c)) {
-                if (!tlm_coll_grow(a, (void **)&corr, &cap_corr, n_corr + 1,
-                                   sizeof *corr))
-                    goto nomem;
-                corr[n_corr++] = (kv){c, i};
-            }
-        }
-    }
-    if (n_ext)
-        qsort(ext, n_ext, sizeof *ext, cmp_kv);
-    if (n_corr)
-        qsort(corr, n_corr, sizeof *corr, cmp_kv);
-    if (n_sp)
-        qsort(sp, n_sp, sizeof *sp, cmp_span);
-
+    size_t n_rec = 0, cap_rec = 0;
+    if (index_links(trace, ev, nev, a, stats, &ix))
+        goto nomem;
     /* pass 2: kernels */
     for (size_t i = 0; i < nev; i++) {
         const tlm_event *k = &ev[i];
-        if (k->cat != TLM_CAT_KERNEL || !tlm_event_is_gpu(k))
-            continue; /* without a valid time: left out, as by the tree */
-        size_t l;
-        const char *nm = tlm_trace_str(trace, k->name, &l);
-        if (!name_has_ci(nm, l, "nccl") && !name_has_ci(nm, l, "rccl") &&
-            !name_has_ci(nm, l, "cross_device_reduce"))
+        if (!is_coll_kernel(trace, k))
             continue;
         meta m;
-        meta_init(&m);
-        int kmeta = meta_fill_named(trace, k, &m);
-        int kpg = m.pg != NULL && m.pg != m.pg_id_buf &&
-                  tlm_event_arg_str(trace, k, TLM_ARG_PG_NAME, NULL);
-        int meta_src = (m.cname || kmeta) ? TLM_COLL_META_KERNEL
-                                          : TLM_COLL_META_NONE;
-        const tlm_event *rpc = NULL, *ann = NULL;
-        uint64_t rpc_idx = 0;
-        int64_t kext = -1, kcorr = -1;
-        int has_ext = tlm_event_arg_int(trace, k, TLM_ARG_EXTERNAL_ID, &kext);
-        int has_corr = tlm_event_arg_int(trace, k, TLM_ARG_CORRELATION,
-                                         &kcorr);
-        int via = TLM_COLL_META_NONE;
-        if (has_ext && (!has_corr || kext != kcorr)) {
-            const kv *f = kv_find(ext, n_ext, kext);
-            if (f) {
-                rpc = &ev[f->idx];
-                rpc_idx = f->idx;
-                via = TLM_COLL_META_EXTID;
-            }
-        }
-        if (has_corr) {
-            const kv *f = kv_find(corr, n_corr, kcorr);
-            if (f) {
-                const tlm_event *ln = &ev[f->idx];
-                if (!rpc) {
-                    const span *s = span_find(sp, n_sp, ln->pid, ln->tid,
-                                              ln->ts, 0);
-                    if (s) {
-                        rpc = &ev[s->idx];
-                        rpc_idx = s->idx;
-                        via = TLM_COLL_META_LAUNCH;
-                    } else {
-                        int64_t lx;
-                        const kv *g = NULL;
-                        if (tlm_event_arg_int(trace, ln, TLM_ARG_EXTERNAL_ID,
-                                              &lx))
-                            g = kv_find(ext, n_ext, lx);
-                        if (g) {
-                            rpc = &ev[g->idx];
-                            rpc_idx = g->idx;
-                            via = TLM_COLL_META_EXTID;
-                        }
-                    }
-                }
-                const span *s2 = span_find(sp, n_sp, ln->pid, ln->tid,
-                                           ln->ts, 1);
-                if (s2)
-                    ann = &ev[s2->idx];
-            }
-        }
-        int64_t world = -1;
-        if (rpc) {
-            int got = meta_fill_named(trace, rpc, &m);
-            meta_fill_concrete(trace, rpc, &m, &world);
-            if (meta_src == TLM_COLL_META_NONE &&
-                (got || m.cname || m.seq_src >= 0 || m.in >= 0 ||
-                 world > 0))
-                meta_src = via;
-            else if (meta_src == TLM_COLL_META_NONE)
-                meta_src = via;
-        } else if (ann && meta_src == TLM_COLL_META_NONE) {
-            meta_src = TLM_COLL_META_LAUNCH;
-        }
+        klink lk;
+        kernel_meta(trace, ev, &ix, k, &m, &lk);
         if (!tlm_coll_grow(a, (void **)&recs, &cap_rec, n_rec + 1,
                            sizeof *recs))
             goto nomem;
-        fill_record(trace, md, k, i, rpc, rpc_idx, ann, &m, kmeta, kpg,
-                    meta_src, world, trace_rank, base, &recs[n_rec]);
-        if (stats) {
-            stats->n_kernels++;
-            switch (recs[n_rec].meta_src) {
-            case TLM_COLL_META_KERNEL:
-                stats->n_meta_kernel++;
-                break;
-            case TLM_COLL_META_EXTID:
-                stats->n_meta_extid++;
-                break;
-            case TLM_COLL_META_LAUNCH:
-                stats->n_meta_launch++;
-                break;
-            default:
-                stats->n_meta_none++;
-                break;
-            }
-        }
+        fill_record(trace, md, k, i, &lk, &m, trace_rank, base,
+                    &recs[n_rec]);
+        if (stats)
+            count_meta_src(stats, &recs[n_rec]);
         n_rec++;
     }
     if (n_rec) {
         qsort(recs, n_rec, sizeof *recs, cmp_rec_time);
-        st = assign_parts_and_ordinals(recs, n_rec, a, stats);
-        if (st != TLM_OK)
+        if (assign_parts_and_ordinals(recs, n_rec, a, stats) != TLM_OK)
             goto nomem;
     }
     if (stats)
-        for (size_t i = 0; i < n_rec; i++) {
-            switch (recs[i].seq_src) {
-            case TLM_COLL_SEQ_TRACE:
-                stats->n_seq_trace++;
-                break;
-            case TLM_COLL_SEQ_CONCRETE:
-                stats->n_seq_concrete++;
-                break;
-            case TLM_COLL_SEQ_P2P:
-                stats->n_p2p++;
-                break;
-            default:
-                stats->n_seq_ordinal++;
-                break;
-            }
-        }
-    tlm_coll_mfree(a, ext);
-    tlm_coll_mfree(a, corr);
-    tlm_coll_mfree(a, sp);
+        count_seq_src(stats, recs, n_rec);
+    link_index_free(a, &ix);
     if (n_rec == 0) {
         tlm_coll_mfree(a, recs);
         recs = NULL;
@@ -1230,9 +1378,7 @@ tlm_status tlm_coll_extract(const tlm_trace *trace,
     *n_out = n_rec;
     return TLM_OK;
 nomem:
-    tlm_coll_mfree(a, ext);
-    tlm_coll_mfree(a, corr);
-    tlm_coll_mfree(a, sp);
+    link_index_free(a, &ix);
     tlm_coll_mfree(a, recs);
     if (stats)
         memset(stats, 0, sizeof *stats);

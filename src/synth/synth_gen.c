@@ -523,145 +523,182 @@ static void names_free(syn_names *nm)
 enum { AG_LN1, AG_QKV, AG_SDPA, AG_PROJ, AG_ADD1, AG_LN2, AG_FC1, AG_GELU,
        AG_FC2, AG_ADD2, AG_PER_LAYER };
 
-/* Builds one training step (the same for every step and every rank; the
- * step number and the rank's groups are applied when it runs). */
-static void build_program(const syn_job *job, syn_prog *p, syn_names *nm)
+/* Sizes of one training step and the forward autograd indices that the
+ * backward pass refers to, shared by the phases of build_program. */
+typedef struct step_dims {
+    const tlm_synth_opts *o;
+    int64_t T;            /* tokens per step */
+    int64_t H, Ht, Ft, Vt; /* hidden; per TP rank: hidden, MLP, vocab */
+    int64_t hd, heads_t;  /* head dim, heads per TP rank */
+    int64_t layer_params; /* parameters per layer per TP rank */
+    int L;
+    int has_tp, has_dp, has_world;
+    int n_lin, n_ln;      /* Linear / LayerNorm modules so far */
+    int *ag;              /* per layer: AG_PER_LAYER indices */
+    int ag_emb, ag_lnf, ag_head, ag_sm;
+} step_dims;
+
+#define EVAL_FN "autograd::engine::evaluate_function: "
+
+/* n attention inputs [batch * heads, seq, head dim] of op. */
+static void attn_inputs(syn_op *op, const step_dims *sd, int n)
 {
-    const tlm_synth_opts *o = &job->o;
-    int64_t T = (int64_t)o->batch * o->seq_len;
-    int64_t H = o->hidden;
-    int64_t tp = o->tp;
-    int64_t Ht = H / tp;
-    int64_t Ft = 4 * H / tp;
-    int64_t Vt = o->vocab / tp;
-    int64_t hd = H / o->heads;
-    int64_t heads_t = o->heads / tp;
-    int64_t layer_params = 12 * H * H / tp;
-    int L = o->layers;
-    int has_tp = o->tp > 1;
-    int has_dp = job->dp > 1;
-    int has_world = o->world_size > 1;
-    int n_lin = 0;
-    int n_ln = 0;
-    int *ag = calloc((size_t)L * AG_PER_LAYER + 4, sizeof *ag);
-    if (!ag) {
-        p->fail = 1;
-        return;
-    }
+    for (int i = 0; i < n; i++)
+        in_tensor(op, T_BF16, 3, sd->o->batch * sd->heads_t, sd->o->seq_len,
+                  sd->hd);
+}
 
-    prog_add(p, OP_ANN, "ProfilerStep#");
-    p_push(p, OP_PY, "train.py(112): train_step");
+/* The input batch [batch, seq] of token ids as input of op. */
+static void batch_input(syn_op *op, const step_dims *sd)
+{
+    in_tensor(op, "long int", 2, sd->o->batch, sd->o->seq_len, 0);
+}
 
-    /* input batch to the GPU */
+/* A Linear module of the next index; returns its gemm's autograd index. */
+static int linear_mod(syn_prog *p, syn_names *nm, step_dims *sd, int64_t k,
+                      int64_t n, int bias)
+{
+    return p_linear(p, name_of(p, nm, "nn.Module: Linear", sd->n_lin++),
+                    sd->T, k, n, bias);
+}
+
+/* A LayerNorm module of the next index; returns its autograd index. */
+static int layer_norm_mod(syn_prog *p, syn_names *nm, step_dims *sd)
+{
+    p_push(p, OP_MOD, name_of(p, nm, "nn.Module: LayerNorm", sd->n_ln++));
+    int idx = p_layer_norm(p, sd->T, sd->H);
+    p_pop(p);
+    return idx;
+}
+
+/* A python frame holding one collective. */
+static void py_coll(syn_prog *p, const char *frame, int ckind, int64_t n)
+{
+    p_push(p, OP_PY, frame);
+    p_coll(p, ckind, n);
+    p_pop(p);
+}
+
+/* The input batch copied to the GPU (and the step broadcast). */
+static void build_input(syn_prog *p, const step_dims *sd)
+{
     syn_op *op = p_cpu(p, "aten::to", 0, 2000);
-    in_tensor(op, "long int", 2, o->batch, o->seq_len, 0);
+    batch_input(op, sd);
     in_scalar(op, "");
     op = p_cpu(p, "aten::_to_copy", 0, 2000);
-    in_tensor(op, "long int", 2, o->batch, o->seq_len, 0);
+    batch_input(op, sd);
     op = p_cpu(p, "aten::copy_", 0, 3000);
-    in_tensor(op, "long int", 2, o->batch, o->seq_len, 0);
-    in_tensor(op, "long int", 2, o->batch, o->seq_len, 0);
+    batch_input(op, sd);
+    batch_input(op, sd);
     in_scalar(op, "True");
     op = prog_add(p, OP_MEMCPY, "Memcpy HtoD (Pinned -> Device)");
     if (op) {
-        op->n = T * 8;
+        op->n = sd->T * 8;
         op->ckind = 1;
     }
     p_pop(p);
     p_pop(p);
     p_pop(p);
-    if (has_world) {
-        p_push(p, OP_PY, "train.py(104): broadcast_step");
-        p_coll(p, SYN_C_BCAST, 1);
-        p_pop(p);
-    }
+    if (sd->has_world)
+        py_coll(p, "train.py(104): broadcast_step", SYN_C_BCAST, 1);
+}
 
-    /* forward */
+/* Self-attention of layer l: QKV projection, flash attention, output
+ * projection and its TP all-reduce. */
+static void fwd_attention(syn_prog *p, syn_names *nm, step_dims *sd, int l,
+                          int *a)
+{
+    const tlm_synth_opts *o = sd->o;
+    p_push(p, OP_MOD, name_of(p, nm, "nn.Module: SelfAttention", l));
+    a[AG_QKV] = linear_mod(p, nm, sd, sd->H, 3 * sd->Ht, 1);
+    p_push(p, OP_MOD, name_of(p, nm, "nn.Module: CoreAttention", l));
+    syn_op *op = p_cpu(p, "aten::scaled_dot_product_attention", 0, 4000);
+    attn_inputs(op, sd, 3);
+    op = p_cpu(p, "aten::_scaled_dot_product_flash_attention", 1, 4000);
+    attn_inputs(op, sd, 3);
+    in_scalar(op, "0.");
+    a[AG_SDPA] = op ? op->agl : 0;
+    op = p_cpu(p, "aten::_flash_attention_forward", 0, 8000);
+    attn_inputs(op, sd, 3);
+    in_scalar(op, "True");
+    p_launch(p, K_FLASH_FWD,
+             4 * o->batch * sd->heads_t * (int64_t)o->seq_len * o->seq_len *
+                 sd->hd / 2 / 300000,
+             o->batch * sd->heads_t * (o->seq_len / 128), 128, 255, 49152,
+             1);
+    p_pop(p);
+    p_pop(p);
+    p_pop(p);
+    p_pop(p);
+    a[AG_PROJ] = linear_mod(p, nm, sd, sd->Ht, sd->H, 0);
+    if (sd->has_tp)
+        p_coll(p, SYN_C_TP_AR, sd->T * sd->H);
+    p_pop(p);
+}
+
+/* A small mixture-of-experts block: tokens to the experts of the DP group
+ * and back, expert gemms batched (aten::bmm). */
+static void fwd_experts(syn_prog *p, const step_dims *sd)
+{
+    int64_t T = sd->T, H = sd->H, Ht = sd->Ht;
+    p_push(p, OP_MOD, "nn.Module: ExpertDispatch_0");
+    if (sd->has_dp)
+        p_coll(p, SYN_C_A2A, T * H / 4);
+    syn_op *op = p_cpu(p, "aten::bmm", 1, 5000);
+    in_tensor(op, T_BF16, 3, 8, (T + 7) / 8, H);
+    in_tensor(op, T_BF16, 3, 8, H, Ht);
+    p_launch(p, K_GEMM_NN, gemm_ns(T, Ht, H), (T / 128 + 1) * 8, 384, 168,
+             213248, 1);
+    p_pop(p);
+    if (sd->has_dp)
+        p_coll(p, SYN_C_A2AV, 0);
+    p_pop(p);
+}
+
+/* Transformer layer l forward (experts in layer 0 only). */
+static void fwd_layer(syn_prog *p, syn_names *nm, step_dims *sd, int l)
+{
+    int *a = &sd->ag[l * AG_PER_LAYER];
+    p_push(p, OP_MOD, name_of(p, nm, "nn.Module: TransformerLayer", l));
+    a[AG_LN1] = layer_norm_mod(p, nm, sd);
+    fwd_attention(p, nm, sd, l, a);
+    a[AG_ADD1] = p_elem(p, "aten::add", K_ADD, sd->T, sd->H, 1);
+    a[AG_LN2] = layer_norm_mod(p, nm, sd);
+    if (l == 0)
+        fwd_experts(p, sd);
+    p_push(p, OP_MOD, name_of(p, nm, "nn.Module: MLP", l));
+    a[AG_FC1] = linear_mod(p, nm, sd, sd->H, sd->Ft, 1);
+    a[AG_GELU] = p_elem(p, "aten::gelu", K_GELU, sd->T, sd->Ft, 0);
+    a[AG_FC2] = linear_mod(p, nm, sd, sd->Ft, sd->H, 0);
+    if (sd->has_tp)
+        p_coll(p, SYN_C_TP_AR, sd->T * sd->H);
+    p_pop(p);
+    a[AG_ADD2] = p_elem(p, "aten::add", K_ADD, sd->T, sd->H, 1);
+    p_pop(p);
+}
+
+/* The forward step: embedding, layers, final norm, LM head, softmax and
+ * the scaled loss; then the loss all-reduce. */
+static void build_forward(syn_prog *p, syn_names *nm, step_dims *sd)
+{
+    int64_t T = sd->T, Vt = sd->Vt;
     p_push(p, OP_PY, "train.py(98): forward_step");
     p_push(p, OP_MOD, "nn.Module: GPTModel_0");
     p_push(p, OP_MOD, "nn.Module: VocabParallelEmbedding_0");
-    op = p_cpu(p, "aten::embedding", 1, 6000);
-    in_tensor(op, T_BF16, 2, Vt, H, 0);
-    in_tensor(op, "long int", 2, o->batch, o->seq_len, 0);
+    syn_op *op = p_cpu(p, "aten::embedding", 1, 6000);
+    in_tensor(op, T_BF16, 2, Vt, sd->H, 0);
+    batch_input(op, sd);
     in_scalar(op, "-1");
     in_scalar(op, "False");
-    int ag_emb = op ? op->agl : 0;
-    p_launch(p, K_EMB, mem_ns(T * H * 2), T * H / 2048 + 1, 128, 32, 0, 0);
+    sd->ag_emb = op ? op->agl : 0;
+    p_launch(p, K_EMB, mem_ns(T * sd->H * 2), T * sd->H / 2048 + 1, 128, 32,
+             0, 0);
     p_pop(p);
     p_pop(p);
-    for (int l = 0; l < L; l++) {
-        int *a = &ag[l * AG_PER_LAYER];
-        p_push(p, OP_MOD, name_of(p, nm, "nn.Module: TransformerLayer", l));
-        p_push(p, OP_MOD, name_of(p, nm, "nn.Module: LayerNorm", n_ln++));
-        a[AG_LN1] = p_layer_norm(p, T, H);
-        p_pop(p);
-        p_push(p, OP_MOD, name_of(p, nm, "nn.Module: SelfAttention", l));
-        a[AG_QKV] = p_linear(p, name_of(p, nm, "nn.Module: Linear", n_lin++),
-                             T, H, 3 * Ht, 1);
-        p_push(p, OP_MOD, name_of(p, nm, "nn.Module: CoreAttention", l));
-        op = p_cpu(p, "aten::scaled_dot_product_attention", 0, 4000);
-        for (int i = 0; i < 3; i++)
-            in_tensor(op, T_BF16, 3, o->batch * heads_t, o->seq_len, hd);
-        op = p_cpu(p, "aten::_scaled_dot_product_flash_attention", 1, 4000);
-        for (int i = 0; i < 3; i++)
-            in_tensor(op, T_BF16, 3, o->batch * heads_t, o->seq_len, hd);
-        in_scalar(op, "0.");
-        a[AG_SDPA] = op ? op->agl : 0;
-        op = p_cpu(p, "aten::_flash_attention_forward", 0, 8000);
-        for (int i = 0; i < 3; i++)
-            in_tensor(op, T_BF16, 3, o->batch * heads_t, o->seq_len, hd);
-        in_scalar(op, "True");
-        p_launch(p, K_FLASH_FWD,
-                 4 * o->batch * heads_t * (int64_t)o->seq_len * o->seq_len *
-                     hd / 2 / 300000,
-                 o->batch * heads_t * (o->seq_len / 128), 128, 255, 49152, 1);
-        p_pop(p);
-        p_pop(p);
-        p_pop(p);
-        p_pop(p);
-        a[AG_PROJ] = p_linear(p, name_of(p, nm, "nn.Module: Linear",
-                                         n_lin++),
-                              T, Ht, H, 0);
-        if (has_tp)
-            p_coll(p, SYN_C_TP_AR, T * H);
-        p_pop(p);
-        a[AG_ADD1] = p_elem(p, "aten::add", K_ADD, T, H, 1);
-        p_push(p, OP_MOD, name_of(p, nm, "nn.Module: LayerNorm", n_ln++));
-        a[AG_LN2] = p_layer_norm(p, T, H);
-        p_pop(p);
-        if (l == 0) {
-            /* a small mixture-of-experts block: tokens to the experts of
-             * the DP group and back, expert gemms batched (aten::bmm) */
-            p_push(p, OP_MOD, "nn.Module: ExpertDispatch_0");
-            if (has_dp)
-                p_coll(p, SYN_C_A2A, T * H / 4);
-            op = p_cpu(p, "aten::bmm", 1, 5000);
-            in_tensor(op, T_BF16, 3, 8, (T + 7) / 8, H);
-            in_tensor(op, T_BF16, 3, 8, H, Ht);
-            p_launch(p, K_GEMM_NN, gemm_ns(T, Ht, H), (T / 128 + 1) * 8,
-                     384, 168, 213248, 1);
-            p_pop(p);
-            if (has_dp)
-                p_coll(p, SYN_C_A2AV, 0);
-            p_pop(p);
-        }
-        p_push(p, OP_MOD, name_of(p, nm, "nn.Module: MLP", l));
-        a[AG_FC1] = p_linear(p, name_of(p, nm, "nn.Module: Linear", n_lin++),
-                             T, H, Ft, 1);
-        a[AG_GELU] = p_elem(p, "aten::gelu", K_GELU, T, Ft, 0);
-        a[AG_FC2] = p_linear(p, name_of(p, nm, "nn.Module: Linear", n_lin++),
-                             T, Ft, H, 0);
-        if (has_tp)
-            p_coll(p, SYN_C_TP_AR, T * H);
-        p_pop(p);
-        a[AG_ADD2] = p_elem(p, "aten::add", K_ADD, T, H, 1);
-        p_pop(p);
-    }
-    p_push(p, OP_MOD, name_of(p, nm, "nn.Module: LayerNorm", n_ln++));
-    int ag_lnf = p_layer_norm(p, T, H);
-    p_pop(p);
-    int ag_head = p_linear(p, name_of(p, nm, "nn.Module: Linear", n_lin++),
-                           T, H, Vt, 0);
+    for (int l = 0; l < sd->L; l++)
+        fwd_layer(p, nm, sd, l);
+    sd->ag_lnf = layer_norm_mod(p, nm, sd);
+    sd->ag_head = linear_mod(p, nm, sd, sd->H, Vt, 0);
     op = p_cpu(p, "aten::softmax", 0, 3000);
     in_tensor(op, T_F32, 2, T, Vt, 0);
     in_scalar(op, "-1");
@@ -670,7 +707,7 @@ static void build_program(const syn_job *job, syn_prog *p, syn_names *nm)
     in_tensor(op, T_F32, 2, T, Vt, 0);
     in_scalar(op, "-1");
     in_scalar(op, "False");
-    int ag_sm = op ? op->agl : 0;
+    sd->ag_sm = op ? op->agl : 0;
     p_launch(p, K_SOFTMAX, mem_ns(T * Vt * 8), T, 128, 32, 0, 0);
     p_pop(p);
     p_pop(p);
@@ -681,131 +718,132 @@ static void build_program(const syn_job *job, syn_prog *p, syn_names *nm)
     p_pop(p);
     p_pop(p); /* GPTModel */
     p_pop(p); /* forward_step */
-    if (has_world) {
-        p_push(p, OP_PY, "train.py(121): reduce_loss");
-        p_coll(p, SYN_C_LOSS_AR, 1);
-        p_pop(p);
-    }
+    if (sd->has_world)
+        py_coll(p, "train.py(121): reduce_loss", SYN_C_LOSS_AR, 1);
+}
 
-    /* backward: the main thread blocks in backward(), the autograd engine
-     * runs the graph on its own thread */
+/* Closes the two frames of a backward function. */
+static void bwd_end(syn_prog *p)
+{
+    p_pop(p);
+    p_pop(p);
+}
+
+/* Backward of a matmul (MmBackward0 / AddmmBackward0, fn): the gradient
+ * gemms [T, n1] x [n1, k1] and [m2, n2] x [n2, T]. */
+static void bwd_mm(syn_prog *p, const char *eval, const char *fn, int ref,
+                   int64_t T, int64_t n1, int64_t k1, int64_t m2, int64_t n2)
+{
+    p_bwdfn(p, eval, fn, ref);
+    p_bwd_gemm(p, "aten::mm", T, n1, k1, K_GEMM_NN);
+    p_bwd_gemm(p, "aten::mm", m2, n2, T, K_GEMM_NT);
+    bwd_end(p);
+}
+
+/* Backward of a layer norm over [T, H]. */
+static void bwd_layer_norm(syn_prog *p, const step_dims *sd, int ref)
+{
+    p_bwdfn(p, EVAL_FN "NativeLayerNormBackward0",
+            "NativeLayerNormBackward0", ref);
+    p_bwd_kernel_op(p, "aten::native_layer_norm_backward", K_LN_BWD, sd->T,
+                    sd->H, mem_ns(sd->T * sd->H * 6), 0);
+    bwd_end(p);
+}
+
+/* Backward of a residual add (no kernel of its own). */
+static void bwd_add(syn_prog *p, int ref)
+{
+    p_bwdfn(p, EVAL_FN "AddBackward0", "AddBackward0", ref);
+    bwd_end(p);
+}
+
+/* Transformer layer l backward, in reverse order of the forward; the TP
+ * all-reduces before each norm, the layer's DP reduce-scatter last. */
+static void bwd_layer(syn_prog *p, const step_dims *sd, int l)
+{
+    const tlm_synth_opts *o = sd->o;
+    const int *a = &sd->ag[l * AG_PER_LAYER];
+    int64_t T = sd->T, H = sd->H, Ht = sd->Ht, Ft = sd->Ft;
+    bwd_add(p, a[AG_ADD2]);
+    bwd_mm(p, EVAL_FN "MmBackward0", "MmBackward0", a[AG_FC2], T, Ft, H, Ft,
+           H);
+    p_bwdfn(p, EVAL_FN "GeluBackward0", "GeluBackward0", a[AG_GELU]);
+    p_bwd_kernel_op(p, "aten::gelu_backward", K_GELU_BWD, T, Ft,
+                    mem_ns(T * Ft * 6), 0);
+    bwd_end(p);
+    bwd_mm(p, EVAL_FN "AddmmBackward0", "AddmmBackward0", a[AG_FC1], T, H,
+           Ft, Ft, H);
+    if (sd->has_tp)
+        p_coll(p, SYN_C_TP_AR, T * H);
+    bwd_layer_norm(p, sd, a[AG_LN2]);
+    bwd_add(p, a[AG_ADD1]);
+    bwd_mm(p, EVAL_FN "MmBackward0", "MmBackward0", a[AG_PROJ], T, Ht, H, Ht,
+           H);
+    p_bwdfn(p, EVAL_FN "ScaledDotProductFlashAttentionBackward0",
+            "ScaledDotProductFlashAttentionBackward0", a[AG_SDPA]);
+    syn_op *op = p_cpu(p,
+                       "aten::_scaled_dot_product_flash_attention_backward",
+                       0, 4000);
+    attn_inputs(op, sd, 4);
+    p_bwd_kernel_op(p, "aten::_flash_attention_backward", K_FLASH_BWD,
+                    o->batch * sd->heads_t * o->seq_len, sd->hd,
+                    10 * o->batch * sd->heads_t * (int64_t)o->seq_len *
+                        o->seq_len * sd->hd / 2 / 300000,
+                    1);
+    p_pop(p);
+    bwd_end(p);
+    bwd_mm(p, EVAL_FN "AddmmBackward0", "AddmmBackward0", a[AG_QKV], T, H,
+           3 * Ht, 3 * Ht, H);
+    if (sd->has_tp)
+        p_coll(p, SYN_C_TP_AR, T * H);
+    bwd_layer_norm(p, sd, a[AG_LN1]);
+    if (sd->has_dp)
+        p_coll(p, SYN_C_DP_RS, sd->layer_params);
+}
+
+/* The backward pass: the main thread blocks in backward(), the autograd
+ * engine runs the graph on its own thread. */
+static void build_backward(syn_prog *p, const step_dims *sd)
+{
+    int64_t T = sd->T, H = sd->H, Vt = sd->Vt;
     p_push(p, OP_PY, "torch/_tensor.py(626): backward");
     p_push(p, OP_PY, "torch/autograd/__init__.py(347): backward");
     prog_add(p, OP_BWD_BEGIN, NULL);
-    p_bwdfn(p, "autograd::engine::evaluate_function: SoftmaxBackward0",
-            "SoftmaxBackward0", ag_sm);
+    p_bwdfn(p, EVAL_FN "SoftmaxBackward0", "SoftmaxBackward0", sd->ag_sm);
     p_bwd_kernel_op(p, "aten::_softmax_backward_data", K_SOFTMAX, T, Vt,
                     mem_ns(T * Vt * 12), 0);
-    p_pop(p);
-    p_pop(p);
-    p_bwdfn(p, "autograd::engine::evaluate_function: MmBackward0",
-            "MmBackward0", ag_head);
-    p_bwd_gemm(p, "aten::mm", T, H, Vt, K_GEMM_NN);
-    p_bwd_gemm(p, "aten::mm", H, Vt, T, K_GEMM_NT);
-    p_pop(p);
-    p_pop(p);
-    p_bwdfn(p, "autograd::engine::evaluate_function: "
-               "NativeLayerNormBackward0",
-            "NativeLayerNormBackward0", ag_lnf);
-    p_bwd_kernel_op(p, "aten::native_layer_norm_backward", K_LN_BWD, T, H,
-                    mem_ns(T * H * 6), 0);
-    p_pop(p);
-    p_pop(p);
-    for (int l = L - 1; l >= 0; l--) {
-        int *a = &ag[l * AG_PER_LAYER];
-        p_bwdfn(p, "autograd::engine::evaluate_function: AddBackward0",
-                "AddBackward0", a[AG_ADD2]);
-        p_pop(p);
-        p_pop(p);
-        p_bwdfn(p, "autograd::engine::evaluate_function: MmBackward0",
-                "MmBackward0", a[AG_FC2]);
-        p_bwd_gemm(p, "aten::mm", T, Ft, H, K_GEMM_NN);
-        p_bwd_gemm(p, "aten::mm", Ft, H, T, K_GEMM_NT);
-        p_pop(p);
-        p_pop(p);
-        p_bwdfn(p, "autograd::engine::evaluate_function: GeluBackward0",
-                "GeluBackward0", a[AG_GELU]);
-        p_bwd_kernel_op(p, "aten::gelu_backward", K_GELU_BWD, T, Ft,
-                        mem_ns(T * Ft * 6), 0);
-        p_pop(p);
-        p_pop(p);
-        p_bwdfn(p, "autograd::engine::evaluate_function: AddmmBackward0",
-                "AddmmBackward0", a[AG_FC1]);
-        p_bwd_gemm(p, "aten::mm", T, H, Ft, K_GEMM_NN);
-        p_bwd_gemm(p, "aten::mm", Ft, H, T, K_GEMM_NT);
-        p_pop(p);
-        p_pop(p);
-        if (has_tp)
-            p_coll(p, SYN_C_TP_AR, T * H);
-        p_bwdfn(p, "autograd::engine::evaluate_function: "
-                   "NativeLayerNormBackward0",
-                "NativeLayerNormBackward0", a[AG_LN2]);
-        p_bwd_kernel_op(p, "aten::native_layer_norm_backward", K_LN_BWD, T,
-                        H, mem_ns(T * H * 6), 0);
-        p_pop(p);
-        p_pop(p);
-        p_bwdfn(p, "autograd::engine::evaluate_function: AddBackward0",
-                "AddBackward0", a[AG_ADD1]);
-        p_pop(p);
-        p_pop(p);
-        p_bwdfn(p, "autograd::engine::evaluate_function: MmBackward0",
-                "MmBackward0", a[AG_PROJ]);
-        p_bwd_gemm(p, "aten::mm", T, Ht, H, K_GEMM_NN);
-        p_bwd_gemm(p, "aten::mm", Ht, H, T, K_GEMM_NT);
-        p_pop(p);
-        p_pop(p);
-        p_bwdfn(p, "autograd::engine::evaluate_function: "
-                   "ScaledDotProductFlashAttentionBackward0",
-                "ScaledDotProductFlashAttentionBackward0", a[AG_SDPA]);
-        op = p_cpu(p, "aten::_scaled_dot_product_flash_attention_backward",
-                   0, 4000);
-        for (int i = 0; i < 4; i++)
-            in_tensor(op, T_BF16, 3, o->batch * heads_t, o->seq_len, hd);
-        p_bwd_kernel_op(p, "aten::_flash_attention_backward", K_FLASH_BWD,
-                        o->batch * heads_t * o->seq_len, hd,
-                        10 * o->batch * heads_t * (int64_t)o->seq_len *
-                            o->seq_len * hd / 2 / 300000,
-                        1);
-        p_pop(p);
-        p_pop(p);
-        p_pop(p);
-        p_bwdfn(p, "autograd::engine::evaluate_function: AddmmBackward0",
-                "AddmmBackward0", a[AG_QKV]);
-        p_bwd_gemm(p, "aten::mm", T, H, 3 * Ht, K_GEMM_NN);
-        p_bwd_gemm(p, "aten::mm", 3 * Ht, H, T, K_GEMM_NT);
-        p_pop(p);
-        p_pop(p);
-        if (has_tp)
-            p_coll(p, SYN_C_TP_AR, T * H);
-        p_bwdfn(p, "autograd::engine::evaluate_function: "
-                   "NativeLayerNormBackward0",
-                "NativeLayerNormBackward0", a[AG_LN1]);
-        p_bwd_kernel_op(p, "aten::native_layer_norm_backward", K_LN_BWD, T,
-                        H, mem_ns(T * H * 6), 0);
-        p_pop(p);
-        p_pop(p);
-        if (has_dp)
-            p_coll(p, SYN_C_DP_RS, layer_params);
-    }
-    p_bwdfn(p, "autograd::engine::evaluate_function: EmbeddingBackward0",
-            "EmbeddingBackward0", ag_emb);
+    bwd_end(p);
+    bwd_mm(p, EVAL_FN "MmBackward0", "MmBackward0", sd->ag_head, T, H, Vt, H,
+           Vt);
+    bwd_layer_norm(p, sd, sd->ag_lnf);
+    for (int l = sd->L - 1; l >= 0; l--)
+        bwd_layer(p, sd, l);
+    p_bwdfn(p, EVAL_FN "EmbeddingBackward0", "EmbeddingBackward0",
+            sd->ag_emb);
     p_bwd_kernel_op(p, "aten::embedding_dense_backward", K_EMB_BWD, T, H,
                     mem_ns(T * H * 4), 0);
-    p_pop(p);
-    p_pop(p);
+    bwd_end(p);
     prog_add(p, OP_BWD_END, NULL);
     p_pop(p);
     p_pop(p);
+}
 
-    /* optimizer (AdamW, foreach implementation) */
+/* The optimizer (AdamW, foreach implementation) on this rank's shard,
+ * then the DP all-gathers of the updated parameters. */
+static void build_optimizer(syn_prog *p, const syn_job *job,
+                            const step_dims *sd)
+{
+    int L = sd->L;
     p_push(p, OP_PY, "torch/optim/optimizer.py(487): wrapper");
     p_push(p, OP_PY, "torch/optim/adamw.py(204): step");
-    if (has_dp) {
+    syn_op *op;
+    if (sd->has_dp) {
         op = prog_add(p, OP_WAIT, "cudaStreamWaitEvent");
         if (op)
             op->ckind = SYN_PG_DP;
     }
-    int64_t shard = has_dp ? layer_params / job->dp : layer_params;
+    int64_t shard = sd->has_dp ? sd->layer_params / job->dp
+                               : sd->layer_params;
     int64_t n_t = (int64_t)L * 12;
     static const char *const fe_names[] = {
         "aten::_foreach_mul_", "aten::_foreach_add_",
@@ -842,20 +880,18 @@ static void build_program(const syn_job *job, syn_prog *p, syn_names *nm)
         op->n = 4;
     p_pop(p);
     p_pop(p);
-    if (has_dp)
+    if (sd->has_dp)
         for (int l = 0; l < L; l++)
             p_coll(p, SYN_C_DP_AG, shard);
     p_pop(p);
     p_pop(p);
-    if (job->n_groups[SYN_PG_P2P] > 0) {
-        p_push(p, OP_PY, "train.py(140): exchange_boundary");
-        p_coll(p, SYN_C_P2P, T * H / 8);
-        p_pop(p);
-    }
+}
 
-    /* loss.item(): device-to-host copy, then the CPU waits for the GPU */
+/* loss.item(): device-to-host copy, then the CPU waits for the GPU. */
+static void build_log_metrics(syn_prog *p)
+{
     p_push(p, OP_PY, "train.py(131): log_metrics");
-    op = p_cpu(p, "aten::item", 0, 2000);
+    syn_op *op = p_cpu(p, "aten::item", 0, 2000);
     in_tensor(op, T_F32, 0, 0, 0, 0);
     op = p_cpu(p, "aten::_local_scalar_dense", 0, 3000);
     in_tensor(op, T_F32, 0, 0, 0, 0);
@@ -868,11 +904,49 @@ static void build_program(const syn_job *job, syn_prog *p, syn_names *nm)
     p_pop(p);
     p_pop(p);
     p_pop(p);
+}
+
+/* Builds one training step (the same for every step and every rank; the
+ * step number and the rank's groups are applied when it runs). */
+static void build_program(const syn_job *job, syn_prog *p, syn_names *nm)
+{
+    const tlm_synth_opts *o = &job->o;
+    int64_t tp = o->tp;
+    step_dims sd;
+    memset(&sd, 0, sizeof sd);
+    sd.o = o;
+    sd.T = (int64_t)o->batch * o->seq_len;
+    sd.H = o->hidden;
+    sd.Ht = sd.H / tp;
+    sd.Ft = 4 * sd.H / tp;
+    sd.Vt = o->vocab / tp;
+    sd.hd = sd.H / o->heads;
+    sd.heads_t = o->heads / tp;
+    sd.layer_params = 12 * sd.H * sd.H / tp;
+    sd.L = o->layers;
+    sd.has_tp = o->tp > 1;
+    sd.has_dp = job->dp > 1;
+    sd.has_world = o->world_size > 1;
+    sd.ag = calloc((size_t)sd.L * AG_PER_LAYER + 4, sizeof *sd.ag);
+    if (!sd.ag) {
+        p->fail = 1;
+        return;
+    }
+    prog_add(p, OP_ANN, "ProfilerStep#");
+    p_push(p, OP_PY, "train.py(112): train_step");
+    build_input(p, &sd);
+    build_forward(p, nm, &sd);
+    build_backward(p, &sd);
+    build_optimizer(p, job, &sd);
+    if (job->n_groups[SYN_PG_P2P] > 0)
+        py_coll(p, "train.py(140): exchange_boundary", SYN_C_P2P,
+                sd.T * sd.H / 8);
+    build_log_metrics(p);
     p_pop(p); /* train_step */
     p_pop(p); /* ProfilerStep */
-    p->n_lin = n_lin;
-    p->n_ln = n_ln;
-    free(ag);
+    p->n_lin = sd.n_lin;
+    p->n_ln = sd.n_ln;
+    free(sd.ag);
 }
 
 /* MARK: - rank state */
@@ -973,6 +1047,18 @@ static void ev_open(rs *s, const char *ph, const char *cat)
 
 /* Head of an X event: ph, cat, name, pid, tid, ts, dur; leaves the object
  * open for ", \"args\": {...}}". */
+/* The ", pid, tid, ts" keys of an event (ts on the rank's clock). */
+static void put_where(rs *s, int64_t pid, int64_t tid, int64_t ts)
+{
+    tlm_synth_out *o = s->out;
+    PUTL(o, ", \"pid\": ");
+    tlm_synth_puti(o, pid);
+    PUTL(o, ", \"tid\": ");
+    tlm_synth_puti(o, tid);
+    PUTL(o, ", \"ts\": ");
+    tlm_synth_putus(o, ts + s->off);
+}
+
 static void ev_x(rs *s, const char *cat, const char *name, int64_t pid,
                  int64_t tid, int64_t ts, int64_t dur)
 {
@@ -980,12 +1066,7 @@ static void ev_x(rs *s, const char *cat, const char *name, int64_t pid,
     ev_open(s, "X", cat);
     PUTL(o, "\"name\": ");
     tlm_synth_putq(o, name);
-    PUTL(o, ", \"pid\": ");
-    tlm_synth_puti(o, pid);
-    PUTL(o, ", \"tid\": ");
-    tlm_synth_puti(o, tid);
-    PUTL(o, ", \"ts\": ");
-    tlm_synth_putus(o, ts + s->off);
+    put_where(s, pid, tid, ts);
     PUTL(o, ", \"dur\": ");
     tlm_synth_putus(o, dur);
 }
@@ -1030,12 +1111,7 @@ static void flow(rs *s, int start, int64_t id, int64_t pid, int64_t tid,
     ev_open(s, start ? "s" : "f", NULL);
     PUTL(o, "\"id\": ");
     tlm_synth_puti(o, id);
-    PUTL(o, ", \"pid\": ");
-    tlm_synth_puti(o, pid);
-    PUTL(o, ", \"tid\": ");
-    tlm_synth_puti(o, tid);
-    PUTL(o, ", \"ts\": ");
-    tlm_synth_putus(o, ts + s->off);
+    put_where(s, pid, tid, ts);
     if (start)
         PUTL(o, ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}");
     else
@@ -1057,6 +1133,16 @@ static void runtime_ev(rs *s, const char *name, int64_t ts, int64_t dur,
     if (corr > 0)
         key_i(o, "correlation", corr, 0);
     PUTL(o, "}}");
+}
+
+/* A launch dimension as "x, y, z". */
+static void put_dim3(tlm_synth_out *o, const int32_t v[3])
+{
+    for (int i = 0; i < 3; i++) {
+        if (i)
+            PUTL(o, ", ");
+        tlm_synth_puti(o, v[i]);
+    }
 }
 
 /* Kernel args common to compute and NCCL kernels; leaves args open. */
@@ -1083,17 +1169,9 @@ static void kernel_ev(rs *s, const char *name, int stream, int64_t ts,
     PUTL(o, ", \"warps per SM\": ");
     put_fixed6(o, blocks * ((threads + 31) / 32), 132);
     PUTL(o, ", \"grid\": [");
-    tlm_synth_puti(o, grid[0]);
-    PUTL(o, ", ");
-    tlm_synth_puti(o, grid[1]);
-    PUTL(o, ", ");
-    tlm_synth_puti(o, grid[2]);
+    put_dim3(o, grid);
     PUTL(o, "], \"block\": [");
-    tlm_synth_puti(o, block[0]);
-    PUTL(o, ", ");
-    tlm_synth_puti(o, block[1]);
-    PUTL(o, ", ");
-    tlm_synth_puti(o, block[2]);
+    put_dim3(o, block);
     PUTL(o, "]");
     int64_t occ = threads * blocks >= 2048 * 132 ? 100
                                                  : threads * blocks * 100 /
@@ -1186,67 +1264,42 @@ typedef struct cinfo {
 
 static void coll_info(int ckind, int pos, cinfo *ci)
 {
-    memset(ci, 0, sizeof *ci);
-    ci->dtype = "BFloat16";
-    ci->itype = T_BF16;
-    ci->dsize = 2;
-    ci->blocking = 1;
-    switch (ckind) {
-    case SYN_C_TP_AR:
-    case SYN_C_LOSS_AR:
-        ci->pgkind = ckind == SYN_C_TP_AR ? SYN_PG_TP : SYN_PG_DEFAULT;
-        ci->name = "allreduce";
-        ci->c10d = "c10d::allreduce_";
-        ci->ann = "nccl:all_reduce";
-        ci->kbase = "AllReduce_Sum_bf16_RING_LL";
-        if (ckind == SYN_C_LOSS_AR) {
-            ci->kbase = "AllReduce_Sum_f32_RING_LL";
-            ci->dtype = "Float";
-            ci->itype = T_F32;
-            ci->dsize = 4;
-        }
-        break;
-    case SYN_C_DP_RS:
-        ci->pgkind = SYN_PG_DP;
-        ci->name = "_reduce_scatter_base";
-        ci->c10d = "c10d::_reduce_scatter_base_";
-        ci->ann = "nccl:_reduce_scatter_base";
-        ci->kbase = "ReduceScatter_Sum_bf16_RING_LL";
-        ci->blocking = 0;
-        break;
-    case SYN_C_DP_AG:
-        ci->pgkind = SYN_PG_DP;
-        ci->name = "_allgather_base";
-        ci->c10d = "c10d::_allgather_base_";
-        ci->ann = "nccl:_all_gather_base";
-        ci->kbase = "AllGather_RING_LL";
-        ci->blocking = 0;
-        break;
-    case SYN_C_BCAST:
-        ci->pgkind = SYN_PG_DEFAULT;
-        ci->name = "broadcast";
-        ci->c10d = "c10d::broadcast_";
-        ci->ann = "nccl:broadcast";
-        ci->kbase = "Broadcast_RING_LL";
-        ci->dtype = "Long";
-        ci->itype = "long int";
-        ci->dsize = 8;
-        break;
-    case SYN_C_A2A:
-    case SYN_C_A2AV:
-        ci->pgkind = SYN_PG_DP;
-        ci->name = ckind == SYN_C_A2A ? "all_to_all" : "all_to_allv";
-        ci->c10d = "c10d::alltoall_base_";
-        ci->ann = "nccl:all_to_all";
-        ci->kbase = "SendRecv";
-        break;
-    default: /* SYN_C_P2P */
-        ci->pgkind = SYN_PG_P2P;
-        ci->name = pos == 0 ? "send" : "recv";
-        ci->c10d = pos == 0 ? "c10d::send" : "c10d::recv_";
-        ci->ann = pos == 0 ? "nccl:send" : "nccl:recv";
-        ci->kbase = "SendRecv";
-        break;
+    /* pg kind, Collective name, c10d op, nccl:* annotation, kernel base,
+     * dtype, input type, element size, blocking */
+    const cinfo rows[SYN_C_KINDS] = {
+        [SYN_C_TP_AR] = {SYN_PG_TP, "allreduce", "c10d::allreduce_",
+                         "nccl:all_reduce", "AllReduce_Sum_bf16_RING_LL",
+                         "BFloat16", T_BF16, 2, 1},
+        [SYN_C_DP_RS] = {SYN_PG_DP, "_reduce_scatter_base",
+                         "c10d::_reduce_scatter_base_",
+                         "nccl:_reduce_scatter_base",
+                         "ReduceScatter_Sum_bf16_RING_LL", "BFloat16",
+                         T_BF16, 2, 0},
+        [SYN_C_DP_AG] = {SYN_PG_DP, "_allgather_base",
+                         "c10d::_allgather_base_", "nccl:_all_gather_base",
+                         "AllGather_RING_LL", "BFloat16", T_BF16, 2, 0},
+        [SYN_C_LOSS_AR] = {SYN_PG_DEFAULT, "allreduce", "c10d::allreduce_",
+                           "nccl:all_reduce", "AllReduce_Sum_f32_RING_LL",
+                           "Float", T_F32, 4, 1},
+        [SYN_C_BCAST] = {SYN_PG_DEFAULT, "broadcast", "c10d::broadcast_",
+                         "nccl:broadcast", "Broadcast_RING_LL", "Long",
+                         "long int", 8, 1},
+        [SYN_C_A2A] = {SYN_PG_DP, "all_to_all", "c10d::alltoall_base_",
+                       "nccl:all_to_all", "SendRecv", "BFloat16", T_BF16, 2,
+                       1},
+        [SYN_C_A2AV] = {SYN_PG_DP, "all_to_allv", "c10d::alltoall_base_",
+                        "nccl:all_to_all", "SendRecv", "BFloat16", T_BF16,
+                        2, 1},
+        [SYN_C_P2P] = {SYN_PG_P2P, "send", "c10d::send", "nccl:send",
+                       "SendRecv", "BFloat16", T_BF16, 2, 1},
+    };
+    if (ckind < 0 || ckind >= SYN_C_KINDS)
+        ckind = SYN_C_P2P;
+    *ci = rows[ckind];
+    if (ckind == SYN_C_P2P && pos != 0) { /* the receiving side */
+        ci->name = "recv";
+        ci->c10d = "c10d::recv_";
+        ci->ann = "nccl:recv";
     }
 }
 
@@ -1398,14 +1451,20 @@ static void coll_resolve(syn_job *job, size_t inst)
 
 /* MARK: - collective event chain */
 
+/* v[0..n) as "a, b, c". */
+static void put_ints(tlm_synth_out *o, const int *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (i)
+            PUTL(o, ", ");
+        tlm_synth_puti(o, v[i]);
+    }
+}
+
 static void put_ranks_str(tlm_synth_out *o, const tlm_synth_pg *pg)
 {
     PUTL(o, "\"[");
-    for (int i = 0; i < pg->size; i++) {
-        if (i)
-            PUTL(o, ", ");
-        tlm_synth_puti(o, pg->ranks[i]);
-    }
+    put_ints(o, pg->ranks, pg->size);
     PUTL(o, "]\"");
 }
 
@@ -1473,6 +1532,33 @@ static void put_in_dims(tlm_synth_out *o, int64_t n, int empties)
     PUTL(o, "]");
 }
 
+/* Concrete Inputs and Input type of a collective's record_param_comms, in
+ * the Apr 2024 OSS form: [tensors, seq, pg-name tuple (not recorded),
+ * group rank, name, in split, out split, global rank start, stride, group
+ * size]; the seq only where with_seq (schema 1; later it is a named key). */
+static void put_rpc_concrete(tlm_synth_out *o, const tlm_synth_coll *c,
+                             const tlm_synth_pg *pg, int pos, int with_seq)
+{
+    PUTL(o, ", \"Concrete Inputs\": [\"\", \"");
+    if (with_seq)
+        tlm_synth_puti(o, c->seq);
+    PUTL(o, "\", \"\", \"");
+    tlm_synth_puti(o, pos);
+    PUTL(o, "\", \"\", \"[]\", \"[]");
+    const int64_t ap[3] = {pg->rank_start, pg->rank_stride, pg->size};
+    for (int i = 0; i < 3; i++) {
+        PUTL(o, "\", \"");
+        tlm_synth_puti(o, ap[i]);
+    }
+    PUTL(o, "\"], \"Input type\": [\"TensorList\", ");
+    if (with_seq)
+        PUTL(o, "\"Scalar\"");
+    else
+        PUTL(o, "\"\"");
+    PUTL(o, ", \"\", \"Scalar\", \"\", \"ScalarList\", \"ScalarList\", "
+            "\"Scalar\", \"Scalar\", \"Scalar\"]");
+}
+
 static void write_coll_cpu(rs *s, const syn_job *job, size_t inst,
                            int ckind, const cinfo *ci, const int64_t *tm,
                            const int64_t *ext, const int64_t *ev)
@@ -1501,39 +1587,10 @@ static void write_coll_cpu(rs *s, const syn_job *job, size_t inst,
     PUTL(o, ", \"args\": {");
     key_i(o, "External id", ext[1], 1);
     PUTL(o, ", \"Record function id\": 0");
-    if (schema == 1) {
-        /* Apr 2024 OSS form: [tensors, seq, pg-name tuple (not recorded),
-         * group rank, name, in split, out split, global rank start,
-         * stride, group size] */
-        PUTL(o, ", \"Concrete Inputs\": [\"\", \"");
-        tlm_synth_puti(o, c->seq);
-        PUTL(o, "\", \"\", \"");
-        tlm_synth_puti(o, pos);
-        PUTL(o, "\", \"\", \"[]\", \"[]\", \"");
-        tlm_synth_puti(o, pg->rank_start);
-        PUTL(o, "\", \"");
-        tlm_synth_puti(o, pg->rank_stride);
-        PUTL(o, "\", \"");
-        tlm_synth_puti(o, pg->size);
-        PUTL(o, "\"], \"Input type\": [\"TensorList\", \"Scalar\", \"\", "
-                "\"Scalar\", \"\", \"ScalarList\", \"ScalarList\", "
-                "\"Scalar\", \"Scalar\", \"Scalar\"]");
-        put_in_dims(o, n_in, 9);
-    } else {
+    if (schema != 1)
         coll_meta(s, job, inst, ckind, pos, ci);
-        PUTL(o, ", \"Concrete Inputs\": [\"\", \"\", \"\", \"");
-        tlm_synth_puti(o, pos);
-        PUTL(o, "\", \"\", \"[]\", \"[]\", \"");
-        tlm_synth_puti(o, pg->rank_start);
-        PUTL(o, "\", \"");
-        tlm_synth_puti(o, pg->rank_stride);
-        PUTL(o, "\", \"");
-        tlm_synth_puti(o, pg->size);
-        PUTL(o, "\"], \"Input type\": [\"TensorList\", \"\", \"\", "
-                "\"Scalar\", \"\", \"ScalarList\", \"ScalarList\", "
-                "\"Scalar\", \"Scalar\", \"Scalar\"]");
-        put_in_dims(o, n_in, 9);
-    }
+    put_rpc_concrete(o, c, pg, pos, schema == 1);
+    put_in_dims(o, n_in, 9);
     key_i(o, "Ev Idx", ev[1], 0);
     PUTL(o, "}}");
 
@@ -1863,6 +1920,17 @@ static void gpu_work(rs *s, const syn_op *op)
     flow(s, 0, corr, s->dev, STREAM_COMPUTE, kst);
 }
 
+/* Moves on to thread `to` (backward engine 1, main 0): it starts no
+ * earlier than the current thread's cursor, after a delay in [lo, hi]. */
+static void switch_thread(rs *s, int to, int64_t lo, int64_t hi)
+{
+    const thr *th = &s->th[s->cur];
+    if (s->th[to].t < th->t)
+        s->th[to].t = th->t;
+    s->th[to].t += rng_range(&s->r, lo, hi);
+    s->cur = to;
+}
+
 static void exec_op(rs *s, const syn_prog *p, const syn_op *op)
 {
     thr *th = &s->th[s->cur];
@@ -1883,16 +1951,10 @@ static void exec_op(rs *s, const syn_prog *p, const syn_op *op)
         gpu_work(s, op);
         break;
     case OP_BWD_BEGIN:
-        if (s->th[1].t < th->t)
-            s->th[1].t = th->t;
-        s->th[1].t += rng_range(&s->r, 5000, 15000);
-        s->cur = 1;
+        switch_thread(s, 1, 5000, 15000);
         break;
     case OP_BWD_END:
-        if (s->th[0].t < th->t)
-            s->th[0].t = th->t;
-        s->th[0].t += rng_range(&s->r, 2000, 6000);
-        s->cur = 0;
+        switch_thread(s, 0, 2000, 6000);
         break;
     case OP_WAIT: {
         th->t += rng_range(&s->r, 500, 1500);
@@ -2000,11 +2062,7 @@ static void write_header(const syn_job *job, rs *s, int64_t ts)
             PUTL(o, ", \"backend_config\": \"cuda:nccl\", \"pg_size\": ");
             tlm_synth_puti(o, pg->size);
             PUTL(o, ", \"ranks\": [");
-            for (int j = 0; j < pg->size; j++) {
-                if (j)
-                    PUTL(o, ", ");
-                tlm_synth_puti(o, pg->ranks[j]);
-            }
+            put_ints(o, pg->ranks, pg->size);
             PUTL(o, "]}");
         }
         if (job->o.schema >= 2)
