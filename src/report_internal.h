@@ -485,6 +485,11 @@ void tlm_grp_metrics_add(tlm_grp_metrics *g, const tlm_perf_metrics *m,
  * scratch for g->k values. */
 void tlm_grp_metrics_stats(const tlm_grp_metrics *g, size_t which,
                            double *v, tlm_stats *s);
+/* Group of the key hashed from key in map; a new group *ng (then *ng is
+ * incremented and *is_new set) when the key is new.  -1 when out of
+ * memory. */
+int32_t tlm_group_of(tlm_i3map *map, const tlm_sbuf *key, size_t *ng,
+                     int *is_new);
 /* Sorts the rows of t by the double column kc descending, then by the
  * UID column uc.  Errors: TLM_ENOMEM. */
 tlm_status tlm_tab_sort_sum_uid(tlm_tab *t, size_t kc, size_t uc);

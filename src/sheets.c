@@ -254,6 +254,21 @@ void tlm_grp_metrics_stats(const tlm_grp_metrics *g, size_t which,
     tlm_stats_of(v, g->k, s);
 }
 
+int32_t tlm_group_of(tlm_i3map *map, const tlm_sbuf *key, size_t *ng,
+                     int *is_new)
+{
+    int64_t hk[3];
+    tlm_key_hash(key, hk);
+    int32_t g = tlm_i3map_get(map, hk[0], hk[1], hk[2]);
+    *is_new = g < 0;
+    if (g < 0) {
+        g = (int32_t)(*ng)++;
+        if (tlm_i3map_put(map, hk[0], hk[1], hk[2], g))
+            return -1;
+    }
+    return g;
+}
+
 tlm_status tlm_tab_sort_sum_uid(tlm_tab *t, size_t kc, size_t uc)
 {
     size_t *perm = malloc((t->nrows + 1) * sizeof *perm);
@@ -320,7 +335,8 @@ static tlm_status sheet_columns(scols *k, const sheet_state *s, int arch)
     if (!k->names || !k->cn || !k->ty)
         return TLM_ENOMEM;
     k->n = 0;
-    col_add(k, "name", TLM_COL_STR);
+#define COL(nm, tp) col_add(k, nm, tp)
+    COL("name", TLM_COL_STR);
     k->pc0 = k->n;
     for (size_t i = 0; i < s->npcols; i++) {
         snprintf(k->names[k->n], sizeof k->names[k->n], "param: %s",
@@ -328,35 +344,36 @@ static tlm_status sheet_columns(scols *k, const sheet_state *s, int arch)
         k->ty[k->n++] = TLM_COL_STR;
     }
     k->first = k->n;
-    col_add(k, "GFLOPS_first", TLM_COL_F64);
-    col_add(k, "Data Moved (MB)_first", TLM_COL_F64);
-    col_add(k, "FLOPS/Byte_first", TLM_COL_F64);
+    COL("GFLOPS_first", TLM_COL_F64);
+    COL("Data Moved (MB)_first", TLM_COL_F64);
+    COL("FLOPS/Byte_first", TLM_COL_F64);
     k->tbs = k->n;
     col_stats5(k, "TB/s");
     col_stats5(k, "TFLOPS/s");
     k->proc = k->n;
-    col_add(k, "process_name_first", TLM_COL_STR);
-    col_add(k, "process_label_first", TLM_COL_STR);
-    col_add(k, "thread_name_first", TLM_COL_STR);
-    col_add(k, "Compute Spec", TLM_COL_STR);
+    COL("process_name_first", TLM_COL_STR);
+    COL("process_label_first", TLM_COL_STR);
+    COL("thread_name_first", TLM_COL_STR);
+    COL("Compute Spec", TLM_COL_STR);
     k->roof = k->n;
     if (arch) {
-        col_add(k, "Roofline Time (\xc2\xb5s)_first", TLM_COL_F64);
-        col_add(k, "Roofline Bound_first", TLM_COL_STR);
+        COL("Roofline Time (\xc2\xb5s)_first", TLM_COL_F64);
+        COL("Roofline Bound_first", TLM_COL_STR);
         col_stats5(k, "Pct Roofline");
     }
     k->kd = k->n;
-    col_add(k, "kernel_details__summarize_kernel_stats", TLM_COL_STR);
-    col_add(k, "trunc_kernel_details", TLM_COL_STR);
-    col_add(k, "Input Dims_first", TLM_COL_STR);
-    col_add(k, "Input type_first", TLM_COL_STR);
-    col_add(k, "Input Strides_first", TLM_COL_STR);
-    col_add(k, "Concrete Inputs_first", TLM_COL_STR);
+    COL("kernel_details__summarize_kernel_stats", TLM_COL_STR);
+    COL("trunc_kernel_details", TLM_COL_STR);
+    COL("Input Dims_first", TLM_COL_STR);
+    COL("Input type_first", TLM_COL_STR);
+    COL("Input Strides_first", TLM_COL_STR);
+    COL("Concrete Inputs_first", TLM_COL_STR);
     k->kt = k->n;
     col_stats5(k, "Kernel Time (\xc2\xb5s)");
-    col_add(k, "Kernel Time (\xc2\xb5s)_sum", TLM_COL_F64);
-    col_add(k, "name_count", TLM_COL_I64);
-    col_add(k, "UID_first", TLM_COL_I64);
+    COL("Kernel Time (\xc2\xb5s)_sum", TLM_COL_F64);
+    COL("name_count", TLM_COL_I64);
+    COL("UID_first", TLM_COL_I64);
+#undef COL
     for (size_t i = 0; i < k->n; i++)
         k->cn[i] = k->names[i];
     return TLM_OK;
@@ -427,17 +444,14 @@ static tlm_status group_sheet_rows(sheet_build *b)
         } else {
             if (!param_key(ctx, r))
                 goto done;
-            int64_t hk[3];
-            tlm_key_hash(&ctx->s1, hk);
-            g = tlm_i3map_get(&b->map, hk[0], hk[1], hk[2]);
-            if (g < 0) {
-                g = (int32_t)b->ngroups++;
-                if (tlm_i3map_put(&b->map, hk[0], hk[1], hk[2], g))
-                    goto done;
+            int is_new;
+            g = tlm_group_of(&b->map, &ctx->s1, &b->ngroups, &is_new);
+            if (g < 0)
+                goto done;
+            if (is_new)
                 b->head[g] = b->tail[g] = (int32_t)i;
-            } else {
+            else
                 chain_row(b, g, i);
-            }
             gof[r->perf_idx] = g;
         }
         r->grp = g;

@@ -672,13 +672,11 @@ static tlm_status group_rows(usum *s)
         row_key(s, r);
         if (s->key.oom)
             return TLM_ENOMEM;
-        int64_t hk[3];
-        tlm_key_hash(&s->key, hk);
-        int32_t g = tlm_i3map_get(&s->map, hk[0], hk[1], hk[2]);
-        if (g < 0) {
-            g = (int32_t)s->ng++;
-            if (tlm_i3map_put(&s->map, hk[0], hk[1], hk[2], g))
-                return TLM_ENOMEM;
+        int is_new;
+        int32_t g = tlm_group_of(&s->map, &s->key, &s->ng, &is_new);
+        if (g < 0)
+            return TLM_ENOMEM;
+        if (is_new) {
             s->head[g] = s->tail[g] = (int32_t)i;
         } else {
             u->rows[s->tail[g]].next = (int32_t)i;
