@@ -381,14 +381,67 @@ static int p_str(pm_ctx *c, const char *name, const char *s)
     return p_text(c, name, s, 1);
 }
 
-/* tuple(node): "(a, b)", "(a,)", "()". */
-static int p_tuple_node(pm_ctx *c, int which, const char *name,
-                        const tlm_pj_node *n)
+/* Writes item i of a sequence (items points to the whole of it). */
+typedef void (*sb_item)(sbuf *b, const void *items, size_t i);
+
+/* Python repr of a sequence of n items into param name: a tuple "(a, b)",
+ * "(a,)", "()" or a list "[a, b]". */
+static int p_seq(pm_ctx *c, const char *name, int tuple, const void *items,
+                 size_t n, sb_item put)
 {
     char buf[TLM_PERF_PARAM_VALUE];
     sbuf b = {buf, sizeof(buf), 0, 0};
     size_t i;
     buf[0] = '\0';
+    sb_put(&b, tuple ? "(" : "[");
+    for (i = 0; i < n; i++) {
+        if (i) {
+            sb_put(&b, ", ");
+        }
+        put(&b, items, i);
+    }
+    sb_put(&b, !tuple ? "]" : n == 1 ? ",)" : ")");
+    return p_sb(c, name, &b);
+}
+
+/* A JSON list of one of the args' docs, as p_seq items. */
+typedef struct node_items {
+    const tlm_pj_doc *doc;
+    const tlm_pj_node *n;
+} node_items;
+
+static void item_node(sbuf *b, const void *items, size_t i)
+{
+    const node_items *x = items;
+    sb_node(b, x->doc, tlm_pj_child(x->doc, x->n, i));
+}
+
+static void item_int(sbuf *b, const void *items, size_t i)
+{
+    sb_int(b, ((const int64_t *)items)[i]);
+}
+
+/* A string, or None for NULL. */
+static void item_str(sbuf *b, const void *items, size_t i)
+{
+    const char *const *s = items;
+    if (s[i] == NULL) {
+        sb_put(b, "None");
+    } else {
+        sb_pystr(b, s[i]);
+    }
+}
+
+static void item_bool(sbuf *b, const void *items, size_t i)
+{
+    sb_put(b, ((const int *)items)[i] ? "True" : "False");
+}
+
+/* tuple(node): "(a, b)", "(a,)", "()". */
+static int p_tuple_node(pm_ctx *c, int which, const char *name,
+                        const tlm_pj_node *n)
+{
+    node_items x;
     if (n == NULL) {
         return 0;
     }
@@ -401,95 +454,33 @@ static int p_tuple_node(pm_ctx *c, int which, const char *name,
         pm_fail(c, TLM_EFORMAT, "expected a list for ", name);
         return 0;
     }
-    sb_put(&b, "(");
-    for (i = 0; i < n->count; i++) {
-        if (i) {
-            sb_put(&b, ", ");
-        }
-        sb_node(&b, &c->doc[which], tlm_pj_child(&c->doc[which], n, i));
-    }
-    sb_put(&b, n->count == 1 ? ",)" : ")");
-    return p_sb(c, name, &b);
+    x.doc = &c->doc[which];
+    x.n = n;
+    return p_seq(c, name, 1, &x, n->count, item_node);
 }
 
 static int p_shape(pm_ctx *c, const char *name, const int64_t *d, size_t nd)
 {
-    char buf[TLM_PERF_PARAM_VALUE];
-    sbuf b = {buf, sizeof(buf), 0, 0};
-    size_t i;
-    buf[0] = '\0';
-    sb_put(&b, "(");
-    for (i = 0; i < nd; i++) {
-        if (i) {
-            sb_put(&b, ", ");
-        }
-        sb_int(&b, d[i]);
-    }
-    sb_put(&b, nd == 1 ? ",)" : ")");
-    return p_sb(c, name, &b);
+    return p_seq(c, name, 1, d, nd, item_int);
 }
 
 /* tuple of strings / None: dtype tuples. */
 static int p_str_tuple(pm_ctx *c, const char *name, const char *const *s,
                        size_t n)
 {
-    char buf[TLM_PERF_PARAM_VALUE];
-    sbuf b = {buf, sizeof(buf), 0, 0};
-    size_t i;
-    buf[0] = '\0';
-    sb_put(&b, "(");
-    for (i = 0; i < n; i++) {
-        if (i) {
-            sb_put(&b, ", ");
-        }
-        if (s[i] == NULL) {
-            sb_put(&b, "None");
-        } else {
-            sb_pystr(&b, s[i]);
-        }
-    }
-    sb_put(&b, n == 1 ? ",)" : ")");
-    return p_sb(c, name, &b);
+    return p_seq(c, name, 1, s, n, item_str);
 }
 
 /* Python list of strings: ['a'] (Evoformer's dtype_A_B). */
 static int p_str_list(pm_ctx *c, const char *name, const char *const *s,
                       size_t n)
 {
-    char buf[TLM_PERF_PARAM_VALUE];
-    sbuf b = {buf, sizeof(buf), 0, 0};
-    size_t i;
-    buf[0] = '\0';
-    sb_put(&b, "[");
-    for (i = 0; i < n; i++) {
-        if (i) {
-            sb_put(&b, ", ");
-        }
-        if (s[i] == NULL) {
-            sb_put(&b, "None");
-        } else {
-            sb_pystr(&b, s[i]);
-        }
-    }
-    sb_put(&b, "]");
-    return p_sb(c, name, &b);
+    return p_seq(c, name, 0, s, n, item_str);
 }
 
 static int p_bool_list(pm_ctx *c, const char *name, const int *v, size_t n)
 {
-    char buf[TLM_PERF_PARAM_VALUE];
-    sbuf b = {buf, sizeof(buf), 0, 0};
-    size_t i;
-    buf[0] = '\0';
-    sb_put(&b, "[");
-    for (i = 0; i < n; i++) {
-        if (i) {
-            sb_put(&b, ", ");
-        }
-        sb_put(&b, v[i] ? "True" : "False");
-    }
-    sb_put(&b, "]");
-    return p_sb(c, name, &b);
+    return p_seq(c, name, 0, v, n, item_bool);
 }
 
 /* tuple(arg[i]) with Python's try/except KeyError: None when the arg is
@@ -520,46 +511,42 @@ static const char *skip_sp(const char *s)
     return s;
 }
 
-/* Python int(text): optional spaces, sign, digits, spaces. */
-static int py_int(const char *s, int64_t *out)
+/* Python int(text) (is_float 0: optional spaces, sign, digits, spaces)
+ * or float(text) (is_float 1: the usual spellings "0.", "0.125",
+ * "1e-05"); the value goes to *iv or *dv only when the text parses. */
+static int py_number(const char *s, int is_float, int64_t *iv, double *dv)
 {
     char *end;
-    long long v;
+    long long i = 0;
+    double d = 0.0;
     s = skip_sp(s);
     if (*s == '\0') {
         return 0;
     }
-    v = strtoll(s, &end, 10);
-    if (end == s) {
+    if (is_float) {
+        d = strtod(s, &end);
+    } else {
+        i = strtoll(s, &end, 10);
+    }
+    if (end == s || *skip_sp(end) != '\0') {
         return 0;
     }
-    end = (char *)skip_sp(end);
-    if (*end != '\0') {
-        return 0;
+    if (is_float) {
+        *dv = d;
+    } else {
+        *iv = (int64_t)i;
     }
-    *out = (int64_t)v;
     return 1;
 }
 
-/* Python float(text) for the usual spellings ("0.", "0.125", "1e-05"). */
+static int py_int(const char *s, int64_t *out)
+{
+    return py_number(s, 0, out, NULL);
+}
+
 static int py_float(const char *s, double *out)
 {
-    char *end;
-    double v;
-    s = skip_sp(s);
-    if (*s == '\0') {
-        return 0;
-    }
-    v = strtod(s, &end);
-    if (end == s) {
-        return 0;
-    }
-    end = (char *)skip_sp(end);
-    if (*end != '\0') {
-        return 0;
-    }
-    *out = v;
-    return 1;
+    return py_number(s, 1, NULL, out);
 }
 
 /* eval() of "True" / "False" (the only spellings Kineto writes). */
@@ -1187,221 +1174,372 @@ static int dtype_pair(pm_ctx *c, size_t from, const char **dt, size_t *ndt)
     return 1;
 }
 
-static tlm_status m_sdpa(pm_ctx *c, tlm_perf_model_id m)
+/* What an SDPA model class reads from the args, and how its flops() and
+ * bytes() compute. */
+typedef struct sdpa_in {
+    sdpa_cfg s;
+    const char *dt[2];
+    size_t ndt;
+    int has_dtype;
+    double dropout;
+    int flops_is_bwd; /* flops() == flops_bwd() for bwd ops */
+    double fwd_bpe;   /* bytes() default; < 0: from the dtype */
+    int bytes_is_bwd;
+    int strides_params;
+    size_t iq, ik, iv; /* Input Dims of q, k, v */
+    double nseq_q, nseq_kv;
+    double max_q, max_kv;
+    int varlen;
+} sdpa_in;
+
+static const int sdpa_bnhd[4] = {0, 2, 1, 3};
+
+/* q, k, v at Input Dims 1, 2, 3 (the bwd ops: grad_out comes first). */
+static void sdpa_qkv_from_1(sdpa_in *in)
+{
+    in->iq = 1;
+    in->ik = 2;
+    in->iv = 3;
+}
+
+/* aten::_scaled_dot_product_{flash,efficient,cudnn}_attention. */
+static tlm_status sdpa_args_aten(pm_ctx *c, tlm_perf_model_id m,
+                                 sdpa_in *in)
 {
     static const int bhnd_std[4] = {0, 1, 2, 3};
-    static const int bnhd[4] = {0, 2, 1, 3};
+    size_t idrop = m == TLM_PM_SDPA_FLASH ? 3 : 5;
+    TRY(sdpa_shapes(c, 0, 1, 2, bhnd_std, 4, &in->s));
+    TRY(opt_dropout(c, idrop, &in->dropout));
+    TRY(opt_causal(c, idrop + 1, &in->s.causal));
+    in->s.flash_impl = m == TLM_PM_SDPA_FLASH;
+    TRY(dtype_pair(c, 0, in->dt, &in->ndt));
+    return TLM_OK;
+}
+
+/* flash_attn's FlashAttnFunc forward and backward. */
+static tlm_status sdpa_args_fa(pm_ctx *c, tlm_perf_model_id m, sdpa_in *in)
+{
+    const char *cs;
+    size_t ncon = 0;
+    if (m == TLM_PM_FA_BWD) {
+        sdpa_qkv_from_1(in);
+    }
+    TRY(sdpa_shapes(c, in->iq, in->ik, in->iv, sdpa_bnhd, 4, &in->s));
+    TRY(dtype_pair(c, 0, in->dt, &in->ndt));
+    in->strides_params = 1;
+    if (m == TLM_PM_FA) {
+        TRY(cs = concrete_str(c, 3));
+        if (!py_float(cs, &in->dropout)) {
+            return pm_fail(c, TLM_EFORMAT, "dropout is not a float: ", cs);
+        }
+        TRY(cs = concrete_str(c, 5));
+        if (!py_eval_bool(cs, &in->s.causal)) {
+            return pm_fail(c, TLM_EFORMAT, "causal is not True/False: ", cs);
+        }
+        return TLM_OK;
+    }
+    if (has_arg(c, A_CONCRETE)) {
+        TRY(arg_len(c, A_CONCRETE, &ncon));
+    }
+    in->dropout = 0.0;
+    if (ncon > 8) {
+        TRY(cs = concrete_str(c, 8));
+        if (cs[0] != '\0' && !py_float(cs, &in->dropout)) {
+            return pm_fail(c, TLM_EFORMAT, "dropout is not a float: ", cs);
+        }
+    }
+    in->s.causal = 1;
+    if (ncon > 10) {
+        TRY(cs = concrete_str(c, 10));
+        if (cs[0] != '\0' && !py_eval_bool(cs, &in->s.causal)) {
+            return pm_fail(c, TLM_EFORMAT, "causal is not True/False: ", cs);
+        }
+    }
+    in->flops_is_bwd = 1;
+    in->bytes_is_bwd = 1;
+    in->fwd_bpe = -1.0; /* from the dtype */
+    return TLM_OK;
+}
+
+/* The number of sequences from cu_seqlens at Input Dims i (what names it
+ * in the error). */
+static int sdpa_num_seqs(pm_ctx *c, size_t i, const char *what,
+                         double *out)
+{
+    int64_t cu[MAX_DIMS];
+    size_t ncu;
+    if (!dims_shape(c, i, cu, &ncu)) {
+        return 0;
+    }
+    if (ncu < 1) {
+        pm_fail(c, TLM_EFORMAT, what, NULL);
+        return 0;
+    }
+    *out = (double)cu[0] - 1.0;
+    return 1;
+}
+
+/* Concrete Input i as float(text) (what prefixes the error). */
+static int concrete_float(pm_ctx *c, size_t i, const char *what,
+                          double *out)
+{
+    const char *cs = concrete_str(c, i);
+    if (cs == NULL) {
+        return 0;
+    }
+    if (!py_float(cs, out)) {
+        pm_fail(c, TLM_EFORMAT, what, cs);
+        return 0;
+    }
+    return 1;
+}
+
+/* flash_attn's varlen forward and backward. */
+static tlm_status sdpa_args_varlen(pm_ctx *c, tlm_perf_model_id m,
+                                   sdpa_in *in)
+{
     static const int hnd_varlen[3] = {1, 0, 2};
-    sdpa_cfg s;
-    const char *dt[2] = {NULL, NULL};
-    size_t ndt = 0;
-    int has_dtype = 1;
-    double dropout = 0.0;
+    int bwdop = m == TLM_PM_FA_VARLEN_BWD;
+    size_t icu = bwdop ? 9 : 3;
+    size_t imax = bwdop ? 11 : 5;
+    const char *cs;
+    if (bwdop) {
+        sdpa_qkv_from_1(in);
+    }
+    TRY(sdpa_shapes(c, in->iq, in->ik, in->iv, hnd_varlen, 3, &in->s));
+    TRY(dtype_pair(c, 0, in->dt, &in->ndt));
+    in->strides_params = 1;
+    TRY(sdpa_num_seqs(c, icu, "cu_seqlens_q has no dims", &in->nseq_q));
+    TRY(sdpa_num_seqs(c, icu + 1, "cu_seqlens_k has no dims",
+                      &in->nseq_kv));
+    TRY(concrete_float(c, imax, "max_seqlen_q: ", &in->max_q));
+    TRY(concrete_float(c, imax + 1, "max_seqlen_k: ", &in->max_kv));
+    TRY(concrete_float(c, imax + 2, "dropout: ", &in->dropout));
+    TRY(cs = concrete_str(c, imax + 4));
+    if (!py_eval_bool(cs, &in->s.causal)) {
+        return pm_fail(c, TLM_EFORMAT, "causal: ", cs);
+    }
+    in->varlen = 1;
+    in->flops_is_bwd = bwdop;
+    in->bytes_is_bwd = bwdop;
+    return TLM_OK;
+}
+
+/* aiter's flash attention classes and flash_attn 3's forward. */
+static tlm_status sdpa_args_aiter(pm_ctx *c, tlm_perf_model_id m,
+                                  sdpa_in *in)
+{
+    size_t idrop = 3, icausal = 5;
+    int bwdop = 0;
+    switch (m) {
+    case TLM_PM_AITER_FA_BWD:
+        idrop = 10;
+        icausal = 12;
+        bwdop = 1;
+        break;
+    case TLM_PM_AITER_WRAP_V3_FWD:
+        sdpa_qkv_from_1(in);
+        idrop = 4;
+        icausal = 6;
+        break;
+    case TLM_PM_AITER_WRAP_V3_BWD:
+        sdpa_qkv_from_1(in);
+        idrop = 7;
+        icausal = 9;
+        bwdop = 1;
+        break;
+    case TLM_PM_AITER_MHA_BWD:
+        sdpa_qkv_from_1(in);
+        idrop = 6;
+        icausal = 8;
+        bwdop = 1;
+        break;
+    case TLM_PM_FA3_FWD:
+        icausal = 24;
+        break;
+    default:
+        break;
+    }
+    TRY(sdpa_shapes(c, in->iq, in->ik, in->iv, sdpa_bnhd, 4, &in->s));
+    if (m != TLM_PM_FA3_FWD) {
+        TRY(opt_dropout(c, idrop, &in->dropout));
+    }
+    TRY(opt_causal(c, icausal, &in->s.causal));
+    in->has_dtype = 0;
+    in->flops_is_bwd = bwdop;
+    in->bytes_is_bwd = bwdop;
+    return TLM_OK;
+}
+
+/* DeepSpeed's Evoformer attention: its own shapes and params. */
+static tlm_status sdpa_evoformer(pm_ctx *c, sdpa_in *in)
+{
+    int64_t q[MAX_DIMS];
+    size_t nq, ntypes = 0;
+    sdpa_cfg *s = &in->s;
+    TRY(dims_shape(c, 0, q, &nq));
+    if (nq != 5) {
+        return pm_fail(c, TLM_EFORMAT, "Evoformer Q must be 5-D", NULL);
+    }
+    s->B = (double)q[0] * (double)q[1];
+    s->N_Q = (double)q[2];
+    s->N_KV = (double)q[2];
+    s->H_Q = (double)q[3];
+    s->H_KV = (double)q[3];
+    s->d_qk = (double)q[4];
+    s->d_v = (double)q[4];
+    s->causal = 0;
+    s->flash_impl = 0;
+    if (has_arg(c, A_TYPES)) {
+        TRY(arg_len(c, A_TYPES, &ntypes));
+    }
+    in->dt[0] = NULL;
+    if (ntypes > 0) {
+        TRY(in->dt[0] = type_at(c, 0));
+    }
+    in->ndt = 1;
+    TRY(sdpa_base_params(c, s));
+    TRY(p_bool(c, "causal", 0) && p_bool(c, "flash_impl", 0));
+    TRY(p_str_list(c, "dtype_A_B", in->dt, 1));
+    c->prec_dtype = in->dt[0];
+    c->maf = "matrix";
+    return TLM_OK;
+}
+
+/* The params of the SDPA classes, in their insertion order. */
+static tlm_status sdpa_params(pm_ctx *c, const sdpa_in *in)
+{
+    TRY(sdpa_base_params(c, &in->s));
+    if (in->strides_params) {
+        TRY(p_stride(c, "q_stride", in->iq));
+        TRY(p_stride(c, "k_stride", in->ik));
+        TRY(p_stride(c, "v_stride", in->iv));
+    }
+    TRY(p_float(c, "dropout", in->dropout));
+    TRY(p_bool(c, "causal", in->s.causal));
+    TRY(p_bool(c, "flash_impl", in->s.flash_impl));
+    if (in->has_dtype) {
+        TRY(p_str_tuple(c, "dtype_A_B", in->dt, in->ndt));
+        c->prec_dtype = in->ndt > 0 ? in->dt[0] : NULL;
+    } else {
+        c->prec_dtype = NULL;
+    }
+    if (in->varlen) {
+        TRY(p_count(c, "num_seqs_q", in->nseq_q) &&
+            p_count(c, "num_seqs_kv", in->nseq_kv));
+        TRY(p_float(c, "max_seqlen_q", in->max_q) &&
+            p_float(c, "max_seqlen_kv", in->max_kv));
+    }
+    c->maf = "matrix";
+    return TLM_OK;
+}
+
+/* flops() or flops_bwd() of the class on cfg s. */
+static int sdpa_flops(pm_ctx *c, const sdpa_in *in, const sdpa_cfg *s,
+                      double *out)
+{
+    return in->flops_is_bwd ? sdpa_flops_bwd(c, s, out)
+                            : sdpa_flops_fwd(c, s, out);
+}
+
+/* Varlen FLOPs: the longest sequence, plus the others at the mean length
+ * of the rest. */
+static tlm_status sdpa_varlen_flops(pm_ctx *c, const sdpa_in *in,
+                                    double *flops)
+{
+    sdpa_cfg a = in->s;
+    a.N_Q = in->max_q;
+    a.N_KV = in->max_kv;
+    TRY(sdpa_flops(c, in, &a, flops));
+    if (in->nseq_q > 1.0) {
+        double f2;
+        if (in->nseq_kv - 1.0 == 0.0) {
+            return pm_fail(c, TLM_ERANGE, "division by zero (num_seqs_kv)",
+                           NULL);
+        }
+        a.N_Q = floor((in->s.N_Q - in->max_q) / (in->nseq_q - 1.0));
+        a.N_KV = floor((in->s.N_KV - in->max_kv) / (in->nseq_kv - 1.0));
+        TRY(sdpa_flops(c, in, &a, &f2));
+        *flops += (in->nseq_q - 1.0) * f2;
+    }
+    return TLM_OK;
+}
+
+/* FLOPs and bytes into c->out: of the backward pass for the bwd row of a
+ * forward op, else of the op itself. */
+static tlm_status sdpa_compute(pm_ctx *c, sdpa_in *in)
+{
     double flops = 0.0;
     double bytes = 0.0;
-    int flops_is_bwd = 0;   /* flops() == flops_bwd() for bwd ops */
-    double fwd_bpe = 2.0;   /* bytes() default */
-    int bytes_is_bwd = 0;
-    int strides_params = 0;
-    size_t iq = 0, ik = 1, iv = 2;
-    double nseq_q = 0.0, nseq_kv = 0.0;
-    double max_q = 0.0, max_kv = 0.0;
-    int varlen = 0;
-    memset(&s, 0, sizeof(s));
-    s.flash_impl = 1;
+    const sdpa_cfg *s = &in->s;
+    if (c->bwd) {
+        /* flops_bwd() / bytes_bwd() with the default 2 bytes/elem */
+        TRY(sdpa_flops_bwd(c, s, &flops));
+        bytes = sdpa_bytes_bwd(s, 2.0);
+    } else if (in->varlen) {
+        tlm_status st = sdpa_varlen_flops(c, in, &flops);
+        if (st != TLM_OK) {
+            return st;
+        }
+        bytes = in->bytes_is_bwd ? sdpa_bytes_bwd(s, 2.0)
+                                 : sdpa_bytes_fwd(s, 2.0);
+    } else {
+        TRY(sdpa_flops(c, in, s, &flops));
+        if (in->fwd_bpe < 0.0) {
+            int b = in->ndt > 0 ? tlm_perf_dtype_bpe(in->dt[0]) : 0;
+            if (b == 0) {
+                return pm_fail(c, TLM_ERANGE,
+                               "no bytes-per-element for the q dtype", NULL);
+            }
+            in->fwd_bpe = (double)b;
+        }
+        bytes = in->bytes_is_bwd ? sdpa_bytes_bwd(s, in->fwd_bpe)
+                                 : sdpa_bytes_fwd(s, in->fwd_bpe);
+    }
+    c->out->flops = flops;
+    c->out->has_bytes = 1;
+    c->out->bytes = bytes;
+    return TLM_OK;
+}
+
+static tlm_status m_sdpa(pm_ctx *c, tlm_perf_model_id m)
+{
+    sdpa_in in;
+    tlm_status st;
+    memset(&in, 0, sizeof(in));
+    in.s.flash_impl = 1;
+    in.has_dtype = 1;
+    in.fwd_bpe = 2.0;
+    in.iq = 0;
+    in.ik = 1;
+    in.iv = 2;
 
     switch (m) {
     case TLM_PM_SDPA_FLASH:
     case TLM_PM_SDPA_EFFICIENT:
-    case TLM_PM_SDPA_CUDNN: {
-        size_t idrop = m == TLM_PM_SDPA_FLASH ? 3 : 5;
-        TRY(sdpa_shapes(c, 0, 1, 2, bhnd_std, 4, &s));
-        TRY(opt_dropout(c, idrop, &dropout));
-        TRY(opt_causal(c, idrop + 1, &s.causal));
-        s.flash_impl = m == TLM_PM_SDPA_FLASH;
-        TRY(dtype_pair(c, 0, dt, &ndt));
+    case TLM_PM_SDPA_CUDNN:
+        st = sdpa_args_aten(c, m, &in);
         break;
-    }
     case TLM_PM_FA:
-    case TLM_PM_FA_BWD: {
-        const char *cs;
-        size_t ncon = 0;
-        if (m == TLM_PM_FA_BWD) {
-            iq = 1;
-            ik = 2;
-            iv = 3;
-        }
-        TRY(sdpa_shapes(c, iq, ik, iv, bnhd, 4, &s));
-        TRY(dtype_pair(c, 0, dt, &ndt));
-        strides_params = 1;
-        if (m == TLM_PM_FA) {
-            TRY(cs = concrete_str(c, 3));
-            if (!py_float(cs, &dropout)) {
-                return pm_fail(c, TLM_EFORMAT, "dropout is not a float: ", cs);
-            }
-            TRY(cs = concrete_str(c, 5));
-            if (!py_eval_bool(cs, &s.causal)) {
-                return pm_fail(c, TLM_EFORMAT, "causal is not True/False: ",
-                               cs);
-            }
-        } else {
-            if (has_arg(c, A_CONCRETE)) {
-                TRY(arg_len(c, A_CONCRETE, &ncon));
-            }
-            dropout = 0.0;
-            if (ncon > 8) {
-                TRY(cs = concrete_str(c, 8));
-                if (cs[0] != '\0' && !py_float(cs, &dropout)) {
-                    return pm_fail(c, TLM_EFORMAT,
-                                   "dropout is not a float: ", cs);
-                }
-            }
-            s.causal = 1;
-            if (ncon > 10) {
-                TRY(cs = concrete_str(c, 10));
-                if (cs[0] != '\0' && !py_eval_bool(cs, &s.causal)) {
-                    return pm_fail(c, TLM_EFORMAT,
-                                   "causal is not True/False: ", cs);
-                }
-            }
-            flops_is_bwd = 1;
-            bytes_is_bwd = 1;
-            fwd_bpe = -1.0; /* from the dtype */
-        }
+    case TLM_PM_FA_BWD:
+        st = sdpa_args_fa(c, m, &in);
         break;
-    }
     case TLM_PM_FA_VARLEN_FWD:
-    case TLM_PM_FA_VARLEN_BWD: {
-        int bwdop = m == TLM_PM_FA_VARLEN_BWD;
-        size_t icu = bwdop ? 9 : 3;
-        size_t imax = bwdop ? 11 : 5;
-        int64_t cu[MAX_DIMS];
-        size_t ncu;
-        const char *cs;
-        if (bwdop) {
-            iq = 1;
-            ik = 2;
-            iv = 3;
-        }
-        TRY(sdpa_shapes(c, iq, ik, iv, hnd_varlen, 3, &s));
-        TRY(dtype_pair(c, 0, dt, &ndt));
-        strides_params = 1;
-        TRY(dims_shape(c, icu, cu, &ncu));
-        if (ncu < 1) {
-            return pm_fail(c, TLM_EFORMAT, "cu_seqlens_q has no dims", NULL);
-        }
-        nseq_q = (double)cu[0] - 1.0;
-        TRY(dims_shape(c, icu + 1, cu, &ncu));
-        if (ncu < 1) {
-            return pm_fail(c, TLM_EFORMAT, "cu_seqlens_k has no dims", NULL);
-        }
-        nseq_kv = (double)cu[0] - 1.0;
-        TRY(cs = concrete_str(c, imax));
-        if (!py_float(cs, &max_q)) {
-            return pm_fail(c, TLM_EFORMAT, "max_seqlen_q: ", cs);
-        }
-        TRY(cs = concrete_str(c, imax + 1));
-        if (!py_float(cs, &max_kv)) {
-            return pm_fail(c, TLM_EFORMAT, "max_seqlen_k: ", cs);
-        }
-        TRY(cs = concrete_str(c, imax + 2));
-        if (!py_float(cs, &dropout)) {
-            return pm_fail(c, TLM_EFORMAT, "dropout: ", cs);
-        }
-        TRY(cs = concrete_str(c, imax + 4));
-        if (!py_eval_bool(cs, &s.causal)) {
-            return pm_fail(c, TLM_EFORMAT, "causal: ", cs);
-        }
-        varlen = 1;
-        flops_is_bwd = bwdop;
-        bytes_is_bwd = bwdop;
+    case TLM_PM_FA_VARLEN_BWD:
+        st = sdpa_args_varlen(c, m, &in);
         break;
-    }
     case TLM_PM_AITER_FA_FWD:
     case TLM_PM_AITER_FA_BWD:
     case TLM_PM_AITER_WRAP_V3_FWD:
     case TLM_PM_AITER_WRAP_V3_BWD:
     case TLM_PM_AITER_MHA_FWD:
     case TLM_PM_AITER_MHA_BWD:
-    case TLM_PM_FA3_FWD: {
-        size_t idrop = 3, icausal = 5;
-        int bwdop = 0;
-        switch (m) {
-        case TLM_PM_AITER_FA_BWD:
-            idrop = 10;
-            icausal = 12;
-            bwdop = 1;
-            break;
-        case TLM_PM_AITER_WRAP_V3_FWD:
-            iq = 1;
-            ik = 2;
-            iv = 3;
-            idrop = 4;
-            icausal = 6;
-            break;
-        case TLM_PM_AITER_WRAP_V3_BWD:
-            iq = 1;
-            ik = 2;
-            iv = 3;
-            idrop = 7;
-            icausal = 9;
-            bwdop = 1;
-            break;
-        case TLM_PM_AITER_MHA_BWD:
-            iq = 1;
-            ik = 2;
-            iv = 3;
-            idrop = 6;
-            icausal = 8;
-            bwdop = 1;
-            break;
-        case TLM_PM_FA3_FWD:
-            icausal = 24;
-            break;
-        default:
-            break;
-        }
-        TRY(sdpa_shapes(c, iq, ik, iv, bnhd, 4, &s));
-        if (m != TLM_PM_FA3_FWD) {
-            TRY(opt_dropout(c, idrop, &dropout));
-        }
-        TRY(opt_causal(c, icausal, &s.causal));
-        has_dtype = 0;
-        flops_is_bwd = bwdop;
-        bytes_is_bwd = bwdop;
+    case TLM_PM_FA3_FWD:
+        st = sdpa_args_aiter(c, m, &in);
         break;
-    }
-    case TLM_PM_EVOFORMER: {
-        int64_t q[MAX_DIMS];
-        size_t nq, ntypes = 0;
-        TRY(dims_shape(c, 0, q, &nq));
-        if (nq != 5) {
-            return pm_fail(c, TLM_EFORMAT, "Evoformer Q must be 5-D", NULL);
-        }
-        s.B = (double)q[0] * (double)q[1];
-        s.N_Q = (double)q[2];
-        s.N_KV = (double)q[2];
-        s.H_Q = (double)q[3];
-        s.H_KV = (double)q[3];
-        s.d_qk = (double)q[4];
-        s.d_v = (double)q[4];
-        s.causal = 0;
-        s.flash_impl = 0;
-        if (has_arg(c, A_TYPES)) {
-            TRY(arg_len(c, A_TYPES, &ntypes));
-        }
-        dt[0] = NULL;
-        if (ntypes > 0) {
-            TRY(dt[0] = type_at(c, 0));
-        }
-        ndt = 1;
-        TRY(sdpa_base_params(c, &s));
-        TRY(p_bool(c, "causal", 0) && p_bool(c, "flash_impl", 0));
-        TRY(p_str_list(c, "dtype_A_B", dt, 1));
-        c->prec_dtype = dt[0];
-        c->maf = "matrix";
-        goto compute;
-    }
+    case TLM_PM_EVOFORMER:
+        st = sdpa_evoformer(c, &in);
+        return st != TLM_OK ? st : sdpa_compute(c, &in);
     case TLM_PM_VLLM_ATTN:
         return pm_fail(c, TLM_EINVAL,
                        "vLLM attention needs the vLLM user_annotation "
@@ -1409,82 +1547,10 @@ static tlm_status m_sdpa(pm_ctx *c, tlm_perf_model_id m)
     default:
         return pm_fail(c, TLM_EINVAL, "not an SDPA model", NULL);
     }
-
-    /* params in the classes' insertion order */
-    TRY(sdpa_base_params(c, &s));
-    if (strides_params) {
-        TRY(p_stride(c, "q_stride", iq));
-        TRY(p_stride(c, "k_stride", ik));
-        TRY(p_stride(c, "v_stride", iv));
+    if (st == TLM_OK) {
+        st = sdpa_params(c, &in);
     }
-    TRY(p_float(c, "dropout", dropout));
-    TRY(p_bool(c, "causal", s.causal));
-    TRY(p_bool(c, "flash_impl", s.flash_impl));
-    if (has_dtype) {
-        TRY(p_str_tuple(c, "dtype_A_B", dt, ndt));
-        c->prec_dtype = ndt > 0 ? dt[0] : NULL;
-    } else {
-        c->prec_dtype = NULL;
-    }
-    if (varlen) {
-        TRY(p_count(c, "num_seqs_q", nseq_q) &&
-            p_count(c, "num_seqs_kv", nseq_kv));
-        TRY(p_float(c, "max_seqlen_q", max_q) &&
-            p_float(c, "max_seqlen_kv", max_kv));
-    }
-    c->maf = "matrix";
-
-compute:
-    if (c->bwd) {
-        /* flops_bwd() / bytes_bwd() with the default 2 bytes/elem */
-        TRY(sdpa_flops_bwd(c, &s, &flops));
-        bytes = sdpa_bytes_bwd(&s, 2.0);
-    } else if (varlen) {
-        sdpa_cfg a = s;
-        a.N_Q = max_q;
-        a.N_KV = max_kv;
-        if (flops_is_bwd) {
-            TRY(sdpa_flops_bwd(c, &a, &flops));
-        } else {
-            TRY(sdpa_flops_fwd(c, &a, &flops));
-        }
-        if (nseq_q > 1.0) {
-            double f2;
-            if (nseq_kv - 1.0 == 0.0) {
-                return pm_fail(c, TLM_ERANGE, "division by zero (num_seqs_kv)",
-                               NULL);
-            }
-            a.N_Q = floor((s.N_Q - max_q) / (nseq_q - 1.0));
-            a.N_KV = floor((s.N_KV - max_kv) / (nseq_kv - 1.0));
-            if (flops_is_bwd) {
-                TRY(sdpa_flops_bwd(c, &a, &f2));
-            } else {
-                TRY(sdpa_flops_fwd(c, &a, &f2));
-            }
-            flops += (nseq_q - 1.0) * f2;
-        }
-        bytes = bytes_is_bwd ? sdpa_bytes_bwd(&s, 2.0) : sdpa_bytes_fwd(&s, 2.0);
-    } else {
-        if (flops_is_bwd) {
-            TRY(sdpa_flops_bwd(c, &s, &flops));
-        } else {
-            TRY(sdpa_flops_fwd(c, &s, &flops));
-        }
-        if (fwd_bpe < 0.0) {
-            int b = ndt > 0 ? tlm_perf_dtype_bpe(dt[0]) : 0;
-            if (b == 0) {
-                return pm_fail(c, TLM_ERANGE,
-                               "no bytes-per-element for the q dtype", NULL);
-            }
-            fwd_bpe = (double)b;
-        }
-        bytes = bytes_is_bwd ? sdpa_bytes_bwd(&s, fwd_bpe)
-                             : sdpa_bytes_fwd(&s, fwd_bpe);
-    }
-    c->out->flops = flops;
-    c->out->has_bytes = 1;
-    c->out->bytes = bytes;
-    return TLM_OK;
+    return st != TLM_OK ? st : sdpa_compute(c, &in);
 }
 
 /* ------------------------------------------------------------------ */
