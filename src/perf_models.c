@@ -2220,132 +2220,158 @@ static double norm_bytes_bwd(int has_bias, int affine, int training, double E,
     return b;
 }
 
-static tlm_status m_norm(pm_ctx *c, tlm_perf_model_id m)
-{
+/* What a normalization class reads from the args. */
+typedef struct norm_in {
     int64_t shp[MAX_DIMS];
     size_t n;
-    size_t iin = 0;
+    size_t iin; /* Input Dims of the input */
     const char *din;
-    const char *dtv[2];
-    double E, C = 0.0;
-    int c_is_float = 0;
-    int has_bias = 1, affine = 1, training = 1;
+    double E, C;
+    int c_is_float;
+    int has_bias, affine, training;
     int mask[MAX_DIMS];
-    size_t nmask = 0;
-    int is_bwd_op = 0;
-    int bin;
-    const char *s;
-    int64_t lv[MAX_DIMS];
-    size_t nl, i;
+    size_t nmask;
+    int is_bwd_op;
+} norm_in;
 
-    if (m == TLM_PM_INSTANCENORM_BWD) {
-        return pm_fail(c, TLM_EINVAL,
-                       "backward pass for InstanceNorm is not defined", NULL);
+/* Concrete Input i as a literal list (what prefixes the error). */
+static int concrete_list(pm_ctx *c, size_t i, const char *what, int64_t *lv,
+                         size_t *nl)
+{
+    const char *s = concrete_str(c, i);
+    if (s == NULL) {
+        return 0;
     }
+    if (!literal_list(s, lv, nl, MAX_DIMS)) {
+        pm_fail(c, TLM_EFORMAT, what, s);
+        return 0;
+    }
+    return 1;
+}
+
+/* num_channels = prod(normalized_shape at Concrete Input i). */
+static int norm_shape_channels(pm_ctx *c, size_t i, norm_in *in)
+{
+    int64_t lv[MAX_DIMS];
+    size_t nl;
+    if (!concrete_list(c, i, "normalized_shape: ", lv, &nl)) {
+        return 0;
+    }
+    in->C = prod(lv, nl);
+    return 1;
+}
+
+/* output_mask at Concrete Input i; at least min_n entries. */
+static int norm_output_mask(pm_ctx *c, size_t i, size_t min_n, norm_in *in)
+{
+    int64_t lv[MAX_DIMS];
+    size_t nl, k;
+    if (!concrete_list(c, i, "output_mask: ", lv, &nl)) {
+        return 0;
+    }
+    if (nl < min_n) {
+        pm_fail(c, TLM_EFORMAT, "output_mask too short", NULL);
+        return 0;
+    }
+    for (k = 0; k < nl; k++) {
+        in->mask[k] = lv[k] != 0;
+    }
+    in->nmask = nl;
+    return 1;
+}
+
+/* num_channels = shape[1]. */
+static int norm_dim1_channels(pm_ctx *c, norm_in *in)
+{
+    if (in->n < 2) {
+        pm_fail(c, TLM_EFORMAT, "shape has < 2 dims", NULL);
+        return 0;
+    }
+    in->C = (double)in->shp[1];
+    return 1;
+}
+
+/* Which Input Dims entry is the input, and what the bwd ops know before
+ * reading it. */
+static tlm_status norm_input(pm_ctx *c, tlm_perf_model_id m, norm_in *in)
+{
+    const char *s;
     switch (m) {
     case TLM_PM_BATCHNORM_BWD: {
         int has_output = 1;
-        is_bwd_op = 1;
-        iin = 1;
+        in->is_bwd_op = 1;
+        in->iin = 1;
         if (strcmp(c->name, "aten::cudnn_batch_norm_backward") == 0 ||
             strcmp(c->name, "aten::miopen_batch_norm_backward") == 0) {
-            iin = 0;
-            training = 0;
+            in->iin = 0;
+            in->training = 0;
         } else {
             TRY(dims_not_none(c, 0, &has_output));
             TRY(s = concrete_str(c, 7));
-            training = s[0] != '\0';
+            in->training = s[0] != '\0';
         }
-        mask[0] = has_output;
-        nmask = 1;
+        in->mask[0] = has_output;
+        in->nmask = 1;
         break;
     }
     case TLM_PM_LAYERNORM_BWD:
     case TLM_PM_GROUPNORM_BWD:
     case TLM_PM_RMSNORM_BWD:
-        is_bwd_op = 1;
-        iin = 1;
+        in->is_bwd_op = 1;
+        in->iin = 1;
         break;
     default:
         break;
     }
-    TRY(dims_shape(c, iin, shp, &n));
-    TRY(din = type_at(c, iin));
-    TRY(arg_at(c, A_STRIDES, iin));
-    E = prod(shp, n);
+    TRY(dims_shape(c, in->iin, in->shp, &in->n));
+    TRY(in->din = type_at(c, in->iin));
+    TRY(arg_at(c, A_STRIDES, in->iin));
+    in->E = prod(in->shp, in->n);
+    return TLM_OK;
+}
 
+/* num_channels, bias, affine, training and output_mask per class. */
+static tlm_status norm_args(pm_ctx *c, tlm_perf_model_id m, norm_in *in)
+{
+    const char *s;
     switch (m) {
     case TLM_PM_BATCHNORM:
     case TLM_PM_INSTANCENORM:
-        TRY(dims_not_none(c, 2, &affine));
+        TRY(dims_not_none(c, 2, &in->affine));
         TRY(s = concrete_str(c, 5));
-        training = s[0] != '\0'; /* [QUIRK] bool("False") is True */
-        if (n < 2) {
-            return pm_fail(c, TLM_EFORMAT, "shape has < 2 dims", NULL);
-        }
-        C = (double)shp[1];
-        has_bias = 1;
+        in->training = s[0] != '\0'; /* [QUIRK] bool("False") is True */
+        TRY(norm_dim1_channels(c, in));
+        in->has_bias = 1;
         break;
     case TLM_PM_BATCHNORM_BWD:
-        if (n < 2) {
-            return pm_fail(c, TLM_EFORMAT, "shape has < 2 dims", NULL);
-        }
-        C = (double)shp[1];
-        TRY(dims_not_none(c, 2, &affine));
-        has_bias = 1;
+        TRY(norm_dim1_channels(c, in));
+        TRY(dims_not_none(c, 2, &in->affine));
+        in->has_bias = 1;
         break;
     case TLM_PM_LAYERNORM:
-        TRY(s = concrete_str(c, 1));
-        if (!literal_list(s, lv, &nl, MAX_DIMS)) {
-            return pm_fail(c, TLM_EFORMAT, "normalized_shape: ", s);
-        }
-        C = prod(lv, nl);
-        TRY(dims_not_none(c, 3, &has_bias));
-        TRY(dims_not_none(c, 2, &affine));
-        training = 1;
+        TRY(norm_shape_channels(c, 1, in));
+        TRY(dims_not_none(c, 3, &in->has_bias));
+        TRY(dims_not_none(c, 2, &in->affine));
+        in->training = 1;
         break;
     case TLM_PM_LAYERNORM_BWD:
-        TRY(s = concrete_str(c, 2));
-        if (!literal_list(s, lv, &nl, MAX_DIMS)) {
-            return pm_fail(c, TLM_EFORMAT, "normalized_shape: ", s);
-        }
-        C = prod(lv, nl);
-        TRY(s = concrete_str(c, 7));
-        if (!literal_list(s, lv, &nl, MAX_DIMS)) {
-            return pm_fail(c, TLM_EFORMAT, "output_mask: ", s);
-        }
-        if (nl < 3) {
-            return pm_fail(c, TLM_EFORMAT, "output_mask too short", NULL);
-        }
-        for (i = 0; i < nl; i++) {
-            mask[i] = lv[i] != 0;
-        }
-        nmask = nl;
-        affine = mask[1];
-        has_bias = mask[2];
-        training = 1;
+        TRY(norm_shape_channels(c, 2, in));
+        TRY(norm_output_mask(c, 7, 3, in));
+        in->affine = in->mask[1];
+        in->has_bias = in->mask[2];
+        in->training = 1;
         break;
     case TLM_PM_GROUPNORM:
-        TRY(dims_not_none(c, 2, &affine));
-        if (n < 2) {
-            return pm_fail(c, TLM_EFORMAT, "shape has < 2 dims", NULL);
-        }
-        C = (double)shp[1];
-        training = 1;
-        has_bias = 1;
+        TRY(dims_not_none(c, 2, &in->affine));
+        TRY(norm_dim1_channels(c, in));
+        in->training = 1;
+        in->has_bias = 1;
         break;
     case TLM_PM_GROUPNORM_BWD: {
         int64_t groups;
-        TRY(dims_not_none(c, 5, &affine));
-        TRY(s = concrete_str(c, 9));
-        if (!literal_list(s, lv, &nl, MAX_DIMS)) {
-            return pm_fail(c, TLM_EFORMAT, "output_mask: ", s);
-        }
-        for (i = 0; i < nl; i++) {
-            mask[i] = lv[i] != 0;
-        }
-        nmask = nl;
-        if (n < 2) {
+        TRY(dims_not_none(c, 5, &in->affine));
+        TRY(norm_output_mask(c, 9, 0, in));
+        if (in->n < 2) {
             return pm_fail(c, TLM_EFORMAT, "shape has < 2 dims", NULL);
         }
         TRY(s = concrete_str(c, 8));
@@ -2355,112 +2381,148 @@ static tlm_status m_norm(pm_ctx *c, tlm_perf_model_id m)
         if (groups == 0) {
             return pm_fail(c, TLM_ERANGE, "division by zero (groups)", NULL);
         }
-        C = (double)shp[1] / (double)groups; /* a float in Python */
-        c_is_float = 1;
-        training = 1;
-        has_bias = 1;
+        in->C = (double)in->shp[1] / (double)groups; /* a float in Python */
+        in->c_is_float = 1;
+        in->training = 1;
+        in->has_bias = 1;
         break;
     }
     case TLM_PM_RMSNORM:
-        TRY(dims_not_none(c, 2, &affine));
-        TRY(s = concrete_str(c, 1));
-        if (!literal_list(s, lv, &nl, MAX_DIMS)) {
-            return pm_fail(c, TLM_EFORMAT, "normalized_shape: ", s);
-        }
-        C = prod(lv, nl);
-        has_bias = 0;
-        training = 0;
+        TRY(dims_not_none(c, 2, &in->affine));
+        TRY(norm_shape_channels(c, 1, in));
+        in->has_bias = 0;
+        in->training = 0;
         break;
     case TLM_PM_RMSNORM_BWD:
-        TRY(dims_not_none(c, 4, &affine));
-        TRY(s = concrete_str(c, 2));
-        if (!literal_list(s, lv, &nl, MAX_DIMS)) {
-            return pm_fail(c, TLM_EFORMAT, "normalized_shape: ", s);
-        }
-        C = prod(lv, nl);
-        TRY(s = concrete_str(c, 5));
-        if (!literal_list(s, lv, &nl, MAX_DIMS)) {
-            return pm_fail(c, TLM_EFORMAT, "output_mask: ", s);
-        }
-        for (i = 0; i < nl; i++) {
-            mask[i] = lv[i] != 0;
-        }
-        nmask = nl;
-        has_bias = 0;
-        training = 0;
+        TRY(dims_not_none(c, 4, &in->affine));
+        TRY(norm_shape_channels(c, 2, in));
+        TRY(norm_output_mask(c, 5, 0, in));
+        in->has_bias = 0;
+        in->training = 0;
         break;
     default:
         return pm_fail(c, TLM_EINVAL, "not a norm model", NULL);
     }
+    return TLM_OK;
+}
 
-    TRY(p_shape(c, "op_shape", shp, n));
-    dtv[0] = din;
+/* The params of the normalization classes, in their insertion order. */
+static tlm_status norm_params(pm_ctx *c, const norm_in *in)
+{
+    const char *dtv[2];
+    TRY(p_shape(c, "op_shape", in->shp, in->n));
+    dtv[0] = in->din;
     dtv[1] = NULL;
     TRY(p_str_tuple(c, "dtype_in_out", dtv, 2));
-    TRY(p_stride(c, "stride_input", iin));
+    TRY(p_stride(c, "stride_input", in->iin));
     TRY(p_none(c, "stride_output"));
-    if (c_is_float) {
-        TRY(p_float(c, "num_channels", C));
+    if (in->c_is_float) {
+        TRY(p_float(c, "num_channels", in->C));
     } else {
-        TRY(p_count(c, "num_channels", C));
+        TRY(p_count(c, "num_channels", in->C));
     }
-    TRY(p_bool(c, "has_bias", has_bias));
-    TRY(p_bool(c, "is_affine", affine));
-    TRY(p_bool(c, "is_training", training));
-    if (is_bwd_op) {
-        TRY(p_bool_list(c, "output_mask", mask, nmask));
+    TRY(p_bool(c, "has_bias", in->has_bias));
+    TRY(p_bool(c, "is_affine", in->affine));
+    TRY(p_bool(c, "is_training", in->training));
+    if (in->is_bwd_op) {
+        TRY(p_bool_list(c, "output_mask", in->mask, in->nmask));
     }
-    c->prec_dtype = din;
+    c->prec_dtype = in->din;
     c->maf = "vector";
+    return TLM_OK;
+}
 
-    if (c->bwd && !is_bwd_op) {
+/* RMSNorm backward FLOPs and bytes (bin bytes per element). */
+static tlm_status rmsnorm_bwd(pm_ctx *c, const norm_in *in, int bin)
+{
+    double E = in->E, C = in->C;
+    double nn = E / C;
+    double f = in->affine ? E : 0.0;
+    if (in->nmask < 2) {
+        return pm_fail(c, TLM_EFORMAT, "output_mask too short", NULL);
+    }
+    f += E;
+    if (in->mask[0]) {
+        f += 2.0 * E;
+        f += 4.0 * E;
+    }
+    if (in->mask[1] && in->affine) {
+        f += E;
+        if (nn > 1.0) {
+            f += E;
+        }
+    }
+    c->out->flops = f;
+    c->out->bytes =
+        E * bin + E * bin * 2.0 + (in->affine ? C * bin * 2.0 : 0.0);
+    return TLM_OK;
+}
+
+/* FLOPs and bytes into c->out. */
+static tlm_status norm_compute(pm_ctx *c, tlm_perf_model_id m,
+                               const norm_in *in)
+{
+    double E = in->E, C = in->C;
+    int bin;
+    if (c->bwd && !in->is_bwd_op) {
         return pm_fail(c, TLM_EINVAL, "backward pass is not defined", NULL);
     }
-    bin = tlm_perf_dtype_bpe(din);
+    bin = tlm_perf_dtype_bpe(in->din);
     if (bin == 0) {
         /* Python multiplies by None: TypeError */
-        return pm_fail(c, TLM_ERANGE, "no bytes-per-element for dtype ", din);
+        return pm_fail(c, TLM_ERANGE, "no bytes-per-element for dtype ",
+                       in->din);
     }
-    if (C == 0.0 && (is_bwd_op || m == TLM_PM_RMSNORM)) {
+    if (C == 0.0 && (in->is_bwd_op || m == TLM_PM_RMSNORM)) {
         return pm_fail(c, TLM_ERANGE, "division by zero (num_channels)",
                        NULL);
     }
     if (m == TLM_PM_RMSNORM) {
         double nn = E / C;
-        c->out->flops = nn * (2.0 * C + 2.0) + E * (affine ? 2.0 : 1.0);
-        c->out->bytes = E * bin + E * bin + (affine ? C * bin : 0.0);
+        c->out->flops = nn * (2.0 * C + 2.0) + E * (in->affine ? 2.0 : 1.0);
+        c->out->bytes = E * bin + E * bin + (in->affine ? C * bin : 0.0);
     } else if (m == TLM_PM_RMSNORM_BWD) {
-        double nn = E / C;
-        double f = affine ? E : 0.0;
-        if (nmask < 2) {
-            return pm_fail(c, TLM_EFORMAT, "output_mask too short", NULL);
+        tlm_status st = rmsnorm_bwd(c, in, bin);
+        if (st != TLM_OK) {
+            return st;
         }
-        f += E;
-        if (mask[0]) {
-            f += 2.0 * E;
-            f += 4.0 * E;
-        }
-        if (mask[1] && affine) {
-            f += E;
-            if (nn > 1.0) {
-                f += E;
-            }
-        }
-        c->out->flops = f;
-        c->out->bytes = E * bin + E * bin * 2.0 + (affine ? C * bin * 2.0 : 0.0);
-    } else if (is_bwd_op) {
-        if (nmask < 1) {
+    } else if (in->is_bwd_op) {
+        if (in->nmask < 1) {
             return pm_fail(c, TLM_EFORMAT, "output_mask is empty", NULL);
         }
-        c->out->flops = norm_flops_bwd(training, E, C, mask[0]);
-        c->out->bytes = norm_bytes_bwd(has_bias, affine, training, E, C, bin,
-                                       bin, mask[0]);
+        c->out->flops = norm_flops_bwd(in->training, E, C, in->mask[0]);
+        c->out->bytes = norm_bytes_bwd(in->has_bias, in->affine,
+                                       in->training, E, C, bin, bin,
+                                       in->mask[0]);
     } else {
-        c->out->flops = norm_flops(training, E, C);
-        c->out->bytes = norm_bytes(has_bias, affine, training, E, C, bin, bin);
+        c->out->flops = norm_flops(in->training, E, C);
+        c->out->bytes = norm_bytes(in->has_bias, in->affine, in->training, E,
+                                   C, bin, bin);
     }
     c->out->has_bytes = 1;
     return TLM_OK;
+}
+
+static tlm_status m_norm(pm_ctx *c, tlm_perf_model_id m)
+{
+    norm_in in;
+    tlm_status st;
+    if (m == TLM_PM_INSTANCENORM_BWD) {
+        return pm_fail(c, TLM_EINVAL,
+                       "backward pass for InstanceNorm is not defined", NULL);
+    }
+    memset(&in, 0, sizeof(in));
+    in.has_bias = 1;
+    in.affine = 1;
+    in.training = 1;
+    st = norm_input(c, m, &in);
+    if (st == TLM_OK) {
+        st = norm_args(c, m, &in);
+    }
+    if (st == TLM_OK) {
+        st = norm_params(c, &in);
+    }
+    return st != TLM_OK ? st : norm_compute(c, m, &in);
 }
 
 /* ------------------------------------------------------------------ */
