@@ -1642,14 +1642,91 @@ static int p_i64_tuple(pm_ctx *c, const char *name, const int64_t *v,
     return p_shape(c, name, v, n);
 }
 
+/* The convolution's parameters (Concrete Inputs) as CONV reads them. */
+typedef struct conv_params {
+    int64_t stride[MAX_DIMS], pad[MAX_DIMS], dil[MAX_DIMS], opad[MAX_DIMS];
+    size_t ns, np, ndl, nop;
+    int transposed;
+    int64_t groups;
+} conv_params;
+
+/* CONV.get_output_shape. */
+static tlm_status conv_out_shape(pm_ctx *c, const conv_shape *x,
+                                 const conv_shape *w, const conv_params *p,
+                                 conv_shape *out)
+{
+    size_t nd = x->n - 2, i;
+    if (w->n < 2) {
+        return pm_fail(c, TLM_EFORMAT, "filter shape has < 2 dims", NULL);
+    }
+    out->n = x->n;
+    out->v[0] = x->v[0];
+    out->v[1] = p->transposed ? w->v[1] : w->v[0];
+    for (i = 0; i < nd; i++) {
+        int64_t in_i = x->v[2 + i];
+        int64_t k_i;
+        double q;
+        if (2 + i >= w->n || i >= p->ns || i >= p->np || i >= p->ndl ||
+            (p->transposed && i >= p->nop)) {
+            return pm_fail(c, TLM_EFORMAT, "spatial parameter too short",
+                           NULL);
+        }
+        k_i = w->v[2 + i];
+        /* double arithmetic: exact for realistic sizes, no int64
+         * overflow on hostile ones */
+        if (p->transposed) {
+            q = ((double)in_i - 1.0) * (double)p->stride[i] -
+                2.0 * (double)p->pad[i] +
+                (double)p->dil[i] * ((double)k_i - 1.0) +
+                (double)p->opad[i] + 1.0;
+        } else {
+            if (p->stride[i] == 0) {
+                return pm_fail(c, TLM_ERANGE, "division by zero (stride)",
+                               NULL);
+            }
+            q = ((double)in_i + 2.0 * (double)p->pad[i] -
+                 (double)p->dil[i] * ((double)k_i - 1.0) - 1.0) /
+                    (double)p->stride[i] +
+                1.0;
+            q = trunc(q); /* int(): truncation toward 0 */
+        }
+        if (!(fabs(q) < 4.0e18)) {
+            return pm_fail(c, TLM_ERANGE, "output size out of range", NULL);
+        }
+        out->v[2 + i] = (int64_t)q;
+    }
+    return TLM_OK;
+}
+
+/* ConvBias_'s stride or padding: Concrete Input i as one int for every
+ * spatial dim, unless empty (what prefixes the error). */
+static int convbias_scalar(pm_ctx *c, size_t i, const char *what, size_t nd,
+                           int64_t *v)
+{
+    const char *s = concrete_str(c, i);
+    int64_t x;
+    size_t k;
+    if (s == NULL) {
+        return 0;
+    }
+    if (s[0] == '\0') {
+        return 1;
+    }
+    if (!py_int(s, &x)) {
+        pm_fail(c, TLM_EFORMAT, what, s);
+        return 0;
+    }
+    for (k = 0; k < nd; k++) {
+        v[k] = x;
+    }
+    return 1;
+}
+
 static tlm_status m_conv(pm_ctx *c, tlm_perf_model_id m)
 {
     conv_shape x, w, out;
     size_t ix = 0, iw = 1, ibase = 3;
-    int64_t stride[MAX_DIMS], pad[MAX_DIMS], dil[MAX_DIMS], opad[MAX_DIMS];
-    size_t ns, np, ndl, nop;
-    int transposed = 0;
-    int64_t groups = 1;
+    conv_params p;
     const char *dt[2] = {NULL, NULL};
     size_t ndt = 0;
     int bias = 0;
@@ -1661,6 +1738,7 @@ static tlm_status m_conv(pm_ctx *c, tlm_perf_model_id m)
     double flops, bytes = 0.0;
     int has_bytes;
     int flops_is_bwd = 0;
+    tlm_status st;
 
     if (m == TLM_PM_CONVBIAS_BWD) {
         return pm_fail(c, TLM_ERANGE,
@@ -1711,8 +1789,6 @@ static tlm_status m_conv(pm_ctx *c, tlm_perf_model_id m)
     }
     if (m == TLM_PM_CONVBIAS) {
         size_t ncon = 0;
-        const char *s;
-        int64_t v;
         if (has_arg(c, A_CONCRETE)) {
             TRY(arg_len(c, A_CONCRETE, &ncon));
         } else {
@@ -1720,49 +1796,33 @@ static tlm_status m_conv(pm_ctx *c, tlm_perf_model_id m)
                            NULL);
         }
         for (i = 0; i < nd; i++) {
-            stride[i] = 1;
-            pad[i] = 0;
-            dil[i] = 1;
-            opad[i] = 0;
+            p.stride[i] = 1;
+            p.pad[i] = 0;
+            p.dil[i] = 1;
+            p.opad[i] = 0;
         }
         if (ncon > 3) {
-            TRY(s = concrete_str(c, 3));
-            if (s[0] != '\0') {
-                if (!py_int(s, &v)) {
-                    return pm_fail(c, TLM_EFORMAT, "stride: ", s);
-                }
-                for (i = 0; i < nd; i++) {
-                    stride[i] = v;
-                }
-            }
+            TRY(convbias_scalar(c, 3, "stride: ", nd, p.stride));
         }
         if (ncon > 4) {
-            TRY(s = concrete_str(c, 4));
-            if (s[0] != '\0') {
-                if (!py_int(s, &v)) {
-                    return pm_fail(c, TLM_EFORMAT, "padding: ", s);
-                }
-                for (i = 0; i < nd; i++) {
-                    pad[i] = v;
-                }
-            }
+            TRY(convbias_scalar(c, 4, "padding: ", nd, p.pad));
         }
-        ns = np = ndl = nop = nd;
-        transposed = 0;
-        groups = 1;
+        p.ns = p.np = p.ndl = p.nop = nd;
+        p.transposed = 0;
+        p.groups = 1;
     } else {
         const char *s;
-        TRY(conv_list(c, ibase, 1, nd, stride, &ns));
-        TRY(conv_list(c, ibase + 1, 0, nd, pad, &np));
-        TRY(conv_list(c, ibase + 2, 1, nd, dil, &ndl));
+        TRY(conv_list(c, ibase, 1, nd, p.stride, &p.ns));
+        TRY(conv_list(c, ibase + 1, 0, nd, p.pad, &p.np));
+        TRY(conv_list(c, ibase + 2, 1, nd, p.dil, &p.ndl));
         TRY(s = concrete_str(c, ibase + 3));
-        if (!py_eval_bool(s, &transposed)) {
+        if (!py_eval_bool(s, &p.transposed)) {
             return pm_fail(c, TLM_EFORMAT, "transposed is not True/False: ",
                            s);
         }
-        TRY(conv_list(c, ibase + 4, 0, nd, opad, &nop));
+        TRY(conv_list(c, ibase + 4, 0, nd, p.opad, &p.nop));
         TRY(s = concrete_str(c, ibase + 5));
-        if (!py_int(s, &groups)) {
+        if (!py_int(s, &p.groups)) {
             return pm_fail(c, TLM_EFORMAT, "groups is not an int: ", s);
         }
     }
@@ -1803,62 +1863,27 @@ static tlm_status m_conv(pm_ctx *c, tlm_perf_model_id m)
         TRY(p_stride_opt(c, "weight_stride", iw));
     }
     TRY(p_text(c, "bias", bias_repr, 0));
-    TRY(p_i64_tuple(c, "stride", stride, ns));
-    TRY(p_i64_tuple(c, "padding", pad, np));
-    TRY(p_i64_tuple(c, "dilation", dil, ndl));
-    TRY(p_bool(c, "transposed_conv", transposed));
-    TRY(p_i64_tuple(c, "output_padding", opad, nop));
-    TRY(p_int(c, "groups", groups));
+    TRY(p_i64_tuple(c, "stride", p.stride, p.ns));
+    TRY(p_i64_tuple(c, "padding", p.pad, p.np));
+    TRY(p_i64_tuple(c, "dilation", p.dil, p.ndl));
+    TRY(p_bool(c, "transposed_conv", p.transposed));
+    TRY(p_i64_tuple(c, "output_padding", p.opad, p.nop));
+    TRY(p_int(c, "groups", p.groups));
 
-    /* output shape (CONV.get_output_shape) */
-    if (w.n < 2) {
-        return pm_fail(c, TLM_EFORMAT, "filter shape has < 2 dims", NULL);
-    }
-    out.n = x.n;
-    out.v[0] = x.v[0];
-    out.v[1] = transposed ? w.v[1] : w.v[0];
-    for (i = 0; i < nd; i++) {
-        int64_t in_i = x.v[2 + i];
-        int64_t k_i;
-        double q;
-        if (2 + i >= w.n || i >= ns || i >= np || i >= ndl ||
-            (transposed && i >= nop)) {
-            return pm_fail(c, TLM_EFORMAT, "spatial parameter too short",
-                           NULL);
-        }
-        k_i = w.v[2 + i];
-        /* double arithmetic: exact for realistic sizes, no int64
-         * overflow on hostile ones */
-        if (transposed) {
-            q = ((double)in_i - 1.0) * (double)stride[i] -
-                2.0 * (double)pad[i] + (double)dil[i] * ((double)k_i - 1.0) +
-                (double)opad[i] + 1.0;
-        } else {
-            if (stride[i] == 0) {
-                return pm_fail(c, TLM_ERANGE, "division by zero (stride)",
-                               NULL);
-            }
-            q = ((double)in_i + 2.0 * (double)pad[i] -
-                 (double)dil[i] * ((double)k_i - 1.0) - 1.0) /
-                    (double)stride[i] +
-                1.0;
-            q = trunc(q); /* int(): truncation toward 0 */
-        }
-        if (!(fabs(q) < 4.0e18)) {
-            return pm_fail(c, TLM_ERANGE, "output size out of range", NULL);
-        }
-        out.v[2 + i] = (int64_t)q;
+    st = conv_out_shape(c, &x, &w, &p, &out);
+    if (st != TLM_OK) {
+        return st;
     }
 
     bpe = tlm_perf_dtype_bpe(dt[0]);
     has_bytes = bpe != 0;
     if (flops_is_bwd || c->bwd) {
-        flops = conv_flops_bwd(&out, &x, &w, bias, transposed);
+        flops = conv_flops_bwd(&out, &x, &w, bias, p.transposed);
         if (has_bytes) {
             bytes = conv_bytes_bwd(&x, &w, &out, bias, (double)bpe);
         }
     } else {
-        flops = conv_flops(&x, &w, &out, bias, transposed);
+        flops = conv_flops(&x, &w, &out, bias, p.transposed);
         if (has_bytes) {
             bytes = conv_bytes(&x, &w, &out, bias, (double)bpe);
         }
