@@ -971,10 +971,10 @@ typedef struct sdpa_cfg {
     int flash_impl;
 } sdpa_cfg;
 
-static int sdpa_flops_fwd(pm_ctx *c, const sdpa_cfg *s, double *out)
+/* FLOPs f of a pass into *out, halved under causal=True (which needs
+ * N_Q == N_KV). */
+static int sdpa_causal(pm_ctx *c, const sdpa_cfg *s, double f, double *out)
 {
-    double f = s->B * s->H_Q * (2.0 * s->N_Q * s->N_KV * s->d_qk);
-    f += s->B * s->H_Q * (2.0 * s->N_Q * s->d_v * s->N_KV);
     if (s->causal) {
         if (s->N_Q != s->N_KV) {
             pm_fail(c, TLM_ERANGE, "causal=True but N_Q != N_KV", NULL);
@@ -984,6 +984,13 @@ static int sdpa_flops_fwd(pm_ctx *c, const sdpa_cfg *s, double *out)
     }
     *out = f;
     return 1;
+}
+
+static int sdpa_flops_fwd(pm_ctx *c, const sdpa_cfg *s, double *out)
+{
+    double f = s->B * s->H_Q * (2.0 * s->N_Q * s->N_KV * s->d_qk);
+    f += s->B * s->H_Q * (2.0 * s->N_Q * s->d_v * s->N_KV);
+    return sdpa_causal(c, s, f, out);
 }
 
 static int sdpa_flops_bwd(pm_ctx *c, const sdpa_cfg *s, double *out)
@@ -1004,15 +1011,7 @@ static int sdpa_flops_bwd(pm_ctx *c, const sdpa_cfg *s, double *out)
     f += s->B * s->H_Q * (2.0 * s->N_Q * s->N_KV * s->d_qk);
     f += s->B * s->H_Q * (2.0 * s->N_KV * s->N_Q * s->d_qk) +
          s->B * s->N_KV * s->d_qk * gqa;
-    if (s->causal) {
-        if (s->N_Q != s->N_KV) {
-            pm_fail(c, TLM_ERANGE, "causal=True but N_Q != N_KV", NULL);
-            return 0;
-        }
-        f /= 2.0;
-    }
-    *out = f;
-    return 1;
+    return sdpa_causal(c, s, f, out);
 }
 
 static double sdpa_bytes_fwd(const sdpa_cfg *s, double bpe)
