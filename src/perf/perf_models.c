@@ -382,14 +382,67 @@ static int p_str(pm_ctx *c, const char *name, const char *s)
     return p_text(c, name, s, 1);
 }
 
-/* tuple(node): "(a, b)", "(a,)", "()". */
-static int p_tuple_node(pm_ctx *c, int which, const char *name,
-                        const tlm_pj_node *n)
+/* Writes item i of a sequence (items points to the whole of it). */
+typedef void (*sb_item)(sbuf *b, const void *items, size_t i);
+
+/* Python repr of a sequence of n items into param name: a tuple "(a, b)",
+ * "(a,)", "()" or a list "[a, b]". */
+static int p_seq(pm_ctx *c, const char *name, int tuple, const void *items,
+                 size_t n, sb_item put)
 {
     char buf[TLM_PERF_PARAM_VALUE];
     sbuf b = {buf, sizeof(buf), 0, 0};
     size_t i;
     buf[0] = '\0';
+    sb_put(&b, tuple ? "(" : "[");
+    for (i = 0; i < n; i++) {
+        if (i) {
+            sb_put(&b, ", ");
+        }
+        put(&b, items, i);
+    }
+    sb_put(&b, !tuple ? "]" : n == 1 ? ",)" : ")");
+    return p_sb(c, name, &b);
+}
+
+/* A JSON list of one of the args' docs, as p_seq items. */
+typedef struct node_items {
+    const tlm_pj_doc *doc;
+    const tlm_pj_node *n;
+} node_items;
+
+static void item_node(sbuf *b, const void *items, size_t i)
+{
+    const node_items *x = items;
+    sb_node(b, x->doc, tlm_pj_child(x->doc, x->n, i));
+}
+
+static void item_int(sbuf *b, const void *items, size_t i)
+{
+    sb_int(b, ((const int64_t *)items)[i]);
+}
+
+/* A string, or None for NULL. */
+static void item_str(sbuf *b, const void *items, size_t i)
+{
+    const char *const *s = items;
+    if (s[i] == NULL) {
+        sb_put(b, "None");
+    } else {
+        sb_pystr(b, s[i]);
+    }
+}
+
+static void item_bool(sbuf *b, const void *items, size_t i)
+{
+    sb_put(b, ((const int *)items)[i] ? "True" : "False");
+}
+
+/* tuple(node): "(a, b)", "(a,)", "()". */
+static int p_tuple_node(pm_ctx *c, int which, const char *name,
+                        const tlm_pj_node *n)
+{
+    node_items x;
     if (n == NULL) {
         return 0;
     }
@@ -402,95 +455,33 @@ static int p_tuple_node(pm_ctx *c, int which, const char *name,
         pm_fail(c, TLM_EFORMAT, "expected a list for ", name);
         return 0;
     }
-    sb_put(&b, "(");
-    for (i = 0; i < n->count; i++) {
-        if (i) {
-            sb_put(&b, ", ");
-        }
-        sb_node(&b, &c->doc[which], tlm_pj_child(&c->doc[which], n, i));
-    }
-    sb_put(&b, n->count == 1 ? ",)" : ")");
-    return p_sb(c, name, &b);
+    x.doc = &c->doc[which];
+    x.n = n;
+    return p_seq(c, name, 1, &x, n->count, item_node);
 }
 
 static int p_shape(pm_ctx *c, const char *name, const int64_t *d, size_t nd)
 {
-    char buf[TLM_PERF_PARAM_VALUE];
-    sbuf b = {buf, sizeof(buf), 0, 0};
-    size_t i;
-    buf[0] = '\0';
-    sb_put(&b, "(");
-    for (i = 0; i < nd; i++) {
-        if (i) {
-            sb_put(&b, ", ");
-        }
-        sb_int(&b, d[i]);
-    }
-    sb_put(&b, nd == 1 ? ",)" : ")");
-    return p_sb(c, name, &b);
+    return p_seq(c, name, 1, d, nd, item_int);
 }
 
 /* tuple of strings / None: dtype tuples. */
 static int p_str_tuple(pm_ctx *c, const char *name, const char *const *s,
                        size_t n)
 {
-    char buf[TLM_PERF_PARAM_VALUE];
-    sbuf b = {buf, sizeof(buf), 0, 0};
-    size_t i;
-    buf[0] = '\0';
-    sb_put(&b, "(");
-    for (i = 0; i < n; i++) {
-        if (i) {
-            sb_put(&b, ", ");
-        }
-        if (s[i] == NULL) {
-            sb_put(&b, "None");
-        } else {
-            sb_pystr(&b, s[i]);
-        }
-    }
-    sb_put(&b, n == 1 ? ",)" : ")");
-    return p_sb(c, name, &b);
+    return p_seq(c, name, 1, s, n, item_str);
 }
 
 /* Python list of strings: ['a'] (Evoformer's dtype_A_B). */
 static int p_str_list(pm_ctx *c, const char *name, const char *const *s,
                       size_t n)
 {
-    char buf[TLM_PERF_PARAM_VALUE];
-    sbuf b = {buf, sizeof(buf), 0, 0};
-    size_t i;
-    buf[0] = '\0';
-    sb_put(&b, "[");
-    for (i = 0; i < n; i++) {
-        if (i) {
-            sb_put(&b, ", ");
-        }
-        if (s[i] == NULL) {
-            sb_put(&b, "None");
-        } else {
-            sb_pystr(&b, s[i]);
-        }
-    }
-    sb_put(&b, "]");
-    return p_sb(c, name, &b);
+    return p_seq(c, name, 0, s, n, item_str);
 }
 
 static int p_bool_list(pm_ctx *c, const char *name, const int *v, size_t n)
 {
-    char buf[TLM_PERF_PARAM_VALUE];
-    sbuf b = {buf, sizeof(buf), 0, 0};
-    size_t i;
-    buf[0] = '\0';
-    sb_put(&b, "[");
-    for (i = 0; i < n; i++) {
-        if (i) {
-            sb_put(&b, ", ");
-        }
-        sb_put(&b, v[i] ? "True" : "False");
-    }
-    sb_put(&b, "]");
-    return p_sb(c, name, &b);
+    return p_seq(c, name, 0, v, n, item_bool);
 }
 
 /* tuple(arg[i]) with Python's try/except KeyError: None when the arg is
@@ -521,46 +512,42 @@ static const char *skip_sp(const char *s)
     return s;
 }
 
-/* Python int(text): optional spaces, sign, digits, spaces. */
-static int py_int(const char *s, int64_t *out)
+/* Python int(text) (is_float 0: optional spaces, sign, digits, spaces)
+ * or float(text) (is_float 1: the usual spellings "0.", "0.125",
+ * "1e-05"); the value goes to *iv or *dv only when the text parses. */
+static int py_number(const char *s, int is_float, int64_t *iv, double *dv)
 {
     char *end;
-    long long v;
+    long long i = 0;
+    double d = 0.0;
     s = skip_sp(s);
     if (*s == '\0') {
         return 0;
     }
-    v = strtoll(s, &end, 10);
-    if (end == s) {
+    if (is_float) {
+        d = strtod(s, &end);
+    } else {
+        i = strtoll(s, &end, 10);
+    }
+    if (end == s || *skip_sp(end) != '\0') {
         return 0;
     }
-    end = (char *)skip_sp(end);
-    if (*end != '\0') {
-        return 0;
+    if (is_float) {
+        *dv = d;
+    } else {
+        *iv = (int64_t)i;
     }
-    *out = (int64_t)v;
     return 1;
 }
 
-/* Python float(text) for the usual spellings ("0.", "0.125", "1e-05"). */
+static int py_int(const char *s, int64_t *out)
+{
+    return py_number(s, 0, out, NULL);
+}
+
 static int py_float(const char *s, double *out)
 {
-    char *end;
-    double v;
-    s = skip_sp(s);
-    if (*s == '\0') {
-        return 0;
-    }
-    v = strtod(s, &end);
-    if (end == s) {
-        return 0;
-    }
-    end = (char *)skip_sp(end);
-    if (*end != '\0') {
-        return 0;
-    }
-    *out = v;
-    return 1;
+    return py_number(s, 1, NULL, out);
 }
 
 /* eval() of "True" / "False" (the only spellings Kineto writes). */
@@ -985,10 +972,10 @@ typedef struct sdpa_cfg {
     int flash_impl;
 } sdpa_cfg;
 
-static int sdpa_flops_fwd(pm_ctx *c, const sdpa_cfg *s, double *out)
+/* FLOPs f of a pass into *out, halved under causal=True (which needs
+ * N_Q == N_KV). */
+static int sdpa_causal(pm_ctx *c, const sdpa_cfg *s, double f, double *out)
 {
-    double f = s->B * s->H_Q * (2.0 * s->N_Q * s->N_KV * s->d_qk);
-    f += s->B * s->H_Q * (2.0 * s->N_Q * s->d_v * s->N_KV);
     if (s->causal) {
         if (s->N_Q != s->N_KV) {
             pm_fail(c, TLM_ERANGE, "causal=True but N_Q != N_KV", NULL);
@@ -998,6 +985,13 @@ static int sdpa_flops_fwd(pm_ctx *c, const sdpa_cfg *s, double *out)
     }
     *out = f;
     return 1;
+}
+
+static int sdpa_flops_fwd(pm_ctx *c, const sdpa_cfg *s, double *out)
+{
+    double f = s->B * s->H_Q * (2.0 * s->N_Q * s->N_KV * s->d_qk);
+    f += s->B * s->H_Q * (2.0 * s->N_Q * s->d_v * s->N_KV);
+    return sdpa_causal(c, s, f, out);
 }
 
 static int sdpa_flops_bwd(pm_ctx *c, const sdpa_cfg *s, double *out)
@@ -1018,15 +1012,7 @@ static int sdpa_flops_bwd(pm_ctx *c, const sdpa_cfg *s, double *out)
     f += s->B * s->H_Q * (2.0 * s->N_Q * s->N_KV * s->d_qk);
     f += s->B * s->H_Q * (2.0 * s->N_KV * s->N_Q * s->d_qk) +
          s->B * s->N_KV * s->d_qk * gqa;
-    if (s->causal) {
-        if (s->N_Q != s->N_KV) {
-            pm_fail(c, TLM_ERANGE, "causal=True but N_Q != N_KV", NULL);
-            return 0;
-        }
-        f /= 2.0;
-    }
-    *out = f;
-    return 1;
+    return sdpa_causal(c, s, f, out);
 }
 
 static double sdpa_bytes_fwd(const sdpa_cfg *s, double bpe)
@@ -1188,221 +1174,372 @@ static int dtype_pair(pm_ctx *c, size_t from, const char **dt, size_t *ndt)
     return 1;
 }
 
-static tlm_status m_sdpa(pm_ctx *c, tlm_perf_model_id m)
+/* What an SDPA model class reads from the args, and how its flops() and
+ * bytes() compute. */
+typedef struct sdpa_in {
+    sdpa_cfg s;
+    const char *dt[2];
+    size_t ndt;
+    int has_dtype;
+    double dropout;
+    int flops_is_bwd; /* flops() == flops_bwd() for bwd ops */
+    double fwd_bpe;   /* bytes() default; < 0: from the dtype */
+    int bytes_is_bwd;
+    int strides_params;
+    size_t iq, ik, iv; /* Input Dims of q, k, v */
+    double nseq_q, nseq_kv;
+    double max_q, max_kv;
+    int varlen;
+} sdpa_in;
+
+static const int sdpa_bnhd[4] = {0, 2, 1, 3};
+
+/* q, k, v at Input Dims 1, 2, 3 (the bwd ops: grad_out comes first). */
+static void sdpa_qkv_from_1(sdpa_in *in)
+{
+    in->iq = 1;
+    in->ik = 2;
+    in->iv = 3;
+}
+
+/* aten::_scaled_dot_product_{flash,efficient,cudnn}_attention. */
+static tlm_status sdpa_args_aten(pm_ctx *c, tlm_perf_model_id m,
+                                 sdpa_in *in)
 {
     static const int bhnd_std[4] = {0, 1, 2, 3};
-    static const int bnhd[4] = {0, 2, 1, 3};
+    size_t idrop = m == TLM_PM_SDPA_FLASH ? 3 : 5;
+    TRY(sdpa_shapes(c, 0, 1, 2, bhnd_std, 4, &in->s));
+    TRY(opt_dropout(c, idrop, &in->dropout));
+    TRY(opt_causal(c, idrop + 1, &in->s.causal));
+    in->s.flash_impl = m == TLM_PM_SDPA_FLASH;
+    TRY(dtype_pair(c, 0, in->dt, &in->ndt));
+    return TLM_OK;
+}
+
+/* flash_attn's FlashAttnFunc forward and backward. */
+static tlm_status sdpa_args_fa(pm_ctx *c, tlm_perf_model_id m, sdpa_in *in)
+{
+    const char *cs;
+    size_t ncon = 0;
+    if (m == TLM_PM_FA_BWD) {
+        sdpa_qkv_from_1(in);
+    }
+    TRY(sdpa_shapes(c, in->iq, in->ik, in->iv, sdpa_bnhd, 4, &in->s));
+    TRY(dtype_pair(c, 0, in->dt, &in->ndt));
+    in->strides_params = 1;
+    if (m == TLM_PM_FA) {
+        TRY(cs = concrete_str(c, 3));
+        if (!py_float(cs, &in->dropout)) {
+            return pm_fail(c, TLM_EFORMAT, "dropout is not a float: ", cs);
+        }
+        TRY(cs = concrete_str(c, 5));
+        if (!py_eval_bool(cs, &in->s.causal)) {
+            return pm_fail(c, TLM_EFORMAT, "causal is not True/False: ", cs);
+        }
+        return TLM_OK;
+    }
+    if (has_arg(c, A_CONCRETE)) {
+        TRY(arg_len(c, A_CONCRETE, &ncon));
+    }
+    in->dropout = 0.0;
+    if (ncon > 8) {
+        TRY(cs = concrete_str(c, 8));
+        if (cs[0] != '\0' && !py_float(cs, &in->dropout)) {
+            return pm_fail(c, TLM_EFORMAT, "dropout is not a float: ", cs);
+        }
+    }
+    in->s.causal = 1;
+    if (ncon > 10) {
+        TRY(cs = concrete_str(c, 10));
+        if (cs[0] != '\0' && !py_eval_bool(cs, &in->s.causal)) {
+            return pm_fail(c, TLM_EFORMAT, "causal is not True/False: ", cs);
+        }
+    }
+    in->flops_is_bwd = 1;
+    in->bytes_is_bwd = 1;
+    in->fwd_bpe = -1.0; /* from the dtype */
+    return TLM_OK;
+}
+
+/* The number of sequences from cu_seqlens at Input Dims i (what names it
+ * in the error). */
+static int sdpa_num_seqs(pm_ctx *c, size_t i, const char *what,
+                         double *out)
+{
+    int64_t cu[MAX_DIMS];
+    size_t ncu;
+    if (!dims_shape(c, i, cu, &ncu)) {
+        return 0;
+    }
+    if (ncu < 1) {
+        pm_fail(c, TLM_EFORMAT, what, NULL);
+        return 0;
+    }
+    *out = (double)cu[0] - 1.0;
+    return 1;
+}
+
+/* Concrete Input i as float(text) (what prefixes the error). */
+static int concrete_float(pm_ctx *c, size_t i, const char *what,
+                          double *out)
+{
+    const char *cs = concrete_str(c, i);
+    if (cs == NULL) {
+        return 0;
+    }
+    if (!py_float(cs, out)) {
+        pm_fail(c, TLM_EFORMAT, what, cs);
+        return 0;
+    }
+    return 1;
+}
+
+/* flash_attn's varlen forward and backward. */
+static tlm_status sdpa_args_varlen(pm_ctx *c, tlm_perf_model_id m,
+                                   sdpa_in *in)
+{
     static const int hnd_varlen[3] = {1, 0, 2};
-    sdpa_cfg s;
-    const char *dt[2] = {NULL, NULL};
-    size_t ndt = 0;
-    int has_dtype = 1;
-    double dropout = 0.0;
+    int bwdop = m == TLM_PM_FA_VARLEN_BWD;
+    size_t icu = bwdop ? 9 : 3;
+    size_t imax = bwdop ? 11 : 5;
+    const char *cs;
+    if (bwdop) {
+        sdpa_qkv_from_1(in);
+    }
+    TRY(sdpa_shapes(c, in->iq, in->ik, in->iv, hnd_varlen, 3, &in->s));
+    TRY(dtype_pair(c, 0, in->dt, &in->ndt));
+    in->strides_params = 1;
+    TRY(sdpa_num_seqs(c, icu, "cu_seqlens_q has no dims", &in->nseq_q));
+    TRY(sdpa_num_seqs(c, icu + 1, "cu_seqlens_k has no dims",
+                      &in->nseq_kv));
+    TRY(concrete_float(c, imax, "max_seqlen_q: ", &in->max_q));
+    TRY(concrete_float(c, imax + 1, "max_seqlen_k: ", &in->max_kv));
+    TRY(concrete_float(c, imax + 2, "dropout: ", &in->dropout));
+    TRY(cs = concrete_str(c, imax + 4));
+    if (!py_eval_bool(cs, &in->s.causal)) {
+        return pm_fail(c, TLM_EFORMAT, "causal: ", cs);
+    }
+    in->varlen = 1;
+    in->flops_is_bwd = bwdop;
+    in->bytes_is_bwd = bwdop;
+    return TLM_OK;
+}
+
+/* aiter's flash attention classes and flash_attn 3's forward. */
+static tlm_status sdpa_args_aiter(pm_ctx *c, tlm_perf_model_id m,
+                                  sdpa_in *in)
+{
+    size_t idrop = 3, icausal = 5;
+    int bwdop = 0;
+    switch (m) {
+    case TLM_PM_AITER_FA_BWD:
+        idrop = 10;
+        icausal = 12;
+        bwdop = 1;
+        break;
+    case TLM_PM_AITER_WRAP_V3_FWD:
+        sdpa_qkv_from_1(in);
+        idrop = 4;
+        icausal = 6;
+        break;
+    case TLM_PM_AITER_WRAP_V3_BWD:
+        sdpa_qkv_from_1(in);
+        idrop = 7;
+        icausal = 9;
+        bwdop = 1;
+        break;
+    case TLM_PM_AITER_MHA_BWD:
+        sdpa_qkv_from_1(in);
+        idrop = 6;
+        icausal = 8;
+        bwdop = 1;
+        break;
+    case TLM_PM_FA3_FWD:
+        icausal = 24;
+        break;
+    default:
+        break;
+    }
+    TRY(sdpa_shapes(c, in->iq, in->ik, in->iv, sdpa_bnhd, 4, &in->s));
+    if (m != TLM_PM_FA3_FWD) {
+        TRY(opt_dropout(c, idrop, &in->dropout));
+    }
+    TRY(opt_causal(c, icausal, &in->s.causal));
+    in->has_dtype = 0;
+    in->flops_is_bwd = bwdop;
+    in->bytes_is_bwd = bwdop;
+    return TLM_OK;
+}
+
+/* DeepSpeed's Evoformer attention: its own shapes and params. */
+static tlm_status sdpa_evoformer(pm_ctx *c, sdpa_in *in)
+{
+    int64_t q[MAX_DIMS];
+    size_t nq, ntypes = 0;
+    sdpa_cfg *s = &in->s;
+    TRY(dims_shape(c, 0, q, &nq));
+    if (nq != 5) {
+        return pm_fail(c, TLM_EFORMAT, "Evoformer Q must be 5-D", NULL);
+    }
+    s->B = (double)q[0] * (double)q[1];
+    s->N_Q = (double)q[2];
+    s->N_KV = (double)q[2];
+    s->H_Q = (double)q[3];
+    s->H_KV = (double)q[3];
+    s->d_qk = (double)q[4];
+    s->d_v = (double)q[4];
+    s->causal = 0;
+    s->flash_impl = 0;
+    if (has_arg(c, A_TYPES)) {
+        TRY(arg_len(c, A_TYPES, &ntypes));
+    }
+    in->dt[0] = NULL;
+    if (ntypes > 0) {
+        TRY(in->dt[0] = type_at(c, 0));
+    }
+    in->ndt = 1;
+    TRY(sdpa_base_params(c, s));
+    TRY(p_bool(c, "causal", 0) && p_bool(c, "flash_impl", 0));
+    TRY(p_str_list(c, "dtype_A_B", in->dt, 1));
+    c->prec_dtype = in->dt[0];
+    c->maf = "matrix";
+    return TLM_OK;
+}
+
+/* The params of the SDPA classes, in their insertion order. */
+static tlm_status sdpa_params(pm_ctx *c, const sdpa_in *in)
+{
+    TRY(sdpa_base_params(c, &in->s));
+    if (in->strides_params) {
+        TRY(p_stride(c, "q_stride", in->iq));
+        TRY(p_stride(c, "k_stride", in->ik));
+        TRY(p_stride(c, "v_stride", in->iv));
+    }
+    TRY(p_float(c, "dropout", in->dropout));
+    TRY(p_bool(c, "causal", in->s.causal));
+    TRY(p_bool(c, "flash_impl", in->s.flash_impl));
+    if (in->has_dtype) {
+        TRY(p_str_tuple(c, "dtype_A_B", in->dt, in->ndt));
+        c->prec_dtype = in->ndt > 0 ? in->dt[0] : NULL;
+    } else {
+        c->prec_dtype = NULL;
+    }
+    if (in->varlen) {
+        TRY(p_count(c, "num_seqs_q", in->nseq_q) &&
+            p_count(c, "num_seqs_kv", in->nseq_kv));
+        TRY(p_float(c, "max_seqlen_q", in->max_q) &&
+            p_float(c, "max_seqlen_kv", in->max_kv));
+    }
+    c->maf = "matrix";
+    return TLM_OK;
+}
+
+/* flops() or flops_bwd() of the class on cfg s. */
+static int sdpa_flops(pm_ctx *c, const sdpa_in *in, const sdpa_cfg *s,
+                      double *out)
+{
+    return in->flops_is_bwd ? sdpa_flops_bwd(c, s, out)
+                            : sdpa_flops_fwd(c, s, out);
+}
+
+/* Varlen FLOPs: the longest sequence, plus the others at the mean length
+ * of the rest. */
+static tlm_status sdpa_varlen_flops(pm_ctx *c, const sdpa_in *in,
+                                    double *flops)
+{
+    sdpa_cfg a = in->s;
+    a.N_Q = in->max_q;
+    a.N_KV = in->max_kv;
+    TRY(sdpa_flops(c, in, &a, flops));
+    if (in->nseq_q > 1.0) {
+        double f2;
+        if (in->nseq_kv - 1.0 == 0.0) {
+            return pm_fail(c, TLM_ERANGE, "division by zero (num_seqs_kv)",
+                           NULL);
+        }
+        a.N_Q = floor((in->s.N_Q - in->max_q) / (in->nseq_q - 1.0));
+        a.N_KV = floor((in->s.N_KV - in->max_kv) / (in->nseq_kv - 1.0));
+        TRY(sdpa_flops(c, in, &a, &f2));
+        *flops += (in->nseq_q - 1.0) * f2;
+    }
+    return TLM_OK;
+}
+
+/* FLOPs and bytes into c->out: of the backward pass for the bwd row of a
+ * forward op, else of the op itself. */
+static tlm_status sdpa_compute(pm_ctx *c, sdpa_in *in)
+{
     double flops = 0.0;
     double bytes = 0.0;
-    int flops_is_bwd = 0;   /* flops() == flops_bwd() for bwd ops */
-    double fwd_bpe = 2.0;   /* bytes() default */
-    int bytes_is_bwd = 0;
-    int strides_params = 0;
-    size_t iq = 0, ik = 1, iv = 2;
-    double nseq_q = 0.0, nseq_kv = 0.0;
-    double max_q = 0.0, max_kv = 0.0;
-    int varlen = 0;
-    memset(&s, 0, sizeof(s));
-    s.flash_impl = 1;
+    const sdpa_cfg *s = &in->s;
+    if (c->bwd) {
+        /* flops_bwd() / bytes_bwd() with the default 2 bytes/elem */
+        TRY(sdpa_flops_bwd(c, s, &flops));
+        bytes = sdpa_bytes_bwd(s, 2.0);
+    } else if (in->varlen) {
+        tlm_status st = sdpa_varlen_flops(c, in, &flops);
+        if (st != TLM_OK) {
+            return st;
+        }
+        bytes = in->bytes_is_bwd ? sdpa_bytes_bwd(s, 2.0)
+                                 : sdpa_bytes_fwd(s, 2.0);
+    } else {
+        TRY(sdpa_flops(c, in, s, &flops));
+        if (in->fwd_bpe < 0.0) {
+            int b = in->ndt > 0 ? tlm_perf_dtype_bpe(in->dt[0]) : 0;
+            if (b == 0) {
+                return pm_fail(c, TLM_ERANGE,
+                               "no bytes-per-element for the q dtype", NULL);
+            }
+            in->fwd_bpe = (double)b;
+        }
+        bytes = in->bytes_is_bwd ? sdpa_bytes_bwd(s, in->fwd_bpe)
+                                 : sdpa_bytes_fwd(s, in->fwd_bpe);
+    }
+    c->out->flops = flops;
+    c->out->has_bytes = 1;
+    c->out->bytes = bytes;
+    return TLM_OK;
+}
+
+static tlm_status m_sdpa(pm_ctx *c, tlm_perf_model_id m)
+{
+    sdpa_in in;
+    tlm_status st;
+    memset(&in, 0, sizeof(in));
+    in.s.flash_impl = 1;
+    in.has_dtype = 1;
+    in.fwd_bpe = 2.0;
+    in.iq = 0;
+    in.ik = 1;
+    in.iv = 2;
 
     switch (m) {
     case TLM_PM_SDPA_FLASH:
     case TLM_PM_SDPA_EFFICIENT:
-    case TLM_PM_SDPA_CUDNN: {
-        size_t idrop = m == TLM_PM_SDPA_FLASH ? 3 : 5;
-        TRY(sdpa_shapes(c, 0, 1, 2, bhnd_std, 4, &s));
-        TRY(opt_dropout(c, idrop, &dropout));
-        TRY(opt_causal(c, idrop + 1, &s.causal));
-        s.flash_impl = m == TLM_PM_SDPA_FLASH;
-        TRY(dtype_pair(c, 0, dt, &ndt));
+    case TLM_PM_SDPA_CUDNN:
+        st = sdpa_args_aten(c, m, &in);
         break;
-    }
     case TLM_PM_FA:
-    case TLM_PM_FA_BWD: {
-        const char *cs;
-        size_t ncon = 0;
-        if (m == TLM_PM_FA_BWD) {
-            iq = 1;
-            ik = 2;
-            iv = 3;
-        }
-        TRY(sdpa_shapes(c, iq, ik, iv, bnhd, 4, &s));
-        TRY(dtype_pair(c, 0, dt, &ndt));
-        strides_params = 1;
-        if (m == TLM_PM_FA) {
-            TRY(cs = concrete_str(c, 3));
-            if (!py_float(cs, &dropout)) {
-                return pm_fail(c, TLM_EFORMAT, "dropout is not a float: ", cs);
-            }
-            TRY(cs = concrete_str(c, 5));
-            if (!py_eval_bool(cs, &s.causal)) {
-                return pm_fail(c, TLM_EFORMAT, "causal is not True/False: ",
-                               cs);
-            }
-        } else {
-            if (has_arg(c, A_CONCRETE)) {
-                TRY(arg_len(c, A_CONCRETE, &ncon));
-            }
-            dropout = 0.0;
-            if (ncon > 8) {
-                TRY(cs = concrete_str(c, 8));
-                if (cs[0] != '\0' && !py_float(cs, &dropout)) {
-                    return pm_fail(c, TLM_EFORMAT,
-                                   "dropout is not a float: ", cs);
-                }
-            }
-            s.causal = 1;
-            if (ncon > 10) {
-                TRY(cs = concrete_str(c, 10));
-                if (cs[0] != '\0' && !py_eval_bool(cs, &s.causal)) {
-                    return pm_fail(c, TLM_EFORMAT,
-                                   "causal is not True/False: ", cs);
-                }
-            }
-            flops_is_bwd = 1;
-            bytes_is_bwd = 1;
-            fwd_bpe = -1.0; /* from the dtype */
-        }
+    case TLM_PM_FA_BWD:
+        st = sdpa_args_fa(c, m, &in);
         break;
-    }
     case TLM_PM_FA_VARLEN_FWD:
-    case TLM_PM_FA_VARLEN_BWD: {
-        int bwdop = m == TLM_PM_FA_VARLEN_BWD;
-        size_t icu = bwdop ? 9 : 3;
-        size_t imax = bwdop ? 11 : 5;
-        int64_t cu[MAX_DIMS];
-        size_t ncu;
-        const char *cs;
-        if (bwdop) {
-            iq = 1;
-            ik = 2;
-            iv = 3;
-        }
-        TRY(sdpa_shapes(c, iq, ik, iv, hnd_varlen, 3, &s));
-        TRY(dtype_pair(c, 0, dt, &ndt));
-        strides_params = 1;
-        TRY(dims_shape(c, icu, cu, &ncu));
-        if (ncu < 1) {
-            return pm_fail(c, TLM_EFORMAT, "cu_seqlens_q has no dims", NULL);
-        }
-        nseq_q = (double)cu[0] - 1.0;
-        TRY(dims_shape(c, icu + 1, cu, &ncu));
-        if (ncu < 1) {
-            return pm_fail(c, TLM_EFORMAT, "cu_seqlens_k has no dims", NULL);
-        }
-        nseq_kv = (double)cu[0] - 1.0;
-        TRY(cs = concrete_str(c, imax));
-        if (!py_float(cs, &max_q)) {
-            return pm_fail(c, TLM_EFORMAT, "max_seqlen_q: ", cs);
-        }
-        TRY(cs = concrete_str(c, imax + 1));
-        if (!py_float(cs, &max_kv)) {
-            return pm_fail(c, TLM_EFORMAT, "max_seqlen_k: ", cs);
-        }
-        TRY(cs = concrete_str(c, imax + 2));
-        if (!py_float(cs, &dropout)) {
-            return pm_fail(c, TLM_EFORMAT, "dropout: ", cs);
-        }
-        TRY(cs = concrete_str(c, imax + 4));
-        if (!py_eval_bool(cs, &s.causal)) {
-            return pm_fail(c, TLM_EFORMAT, "causal: ", cs);
-        }
-        varlen = 1;
-        flops_is_bwd = bwdop;
-        bytes_is_bwd = bwdop;
+    case TLM_PM_FA_VARLEN_BWD:
+        st = sdpa_args_varlen(c, m, &in);
         break;
-    }
     case TLM_PM_AITER_FA_FWD:
     case TLM_PM_AITER_FA_BWD:
     case TLM_PM_AITER_WRAP_V3_FWD:
     case TLM_PM_AITER_WRAP_V3_BWD:
     case TLM_PM_AITER_MHA_FWD:
     case TLM_PM_AITER_MHA_BWD:
-    case TLM_PM_FA3_FWD: {
-        size_t idrop = 3, icausal = 5;
-        int bwdop = 0;
-        switch (m) {
-        case TLM_PM_AITER_FA_BWD:
-            idrop = 10;
-            icausal = 12;
-            bwdop = 1;
-            break;
-        case TLM_PM_AITER_WRAP_V3_FWD:
-            iq = 1;
-            ik = 2;
-            iv = 3;
-            idrop = 4;
-            icausal = 6;
-            break;
-        case TLM_PM_AITER_WRAP_V3_BWD:
-            iq = 1;
-            ik = 2;
-            iv = 3;
-            idrop = 7;
-            icausal = 9;
-            bwdop = 1;
-            break;
-        case TLM_PM_AITER_MHA_BWD:
-            iq = 1;
-            ik = 2;
-            iv = 3;
-            idrop = 6;
-            icausal = 8;
-            bwdop = 1;
-            break;
-        case TLM_PM_FA3_FWD:
-            icausal = 24;
-            break;
-        default:
-            break;
-        }
-        TRY(sdpa_shapes(c, iq, ik, iv, bnhd, 4, &s));
-        if (m != TLM_PM_FA3_FWD) {
-            TRY(opt_dropout(c, idrop, &dropout));
-        }
-        TRY(opt_causal(c, icausal, &s.causal));
-        has_dtype = 0;
-        flops_is_bwd = bwdop;
-        bytes_is_bwd = bwdop;
+    case TLM_PM_FA3_FWD:
+        st = sdpa_args_aiter(c, m, &in);
         break;
-    }
-    case TLM_PM_EVOFORMER: {
-        int64_t q[MAX_DIMS];
-        size_t nq, ntypes = 0;
-        TRY(dims_shape(c, 0, q, &nq));
-        if (nq != 5) {
-            return pm_fail(c, TLM_EFORMAT, "Evoformer Q must be 5-D", NULL);
-        }
-        s.B = (double)q[0] * (double)q[1];
-        s.N_Q = (double)q[2];
-        s.N_KV = (double)q[2];
-        s.H_Q = (double)q[3];
-        s.H_KV = (double)q[3];
-        s.d_qk = (double)q[4];
-        s.d_v = (double)q[4];
-        s.causal = 0;
-        s.flash_impl = 0;
-        if (has_arg(c, A_TYPES)) {
-            TRY(arg_len(c, A_TYPES, &ntypes));
-        }
-        dt[0] = NULL;
-        if (ntypes > 0) {
-            TRY(dt[0] = type_at(c, 0));
-        }
-        ndt = 1;
-        TRY(sdpa_base_params(c, &s));
-        TRY(p_bool(c, "causal", 0) && p_bool(c, "flash_impl", 0));
-        TRY(p_str_list(c, "dtype_A_B", dt, 1));
-        c->prec_dtype = dt[0];
-        c->maf = "matrix";
-        goto compute;
-    }
+    case TLM_PM_EVOFORMER:
+        st = sdpa_evoformer(c, &in);
+        return st != TLM_OK ? st : sdpa_compute(c, &in);
     case TLM_PM_VLLM_ATTN:
         return pm_fail(c, TLM_EINVAL,
                        "vLLM attention needs the vLLM user_annotation "
@@ -1410,82 +1547,10 @@ static tlm_status m_sdpa(pm_ctx *c, tlm_perf_model_id m)
     default:
         return pm_fail(c, TLM_EINVAL, "not an SDPA model", NULL);
     }
-
-    /* params in the classes' insertion order */
-    TRY(sdpa_base_params(c, &s));
-    if (strides_params) {
-        TRY(p_stride(c, "q_stride", iq));
-        TRY(p_stride(c, "k_stride", ik));
-        TRY(p_stride(c, "v_stride", iv));
+    if (st == TLM_OK) {
+        st = sdpa_params(c, &in);
     }
-    TRY(p_float(c, "dropout", dropout));
-    TRY(p_bool(c, "causal", s.causal));
-    TRY(p_bool(c, "flash_impl", s.flash_impl));
-    if (has_dtype) {
-        TRY(p_str_tuple(c, "dtype_A_B", dt, ndt));
-        c->prec_dtype = ndt > 0 ? dt[0] : NULL;
-    } else {
-        c->prec_dtype = NULL;
-    }
-    if (varlen) {
-        TRY(p_count(c, "num_seqs_q", nseq_q) &&
-            p_count(c, "num_seqs_kv", nseq_kv));
-        TRY(p_float(c, "max_seqlen_q", max_q) &&
-            p_float(c, "max_seqlen_kv", max_kv));
-    }
-    c->maf = "matrix";
-
-compute:
-    if (c->bwd) {
-        /* flops_bwd() / bytes_bwd() with the default 2 bytes/elem */
-        TRY(sdpa_flops_bwd(c, &s, &flops));
-        bytes = sdpa_bytes_bwd(&s, 2.0);
-    } else if (varlen) {
-        sdpa_cfg a = s;
-        a.N_Q = max_q;
-        a.N_KV = max_kv;
-        if (flops_is_bwd) {
-            TRY(sdpa_flops_bwd(c, &a, &flops));
-        } else {
-            TRY(sdpa_flops_fwd(c, &a, &flops));
-        }
-        if (nseq_q > 1.0) {
-            double f2;
-            if (nseq_kv - 1.0 == 0.0) {
-                return pm_fail(c, TLM_ERANGE, "division by zero (num_seqs_kv)",
-                               NULL);
-            }
-            a.N_Q = floor((s.N_Q - max_q) / (nseq_q - 1.0));
-            a.N_KV = floor((s.N_KV - max_kv) / (nseq_kv - 1.0));
-            if (flops_is_bwd) {
-                TRY(sdpa_flops_bwd(c, &a, &f2));
-            } else {
-                TRY(sdpa_flops_fwd(c, &a, &f2));
-            }
-            flops += (nseq_q - 1.0) * f2;
-        }
-        bytes = bytes_is_bwd ? sdpa_bytes_bwd(&s, 2.0) : sdpa_bytes_fwd(&s, 2.0);
-    } else {
-        if (flops_is_bwd) {
-            TRY(sdpa_flops_bwd(c, &s, &flops));
-        } else {
-            TRY(sdpa_flops_fwd(c, &s, &flops));
-        }
-        if (fwd_bpe < 0.0) {
-            int b = ndt > 0 ? tlm_perf_dtype_bpe(dt[0]) : 0;
-            if (b == 0) {
-                return pm_fail(c, TLM_ERANGE,
-                               "no bytes-per-element for the q dtype", NULL);
-            }
-            fwd_bpe = (double)b;
-        }
-        bytes = bytes_is_bwd ? sdpa_bytes_bwd(&s, fwd_bpe)
-                             : sdpa_bytes_fwd(&s, fwd_bpe);
-    }
-    c->out->flops = flops;
-    c->out->has_bytes = 1;
-    c->out->bytes = bytes;
-    return TLM_OK;
+    return st != TLM_OK ? st : sdpa_compute(c, &in);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1577,14 +1642,91 @@ static int p_i64_tuple(pm_ctx *c, const char *name, const int64_t *v,
     return p_shape(c, name, v, n);
 }
 
+/* The convolution's parameters (Concrete Inputs) as CONV reads them. */
+typedef struct conv_params {
+    int64_t stride[MAX_DIMS], pad[MAX_DIMS], dil[MAX_DIMS], opad[MAX_DIMS];
+    size_t ns, np, ndl, nop;
+    int transposed;
+    int64_t groups;
+} conv_params;
+
+/* CONV.get_output_shape. */
+static tlm_status conv_out_shape(pm_ctx *c, const conv_shape *x,
+                                 const conv_shape *w, const conv_params *p,
+                                 conv_shape *out)
+{
+    size_t nd = x->n - 2, i;
+    if (w->n < 2) {
+        return pm_fail(c, TLM_EFORMAT, "filter shape has < 2 dims", NULL);
+    }
+    out->n = x->n;
+    out->v[0] = x->v[0];
+    out->v[1] = p->transposed ? w->v[1] : w->v[0];
+    for (i = 0; i < nd; i++) {
+        int64_t in_i = x->v[2 + i];
+        int64_t k_i;
+        double q;
+        if (2 + i >= w->n || i >= p->ns || i >= p->np || i >= p->ndl ||
+            (p->transposed && i >= p->nop)) {
+            return pm_fail(c, TLM_EFORMAT, "spatial parameter too short",
+                           NULL);
+        }
+        k_i = w->v[2 + i];
+        /* double arithmetic: exact for realistic sizes, no int64
+         * overflow on hostile ones */
+        if (p->transposed) {
+            q = ((double)in_i - 1.0) * (double)p->stride[i] -
+                2.0 * (double)p->pad[i] +
+                (double)p->dil[i] * ((double)k_i - 1.0) +
+                (double)p->opad[i] + 1.0;
+        } else {
+            if (p->stride[i] == 0) {
+                return pm_fail(c, TLM_ERANGE, "division by zero (stride)",
+                               NULL);
+            }
+            q = ((double)in_i + 2.0 * (double)p->pad[i] -
+                 (double)p->dil[i] * ((double)k_i - 1.0) - 1.0) /
+                    (double)p->stride[i] +
+                1.0;
+            q = trunc(q); /* int(): truncation toward 0 */
+        }
+        if (!(fabs(q) < 4.0e18)) {
+            return pm_fail(c, TLM_ERANGE, "output size out of range", NULL);
+        }
+        out->v[2 + i] = (int64_t)q;
+    }
+    return TLM_OK;
+}
+
+/* ConvBias_'s stride or padding: Concrete Input i as one int for every
+ * spatial dim, unless empty (what prefixes the error). */
+static int convbias_scalar(pm_ctx *c, size_t i, const char *what, size_t nd,
+                           int64_t *v)
+{
+    const char *s = concrete_str(c, i);
+    int64_t x;
+    size_t k;
+    if (s == NULL) {
+        return 0;
+    }
+    if (s[0] == '\0') {
+        return 1;
+    }
+    if (!py_int(s, &x)) {
+        pm_fail(c, TLM_EFORMAT, what, s);
+        return 0;
+    }
+    for (k = 0; k < nd; k++) {
+        v[k] = x;
+    }
+    return 1;
+}
+
 static tlm_status m_conv(pm_ctx *c, tlm_perf_model_id m)
 {
     conv_shape x, w, out;
     size_t ix = 0, iw = 1, ibase = 3;
-    int64_t stride[MAX_DIMS], pad[MAX_DIMS], dil[MAX_DIMS], opad[MAX_DIMS];
-    size_t ns, np, ndl, nop;
-    int transposed = 0;
-    int64_t groups = 1;
+    conv_params p;
     const char *dt[2] = {NULL, NULL};
     size_t ndt = 0;
     int bias = 0;
@@ -1596,6 +1738,7 @@ static tlm_status m_conv(pm_ctx *c, tlm_perf_model_id m)
     double flops, bytes = 0.0;
     int has_bytes;
     int flops_is_bwd = 0;
+    tlm_status st;
 
     if (m == TLM_PM_CONVBIAS_BWD) {
         return pm_fail(c, TLM_ERANGE,
@@ -1646,8 +1789,6 @@ static tlm_status m_conv(pm_ctx *c, tlm_perf_model_id m)
     }
     if (m == TLM_PM_CONVBIAS) {
         size_t ncon = 0;
-        const char *s;
-        int64_t v;
         if (has_arg(c, A_CONCRETE)) {
             TRY(arg_len(c, A_CONCRETE, &ncon));
         } else {
@@ -1655,49 +1796,33 @@ static tlm_status m_conv(pm_ctx *c, tlm_perf_model_id m)
                            NULL);
         }
         for (i = 0; i < nd; i++) {
-            stride[i] = 1;
-            pad[i] = 0;
-            dil[i] = 1;
-            opad[i] = 0;
+            p.stride[i] = 1;
+            p.pad[i] = 0;
+            p.dil[i] = 1;
+            p.opad[i] = 0;
         }
         if (ncon > 3) {
-            TRY(s = concrete_str(c, 3));
-            if (s[0] != '\0') {
-                if (!py_int(s, &v)) {
-                    return pm_fail(c, TLM_EFORMAT, "stride: ", s);
-                }
-                for (i = 0; i < nd; i++) {
-                    stride[i] = v;
-                }
-            }
+            TRY(convbias_scalar(c, 3, "stride: ", nd, p.stride));
         }
         if (ncon > 4) {
-            TRY(s = concrete_str(c, 4));
-            if (s[0] != '\0') {
-                if (!py_int(s, &v)) {
-                    return pm_fail(c, TLM_EFORMAT, "padding: ", s);
-                }
-                for (i = 0; i < nd; i++) {
-                    pad[i] = v;
-                }
-            }
+            TRY(convbias_scalar(c, 4, "padding: ", nd, p.pad));
         }
-        ns = np = ndl = nop = nd;
-        transposed = 0;
-        groups = 1;
+        p.ns = p.np = p.ndl = p.nop = nd;
+        p.transposed = 0;
+        p.groups = 1;
     } else {
         const char *s;
-        TRY(conv_list(c, ibase, 1, nd, stride, &ns));
-        TRY(conv_list(c, ibase + 1, 0, nd, pad, &np));
-        TRY(conv_list(c, ibase + 2, 1, nd, dil, &ndl));
+        TRY(conv_list(c, ibase, 1, nd, p.stride, &p.ns));
+        TRY(conv_list(c, ibase + 1, 0, nd, p.pad, &p.np));
+        TRY(conv_list(c, ibase + 2, 1, nd, p.dil, &p.ndl));
         TRY(s = concrete_str(c, ibase + 3));
-        if (!py_eval_bool(s, &transposed)) {
+        if (!py_eval_bool(s, &p.transposed)) {
             return pm_fail(c, TLM_EFORMAT, "transposed is not True/False: ",
                            s);
         }
-        TRY(conv_list(c, ibase + 4, 0, nd, opad, &nop));
+        TRY(conv_list(c, ibase + 4, 0, nd, p.opad, &p.nop));
         TRY(s = concrete_str(c, ibase + 5));
-        if (!py_int(s, &groups)) {
+        if (!py_int(s, &p.groups)) {
             return pm_fail(c, TLM_EFORMAT, "groups is not an int: ", s);
         }
     }
@@ -1738,62 +1863,27 @@ static tlm_status m_conv(pm_ctx *c, tlm_perf_model_id m)
         TRY(p_stride_opt(c, "weight_stride", iw));
     }
     TRY(p_text(c, "bias", bias_repr, 0));
-    TRY(p_i64_tuple(c, "stride", stride, ns));
-    TRY(p_i64_tuple(c, "padding", pad, np));
-    TRY(p_i64_tuple(c, "dilation", dil, ndl));
-    TRY(p_bool(c, "transposed_conv", transposed));
-    TRY(p_i64_tuple(c, "output_padding", opad, nop));
-    TRY(p_int(c, "groups", groups));
+    TRY(p_i64_tuple(c, "stride", p.stride, p.ns));
+    TRY(p_i64_tuple(c, "padding", p.pad, p.np));
+    TRY(p_i64_tuple(c, "dilation", p.dil, p.ndl));
+    TRY(p_bool(c, "transposed_conv", p.transposed));
+    TRY(p_i64_tuple(c, "output_padding", p.opad, p.nop));
+    TRY(p_int(c, "groups", p.groups));
 
-    /* output shape (CONV.get_output_shape) */
-    if (w.n < 2) {
-        return pm_fail(c, TLM_EFORMAT, "filter shape has < 2 dims", NULL);
-    }
-    out.n = x.n;
-    out.v[0] = x.v[0];
-    out.v[1] = transposed ? w.v[1] : w.v[0];
-    for (i = 0; i < nd; i++) {
-        int64_t in_i = x.v[2 + i];
-        int64_t k_i;
-        double q;
-        if (2 + i >= w.n || i >= ns || i >= np || i >= ndl ||
-            (transposed && i >= nop)) {
-            return pm_fail(c, TLM_EFORMAT, "spatial parameter too short",
-                           NULL);
-        }
-        k_i = w.v[2 + i];
-        /* double arithmetic: exact for realistic sizes, no int64
-         * overflow on hostile ones */
-        if (transposed) {
-            q = ((double)in_i - 1.0) * (double)stride[i] -
-                2.0 * (double)pad[i] + (double)dil[i] * ((double)k_i - 1.0) +
-                (double)opad[i] + 1.0;
-        } else {
-            if (stride[i] == 0) {
-                return pm_fail(c, TLM_ERANGE, "division by zero (stride)",
-                               NULL);
-            }
-            q = ((double)in_i + 2.0 * (double)pad[i] -
-                 (double)dil[i] * ((double)k_i - 1.0) - 1.0) /
-                    (double)stride[i] +
-                1.0;
-            q = trunc(q); /* int(): truncation toward 0 */
-        }
-        if (!(fabs(q) < 4.0e18)) {
-            return pm_fail(c, TLM_ERANGE, "output size out of range", NULL);
-        }
-        out.v[2 + i] = (int64_t)q;
+    st = conv_out_shape(c, &x, &w, &p, &out);
+    if (st != TLM_OK) {
+        return st;
     }
 
     bpe = tlm_perf_dtype_bpe(dt[0]);
     has_bytes = bpe != 0;
     if (flops_is_bwd || c->bwd) {
-        flops = conv_flops_bwd(&out, &x, &w, bias, transposed);
+        flops = conv_flops_bwd(&out, &x, &w, bias, p.transposed);
         if (has_bytes) {
             bytes = conv_bytes_bwd(&x, &w, &out, bias, (double)bpe);
         }
     } else {
-        flops = conv_flops(&x, &w, &out, bias, transposed);
+        flops = conv_flops(&x, &w, &out, bias, p.transposed);
         if (has_bytes) {
             bytes = conv_bytes(&x, &w, &out, bias, (double)bpe);
         }
@@ -2155,132 +2245,158 @@ static double norm_bytes_bwd(int has_bias, int affine, int training, double E,
     return b;
 }
 
-static tlm_status m_norm(pm_ctx *c, tlm_perf_model_id m)
-{
+/* What a normalization class reads from the args. */
+typedef struct norm_in {
     int64_t shp[MAX_DIMS];
     size_t n;
-    size_t iin = 0;
+    size_t iin; /* Input Dims of the input */
     const char *din;
-    const char *dtv[2];
-    double E, C = 0.0;
-    int c_is_float = 0;
-    int has_bias = 1, affine = 1, training = 1;
+    double E, C;
+    int c_is_float;
+    int has_bias, affine, training;
     int mask[MAX_DIMS];
-    size_t nmask = 0;
-    int is_bwd_op = 0;
-    int bin;
-    const char *s;
-    int64_t lv[MAX_DIMS];
-    size_t nl, i;
+    size_t nmask;
+    int is_bwd_op;
+} norm_in;
 
-    if (m == TLM_PM_INSTANCENORM_BWD) {
-        return pm_fail(c, TLM_EINVAL,
-                       "backward pass for InstanceNorm is not defined", NULL);
+/* Concrete Input i as a literal list (what prefixes the error). */
+static int concrete_list(pm_ctx *c, size_t i, const char *what, int64_t *lv,
+                         size_t *nl)
+{
+    const char *s = concrete_str(c, i);
+    if (s == NULL) {
+        return 0;
     }
+    if (!literal_list(s, lv, nl, MAX_DIMS)) {
+        pm_fail(c, TLM_EFORMAT, what, s);
+        return 0;
+    }
+    return 1;
+}
+
+/* num_channels = prod(normalized_shape at Concrete Input i). */
+static int norm_shape_channels(pm_ctx *c, size_t i, norm_in *in)
+{
+    int64_t lv[MAX_DIMS];
+    size_t nl;
+    if (!concrete_list(c, i, "normalized_shape: ", lv, &nl)) {
+        return 0;
+    }
+    in->C = prod(lv, nl);
+    return 1;
+}
+
+/* output_mask at Concrete Input i; at least min_n entries. */
+static int norm_output_mask(pm_ctx *c, size_t i, size_t min_n, norm_in *in)
+{
+    int64_t lv[MAX_DIMS];
+    size_t nl, k;
+    if (!concrete_list(c, i, "output_mask: ", lv, &nl)) {
+        return 0;
+    }
+    if (nl < min_n) {
+        pm_fail(c, TLM_EFORMAT, "output_mask too short", NULL);
+        return 0;
+    }
+    for (k = 0; k < nl; k++) {
+        in->mask[k] = lv[k] != 0;
+    }
+    in->nmask = nl;
+    return 1;
+}
+
+/* num_channels = shape[1]. */
+static int norm_dim1_channels(pm_ctx *c, norm_in *in)
+{
+    if (in->n < 2) {
+        pm_fail(c, TLM_EFORMAT, "shape has < 2 dims", NULL);
+        return 0;
+    }
+    in->C = (double)in->shp[1];
+    return 1;
+}
+
+/* Which Input Dims entry is the input, and what the bwd ops know before
+ * reading it. */
+static tlm_status norm_input(pm_ctx *c, tlm_perf_model_id m, norm_in *in)
+{
+    const char *s;
     switch (m) {
     case TLM_PM_BATCHNORM_BWD: {
         int has_output = 1;
-        is_bwd_op = 1;
-        iin = 1;
+        in->is_bwd_op = 1;
+        in->iin = 1;
         if (strcmp(c->name, "aten::cudnn_batch_norm_backward") == 0 ||
             strcmp(c->name, "aten::miopen_batch_norm_backward") == 0) {
-            iin = 0;
-            training = 0;
+            in->iin = 0;
+            in->training = 0;
         } else {
             TRY(dims_not_none(c, 0, &has_output));
             TRY(s = concrete_str(c, 7));
-            training = s[0] != '\0';
+            in->training = s[0] != '\0';
         }
-        mask[0] = has_output;
-        nmask = 1;
+        in->mask[0] = has_output;
+        in->nmask = 1;
         break;
     }
     case TLM_PM_LAYERNORM_BWD:
     case TLM_PM_GROUPNORM_BWD:
     case TLM_PM_RMSNORM_BWD:
-        is_bwd_op = 1;
-        iin = 1;
+        in->is_bwd_op = 1;
+        in->iin = 1;
         break;
     default:
         break;
     }
-    TRY(dims_shape(c, iin, shp, &n));
-    TRY(din = type_at(c, iin));
-    TRY(arg_at(c, A_STRIDES, iin));
-    E = prod(shp, n);
+    TRY(dims_shape(c, in->iin, in->shp, &in->n));
+    TRY(in->din = type_at(c, in->iin));
+    TRY(arg_at(c, A_STRIDES, in->iin));
+    in->E = prod(in->shp, in->n);
+    return TLM_OK;
+}
 
+/* num_channels, bias, affine, training and output_mask per class. */
+static tlm_status norm_args(pm_ctx *c, tlm_perf_model_id m, norm_in *in)
+{
+    const char *s;
     switch (m) {
     case TLM_PM_BATCHNORM:
     case TLM_PM_INSTANCENORM:
-        TRY(dims_not_none(c, 2, &affine));
+        TRY(dims_not_none(c, 2, &in->affine));
         TRY(s = concrete_str(c, 5));
-        training = s[0] != '\0'; /* [QUIRK] bool("False") is True */
-        if (n < 2) {
-            return pm_fail(c, TLM_EFORMAT, "shape has < 2 dims", NULL);
-        }
-        C = (double)shp[1];
-        has_bias = 1;
+        in->training = s[0] != '\0'; /* [QUIRK] bool("False") is True */
+        TRY(norm_dim1_channels(c, in));
+        in->has_bias = 1;
         break;
     case TLM_PM_BATCHNORM_BWD:
-        if (n < 2) {
-            return pm_fail(c, TLM_EFORMAT, "shape has < 2 dims", NULL);
-        }
-        C = (double)shp[1];
-        TRY(dims_not_none(c, 2, &affine));
-        has_bias = 1;
+        TRY(norm_dim1_channels(c, in));
+        TRY(dims_not_none(c, 2, &in->affine));
+        in->has_bias = 1;
         break;
     case TLM_PM_LAYERNORM:
-        TRY(s = concrete_str(c, 1));
-        if (!literal_list(s, lv, &nl, MAX_DIMS)) {
-            return pm_fail(c, TLM_EFORMAT, "normalized_shape: ", s);
-        }
-        C = prod(lv, nl);
-        TRY(dims_not_none(c, 3, &has_bias));
-        TRY(dims_not_none(c, 2, &affine));
-        training = 1;
+        TRY(norm_shape_channels(c, 1, in));
+        TRY(dims_not_none(c, 3, &in->has_bias));
+        TRY(dims_not_none(c, 2, &in->affine));
+        in->training = 1;
         break;
     case TLM_PM_LAYERNORM_BWD:
-        TRY(s = concrete_str(c, 2));
-        if (!literal_list(s, lv, &nl, MAX_DIMS)) {
-            return pm_fail(c, TLM_EFORMAT, "normalized_shape: ", s);
-        }
-        C = prod(lv, nl);
-        TRY(s = concrete_str(c, 7));
-        if (!literal_list(s, lv, &nl, MAX_DIMS)) {
-            return pm_fail(c, TLM_EFORMAT, "output_mask: ", s);
-        }
-        if (nl < 3) {
-            return pm_fail(c, TLM_EFORMAT, "output_mask too short", NULL);
-        }
-        for (i = 0; i < nl; i++) {
-            mask[i] = lv[i] != 0;
-        }
-        nmask = nl;
-        affine = mask[1];
-        has_bias = mask[2];
-        training = 1;
+        TRY(norm_shape_channels(c, 2, in));
+        TRY(norm_output_mask(c, 7, 3, in));
+        in->affine = in->mask[1];
+        in->has_bias = in->mask[2];
+        in->training = 1;
         break;
     case TLM_PM_GROUPNORM:
-        TRY(dims_not_none(c, 2, &affine));
-        if (n < 2) {
-            return pm_fail(c, TLM_EFORMAT, "shape has < 2 dims", NULL);
-        }
-        C = (double)shp[1];
-        training = 1;
-        has_bias = 1;
+        TRY(dims_not_none(c, 2, &in->affine));
+        TRY(norm_dim1_channels(c, in));
+        in->training = 1;
+        in->has_bias = 1;
         break;
     case TLM_PM_GROUPNORM_BWD: {
         int64_t groups;
-        TRY(dims_not_none(c, 5, &affine));
-        TRY(s = concrete_str(c, 9));
-        if (!literal_list(s, lv, &nl, MAX_DIMS)) {
-            return pm_fail(c, TLM_EFORMAT, "output_mask: ", s);
-        }
-        for (i = 0; i < nl; i++) {
-            mask[i] = lv[i] != 0;
-        }
-        nmask = nl;
-        if (n < 2) {
+        TRY(dims_not_none(c, 5, &in->affine));
+        TRY(norm_output_mask(c, 9, 0, in));
+        if (in->n < 2) {
             return pm_fail(c, TLM_EFORMAT, "shape has < 2 dims", NULL);
         }
         TRY(s = concrete_str(c, 8));
@@ -2290,112 +2406,148 @@ static tlm_status m_norm(pm_ctx *c, tlm_perf_model_id m)
         if (groups == 0) {
             return pm_fail(c, TLM_ERANGE, "division by zero (groups)", NULL);
         }
-        C = (double)shp[1] / (double)groups; /* a float in Python */
-        c_is_float = 1;
-        training = 1;
-        has_bias = 1;
+        in->C = (double)in->shp[1] / (double)groups; /* a float in Python */
+        in->c_is_float = 1;
+        in->training = 1;
+        in->has_bias = 1;
         break;
     }
     case TLM_PM_RMSNORM:
-        TRY(dims_not_none(c, 2, &affine));
-        TRY(s = concrete_str(c, 1));
-        if (!literal_list(s, lv, &nl, MAX_DIMS)) {
-            return pm_fail(c, TLM_EFORMAT, "normalized_shape: ", s);
-        }
-        C = prod(lv, nl);
-        has_bias = 0;
-        training = 0;
+        TRY(dims_not_none(c, 2, &in->affine));
+        TRY(norm_shape_channels(c, 1, in));
+        in->has_bias = 0;
+        in->training = 0;
         break;
     case TLM_PM_RMSNORM_BWD:
-        TRY(dims_not_none(c, 4, &affine));
-        TRY(s = concrete_str(c, 2));
-        if (!literal_list(s, lv, &nl, MAX_DIMS)) {
-            return pm_fail(c, TLM_EFORMAT, "normalized_shape: ", s);
-        }
-        C = prod(lv, nl);
-        TRY(s = concrete_str(c, 5));
-        if (!literal_list(s, lv, &nl, MAX_DIMS)) {
-            return pm_fail(c, TLM_EFORMAT, "output_mask: ", s);
-        }
-        for (i = 0; i < nl; i++) {
-            mask[i] = lv[i] != 0;
-        }
-        nmask = nl;
-        has_bias = 0;
-        training = 0;
+        TRY(dims_not_none(c, 4, &in->affine));
+        TRY(norm_shape_channels(c, 2, in));
+        TRY(norm_output_mask(c, 5, 0, in));
+        in->has_bias = 0;
+        in->training = 0;
         break;
     default:
         return pm_fail(c, TLM_EINVAL, "not a norm model", NULL);
     }
+    return TLM_OK;
+}
 
-    TRY(p_shape(c, "op_shape", shp, n));
-    dtv[0] = din;
+/* The params of the normalization classes, in their insertion order. */
+static tlm_status norm_params(pm_ctx *c, const norm_in *in)
+{
+    const char *dtv[2];
+    TRY(p_shape(c, "op_shape", in->shp, in->n));
+    dtv[0] = in->din;
     dtv[1] = NULL;
     TRY(p_str_tuple(c, "dtype_in_out", dtv, 2));
-    TRY(p_stride(c, "stride_input", iin));
+    TRY(p_stride(c, "stride_input", in->iin));
     TRY(p_none(c, "stride_output"));
-    if (c_is_float) {
-        TRY(p_float(c, "num_channels", C));
+    if (in->c_is_float) {
+        TRY(p_float(c, "num_channels", in->C));
     } else {
-        TRY(p_count(c, "num_channels", C));
+        TRY(p_count(c, "num_channels", in->C));
     }
-    TRY(p_bool(c, "has_bias", has_bias));
-    TRY(p_bool(c, "is_affine", affine));
-    TRY(p_bool(c, "is_training", training));
-    if (is_bwd_op) {
-        TRY(p_bool_list(c, "output_mask", mask, nmask));
+    TRY(p_bool(c, "has_bias", in->has_bias));
+    TRY(p_bool(c, "is_affine", in->affine));
+    TRY(p_bool(c, "is_training", in->training));
+    if (in->is_bwd_op) {
+        TRY(p_bool_list(c, "output_mask", in->mask, in->nmask));
     }
-    c->prec_dtype = din;
+    c->prec_dtype = in->din;
     c->maf = "vector";
+    return TLM_OK;
+}
 
-    if (c->bwd && !is_bwd_op) {
+/* RMSNorm backward FLOPs and bytes (bin bytes per element). */
+static tlm_status rmsnorm_bwd(pm_ctx *c, const norm_in *in, int bin)
+{
+    double E = in->E, C = in->C;
+    double nn = E / C;
+    double f = in->affine ? E : 0.0;
+    if (in->nmask < 2) {
+        return pm_fail(c, TLM_EFORMAT, "output_mask too short", NULL);
+    }
+    f += E;
+    if (in->mask[0]) {
+        f += 2.0 * E;
+        f += 4.0 * E;
+    }
+    if (in->mask[1] && in->affine) {
+        f += E;
+        if (nn > 1.0) {
+            f += E;
+        }
+    }
+    c->out->flops = f;
+    c->out->bytes =
+        E * bin + E * bin * 2.0 + (in->affine ? C * bin * 2.0 : 0.0);
+    return TLM_OK;
+}
+
+/* FLOPs and bytes into c->out. */
+static tlm_status norm_compute(pm_ctx *c, tlm_perf_model_id m,
+                               const norm_in *in)
+{
+    double E = in->E, C = in->C;
+    int bin;
+    if (c->bwd && !in->is_bwd_op) {
         return pm_fail(c, TLM_EINVAL, "backward pass is not defined", NULL);
     }
-    bin = tlm_perf_dtype_bpe(din);
+    bin = tlm_perf_dtype_bpe(in->din);
     if (bin == 0) {
         /* Python multiplies by None: TypeError */
-        return pm_fail(c, TLM_ERANGE, "no bytes-per-element for dtype ", din);
+        return pm_fail(c, TLM_ERANGE, "no bytes-per-element for dtype ",
+                       in->din);
     }
-    if (C == 0.0 && (is_bwd_op || m == TLM_PM_RMSNORM)) {
+    if (C == 0.0 && (in->is_bwd_op || m == TLM_PM_RMSNORM)) {
         return pm_fail(c, TLM_ERANGE, "division by zero (num_channels)",
                        NULL);
     }
     if (m == TLM_PM_RMSNORM) {
         double nn = E / C;
-        c->out->flops = nn * (2.0 * C + 2.0) + E * (affine ? 2.0 : 1.0);
-        c->out->bytes = E * bin + E * bin + (affine ? C * bin : 0.0);
+        c->out->flops = nn * (2.0 * C + 2.0) + E * (in->affine ? 2.0 : 1.0);
+        c->out->bytes = E * bin + E * bin + (in->affine ? C * bin : 0.0);
     } else if (m == TLM_PM_RMSNORM_BWD) {
-        double nn = E / C;
-        double f = affine ? E : 0.0;
-        if (nmask < 2) {
-            return pm_fail(c, TLM_EFORMAT, "output_mask too short", NULL);
+        tlm_status st = rmsnorm_bwd(c, in, bin);
+        if (st != TLM_OK) {
+            return st;
         }
-        f += E;
-        if (mask[0]) {
-            f += 2.0 * E;
-            f += 4.0 * E;
-        }
-        if (mask[1] && affine) {
-            f += E;
-            if (nn > 1.0) {
-                f += E;
-            }
-        }
-        c->out->flops = f;
-        c->out->bytes = E * bin + E * bin * 2.0 + (affine ? C * bin * 2.0 : 0.0);
-    } else if (is_bwd_op) {
-        if (nmask < 1) {
+    } else if (in->is_bwd_op) {
+        if (in->nmask < 1) {
             return pm_fail(c, TLM_EFORMAT, "output_mask is empty", NULL);
         }
-        c->out->flops = norm_flops_bwd(training, E, C, mask[0]);
-        c->out->bytes = norm_bytes_bwd(has_bias, affine, training, E, C, bin,
-                                       bin, mask[0]);
+        c->out->flops = norm_flops_bwd(in->training, E, C, in->mask[0]);
+        c->out->bytes = norm_bytes_bwd(in->has_bias, in->affine,
+                                       in->training, E, C, bin, bin,
+                                       in->mask[0]);
     } else {
-        c->out->flops = norm_flops(training, E, C);
-        c->out->bytes = norm_bytes(has_bias, affine, training, E, C, bin, bin);
+        c->out->flops = norm_flops(in->training, E, C);
+        c->out->bytes = norm_bytes(in->has_bias, in->affine, in->training, E,
+                                   C, bin, bin);
     }
     c->out->has_bytes = 1;
     return TLM_OK;
+}
+
+static tlm_status m_norm(pm_ctx *c, tlm_perf_model_id m)
+{
+    norm_in in;
+    tlm_status st;
+    if (m == TLM_PM_INSTANCENORM_BWD) {
+        return pm_fail(c, TLM_EINVAL,
+                       "backward pass for InstanceNorm is not defined", NULL);
+    }
+    memset(&in, 0, sizeof(in));
+    in.has_bias = 1;
+    in.affine = 1;
+    in.training = 1;
+    st = norm_input(c, m, &in);
+    if (st == TLM_OK) {
+        st = norm_args(c, m, &in);
+    }
+    if (st == TLM_OK) {
+        st = norm_params(c, &in);
+    }
+    return st != TLM_OK ? st : norm_compute(c, m, &in);
 }
 
 /* ------------------------------------------------------------------ */

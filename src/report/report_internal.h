@@ -284,6 +284,38 @@ tlm_status tlm_report_md_to(const tlm_report *r, const char *path,
  * col and col + 1 of row R (an out-of-memory there marks the table). */
 void tlm_kd_set(tlm_rctx *ctx, tlm_tab *t, size_t R, size_t col);
 
+/* Helpers of the perf sheets and unified_perf_summary (sheets.c). */
+/* Columns col .. col + 2 of row R: process_name, process_label and
+ * thread_name of event e. */
+void tlm_rctx_set_proc(tlm_rctx *ctx, tlm_tab *t, size_t R, size_t col,
+                       const tlm_event *e);
+/* The rows of one group: the first non-NaN metrics ("_first" columns)
+ * and, four per row in mv, TB/s, TFLOPS/s, Pct Roofline, kernel time. */
+typedef struct tlm_grp_metrics {
+    double gflops, data_moved_mb, flops_per_byte, roofline_time_us;
+    const char *bound; /* first roofline bound; NULL while none */
+    double *mv;
+    size_t k; /* rows added */
+} tlm_grp_metrics;
+void tlm_grp_metrics_init(tlm_grp_metrics *g, double *mv);
+void tlm_grp_metrics_add(tlm_grp_metrics *g, const tlm_perf_metrics *m,
+                         double kernel_us);
+/* Statistics of the group's metric `which` (0..3, as in mv); v is
+ * scratch for g->k values. */
+void tlm_grp_metrics_stats(const tlm_grp_metrics *g, size_t which,
+                           double *v, tlm_stats *s);
+/* Group of the key hashed from key in map; a new group *ng (then *ng is
+ * incremented and *is_new set) when the key is new.  -1 when out of
+ * memory. */
+int32_t tlm_group_of(tlm_i3map *map, const tlm_sbuf *key, size_t *ng,
+                     int *is_new);
+/* Sorts the rows of t by the double column kc descending, then by the
+ * UID column uc.  Errors: TLM_ENOMEM. */
+tlm_status tlm_tab_sort_sum_uid(tlm_tab *t, size_t kc, size_t uc);
+/* Ends a table builder: adds t to ctx, or frees it when st is an error
+ * or t has no rows.  Returns st, or tlm_rctx_add_tab's status. */
+tlm_status tlm_rctx_keep_tab(tlm_rctx *ctx, tlm_tab *t, tlm_status st);
+
 /* tlm_perf_compute of op u (pass bwd) with the kernels k[0..nk) (their
  * names feed the model), memoised on the interned ids of the inputs.
  * *out points into the cache (valid until ctx is freed).  Returns the

@@ -204,311 +204,414 @@ static tlm_status compute_row(tlm_rctx *ctx, int32_t u, int bwd,
 }
 
 
+/* MARK: - helpers shared with unified.c ---------------------------------- */
 
-static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
-                             sheet_state *s)
+void tlm_rctx_set_proc(tlm_rctx *ctx, tlm_tab *t, size_t R, size_t col,
+                       const tlm_event *e)
 {
-    const char *stat_names[5] = {"mean", "median", "std", "min", "max"};
-    int arch = ctx->has_arch;
+    const char *s = tlm_rctx_process_name(ctx, e);
+    tlm_tab_set_s(t, R, col, s, strlen(s));
+    s = tlm_rctx_process_label(ctx, e);
+    tlm_tab_set_s(t, R, col + 1, s, strlen(s));
+    s = tlm_rctx_thread_name(ctx, e);
+    tlm_tab_set_s(t, R, col + 2, s, strlen(s));
+}
+
+void tlm_grp_metrics_init(tlm_grp_metrics *g, double *mv)
+{
+    g->gflops = g->data_moved_mb = g->flops_per_byte = NAN;
+    g->roofline_time_us = NAN;
+    g->bound = NULL;
+    g->mv = mv;
+    g->k = 0;
+}
+
+void tlm_grp_metrics_add(tlm_grp_metrics *g, const tlm_perf_metrics *m,
+                         double kernel_us)
+{
+    double *mv = g->mv + 4 * g->k++;
+    mv[0] = m->tb_s;
+    mv[1] = m->tflops_s;
+    mv[2] = m->pct_roofline;
+    mv[3] = kernel_us;
+    if (isnan(g->gflops))
+        g->gflops = m->gflops;
+    if (isnan(g->data_moved_mb))
+        g->data_moved_mb = m->data_moved_mb;
+    if (isnan(g->flops_per_byte))
+        g->flops_per_byte = m->flops_per_byte;
+    if (isnan(g->roofline_time_us))
+        g->roofline_time_us = m->roofline_time_us;
+    if (!g->bound && m->bound != TLM_ROOFLINE_NONE)
+        g->bound = tlm_roofline_bound_str(m->bound);
+}
+
+void tlm_grp_metrics_stats(const tlm_grp_metrics *g, size_t which,
+                           double *v, tlm_stats *s)
+{
+    for (size_t q = 0; q < g->k; q++)
+        v[q] = g->mv[4 * q + which];
+    tlm_stats_of(v, g->k, s);
+}
+
+int32_t tlm_group_of(tlm_i3map *map, const tlm_sbuf *key, size_t *ng,
+                     int *is_new)
+{
+    int64_t hk[3];
+    tlm_key_hash(key, hk);
+    int32_t g = tlm_i3map_get(map, hk[0], hk[1], hk[2]);
+    *is_new = g < 0;
+    if (g < 0) {
+        g = (int32_t)(*ng)++;
+        if (tlm_i3map_put(map, hk[0], hk[1], hk[2], g))
+            return -1;
+    }
+    return g;
+}
+
+tlm_status tlm_tab_sort_sum_uid(tlm_tab *t, size_t kc, size_t uc)
+{
+    size_t *perm = malloc((t->nrows + 1) * sizeof *perm);
+    if (!perm)
+        return TLM_ENOMEM;
+    for (size_t i = 0; i < t->nrows; i++)
+        perm[i] = i;
+    tlm_sum_uid_key sc = {t, kc, uc};
+    tlm_status st = tlm_sort_idx(perm, t->nrows, tlm_cmp_sum_uid, &sc);
+    if (st == TLM_OK)
+        st = tlm_tab_permute(t, perm);
+    free(perm);
+    return st;
+}
+
+tlm_status tlm_rctx_keep_tab(tlm_rctx *ctx, tlm_tab *t, tlm_status st)
+{
+    if (st != TLM_OK || !t->nrows) {
+        tlm_tab_free(t);
+        return st;
+    }
+    return tlm_rctx_add_tab(ctx, t);
+}
+
+/* MARK: - one sheet ------------------------------------------------------ */
+
+/* The columns of a sheet and the first index of each group of them (the
+ * roofline ones only with --gpu_arch). */
+typedef struct scols {
+    char (*names)[96];
+    const char **cn;
+    tlm_coltype *ty;
+    size_t n;
+    size_t pc0, first, tbs, proc, roof, kd, kt;
+} scols;
+
+static void col_add(scols *k, const char *nm, tlm_coltype tp)
+{
+    snprintf(k->names[k->n], sizeof k->names[k->n], "%s", nm);
+    k->ty[k->n++] = tp;
+}
+
+/* Five statistics columns "<prefix>_mean" .. "<prefix>_max". */
+static void col_stats5(scols *k, const char *prefix)
+{
+    static const char *const stat_names[5] = {"mean", "median", "std", "min",
+                                              "max"};
+    for (int q = 0; q < 5; q++) {
+        snprintf(k->names[k->n], sizeof k->names[k->n], "%s_%s", prefix,
+                 stat_names[q]);
+        k->ty[k->n++] = TLM_COL_F64;
+    }
+}
+
+/* Names, types and group indices of the columns of a sheet whose models
+ * gave the parameter names s->pcols.  Errors: TLM_ENOMEM. */
+static tlm_status sheet_columns(scols *k, const sheet_state *s, int arch)
+{
     size_t ncols = 1 + s->npcols + 3 + 10 + 3 + 1 + (arch ? 7 : 0) + 2 + 4 +
                    6 + 2;
-    tlm_i3map map = {0};
-    int32_t *head = NULL, *tail = NULL;
-    double *vals = NULL;
-    size_t ngroups = 0;
-    char (*names)[96] = calloc(ncols, sizeof *names);
-    const char **cn = calloc(ncols, sizeof *cn);
-    tlm_coltype *ty = calloc(ncols, sizeof *ty);
-    tlm_status st = TLM_ENOMEM;
-    tlm_tab *t = NULL;
-    if (!names || !cn || !ty)
-        goto done;
-    size_t c = 0;
-#define COL(nm, tp)                                                       \
-    do {                                                                  \
-        snprintf(names[c], sizeof names[c], "%s", nm);                    \
-        ty[c++] = tp;                                                     \
-    } while (0)
+    k->names = calloc(ncols, sizeof *k->names);
+    k->cn = calloc(ncols, sizeof *k->cn);
+    k->ty = calloc(ncols, sizeof *k->ty);
+    if (!k->names || !k->cn || !k->ty)
+        return TLM_ENOMEM;
+    k->n = 0;
+#define COL(nm, tp) col_add(k, nm, tp)
     COL("name", TLM_COL_STR);
-    size_t pc0 = c;
+    k->pc0 = k->n;
     for (size_t i = 0; i < s->npcols; i++) {
-        snprintf(names[c], sizeof names[c], "param: %s", s->pcols[i]);
-        ty[c++] = TLM_COL_STR;
+        snprintf(k->names[k->n], sizeof k->names[k->n], "param: %s",
+                 s->pcols[i]);
+        k->ty[k->n++] = TLM_COL_STR;
     }
-    size_t c_first = c;
+    k->first = k->n;
     COL("GFLOPS_first", TLM_COL_F64);
     COL("Data Moved (MB)_first", TLM_COL_F64);
     COL("FLOPS/Byte_first", TLM_COL_F64);
-    size_t c_tbs = c;
-    for (int q = 0; q < 5; q++) {
-        snprintf(names[c], sizeof names[c], "TB/s_%s", stat_names[q]);
-        ty[c++] = TLM_COL_F64;
-    }
-    for (int q = 0; q < 5; q++) {
-        snprintf(names[c], sizeof names[c], "TFLOPS/s_%s", stat_names[q]);
-        ty[c++] = TLM_COL_F64;
-    }
-    size_t c_proc = c;
+    k->tbs = k->n;
+    col_stats5(k, "TB/s");
+    col_stats5(k, "TFLOPS/s");
+    k->proc = k->n;
     COL("process_name_first", TLM_COL_STR);
     COL("process_label_first", TLM_COL_STR);
     COL("thread_name_first", TLM_COL_STR);
     COL("Compute Spec", TLM_COL_STR);
-    size_t c_roof = c;
+    k->roof = k->n;
     if (arch) {
         COL("Roofline Time (\xc2\xb5s)_first", TLM_COL_F64);
         COL("Roofline Bound_first", TLM_COL_STR);
-        for (int q = 0; q < 5; q++) {
-            snprintf(names[c], sizeof names[c], "Pct Roofline_%s",
-                     stat_names[q]);
-            ty[c++] = TLM_COL_F64;
-        }
+        col_stats5(k, "Pct Roofline");
     }
-    size_t c_kd = c;
+    k->kd = k->n;
     COL("kernel_details__summarize_kernel_stats", TLM_COL_STR);
     COL("trunc_kernel_details", TLM_COL_STR);
     COL("Input Dims_first", TLM_COL_STR);
     COL("Input type_first", TLM_COL_STR);
     COL("Input Strides_first", TLM_COL_STR);
     COL("Concrete Inputs_first", TLM_COL_STR);
-    size_t c_kt = c;
-    for (int q = 0; q < 5; q++) {
-        snprintf(names[c], sizeof names[c], "Kernel Time (\xc2\xb5s)_%s",
-                 stat_names[q]);
-        ty[c++] = TLM_COL_F64;
-    }
+    k->kt = k->n;
+    col_stats5(k, "Kernel Time (\xc2\xb5s)");
     COL("Kernel Time (\xc2\xb5s)_sum", TLM_COL_F64);
     COL("name_count", TLM_COL_I64);
     COL("UID_first", TLM_COL_I64);
 #undef COL
-    for (size_t i = 0; i < c; i++)
-        cn[i] = names[i];
-    t = tlm_tab_new(tlm_perf_sheet_name(sh), c, cn, ty);
-    if (!t)
-        goto done;
+    for (size_t i = 0; i < k->n; i++)
+        k->cn[i] = k->names[i];
+    return TLM_OK;
+}
 
-    /* group rows by name + params */
-    if (tlm_i3map_init(&map, 1024) != TLM_OK)
-        goto done;
-    head = malloc((s->nrows + 1) * sizeof *head);
-    tail = malloc((s->nrows + 1) * sizeof *tail);
-    vals = malloc((s->nrows + 1) * 4 * sizeof *vals);
-    size_t *off = malloc((s->nrows + 1) * sizeof *off);
-    size_t *len = malloc((s->nrows + 1) * sizeof *len);
-    if (!head || !tail || !vals || !off || !len) {
-        free(off);
-        free(len);
-        goto done;
+/* A sheet being built: its columns, the groups of its rows and the
+ * per-group scratch. */
+typedef struct sheet_build {
+    tlm_rctx *ctx;
+    sheet_state *s;
+    int arch;
+    scols col;
+    tlm_tab *t;
+    tlm_i3map map;        /* key hash -> group */
+    int32_t *head, *tail; /* first and last row of each group */
+    size_t ngroups;
+    double *vals;      /* statistics scratch, then 4 metrics per row */
+    size_t *off, *len; /* kernel slices of a group's rows */
+} sheet_build;
+
+/* Grouping key of row r in ctx->s1: its name and parameter values.
+ * Returns 0 when out of memory. */
+static int param_key(tlm_rctx *ctx, const prow *r)
+{
+    /* rows exist only for models that succeeded (compute_row) */
+    const tlm_perf_result *pr = &ctx->perf_res[r->perf_idx];
+    tlm_sbuf *b = &ctx->s1;
+    tlm_sbuf_reset(b);
+    tlm_sbuf_puts(b, tlm_rctx_name(ctx, r->uid));
+    for (size_t q = 0; q < pr->n_params; q++) {
+        tlm_sbuf_putc(b, '\x1f');
+        tlm_sbuf_puts(b, pr->params[q].name);
+        tlm_sbuf_putc(b, '=');
+        if (pr->params[q].is_none)
+            tlm_sbuf_putc(b, '\x01');
+        else
+            tlm_sbuf_puts(b, pr->params[q].value);
     }
+    return !b->oom;
+}
+
+/* Appends row i to group g. */
+static void chain_row(sheet_build *b, int32_t g, size_t i)
+{
+    b->s->rows[b->tail[g]].next = (int32_t)i;
+    b->tail[g] = (int32_t)i;
+}
+
+/* Chains the rows into groups of equal name + params (head, tail, next).
+ * Errors: TLM_ENOMEM. */
+static tlm_status group_sheet_rows(sheet_build *b)
+{
+    tlm_rctx *ctx = b->ctx;
+    sheet_state *s = b->s;
+    tlm_status st = TLM_ENOMEM;
     /* group of each model result: rows with one result (same name id and
      * inputs) have the same key text, so it is hashed once per result */
     int32_t *gof = malloc((ctx->nperf + 1) * sizeof *gof);
-    if (!gof) {
-        free(off);
-        free(len);
-        goto done;
-    }
+    if (!gof)
+        return TLM_ENOMEM;
     memset(gof, 0xff, (ctx->nperf + 1) * sizeof *gof);
     for (size_t i = 0; i < s->nrows; i++) {
         prow *r = &s->rows[i];
-        /* rows exist only for models that succeeded (compute_row) */
-        const tlm_perf_result *pr = &ctx->perf_res[r->perf_idx];
-        tlm_status cst = TLM_OK;
         int32_t g = gof[r->perf_idx];
-        if (g >= 0 && ctx->ev[s->rows[head[g]].uid].name ==
+        if (g >= 0 && ctx->ev[s->rows[b->head[g]].uid].name ==
                           ctx->ev[r->uid].name) {
-            s->rows[tail[g]].next = (int32_t)i;
-            tail[g] = (int32_t)i;
-            r->grp = g;
-            continue;
-        }
-        tlm_sbuf *b = &ctx->s1;
-        tlm_sbuf_reset(b);
-        tlm_sbuf_puts(b, tlm_rctx_name(ctx, r->uid));
-        if (cst == TLM_OK)
-            for (size_t q = 0; q < pr->n_params; q++) {
-                tlm_sbuf_putc(b, '\x1f');
-                tlm_sbuf_puts(b, pr->params[q].name);
-                tlm_sbuf_putc(b, '=');
-                if (pr->params[q].is_none)
-                    tlm_sbuf_putc(b, '\x01');
-                else
-                    tlm_sbuf_puts(b, pr->params[q].value);
-            }
-        if (b->oom) {
-            free(off);
-            free(len);
-            free(gof);
-            goto done;
-        }
-        int64_t hk[3];
-        tlm_key_hash(b, hk);
-        g = tlm_i3map_get(&map, hk[0], hk[1], hk[2]);
-        if (g < 0) {
-            g = (int32_t)ngroups++;
-            if (tlm_i3map_put(&map, hk[0], hk[1], hk[2], g)) {
-                free(off);
-                free(len);
-                free(gof);
-                goto done;
-            }
-            head[g] = tail[g] = (int32_t)i;
+            chain_row(b, g, i);
         } else {
-            s->rows[tail[g]].next = (int32_t)i;
-            tail[g] = (int32_t)i;
+            if (!param_key(ctx, r))
+                goto done;
+            int is_new;
+            g = tlm_group_of(&b->map, &ctx->s1, &b->ngroups, &is_new);
+            if (g < 0)
+                goto done;
+            if (is_new)
+                b->head[g] = b->tail[g] = (int32_t)i;
+            else
+                chain_row(b, g, i);
+            gof[r->perf_idx] = g;
         }
-        gof[r->perf_idx] = g;
         r->grp = g;
     }
-    free(gof);
-    for (size_t g = 0; g < ngroups; g++) {
-        const prow *r0 = &s->rows[head[g]];
-        long rr = tlm_tab_add_row(t);
-        if (rr < 0)
-            break;
-        size_t R = (size_t)rr;
-        const tlm_event *e0 = &ctx->ev[r0->uid];
-        const char *nm = tlm_rctx_name(ctx, r0->uid);
-        tlm_tab_set_s(t, R, 0, nm, strlen(nm));
-        /* params of the first row */
-        {
-            prow *r = &s->rows[head[g]];
-            const tlm_perf_result *pr = &ctx->perf_res[r->perf_idx];
-            {
-                /* a column this op's model lacks is NaN, which
-                   astype(str) turns into "nan" (pandas 1.5) */
-                for (size_t pc = 0; pc < s->npcols; pc++)
-                    tlm_tab_set_s(t, R, pc0 + pc, "nan", 3);
-                for (size_t q = 0; q < pr->n_params; q++) {
-                    size_t pc = 0;
-                    while (pc < s->npcols &&
-                           strcmp(s->pcols[pc], pr->params[q].name))
-                        pc++;
-                    /* a missing value prints "None" (astype(str) under
-                       pandas 1.5, as in the reference CSVs) */
-                    if (pc == s->npcols)
-                        continue;
-                    tlm_tab_set_s(t, R, pc0 + pc, pr->params[q].value,
-                                  strlen(pr->params[q].value));
-                }
-                tlm_tab_set_s(t, R, c_proc + 3, pr->compute_spec,
-                              strlen(pr->compute_spec));
-            }
-        }
-        /* firsts (first non-null) */
-        double fg = NAN, fm = NAN, ff = NAN, frt = NAN;
-        const char *fb = NULL;
-        size_t k = 0;
-        /* per-row metrics, computed once: vals[nrows + 1 ..] */
-        double *mv = vals + s->nrows + 1;
-        for (int32_t j = head[g]; j >= 0; j = s->rows[j].next) {
-            const prow *r = &s->rows[j];
-            tlm_perf_metrics m;
-            tlm_perf_metrics_compute(&ctx->perf_res[r->perf_idx], r->T,
-                                     arch ? &ctx->arch : NULL, &m);
-            mv[3 * k] = m.tb_s;
-            mv[3 * k + 1] = m.tflops_s;
-            mv[3 * k + 2] = m.pct_roofline;
-            if (isnan(fg))
-                fg = m.gflops;
-            if (isnan(fm))
-                fm = m.data_moved_mb;
-            if (isnan(ff))
-                ff = m.flops_per_byte;
-            if (isnan(frt))
-                frt = m.roofline_time_us;
-            if (!fb && m.bound != TLM_ROOFLINE_NONE)
-                fb = tlm_roofline_bound_str(m.bound);
-            off[k] = r->k0;
-            len[k] = r->nk;
-            k++;
-        }
-        tlm_tab_set_f(t, R, c_first, fg);
-        tlm_tab_set_f(t, R, c_first + 1, fm);
-        tlm_tab_set_f(t, R, c_first + 2, ff);
-        double *v = vals;
-        tlm_stats sv;
-        for (int which = 0; which < 4; which++) {
-            size_t q = 0;
-            for (int32_t j = head[g]; j >= 0; j = s->rows[j].next) {
-                v[q] = which < 3 ? mv[3 * q + (size_t)which]
-                                 : s->rows[j].T;
-                q++;
-            }
-            tlm_stats_of(v, q, &sv);
-            double a5[6] = {sv.mean, sv.median, sv.std, sv.min, sv.max,
-                            sv.sum};
-            size_t base = which == 0   ? c_tbs
-                          : which == 1 ? c_tbs + 5
-                          : which == 2 ? c_roof + 2
-                                       : c_kt;
-            if (which == 2 && !arch)
-                continue;
-            for (int z = 0; z < (which == 3 ? 6 : 5); z++)
-                tlm_tab_set_f(t, R, base + (size_t)z, a5[z]);
-        }
-        const char *s1 = tlm_rctx_process_name(ctx, e0);
-        tlm_tab_set_s(t, R, c_proc, s1, strlen(s1));
-        s1 = tlm_rctx_process_label(ctx, e0);
-        tlm_tab_set_s(t, R, c_proc + 1, s1, strlen(s1));
-        s1 = tlm_rctx_thread_name(ctx, e0);
-        tlm_tab_set_s(t, R, c_proc + 2, s1, strlen(s1));
-        if (arch) {
-            tlm_tab_set_f(t, R, c_roof, frt);
-            if (fb)
-                tlm_tab_set_s(t, R, c_roof + 1, fb, strlen(fb));
-        }
-        tlm_kd_summary(ctx, s->pool.v, off, len, k, &ctx->s1, &ctx->s2);
-        tlm_kd_set(ctx, t, R, c_kd);
-        static const tlm_arg sa[4] = {TLM_ARG_INPUT_DIMS, TLM_ARG_INPUT_TYPE,
-                                      TLM_ARG_INPUT_STRIDES,
-                                      TLM_ARG_CONCRETE_INPUTS};
-        for (int q = 0; q < 4; q++) {
-            /* first non-null over the group */
-            int32_t j = head[g];
-            while (j >= 0 && !tlm_event_arg_str(ctx->trace,
-                                                &ctx->ev[s->rows[j].uid],
-                                                sa[q], NULL))
-                j = s->rows[j].next;
-            if (j >= 0)
-                tlm_rctx_set_arg(ctx, t, R, c_kd + 2 + (size_t)q,
-                                 &ctx->ev[s->rows[j].uid], sa[q], 0);
-        }
-        tlm_tab_set_i(t, R, c_kt + 6, (int64_t)k);
-        tlm_tab_set_i(t, R, c_kt + 7, r0->uid);
-    }
-    free(off);
-    free(len);
-    {
-        size_t *perm = malloc((t->nrows + 1) * sizeof *perm);
-        if (!perm)
-            goto done;
-        for (size_t i = 0; i < t->nrows; i++)
-            perm[i] = i;
-        tlm_sum_uid_key sc = {t, c_kt + 5, c_kt + 7};
-        st = tlm_sort_idx(perm, t->nrows, tlm_cmp_sum_uid, &sc);
-        if (st == TLM_OK)
-            st = tlm_tab_permute(t, perm);
-        free(perm);
-        if (st == TLM_OK && t->oom)
-            st = TLM_ENOMEM;
-    }
+    st = TLM_OK;
 done:
-    tlm_i3map_free(&map);
-    free(head);
-    free(tail);
-    free(vals);
-    free(names);
-    free(cn);
-    free(ty);
-    if (st != TLM_OK) {
-        tlm_tab_free(t);
-        return st;
+    free(gof);
+    return st;
+}
+
+/* The "param: " columns and Compute Spec of row R from the model result
+ * of the group's first row r0. */
+static void set_group_params(sheet_build *b, size_t R, const prow *r0)
+{
+    const sheet_state *s = b->s;
+    const tlm_perf_result *pr = &b->ctx->perf_res[r0->perf_idx];
+    /* a column this op's model lacks is NaN, which astype(str) turns into
+     * "nan" (pandas 1.5) */
+    for (size_t pc = 0; pc < s->npcols; pc++)
+        tlm_tab_set_s(b->t, R, b->col.pc0 + pc, "nan", 3);
+    for (size_t q = 0; q < pr->n_params; q++) {
+        size_t pc = 0;
+        while (pc < s->npcols && strcmp(s->pcols[pc], pr->params[q].name))
+            pc++;
+        /* a missing value prints "None" (astype(str) under pandas 1.5, as
+         * in the reference CSVs) */
+        if (pc == s->npcols)
+            continue;
+        tlm_tab_set_s(b->t, R, b->col.pc0 + pc, pr->params[q].value,
+                      strlen(pr->params[q].value));
     }
-    if (!t->nrows) {
-        tlm_tab_free(t);
-        return TLM_OK;
+    tlm_tab_set_s(b->t, R, b->col.proc + 3, pr->compute_spec,
+                  strlen(pr->compute_spec));
+}
+
+/* TB/s, TFLOPS/s, Pct Roofline (with --gpu_arch) and Kernel Time
+ * statistics of row R; Kernel Time has the sum too. */
+static void set_group_stats(sheet_build *b, size_t R,
+                            const tlm_grp_metrics *gm)
+{
+    const size_t base[4] = {b->col.tbs, b->col.tbs + 5, b->col.roof + 2,
+                            b->col.kt};
+    for (size_t which = 0; which < 4; which++) {
+        if (which == 2 && !b->arch)
+            continue;
+        tlm_stats sv;
+        tlm_grp_metrics_stats(gm, which, b->vals, &sv);
+        double a5[6] = {sv.mean, sv.median, sv.std, sv.min, sv.max, sv.sum};
+        for (size_t z = 0; z < (which == 3 ? 6 : 5); z++)
+            tlm_tab_set_f(b->t, R, base[which] + z, a5[z]);
     }
-    return tlm_rctx_add_tab(ctx, t);
+}
+
+/* The argument columns of row R: each the first non-null over the group
+ * starting at row j0. */
+static void set_group_args(sheet_build *b, size_t R, int32_t j0)
+{
+    static const tlm_arg sa[4] = {TLM_ARG_INPUT_DIMS, TLM_ARG_INPUT_TYPE,
+                                  TLM_ARG_INPUT_STRIDES,
+                                  TLM_ARG_CONCRETE_INPUTS};
+    tlm_rctx *ctx = b->ctx;
+    const prow *rows = b->s->rows;
+    for (int q = 0; q < 4; q++) {
+        int32_t j = j0;
+        while (j >= 0 && !tlm_event_arg_str(ctx->trace, &ctx->ev[rows[j].uid],
+                                            sa[q], NULL))
+            j = rows[j].next;
+        if (j >= 0)
+            tlm_rctx_set_arg(ctx, b->t, R, b->col.kd + 2 + (size_t)q,
+                             &ctx->ev[rows[j].uid], sa[q], 0);
+    }
+}
+
+/* Adds the table row of group g.  Returns -1 when out of memory (the
+ * table is marked). */
+static int fill_sheet_group(sheet_build *b, size_t g)
+{
+    tlm_rctx *ctx = b->ctx;
+    const sheet_state *s = b->s;
+    tlm_tab *t = b->t;
+    const prow *r0 = &s->rows[b->head[g]];
+    long rr = tlm_tab_add_row(t);
+    if (rr < 0)
+        return -1;
+    size_t R = (size_t)rr;
+    const char *nm = tlm_rctx_name(ctx, r0->uid);
+    tlm_tab_set_s(t, R, 0, nm, strlen(nm));
+    set_group_params(b, R, r0);
+    /* per-row metrics, computed once: vals[nrows + 1 ..] */
+    tlm_grp_metrics gm;
+    tlm_grp_metrics_init(&gm, b->vals + s->nrows + 1);
+    for (int32_t j = b->head[g]; j >= 0; j = s->rows[j].next) {
+        const prow *r = &s->rows[j];
+        tlm_perf_metrics m;
+        tlm_perf_metrics_compute(&ctx->perf_res[r->perf_idx], r->T,
+                                 b->arch ? &ctx->arch : NULL, &m);
+        b->off[gm.k] = r->k0;
+        b->len[gm.k] = r->nk;
+        tlm_grp_metrics_add(&gm, &m, r->T);
+    }
+    tlm_tab_set_f(t, R, b->col.first, gm.gflops);
+    tlm_tab_set_f(t, R, b->col.first + 1, gm.data_moved_mb);
+    tlm_tab_set_f(t, R, b->col.first + 2, gm.flops_per_byte);
+    set_group_stats(b, R, &gm);
+    tlm_rctx_set_proc(ctx, t, R, b->col.proc, &ctx->ev[r0->uid]);
+    if (b->arch) {
+        tlm_tab_set_f(t, R, b->col.roof, gm.roofline_time_us);
+        if (gm.bound)
+            tlm_tab_set_s(t, R, b->col.roof + 1, gm.bound, strlen(gm.bound));
+    }
+    tlm_kd_summary(ctx, s->pool.v, b->off, b->len, gm.k, &ctx->s1, &ctx->s2);
+    tlm_kd_set(ctx, t, R, b->col.kd);
+    set_group_args(b, R, b->head[g]);
+    tlm_tab_set_i(t, R, b->col.kt + 6, (int64_t)gm.k);
+    tlm_tab_set_i(t, R, b->col.kt + 7, r0->uid);
+    return 0;
+}
+
+/* Builds sheet sh from its rows s: one table row per group of rows with
+ * the same name and params, sorted by kernel time. */
+static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
+                             sheet_state *s)
+{
+    sheet_build b;
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    b.s = s;
+    b.arch = ctx->has_arch;
+    tlm_status st = TLM_ENOMEM;
+    if (sheet_columns(&b.col, s, b.arch) != TLM_OK)
+        goto done;
+    b.t = tlm_tab_new(tlm_perf_sheet_name(sh), b.col.n, b.col.cn, b.col.ty);
+    if (!b.t || tlm_i3map_init(&b.map, 1024) != TLM_OK)
+        goto done;
+    size_t n1 = s->nrows + 1;
+    b.head = malloc(n1 * sizeof *b.head);
+    b.tail = malloc(n1 * sizeof *b.tail);
+    b.vals = malloc(n1 * 5 * sizeof *b.vals);
+    b.off = malloc(n1 * sizeof *b.off);
+    b.len = malloc(n1 * sizeof *b.len);
+    if (!b.head || !b.tail || !b.vals || !b.off || !b.len ||
+        group_sheet_rows(&b) != TLM_OK)
+        goto done;
+    for (size_t g = 0; g < b.ngroups; g++)
+        if (fill_sheet_group(&b, g))
+            break;
+    st = tlm_tab_sort_sum_uid(b.t, b.col.kt + 5, b.col.kt + 7);
+    if (st == TLM_OK && b.t->oom)
+        st = TLM_ENOMEM;
+done:
+    tlm_i3map_free(&b.map);
+    free(b.head);
+    free(b.tail);
+    free(b.vals);
+    free(b.off);
+    free(b.len);
+    free(b.col.names);
+    free(b.col.cn);
+    free(b.col.ty);
+    return tlm_rctx_keep_tab(ctx, b.t, st);
 }
 
 tlm_status tlm_rctx_perf_sheets(tlm_rctx *ctx)

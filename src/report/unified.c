@@ -522,39 +522,19 @@ static const int32_t *row_kernels(const uctx *u, const urow *r, size_t *n)
     return u->ctx->tree->gpu_order + r->k_lo;
 }
 
-
-static void st5(double *v, size_t n, double out[6])
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(v[i]))
-            v[k++] = v[i];
-    double s = tlm_pd_sum(v, k);
-    out[5] = s;
-    if (!k) {
-        out[0] = out[1] = out[2] = out[3] = out[4] = NAN;
-        return;
-    }
-    out[0] = s / (double)k;
-    out[2] = tlm_pd_std(v, k);
-    out[3] = out[4] = v[0];
-    for (size_t i = 1; i < k; i++) {
-        if (v[i] < out[3])
-            out[3] = v[i];
-        if (v[i] > out[4])
-            out[4] = v[i];
-    }
-    out[1] = tlm_np_median(v, k);
-}
-
-static tlm_status summarize(uctx *u)
-{
-    tlm_rctx *ctx = u->ctx;
-    int arch = ctx->has_arch;
-    const char *cols[64];
+/* Columns of unified_perf_summary and the first index of each group of
+ * them (the Roofline and Pct Roofline ones only with --gpu_arch). */
+typedef struct ucols {
+    const char *name[64];
     tlm_coltype ty[64];
-    size_t c = 0;
-#define COL(nm, tp) (cols[c] = (nm), ty[c++] = (tp))
+    size_t n;
+    size_t ex, dur, g, rb, ms, pms, kms, dm, mmm, pmm, kmm, kd, pct;
+} ucols;
+
+static void unified_columns(ucols *k, int arch)
+{
+    k->n = 0;
+#define COL(nm, tp) (k->name[k->n] = (nm), k->ty[k->n++] = (tp))
     COL("name", TLM_COL_STR);
     COL("op category", TLM_COL_STR);
     COL("process_name", TLM_COL_STR);
@@ -564,310 +544,361 @@ static tlm_status summarize(uctx *u)
     COL("Input type", TLM_COL_STR);
     COL("Input Strides", TLM_COL_STR);
     COL("Concrete Inputs", TLM_COL_STR);
-    size_t C_EX = c;
+    k->ex = k->n;
     COL("ex_UID", TLM_COL_I64);
     COL("operation_count", TLM_COL_I64);
-    size_t C_DUR = c;
+    k->dur = k->n;
     COL("total_duration_us", TLM_COL_F64);
     COL("mean_duration_us", TLM_COL_F64);
     COL("std_duration_us", TLM_COL_F64);
-    size_t C_G = c;
+    k->g = k->n;
     COL("GFLOPS", TLM_COL_F64);
     COL("Data Moved (MB)", TLM_COL_F64);
     COL("FLOPS/Byte", TLM_COL_F64);
     COL("Compute Spec", TLM_COL_STR);
-    size_t C_RB = c;
+    k->rb = k->n;
     if (arch) {
         COL("Roofline Bound", TLM_COL_STR);
         COL("Roofline Time (\xc2\xb5s)", TLM_COL_F64);
     }
-    size_t C_MS = c;
+    k->ms = k->n;
     COL("TB/s_mean", TLM_COL_F64);
     COL("TB/s_std", TLM_COL_F64);
     COL("TFLOPS/s_mean", TLM_COL_F64);
     COL("TFLOPS/s_std", TLM_COL_F64);
-    size_t C_PMS = c;
+    k->pms = k->n;
     if (arch) {
         COL("Pct Roofline_mean", TLM_COL_F64);
         COL("Pct Roofline_std", TLM_COL_F64);
     }
-    size_t C_KMS = c;
+    k->kms = k->n;
     COL("Kernel Time (\xc2\xb5s)_mean", TLM_COL_F64);
     COL("Kernel Time (\xc2\xb5s)_std", TLM_COL_F64);
     COL("Kernel Time (\xc2\xb5s)_sum", TLM_COL_F64);
-    size_t C_DM = c;
+    k->dm = k->n;
     COL("duration_us_median", TLM_COL_F64);
     COL("duration_us_min", TLM_COL_F64);
     COL("duration_us_max", TLM_COL_F64);
-    size_t C_MMM = c;
+    k->mmm = k->n;
     COL("TB/s_median", TLM_COL_F64);
     COL("TB/s_min", TLM_COL_F64);
     COL("TB/s_max", TLM_COL_F64);
     COL("TFLOPS/s_median", TLM_COL_F64);
     COL("TFLOPS/s_min", TLM_COL_F64);
     COL("TFLOPS/s_max", TLM_COL_F64);
-    size_t C_PMM = c;
+    k->pmm = k->n;
     if (arch) {
         COL("Pct Roofline_median", TLM_COL_F64);
         COL("Pct Roofline_min", TLM_COL_F64);
         COL("Pct Roofline_max", TLM_COL_F64);
     }
-    size_t C_KMM = c;
+    k->kmm = k->n;
     COL("Kernel Time (\xc2\xb5s)_median", TLM_COL_F64);
     COL("Kernel Time (\xc2\xb5s)_min", TLM_COL_F64);
     COL("Kernel Time (\xc2\xb5s)_max", TLM_COL_F64);
-    size_t C_KD = c;
+    k->kd = k->n;
     COL("kernel_details_summary", TLM_COL_STR);
     COL("trunc_kernel_details", TLM_COL_STR);
     COL("perf_params", TLM_COL_STR);
     COL("has_perf_model", TLM_COL_BOOL);
-    size_t C_PCT = c;
+    k->pct = k->n;
     COL("Percentage (%)", TLM_COL_F64);
     COL("Cumulative Percentage (%)", TLM_COL_F64);
 #undef COL
-    tlm_status st = TLM_ENOMEM;
-    tlm_i3map map = {0};
-    size_t nr = u->nrows, ng = 0;
-    int32_t *head = malloc((nr + 1) * sizeof *head);
-    int32_t *tail = malloc((nr + 1) * sizeof *tail);
-    /* per row of the largest group (or per group): allocated once the
-     * groups are known */
-    double *v = NULL;
-    double *mv = NULL; /* metrics of a group's rows, once per row */
-    int32_t *pool = NULL;
-    size_t *off = NULL, *len = NULL;
-    tlm_tab *t = tlm_tab_new("unified_perf_summary", c, cols, ty);
-    tlm_sbuf key;
-    tlm_sbuf_init(&key);
-    if (!head || !tail || !t || tlm_i3map_init(&map, 1024) != TLM_OK)
-        goto done;
-    static const tlm_arg sa[4] = {TLM_ARG_INPUT_DIMS, TLM_ARG_INPUT_TYPE,
-                                  TLM_ARG_INPUT_STRIDES,
-                                  TLM_ARG_CONCRETE_INPUTS};
+}
+
+static const tlm_arg shape_args[4] = {TLM_ARG_INPUT_DIMS, TLM_ARG_INPUT_TYPE,
+                                      TLM_ARG_INPUT_STRIDES,
+                                      TLM_ARG_CONCRETE_INPUTS};
+
+/* The summary being built: the rows' groups, the table and the scratch
+ * sized by the largest group. */
+typedef struct usum {
+    uctx *u;
+    int arch;
+    ucols col;
+    tlm_tab *t;
+    tlm_i3map map;        /* key hash -> group */
+    tlm_sbuf key;         /* a row's key, then a group's name */
+    int32_t *head, *tail; /* first and last row of each group */
+    size_t ng;
+    double *v;  /* statistics scratch: a group's rows, or the groups */
+    double *mv; /* 4 metrics per row of a group (tlm_grp_metrics) */
+    int32_t *pool;     /* kernels of a group's rows */
+    size_t *off, *len; /* each row's slice of pool */
+} usum;
+
+/* Grouping key of row r into s->key: name, synthetic kernel, category,
+ * process and thread, and the four shape arguments. */
+static void row_key(usum *s, const urow *r)
+{
+    tlm_rctx *ctx = s->u->ctx;
+    const tlm_event *e = &ctx->ev[r->uid];
+    tlm_sbuf *key = &s->key;
+    tlm_sbuf_reset(key);
+    tlm_key_id(key, e->name);
+    tlm_key_id(key,
+               r->kind == ROW_SYNTH ? (int64_t)ctx->ev[r->kernel].name : -1);
+    tlm_key_id(key, tlm_rctx_cat_index(ctx, r->category));
+    int64_t mid[3];
+    tlm_argv av[4];
+    tlm_rctx_meta_ids(ctx, e, mid);
+    for (int f = 0; f < 3; f++)
+        tlm_key_id(key, mid[f]);
+    if (r->kind == ROW_OWN && r->perf_idx >= 0) {
+        /* the model ran on this op: its inputs are these arguments'
+         * ids (tlm_rctx_perf), no second scan */
+        const int64_t *pi = ctx->perf_ids[r->perf_idx];
+        for (int q = 0; q < 4; q++)
+            tlm_key_id(key, pi[1 + q]);
+    } else {
+        tlm_rctx_args(ctx, e, shape_args, 4, av);
+        for (int q = 0; q < 4; q++)
+            tlm_key_id(key, tlm_argv_id(&av[q]));
+    }
+}
+
+/* Chains the rows into groups of equal key (head, tail, next).  Errors:
+ * TLM_ENOMEM. */
+static tlm_status group_rows(usum *s)
+{
+    uctx *u = s->u;
+    size_t nr = u->nrows;
     for (size_t i = 0; i < nr; i++) {
         urow *r = &u->rows[i];
-        const tlm_event *e = &ctx->ev[r->uid];
         if (i + TLM_PREFETCH_AHEAD < nr)
-            TLM_PREFETCH(&ctx->ev[u->rows[i + TLM_PREFETCH_AHEAD].uid]);
-        tlm_sbuf_reset(&key);
-        tlm_key_id(&key, e->name);
-        tlm_key_id(&key, r->kind == ROW_SYNTH
-                             ? (int64_t)ctx->ev[r->kernel].name
-                             : -1);
-        tlm_key_id(&key, tlm_rctx_cat_index(ctx, r->category));
-        int64_t mid[3];
-        tlm_argv av[4];
-        tlm_rctx_meta_ids(ctx, e, mid);
-        for (int f = 0; f < 3; f++)
-            tlm_key_id(&key, mid[f]);
-        if (r->kind == ROW_OWN && r->perf_idx >= 0) {
-            /* the model ran on this op: its inputs are these arguments'
-             * ids (tlm_rctx_perf), no second scan */
-            const int64_t *pi = ctx->perf_ids[r->perf_idx];
-            for (int q = 0; q < 4; q++)
-                tlm_key_id(&key, pi[1 + q]);
+            TLM_PREFETCH(
+                &u->ctx->ev[u->rows[i + TLM_PREFETCH_AHEAD].uid]);
+        row_key(s, r);
+        if (s->key.oom)
+            return TLM_ENOMEM;
+        int is_new;
+        int32_t g = tlm_group_of(&s->map, &s->key, &s->ng, &is_new);
+        if (g < 0)
+            return TLM_ENOMEM;
+        if (is_new) {
+            s->head[g] = s->tail[g] = (int32_t)i;
         } else {
-            tlm_rctx_args(ctx, e, sa, 4, av);
-            for (int q = 0; q < 4; q++)
-                tlm_key_id(&key, tlm_argv_id(&av[q]));
-        }
-        if (key.oom)
-            goto done;
-        int64_t hk[3];
-        tlm_key_hash(&key, hk);
-        int32_t g = tlm_i3map_get(&map, hk[0], hk[1], hk[2]);
-        if (g < 0) {
-            g = (int32_t)ng++;
-            if (tlm_i3map_put(&map, hk[0], hk[1], hk[2], g))
-                goto done;
-            head[g] = tail[g] = (int32_t)i;
-        } else {
-            u->rows[tail[g]].next = (int32_t)i;
-            tail[g] = (int32_t)i;
+            u->rows[s->tail[g]].next = (int32_t)i;
+            s->tail[g] = (int32_t)i;
         }
     }
+    return TLM_OK;
+}
+
+/* The scratch of the groups: sized by the largest one, and one pool for
+ * the kernel lists of all rows.  Errors: TLM_ENOMEM. */
+static tlm_status alloc_group_scratch(usum *s)
+{
+    const uctx *u = s->u;
     size_t maxg = 0;
-    for (size_t g = 0; g < ng; g++) {
+    for (size_t g = 0; g < s->ng; g++) {
         size_t k = 0;
-        for (int32_t j = head[g]; j >= 0; j = u->rows[j].next)
+        for (int32_t j = s->head[g]; j >= 0; j = u->rows[j].next)
             k++;
         maxg = k > maxg ? k : maxg;
     }
-    v = malloc(((maxg > ng ? maxg : ng) + 1) * sizeof *v);
-    mv = malloc((maxg + 1) * 3 * sizeof *mv);
-    off = malloc((maxg + 1) * sizeof *off);
-    len = malloc((maxg + 1) * sizeof *len);
-    if (!v || !mv || !off || !len)
-        goto done;
-    /* kernel lists of all rows in one pool */
+    s->v = malloc(((maxg > s->ng ? maxg : s->ng) + 1) * sizeof *s->v);
+    s->mv = malloc((maxg + 1) * 4 * sizeof *s->mv);
+    s->off = malloc((maxg + 1) * sizeof *s->off);
+    s->len = malloc((maxg + 1) * sizeof *s->len);
+    if (!s->v || !s->mv || !s->off || !s->len)
+        return TLM_ENOMEM;
     size_t total = 0;
-    for (size_t i = 0; i < nr; i++) {
+    for (size_t i = 0; i < u->nrows; i++) {
         size_t n;
         row_kernels(u, &u->rows[i], &n);
         total += n;
     }
-    pool = malloc((total + 1) * sizeof *pool);
-    if (!pool)
-        goto done;
-    for (size_t g = 0; g < ng; g++) {
-        long rr = tlm_tab_add_row(t);
-        if (rr < 0)
-            goto done;
-        size_t R = (size_t)rr, k = 0, pk = 0;
-        const urow *r0 = &u->rows[head[g]];
-        const tlm_event *e0 = &ctx->ev[r0->uid];
-        row_name(u, r0, &key);
-        tlm_tab_set_s(t, R, 0, key.p, key.len);
-        tlm_tab_set_s(t, R, 1, r0->category, strlen(r0->category));
-        const char *s = tlm_rctx_process_name(ctx, e0);
-        tlm_tab_set_s(t, R, 2, s, strlen(s));
-        s = tlm_rctx_process_label(ctx, e0);
-        tlm_tab_set_s(t, R, 3, s, strlen(s));
-        s = tlm_rctx_thread_name(ctx, e0);
-        tlm_tab_set_s(t, R, 4, s, strlen(s));
-        for (int q = 0; q < 4; q++)
-            tlm_rctx_set_arg(ctx, t, R, (size_t)(5 + q), e0, sa[q], 1);
-        tlm_tab_set_i(t, R, C_EX, r0->row_uid);
-        double fg = NAN, fm = NAN, ff = NAN, frt = NAN;
-        const char *fspec = NULL, *fb = NULL, *fpp = NULL;
-        int fhm = -1;
-        for (int32_t j = head[g]; j >= 0; j = u->rows[j].next) {
-            const urow *r = &u->rows[j];
-            tlm_perf_metrics m;
-            row_metrics(u, r, &m);
-            mv[3 * k] = m.tb_s;
-            mv[3 * k + 1] = m.tflops_s;
-            mv[3 * k + 2] = m.pct_roofline;
-            if (isnan(fg))
-                fg = m.gflops;
-            if (isnan(fm))
-                fm = m.data_moved_mb;
-            if (isnan(ff))
-                ff = m.flops_per_byte;
-            if (isnan(frt))
-                frt = m.roofline_time_us;
-            if (!fspec && r->metrics_ok)
-                fspec = ctx->perf_res[r->perf_idx].compute_spec;
-            if (!fb && m.bound != TLM_ROOFLINE_NONE)
-                fb = tlm_roofline_bound_str(m.bound);
-            if (!fpp && r->params_off != UINT32_MAX)
-                fpp = u->text.p + r->params_off;
-            if (fhm < 0)
-                fhm = r->has_model;
-            size_t n;
-            const int32_t *kg = row_kernels(u, r, &n);
-            memcpy(pool + pk, kg, n * sizeof *kg);
-            off[k] = pk;
-            len[k] = n;
-            pk += n;
-            k++;
-        }
-        tlm_tab_set_i(t, R, C_EX + 1, (int64_t)k);
-        double o[6];
-        size_t q = 0;
-        for (int32_t j = head[g]; j >= 0; j = u->rows[j].next)
-            v[q++] = u->rows[j].dur_us;
-        st5(v, q, o);
-        tlm_tab_set_f(t, R, C_DUR, o[5]);
-        tlm_tab_set_f(t, R, C_DUR + 1, o[0]);
-        tlm_tab_set_f(t, R, C_DUR + 2, o[2]);
-        tlm_tab_set_f(t, R, C_DM, o[1]);
-        tlm_tab_set_f(t, R, C_DM + 1, o[3]);
-        tlm_tab_set_f(t, R, C_DM + 2, o[4]);
-        tlm_tab_set_f(t, R, C_G, fg);
-        tlm_tab_set_f(t, R, C_G + 1, fm);
-        tlm_tab_set_f(t, R, C_G + 2, ff);
-        if (fspec)
-            tlm_tab_set_s(t, R, C_G + 3, fspec, strlen(fspec));
-        if (arch) {
-            if (fb)
-                tlm_tab_set_s(t, R, C_RB, fb, strlen(fb));
-            tlm_tab_set_f(t, R, C_RB + 1, frt);
-        }
-        for (int which = 0; which < 4; which++) {
-            if (which == 2 && !arch)
-                continue;
-            q = 0;
-            for (int32_t j = head[g]; j >= 0; j = u->rows[j].next) {
-                v[q] = which < 3 ? mv[3 * q + (size_t)which]
-                                 : u->rows[j].T;
-                q++;
-            }
-            st5(v, q, o);
-            if (which == 3) {
-                tlm_tab_set_f(t, R, C_KMS, o[0]);
-                tlm_tab_set_f(t, R, C_KMS + 1, o[2]);
-                tlm_tab_set_f(t, R, C_KMS + 2, o[5]);
-                tlm_tab_set_f(t, R, C_KMM, o[1]);
-                tlm_tab_set_f(t, R, C_KMM + 1, o[3]);
-                tlm_tab_set_f(t, R, C_KMM + 2, o[4]);
-            } else if (which == 2) {
-                tlm_tab_set_f(t, R, C_PMS, o[0]);
-                tlm_tab_set_f(t, R, C_PMS + 1, o[2]);
-                tlm_tab_set_f(t, R, C_PMM, o[1]);
-                tlm_tab_set_f(t, R, C_PMM + 1, o[3]);
-                tlm_tab_set_f(t, R, C_PMM + 2, o[4]);
-            } else {
-                size_t b1 = C_MS + 2 * (size_t)which;
-                size_t b2 = C_MMM + 3 * (size_t)which;
-                tlm_tab_set_f(t, R, b1, o[0]);
-                tlm_tab_set_f(t, R, b1 + 1, o[2]);
-                tlm_tab_set_f(t, R, b2, o[1]);
-                tlm_tab_set_f(t, R, b2 + 1, o[3]);
-                tlm_tab_set_f(t, R, b2 + 2, o[4]);
-            }
-        }
-        tlm_kd_summary(ctx, pool, off, len, k, &ctx->s1, &ctx->s2);
-        tlm_kd_set(ctx, t, R, C_KD);
-        if (fpp)
-            tlm_tab_set_s(t, R, C_KD + 2, fpp, strlen(fpp));
-        tlm_tab_set_b(t, R, C_KD + 3, fhm > 0);
+    s->pool = malloc((total + 1) * sizeof *s->pool);
+    return s->pool ? TLM_OK : TLM_ENOMEM;
+}
+
+/* Name, category, process, thread, arguments and ex_UID of row R from
+ * the group's first row r0. */
+static void set_group_identity(usum *s, size_t R, const urow *r0)
+{
+    tlm_rctx *ctx = s->u->ctx;
+    tlm_tab *t = s->t;
+    const tlm_event *e0 = &ctx->ev[r0->uid];
+    row_name(s->u, r0, &s->key);
+    tlm_tab_set_s(t, R, 0, s->key.p, s->key.len);
+    tlm_tab_set_s(t, R, 1, r0->category, strlen(r0->category));
+    tlm_rctx_set_proc(ctx, t, R, 2, e0);
+    for (int q = 0; q < 4; q++)
+        tlm_rctx_set_arg(ctx, t, R, (size_t)(5 + q), e0, shape_args[q], 1);
+    tlm_tab_set_i(t, R, s->col.ex, r0->row_uid);
+}
+
+/* First non-null values of a group beyond the metrics. */
+typedef struct ufirst {
+    const char *spec; /* Compute Spec */
+    const char *pp;   /* perf_params */
+    int hm;           /* has_perf_model; -1 before the first row */
+} ufirst;
+
+/* Metrics, firsts and kernel lists (into s->pool) of group g's rows. */
+static void gather_group(usum *s, size_t g, tlm_grp_metrics *gm,
+                         ufirst *f)
+{
+    const uctx *u = s->u;
+    size_t pk = 0;
+    tlm_grp_metrics_init(gm, s->mv);
+    f->spec = f->pp = NULL;
+    f->hm = -1;
+    for (int32_t j = s->head[g]; j >= 0; j = u->rows[j].next) {
+        const urow *r = &u->rows[j];
+        tlm_perf_metrics m;
+        row_metrics(u, r, &m);
+        if (!f->spec && r->metrics_ok)
+            f->spec = u->ctx->perf_res[r->perf_idx].compute_spec;
+        if (!f->pp && r->params_off != UINT32_MAX)
+            f->pp = u->text.p + r->params_off;
+        if (f->hm < 0)
+            f->hm = r->has_model;
+        size_t n;
+        const int32_t *kg = row_kernels(u, r, &n);
+        memcpy(s->pool + pk, kg, n * sizeof *kg);
+        s->off[gm->k] = pk;
+        s->len[gm->k] = n;
+        pk += n;
+        tlm_grp_metrics_add(gm, &m, r->T);
     }
-    {
-        size_t *perm = malloc((t->nrows + 1) * sizeof *perm);
-        if (!perm)
-            goto done;
-        for (size_t i = 0; i < t->nrows; i++)
-            perm[i] = i;
-        tlm_sum_uid_key sc = {t, C_KMS + 2, C_EX};
-        st = tlm_sort_idx(perm, t->nrows, tlm_cmp_sum_uid, &sc);
-        if (st == TLM_OK)
-            st = tlm_tab_permute(t, perm);
-        free(perm);
-        if (st != TLM_OK)
-            goto done;
-        double cum = 0.0;
-        for (size_t i = 0; i < t->nrows; i++)
-            v[i] = tlm_tab_cell(t, i, C_KMS + 2)->v.f;
-        /* pandas Series.sum: numpy's pairwise sum in row order */
-        double tot = tlm_np_sum(v, t->nrows);
-        for (size_t i = 0; i < t->nrows; i++) {
-            double p = tlm_tab_cell(t, i, C_KMS + 2)->v.f / tot * 100.0;
-            cum += p;
-            tlm_tab_set_f(t, i, C_PCT, p);
-            tlm_tab_set_f(t, i, C_PCT + 1, cum);
-        }
-        st = t->oom || key.oom ? TLM_ENOMEM : TLM_OK;
+}
+
+/* Duration statistics of group g into row R. */
+static void set_duration_stats(usum *s, size_t R, size_t g)
+{
+    const uctx *u = s->u;
+    size_t q = 0;
+    for (int32_t j = s->head[g]; j >= 0; j = u->rows[j].next)
+        s->v[q++] = u->rows[j].dur_us;
+    tlm_stats o;
+    tlm_stats_of(s->v, q, &o);
+    tlm_tab_set_f(s->t, R, s->col.dur, o.sum);
+    tlm_tab_set_f(s->t, R, s->col.dur + 1, o.mean);
+    tlm_tab_set_f(s->t, R, s->col.dur + 2, o.std);
+    tlm_tab_set_f(s->t, R, s->col.dm, o.median);
+    tlm_tab_set_f(s->t, R, s->col.dm + 1, o.min);
+    tlm_tab_set_f(s->t, R, s->col.dm + 2, o.max);
+}
+
+/* TB/s, TFLOPS/s, Pct Roofline (with --gpu_arch) and Kernel Time
+ * statistics into row R: mean and std in one column group, median, min
+ * and max in another; Kernel Time has the sum too. */
+static void set_rate_stats(usum *s, size_t R, const tlm_grp_metrics *gm)
+{
+    const ucols *k = &s->col;
+    const size_t ms[4] = {k->ms, k->ms + 2, k->pms, k->kms};
+    const size_t mmm[4] = {k->mmm, k->mmm + 3, k->pmm, k->kmm};
+    for (size_t which = 0; which < 4; which++) {
+        if (which == 2 && !s->arch)
+            continue;
+        tlm_stats o;
+        tlm_grp_metrics_stats(gm, which, s->v, &o);
+        tlm_tab_set_f(s->t, R, ms[which], o.mean);
+        tlm_tab_set_f(s->t, R, ms[which] + 1, o.std);
+        if (which == 3)
+            tlm_tab_set_f(s->t, R, ms[which] + 2, o.sum);
+        tlm_tab_set_f(s->t, R, mmm[which], o.median);
+        tlm_tab_set_f(s->t, R, mmm[which] + 1, o.min);
+        tlm_tab_set_f(s->t, R, mmm[which] + 2, o.max);
     }
-done:
-    tlm_i3map_free(&map);
-    tlm_sbuf_free(&key);
-    free(head);
-    free(tail);
-    free(v);
-    free(mv);
-    free(pool);
-    free(off);
-    free(len);
-    if (st != TLM_OK) {
-        tlm_tab_free(t);
+}
+
+/* Adds the table row of group g.  Errors: TLM_ENOMEM. */
+static tlm_status fill_group(usum *s, size_t g)
+{
+    tlm_rctx *ctx = s->u->ctx;
+    tlm_tab *t = s->t;
+    const ucols *k = &s->col;
+    long rr = tlm_tab_add_row(t);
+    if (rr < 0)
+        return TLM_ENOMEM;
+    size_t R = (size_t)rr;
+    set_group_identity(s, R, &s->u->rows[s->head[g]]);
+    tlm_grp_metrics gm;
+    ufirst f;
+    gather_group(s, g, &gm, &f);
+    tlm_tab_set_i(t, R, k->ex + 1, (int64_t)gm.k);
+    set_duration_stats(s, R, g);
+    tlm_tab_set_f(t, R, k->g, gm.gflops);
+    tlm_tab_set_f(t, R, k->g + 1, gm.data_moved_mb);
+    tlm_tab_set_f(t, R, k->g + 2, gm.flops_per_byte);
+    if (f.spec)
+        tlm_tab_set_s(t, R, k->g + 3, f.spec, strlen(f.spec));
+    if (s->arch) {
+        if (gm.bound)
+            tlm_tab_set_s(t, R, k->rb, gm.bound, strlen(gm.bound));
+        tlm_tab_set_f(t, R, k->rb + 1, gm.roofline_time_us);
+    }
+    set_rate_stats(s, R, &gm);
+    tlm_kd_summary(ctx, s->pool, s->off, s->len, gm.k, &ctx->s1, &ctx->s2);
+    tlm_kd_set(ctx, t, R, k->kd);
+    if (f.pp)
+        tlm_tab_set_s(t, R, k->kd + 2, f.pp, strlen(f.pp));
+    tlm_tab_set_b(t, R, k->kd + 3, f.hm > 0);
+    return TLM_OK;
+}
+
+/* Sorts the rows by kernel time and fills the percentage columns. */
+static tlm_status set_percentages(usum *s)
+{
+    tlm_tab *t = s->t;
+    size_t ksum = s->col.kms + 2;
+    tlm_status st = tlm_tab_sort_sum_uid(t, ksum, s->col.ex);
+    if (st != TLM_OK)
         return st;
+    double cum = 0.0;
+    for (size_t i = 0; i < t->nrows; i++)
+        s->v[i] = tlm_tab_cell(t, i, ksum)->v.f;
+    /* pandas Series.sum: numpy's pairwise sum in row order */
+    double tot = tlm_np_sum(s->v, t->nrows);
+    for (size_t i = 0; i < t->nrows; i++) {
+        double p = tlm_tab_cell(t, i, ksum)->v.f / tot * 100.0;
+        cum += p;
+        tlm_tab_set_f(t, i, s->col.pct, p);
+        tlm_tab_set_f(t, i, s->col.pct + 1, cum);
     }
-    if (!t->nrows) {
-        tlm_tab_free(t);
-        return TLM_OK;
-    }
-    return tlm_rctx_add_tab(ctx, t);
+    return TLM_OK;
+}
+
+/* unified_perf_summary from the collected rows: one table row per group
+ * of rows with the same key, sorted by kernel time. */
+static tlm_status summarize(uctx *u)
+{
+    usum s;
+    memset(&s, 0, sizeof s);
+    s.u = u;
+    s.arch = u->ctx->has_arch;
+    unified_columns(&s.col, s.arch);
+    tlm_sbuf_init(&s.key);
+    tlm_status st = TLM_ENOMEM;
+    size_t nr = u->nrows;
+    s.head = malloc((nr + 1) * sizeof *s.head);
+    s.tail = malloc((nr + 1) * sizeof *s.tail);
+    s.t = tlm_tab_new("unified_perf_summary", s.col.n, s.col.name, s.col.ty);
+    if (!s.head || !s.tail || !s.t || tlm_i3map_init(&s.map, 1024) != TLM_OK)
+        goto done;
+    if (group_rows(&s) != TLM_OK || alloc_group_scratch(&s) != TLM_OK)
+        goto done;
+    for (size_t g = 0; g < s.ng; g++)
+        if (fill_group(&s, g) != TLM_OK)
+            goto done;
+    st = set_percentages(&s);
+    if (st == TLM_OK && (s.t->oom || s.key.oom))
+        st = TLM_ENOMEM;
+done:
+    tlm_i3map_free(&s.map);
+    tlm_sbuf_free(&s.key);
+    free(s.head);
+    free(s.tail);
+    free(s.v);
+    free(s.mv);
+    free(s.pool);
+    free(s.off);
+    free(s.len);
+    return tlm_rctx_keep_tab(u->ctx, s.t, st);
 }
 
 tlm_status tlm_rctx_unified(tlm_rctx *ctx)
