@@ -133,16 +133,17 @@ static void test_nesting_and_links(void **state)
 static void test_equal_ts_and_bleed(void **state)
 {
     (void)state;
-    tlm_trace *tr = tt_read_sq("{'traceEvents':["
-                       TT_CPU("child", 0, 0.5, 1) ","     /* 0 */
-                       TT_CPU("parent", 0, 10, 1) ","     /* 1 */
-                       TT_CPU("g", -5, 40, 2) ","         /* 2: tid 2 */
-                       TT_CPU("c2", 0, 0.5, 2) ","        /* 3 */
-                       TT_CPU("p2", 0, 10, 2) ","         /* 4 */
-                       TT_CPU("a", 20, 10, 2) ","         /* 5 */
-                       TT_CPU("b", 29.5, 5, 2) ","        /* 6: overlap .5 */
-                       TT_CPU("c", 31, 20, 2)             /* 7: overlap 3.5 */
-                       "]}");
+    tlm_trace *tr = tt_read_sq(
+        "{'traceEvents':["
+        TT_CPU("child", 0, 0.5, 1) ","     /* 0 */
+        TT_CPU("parent", 0, 10, 1) ","     /* 1 */
+        TT_CPU("g", -5, 40, 2) ","         /* 2: tid 2 */
+        TT_CPU("c2", 0, 0.5, 2) ","        /* 3 */
+        TT_CPU("p2", 0, 10, 2) ","         /* 4 */
+        TT_CPU("a", 20, 10, 2) ","         /* 5 */
+        TT_CPU("b", 29.5, 5, 2) ","        /* 6: overlap .5 */
+        TT_CPU("c", 31, 20, 2)             /* 7: overlap 3.5 */
+        "]}");
     tlm_tree *t = build(tr, 1, 0);
     const tlm_tree_stats *s = tlm_tree_stats_get(t);
     assert_true(tlm_tree_flags(t, 1) & TLM_NODE_BLEED_DROP);
@@ -163,8 +164,8 @@ static void test_equal_ts_and_bleed(void **state)
     /* tolerant mode (#904): a child ending 0.5 us after its parent nests;
      * the snapshot rule drops it (overlap 5 us) */
     tlm_trace_free(tr);
-    tr = tt_read_sq("{'traceEvents':[" TT_CPU("p", 0, 10, 1) "," TT_CPU("q", 5, 5.5, 1)
-            "]}");
+    tr = tt_read_sq("{'traceEvents':[" TT_CPU("p", 0, 10, 1) ","
+                    TT_CPU("q", 5, 5.5, 1) "]}");
     t = build(tr, 1, 1);
     assert_int_equal(tlm_tree_parent(t, 1), 0);
     tlm_tree_free(t);
@@ -179,10 +180,11 @@ static void test_equal_ts_and_bleed(void **state)
 static void test_missing_flow(void **state)
 {
     (void)state;
-    tlm_trace *tr = tt_read_sq("{'traceEvents':["
-                       TT_CPU("op", 0, 10, 1) ","
-                       TT_RT("cudaLaunchKernel", 1, 2, 5) ","
-                       TT_KER("k", 3, 4, 5, 7) "]}");
+    tlm_trace *tr = tt_read_sq(
+        "{'traceEvents':["
+        TT_CPU("op", 0, 10, 1) ","
+        TT_RT("cudaLaunchKernel", 1, 2, 5) ","
+        TT_KER("k", 3, 4, 5, 7) "]}");
     tlm_tree *t = build(tr, 1, 0);
     assert_int_equal(tlm_tree_parent(t, 2), 1);
     assert_int_equal(tlm_tree_stats_get(t)->n_corr_fallback, 1);
@@ -197,13 +199,14 @@ static void test_missing_flow(void **state)
 static void test_graph_launch(void **state)
 {
     (void)state;
-    tlm_trace *tr = tt_read_sq("{'traceEvents':["
-                       TT_CPU("step", 0, 100, 1) ","
-                       TT_RT("cudaGraphLaunch", 1, 2, 9) ","
-                       TT_KER("k1", 10, 4, 9, 7) ","
-                       TT_KER("k2", 14, 4, 9, 8) ","
-                       TT_KER("k3", 20, 4, 9, 7) ","
-                       TT_FLOW_S(9, 1) "," TT_FLOW_F(9, 10, 7) "]}");
+    tlm_trace *tr = tt_read_sq(
+        "{'traceEvents':["
+        TT_CPU("step", 0, 100, 1) ","
+        TT_RT("cudaGraphLaunch", 1, 2, 9) ","
+        TT_KER("k1", 10, 4, 9, 7) ","
+        TT_KER("k2", 14, 4, 9, 8) ","
+        TT_KER("k3", 20, 4, 9, 7) ","
+        TT_FLOW_S(9, 1) "," TT_FLOW_F(9, 10, 7) "]}");
     tlm_tree *t = build(tr, 0, 0);
     assert_true(tlm_tree_flags(t, 1) & TLM_NODE_GRAPH_LAUNCH);
     size_t n;
