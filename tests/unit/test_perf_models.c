@@ -710,13 +710,89 @@ static double cell_num(const char *s)
     return s[0] ? strtod(s, NULL) : NAN;
 }
 
+/* Columns of a reference CSV that an op's perf model reads and writes:
+ * "<col>_first" in the perf sheets, "<col>" in unified_perf_summary. */
+typedef struct perf_cols {
+    int name, dims, types, strides, concrete, gflops, mb, spec, kernels;
+} perf_cols;
+
+static int csv_col_sfx(const csv *c, const char *name, const char *suffix)
+{
+    char h[128];
+    snprintf(h, sizeof(h), "%s%s", name, suffix);
+    return csv_col(c, h);
+}
+
+static void find_cols(const csv *c, const char *suffix, const char *kcol,
+                      perf_cols *k)
+{
+    k->name = csv_col(c, "name");
+    k->dims = csv_col_sfx(c, "Input Dims", suffix);
+    k->types = csv_col_sfx(c, "Input type", suffix);
+    k->strides = csv_col_sfx(c, "Input Strides", suffix);
+    k->concrete = csv_col_sfx(c, "Concrete Inputs", suffix);
+    k->gflops = csv_col_sfx(c, "GFLOPS", suffix);
+    k->mb = csv_col_sfx(c, "Data Moved (MB)", suffix);
+    k->spec = csv_col(c, "Compute Spec");
+    k->kernels = csv_col(c, kcol);
+    assert_true(k->name >= 0 && k->dims >= 0 && k->types >= 0 &&
+                k->strides >= 0 && k->concrete >= 0 && k->gflops >= 0 &&
+                k->mb >= 0 && k->spec >= 0 && k->kernels >= 0);
+}
+
+/* Recomputes one row from its own input cells (Python literals turned
+ * into JSON, kernel names from its kernel summary) and checks GFLOPS,
+ * Data Moved and Compute Spec against the row's cells. */
+static void check_row(const char *where, size_t r, char **row,
+                      const perf_cols *k, int bwd, tlm_perf_result *res)
+{
+    static char jd[8192], jt[8192], js[8192], jc[8192];
+    static char kn[16][512];
+    const char *knp[16];
+    size_t nk, i;
+    tlm_perf_args a;
+    tlm_error err;
+    tlm_perf_metrics m;
+    double g, mb;
+    py2json(row[k->dims], jd, sizeof(jd));
+    py2json(row[k->types], jt, sizeof(jt));
+    py2json(row[k->strides], js, sizeof(js));
+    py2json(row[k->concrete], jc, sizeof(jc));
+    nk = kernel_names(row[k->kernels], kn, 16);
+    for (i = 0; i < nk; i++) {
+        knp[i] = kn[i];
+    }
+    memset(&a, 0, sizeof(a));
+    a.name = row[k->name];
+    a.input_dims = jd;
+    a.input_types = jt;
+    a.input_strides = js;
+    a.concrete_inputs = jc;
+    a.kernel_names = knp;
+    a.n_kernels = nk;
+    if (tlm_perf_compute(&a, bwd, res, &err) != TLM_OK) {
+        fail_msg("%s row %zu %s: %s", where, r, a.name, err.msg);
+    }
+    tlm_perf_metrics_compute(res, 1.0, NULL, &m);
+    g = cell_num(row[k->gflops]);
+    mb = cell_num(row[k->mb]);
+    if (!close_enough(m.gflops, g) || !close_enough(m.data_moved_mb, mb)) {
+        fail_msg("%s row %zu %s: GFLOPS %.17g / %.17g, MB %.17g / %.17g",
+                 where, r, a.name, m.gflops, g, m.data_moved_mb, mb);
+    }
+    if (strcmp(res->compute_spec, row[k->spec]) != 0) {
+        fail_msg("%s row %zu %s: spec '%s' want '%s'", where, r, a.name,
+                 res->compute_spec, row[k->spec]);
+    }
+}
+
 /* Checks one perf sheet: every row recomputed from its inputs. */
 static size_t check_sheet(const char *dir, const char *sheet, int bwd)
 {
     char path[2048];
     csv c;
-    int cn, cd, ct, cs, cc, cg, cm, csp, ck;
-    size_t r, checked = 0;
+    perf_cols k;
+    size_t r, i, checked = 0;
     tlm_perf_sheet want_sheet = TLM_PERF_SHEET_NONE;
     int s;
     snprintf(path, sizeof(path), "%s/%s.csv", dir, sheet);
@@ -728,64 +804,15 @@ static size_t check_sheet(const char *dir, const char *sheet, int bwd)
             want_sheet = (tlm_perf_sheet)s;
         }
     }
-    cn = csv_col(&c, "name");
-    cd = csv_col(&c, "Input Dims_first");
-    ct = csv_col(&c, "Input type_first");
-    cs = csv_col(&c, "Input Strides_first");
-    cc = csv_col(&c, "Concrete Inputs_first");
-    cg = csv_col(&c, "GFLOPS_first");
-    cm = csv_col(&c, "Data Moved (MB)_first");
-    csp = csv_col(&c, "Compute Spec");
-    ck = csv_col(&c, "kernel_details__summarize_kernel_stats");
-    assert_true(cn >= 0 && cd >= 0 && ct >= 0 && cs >= 0 && cc >= 0 &&
-                cg >= 0 && cm >= 0 && csp >= 0 && ck >= 0);
+    find_cols(&c, "_first", "kernel_details__summarize_kernel_stats", &k);
     for (r = 1; r < c.nrows; r++) {
         char **row = c.rows[r];
-        static char jd[8192], jt[8192], js[8192], jc[8192];
-        static char kn[16][512];
-        const char *knp[16];
-        size_t nk, i;
-        tlm_perf_args a;
         tlm_perf_result res;
-        tlm_error err;
-        tlm_status st;
-        double g, mb;
         if (row[0][0] == '\0') {
             continue;
         }
-        py2json(row[cd], jd, sizeof(jd));
-        py2json(row[ct], jt, sizeof(jt));
-        py2json(row[cs], js, sizeof(js));
-        py2json(row[cc], jc, sizeof(jc));
-        nk = kernel_names(row[ck], kn, 16);
-        for (i = 0; i < nk; i++) {
-            knp[i] = kn[i];
-        }
-        memset(&a, 0, sizeof(a));
-        a.name = row[cn];
-        a.input_dims = jd;
-        a.input_types = jt;
-        a.input_strides = js;
-        a.concrete_inputs = jc;
-        a.kernel_names = knp;
-        a.n_kernels = nk;
-        st = tlm_perf_compute(&a, bwd, &res, &err);
-        if (st != TLM_OK) {
-            fail_msg("%s row %zu %s: %s", sheet, r, row[cn], err.msg);
-        }
+        check_row(sheet, r, row, &k, bwd, &res);
         assert_int_equal(res.sheet, want_sheet);
-        tlm_perf_metrics m;
-        tlm_perf_metrics_compute(&res, 1.0, NULL, &m);
-        g = cell_num(row[cg]);
-        mb = cell_num(row[cm]);
-        if (!close_enough(m.gflops, g) || !close_enough(m.data_moved_mb, mb)) {
-            fail_msg("%s row %zu %s: GFLOPS %.17g / %.17g, MB %.17g / %.17g",
-                     sheet, r, row[cn], m.gflops, g, m.data_moved_mb, mb);
-        }
-        if (strcmp(res.compute_spec, row[csp]) != 0) {
-            fail_msg("%s row %zu %s: spec '%s' want '%s'", sheet, r, row[cn],
-                     res.compute_spec, row[csp]);
-        }
         /* every param column: CSV cell == our str() ("" for None) */
         for (i = 0; i < c.ncols; i++) {
             const char *h = c.rows[0][i];
@@ -807,7 +834,7 @@ static size_t check_sheet(const char *dir, const char *sheet, int bwd)
             }
             if (strcmp(got, row[i]) != 0) {
                 fail_msg("%s row %zu %s: %s = '%s' want '%s'", sheet, r,
-                         row[cn], h, got, row[i]);
+                         row[k.name], h, got, row[i]);
             }
         }
         checked++;
@@ -816,78 +843,42 @@ static size_t check_sheet(const char *dir, const char *sheet, int bwd)
     return checked;
 }
 
+/* Loads <dir>/<name>.csv, which must exist. */
+static void load_ref(const char *dir, const char *name, csv *c)
+{
+    char path[2048];
+    snprintf(path, sizeof(path), "%s/%s.csv", dir, name);
+    assert_true(csv_load(path, c));
+}
+
 /* unified_perf_summary: perf_params repr and metrics of rows whose op has
  * its own model. */
 static size_t check_unified(const char *dir)
 {
-    char path[2048];
     csv c;
-    int cn, cd, ct, cs, cc, cg, cm, csp, ck, cp, cat;
+    perf_cols k;
+    int cp, cat;
     size_t r, checked = 0;
-    snprintf(path, sizeof(path), "%s/unified_perf_summary.csv", dir);
-    assert_true(csv_load(path, &c));
-    cn = csv_col(&c, "name");
+    load_ref(dir, "unified_perf_summary", &c);
+    find_cols(&c, "", "kernel_details_summary", &k);
     cat = csv_col(&c, "op category");
-    cd = csv_col(&c, "Input Dims");
-    ct = csv_col(&c, "Input type");
-    cs = csv_col(&c, "Input Strides");
-    cc = csv_col(&c, "Concrete Inputs");
-    cg = csv_col(&c, "GFLOPS");
-    cm = csv_col(&c, "Data Moved (MB)");
-    csp = csv_col(&c, "Compute Spec");
-    ck = csv_col(&c, "kernel_details_summary");
     cp = csv_col(&c, "perf_params");
-    assert_true(cn >= 0 && cd >= 0 && ct >= 0 && cs >= 0 && cc >= 0 &&
-                cg >= 0 && cm >= 0 && csp >= 0 && ck >= 0 && cp >= 0 &&
-                cat >= 0);
+    assert_true(cp >= 0 && cat >= 0);
     for (r = 1; r < c.nrows; r++) {
         char **row = c.rows[r];
-        static char jd[8192], jt[8192], js[8192], jc[8192], rep[8192];
-        static char kn[16][512];
-        const char *knp[16];
-        size_t nk, i;
-        tlm_perf_args a;
+        static char rep[8192];
         tlm_perf_result res;
-        tlm_error err;
-        tlm_perf_metrics m;
-        if (row[0][0] == '\0' || !tlm_perf_has_model(row[cn])) {
+        if (row[0][0] == '\0' || !tlm_perf_has_model(row[k.name])) {
             continue;
         }
         /* op category as categorize_torch_op prints it */
-        assert_string_equal(tlm_op_category(row[cn], NULL), row[cat]);
-        py2json(row[cd], jd, sizeof(jd));
-        py2json(row[ct], jt, sizeof(jt));
-        py2json(row[cs], js, sizeof(js));
-        py2json(row[cc], jc, sizeof(jc));
-        nk = kernel_names(row[ck], kn, 16);
-        for (i = 0; i < nk; i++) {
-            knp[i] = kn[i];
-        }
-        memset(&a, 0, sizeof(a));
-        a.name = row[cn];
-        a.input_dims = jd;
-        a.input_types = jt;
-        a.input_strides = js;
-        a.concrete_inputs = jc;
-        a.kernel_names = knp;
-        a.n_kernels = nk;
-        if (tlm_perf_compute(&a, 0, &res, &err) != TLM_OK) {
-            fail_msg("unified row %zu %s: %s", r, row[cn], err.msg);
-        }
+        assert_string_equal(tlm_op_category(row[k.name], NULL), row[cat]);
+        check_row("unified", r, row, &k, 0, &res);
         assert_int_equal(tlm_perf_params_repr(&res, rep, sizeof(rep)),
                          TLM_OK);
         if (strcmp(rep, row[cp]) != 0) {
-            fail_msg("unified row %zu %s:\n got  %s\n want %s", r, row[cn],
-                     rep, row[cp]);
-        }
-        tlm_perf_metrics_compute(&res, 1.0, NULL, &m);
-        if (!close_enough(m.gflops, cell_num(row[cg])) ||
-            !close_enough(m.data_moved_mb, cell_num(row[cm]))) {
-            fail_msg("unified row %zu %s: metrics differ", r, row[cn]);
-        }
-        if (strcmp(res.compute_spec, row[csp]) != 0) {
-            fail_msg("unified row %zu %s: spec '%s' want '%s'", r, row[cn],
-                     res.compute_spec, row[csp]);
+            fail_msg("unified row %zu %s:\n got  %s\n want %s", r,
+                     row[k.name], rep, row[cp]);
         }
         checked++;
     }
@@ -898,12 +889,10 @@ static size_t check_unified(const char *dir)
 /* ops_unique_args: op category for every op, with the kernel fallback. */
 static size_t check_categories(const char *dir)
 {
-    char path[2048];
     csv c;
     int cn, cat, ck;
     size_t r, checked = 0;
-    snprintf(path, sizeof(path), "%s/ops_unique_args.csv", dir);
-    assert_true(csv_load(path, &c));
+    load_ref(dir, "ops_unique_args", &c);
     cn = csv_col(&c, "name");
     cat = csv_col(&c, "op category");
     ck = csv_col(&c, "kernel_details_summary");
