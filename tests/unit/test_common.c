@@ -1,6 +1,6 @@
 /*
  * test_common.c - status strings, error reports, the default allocator,
- * the deterministic hash and the page-table warming (src/common.c).
+ * the deterministic hash and the page-table warming (src/util/common.c).
  *
  * The hash is compared with fixed values: ranks and runs compare names by
  * it, so any change to tlm_hash64 must be deliberate (and changes every

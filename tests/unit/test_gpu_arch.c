@@ -1,7 +1,7 @@
 /*
- * test_gpu_arch.c - bundled GPU table, name lookup, the GPU-arch JSON
- * loader (valid files and malformed ones, with exact error offsets) and
- * the small JSON parser underneath it.
+ * test_gpu_arch.c - bundled GPU table, name lookup and the GPU-arch JSON
+ * loader (src/perf/gpu_arch.c): valid files and malformed ones, with
+ * exact error offsets.  The JSON parser underneath: test_perf_json.c.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -337,71 +337,6 @@ static void test_load_file(void **state)
     remove(path);
 }
 
-/* The small JSON DOM under the loader and the perf-model args. */
-static void test_json_dom(void **state)
-{
-    tlm_pj_doc d;
-    size_t off;
-    const char *what;
-    const tlm_pj_node *r, *n;
-    const char *txt = "{\"s\":\"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\"\\n\","
-                      "\"i\":-42,\"big\":12345678901234567890,"
-                      "\"f\":1.5e-3,\"b\":[true,false,null],\"e\":[],"
-                      "\"o\":{}}";
-    (void)state;
-    assert_int_equal(tlm_pj_parse(txt, strlen(txt), 8, &d, &off, &what),
-                     TLM_OK);
-    r = tlm_pj_node_at(&d, d.root);
-    assert_int_equal(r->type, TLM_PJ_OBJ);
-    assert_int_equal(r->count, 7);
-    n = tlm_pj_member(&d, r, "s");
-    assert_string_equal(n->str, "caf\xc3\xa9 \xf0\x9f\x98\x80 \"q\"\n");
-    n = tlm_pj_member(&d, r, "i");
-    assert_int_equal(n->is_int, 1);
-    assert_int_equal(n->ival, -42);
-    n = tlm_pj_member(&d, r, "big");
-    assert_int_equal(n->is_int, 0); /* beyond int64: double only */
-    assert_true(n->dval > 1.2e19);
-    n = tlm_pj_member(&d, r, "f");
-    assert_int_equal(n->is_int, 0);
-    assert_true(n->dval == 1.5e-3);
-    n = tlm_pj_member(&d, r, "b");
-    assert_int_equal(n->count, 3);
-    assert_int_equal(tlm_pj_child(&d, n, 0)->bval, 1);
-    assert_int_equal(tlm_pj_child(&d, n, 1)->type, TLM_PJ_BOOL);
-    assert_int_equal(tlm_pj_child(&d, n, 2)->type, TLM_PJ_NULL);
-    assert_null(tlm_pj_child(&d, n, 3));
-    assert_int_equal(tlm_pj_member(&d, r, "e")->count, 0);
-    assert_int_equal(tlm_pj_member(&d, r, "o")->type, TLM_PJ_OBJ);
-    assert_null(tlm_pj_member(&d, r, "zz"));
-    assert_null(tlm_pj_member(&d, n, "zz")); /* not an object */
-    tlm_pj_free(&d);
-
-    /* errors */
-    assert_int_equal(tlm_pj_parse("[1,2", 4, 8, &d, &off, &what),
-                     TLM_EFORMAT);
-    assert_int_equal(off, 4);
-    tlm_pj_free(&d);
-    assert_int_equal(tlm_pj_parse("\"a\\x\"", 5, 8, &d, &off, &what),
-                     TLM_EFORMAT);
-    tlm_pj_free(&d);
-    assert_int_equal(tlm_pj_parse("\"a\x01\"", 4, 8, &d, &off, &what),
-                     TLM_EFORMAT);
-    assert_int_equal(off, 2);
-    tlm_pj_free(&d);
-    assert_int_equal(tlm_pj_parse("-", 1, 8, &d, &off, &what), TLM_EFORMAT);
-    tlm_pj_free(&d);
-    assert_int_equal(tlm_pj_parse("01", 2, 8, &d, &off, &what), TLM_EFORMAT);
-    assert_int_equal(off, 1);
-    tlm_pj_free(&d);
-    assert_int_equal(tlm_pj_parse("\"\\u12\"", 6, 8, &d, &off, &what),
-                     TLM_EFORMAT);
-    tlm_pj_free(&d);
-    assert_int_equal(tlm_pj_parse(NULL, 0, 8, &d, &off, &what), TLM_EFORMAT);
-    tlm_pj_free(&d);
-    tlm_pj_free(NULL);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,7 +346,6 @@ int main(void)
         cmocka_unit_test(test_parse_bad),
         cmocka_unit_test(test_parse_limits),
         cmocka_unit_test(test_load_file),
-        cmocka_unit_test(test_json_dom),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * test_instream.c - the byte stream under the tokenizer (src/instream.c):
+ * test_instream.c - the byte stream under the tokenizer (src/trace/instream.c):
  * plain and gzip input from memory and from files, recognised by the magic
  * bytes; chunk sizes 1, 3, 7, 4096 and odd read capacities; multi-member
  * gzip (gzip(1) concatenation, empty members); truncated streams, bad CRC

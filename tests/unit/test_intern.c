@@ -1,7 +1,8 @@
 /*
- * test_intern.c - string interning of a trace (src/intern.c, internal API
- * of trace_internal.h): dense first-seen ids, stable ids and pointers while
- * the table and the blocks grow, lookups, hashes, and out-of-memory paths.
+ * test_intern.c - string interning of a trace (src/trace/intern.c,
+ * internal API of trace_internal.h): dense first-seen ids, stable ids and
+ * pointers while the table and the blocks grow, lookups, hashes, and
+ * out-of-memory paths.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,10 +1,9 @@
 /*
- * test_kernels.c - kernel-level tables and the numeric/formatting helpers
- * they rely on (src/kernels.c, src/csv.c): numpy's pairwise sum, std and
- * median bit for bit, Python float/tuple repr, CSV quoting, the
- * kernel_details summary string, kernel_summary, the short-kernel
- * histogram and summary (with and without the null-key quirk), and
- * coll_analysis.
+ * test_kernels.c - kernel-level tables (src/report/kernels.c) and the CSV
+ * of a table (src/report/table.c): the kernel_details summary string,
+ * kernel_summary, the short-kernel histogram and summary (with and
+ * without the null-key quirk), and coll_analysis.  The numpy statistics
+ * and Python reprs they use: test_npstats.c, test_pyrepr.c.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -18,108 +17,9 @@
 #include <cmocka.h>
 
 #include "report_internal.h"
+#include "tlm_test_util.h"
 
-static tlm_trace *rd(const char *sq)
-{
-    size_t n = strlen(sq);
-    char *s = malloc(n + 1);
-    assert_non_null(s);
-    for (size_t i = 0; i <= n; i++)
-        s[i] = sq[i] == '\'' ? '"' : sq[i];
-    tlm_trace *t = NULL;
-    assert_int_equal(tlm_trace_read_mem(s, n, "t.json", NULL, &t, NULL),
-                     TLM_OK);
-    free(s);
-    return t;
-}
-
-/* MARK: - numpy ---------------------------------------------------------- */
-
-static void test_numpy(void **state)
-{
-    (void)state;
-    /* expected values printed by numpy 1.24 (repr) */
-    static const struct {
-        size_t n;
-        double sum, std, median;
-    } cases[] = {{5, 1.81, 0.32649961715138354, 0.20400000000000001},
-                 {77, 49.12600000000001, 0.3791178756486743,
-                  0.6380000000000001},
-                 {200, 138.70000000000002, 0.3796014357190974, 0.6965},
-                 {1001, 1101.1, 0.47423622805517507, 1.1}};
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        size_t n = cases[c].n;
-        double *a = malloc(n * sizeof *a);
-        assert_non_null(a);
-        for (size_t i = 0; i < n; i++)
-            a[i] = (double)((i * 7) % 13) * 0.1 + (double)i * 1e-3;
-        double s = tlm_np_sum(a, n);
-        assert_true(s == cases[c].sum);
-        assert_true(tlm_np_std(a, n, s / (double)n) == cases[c].std);
-        assert_true(tlm_np_median(a, n) == cases[c].median);
-        free(a);
-    }
-    assert_true(tlm_np_round2(2.675) == 2.68); /* rint(267.49999..) */
-    assert_true(tlm_np_round2(0.125) == 0.12); /* half to even */
-    assert_true(tlm_np_round2(83.65627083333332) == 83.66);
-    double one[1] = {3.0};
-    assert_true(tlm_sample_std(one, 1) != tlm_sample_std(one, 1)); /* NaN */
-}
-
-/* MARK: - Python repr and CSV ------------------------------------------- */
-
-static void pyf(double v, const char *want)
-{
-    tlm_sbuf b;
-    tlm_sbuf_init(&b);
-    tlm_sbuf_pyfloat(&b, v);
-    assert_string_equal(b.p, want);
-    tlm_sbuf_free(&b);
-}
-
-static void pyj(const char *json, int tuple, const char *want)
-{
-    tlm_sbuf b;
-    tlm_sbuf_init(&b);
-    int rc = tlm_sbuf_json_pyrepr(&b, json, strlen(json), tuple);
-    if (!want) {
-        assert_int_equal(rc, -1);
-    } else {
-        assert_int_equal(rc, 0);
-        assert_string_equal(b.p, want);
-    }
-    tlm_sbuf_free(&b);
-}
-
-static void test_repr(void **state)
-{
-    (void)state;
-    pyf(0.1, "0.1");
-    pyf(1e16, "1e+16");
-    pyf(1e-5, "1e-05");
-    pyf(123456789.0, "123456789.0");
-    pyf(3.5776e-05, "3.5776e-05");
-    pyf(0.0001, "0.0001");
-    pyf(1.0 / 3, "0.3333333333333333");
-    pyf(2.5e-7, "2.5e-07");
-    pyf(1e22, "1e+22");
-    pyf(-0.0, "-0.0");
-    pyf(84.4844258626302, "84.4844258626302");
-    pyf(9007199254740992.0, "9007199254740992.0");
-    pyf(0.0, "0.0");
-
-    pyj("[[8944,1024],[1024,2816]]", 1, "((8944, 1024), (1024, 2816))");
-    pyj("[[8944,1024],[1024,2816]]", 0, "[[8944, 1024], [1024, 2816]]");
-    pyj("[\"\"]", 1, "('',)");
-    pyj("[\"\",\"1\"]", 1, "('', '1')");
-    pyj("[[],[3]]", 1, "((), (3,))");
-    pyj("[\"it's\"]", 1, "(\"it's\",)");
-    pyj("[0.125,true,false,null,-2]", 1, "(0.125, True, False, None, -2)");
-    pyj("{\"a\":[1]}", 0, "{'a': [1]}");
-    pyj("[\"a\\\"b\\\\\"]", 0, "['a\"b\\\\']");
-    pyj("[1,", 1, NULL);
-    pyj("nope", 1, NULL);
-}
+/* MARK: - CSV of a table ---------------------------------------------- */
 
 static void test_csv(void **state)
 {
@@ -215,7 +115,7 @@ static size_t rows(tlm_report *r, const char *tab)
 static void test_kernel_tables(void **state)
 {
     (void)state;
-    tlm_trace *tr = rd(small);
+    tlm_trace *tr = tt_read_sq(small);
     tlm_tree *tree = NULL;
     tlm_report *r = report_of(tr, 0, &tree);
     /* kernel_summary: linked elementwise kernels, the stray kernel, the
@@ -294,7 +194,7 @@ static void test_kernel_tables(void **state)
 static void test_coll(void **state)
 {
     (void)state;
-    tlm_trace *tr = rd(
+    tlm_trace *tr = tt_read_sq(
         "{'traceEvents':["
         KER("gemm", 0, 10, 1) ","
         "{'ph':'X','cat':'cuda_runtime','name':'cudaLaunchKernel','pid':1,"
@@ -329,8 +229,6 @@ static void test_coll(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_numpy),
-        cmocka_unit_test(test_repr),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_kernel_tables),
         cmocka_unit_test(test_coll),

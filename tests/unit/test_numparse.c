@@ -1,5 +1,5 @@
 /*
- * test_numparse.c - tlm_parse_us_to_ns (src/numparse.c): exact decimal
+ * test_numparse.c - tlm_parse_us_to_ns (src/trace/numparse.c): exact decimal
  * microseconds to int64 nanoseconds, rounding half to even below the
  * nanosecond, JSON number syntax only.
  *

@@ -1,6 +1,6 @@
 /*
- * test_reader.c - the streaming trace tokenizer (src/reader.c) through the
- * public API of tlm_trace.h.
+ * test_reader.c - the streaming trace tokenizer (src/trace/reader.c)
+ * through the public API of tlm_trace.h.
  *
  * Sections:
  *   - error corpus: invalid inputs with the exact status and byte offset.

@@ -9,6 +9,10 @@
  *                    torture mode) and counts live blocks, so a test can
  *                    assert that every failure path frees what it took.
  *   tt_read_*()      tlm_trace_read_mem with a chosen chunk size.
+ *   tt_read_sq()     tlm_trace_read_mem of JSON written with ' for ".
+ *   TT_CPU() ...     one Kineto event each (cpu_op, runtime launch, kernel,
+ *                    flow start/finish) for traces written in a test, and
+ *                    TT_NESTED, a small trace of two linked launches.
  *   tt_tmpdir()      a fresh temporary folder.
  *   tt_synth_rank0() rank 0's trace of a small synthesized job.
  *   tt_rm_rf()       removes a folder and what it holds.
@@ -190,6 +194,62 @@ static TT_UNUSED tlm_trace *tt_read_ok(const char *json)
     }
     return t;
 }
+
+/* tlm_trace_read_mem of JSON written with ' for " (easier to read in C
+ * strings: every ' becomes "); aborts when the trace does not read. */
+static TT_UNUSED tlm_trace *tt_read_sq(const char *sq)
+{
+    size_t n = strlen(sq);
+    char *s = malloc(n + 1);
+    if (!s)
+        tt_die("malloc");
+    for (size_t i = 0; i <= n; i++)
+        s[i] = sq[i] == '\'' ? '"' : sq[i];
+    tlm_trace *t = NULL;
+    tlm_error err;
+    if (tlm_trace_read_mem(s, n, "t.json", NULL, &t, &err) != TLM_OK) {
+        fprintf(stderr, "read: %s\n", err.msg);
+        tt_die("tlm_trace_read_mem");
+    }
+    free(s);
+    return t;
+}
+
+/* Events of a trace written with ' for " (tt_read_sq); times in us. */
+#define TT_CPU(name, ts, dur, tid)                                        \
+    "{'ph':'X','cat':'cpu_op','name':'" name "','pid':1,'tid':" #tid      \
+    ",'ts':" #ts ",'dur':" #dur "}"
+#define TT_RT(name, ts, dur, corr)                                        \
+    "{'ph':'X','cat':'cuda_runtime','name':'" name                        \
+    "','pid':1,'tid':1,'ts':" #ts ",'dur':" #dur                          \
+    ",'args':{'correlation':" #corr "}}"
+#define TT_KER(name, ts, dur, corr, stream)                               \
+    "{'ph':'X','cat':'kernel','name':'" name "','pid':0,'tid':" #stream   \
+    ",'ts':" #ts ",'dur':" #dur ",'args':{'correlation':" #corr           \
+    ",'stream':" #stream ",'device':0}}"
+#define TT_FLOW_S(id, ts)                                                 \
+    "{'ph':'s','cat':'ac2g','name':'ac2g','id':" #id                      \
+    ",'pid':1,'tid':1,'ts':" #ts "}"
+#define TT_FLOW_F(id, ts, stream)                                         \
+    "{'ph':'f','cat':'ac2g','name':'ac2g','id':" #id                      \
+    ",'pid':0,'tid':" #stream ",'ts':" #ts ",'bp':'e'}"
+
+/* Two ops launching one kernel each (linked by flows), an op without GPU
+ * work and a stray kernel.  UIDs in the comments. */
+#define TT_NESTED                                                         \
+    "{'traceEvents':["                                                    \
+    TT_CPU("aten::linear", 0, 100, 1) ","            /* 0 */              \
+    TT_CPU("aten::addmm", 10, 50, 1) ","             /* 1 */              \
+    TT_RT("cudaLaunchKernel", 20, 5, 7) ","          /* 2 */              \
+    TT_KER("gemm_kernel", 30, 40, 7, 7) ","          /* 3 */              \
+    TT_FLOW_S(7, 20) "," TT_FLOW_F(7, 30, 7) ","     /* 4, 5 */           \
+    TT_CPU("aten::add", 60, 10, 1) ","               /* 6: touching 1 */  \
+    TT_RT("cudaLaunchKernel", 62, 2, 8) ","          /* 7 */              \
+    TT_KER("add_kernel", 75, 5, 8, 7) ","            /* 8 */              \
+    TT_FLOW_S(8, 62) "," TT_FLOW_F(8, 75, 7) ","     /* 9, 10 */          \
+    TT_CPU("aten::empty", 100, 1, 1) ","             /* 11: touches 0 */  \
+    TT_KER("stray_kernel", 200, 3, 99, 7)            /* 12: no launch */  \
+    "]}"
 
 /* Whole file into memory; caller frees.  NULL when it cannot be read. */
 static TT_UNUSED unsigned char *tt_slurp(const char *path, size_t *len)
