@@ -28,6 +28,16 @@
 
 #define PK(k, v) {k, v}
 
+/* The dense compute peaks of the MI300X, which the MI325X shares. */
+#define MI300_PEAKS                                                           \
+    {PK("matrix_fp64", 163.4), PK("matrix_fp32", 163.4),                      \
+     PK("matrix_tf32", 653.7), PK("matrix_fp16", 1307.4),                     \
+     PK("matrix_bf16", 1307.4), PK("matrix_fp8", 2614.9),                     \
+     PK("matrix_int8", 2614.9), PK("vector_fp64", 81.7),                      \
+     PK("vector_fp32", 163.4), PK("vector_fp16", 163.4),                      \
+     PK("vector_bf16", 163.4)}
+
+/* One entry per GPU: rows of data, alike in shape by nature. */
 static const tlm_gpu_arch bundled[] = {
     /* NVIDIA H100 SXM5 80GB.  NVIDIA H100 Tensor Core GPU Architecture
      * whitepaper (Table "H100 SXM5"), matching the H100 datasheet's dense
@@ -82,22 +92,12 @@ static const tlm_gpu_arch bundled[] = {
      * (dense).  The datasheet gives no separate FP16/BF16 vector rate;
      * tlmpi uses the FP32 vector rate. */
     {"MI300X", 5300.0, 192.0, 11,
-     {PK("matrix_fp64", 163.4), PK("matrix_fp32", 163.4),
-      PK("matrix_tf32", 653.7), PK("matrix_fp16", 1307.4),
-      PK("matrix_bf16", 1307.4), PK("matrix_fp8", 2614.9),
-      PK("matrix_int8", 2614.9), PK("vector_fp64", 81.7),
-      PK("vector_fp32", 163.4), PK("vector_fp16", 163.4),
-      PK("vector_bf16", 163.4)},
+     MI300_PEAKS,
      "AMD Instinct MI300X datasheet, dense"},
     /* AMD Instinct MI325X.  AMD MI325X datasheet: HBM3E 6 TB/s, 256 GB;
      * compute as MI300X. */
     {"MI325X", 6000.0, 256.0, 11,
-     {PK("matrix_fp64", 163.4), PK("matrix_fp32", 163.4),
-      PK("matrix_tf32", 653.7), PK("matrix_fp16", 1307.4),
-      PK("matrix_bf16", 1307.4), PK("matrix_fp8", 2614.9),
-      PK("matrix_int8", 2614.9), PK("vector_fp64", 81.7),
-      PK("vector_fp32", 163.4), PK("vector_fp16", 163.4),
-      PK("vector_bf16", 163.4)},
+     MI300_PEAKS,
      "AMD Instinct MI325X datasheet, dense"},
     /* AMD Instinct MI355X.  AMD MI355X datasheet: HBM3E 8 TB/s, 288 GB;
      * FP64 vector/matrix 78.6, FP32 vector/matrix 157.3, FP16/BF16 2516.6,

@@ -479,18 +479,7 @@ int tlm_perf_has_model(const char *op_name)
     return e != NULL && e->model != TLM_PM_NONE;
 }
 
-typedef enum model_family {
-    FAM_NONE,
-    FAM_GEMM,
-    FAM_SDPA,
-    FAM_CONV,
-    FAM_UNARY,
-    FAM_BINARY,
-    FAM_NORM,
-    FAM_REDUCE
-} model_family;
-
-static model_family family_of(tlm_perf_model_id m)
+tlm_perf_family tlm_perf_family_of(tlm_perf_model_id m)
 {
     switch (m) {
     case TLM_PM_MM: case TLM_PM_ADDMM: case TLM_PM_SCALED_MM:
@@ -532,7 +521,7 @@ const char *tlm_perf_model_category(const char *op_name, int bwd)
     if (e == NULL || e->model == TLM_PM_NONE) {
         return NULL;
     }
-    switch (family_of(e->model)) {
+    switch (tlm_perf_family_of(e->model)) {
     case FAM_GEMM:
         return bwd ? NULL : "GEMM";
     case FAM_SDPA:
@@ -561,7 +550,7 @@ tlm_perf_sheet tlm_perf_sheet_for(const char *op_name, int bwd)
     if (e == NULL || e->model == TLM_PM_NONE) {
         return TLM_PERF_SHEET_NONE;
     }
-    switch (family_of(e->model)) {
+    switch (tlm_perf_family_of(e->model)) {
     case FAM_GEMM:
         return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_GEMM;
     case FAM_SDPA:

@@ -120,6 +120,21 @@ typedef enum tlm_perf_model_id {
     TLM_PM_RMSNORM_BWD
 } tlm_perf_model_id;
 
+/* The families of models: one sheet kind and one model function each. */
+typedef enum tlm_perf_family {
+    FAM_NONE,
+    FAM_GEMM,
+    FAM_SDPA,
+    FAM_CONV,
+    FAM_UNARY,
+    FAM_BINARY,
+    FAM_NORM,
+    FAM_REDUCE
+} tlm_perf_family;
+
+/* The family of a model id (FAM_NONE for TLM_PM_NONE). */
+tlm_perf_family tlm_perf_family_of(tlm_perf_model_id m);
+
 typedef struct tlm_perf_op_entry {
     const char *name;
     const char *category; /* registry category (categorize_torch_op) */

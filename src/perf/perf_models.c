@@ -2556,37 +2556,22 @@ static tlm_status m_norm(pm_ctx *c, tlm_perf_model_id m)
 
 static tlm_status dispatch(pm_ctx *c, tlm_perf_model_id m)
 {
-    switch (m) {
-    case TLM_PM_MM: case TLM_PM_ADDMM: case TLM_PM_SCALED_MM:
-    case TLM_PM_BMM: case TLM_PM_BADDBMM: case TLM_PM_TE_GEMM_TS:
-    case TLM_PM_VLLM_GEMM_DQ: case TLM_PM_TEV2_GEMM:
+    switch (tlm_perf_family_of(m)) {
+    case FAM_GEMM:
         return m_gemm(c, m);
-    case TLM_PM_SDPA_FLASH: case TLM_PM_SDPA_EFFICIENT:
-    case TLM_PM_SDPA_CUDNN: case TLM_PM_FA: case TLM_PM_FA_BWD:
-    case TLM_PM_FA_VARLEN_FWD: case TLM_PM_FA_VARLEN_BWD:
-    case TLM_PM_AITER_FA_FWD: case TLM_PM_AITER_FA_BWD:
-    case TLM_PM_AITER_WRAP_V3_FWD: case TLM_PM_AITER_WRAP_V3_BWD:
-    case TLM_PM_AITER_MHA_FWD: case TLM_PM_AITER_MHA_BWD:
-    case TLM_PM_FA3_FWD: case TLM_PM_VLLM_ATTN: case TLM_PM_EVOFORMER:
+    case FAM_SDPA:
         return m_sdpa(c, m);
-    case TLM_PM_CONV: case TLM_PM_CONV_BWD: case TLM_PM_CONVBIAS:
-    case TLM_PM_CONVBIAS_BWD:
+    case FAM_CONV:
         return m_conv(c, m);
-    case TLM_PM_UNARY:
+    case FAM_UNARY:
         return m_unary(c);
-    case TLM_PM_BINARY:
-        return m_binary(c, 0);
-    case TLM_PM_LIGER:
-        return m_binary(c, 1);
-    case TLM_PM_REDUCE:
+    case FAM_BINARY:
+        return m_binary(c, m == TLM_PM_LIGER);
+    case FAM_REDUCE:
         return m_reduce(c);
-    case TLM_PM_BATCHNORM: case TLM_PM_BATCHNORM_BWD:
-    case TLM_PM_LAYERNORM: case TLM_PM_LAYERNORM_BWD:
-    case TLM_PM_GROUPNORM: case TLM_PM_GROUPNORM_BWD:
-    case TLM_PM_INSTANCENORM: case TLM_PM_INSTANCENORM_BWD:
-    case TLM_PM_RMSNORM: case TLM_PM_RMSNORM_BWD:
+    case FAM_NORM:
         return m_norm(c, m);
-    case TLM_PM_NONE:
+    case FAM_NONE:
     default:
         return pm_fail(c, TLM_ENOTFOUND, "no perf model", NULL);
     }
