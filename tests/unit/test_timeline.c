@@ -1,8 +1,8 @@
 /*
  * test_timeline.c - GPU timeline interval algebra (src/report/timeline.c):
- * nested and touching intervals, zero-length events, several streams and devices
- * pooled, communication hidden or exposed, memcpy, micro/macro idle, the
- * linked-only default and the gpu_timeline table.
+ * nested and touching intervals, zero-length events, several streams and
+ * devices pooled, communication hidden or exposed, memcpy, micro/macro
+ * idle, the linked-only default and the gpu_timeline sheet.
  */
 #include <setjmp.h>
 #include <stdarg.h>
