@@ -5,7 +5,8 @@
  * every member of an instance ends at the same true time, seen through
  * per-node clock offsets, with a straggling kernel as outlier; then the
  * causality clamp, anchoring, components, ranks without data, and input
- * order independence.
+ * order independence; the offsets of a matched 2-node job (records from
+ * tlm_test_coll.h); allocation failures.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tlm_test_coll.h"
 #include "tlmpi/tlm_coll.h"
 
 static tlm_coll_member mkmem(uint64_t key, int64_t seq, int rank,
@@ -315,6 +317,69 @@ static void test_noisy(void **state)
     tlm_coll_free(NULL, clk);
 }
 
+/* The members of a matched 2-node job, clock domains = nodes: node 1's
+ * 37 us exactly, against ~90 us median raw skews "large" at ratio 0.3. */
+static void test_matched_job(void **state)
+{
+    (void)state;
+    tlm_coll_record *r = NULL;
+    tlm_coll_match_result res;
+    tc_job_match(&r, 0, NULL, &res);
+    int32_t dom[TC_JOB_R] = {0, 0, 0, 0, 1, 1, 1, 1};
+    tlm_coll_clock_opts co;
+    tlm_coll_clock_opts_init(&co);
+    co.domain_of_rank = dom;
+    co.n_domain_of_rank = TC_JOB_R;
+    co.large_ratio = 0.3;
+    tlm_coll_clock *clk = NULL;
+    size_t nclk = 0;
+    assert_int_equal(tlm_coll_clock_estimate(res.mem, res.n_mem, &co, &clk,
+                                             &nclk, NULL),
+                     TLM_OK);
+    assert_int_equal(nclk, TC_JOB_R);
+    int64_t off[TC_JOB_R];
+    for (int k = 0; k < TC_JOB_R; k++) {
+        assert_int_equal(clk[k].offset_ns, tc_job_theta[k / 4]);
+        assert_int_equal(clk[k].reference_rank, 0);
+        assert_int_equal(clk[k].n_causality_violations, 0);
+        assert_int_equal(clk[k].mad_ns, 0);
+    }
+    assert_true(clk[0].flags & TLM_COLL_CLOCK_REFERENCE);
+    assert_false(clk[1].flags & TLM_COLL_CLOCK_REFERENCE);
+    assert_true(clk[4].flags & TLM_COLL_CLOCK_LARGE);
+    assert_false(clk[0].flags & TLM_COLL_CLOCK_LARGE);
+    tlm_coll_clock_offsets(clk, nclk, off);
+    for (int k = 0; k < TC_JOB_R; k++)
+        assert_int_equal(off[k], tc_job_theta[k / 4]);
+    tlm_coll_free(NULL, clk);
+    tlm_coll_match_result_free(&res);
+    free(r);
+}
+
+/* The estimate over the 240 members of build(). */
+static tlm_status clock_of(const tlm_alloc *a, const void *ctx)
+{
+    const tlm_coll_member *m = ctx;
+    tlm_coll_clock_opts co;
+    tlm_coll_clock_opts_init(&co);
+    co.alloc = a;
+    tlm_coll_clock *clk = NULL;
+    size_t nclk = 0;
+    tlm_status st = tlm_coll_clock_estimate(m, 240, &co, &clk, &nclk, NULL);
+    if (st == TLM_OK)
+        assert_int_equal(nclk, 8);
+    tlm_coll_free(a, clk);
+    return st;
+}
+
+static void test_alloc_failures(void **state)
+{
+    (void)state;
+    tlm_coll_member m[240];
+    assert_int_equal(build(m, 1), 240);
+    assert_true(tc_alloc_torture(clock_of, m) >= 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +389,8 @@ int main(void)
         cmocka_unit_test(test_components_and_reference),
         cmocka_unit_test(test_noisy),
         cmocka_unit_test(test_within_node_instances),
+        cmocka_unit_test(test_matched_job),
+        cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

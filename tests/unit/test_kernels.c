@@ -1,9 +1,10 @@
 /*
- * test_kernels.c - kernel-level tables (src/report/kernels.c) and the CSV
- * of a table (src/report/table.c): the kernel_details summary string,
- * kernel_summary, the short-kernel histogram and summary (with and
- * without the null-key quirk), and coll_analysis.  The numpy statistics
- * and Python reprs they use: test_npstats.c, test_pyrepr.c.
+ * test_kernels.c - kernel-level tables (src/report/kernels.c): the
+ * kernel_details summary string, kernel_summary, the short-kernel
+ * histogram and summary (with and without the null-key quirk), and
+ * coll_analysis.  The numpy statistics and Python reprs they use are
+ * tested in test_npstats.c and test_pyrepr.c, the CSV form in
+ * test_table.c.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -17,34 +18,7 @@
 #include <cmocka.h>
 
 #include "report_internal.h"
-#include "tlm_test_util.h"
-
-/* MARK: - CSV of a table ---------------------------------------------- */
-
-static void test_csv(void **state)
-{
-    (void)state;
-    const char *cols[] = {"s", "f", "i", "b"};
-    tlm_coltype ty[] = {TLM_COL_STR, TLM_COL_F64, TLM_COL_I64, TLM_COL_BOOL};
-    tlm_tab *t = tlm_tab_new("x", 4, cols, ty);
-    assert_non_null(t);
-    long r = tlm_tab_add_row(t);
-    tlm_tab_set_s(t, (size_t)r, 0, "a,\"b\"", 5);
-    tlm_tab_set_f(t, (size_t)r, 1, 0.5);
-    tlm_tab_set_i(t, (size_t)r, 2, -3);
-    tlm_tab_set_b(t, (size_t)r, 3, 1);
-    r = tlm_tab_add_row(t); /* all null */
-    r = tlm_tab_add_row(t);
-    tlm_tab_set_s(t, (size_t)r, 0, "\xc2\xb5s", 3);
-    tlm_tab_set_f(t, (size_t)r, 1, (double)NAN);
-    tlm_sbuf b;
-    tlm_sbuf_init(&b);
-    tlm_tab_csv_sbuf(t, &b);
-    assert_string_equal(b.p, "s,f,i,b\n\"a,\"\"b\"\"\",0.5,-3,True\n,,,\n"
-                             "\xc2\xb5s,,,\n");
-    tlm_sbuf_free(&b);
-    tlm_tab_free(t);
-}
+#include "tlm_test_report.h"
 
 /* MARK: - tables on a small trace ---------------------------------------- */
 
@@ -55,9 +29,6 @@ static void test_csv(void **state)
     "'Concrete Inputs':['','']}},"                                        \
     "{'ph':'X','cat':'cuda_runtime','name':'cudaLaunchKernel','pid':1,"   \
     "'tid':1,'ts':" #ts ",'dur':1,'args':{'correlation':" #corr "}}"
-#define KER(name, ts, dur, corr)                                          \
-    "{'ph':'X','cat':'kernel','name':'" name "','pid':0,'tid':7,'ts':"    \
-    #ts ",'dur':" #dur ",'args':{'correlation':" #corr ",'stream':7}}"
 #define ELT "void at::native::elementwise_kernel<4>"
 
 static const char *small =
@@ -66,11 +37,11 @@ static const char *small =
     "'args':{'name':'python3'}},"
     "{'ph':'M','name':'thread_name','pid':1,'tid':1,"
     "'args':{'name':'main'}},"
-    OP("aten::mul", 0, 5, 1) "," KER(ELT, 10, 1.5, 1) ","
-    OP("aten::mul", 20, 5, 2) "," KER(ELT, 30, 2.5, 2) ","
-    OP("aten::mul", 40, 5, 3) "," KER(ELT, 50, 3, 3) ","
-    KER("stray", 60, 4, 99) ","
-    KER("ncclDevKernel_Generic", 70, 50, 98) "]}";
+    OP("aten::mul", 0, 5, 1) "," TR_KER(ELT, 10, 1.5, 1) ","
+    OP("aten::mul", 20, 5, 2) "," TR_KER(ELT, 30, 2.5, 2) ","
+    OP("aten::mul", 40, 5, 3) "," TR_KER(ELT, 50, 3, 3) ","
+    TR_KER("stray", 60, 4, 99) ","
+    TR_KER("ncclDevKernel_Generic", 70, 50, 98) "]}";
 
 static tlm_report *report_of(tlm_trace *tr, unsigned compat,
                              tlm_tree **tree)
@@ -90,28 +61,6 @@ static tlm_report *report_of(tlm_trace *tr, unsigned compat,
     return r;
 }
 
-static const char *cell(tlm_report *r, const char *tab, size_t row,
-                        const char *col)
-{
-    static char buf[4096];
-    long t = tlm_report_table_find(r, tab);
-    assert_true(t >= 0);
-    size_t nc = tlm_report_table_cols(r, (size_t)t);
-    for (size_t c = 0; c < nc; c++)
-        if (!strcmp(tlm_report_table_colname(r, (size_t)t, c), col)) {
-            tlm_report_cell_text(r, (size_t)t, row, c, buf, sizeof buf);
-            return buf;
-        }
-    fail_msg("no column %s in %s", col, tab);
-    return NULL;
-}
-
-static size_t rows(tlm_report *r, const char *tab)
-{
-    long t = tlm_report_table_find(r, tab);
-    return t < 0 ? 0 : tlm_report_table_rows(r, (size_t)t);
-}
-
 static void test_kernel_tables(void **state)
 {
     (void)state;
@@ -120,59 +69,59 @@ static void test_kernel_tables(void **state)
     tlm_report *r = report_of(tr, 0, &tree);
     /* kernel_summary: linked elementwise kernels, the stray kernel, the
      * nccl kernel (unlinked: null parent and category) */
-    assert_int_equal(rows(r, "kernel_summary"), 3);
-    assert_string_equal(cell(r, "kernel_summary", 0, "Kernel name"),
+    assert_int_equal(tr_rows(r, "kernel_summary"), 3);
+    assert_string_equal(tr_cell(r, "kernel_summary", 0, "Kernel name"),
                         "ncclDevKernel_Generic");
-    assert_string_equal(cell(r, "kernel_summary", 0, "Parent cpu_op"), "");
-    assert_string_equal(cell(r, "kernel_summary", 1, "Parent cpu_op"),
+    assert_string_equal(tr_cell(r, "kernel_summary", 0, "Parent cpu_op"), "");
+    assert_string_equal(tr_cell(r, "kernel_summary", 1, "Parent cpu_op"),
                         "aten::mul");
-    assert_string_equal(cell(r, "kernel_summary", 1, "Parent op category"),
+    assert_string_equal(tr_cell(r, "kernel_summary", 1, "Parent op category"),
                         "elementwise");
     assert_string_equal(
-        cell(r, "kernel_summary", 1, "Kernel duration (\xc2\xb5s)_sum"),
+        tr_cell(r, "kernel_summary", 1, "Kernel duration (\xc2\xb5s)_sum"),
         "7.0");
     /* 7 of 61 us of kernels */
     assert_string_equal(
-        cell(r, "kernel_summary", 1, "Percent of kernels time (%)"),
+        tr_cell(r, "kernel_summary", 1, "Percent of kernels time (%)"),
         "11.475409836065573");
-    assert_string_equal(cell(r, "kernel_summary", 0, "Kernel category"),
+    assert_string_equal(tr_cell(r, "kernel_summary", 0, "Kernel category"),
                         "communication");
-    assert_string_equal(cell(r, "kernel_summary", 1, "Kernel category"),
+    assert_string_equal(tr_cell(r, "kernel_summary", 1, "Kernel category"),
                         "elementwise");
     /* short kernels: 1.5, 2.5, 3 (linked) and 4 (stray) */
-    assert_int_equal(rows(r, "short_kernel_histogram"), 100);
-    assert_string_equal(cell(r, "short_kernel_histogram", 0, "bin_start"),
+    assert_int_equal(tr_rows(r, "short_kernel_histogram"), 100);
+    assert_string_equal(tr_cell(r, "short_kernel_histogram", 0, "bin_start"),
                         "1.5");
-    assert_string_equal(cell(r, "short_kernel_histogram", 99, "bin_end"),
+    assert_string_equal(tr_cell(r, "short_kernel_histogram", 99, "bin_end"),
                         "4.0");
-    assert_string_equal(cell(r, "short_kernel_histogram", 0, "count"), "1");
-    assert_string_equal(cell(r, "short_kernel_histogram", 99, "count"),
+    assert_string_equal(tr_cell(r, "short_kernel_histogram", 0, "count"), "1");
+    assert_string_equal(tr_cell(r, "short_kernel_histogram", 99, "count"),
                         "1");
     /* corrected: the stray kernel has its own row with empty keys */
-    assert_int_equal(rows(r, "short_kernels_summary"), 2);
+    assert_int_equal(tr_rows(r, "short_kernels_summary"), 2);
+    assert_string_equal(tr_cell(r, "short_kernels_summary", 0, "Input dims"),
+                        "((4, 4), (4, 4))");
     assert_string_equal(
-        cell(r, "short_kernels_summary", 0, "Input dims"), "((4, 4), (4, 4))");
-    assert_string_equal(
-        cell(r, "short_kernels_summary", 0, "Short Kernel count"), "3");
+        tr_cell(r, "short_kernels_summary", 0, "Short Kernel count"), "3");
     /* unique args: one group of three, numpy statistics per kernel */
-    assert_string_equal(cell(r, "ops_unique_args", 0, "operation_count"),
+    assert_string_equal(tr_cell(r, "ops_unique_args", 0, "operation_count"),
                         "3");
-    assert_string_equal(cell(r, "ops_unique_args", 0, "process_name"),
+    assert_string_equal(tr_cell(r, "ops_unique_args", 0, "process_name"),
                         "python3");
-    assert_string_equal(cell(r, "ops_unique_args", 0, "process_label"),
+    assert_string_equal(tr_cell(r, "ops_unique_args", 0, "process_label"),
                         "Unknown");
     assert_string_equal(
-        cell(r, "ops_unique_args", 0, "kernel_details_summary"),
+        tr_cell(r, "ops_unique_args", 0, "kernel_details_summary"),
         "[{'name': 'void at::native::elementwise_kernel<4>', 'stream': 7, "
         "'count': 3, 'total_duration_us': 7.0, 'mean_duration_us': "
         "2.3333333333333335, 'median_duration_us': 2.5, "
         "'std_dev_duration_us': 0.6236095644623235, 'min_duration_us': 1.5, "
         "'max_duration_us': 3.0}]");
     assert_string_equal(
-        cell(r, "ops_unique_args", 0, "trunc_kernel_details"),
+        tr_cell(r, "ops_unique_args", 0, "trunc_kernel_details"),
         "[{'name': 'void at::native::elementwise_kernel<4>', 'stream': 7, "
         "'mean_duration_us': 2.33}]");
-    assert_string_equal(cell(r, "ops_unique_args", 0,
+    assert_string_equal(tr_cell(r, "ops_unique_args", 0,
                              "total_direct_kernel_time_std"),
                         "0.7637626158259733"); /* pandas */
     /* coll_analysis: the nccl kernel lacks metadata: dropped -> no sheet */
@@ -181,7 +130,7 @@ static void test_kernel_tables(void **state)
     tlm_tree_free(tree);
 
     r = report_of(tr, TLM_COMPAT_ALL, &tree);
-    assert_int_equal(rows(r, "short_kernels_summary"), 1);
+    assert_int_equal(tr_rows(r, "short_kernels_summary"), 1);
     /* TraceLens's exact columns: no Kernel category */
     assert_int_equal(tlm_report_table_cols(
                          r, (size_t)tlm_report_table_find(r, "kernel_summary")),
@@ -196,7 +145,7 @@ static void test_coll(void **state)
     (void)state;
     tlm_trace *tr = tt_read_sq(
         "{'traceEvents':["
-        KER("gemm", 0, 10, 1) ","
+        TR_KER("gemm", 0, 10, 1) ","
         "{'ph':'X','cat':'cuda_runtime','name':'cudaLaunchKernel','pid':1,"
         "'tid':1,'ts':0,'dur':1,'args':{'correlation':1}},"
         "{'ph':'X','cat':'kernel','name':'ncclDevKernel_AllReduce','pid':0,"
@@ -213,14 +162,15 @@ static void test_coll(void **state)
         "'Process Group Name':'0','Process Group Ranks':'[0, 1]'}}]}");
     tlm_tree *tree = NULL;
     tlm_report *r = report_of(tr, 0, &tree);
-    assert_int_equal(rows(r, "coll_analysis"), 1);
-    assert_string_equal(cell(r, "coll_analysis", 0, "operation_count"), "2");
-    assert_string_equal(cell(r, "coll_analysis", 0, "dur_sum"), "80.0");
-    assert_string_equal(cell(r, "coll_analysis", 0, "In msg size (MB)_first"),
-                        "0.00390625");
-    assert_string_equal(cell(r, "coll_analysis", 0, "Process Group Ranks"),
+    assert_int_equal(tr_rows(r, "coll_analysis"), 1);
+    assert_string_equal(tr_cell(r, "coll_analysis", 0, "operation_count"), "2");
+    assert_string_equal(tr_cell(r, "coll_analysis", 0, "dur_sum"), "80.0");
+    assert_string_equal(
+        tr_cell(r, "coll_analysis", 0, "In msg size (MB)_first"),
+        "0.00390625");
+    assert_string_equal(tr_cell(r, "coll_analysis", 0, "Process Group Ranks"),
                         "[0, 1]");
-    assert_string_equal(cell(r, "coll_analysis", 0, "Group size"), "2");
+    assert_string_equal(tr_cell(r, "coll_analysis", 0, "Group size"), "2");
     tlm_report_free(r);
     tlm_tree_free(tree);
     tlm_trace_free(tr);
@@ -229,7 +179,6 @@ static void test_coll(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_csv),
         cmocka_unit_test(test_kernel_tables),
         cmocka_unit_test(test_coll),
     };

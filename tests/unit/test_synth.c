@@ -1,6 +1,6 @@
 /*
- * test_synth.c - tlmpi-synth's generator (src/synth*.c): options and list
- * parsing, determinism, ground-truth consistency, and the written traces
+ * test_synth.c - tlmpi-synth's job model and driver (src/synth/synth.c):
+ * options and list parsing, ground-truth consistency, and the written traces
  * read back with the project's reader: event counts, every kept collective
  * kernel at its trace-local start, clipping, clock offsets, and the keys
  * that tell the three NCCL schema generations apart.
@@ -13,79 +13,13 @@
 
 #include "tlmpi/tlm_synth.h"
 #include "tlmpi/tlm_trace.h"
+#include "tlm_test_synth.h"
 #include "tlm_test_util.h"
 
-#include <dirent.h>
 #include <string.h>
 #include <unistd.h>
 
 /* MARK: - helpers */
-
-/* Small, fast job: 4 ranks (tp 2, dp 2), 2 per node, tiny model. */
-static void small_opts(tlm_synth_opts *o, const char *dir)
-{
-    tlm_synth_opts_init(o);
-    o->out_dir = dir;
-    o->world_size = 4;
-    o->tp = 2;
-    o->steps = 2;
-    o->layers = 2;
-    o->gpus_per_node = 2;
-    o->hidden = 256;
-    o->heads = 4;
-    o->seq_len = 256;
-    o->vocab = 1024;
-    o->seed = 11;
-}
-
-static void rm_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[1024];
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        remove(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static unsigned char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)sz + 1);
-    if (!b)
-        tt_die("malloc");
-    if (fread(b, 1, (size_t)sz, f) != (size_t)sz)
-        tt_die("fread");
-    fclose(f);
-    *n = (size_t)sz;
-    return b;
-}
-
-static int files_equal(const char *a, const char *b)
-{
-    size_t na = 0;
-    size_t nb = 0;
-    unsigned char *ba = slurp(a, &na);
-    unsigned char *bb = slurp(b, &nb);
-    assert_non_null(ba);
-    assert_non_null(bb);
-    int eq = na == nb && memcmp(ba, bb, na) == 0;
-    free(ba);
-    free(bb);
-    return eq;
-}
 
 static tlm_trace *read_rank(const char *dir, const tlm_synth_truth *t,
                             int r)
@@ -164,39 +98,39 @@ static void test_bad_options(void **state)
     tlm_synth_truth dummy;
     tlm_synth_truth *t = &dummy;
 
-    small_opts(&o, "/nonexistent-synth-dir");
+    ts_small_opts(&o, "/nonexistent-synth-dir");
     o.tp = 3;
     assert_int_equal(tlm_synth_run(&o, &t, &err), TLM_EINVAL);
     assert_null(t);
     assert_non_null(strstr(err.msg, "--tp"));
 
-    small_opts(&o, "/nonexistent-synth-dir");
+    ts_small_opts(&o, "/nonexistent-synth-dir");
     o.schema = 4;
     assert_int_equal(tlm_synth_write(&o, &err), TLM_EINVAL);
     assert_non_null(strstr(err.msg, "--schema"));
 
-    small_opts(&o, "/nonexistent-synth-dir");
+    ts_small_opts(&o, "/nonexistent-synth-dir");
     o.name_pattern = "trace.json";
     assert_int_equal(tlm_synth_write(&o, &err), TLM_EINVAL);
     assert_non_null(strstr(err.msg, "{r}"));
 
-    small_opts(&o, "/nonexistent-synth-dir");
+    ts_small_opts(&o, "/nonexistent-synth-dir");
     int bad_rank = 4;
     o.only_ranks = &bad_rank;
     o.n_only_ranks = 1;
     assert_int_equal(tlm_synth_write(&o, &err), TLM_EINVAL);
     assert_non_null(strstr(err.msg, "--ranks"));
 
-    small_opts(&o, "/nonexistent-synth-dir");
+    ts_small_opts(&o, "/nonexistent-synth-dir");
     o.n_node_offsets = 3; /* 2 nodes */
     assert_int_equal(tlm_synth_write(&o, &err), TLM_EINVAL);
 
-    small_opts(&o, NULL);
+    ts_small_opts(&o, NULL);
     assert_int_equal(tlm_synth_write(&o, &err), TLM_EINVAL);
     assert_non_null(strstr(err.msg, "--out"));
 
     /* clipping every collective of a rank away is refused */
-    small_opts(&o, NULL);
+    ts_small_opts(&o, NULL);
     o.write_traces = 0;
     o.clip[0].rank = 1;
     o.clip[0].first = 100000;
@@ -204,45 +138,6 @@ static void test_bad_options(void **state)
     assert_int_equal(tlm_synth_run(&o, &t, &err), TLM_EINVAL);
     assert_null(t);
     assert_non_null(strstr(err.msg, "rank 1"));
-}
-
-/* MARK: - determinism */
-
-static void test_determinism(void **state)
-{
-    (void)state;
-    char d1[256];
-    char d2[256];
-    char d3[256];
-    tt_tmpdir(d1, sizeof d1);
-    tt_tmpdir(d2, sizeof d2);
-    tt_tmpdir(d3, sizeof d3);
-    tlm_synth_opts o;
-    tlm_error err;
-    small_opts(&o, d1);
-    o.jitter_ns = 20000;
-    o.clock_offset_ns = 300000;
-    assert_int_equal(tlm_synth_write(&o, &err), TLM_OK);
-    o.out_dir = d2;
-    assert_int_equal(tlm_synth_write(&o, &err), TLM_OK);
-    o.out_dir = d3;
-    o.seed = 12;
-    assert_int_equal(tlm_synth_write(&o, &err), TLM_OK);
-    const char *names[] = {"rank0_trace.json", "rank3_trace.json",
-                           "ground_truth.json"};
-    for (int i = 0; i < 3; i++) {
-        char a[512];
-        char b[512];
-        char c[512];
-        snprintf(a, sizeof a, "%s/%s", d1, names[i]);
-        snprintf(b, sizeof b, "%s/%s", d2, names[i]);
-        snprintf(c, sizeof c, "%s/%s", d3, names[i]);
-        assert_true(files_equal(a, b));
-        assert_false(files_equal(a, c));
-    }
-    rm_tree(d1);
-    rm_tree(d2);
-    rm_tree(d3);
 }
 
 /* MARK: - ground truth and traces */
@@ -436,7 +331,7 @@ static void run_schema(int schema, int gzip)
     tt_tmpdir(dir, sizeof dir);
     tlm_synth_opts o;
     tlm_error err;
-    small_opts(&o, dir);
+    ts_small_opts(&o, dir);
     o.schema = schema;
     o.gzip = gzip;
     o.node_offset_ns[0] = 0;
@@ -461,7 +356,7 @@ static void run_schema(int schema, int gzip)
                 assert_int_equal(m[k].end_ns - m[k].start_ns, c->comm_ns);
     }
     tlm_synth_truth_free(t);
-    rm_tree(dir);
+    tt_rm_rf(dir);
 }
 
 static void test_schema1(void **state)
@@ -491,7 +386,7 @@ static void test_clip(void **state)
     tt_tmpdir(dir, sizeof dir);
     tlm_synth_opts o;
     tlm_error err;
-    small_opts(&o, dir);
+    ts_small_opts(&o, dir);
     o.jitter_ns = 5000;
     o.clip[0] = (tlm_synth_clip){1, 2, 0};
     o.clip[1] = (tlm_synth_clip){1, 0, 3};
@@ -544,7 +439,7 @@ static void test_clip(void **state)
     assert_true(t->ranks[1].n_events < t->ranks[0].n_events);
     tlm_trace_free(tr);
     tlm_synth_truth_free(t);
-    rm_tree(dir);
+    tt_rm_rf(dir);
 }
 
 static void test_only_ranks_and_gzip(void **state)
@@ -556,7 +451,7 @@ static void test_only_ranks_and_gzip(void **state)
     tt_tmpdir(d2, sizeof d2);
     tlm_synth_opts o;
     tlm_error err;
-    small_opts(&o, d1);
+    ts_small_opts(&o, d1);
     int only[2] = {0, 3};
     o.only_ranks = only;
     o.n_only_ranks = 2;
@@ -597,8 +492,8 @@ static void test_only_ranks_and_gzip(void **state)
     assert_int_equal(access(p, F_OK), 0);
     tlm_synth_truth_free(t1);
     tlm_synth_truth_free(t2);
-    rm_tree(d1);
-    rm_tree(d2);
+    tt_rm_rf(d1);
+    tt_rm_rf(d2);
 }
 
 static void test_target_size(void **state)
@@ -608,7 +503,7 @@ static void test_target_size(void **state)
     tt_tmpdir(dir, sizeof dir);
     tlm_synth_opts o;
     tlm_error err;
-    small_opts(&o, dir);
+    ts_small_opts(&o, dir);
     o.steps = 1;
     o.target_size = 3000000;
     int only = 0;
@@ -624,7 +519,7 @@ static void test_target_size(void **state)
 
     /* truth only: no files, same timing as with files */
     tlm_synth_opts o2;
-    small_opts(&o2, NULL);
+    ts_small_opts(&o2, NULL);
     o2.steps = 3;
     o2.write_traces = 0;
     tlm_synth_truth *t2 = NULL;
@@ -633,7 +528,7 @@ static void test_target_size(void **state)
     assert_int_equal(t2->ranks[0].n_events, 0);
     check_truth(t2);
     tlm_synth_truth_free(t2);
-    rm_tree(dir);
+    tt_rm_rf(dir);
 }
 
 int main(void)
@@ -641,7 +536,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_list),
         cmocka_unit_test(test_bad_options),
-        cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_schema1),
         cmocka_unit_test(test_schema2_gzip),
         cmocka_unit_test(test_schema3),

@@ -1,8 +1,8 @@
 /*
- * test_timeline.c - GPU timeline interval algebra (src/timeline.c): nested
- * and touching intervals, zero-length events, several streams and devices
- * pooled, communication hidden or exposed, memcpy, micro/macro idle, the
- * linked-only default and the gpu_timeline table.
+ * test_timeline.c - GPU timeline interval algebra (src/report/timeline.c):
+ * nested and touching intervals, zero-length events, several streams and
+ * devices pooled, communication hidden or exposed, memcpy, micro/macro
+ * idle, the linked-only default and the gpu_timeline sheet.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,23 +14,7 @@
 
 #include <cmocka.h>
 
-#include "tlmpi/tlm_report.h"
-#include "tlmpi/tlm_trace.h"
-#include "tlmpi/tlm_tree.h"
-
-static tlm_trace *rd(const char *sq)
-{
-    size_t n = strlen(sq);
-    char *s = malloc(n + 1);
-    assert_non_null(s);
-    for (size_t i = 0; i <= n; i++)
-        s[i] = sq[i] == '\'' ? '"' : sq[i];
-    tlm_trace *t = NULL;
-    assert_int_equal(tlm_trace_read_mem(s, n, "t.json", NULL, &t, NULL),
-                     TLM_OK);
-    free(s);
-    return t;
-}
+#include "tlm_test_report.h"
 
 #define GPU(cat, name, ts, dur, pid, stream)                              \
     "{'ph':'X','cat':'" cat "','name':'" name "','pid':" #pid             \
@@ -59,7 +43,7 @@ static void near(double a, double b)
 static void test_algebra(void **state)
 {
     (void)state;
-    tlm_trace *tr = rd(mixed);
+    tlm_trace *tr = tt_read_sq(mixed);
     tlm_tree *t = NULL;
     assert_int_equal(tlm_tree_build(tr, NULL, &t, NULL), TLM_OK);
     tlm_gpu_timeline g;
@@ -99,7 +83,7 @@ static void test_algebra(void **state)
 static void test_hidden(void **state)
 {
     (void)state;
-    tlm_trace *tr = rd("{'traceEvents':["
+    tlm_trace *tr = tt_read_sq("{'traceEvents':["
                        GPU("kernel", "gemm", 100, 50, 0, 7) ","
                        GPU("kernel", "rcclKernel", 110, 20, 0, 8) ","
                        GPU("gpu_memcpy", "Memcpy HtoD", 140, 20, 0, 9) ","
@@ -128,7 +112,7 @@ static void test_hidden(void **state)
 static void test_double_arith(void **state)
 {
     (void)state;
-    tlm_trace *tr = rd("{'traceEvents':["
+    tlm_trace *tr = tt_read_sq("{'traceEvents':["
                        GPU("kernel", "k", 1428625746277.044, 82.272, 0, 7)
                        "]}");
     tlm_tree *t = NULL;
@@ -143,12 +127,58 @@ static void test_double_arith(void **state)
     tlm_trace_free(tr);
 }
 
+/* The gpu_timeline sheet of r is want[0..n), each a row of three texts:
+ * type, time ms, percent. */
+static void sheet_is(const tlm_report *r, const char *const *const *want,
+                     size_t n)
+{
+    static const char *const cols[3] = {"type", "time ms", "percent"};
+    assert_int_equal(tr_rows(r, "gpu_timeline"), n);
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < 3; c++)
+            assert_string_equal(tr_cell(r, "gpu_timeline", i, cols[c]),
+                                want[i][c]);
+}
+
+/* The gpu_timeline sheet of the op tables' trace: kernels of 20, 6, 2 and
+ * 2 us in [10, 415) us, gaps of 180, 194 and 1 us; idle split at 100 us
+ * into micro (1 us) and macro idle (374 us). */
+static void test_sheet(void **state)
+{
+    (void)state;
+    tr_fix f = tr_open(tr_ops_json(), NULL);
+    static const char *const want[10][3] = {
+        {"computation_time", "0.03", "7.4074074074074066"},
+        {"exposed_comm_time", "0.0", "0.0"},
+        {"exposed_memcpy_time", "0.0", "0.0"},
+        {"busy_time", "0.03", "7.4074074074074066"},
+        {"idle_time", "0.375", "92.5925925925926"},
+        {"total_time", "0.405", "100.0"},
+        {"total_comm_time", "0.0", "0.0"},
+        {"total_memcpy_time", "0.0", "0.0"},
+        {"micro_idle_time", "0.001", "0.24691358024691357"},
+        {"macro_idle_time", "0.374", "92.34567901234568"}};
+    const char *const *plain[8] = {want[0], want[1], want[2], want[3],
+                                   want[4], want[5], want[6], want[7]};
+    sheet_is(f.r, plain, 8);
+    tlm_report_opts o;
+    tlm_report_opts_init(&o);
+    o.micro_idle_thresh_us = 100.0;
+    tr_rebuild(&f, &o);
+    const char *const *split[9] = {want[0], want[1], want[2], want[3],
+                                   want[8], want[9], want[5], want[6],
+                                   want[7]};
+    sheet_is(f.r, split, 9);
+    tr_close(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_algebra),
         cmocka_unit_test(test_hidden),
         cmocka_unit_test(test_double_arith),
+        cmocka_unit_test(test_sheet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
