@@ -19,6 +19,7 @@
  * Events are written in completion order (a parent after its children);
  * timestamps are global ns + the rank's clock offset, printed as µs.
  */
+#include "grow.h"
 #include "synth_internal.h"
 
 #include <assert.h>
@@ -1330,21 +1331,6 @@ static int pg_spans_nodes(const syn_job *job, const tlm_synth_pg *pg)
     return 0;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap : 1024;
-    while (nc < need)
-        nc *= 2;
-    void *np = realloc(*p, nc * elem);
-    if (!np)
-        return -1;
-    *p = np;
-    *cap = nc;
-    return 0;
-}
-
 /* Appends one instance per group of the op's kind (resolve mode). */
 static tlm_status colls_create(syn_job *job, int ckind, int64_t n, int step)
 {
@@ -1356,10 +1342,10 @@ static tlm_status colls_create(syn_job *job, int ckind, int64_t n, int step)
         int pgi = job->first_pg[ci.pgkind] + g;
         const tlm_synth_pg *pg = &t->pgs[pgi];
         size_t cap_m = job->cap_members;
-        if (grow((void **)&t->colls, &job->cap_colls, t->n_colls + 1,
-                 sizeof *t->colls) ||
-            grow((void **)&t->members, &cap_m, t->n_members + pg->size,
-                 sizeof *t->members))
+        if (tlm_grow((void **)&t->colls, &job->cap_colls, t->n_colls + 1,
+                     sizeof *t->colls, 1024) ||
+            tlm_grow((void **)&t->members, &cap_m, t->n_members + pg->size,
+                     sizeof *t->members, 1024))
             return TLM_ENOMEM;
         if (cap_m != job->cap_members) {
             int64_t *ni = realloc(job->member_issue, cap_m * sizeof *ni);
@@ -2117,8 +2103,8 @@ static void write_footer(const syn_job *job, rs *s)
 static tlm_status note_member(syn_job *job, int rank, size_t member)
 {
     size_t *cap = &job->rank_capmem[rank];
-    if (grow((void **)&job->rank_members[rank], cap,
-             job->rank_nmem[rank] + 1, sizeof(size_t)))
+    if (tlm_grow((void **)&job->rank_members[rank], cap,
+                 job->rank_nmem[rank] + 1, sizeof(size_t), 1024))
         return TLM_ENOMEM;
     job->rank_members[rank][job->rank_nmem[rank]++] = member;
     return TLM_OK;
