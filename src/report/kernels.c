@@ -324,13 +324,11 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
         tlm_key_id(b, ki[i].stream_id);
         if (b->oom)
             goto done;
-        int64_t hk[3];
-        tlm_key_hash(b, hk);
-        int32_t q = tlm_i3map_get(&map, hk[0], hk[1], hk[2]);
-        if (q < 0) {
-            q = (int32_t)ng++;
-            if (tlm_i3map_put(&map, hk[0], hk[1], hk[2], q))
-                goto done;
+        int is_new;
+        int32_t q = tlm_group_of(&map, b, &ng, &is_new);
+        if (q < 0)
+            goto done;
+        if (is_new) {
             g[q].first = (int32_t)i;
             g[q].sum = g[q].comp = 0.0;
             g[q].count = 0;
@@ -504,13 +502,11 @@ static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
             continue;
         if (b->oom)
             goto done;
-        int64_t hk[3];
-        tlm_key_hash(b, hk);
-        int32_t q = tlm_i3map_get(&map, hk[0], hk[1], hk[2]);
-        if (q < 0) {
-            q = (int32_t)ng++;
-            if (tlm_i3map_put(&map, hk[0], hk[1], hk[2], q))
-                goto done;
+        int is_new;
+        int32_t q = tlm_group_of(&map, b, &ng, &is_new);
+        if (q < 0)
+            goto done;
+        if (is_new) {
             g[q].first = (int32_t)i;
             g[q].sum = g[q].comp = 0.0;
             g[q].count = 0;
