@@ -1,8 +1,9 @@
 /*
- * report0.c - rank 0's human-readable output: report.md (report_md.c)
+ * report0.c - rank 0's human-readable output: report.md (report0_md.c)
  * and the CSV sheets of TraceLens's multi-rank collective report, with its
  * file and column names (spec/collectives.md §4.1) so existing notebooks
- * keep working.  TraceLens units in those CSVs: µs, MiB ("MB"), GiB/s ("GB/s").
+ * keep working.  TraceLens units in those CSVs: µs, MiB ("MB"), GiB/s
+ * ("GB/s").
  *
  * Numbers in the CSVs are printed like Python's repr (the shortest text
  * that reads back to the same double), missing values as empty cells, as
@@ -10,7 +11,7 @@
  * caller publishes them all (with the HDF5 file) or removes them all.
  */
 #include "report0.h"
-#include "report_out.h"
+#include "report0_out.h"
 
 #include <math.h>
 #include <stdlib.h>

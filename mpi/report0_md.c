@@ -1,12 +1,12 @@
 /*
- * report_md.c - report.md, the job at a glance for a human: what was read
+ * report0_md.c - report.md, the job at a glance for a human: what was read
  * and how long each phase took, the GPU timeline spread over ranks with
  * the outlier named, exposed communication per rank, the top ops merged
  * across ranks, the collective summary, the stragglers and the clock
  * offsets, each section a function below.  Long tables are cut (the HDF5
  * file has every row) so that the report stays readable for big jobs.
  */
-#include "report_out.h"
+#include "report0_out.h"
 
 #include <math.h>
 #include <stddef.h>

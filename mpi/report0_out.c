@@ -1,12 +1,12 @@
 /*
- * report_out.c - rank 0's report files under temporary names: each file is
+ * report0_out.c - rank 0's report files under temporary names: each file is
  * opened as <name>.tmp-<pid> beside its final name and, once closed
  * without error, recorded in a pending list; the caller renames every
  * pending file (tlm_mpi_pending_commit) or removes them all
  * (tlm_mpi_pending_abort), so that a failed job leaves no half-written
  * report behind.
  */
-#include "report_out.h"
+#include "report0_out.h"
 
 #include <errno.h>
 #include <string.h>

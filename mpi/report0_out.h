@@ -1,11 +1,11 @@
 /*
- * report_out.h - what rank 0's report writers share (report0.c: the CSV
- * sheets, report_md.c: report.md): files written under a temporary name
+ * report0_out.h - what rank 0's report writers share (report0.c: the CSV
+ * sheets, report0_md.c: report.md): files written under a temporary name
  * and recorded in a tlm_mpi_pending list, published or removed together
  * at the end (with the HDF5 file).  No MPI calls.
  */
-#ifndef TLM_MPI_REPORT_OUT_H
-#define TLM_MPI_REPORT_OUT_H
+#ifndef TLM_MPI_REPORT0_OUT_H
+#define TLM_MPI_REPORT0_OUT_H
 
 #include <stdio.h>
 
@@ -39,7 +39,7 @@ tlm_status tlm_mpi_out_open(tlm_mpi_out *o, const tlm_mpi_dest *d,
  * it when writing failed: TLM_EIO). */
 tlm_status tlm_mpi_out_close(tlm_mpi_out *o, tlm_error *err);
 
-/* Writes report.md into dir (report_md.c).  Errors: TLM_EIO, TLM_ENOMEM,
+/* Writes report.md into dir (report0_md.c).  Errors: TLM_EIO, TLM_ENOMEM,
  * TLM_EINVAL. */
 tlm_status tlm_mpi_report_md(const tlm_mpi_results *r,
                              const tlm_mpi_dest *dir, tlm_error *err);
@@ -47,4 +47,4 @@ tlm_status tlm_mpi_report_md(const tlm_mpi_results *r,
 #ifdef __cplusplus
 }
 #endif
-#endif /* TLM_MPI_REPORT_OUT_H */
+#endif /* TLM_MPI_REPORT0_OUT_H */
