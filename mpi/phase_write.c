@@ -10,6 +10,7 @@
  */
 #include "driver.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -17,6 +18,14 @@
 
 #include "exchange.h"
 #include "h5write.h"
+
+/* Every per-trace row starts with its trace rank (tables.h lists it
+ * first). */
+_Static_assert(offsetof(tlm_row_op, trace_rank) == 0 &&
+                   offsetof(tlm_row_uargs, trace_rank) == 0 &&
+                   offsetof(tlm_row_kernel, trace_rank) == 0 &&
+                   offsetof(tlm_row_member, trace_rank) == 0,
+               "trace_rank must lead the per-trace rows");
 
 /* Per-trace table rows held here, sorted by trace rank (each row starts
  * with its int32 trace rank): segments from the global per-trace counts. */
