@@ -1,5 +1,7 @@
 /*
- * analyze.h - the multi-rank analysis mode of tlmpi (the MPI driver):
+ * analyze.h - the entry point of the multi-rank analysis mode of tlmpi
+ * (the MPI driver, docs/architecture.md; driver.c runs the phases that
+ * driver.h lists):
  *
  *     mpirun -n N tlmpi --trace_dir DIR [options]     (docs/cli.md)
  *

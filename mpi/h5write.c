@@ -100,6 +100,21 @@ static tlm_status agree(tlm_status st, MPI_Comm comm)
     return (tlm_status)out;
 }
 
+/* Agrees on *st for table t: returns 0 when every rank succeeded; else
+ * -1, and a rank that did not fail itself gets code with the message
+ * "table '<name>': <what>". */
+static int agree_table(tlm_status *st, MPI_Comm comm, tlm_status code,
+                       const tlm_mpi_table *t, const char *what,
+                       tlm_error *err)
+{
+    if (agree(*st, comm) == TLM_OK)
+        return 0;
+    if (*st == TLM_OK)
+        *st = tlm_error_set(err, code, NULL, -1, "table '%s': %s", t->name,
+                            what);
+    return -1;
+}
+
 static hid_t str_type(size_t size)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
@@ -349,12 +364,8 @@ tlm_status tlm_mpi_h5_write_segments(hid_t loc, const tlm_mpi_table *t,
         st = tlm_error_set(err, TLM_EINVAL, NULL, -1,
                            "table '%s': ranks hold %lld rows, expected %lld",
                            t->name, (long long)sum, (long long)total);
-    if (agree(st, comm) != TLM_OK) {
-        if (st == TLM_OK)
-            st = tlm_error_set(err, TLM_EINVAL, NULL, -1,
-                               "table '%s': another rank failed", t->name);
+    if (agree_table(&st, comm, TLM_EINVAL, t, "another rank failed", err))
         return st;
-    }
 
     /* The file type is the memory type, padding included: any datatype
      * conversion breaks collective I/O, and filters need collective I/O. */
@@ -381,19 +392,11 @@ tlm_status tlm_mpi_h5_write_segments(hid_t loc, const tlm_mpi_table *t,
         goto agree_create;
     }
 agree_create:
-    if (agree(st, comm) != TLM_OK) {
-        if (st == TLM_OK)
-            st = tlm_error_set(err, TLM_EHDF5, NULL, -1,
-                               "table '%s': another rank failed", t->name);
+    if (agree_table(&st, comm, TLM_EHDF5, t, "another rank failed", err))
         goto done;
-    }
     st = table_attrs(ds, t, err);
-    if (agree(st, comm) != TLM_OK) {
-        if (st == TLM_OK)
-            st = tlm_error_set(err, TLM_EHDF5, NULL, -1,
-                               "table '%s': another rank failed", t->name);
+    if (agree_table(&st, comm, TLM_EHDF5, t, "another rank failed", err))
         goto done;
-    }
     if (total == 0)
         goto done;
 
@@ -423,23 +426,17 @@ agree_create:
         (msp < 0 || dxpl < 0 ||
          H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) < 0))
         st = h5_fail(err, "transfer properties", t->name);
-    if (agree(st, comm) != TLM_OK) {
-        if (st == TLM_OK)
-            st = tlm_error_set(err, TLM_EHDF5, NULL, -1,
-                               "table '%s': another rank failed", t->name);
+    if (agree_table(&st, comm, TLM_EHDF5, t, "another rank failed", err))
         goto done;
-    }
     {
         static const char dummy[64];
         const void *buf = n_local > 0 ? rows : (const void *)dummy;
         if (H5Dwrite(ds, mt, msp, fsp, dxpl, buf) < 0)
             st = h5_fail(err, "H5Dwrite", t->name);
     }
-    if (agree(st, comm) != TLM_OK && st == TLM_OK)
-        st = tlm_error_set(err, TLM_EHDF5, NULL, -1,
-                           "table '%s': write failed on another rank",
-                           t->name);
-done:
+    (void)agree_table(&st, comm, TLM_EHDF5, t,
+                      "write failed on another rank", err);
+done: /* each object has its own close function: one line each */
     if (dxpl >= 0)
         H5Pclose(dxpl);
     if (ds >= 0)

@@ -1,6 +1,7 @@
 /*
  * main.c - entry point of tlmpi: dispatches subcommands (which never touch
- * MPI) and otherwise runs the multi-rank analysis driver.
+ * MPI) and otherwise runs the multi-rank analysis driver (analyze.h,
+ * driver.c).
  */
 #include "analyze.h"
 #include "cli.h"

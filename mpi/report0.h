@@ -34,7 +34,8 @@ typedef struct tlm_mpi_tl_long {
     int64_t stream;                      /* -1 = None */
 } tlm_mpi_tl_long;
 
-/* Everything rank 0 holds at the end of a run (arrays sorted canonically). */
+/* Everything rank 0 holds at the end of a run (arrays sorted canonically).
+ * A plain list of (rows, count) pairs, one a table, alike by nature. */
 typedef struct tlm_mpi_results {
     const tlm_mpi_opts *opts;
     const char *h5_path;                 /* final name */

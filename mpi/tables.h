@@ -22,6 +22,9 @@ extern "C" {
 
 #define TLM_MPI_SCHEMA_VERSION 1
 
+/* The column lists below are data, one line a column: their shared shape
+ * is that of a schema, not repeated code. */
+
 /* /traces: one row per trace file, sorted by trace_rank. */
 #define TLM_TAB_TRACES(X)                                                   \
     X(I32, trace_rank, 0, "", "rank of the trace in the job")              \

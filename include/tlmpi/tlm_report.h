@@ -114,6 +114,48 @@ TLM_API void tlm_report_free(tlm_report *r);
 
 TLM_API const tlm_gpu_timeline *tlm_report_timeline(const tlm_report *r);
 
+/* Names of the tables and columns that other modules look up by name (the
+ * MPI driver keeps these cells of every trace's report); src/ops.c and
+ * src/kernels.c define those tables with the same constants. */
+#define TLM_TABNAME_OPS_SUMMARY "ops_summary"
+#define TLM_TABNAME_OPS_UNIQUE_ARGS "ops_unique_args"
+#define TLM_TABNAME_KERNEL_SUMMARY "kernel_summary"
+/* ops_summary (times in milliseconds) */
+#define TLM_COLNAME_OPS_NAME "name"
+#define TLM_COLNAME_OPS_CATEGORIES "Categories"
+#define TLM_COLNAME_OPS_COUNT "Count"
+#define TLM_COLNAME_OPS_DIRECT_MS "total_direct_kernel_time_ms"
+#define TLM_COLNAME_OPS_SUBTREE_MS "total_subtree_kernel_time_ms"
+#define TLM_COLNAME_OPS_PERCENT "Percentage (%)"
+/* ops_unique_args (times in microseconds) */
+#define TLM_COLNAME_UARGS_NAME "name"
+#define TLM_COLNAME_UARGS_CATEGORY "op category"
+#define TLM_COLNAME_UARGS_INPUT_DIMS "Input Dims"
+#define TLM_COLNAME_UARGS_INPUT_TYPE "Input type"
+#define TLM_COLNAME_UARGS_INPUT_STRIDES "Input Strides"
+#define TLM_COLNAME_UARGS_CONCRETE_INPUTS "Concrete Inputs"
+#define TLM_COLNAME_UARGS_COUNT "operation_count"
+#define TLM_COLNAME_UARGS_DIRECT_MEAN "total_direct_kernel_time_mean"
+#define TLM_COLNAME_UARGS_DIRECT_MEDIAN "total_direct_kernel_time_median"
+#define TLM_COLNAME_UARGS_DIRECT_MIN "total_direct_kernel_time_min"
+#define TLM_COLNAME_UARGS_DIRECT_MAX "total_direct_kernel_time_max"
+#define TLM_COLNAME_UARGS_DIRECT_SUM "total_direct_kernel_time_sum"
+#define TLM_COLNAME_UARGS_SUBTREE_SUM "total_subtree_kernel_time_sum"
+#define TLM_COLNAME_UARGS_EX_UID "ex_UID"
+#define TLM_COLNAME_UARGS_PERCENT "Percentage (%)"
+/* kernel_summary (durations in microseconds; \xc2\xb5 is UTF-8 for µ) */
+#define TLM_COLNAME_KERNEL_PARENT_CATEGORY "Parent op category"
+#define TLM_COLNAME_KERNEL_PARENT_OP "Parent cpu_op"
+#define TLM_COLNAME_KERNEL_NAME "Kernel name"
+#define TLM_COLNAME_KERNEL_STREAM "Kernel stream"
+#define TLM_COLNAME_KERNEL_DUR_SUM "Kernel duration (\xc2\xb5s)_sum"
+#define TLM_COLNAME_KERNEL_DUR_COUNT "Kernel duration (\xc2\xb5s)_count"
+#define TLM_COLNAME_KERNEL_DUR_MEAN "Kernel duration (\xc2\xb5s)_mean"
+#define TLM_COLNAME_KERNEL_DUR_MIN "Kernel duration (\xc2\xb5s)_min"
+#define TLM_COLNAME_KERNEL_DUR_MAX "Kernel duration (\xc2\xb5s)_max"
+#define TLM_COLNAME_KERNEL_PCT_KERNELS "Percent of kernels time (%)"
+#define TLM_COLNAME_KERNEL_PCT_TOTAL "Percent of total time (%)"
+
 /* Tables in emission order (TraceLens's sheet order). */
 TLM_API size_t tlm_report_table_count(const tlm_report *r);
 TLM_API const char *tlm_report_table_name(const tlm_report *r, size_t i);

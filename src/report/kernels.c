@@ -285,13 +285,12 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
                                  const int64_t *pkey)
 {
     static const char *const cols[] = {
-        "Parent op category", "Parent cpu_op", "Kernel name",
-        "Kernel stream", "Kernel duration (\xc2\xb5s)_sum",
-        "Kernel duration (\xc2\xb5s)_count",
-        "Kernel duration (\xc2\xb5s)_mean",
-        "Kernel duration (\xc2\xb5s)_min", "Kernel duration (\xc2\xb5s)_max",
-        "Percent of kernels time (%)", "Percent of total time (%)",
-        "Kernel category"};
+        TLM_COLNAME_KERNEL_PARENT_CATEGORY, TLM_COLNAME_KERNEL_PARENT_OP,
+        TLM_COLNAME_KERNEL_NAME, TLM_COLNAME_KERNEL_STREAM,
+        TLM_COLNAME_KERNEL_DUR_SUM, TLM_COLNAME_KERNEL_DUR_COUNT,
+        TLM_COLNAME_KERNEL_DUR_MEAN, TLM_COLNAME_KERNEL_DUR_MIN,
+        TLM_COLNAME_KERNEL_DUR_MAX, TLM_COLNAME_KERNEL_PCT_KERNELS,
+        TLM_COLNAME_KERNEL_PCT_TOTAL, "Kernel category"};
     static const tlm_coltype ty[] = {
         TLM_COL_STR, TLM_COL_STR, TLM_COL_STR, TLM_COL_I64,
         TLM_COL_F64, TLM_COL_I64, TLM_COL_F64, TLM_COL_F64,
@@ -303,7 +302,7 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
     tlm_i3map map = {0};
     kgroup *g = malloc((nk + 1) * sizeof *g);
     size_t ng = 0;
-    tlm_tab *t = tlm_tab_new("kernel_summary", ncols, cols, ty);
+    tlm_tab *t = tlm_tab_new(TLM_TABNAME_KERNEL_SUMMARY, ncols, cols, ty);
     if (!g || !t || tlm_i3map_init(&map, 1024) != TLM_OK)
         goto done;
     double *durs = tlm_malloc_warm((nk + 1) * sizeof *durs);

@@ -384,10 +384,11 @@ static int cmp_group_name(const void *vc, size_t a, size_t b)
 static tlm_status ops_summary(tlm_rctx *ctx)
 {
     static const char *const cols[] = {
-        "name", "total_direct_kernel_time_sum",
-        "total_subtree_kernel_time_sum", "total_direct_kernel_time_ms",
-        "total_subtree_kernel_time_ms", "Count", "Categories",
-        "Percentage (%)", "Cumulative Percentage (%)"};
+        TLM_COLNAME_OPS_NAME, "total_direct_kernel_time_sum",
+        "total_subtree_kernel_time_sum", TLM_COLNAME_OPS_DIRECT_MS,
+        TLM_COLNAME_OPS_SUBTREE_MS, TLM_COLNAME_OPS_COUNT,
+        TLM_COLNAME_OPS_CATEGORIES, TLM_COLNAME_OPS_PERCENT,
+        "Cumulative Percentage (%)"};
     static const tlm_coltype ty[] = {TLM_COL_STR, TLM_COL_F64, TLM_COL_F64,
                                      TLM_COL_F64, TLM_COL_F64, TLM_COL_I64,
                                      TLM_COL_STR, TLM_COL_F64, TLM_COL_F64};
@@ -398,7 +399,7 @@ static tlm_status ops_summary(tlm_rctx *ctx)
     int32_t *first = malloc((ctx->nlk + 1) * sizeof *first);
     size_t *order = malloc((ctx->nlk + 1) * sizeof *order);
     const char **cl = malloc((ctx->nlk + 1) * sizeof *cl);
-    tlm_tab *t = tlm_tab_new("ops_summary", 9, cols, ty);
+    tlm_tab *t = tlm_tab_new(TLM_TABNAME_OPS_SUMMARY, 9, cols, ty);
     if (!gid || !first || !order || !cl || !t ||
         tlm_i3map_init(&m, 1024) != TLM_OK)
         goto done;
@@ -523,18 +524,19 @@ static void unique_key(tlm_rctx *ctx, int32_t u, const char *cat,
 static tlm_status ops_unique_args(tlm_rctx *ctx)
 {
     static const char *const cols[] = {
-        "name", "op category", "process_name", "process_label",
-        "thread_name", "Input Dims", "Input type", "Input Strides",
-        "Concrete Inputs", "operation_count",
-        "total_direct_kernel_time_mean", "total_subtree_kernel_time_mean",
-        "total_direct_kernel_time_median",
+        TLM_COLNAME_UARGS_NAME, TLM_COLNAME_UARGS_CATEGORY, "process_name",
+        "process_label", "thread_name", TLM_COLNAME_UARGS_INPUT_DIMS,
+        TLM_COLNAME_UARGS_INPUT_TYPE, TLM_COLNAME_UARGS_INPUT_STRIDES,
+        TLM_COLNAME_UARGS_CONCRETE_INPUTS, TLM_COLNAME_UARGS_COUNT,
+        TLM_COLNAME_UARGS_DIRECT_MEAN, "total_subtree_kernel_time_mean",
+        TLM_COLNAME_UARGS_DIRECT_MEDIAN,
         "total_subtree_kernel_time_median", "total_direct_kernel_time_std",
-        "total_subtree_kernel_time_std", "total_direct_kernel_time_min",
-        "total_subtree_kernel_time_min", "total_direct_kernel_time_max",
-        "total_subtree_kernel_time_max", "total_direct_kernel_time_sum",
-        "total_subtree_kernel_time_sum", "ex_UID", "kernel_details_summary",
-        "trunc_kernel_details", "Percentage (%)",
-        "Cumulative Percentage (%)"};
+        "total_subtree_kernel_time_std", TLM_COLNAME_UARGS_DIRECT_MIN,
+        "total_subtree_kernel_time_min", TLM_COLNAME_UARGS_DIRECT_MAX,
+        "total_subtree_kernel_time_max", TLM_COLNAME_UARGS_DIRECT_SUM,
+        TLM_COLNAME_UARGS_SUBTREE_SUM, TLM_COLNAME_UARGS_EX_UID,
+        "kernel_details_summary", "trunc_kernel_details",
+        TLM_COLNAME_UARGS_PERCENT, "Cumulative Percentage (%)"};
     enum { NC = sizeof cols / sizeof cols[0] };
     tlm_coltype ty[NC];
     for (size_t i = 0; i < NC; i++)
@@ -555,7 +557,7 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
     double *vs = malloc((nl + 1) * sizeof *vs);
     size_t *off = malloc((nl + 1) * sizeof *off);
     size_t *len = malloc((nl + 1) * sizeof *len);
-    tlm_tab *t = tlm_tab_new("ops_unique_args", NC, cols, ty);
+    tlm_tab *t = tlm_tab_new(TLM_TABNAME_OPS_UNIQUE_ARGS, NC, cols, ty);
     if (!gid || !head || !tail || !next || !vd || !vs || !off || !len ||
         !t || tlm_i3map_init(&gr.map, 1024) != TLM_OK)
         goto done;

@@ -1,0 +1,178 @@
+/*
+ * driver.c - the tlmpi analysis mode (the MPI driver of
+ * docs/architecture.md): MPI start and stop, the command line, and a table
+ * of phases run in order over one context (driver.h lists them and what
+ * each does).  A phase returns the status every rank agreed on, so every
+ * rank stops at the same phase; nothing is published unless the last one
+ * succeeds (temporary names, renamed by rank 0 at the end).
+ */
+#include "analyze.h"
+#include "driver.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "exchange.h"
+
+/* One step of the analysis; mark is the TLM_MPI_T_* slot of c->phase that
+ * gets its end time, or -1. */
+typedef struct phase {
+    const char *name;
+    tlm_status (*run)(tlm_mpi_ctx *c);
+    int mark;
+} phase;
+
+static const phase phases[] = {
+    {"setup", tlm_mpi_phase_setup, -1},
+    {"read", tlm_mpi_phase_read, TLM_MPI_T_READ},
+    {"check", tlm_mpi_phase_check, TLM_MPI_T_CHECK},
+    {"collectives", tlm_mpi_phase_collectives, -1},
+    {"tracelens", tlm_mpi_phase_tracelens, TLM_MPI_T_COLLECTIVES},
+    {"merge", tlm_mpi_phase_merge, TLM_MPI_T_TABLES},
+    {"write", tlm_mpi_phase_write, TLM_MPI_T_HDF5},
+    {"publish", tlm_mpi_phase_publish, -1},
+};
+
+void tlm_mpi_say0(const tlm_mpi_ctx *c, const char *fmt, ...)
+{
+    if (c->me != 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("tlmpi: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fflush(stderr);
+}
+
+double tlm_mpi_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+tlm_status tlm_mpi_check(const tlm_mpi_ctx *c, tlm_status local,
+                         const tlm_error *err)
+{
+    tlm_status st = tlm_mpi_agree(local, c->comm);
+    if (st == TLM_OK)
+        return st;
+    if (err->code != TLM_OK) {
+        char msg[800];
+        tlm_mpi_say0(c, "error: %s", tlm_error_format(err, msg, sizeof msg));
+    } else {
+        tlm_mpi_say0(c, "error: collective analysis failed on another rank "
+                        "(%s)", tlm_status_str(st));
+    }
+    return st;
+}
+
+void tlm_mpi_colls_free(tlm_mpi_colls *k)
+{
+    tlm_coll_match_result_free(&k->mr);
+    free(k->inst);
+    free(k->unm);
+    tlm_coll_free(NULL, k->clk);
+    free(k->offsets);
+    free(k->strag);
+    tlm_coll_free(NULL, k->sum);
+    free(k->mrows);
+    free(k->tl_sync);
+    free(k->tl_smem);
+    free(k->tl_long);
+    tlm_coll_free(NULL, k->tl_sum);
+    tlm_coll_free(NULL, k->tl_strag);
+    memset(k, 0, sizeof *k);
+}
+
+static void ctx_free(tlm_mpi_ctx *c)
+{
+    tlm_mpi_colls_free(&c->k);
+    tlm_mpi_filelist_free(&c->fl);
+    free(c->owner);
+    free(c->lres);
+    free(c->recs);
+    free(c->rt.ops);
+    free(c->rt.ua);
+    free(c->rt.kn);
+    free(c->ord_ops);
+    free(c->ord_ua);
+    free(c->ord_kn);
+    free(c->mops);
+    free(c->res);
+    free(c->holder);
+    free(c->pos);
+}
+
+/* The command line as one string (the HDF5 file records it). */
+static void join_cmdline(int argc, char **argv, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int i = 0; i < argc && len + 2 < cap; i++) {
+        int w = snprintf(out + len, cap - len, "%s%s", i ? " " : "", argv[i]);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+        if (len >= cap)
+            len = cap - 1;
+    }
+}
+
+/* Runs the phases in order; the exit code (0 or 1). */
+static int run(tlm_mpi_ctx *c)
+{
+    for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
+        tlm_status st = phases[i].run(c);
+        if (phases[i].mark >= 0)
+            c->phase[phases[i].mark] = tlm_mpi_now() - c->t0;
+        if (st != TLM_OK)
+            return 1;
+    }
+    return 0;
+}
+
+int tlm_mpi_analyze(int argc, char **argv)
+{
+    int inited = 0, we_init = 0;
+    MPI_Initialized(&inited);
+    if (!inited) {
+        if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+            fprintf(stderr, "tlmpi: error: MPI_Init failed\n");
+            return 1;
+        }
+        we_init = 1;
+    }
+    tlm_mpi_ctx c;
+    memset(&c, 0, sizeof c);
+    c.comm = MPI_COMM_WORLD;
+    MPI_Comm_rank(c.comm, &c.me);
+    MPI_Comm_size(c.comm, &c.np);
+    c.t0 = tlm_mpi_now();
+    join_cmdline(argc, argv, c.cmdline, sizeof c.cmdline);
+    tlm_error err;
+    int code = 0;
+    if (tlm_mpi_opts_parse(argc, argv, &c.o, &err) != TLM_OK) {
+        if (c.me == 0)
+            fprintf(stderr, "tlmpi: error: %s\n%s", err.msg,
+                    "run 'tlmpi --help' for the options\n");
+        code = 2;
+    } else if (c.o.help) {
+        if (c.me == 0)
+            fputs(tlm_mpi_opts_usage(), stdout);
+    } else if (c.o.print_schema) {
+        if (c.me == 0)
+            tlm_mpi_schema_markdown(stdout);
+    } else {
+        code = run(&c);
+    }
+    ctx_free(&c);
+    if (we_init)
+        MPI_Finalize();
+    return code;
+}

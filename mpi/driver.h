@@ -1,0 +1,243 @@
+/*
+ * driver.h - what the phases of the tlmpi analysis mode share (the MPI
+ * driver of docs/architecture.md).  driver.c runs a table of phases in
+ * order over one context, tlm_mpi_ctx; each phase lives in its own file:
+ *
+ *   phase_setup.c        rank 0 discovers the traces and checks the
+ *                        output; every rank gets the list and the LPT
+ *                        assignment by file size
+ *   phase_read.c         each rank reads its own traces (trace.c: one
+ *                        trace, trace_tables.c: its report rows), with
+ *                        progress on rank 0
+ *   phase_check.c        all-gather of the per-file results: bad traces,
+ *                        duplicate and missing ranks, the world size
+ *   phase_collectives.c  records routed to owners, matched, clock offsets,
+ *                        stragglers, per-rank member rows
+ *   phase_tracelens.c    TraceLens parity tables the same way
+ *   phase_merge.c        per-trace report rows in trace-rank order; ops
+ *                        merged across ranks on rank 0
+ *   phase_write.c        tlmpi.h5 written collectively under a temporary
+ *                        name (h5rows.c: rank 0's collective rows)
+ *   phase_publish.c      rank 0 writes report.md and the CSV sheets under
+ *                        temporary names, then renames everything or
+ *                        removes everything
+ *
+ * Every phase that follows a local failure point starts by agreeing on the
+ * status (MPI_Allreduce MAX, tlm_mpi_agree), so every rank takes the same
+ * branch: a bad trace ends the job with a message and exit code 1, never a
+ * hang.  A phase returns the agreed status; the driver stops at the first
+ * one that is not TLM_OK.
+ *
+ * Results do not depend on the number of MPI ranks: every table is written
+ * in a canonical order (by trace rank, or by the sort keys of tlm_coll.h),
+ * per-trace tables through explicit row segments.
+ */
+#ifndef TLM_MPI_DRIVER_H
+#define TLM_MPI_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "discover.h"
+#include "opts.h"
+#include "report0.h"
+#include "tables.h"
+#include "tlmpi/tlm_coll.h"
+#include "tlmpi/tlm_report.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TLM_MPI_PATH_CAP 4096
+#define TLM_MPI_MSG_CAP 768
+#define TLM_MPI_MAX_WORLD (1 << 24)
+
+/* What rank 0 broadcasts after discovery. */
+typedef struct tlm_mpi_setup {
+    int32_t status;
+    int32_t exit_code;
+    uint64_t packed_len;
+    char msg[1024];
+    char out[TLM_MPI_PATH_CAP];
+    char tmp[TLM_MPI_PATH_CAP];
+    char rdir[TLM_MPI_PATH_CAP];
+    char cdir[TLM_MPI_PATH_CAP];
+} tlm_mpi_setup;
+
+/* Per-trace report tables kept by the driver, in span[] order. */
+enum { TLM_MPI_SPAN_OPS, TLM_MPI_SPAN_UARGS, TLM_MPI_SPAN_KERNELS };
+
+/* Result of one file, all-gathered. */
+typedef struct tlm_mpi_fileres {
+    int64_t file_idx;
+    int32_t status;
+    int32_t owner;
+    tlm_row_trace row;
+    tlm_row_timeline tl;
+    int64_t span[3][2];      /* local rows of ops, uargs, kernels: first,
+                              * count (meaningful on the owner only) */
+    char msg[TLM_MPI_MSG_CAP];
+} tlm_mpi_fileres;
+
+/* Rows of the per-trace report tables held on this rank. */
+typedef struct tlm_mpi_rtabs {
+    tlm_row_op *ops;
+    size_t n_ops, cap_ops;
+    tlm_row_uargs *ua;
+    size_t n_ua, cap_ua;
+    tlm_row_kernel *kn;
+    size_t n_kn, cap_kn;
+} tlm_mpi_rtabs;
+
+/* Results of the collective phases. */
+typedef struct tlm_mpi_colls {
+    tlm_coll_match_result mr;        /* this owner's instances */
+    tlm_coll_instance *inst;         /* rank 0: all, sorted */
+    size_t n_inst;
+    tlm_coll_unmatched *unm;         /* rank 0: all, sorted */
+    size_t n_unm;
+    tlm_coll_clock *clk;             /* rank 0 */
+    size_t n_clk;
+    int64_t *offsets;                /* every rank, world entries */
+    tlm_coll_straggler_row *strag;   /* rank 0, merged */
+    size_t n_strag;
+    tlm_coll_summary_row *sum;       /* rank 0 */
+    size_t n_sum;
+    tlm_row_member *mrows;           /* rows held here (own traces) */
+    size_t n_mrows;
+    /* TraceLens parity */
+    int simplified;
+    tlm_coll_tl_sync_row *tl_sync;   /* rank 0 */
+    size_t n_tl_sync;
+    tlm_coll_tl_sync_member *tl_smem;
+    size_t n_tl_smem;
+    tlm_mpi_tl_long *tl_long;
+    size_t n_tl_long;
+    tlm_coll_tl_summary_row *tl_sum;
+    size_t n_tl_sum;
+    tlm_coll_tl_straggler_row *tl_strag;
+    size_t n_tl_strag;
+} tlm_mpi_colls;
+
+/* End times of the phases that the report and the last message show. */
+enum {
+    TLM_MPI_T_READ,
+    TLM_MPI_T_CHECK,
+    TLM_MPI_T_COLLECTIVES,
+    TLM_MPI_T_TABLES,
+    TLM_MPI_T_HDF5,
+    TLM_MPI_N_T
+};
+
+/* The driver context: everything the phases pass on to each other. */
+typedef struct tlm_mpi_ctx {
+    MPI_Comm comm;
+    int me, np;
+    tlm_mpi_opts o;
+    char cmdline[8192];
+    tlm_mpi_setup su;
+    tlm_mpi_filelist fl;
+    int *owner;              /* per file */
+    double t0;
+    double phase[TLM_MPI_N_T]; /* end of each TLM_MPI_T_* phase (seconds
+                                * since t0) */
+    /* local */
+    tlm_mpi_fileres *lres;
+    size_t n_lres;
+    tlm_coll_record *recs;   /* records of all local traces */
+    size_t n_recs;
+    tlm_mpi_rtabs rt;        /* report table rows of local traces */
+    tlm_row_op *ord_ops;     /* the same, ordered by trace rank */
+    tlm_row_uargs *ord_ua;
+    tlm_row_kernel *ord_kn;
+    tlm_row_op_merged *mops; /* rank 0: ops merged across ranks */
+    size_t n_mops;
+    /* global, every rank */
+    tlm_mpi_fileres *res;    /* all files, sorted by trace_rank */
+    size_t n_res;
+    int64_t world;
+    int32_t *holder;         /* MPI rank holding trace rank r (or -1) */
+    int64_t *pos;            /* position of trace rank r in res (or -1) */
+    uint64_t bytes_read;
+    tlm_mpi_colls k;         /* collectives and TraceLens parity tables */
+} tlm_mpi_ctx;
+
+/* ---- phases, in the order driver.c runs them: each returns the status
+ * every rank agreed on (rank 0 has printed why when it is not TLM_OK) */
+tlm_status tlm_mpi_phase_setup(tlm_mpi_ctx *c);
+tlm_status tlm_mpi_phase_read(tlm_mpi_ctx *c);
+tlm_status tlm_mpi_phase_check(tlm_mpi_ctx *c);
+tlm_status tlm_mpi_phase_collectives(tlm_mpi_ctx *c);
+tlm_status tlm_mpi_phase_tracelens(tlm_mpi_ctx *c);
+tlm_status tlm_mpi_phase_merge(tlm_mpi_ctx *c);
+tlm_status tlm_mpi_phase_write(tlm_mpi_ctx *c);
+tlm_status tlm_mpi_phase_publish(tlm_mpi_ctx *c);
+
+/* ---- shared by the phases */
+
+/* Rank 0 prints "tlmpi: " fmt to stderr; other ranks print nothing. */
+void tlm_mpi_say0(const tlm_mpi_ctx *c, const char *fmt, ...)
+    TLM_PRINTF(2, 3);
+
+/* Monotonic clock, seconds. */
+double tlm_mpi_now(void);
+
+/* Agrees on a local status across every rank (the collective phases'
+ * check before each exchange); when the result is not TLM_OK rank 0
+ * prints err's message, or says that the collective analysis failed on
+ * another rank. */
+tlm_status tlm_mpi_check(const tlm_mpi_ctx *c, tlm_status local,
+                         const tlm_error *err);
+
+/* tlm_mpi_check() on expr, then a jump to done when the agreed status is
+ * not TLM_OK.  Needs c, st (tlm_status) and err (tlm_error *) in scope. */
+#define TLM_MPI_CHECK(expr)                                                 \
+    do {                                                                    \
+        st = tlm_mpi_check(c, (expr), err);                                 \
+        if (st != TLM_OK)                                                   \
+            goto done;                                                      \
+    } while (0)
+
+/* Reads file fi (trace.c) and fills fr; appends its collective records to
+ * c->recs and its report rows to c->rt.  A failure is recorded in fr
+ * (status, message), never fatal. */
+void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr);
+
+/* Copies the ops_summary, ops_unique_args and kernel_summary rows of one
+ * trace's report into c->rt (trace_tables.c); fr->span records where.
+ * Errors: TLM_ENOMEM. */
+tlm_status tlm_mpi_keep_report_rows(tlm_mpi_ctx *c, const tlm_report *rep,
+                                    int32_t rank, tlm_mpi_fileres *fr);
+
+/* Rank 0's collective tables as HDF5 rows (h5rows.c). */
+typedef struct tlm_mpi_h5rows {
+    tlm_row_trace *tr;
+    tlm_row_timeline *tl;
+    size_t n;                /* rows of tr and tl */
+    tlm_row_instance *ir;
+    size_t ni;
+    tlm_row_unmatched *ur;
+    size_t nu;
+    tlm_row_summary *sr;
+    size_t ns;
+    tlm_row_clock *cr;
+    size_t nc;
+    tlm_row_straggler *gr;
+    size_t ng;
+} tlm_mpi_h5rows;
+
+/* Fills *h with rank 0's rows (other ranks: none; every array allocated,
+ * possibly empty).  Errors: TLM_ENOMEM, agreed over every rank. */
+tlm_status tlm_mpi_h5rows_build(const tlm_mpi_ctx *c, tlm_mpi_h5rows *h);
+void tlm_mpi_h5rows_free(tlm_mpi_h5rows *h);
+
+/* Frees every array of k and zeroes it. */
+void tlm_mpi_colls_free(tlm_mpi_colls *k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TLM_MPI_DRIVER_H */

@@ -1,0 +1,297 @@
+/*
+ * phase_collectives.c - the collective analysis across ranks.  Each
+ * collective record goes to its owner (owner key of tlm_coll.h modulo the
+ * number of MPI ranks), which matches instances; rank 0 gathers every
+ * member and fits the clock offsets, broadcast to all and re-applied by
+ * the owners; stragglers are computed per owner and merged on rank 0;
+ * instances and unmatched records are gathered on rank 0 in canonical
+ * order and summarised; per-rank member rows go to the MPI rank holding
+ * each trace.  Every exchange is preceded by an agreement on the status
+ * (TLM_MPI_CHECK).
+ */
+#include "driver.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "exchange.h"
+
+/* Rank 0: says what in the collectives does not add up, so that odd
+ * metadata (sizes, group sizes that disagree across ranks) is not only in
+ * the HDF5 file. */
+static void warn_collectives(const tlm_mpi_ctx *c, const tlm_mpi_colls *k)
+{
+    size_t why[4] = {0}, n_sig = 0, n_group = 0, n_inc = 0;
+    for (size_t i = 0; i < k->n_unm; i++) {
+        int r = k->unm[i].reason;
+        why[r >= 1 && r <= 3 ? r : 0]++;
+    }
+    for (size_t i = 0; i < k->n_inst; i++) {
+        n_sig += (k->inst[i].flags & TLM_COLL_INST_SIG_MISMATCH) != 0;
+        n_group += (k->inst[i].flags & TLM_COLL_INST_GROUP_MISMATCH) != 0;
+        n_inc += (k->inst[i].flags & TLM_COLL_INST_INCOMPLETE) != 0;
+    }
+    size_t n_unm = k->n_unm;
+    if (n_unm > 0)
+        tlm_mpi_say0(c,
+                     "warning: %zu collective kernel%s not matched across "
+                     "ranks (%zu signature mismatch, %zu not alignable, %zu "
+                     "duplicate); see /collectives/unmatched",
+                     n_unm, n_unm == 1 ? "" : "s",
+                     why[TLM_COLL_UNM_SIG_MISMATCH],
+                     why[TLM_COLL_UNM_NO_OVERLAP],
+                     why[TLM_COLL_UNM_DUPLICATE]);
+    if (n_sig > 0)
+        tlm_mpi_say0(c,
+                     "warning: %zu collective instance%s with members that "
+                     "disagree on type, dtype or element counts (flag "
+                     "SIG_MISMATCH)",
+                     n_sig, n_sig == 1 ? "" : "s");
+    if (n_group > 0)
+        tlm_mpi_say0(c,
+                     "warning: %zu collective instance%s with members that "
+                     "disagree on the group size (flag GROUP_MISMATCH)",
+                     n_group, n_group == 1 ? "" : "s");
+    if (n_inc > 0)
+        tlm_mpi_say0(c,
+                     "note: %zu of %zu collective instances miss some ranks "
+                     "of their group (flag INCOMPLETE: clipped windows or "
+                     "missing traces)",
+                     n_inc, k->n_inst);
+}
+
+static int cmp_mrow(const void *a, const void *b)
+{
+    const tlm_row_member *x = a, *y = b;
+    if (x->trace_rank != y->trace_rank)
+        return x->trace_rank < y->trace_rank ? -1 : 1;
+    if (x->match_key != y->match_key)
+        return x->match_key < y->match_key ? -1 : 1;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return x->event_index < y->event_index ? -1
+                                           : (x->event_index > y->event_index);
+}
+
+/* Routes the records to their owners, which match them into k->mr. */
+static tlm_status route_and_match(tlm_mpi_ctx *c, const tlm_coll_match_opts *mo,
+                                  tlm_error *err)
+{
+    tlm_mpi_colls *k = &c->k;
+    tlm_status st = TLM_OK;
+    void *tmp = NULL;
+    size_t n_rr = 0;
+    int *dest = malloc((c->n_recs ? c->n_recs : 1) * sizeof *dest);
+    TLM_MPI_CHECK(dest ? TLM_OK : TLM_ENOMEM);
+    for (size_t i = 0; i < c->n_recs; i++)
+        dest[i] = (int)(tlm_coll_record_owner_key(&c->recs[i]) %
+                        (uint64_t)c->np);
+    TLM_MPI_CHECK(tlm_mpi_route(c->recs, c->n_recs, sizeof *c->recs, dest,
+                                c->comm, &tmp, &n_rr, err));
+    TLM_MPI_CHECK(tlm_coll_match(tmp, n_rr, mo, &k->mr, err));
+done:
+    free(dest);
+    free(tmp);
+    return st;
+}
+
+/* Rank 0: fits the clock offsets over every member (allm) into k->clk and
+ * k->offsets.  A failed fit other than out of memory is a warning: the
+ * offsets stay 0. */
+static tlm_status estimate_clocks(tlm_mpi_ctx *c, const tlm_coll_member *allm,
+                                  size_t n_allm, int32_t **dom,
+                                  tlm_error *err)
+{
+    tlm_mpi_colls *k = &c->k;
+    tlm_coll_clock_opts co;
+    tlm_coll_clock_opts_init(&co);
+    co.n_ranks = (int32_t)c->world;
+    if (c->o.gpus_per_node > 0) {
+        *dom = malloc((size_t)c->world * sizeof **dom);
+        if (*dom) {
+            for (int64_t r = 0; r < c->world; r++)
+                (*dom)[r] = (int32_t)(r / c->o.gpus_per_node);
+            co.domain_of_rank = *dom;
+            co.n_domain_of_rank = (size_t)c->world;
+        }
+    }
+    tlm_error cerr;
+    tlm_error_clear(&cerr);
+    tlm_status cst = tlm_coll_clock_estimate(allm, n_allm, &co, &k->clk,
+                                             &k->n_clk, &cerr);
+    if (cst == TLM_OK) {
+        tlm_coll_clock_offsets(k->clk, (size_t)c->world, k->offsets);
+    } else if (cst == TLM_ENOMEM) {
+        return tlm_error_set(err, cst, NULL, -1,
+                             "out of memory estimating clock offsets");
+    } else {
+        /* offsets are a refinement: go on with raw clocks */
+        char cm[800];
+        tlm_mpi_say0(c, "warning: clock offsets not estimated (%s); "
+                        "corrected values equal raw ones",
+                     tlm_error_format(&cerr, cm, sizeof cm));
+        k->clk = NULL;
+        k->n_clk = 0;
+    }
+    return TLM_OK;
+}
+
+/* Clock offsets: rank 0 fits them over every member, every rank gets them
+ * and the owners re-apply them to their instances. */
+static tlm_status clock_offsets(tlm_mpi_ctx *c, const tlm_coll_match_opts *mo,
+                                tlm_error *err)
+{
+    tlm_mpi_colls *k = &c->k;
+    tlm_status st = TLM_OK;
+    void *allm = NULL;
+    size_t n_allm = 0;
+    int32_t *dom = NULL;
+    TLM_MPI_CHECK(tlm_mpi_gather(k->mr.mem, k->mr.n_mem, sizeof *k->mr.mem,
+                                 0, c->comm, &allm, &n_allm, err));
+    k->offsets = calloc((size_t)c->world, sizeof *k->offsets);
+    st = k->offsets ? TLM_OK : TLM_ENOMEM;
+    if (st == TLM_OK && c->me == 0)
+        st = estimate_clocks(c, allm, n_allm, &dom, err);
+    TLM_MPI_CHECK(st);
+    free(allm);
+    allm = NULL;
+    MPI_Bcast(k->offsets, (int)c->world, MPI_INT64_T, 0, c->comm);
+    tlm_coll_metrics_apply_offsets(&k->mr, k->offsets, (size_t)c->world,
+                                   mo->tie_ns, mo->latency_tol_ns);
+done:
+    free(allm);
+    free(dom);
+    return st;
+}
+
+/* Stragglers: partial rows per owner, merged on rank 0. */
+static tlm_status stragglers(tlm_mpi_ctx *c, tlm_error *err)
+{
+    tlm_mpi_colls *k = &c->k;
+    tlm_status st = TLM_OK;
+    tlm_coll_straggler_row *ps = NULL;
+    size_t n_ps = 0;
+    void *tmp = NULL;
+    TLM_MPI_CHECK(tlm_coll_straggler_compute(k->mr.inst, k->mr.n_inst,
+                                             k->mr.mem, k->mr.n_mem, NULL,
+                                             &ps, &n_ps, err));
+    TLM_MPI_CHECK(tlm_mpi_gather(ps, n_ps, sizeof *ps, 0, c->comm, &tmp,
+                                 &k->n_strag, err));
+    k->strag = tmp;
+    if (c->me == 0)
+        tlm_coll_straggler_merge(k->strag, &k->n_strag);
+done:
+    free(ps);
+    return st;
+}
+
+/* Instances and unmatched records: rank 0, canonical order, summarised. */
+static tlm_status gather_instances(tlm_mpi_ctx *c, tlm_error *err)
+{
+    tlm_mpi_colls *k = &c->k;
+    tlm_status st = TLM_OK;
+    void *tmp = NULL;
+    TLM_MPI_CHECK(tlm_mpi_gather(k->mr.inst, k->mr.n_inst,
+                                 sizeof *k->mr.inst, 0, c->comm, &tmp,
+                                 &k->n_inst, err));
+    k->inst = tmp;
+    tmp = NULL;
+    TLM_MPI_CHECK(tlm_mpi_gather(k->mr.unm, k->mr.n_unm, sizeof *k->mr.unm,
+                                 0, c->comm, &tmp, &k->n_unm, err));
+    k->unm = tmp;
+    st = TLM_OK;
+    if (c->me == 0) {
+        tlm_coll_instances_sort(k->inst, k->n_inst);
+        tlm_coll_unmatched_sort(k->unm, k->n_unm);
+        st = tlm_coll_summarize(k->inst, k->n_inst, 0, NULL, &k->sum,
+                                &k->n_sum, err);
+        warn_collectives(c, k);
+    }
+    TLM_MPI_CHECK(st);
+done:
+    return st;
+}
+
+/* The per-rank row of member mm of instance inst (NULL: not found), and
+ * the MPI rank holding its trace (*to). */
+static void member_row(const tlm_mpi_ctx *c, const tlm_coll_member *mm,
+                       const tlm_coll_instance *inst, tlm_row_member *o,
+                       int *to)
+{
+    o->trace_rank = mm->trace_rank;
+    if (inst)
+        tlm_mpi_strnset(o->pg_name, sizeof o->pg_name, inst->pg_name,
+                        sizeof inst->pg_name);
+    o->seq = mm->seq;
+    tlm_mpi_strset(o->coll, sizeof o->coll,
+                   tlm_coll_type_name((tlm_coll_type)mm->coll));
+    o->start_ns = mm->start_ns;
+    o->end_ns = mm->end_ns;
+    o->dur_ns = mm->dur_ns;
+    o->wait_ns = mm->wait_ns;
+    o->wait_corr_ns = mm->wait_corr_ns;
+    o->offset_ns = mm->offset_ns;
+    o->send_bytes = mm->send_bytes;
+    o->recv_bytes = mm->recv_bytes;
+    o->n_kernels = mm->n_kernels;
+    o->sig_mismatch = mm->sig_mismatch;
+    o->event_index = (int64_t)mm->event_index;
+    o->match_key = mm->match_key;
+    int32_t h = mm->trace_rank >= 0 && mm->trace_rank < c->world
+                    ? c->holder[mm->trace_rank]
+                    : -1;
+    *to = h >= 0 ? h : 0;
+}
+
+/* Per-rank rows: built by the owner (it knows the instance), sent to the
+ * MPI rank holding the trace, sorted there. */
+static tlm_status member_rows(tlm_mpi_ctx *c, tlm_error *err)
+{
+    tlm_mpi_colls *k = &c->k;
+    tlm_status st = TLM_OK;
+    void *tmp = NULL;
+    tlm_row_member *out = calloc(k->mr.n_mem ? k->mr.n_mem : 1, sizeof *out);
+    int *mdest = malloc((k->mr.n_mem ? k->mr.n_mem : 1) * sizeof *mdest);
+    TLM_MPI_CHECK(out && mdest ? TLM_OK : TLM_ENOMEM);
+    size_t ii = 0;
+    for (size_t m = 0; m < k->mr.n_mem; m++) {
+        const tlm_coll_member *mm = &k->mr.mem[m];
+        while (ii < k->mr.n_inst &&
+               (k->mr.inst[ii].match_key < mm->match_key ||
+                (k->mr.inst[ii].match_key == mm->match_key &&
+                 k->mr.inst[ii].seq < mm->seq)))
+            ii++;
+        int found = ii < k->mr.n_inst &&
+                    k->mr.inst[ii].match_key == mm->match_key &&
+                    k->mr.inst[ii].seq == mm->seq;
+        member_row(c, mm, found ? &k->mr.inst[ii] : NULL, &out[m],
+                   &mdest[m]);
+    }
+    TLM_MPI_CHECK(tlm_mpi_route(out, k->mr.n_mem, sizeof *out, mdest,
+                                c->comm, &tmp, &k->n_mrows, err));
+    k->mrows = tmp;
+    if (k->n_mrows)
+        qsort(k->mrows, k->n_mrows, sizeof *k->mrows, cmp_mrow);
+done:
+    free(out);
+    free(mdest);
+    return st;
+}
+
+tlm_status tlm_mpi_phase_collectives(tlm_mpi_ctx *c)
+{
+    tlm_error err;
+    tlm_error_clear(&err);
+    tlm_coll_match_opts mo;
+    tlm_coll_match_opts_init(&mo);
+    tlm_status st = route_and_match(c, &mo, &err);
+    if (st == TLM_OK)
+        st = clock_offsets(c, &mo, &err);
+    if (st == TLM_OK)
+        st = stragglers(c, &err);
+    if (st == TLM_OK)
+        st = gather_instances(c, &err);
+    if (st == TLM_OK)
+        st = member_rows(c, &err);
+    return st;
+}

@@ -1,0 +1,145 @@
+/*
+ * phase_publish.c - the last phase: every rank has closed the HDF5 file
+ * (agreed in the write phase); rank 0 writes report.md and the CSV sheets
+ * (report0.c) under temporary names too, then publishes everything (the
+ * sheets, then the HDF5 file, renamed) or nothing, and says what it
+ * wrote.
+ */
+#include "driver.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exchange.h"
+
+/* What the report shows: rank 0's results and the phase timings.  rows and
+ * tls are the traces with their clock offsets, and their timelines. */
+static void results_of(const tlm_mpi_ctx *c, const tlm_row_trace *rows,
+                       const tlm_row_timeline *tls, tlm_mpi_results *r)
+{
+    const tlm_mpi_colls *k = &c->k;
+    memset(r, 0, sizeof *r);
+    r->opts = &c->o;
+    r->h5_path = c->su.out;
+    r->nprocs = c->np;
+    r->world_size = c->world;
+    r->elapsed_s = tlm_mpi_now() - c->t0;
+    r->t_read_s = c->phase[TLM_MPI_T_READ];
+    r->t_collectives_s =
+        c->phase[TLM_MPI_T_COLLECTIVES] - c->phase[TLM_MPI_T_CHECK];
+    r->t_hdf5_s = c->phase[TLM_MPI_T_HDF5] - c->phase[TLM_MPI_T_TABLES];
+    r->traces = rows;
+    r->timeline = tls;
+    r->n_traces = c->n_res;
+    r->ops = c->mops;
+    r->n_ops = c->n_mops;
+    r->inst = k->inst;
+    r->n_inst = k->n_inst;
+    r->n_unmatched = k->n_unm;
+    r->sum = k->sum;
+    r->n_sum = k->n_sum;
+    r->strag = k->strag;
+    r->n_strag = k->n_strag;
+    r->clk = k->clk;
+    r->n_clk = k->n_clk;
+    r->tl_simplified = k->simplified;
+    r->tl_sync = k->tl_sync;
+    r->n_tl_sync = k->n_tl_sync;
+    r->tl_smem = k->tl_smem;
+    r->n_tl_smem = k->n_tl_smem;
+    r->tl_long = k->tl_long;
+    r->n_tl_long = k->n_tl_long;
+    r->tl_sum = k->tl_sum;
+    r->n_tl_sum = k->n_tl_sum;
+    r->tl_strag = k->tl_strag;
+    r->n_tl_strag = k->n_tl_strag;
+    uint64_t b = 0;
+    for (size_t i = 0; i < c->n_res; i++)
+        b += (uint64_t)c->res[i].row.bytes_on_disk;
+    r->bytes_read = b;
+}
+
+/* Rank 0: report.md and the CSV sheets under temporary names (*pend). */
+static tlm_status write_report(const tlm_mpi_ctx *c, tlm_mpi_pending *pend)
+{
+    tlm_error err;
+    tlm_error_clear(&err);
+    tlm_status st = TLM_OK;
+    tlm_row_trace *rows = malloc((c->n_res ? c->n_res : 1) * sizeof *rows);
+    tlm_row_timeline *tls = malloc((c->n_res ? c->n_res : 1) * sizeof *tls);
+    if (!rows || !tls) {
+        st = TLM_ENOMEM;
+        tlm_mpi_say0(c, "error: out of memory writing the report");
+        goto done;
+    }
+    for (size_t i = 0; i < c->n_res; i++) {
+        rows[i] = c->res[i].row;
+        rows[i].clock_offset_ns = c->k.offsets[rows[i].trace_rank];
+        tls[i] = c->res[i].tl;
+    }
+    tlm_mpi_results r;
+    results_of(c, rows, tls, &r);
+    st = tlm_mpi_report_write(&r, c->su.rdir, c->su.cdir, pend, &err);
+    if (st != TLM_OK) {
+        char msg[1100];
+        tlm_mpi_say0(c, "error: %s", tlm_error_format(&err, msg, sizeof msg));
+    }
+done:
+    free(rows);
+    free(tls);
+    return st;
+}
+
+/* Rank 0: renames the pending report files, then the HDF5 file; on any
+ * failure removes what is left. */
+static tlm_status commit0(const tlm_mpi_ctx *c, tlm_mpi_pending *pend,
+                          tlm_status st)
+{
+    tlm_error err;
+    tlm_error_clear(&err);
+    if (st == TLM_OK) {
+        st = tlm_mpi_pending_commit(pend, &err);
+        if (st == TLM_OK && rename(c->su.tmp, c->su.out) != 0)
+            st = tlm_error_set(&err, TLM_EIO, c->su.out, -1,
+                               "cannot rename %s: %s", c->su.tmp,
+                               strerror(errno));
+        if (st != TLM_OK) {
+            char msg[1100];
+            tlm_mpi_say0(c, "error: %s",
+                         tlm_error_format(&err, msg, sizeof msg));
+        }
+    }
+    if (st != TLM_OK) {
+        tlm_mpi_pending_abort(pend);
+        unlink(c->su.tmp);
+    }
+    return st;
+}
+
+tlm_status tlm_mpi_phase_publish(tlm_mpi_ctx *c)
+{
+    tlm_mpi_pending pend;
+    pend.n = 0;
+    tlm_status st = TLM_OK;
+    if (c->me == 0 && !c->o.no_report)
+        st = write_report(c, &pend);
+    st = tlm_mpi_agree(st, c->comm);
+    if (c->me == 0)
+        st = commit0(c, &pend, st);
+    st = tlm_mpi_agree(st, c->comm);
+    if (st != TLM_OK)
+        return st;
+    if (!c->o.quiet)
+        tlm_mpi_say0(c, "wrote %s (%zu traces, %zu collective instances) in "
+                        "%.2f s (reading %.2f s, collectives %.2f s, HDF5 "
+                        "%.2f s)",
+                     c->su.out, c->n_res, c->k.n_inst,
+                     tlm_mpi_now() - c->t0, c->phase[TLM_MPI_T_READ],
+                     c->phase[TLM_MPI_T_COLLECTIVES] -
+                         c->phase[TLM_MPI_T_CHECK],
+                     c->phase[TLM_MPI_T_HDF5] - c->phase[TLM_MPI_T_TABLES]);
+    return TLM_OK;
+}

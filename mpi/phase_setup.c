@@ -1,0 +1,185 @@
+/*
+ * phase_setup.c - the first phase of the analysis: rank 0 discovers the
+ * traces (discover.c), decides where the HDF5 file, its temporary name,
+ * report.md and the CSV sheets go and checks that they can be written;
+ * then every rank receives the file list and computes the same LPT
+ * assignment of files to MPI ranks (assign.c).
+ */
+#include "driver.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "assign.h"
+#include "exchange.h"
+
+/* snprintf for paths: 0, or -1 when the result did not fit. */
+static int pathf(char *dst, size_t cap, const char *fmt, ...) TLM_PRINTF(3, 4);
+static int pathf(char *dst, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(dst, cap, fmt, ap);
+    va_end(ap);
+    return w < 0 || (size_t)w >= cap ? -1 : 0;
+}
+
+static void dirname_of(const char *path, char *out, size_t cap)
+{
+    const char *s = strrchr(path, '/');
+    if (!s)
+        snprintf(out, cap, ".");
+    else if (s == path)
+        snprintf(out, cap, "/");
+    else
+        snprintf(out, cap, "%.*s", (int)(s - path), path);
+}
+
+static int is_dir(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static tlm_status ensure_dir(const char *p, tlm_error *err)
+{
+    if (is_dir(p))
+        return TLM_OK;
+    if (mkdir(p, 0777) != 0 && !is_dir(p))
+        return tlm_error_set(err, TLM_EIO, p, -1,
+                             "cannot create output folder: %s",
+                             strerror(errno));
+    return TLM_OK;
+}
+
+/* Rank 0: discovers the traces and fills c->su with the output paths,
+ * checked (folder exists and is writable, no file replaced without
+ * --force). */
+static tlm_status setup0(tlm_mpi_ctx *c, tlm_error *err)
+{
+    tlm_mpi_setup *s = &c->su;
+    int bad = 0;
+    tlm_status st = tlm_mpi_discover(&c->o, &c->fl, err);
+    if (st != TLM_OK)
+        return st;
+    if (c->o.output)
+        bad |= pathf(s->out, sizeof s->out, "%s", c->o.output);
+    else if (c->o.trace_dir)
+        bad |= pathf(s->out, sizeof s->out, "%s/tlmpi.h5", c->o.trace_dir);
+    else {
+        char d[TLM_MPI_PATH_CAP];
+        dirname_of(c->fl.path[0], d, sizeof d);
+        bad |= pathf(s->out, sizeof s->out, "%s/tlmpi.h5", d);
+    }
+    if (bad)
+        return tlm_error_set(err, TLM_ELIMIT, NULL, -1,
+                             "output path too long");
+    char odir[TLM_MPI_PATH_CAP];
+    dirname_of(s->out, odir, sizeof odir);
+    if (!is_dir(odir))
+        return tlm_error_set(err, TLM_ENOTFOUND, odir, -1,
+                             "output folder does not exist");
+    if (access(odir, W_OK) != 0)
+        return tlm_error_set(err, TLM_EIO, odir, -1,
+                             "output folder is not writable: %s",
+                             strerror(errno));
+    if (access(s->out, F_OK) == 0 && !c->o.force)
+        return tlm_error_set(err, TLM_EEXIST, s->out, -1,
+                             "output file exists; use --force to replace "
+                             "it");
+    bad |= pathf(s->tmp, sizeof s->tmp, "%s.tmp-%ld", s->out, (long)getpid());
+    if (c->o.output_dir)
+        bad |= pathf(s->rdir, sizeof s->rdir, "%s", c->o.output_dir);
+    else
+        bad |= pathf(s->rdir, sizeof s->rdir, "%s", odir);
+    bad |= pathf(s->cdir, sizeof s->cdir, "%s",
+             c->o.output_csvs_dir ? c->o.output_csvs_dir : s->rdir);
+    if (bad)
+        return tlm_error_set(err, TLM_ELIMIT, NULL, -1,
+                             "output path too long");
+    if (!c->o.no_report) {
+        if ((st = ensure_dir(s->rdir, err)) != TLM_OK ||
+            (st = ensure_dir(s->cdir, err)) != TLM_OK)
+            return st;
+    }
+    return TLM_OK;
+}
+
+/* Rank 0 discovers; everyone receives the list and the assignment.
+ * Returns the agreed status (message printed by rank 0). */
+static tlm_status share_setup(tlm_mpi_ctx *c)
+{
+    tlm_error err;
+    tlm_error_clear(&err);
+    char *packed = NULL;
+    size_t plen = 0;
+    if (c->me == 0) {
+        tlm_status st = setup0(c, &err);
+        if (st == TLM_OK)
+            st = tlm_mpi_filelist_pack(&c->fl, &packed, &plen);
+        c->su.status = (int32_t)st;
+        c->su.packed_len = plen;
+        if (st != TLM_OK) {
+            if (err.code == TLM_OK)
+                tlm_error_set(&err, st, NULL, -1, "%s", tlm_status_str(st));
+            tlm_error_format(&err, c->su.msg, sizeof c->su.msg);
+        }
+    }
+    if (MPI_Bcast(&c->su, (int)sizeof c->su, MPI_BYTE, 0, c->comm) !=
+        MPI_SUCCESS)
+        return TLM_EMPI;
+    if (c->su.status != TLM_OK) {
+        tlm_mpi_say0(c, "error: %s", c->su.msg);
+        free(packed);
+        return (tlm_status)c->su.status;
+    }
+    if (c->me != 0) {
+        packed = malloc(c->su.packed_len ? c->su.packed_len : 1);
+    }
+    tlm_status st = tlm_mpi_agree(packed ? TLM_OK : TLM_ENOMEM, c->comm);
+    if (st != TLM_OK) {
+        tlm_mpi_say0(c, "error: out of memory");
+        free(packed);
+        return st;
+    }
+    if (MPI_Bcast(packed, (int)c->su.packed_len, MPI_BYTE, 0, c->comm) !=
+        MPI_SUCCESS) {
+        free(packed);
+        return TLM_EMPI;
+    }
+    if (c->me != 0)
+        st = tlm_mpi_filelist_unpack(packed, c->su.packed_len, &c->fl, &err);
+    free(packed);
+    c->owner = malloc((c->fl.n ? c->fl.n : 1) * sizeof *c->owner);
+    if (st == TLM_OK && (!c->owner ||
+                         tlm_mpi_assign(c->fl.size, c->fl.n, c->np,
+                                        c->owner) != 0))
+        st = TLM_ENOMEM;
+    st = tlm_mpi_agree(st, c->comm);
+    if (st != TLM_OK)
+        tlm_mpi_say0(c, "error: cannot distribute the file list (%s)",
+                     tlm_status_str(st));
+    return st;
+}
+
+tlm_status tlm_mpi_phase_setup(tlm_mpi_ctx *c)
+{
+    tlm_status st = share_setup(c);
+    if (st != TLM_OK)
+        return st;
+    if (!c->o.quiet && c->fl.n_skipped)
+        tlm_mpi_say0(c, "note: skipped %zu JSON file%s without 'trace' or a "
+                        "rank in the name: %s (name traces as files to "
+                        "include them)",
+                     c->fl.n_skipped, c->fl.n_skipped == 1 ? "" : "s",
+                     c->fl.skipped);
+    if (!c->o.quiet)
+        tlm_mpi_say0(c, "%zu trace file%s, %d MPI rank%s", c->fl.n,
+                     c->fl.n == 1 ? "" : "s", c->np, c->np > 1 ? "s" : "");
+    return TLM_OK;
+}

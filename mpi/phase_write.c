@@ -1,0 +1,241 @@
+/*
+ * phase_write.c - tlmpi.h5, written by every rank together (h5write.c)
+ * under the temporary name chosen in the setup phase.  First a check that
+ * the output device has room (parallel HDF5 1.10 does not survive a write
+ * failing for lack of space), then the file attributes and every table of
+ * tables.h in file order: rank 0's tables as they are, the per-trace
+ * tables through explicit row segments so that row order does not depend
+ * on which MPI rank read which trace.  On failure the temporary file is
+ * removed; the publish phase renames it.
+ */
+#include "driver.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "exchange.h"
+#include "h5write.h"
+
+/* Every per-trace row starts with its trace rank (tables.h lists it
+ * first). */
+_Static_assert(offsetof(tlm_row_op, trace_rank) == 0 &&
+                   offsetof(tlm_row_uargs, trace_rank) == 0 &&
+                   offsetof(tlm_row_kernel, trace_rank) == 0 &&
+                   offsetof(tlm_row_member, trace_rank) == 0,
+               "trace_rank must lead the per-trace rows");
+
+/* Per-trace table rows held here, sorted by trace rank (each row starts
+ * with its int32 trace rank): segments from the global per-trace counts. */
+static tlm_status write_per_trace(tlm_mpi_ctx *c, hid_t f,
+                                  const tlm_mpi_table *t, const void *rows,
+                                  size_t n, tlm_error *err)
+{
+    tlm_status st = TLM_OK;
+    int64_t *cnt = calloc(c->n_res ? c->n_res : 1, sizeof *cnt);
+    int64_t *gcnt = calloc(c->n_res ? c->n_res : 1, sizeof *gcnt);
+    int64_t *seg = NULL;
+    size_t n_seg = 0;
+    st = tlm_mpi_agree(cnt && gcnt ? TLM_OK : TLM_ENOMEM, c->comm);
+    if (st != TLM_OK) {
+        tlm_error_set(err, st, NULL, -1, "out of memory writing '%s'",
+                      t->name);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int32_t r;
+        memcpy(&r, (const char *)rows + i * t->row_size, sizeof r);
+        cnt[c->pos[r]]++;
+    }
+    MPI_Allreduce(cnt, gcnt, (int)c->n_res, MPI_INT64_T, MPI_SUM, c->comm);
+    seg = malloc(2 * (c->n_res ? c->n_res : 1) * sizeof *seg);
+    st = tlm_mpi_agree(seg ? TLM_OK : TLM_ENOMEM, c->comm);
+    if (st != TLM_OK) {
+        tlm_error_set(err, st, NULL, -1, "out of memory writing '%s'",
+                      t->name);
+        goto done;
+    }
+    int64_t off = 0;
+    for (size_t p = 0; p < c->n_res; p++) {
+        if (cnt[p] > 0) {
+            seg[2 * n_seg] = off;
+            seg[2 * n_seg + 1] = cnt[p];
+            n_seg++;
+        }
+        off += gcnt[p];
+    }
+    st = tlm_mpi_h5_write_segments(f, t, rows, seg, n_seg, off, c->comm, err);
+done:
+    free(cnt);
+    free(gcnt);
+    free(seg);
+    return st;
+}
+
+/* Before any HDF5 write: is there room for the file (its rows
+ * uncompressed, an upper bound) and the report?  Parallel HDF5 1.10 does
+ * not survive a write failing for lack of space (ranks disagree inside the
+ * library and hang, or a half-closed file crashes MPI_Finalize), so a full
+ * disk is caught here, with a message that says so. */
+static tlm_status check_space(tlm_mpi_ctx *c, tlm_error *err)
+{
+    const tlm_mpi_colls *k = &c->k;
+    int r0 = c->me == 0;
+    uint64_t local =
+        (uint64_t)c->rt.n_ops * sizeof *c->ord_ops +
+        (uint64_t)c->rt.n_ua * sizeof *c->ord_ua +
+        (uint64_t)c->rt.n_kn * sizeof *c->ord_kn +
+        (uint64_t)k->n_mrows * sizeof *k->mrows;
+    if (r0)
+        local += (uint64_t)c->n_res *
+                     (sizeof(tlm_row_trace) + sizeof(tlm_row_timeline)) +
+                 (uint64_t)c->n_mops * sizeof *c->mops +
+                 (uint64_t)k->n_inst * sizeof(tlm_row_instance) +
+                 (uint64_t)k->n_unm * sizeof(tlm_row_unmatched) +
+                 (uint64_t)k->n_sum * sizeof(tlm_row_summary) +
+                 (uint64_t)k->n_clk * sizeof(tlm_row_clock) +
+                 (uint64_t)k->n_strag * sizeof(tlm_row_straggler);
+    uint64_t total = 0;
+    MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, c->comm);
+    tlm_status st = TLM_OK;
+    if (r0) {
+        /* metadata, attributes and the report: a few MiB at most */
+        uint64_t need = total + (4u << 20);
+        char dir[TLM_MPI_PATH_CAP];
+        tlm_mpi_strset(dir, sizeof dir, c->su.tmp);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *(slash == dir ? slash + 1 : slash) = '\0';
+        else
+            tlm_mpi_strset(dir, sizeof dir, ".");
+        struct statvfs vs;
+        if (statvfs(dir, &vs) == 0) {
+            uint64_t avail = (uint64_t)vs.f_bavail * vs.f_frsize;
+            if (avail < need)
+                st = tlm_error_set(err, TLM_EIO, dir, -1,
+                                   "no space left on the output device: "
+                                   "%.1f MB free, the HDF5 file and the "
+                                   "report may need up to %.1f MB",
+                                   (double)avail / 1e6, (double)need / 1e6);
+        }
+    }
+    return tlm_mpi_agree(st, c->comm);
+}
+
+/* The root attributes: schema, creator, command line, units, sizes. */
+static tlm_status file_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
+{
+    tlm_status st =
+        tlm_mpi_h5_attr_i64(f, "schema_version", TLM_MPI_SCHEMA_VERSION, err);
+    if (st == TLM_OK)
+        st = tlm_mpi_h5_attr_str(f, "creator", "tlmpi 0.1.0", err);
+    if (st == TLM_OK)
+        st = tlm_mpi_h5_attr_str(f, "command_line", c->cmdline, err);
+    if (st == TLM_OK)
+        st = tlm_mpi_h5_attr_str(f, "units",
+                                 "times and durations int64 ns; sizes "
+                                 "bytes; GB/s = 1e9 bytes/s; per-column "
+                                 "units in each dataset's 'units' "
+                                 "attribute",
+                                 err);
+    if (st == TLM_OK)
+        st = tlm_mpi_h5_attr_i64(f, "world_size", c->world, err);
+    if (st == TLM_OK)
+        st = tlm_mpi_h5_attr_i64(f, "n_traces", (int64_t)c->n_res, err);
+    if (st == TLM_OK)
+        st = tlm_mpi_h5_attr_i64(f, "tracelens_simplified_mode",
+                                 c->k.simplified, err);
+    return st;
+}
+
+/* One dataset to write: this rank's rows of table t. */
+typedef struct dataset {
+    const tlm_mpi_table *t;
+    const void *rows;
+    size_t n;
+    int per_trace;   /* rows of the traces read here, in segments */
+} dataset;
+
+/* Every table of tables.h, in file order. */
+static tlm_status write_tables(tlm_mpi_ctx *c, hid_t f,
+                               const tlm_mpi_h5rows *h, tlm_error *err)
+{
+    const tlm_mpi_colls *k = &c->k;
+    const dataset sets[] = {
+        {&tlm_tab_traces, h->tr, h->n, 0},
+        {&tlm_tab_timeline, h->tl, h->n, 0},
+        {&tlm_tab_ops, c->ord_ops, c->rt.n_ops, 1},
+        {&tlm_tab_ops_merged, c->mops, c->me == 0 ? c->n_mops : 0, 0},
+        {&tlm_tab_uargs, c->ord_ua, c->rt.n_ua, 1},
+        {&tlm_tab_kernels, c->ord_kn, c->rt.n_kn, 1},
+        {&tlm_tab_instances, h->ir, h->ni, 0},
+        {&tlm_tab_members, k->mrows, k->n_mrows, 1},
+        {&tlm_tab_unmatched, h->ur, h->nu, 0},
+        {&tlm_tab_summary, h->sr, h->ns, 0},
+        {&tlm_tab_clock, h->cr, h->nc, 0},
+        {&tlm_tab_stragglers, h->gr, h->ng, 0},
+    };
+    tlm_status st = TLM_OK;
+    for (size_t i = 0; st == TLM_OK && i < sizeof sets / sizeof sets[0];
+         i++) {
+        const dataset *d = &sets[i];
+        if (d->per_trace)
+            st = write_per_trace(c, f, d->t, d->rows, d->n, err);
+        else
+            st = tlm_mpi_h5_write_table(f, d->t, d->rows, d->n, c->comm,
+                                        err);
+    }
+    return st;
+}
+
+/* Creates, fills and closes the file under its temporary name. */
+static tlm_status write_h5(tlm_mpi_ctx *c, tlm_error *err)
+{
+    hid_t f = -1;
+    tlm_status st = check_space(c, err);
+    if (st != TLM_OK)
+        return st;
+    st = tlm_mpi_h5_create(c->su.tmp, c->comm, &f, err);
+    st = tlm_mpi_agree(st, c->comm);
+    if (st != TLM_OK)
+        return st;
+    tlm_mpi_h5rows h;
+    st = tlm_mpi_h5rows_build(c, &h);
+    if (st != TLM_OK) {
+        tlm_error_set(err, st, NULL, -1, "out of memory writing HDF5");
+        goto done;
+    }
+    st = file_attrs(c, f, err);
+    st = tlm_mpi_agree(st, c->comm);
+    if (st == TLM_OK)
+        st = write_tables(c, f, &h, err);
+done:;
+    tlm_status cst = tlm_mpi_h5_close(f, c->su.tmp, st != TLM_OK, c->comm,
+                                      st == TLM_OK ? err : NULL);
+    if (st == TLM_OK)
+        st = cst;
+    st = tlm_mpi_agree(st, c->comm);
+    tlm_mpi_h5rows_free(&h);
+    return st;
+}
+
+tlm_status tlm_mpi_phase_write(tlm_mpi_ctx *c)
+{
+    tlm_error err;
+    tlm_error_clear(&err);
+    tlm_status st = write_h5(c, &err);
+    if (st != TLM_OK) {
+        char msg[1100];
+        if (err.code != TLM_OK)
+            tlm_mpi_say0(c, "error: %s",
+                         tlm_error_format(&err, msg, sizeof msg));
+        else
+            tlm_mpi_say0(c, "error: writing %s failed on another rank",
+                         c->su.tmp);
+        if (c->me == 0)
+            unlink(c->su.tmp);
+    }
+    return st;
+}

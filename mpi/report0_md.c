@@ -1,0 +1,372 @@
+/*
+ * report0_md.c - report.md, the job at a glance for a human: what was read
+ * and how long each phase took, the GPU timeline spread over ranks with
+ * the outlier named, exposed communication per rank, the top ops merged
+ * across ranks, the collective summary, the stragglers and the clock
+ * offsets, each section a function below.  Long tables are cut (the HDF5
+ * file has every row) so that the report stays readable for big jobs.
+ */
+#include "report0_out.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : (x > y);
+}
+
+static double ms(int64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+/* One line of the timeline table: min (rank), median, max (rank) and the
+ * rank farthest from the median, named when it is more than 5% (and at
+ * least 1 us) away. */
+static void spread_line(FILE *f, const tlm_mpi_results *r, const char *label,
+                        size_t off, int64_t *tmp)
+{
+    size_t n = r->n_traces;
+    int64_t mn = INT64_MAX, mx = INT64_MIN;
+    int32_t rmn = -1, rmx = -1;
+    for (size_t i = 0; i < n; i++) {
+        int64_t v = *(const int64_t *)(const void *)((const char *)&r
+                                                         ->timeline[i] +
+                                                     off);
+        tmp[i] = v;
+        if (v < mn) {
+            mn = v;
+            rmn = r->timeline[i].trace_rank;
+        }
+        if (v > mx) {
+            mx = v;
+            rmx = r->timeline[i].trace_rank;
+        }
+    }
+    qsort(tmp, n, sizeof *tmp, cmp_i64);
+    double med = n % 2 ? (double)tmp[n / 2]
+                       : 0.5 * ((double)tmp[n / 2 - 1] + (double)tmp[n / 2]);
+    double dmn = med - (double)mn, dmx = (double)mx - med;
+    int32_t out_rank = dmx >= dmn ? rmx : rmn;
+    double dev = dmx >= dmn ? dmx : dmn;
+    fprintf(f, "| %s | %.3f (rank %d) | %.3f | %.3f (rank %d) | ", label,
+            ms(mn), rmn, med / 1e6, ms(mx), rmx);
+    if (n >= 3 && dev > 0.05 * (med > 0 ? med : 1) && dev >= 1000.0)
+        fprintf(f, "rank %d (%+.3f ms vs median) |\n", out_rank,
+                (dmx >= dmn ? dev : -dev) / 1e6);
+    else
+        fputs("- |\n", f);
+}
+
+/* The TLM_COLL_CLOCK_* flags as words. */
+static const char *flags_text(uint32_t fl, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    static const struct {
+        uint32_t bit;
+        const char *name;
+    } names[] = {{TLM_COLL_CLOCK_REFERENCE, "reference"},
+                 {TLM_COLL_CLOCK_NO_DATA, "no data"},
+                 {TLM_COLL_CLOCK_CLAMPED, "clamped"},
+                 {TLM_COLL_CLOCK_INFEASIBLE, "infeasible"},
+                 {TLM_COLL_CLOCK_LARGE, "large"},
+                 {TLM_COLL_CLOCK_NOISY, "noisy"}};
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (fl & names[i].bit) {
+            int w = snprintf(buf + len, cap - len, "%s%s", len ? ", " : "",
+                             names[i].name);
+            if (w > 0 && (size_t)w < cap - len)
+                len += (size_t)w;
+        }
+    }
+    return buf;
+}
+
+static int cmp_strag_caused(const void *a, const void *b)
+{
+    const tlm_coll_straggler_row *x = *(const tlm_coll_straggler_row *const *)a;
+    const tlm_coll_straggler_row *y = *(const tlm_coll_straggler_row *const *)b;
+    if (x->wait_caused_corr_ns != y->wait_caused_corr_ns)
+        return x->wait_caused_corr_ns > y->wait_caused_corr_ns ? -1 : 1;
+    return x->trace_rank - y->trace_rank;
+}
+
+
+/* The job at a glance: traces, timings, the file, collective counts. */
+static void md_glance(FILE *f, const tlm_mpi_results *r)
+{
+    size_t n = r->n_traces;
+    fprintf(f, "# tlmpi report\n\n## The job at a glance\n\n");
+    fprintf(f, "- traces: %zu of world size %lld, %.1f MB read by %d MPI "
+               "rank%s in %.2f s\n",
+            n, (long long)r->world_size, (double)r->bytes_read / 1e6,
+            r->nprocs, r->nprocs > 1 ? "s" : "", r->elapsed_s);
+    fprintf(f, "- time: reading and per-trace tables %.2f s, collective "
+               "exchange and matching %.2f s, HDF5 write %.2f s\n",
+            r->t_read_s, r->t_collectives_s, r->t_hdf5_s);
+    fprintf(f, "- HDF5 file: `%s` (schema v%d; load with "
+               "`scripts/tlmpi_h5.py`)\n",
+            r->h5_path, TLM_MPI_SCHEMA_VERSION);
+    size_t n_inc = 0;
+    for (size_t i = 0; i < r->n_inst; i++)
+        n_inc += (r->inst[i].flags & TLM_COLL_INST_INCOMPLETE) != 0;
+    fprintf(f, "- collective instances matched across ranks: %zu (%zu with "
+               "missing ranks); NCCL kernels left unmatched: %zu\n",
+            r->n_inst, n_inc, r->n_unmatched);
+    fprintf(f, "- TraceLens parity mode: %s\n\n",
+            r->tl_simplified ? "simplified (no process group names)"
+                             : "regular");
+}
+
+/* Exposed and total communication of every rank (the first 64 of a big
+ * job). */
+static void md_exposed_comm(FILE *f, const tlm_mpi_results *r)
+{
+    size_t n = r->n_traces;
+    fputs("\n### Exposed communication per rank\n\n"
+          "| rank | exposed comm (ms) | total comm (ms) | % of "
+          "timeline |\n|---|---|---|---|\n",
+          f);
+    for (size_t i = 0; i < n; i++) {
+        const tlm_row_timeline *t = &r->timeline[i];
+        fprintf(f, "| %d | %.3f | %.3f | %.1f |\n", t->trace_rank,
+                ms(t->exposed_comm_ns), ms(t->total_comm_ns),
+                t->total_ns > 0 ? 100.0 * (double)t->exposed_comm_ns /
+                                      (double)t->total_ns
+                                : 0.0);
+        if (i == 63 && n > 65) {
+            fprintf(f, "| ... | %zu more ranks in /timeline | | |\n",
+                    n - 64);
+            break;
+        }
+    }
+    fputc('\n', f);
+}
+
+/* The GPU timeline spread over ranks (tmp: room for one value a trace). */
+static void md_timeline(FILE *f, const tlm_mpi_results *r, int64_t *tmp)
+{
+    /* one line a timeline column: label and field */
+    static const struct {
+        const char *label;
+        size_t off;
+    } lines[] = {
+        {"total (first to last GPU event)",
+         offsetof(tlm_row_timeline, total_ns)},
+        {"busy", offsetof(tlm_row_timeline, busy_ns)},
+        {"idle", offsetof(tlm_row_timeline, idle_ns)},
+        {"computation", offsetof(tlm_row_timeline, computation_ns)},
+        {"exposed communication",
+         offsetof(tlm_row_timeline, exposed_comm_ns)},
+        {"total communication", offsetof(tlm_row_timeline, total_comm_ns)},
+        {"exposed memcpy/memset",
+         offsetof(tlm_row_timeline, exposed_memcpy_ns)},
+    };
+    fprintf(f, "## GPU timeline across ranks (ms)\n\n");
+    if (r->n_traces == 0) {
+        fputs("No traces.\n\n", f);
+        return;
+    }
+    fputs("| metric | min | median | max | outlier |\n"
+          "|---|---|---|---|---|\n",
+          f);
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        spread_line(f, r, lines[i].label, lines[i].off, tmp);
+    md_exposed_comm(f, r);
+}
+
+/* The top 15 ops merged across ranks. */
+static void md_ops(FILE *f, const tlm_mpi_results *r)
+{
+    fprintf(f, "## Top ops, merged across ranks (by GPU kernel time they "
+               "launch)\n\n");
+    if (r->n_ops == 0) {
+        fputs("No ops with GPU kernels.\n\n", f);
+        return;
+    }
+    fputs("| op | ranks | calls | kernel time, all ranks (ms) | per rank, "
+          "mean (ms) | slowest rank (ms) | % |\n"
+          "|---|---|---|---|---|---|---|\n",
+          f);
+    for (size_t i = 0; i < r->n_ops && i < 15; i++) {
+        const tlm_row_op_merged *m = &r->ops[i];
+        fprintf(f, "| `%.*s` | %d | %lld | %.3f | %.3f | rank %d: %.3f | "
+                   "%.1f |\n",
+                80, m->name, m->n_ranks, (long long)m->count,
+                m->direct_kernel_ns / 1e6, m->mean_rank_ns / 1e6,
+                m->max_rank, m->max_rank_ns / 1e6, m->percent);
+    }
+    fputs("\nPer rank: `/ops/per_rank`, `/ops_unique_args` and "
+          "`/kernels` in the HDF5 file.\n\n",
+          f);
+}
+
+/* One row of the collective summary. */
+static void md_summary_row(FILE *f, const tlm_coll_summary_row *s)
+{
+    char bw[32], name[48];
+    if (isnan(s->busbw_gbps.mean))
+        snprintf(bw, sizeof bw, "-");
+    else
+        snprintf(bw, sizeof bw, "%.2f", s->busbw_gbps.mean);
+    if (s->coll_name[0])
+        snprintf(name, sizeof name, " (%.*s)",
+                 (int)strnlen(s->coll_name, sizeof s->coll_name),
+                 s->coll_name);
+    else
+        name[0] = 0;
+    fprintf(f, "| %.*s | %s%s | %.*s | %lld | %lld | %.3f | "
+               "%.3f | %s | %.3f |\n",
+            (int)strnlen(s->pg_name, sizeof s->pg_name), s->pg_name,
+            tlm_coll_type_name((tlm_coll_type)s->coll), name,
+            (int)strnlen(s->dtype_name, sizeof s->dtype_name),
+            s->dtype_name, (long long)s->bytes, (long long)s->count,
+            ms(s->total_latency_ns), s->latency_ns.mean / 1e3, bw,
+            s->start_skew_corr_ns.mean / 1e3);
+}
+
+/* The top 20 collective summary rows by total latency. */
+static void md_collectives(FILE *f, const tlm_mpi_results *r)
+{
+    fprintf(f, "## Collectives (top 20 by total latency)\n\n");
+    if (r->n_sum == 0) {
+        fputs("No collective instances.\n\n", f);
+        return;
+    }
+    fputs("| process group | collective | dtype | bytes | count | total "
+          "latency (ms) | mean latency (us) | mean bus bw (GB/s) | mean "
+          "start skew (us, corrected) |\n"
+          "|---|---|---|---|---|---|---|---|---|\n",
+          f);
+    for (size_t i = 0; i < r->n_sum && i < 20; i++)
+        md_summary_row(f, &r->sum[i]);
+    fputc('\n', f);
+}
+
+/* Who arrives last over all process groups, most expensive first (sp:
+ * room for a pointer a straggler row). */
+static void md_stragglers(FILE *f, const tlm_mpi_results *r,
+                          const tlm_coll_straggler_row **sp)
+{
+    fprintf(f, "## Stragglers\n\n");
+    size_t nsp = 0;
+    for (size_t i = 0; i < r->n_strag; i++)
+        if (r->strag[i].overall)
+            sp[nsp++] = &r->strag[i];
+    qsort(sp, nsp, sizeof *sp, cmp_strag_caused);
+    if (nsp == 0) {
+        fputs("No complete implicit-sync collectives.\n\n", f);
+        return;
+    }
+    const tlm_coll_straggler_row *t = sp[0];
+    if (t->wait_caused_corr_ns > 0)
+        fprintf(f, "Rank %d arrives last most expensively: the other "
+                   "ranks waited %.3f ms for it in total (corrected "
+                   "clocks), it arrived last %.1f times of %lld.\n\n",
+                t->trace_rank, ms(t->wait_caused_corr_ns),
+                (double)t->last_credit_corr_u / 1e6,
+                (long long)t->n_instances);
+    fputs("| rank | instances | arrived last (credit) | waits caused "
+          "(ms) | own waits (ms) | arrived last, raw clocks |\n"
+          "|---|---|---|---|---|---|\n",
+          f);
+    for (size_t i = 0; i < nsp && i < 16; i++) {
+        t = sp[i];
+        fprintf(f, "| %d | %lld | %.2f | %.3f | %.3f | %.2f |\n",
+                t->trace_rank, (long long)t->n_instances,
+                (double)t->last_credit_corr_u / 1e6,
+                ms(t->wait_caused_corr_ns), ms(t->wait_suffered_corr_ns),
+                (double)t->last_credit_u / 1e6);
+    }
+    fputs("\nPer process group: `/stragglers` in the HDF5 file; "
+          "TraceLens's table: `straggler_summary.csv`.\n\n",
+          f);
+}
+
+/* One row of the clock table. */
+static void md_clock_row(FILE *f, const tlm_coll_clock *k)
+{
+    char fl[128], lo[32], hi[32];
+    if (k->lo_ns == INT64_MIN)
+        snprintf(lo, sizeof lo, "-inf");
+    else
+        snprintf(lo, sizeof lo, "%.3f", (double)k->lo_ns / 1e3);
+    if (k->hi_ns == INT64_MAX)
+        snprintf(hi, sizeof hi, "inf");
+    else
+        snprintf(hi, sizeof hi, "%.3f", (double)k->hi_ns / 1e3);
+    fprintf(f, "| %d | %.3f | [%s, %s] | %.3f | %lld | %s |\n",
+            k->trace_rank, (double)k->offset_ns / 1e3, lo, hi,
+            (double)k->mad_ns / 1e3, (long long)k->n_samples,
+            flags_text(k->flags, fl, sizeof fl));
+}
+
+/* The estimated clock offsets (beyond 64 ranks, only non-zero ones, at
+ * most 64). */
+static void md_clocks(FILE *f, const tlm_mpi_results *r)
+{
+    fprintf(f, "## Clock offsets\n\n");
+    size_t nz = 0;
+    for (size_t i = 0; i < r->n_clk; i++)
+        nz += r->clk[i].offset_ns != 0;
+    if (r->n_clk == 0) {
+        fputs("Not estimated (no collectives).\n\n", f);
+        return;
+    }
+    fprintf(f, "%zu of %zu ranks have a non-zero estimated clock "
+               "offset (end times of implicit-sync collectives; skews "
+               "and waits \"corrected\" use them).\n\n",
+            nz, r->n_clk);
+    fputs("| rank | offset (us) | causality bounds (us) | residual MAD "
+          "(us) | samples | flags |\n|---|---|---|---|---|---|\n",
+          f);
+    size_t shown = 0;
+    for (size_t i = 0; i < r->n_clk && shown < 64; i++) {
+        if (r->n_clk > 64 && r->clk[i].offset_ns == 0)
+            continue;
+        md_clock_row(f, &r->clk[i]);
+        shown++;
+    }
+    fputc('\n', f);
+}
+
+tlm_status tlm_mpi_report_md(const tlm_mpi_results *r,
+                             const tlm_mpi_dest *dir, tlm_error *err)
+{
+    tlm_mpi_out o;
+    tlm_status st = tlm_mpi_out_open(&o, dir, "report.md", err);
+    if (st != TLM_OK)
+        return st;
+    FILE *f = o.f;
+    size_t n = r->n_traces;
+    int64_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    const tlm_coll_straggler_row **sp =
+        malloc((r->n_strag ? r->n_strag : 1) * sizeof *sp);
+    if (!tmp || !sp) {
+        free(tmp);
+        free(sp);
+        fclose(o.f);
+        unlink(o.tmp);
+        return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
+    }
+    md_glance(f, r);
+    md_timeline(f, r, tmp);
+    md_ops(f, r);
+    md_collectives(f, r);
+    md_stragglers(f, r, sp);
+    md_clocks(f, r);
+    fputs("## Files\n\n- TraceLens-style CSV sheets: "
+          "nccl_summary_implicit_sync.csv, nccl_implicit_sync.csv, "
+          "nccl_long.csv, nccl_summary_long.csv, straggler_summary.csv "
+          "(µs, MiB as \"MB\", GiB/s as \"GB/s\", as TraceLens)\n",
+          f);
+    free(tmp);
+    free(sp);
+    return tlm_mpi_out_close(&o, err);
+}

@@ -1,0 +1,221 @@
+/*
+ * trace.c - one trace on the rank that owns it: read it, tell its rank
+ * (file name or distributedInfo, --rank_regex / rank-source order), build
+ * its call tree, its single-trace report (GPU timeline and the ops and
+ * kernel tables the driver keeps, trace_tables.c) and its collective
+ * records (tlm_coll_extract).  A bad trace is recorded in its result (status
+ * and message) so that rank 0 can name every bad trace at once.
+ */
+#include "driver.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tlmpi/tlm_trace.h"
+#include "tlmpi/tlm_tree.h"
+
+static int64_t ns_of_us(double us)
+{
+    return (int64_t)llround(us * 1000.0);
+}
+
+/* Starts fr for file fi: what is known before reading it. */
+static void result_init(const tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
+{
+    const char *path = c->fl.path[fi];
+    memset(fr, 0, sizeof *fr);
+    fr->file_idx = (int64_t)fi;
+    fr->owner = c->me;
+    tlm_row_trace *row = &fr->row;
+    /* keep the tail of long paths: the file name matters most */
+    size_t pl = strlen(path);
+    tlm_mpi_strset(row->file, sizeof row->file,
+                   pl >= sizeof row->file ? path + pl - (sizeof row->file - 1)
+                                          : path);
+    row->bytes_on_disk = c->fl.size[fi];
+    row->name_rank = c->fl.name_rank[fi];
+    row->dist_rank = -1;
+    row->dist_world_size = -1;
+    row->trace_rank = -1;
+}
+
+/* Copies the trace's metadata and read statistics into fr and decides its
+ * rank (fr->row.trace_rank, node, fr->tl.trace_rank). */
+static tlm_status take_meta(const tlm_mpi_ctx *c, const tlm_trace *tr,
+                            const char *path, tlm_mpi_fileres *fr,
+                            tlm_error *err)
+{
+    tlm_row_trace *row = &fr->row;
+    const tlm_trace_meta *m = tlm_trace_meta_get(tr);
+    const tlm_read_stats *rs = tlm_trace_stats(tr);
+    row->bytes_json = (int64_t)rs->bytes_json;
+    row->gzip = rs->gzip;
+    row->n_events = (int64_t)rs->n_events;
+    row->n_lone_surrogates = (int64_t)rs->n_lone_surrogates;
+    if (m->has_distributed) {
+        row->dist_rank = m->rank;
+        row->dist_world_size = m->world_size;
+    }
+    row->base_time_ns = m->has_base_time ? m->base_time_ns : 0;
+    int64_t rank = -1;
+    if (c->fl.rank_source == TLM_MPI_RANK_NAME_FIRST)
+        rank = row->name_rank >= 0 ? row->name_rank : row->dist_rank;
+    else
+        rank = row->dist_rank >= 0 ? row->dist_rank : row->name_rank;
+    if (rank < 0 && c->fl.n == 1)
+        rank = 0; /* a lone trace without any rank is rank 0 */
+    if (rank < 0)
+        return tlm_error_set(err, TLM_EINVAL, path, -1,
+                             "cannot tell the trace's rank: no "
+                             "distributedInfo.rank and the file name does "
+                             "not match --rank_regex");
+    if (rank >= TLM_MPI_MAX_WORLD)
+        return tlm_error_set(err, TLM_ERANGE, path, -1,
+                             "trace rank %lld is too large", (long long)rank);
+    row->trace_rank = (int32_t)rank;
+    row->node = c->o.gpus_per_node > 0
+                    ? (int32_t)(rank / c->o.gpus_per_node)
+                    : -1;
+    fr->tl.trace_rank = (int32_t)rank;
+    return TLM_OK;
+}
+
+/* Builds the trace's report: its GPU timeline goes into fr->tl, its ops
+ * and kernel tables into c->rt.  A trace without GPU events is not an
+ * error (empty tables). */
+static tlm_status take_report(tlm_mpi_ctx *c, tlm_tree *tree,
+                              const char *path, tlm_mpi_fileres *fr,
+                              tlm_error *err)
+{
+    tlm_report_opts ropts;
+    tlm_report_opts_init(&ropts);
+    ropts.short_kernel_study = 0;
+    ropts.perf_sheets = 0;
+    ropts.unified = 0;
+    ropts.gpu_arch_json_path = c->o.gpu_arch_json_path;
+    tlm_report *rep = NULL;
+    tlm_error terr;
+    tlm_error_clear(&terr);
+    tlm_status ts = tlm_report_build(tree, &ropts, &rep, &terr);
+    if (ts == TLM_ENOTFOUND)
+        return TLM_OK; /* no GPU events */
+    if (ts != TLM_OK) {
+        *err = terr;
+        return ts;
+    }
+    const tlm_gpu_timeline *tlp = tlm_report_timeline(rep);
+    fr->tl.total_ns = ns_of_us(tlp->total_us);
+    fr->tl.busy_ns = ns_of_us(tlp->busy_us);
+    fr->tl.idle_ns = ns_of_us(tlp->idle_us);
+    fr->tl.computation_ns = ns_of_us(tlp->computation_us);
+    fr->tl.exposed_comm_ns = ns_of_us(tlp->exposed_comm_us);
+    fr->tl.exposed_memcpy_ns = ns_of_us(tlp->exposed_memcpy_us);
+    fr->tl.total_comm_ns = ns_of_us(tlp->total_comm_us);
+    fr->tl.total_memcpy_ns = ns_of_us(tlp->total_memcpy_us);
+    fr->tl.n_gpu_events = (int64_t)tlp->n_events;
+    ts = tlm_mpi_keep_report_rows(c, rep, fr->row.trace_rank, fr);
+    tlm_report_free(rep);
+    if (ts != TLM_OK)
+        return tlm_error_set(err, ts, path, -1,
+                             "out of memory keeping report tables");
+    return TLM_OK;
+}
+
+/* The call tree of a trace with events: tree statistics, report, then the
+ * collective records (*recs, *n_recs). */
+static tlm_status analyse_events(tlm_mpi_ctx *c, const tlm_trace *tr,
+                                 const char *path, tlm_mpi_fileres *fr,
+                                 tlm_coll_record **recs, size_t *n_recs,
+                                 tlm_error *err)
+{
+    tlm_row_trace *row = &fr->row;
+    tlm_tree *tree = NULL;
+    tlm_status st = tlm_tree_build(tr, NULL, &tree, err);
+    if (st != TLM_OK) {
+        tlm_tree_free(tree);
+        return st;
+    }
+    const tlm_tree_stats *tst = tlm_tree_stats_get(tree);
+    row->n_bad_time = (int64_t)tst->n_no_time;
+    row->n_gpu_unlinked = (int64_t)tst->n_gpu_unlinked;
+    row->n_flow_warnings =
+        (int64_t)(tst->n_flow_bad_target + tst->n_flow_half);
+    st = take_report(c, tree, path, fr, err);
+    tlm_tree_free(tree);
+    if (st != TLM_OK)
+        return st;
+
+    tlm_coll_extract_opts xo;
+    tlm_coll_extract_opts_init(&xo);
+    xo.trace_rank = row->trace_rank;
+    tlm_coll_extract_stats xs;
+    memset(&xs, 0, sizeof xs);
+    st = tlm_coll_extract(tr, &xo, recs, n_recs, &xs, err);
+    if (st != TLM_OK)
+        return st;
+    row->n_coll_records = (int64_t)*n_recs;
+    row->n_seq_trace = (int64_t)(xs.n_seq_trace + xs.n_seq_concrete);
+    row->n_seq_ordinal = (int64_t)xs.n_seq_ordinal;
+    return TLM_OK;
+}
+
+/* Appends a trace's collective records to c->recs. */
+static tlm_status keep_records(tlm_mpi_ctx *c, const tlm_coll_record *recs,
+                               size_t n_recs, const char *path,
+                               tlm_error *err)
+{
+    if (n_recs == 0)
+        return TLM_OK;
+    tlm_coll_record *nr = realloc(c->recs, (c->n_recs + n_recs) * sizeof *nr);
+    if (!nr)
+        return tlm_error_set(err, TLM_ENOMEM, path, -1,
+                             "out of memory keeping %zu collective records",
+                             n_recs);
+    memcpy(nr + c->n_recs, recs, n_recs * sizeof *nr);
+    c->recs = nr;
+    c->n_recs += n_recs;
+    return TLM_OK;
+}
+
+void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
+{
+    tlm_error err;
+    tlm_error_clear(&err);
+    tlm_trace *tr = NULL;
+    tlm_coll_record *recs = NULL;
+    size_t n_recs = 0;
+    const char *path = c->fl.path[fi];
+    result_init(c, fi, fr);
+
+    tlm_read_opts ro;
+    tlm_read_opts_init(&ro);
+    ro.keep_events = 1;
+    tlm_status st = tlm_trace_read_file(path, &ro, &tr, &err);
+    if (st != TLM_OK)
+        goto fail;
+    st = take_meta(c, tr, path, fr, &err);
+    if (st != TLM_OK)
+        goto fail;
+    size_t n_ev = 0;
+    tlm_trace_events(tr, &n_ev);
+    if (n_ev > 0) {
+        st = analyse_events(c, tr, path, fr, &recs, &n_recs, &err);
+        if (st != TLM_OK)
+            goto fail;
+    }
+    st = keep_records(c, recs, n_recs, path, &err);
+    if (st != TLM_OK)
+        goto fail;
+    tlm_coll_free(NULL, recs);
+    tlm_trace_free(tr);
+    fr->status = TLM_OK;
+    return;
+fail:
+    tlm_coll_free(NULL, recs);
+    tlm_trace_free(tr);
+    fr->status = (int32_t)(st != TLM_OK ? st : TLM_EINVAL);
+    if (!err.file[0])
+        tlm_mpi_strset(err.file, sizeof err.file, path);
+    tlm_error_format(&err, fr->msg, sizeof fr->msg);
+}
