@@ -65,7 +65,14 @@ static int cmp_key(group_key x, group_key y)
     return c;
 }
 
+/* One accessor per type (the same key in another struct). */
 static group_key inst_key(const tlm_coll_instance *x)
+{
+    return (group_key){x->pg_hash, x->pg_name, x->coll,
+                       x->coll_name, x->dtype, x->bytes};
+}
+
+static group_key row_key(const tlm_coll_summary_row *x)
 {
     return (group_key){x->pg_hash, x->pg_name, x->coll,
                        x->coll_name, x->dtype, x->bytes};
@@ -82,12 +89,6 @@ static int cmp_inst_ptr(const void *a, const void *b)
     const tlm_coll_instance *y = *(const tlm_coll_instance *const *)b;
     int c = cmp_group(x, y);
     return c ? c : tlm_coll_inst_cmp(x, y);
-}
-
-static group_key row_key(const tlm_coll_summary_row *x)
-{
-    return (group_key){x->pg_hash, x->pg_name, x->coll,
-                       x->coll_name, x->dtype, x->bytes};
 }
 
 static int cmp_row(const void *a, const void *b)

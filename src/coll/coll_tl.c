@@ -743,12 +743,21 @@ static int cmp_lkey(long_key x, long_key y)
     return c;
 }
 
+/* One accessor per type (the same key under other field names). */
 static long_key rec_lkey(const tlm_coll_record *r)
 {
     return (long_key){r->trace_rank, r->pg_name,    r->pg_ranks_text,
                       r->coll_name,  r->group_size, r->dtype_name,
                       r->in_nelems,  r->out_nelems, r->in_split,
                       r->out_split,  r->stream};
+}
+
+static long_key row_lkey(const tlm_coll_tl_long_summary_row *r)
+{
+    return (long_key){r->rank,      r->pg_name,    r->pg_ranks,
+                      r->coll_name, r->group_size, r->dtype,
+                      r->in_nelems, r->out_nelems, r->in_split,
+                      r->out_split, r->stream};
 }
 
 static int lkey_cmp(const tlm_coll_record *x, const tlm_coll_record *y)
@@ -764,14 +773,6 @@ static int cmp_lkey_ptr(const void *a, const void *b)
     if (!c)
         c = tlm_coll_cmp_u64(x->event_index, y->event_index);
     return c;
-}
-
-static long_key row_lkey(const tlm_coll_tl_long_summary_row *r)
-{
-    return (long_key){r->rank,      r->pg_name,    r->pg_ranks,
-                      r->coll_name, r->group_size, r->dtype,
-                      r->in_nelems, r->out_nelems, r->in_split,
-                      r->out_split, r->stream};
 }
 
 static int cmp_lrow(const void *a, const void *b)
