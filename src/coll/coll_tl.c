@@ -125,7 +125,9 @@ static void tl_view_of(const tlm_coll_record *r, size_t idx, int simplified,
                      : NAN;
 }
 
-/* Order within (pg label, rank): ts, then file order. */
+/* Order within (pg label, rank): ts, then file order.  (This file's
+ * comparators look alike but each orders its own type's fields: qsort
+ * takes a plain function per order.) */
 static int cmp_view_group(const void *a, const void *b)
 {
     const tl_view *x = a, *y = b;
