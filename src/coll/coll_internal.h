@@ -48,7 +48,10 @@ static inline void tlm_coll_mfree(const tlm_alloc *a, void *p)
     a->free_fn(a->ctx, p);
 }
 
-/* Grows *arr (element size sz) so that it holds at least need elements. */
+/* Grows *arr (element size sz) so that it holds at least need elements.
+ * Not util's tlm_grow: the collective layer allocates through the caller's
+ * tlm_alloc (its arrays are freed with tlm_coll_free), tlm_grow through
+ * realloc. */
 static inline int tlm_coll_grow(const tlm_alloc *a, void **arr, size_t *cap,
                                 size_t need, size_t sz)
 {
@@ -105,6 +108,42 @@ static inline int tlm_coll_cmp_u64(uint64_t a, uint64_t b)
     return (a > b) - (a < b);
 }
 
+/* Order of (match key, seq, seq source) triples: the order of instances,
+ * and of members (then by rank), so members follow their instance. */
+static inline int tlm_coll_cmp_seq(uint64_t xkey, int64_t xseq, int xsrc,
+                                   uint64_t ykey, int64_t yseq, int ysrc)
+{
+    int c = tlm_coll_cmp_u64(xkey, ykey);
+    if (!c)
+        c = tlm_coll_cmp_i64(xseq, yseq);
+    return c ? c : tlm_coll_cmp_i64(xsrc, ysrc);
+}
+
+/* The canonical orders of tlm_coll_instances_sort and
+ * tlm_coll_members_sort (coll_match.c), and an instance against a member
+ * in them: 0 when m is one of in's members. */
+int tlm_coll_inst_cmp(const tlm_coll_instance *x, const tlm_coll_instance *y);
+int tlm_coll_mem_cmp(const tlm_coll_member *x, const tlm_coll_member *y);
+int tlm_coll_inst_mem_cmp(const tlm_coll_instance *in,
+                          const tlm_coll_member *m);
+
+/* The opening of a function returning a new array: clears *out and *n_out
+ * (where given), then TLM_EINVAL "fn: NULL argument" when either is NULL
+ * or !in_ok (an input array NULL with a nonzero count); else TLM_OK. */
+static inline tlm_status tlm_coll_outputs(void **out, size_t *n_out,
+                                          int in_ok, const char *fn,
+                                          tlm_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (n_out)
+        *n_out = 0;
+    if (!out || !n_out || !in_ok)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1, "%s: NULL argument",
+                             fn);
+    return TLM_OK;
+}
+
 /* Bounds applied to input times at extraction (ns): every later
  * difference and sum of a few values stays inside int64. */
 #define TLM_COLL_TIME_MAX ((int64_t)1 << 61) /* year ~2043 in epoch ns */
@@ -134,6 +173,11 @@ uint64_t tlm_coll_signature(int coll, int dtype, int64_t in_nelems,
 /* Median of v[0..n) (sorts v in place); n > 0.  Mean of the two middle
  * values (rounded toward negative infinity) for even n. */
 int64_t tlm_coll_median_i64(int64_t *v, size_t n);
+
+/* Moves the non-NaN values of v[0..n) to its front, sorted ascending, and
+ * returns how many there are; *sum gets their sum in that order (0 when
+ * none). */
+size_t tlm_coll_sort_values(double *v, size_t n, double *sum);
 
 /* Linear-interpolated quantile q of sorted doubles (numpy default). */
 double tlm_coll_quantile_sorted(const double *v, size_t n, double q);

@@ -38,28 +38,37 @@
 
 /* MARK: - sorting helpers */
 
+int tlm_coll_inst_cmp(const tlm_coll_instance *x, const tlm_coll_instance *y)
+{
+    return tlm_coll_cmp_seq(x->match_key, x->seq, x->seq_src, y->match_key,
+                            y->seq, y->seq_src);
+}
+
+int tlm_coll_mem_cmp(const tlm_coll_member *x, const tlm_coll_member *y)
+{
+    int c = tlm_coll_cmp_seq(x->match_key, x->seq, x->seq_src, y->match_key,
+                             y->seq, y->seq_src);
+    return c ? c : tlm_coll_cmp_i64(x->trace_rank, y->trace_rank);
+}
+
+int tlm_coll_inst_mem_cmp(const tlm_coll_instance *in,
+                          const tlm_coll_member *m)
+{
+    return tlm_coll_cmp_seq(in->match_key, in->seq, in->seq_src,
+                            m->match_key, m->seq, m->seq_src);
+}
+
+/* One qsort comparator per record type below: each type has its own key
+ * (the fields differ), and qsort needs a plain function per type. */
+
 static int cmp_inst(const void *a, const void *b)
 {
-    const tlm_coll_instance *x = a, *y = b;
-    int c = tlm_coll_cmp_u64(x->match_key, y->match_key);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->seq, y->seq);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->seq_src, y->seq_src);
-    return c;
+    return tlm_coll_inst_cmp(a, b);
 }
 
 static int cmp_mem(const void *a, const void *b)
 {
-    const tlm_coll_member *x = a, *y = b;
-    int c = tlm_coll_cmp_u64(x->match_key, y->match_key);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->seq, y->seq);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->seq_src, y->seq_src);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->trace_rank, y->trace_rank);
-    return c;
+    return tlm_coll_mem_cmp(a, b);
 }
 
 static int cmp_unm(const void *a, const void *b)
@@ -559,6 +568,32 @@ static int64_t off_of(const int64_t *off, size_t n_off, int32_t rank)
     return off[rank];
 }
 
+/* Sum and maximum of the members' send (or receive) bytes; known is 0 once
+ * a member does not know its count (-1). */
+typedef struct byte_tally {
+    int64_t total, max;
+    int known;
+} byte_tally;
+
+static void tally(byte_tally *t, int64_t bytes)
+{
+    if (bytes < 0) {
+        t->known = 0;
+        return;
+    }
+    t->total = tlm_coll_sat_add(t->total, bytes);
+    if (bytes > t->max)
+        t->max = bytes;
+}
+
+/* The largest member's bytes over the mean of n members; NaN unknown. */
+static double imbalance(const byte_tally *t, size_t n)
+{
+    return (t->known && t->total > 0)
+               ? (double)t->max / ((double)t->total / (double)n)
+               : NAN;
+}
+
 /* Computes the metrics of in from its members m[0..n). */
 static void compute_metrics(tlm_coll_instance *in, tlm_coll_member *m,
                             size_t n, const int64_t *off, size_t n_off,
@@ -643,42 +678,25 @@ static void compute_metrics(tlm_coll_instance *in, tlm_coll_member *m,
     if (corrected)
         in->flags |= TLM_COLL_INST_CORRECTED;
     int64_t lat = INT64_MAX, mx = INT64_MIN;
-    int64_t st = 0, rt = 0, ms = -1, mr = -1;
-    int sk = 1, rk = 1;
+    byte_tally snd = {0, -1, 1}, rcv = {0, -1, 1};
     for (size_t i = 0; i < n; i++) {
         if (m[i].dur_ns < lat)
             lat = m[i].dur_ns;
         if (m[i].dur_ns > mx)
             mx = m[i].dur_ns;
-        if (m[i].send_bytes < 0)
-            sk = 0;
-        else {
-            st = tlm_coll_sat_add(st, m[i].send_bytes);
-            if (m[i].send_bytes > ms)
-                ms = m[i].send_bytes;
-        }
-        if (m[i].recv_bytes < 0)
-            rk = 0;
-        else {
-            rt = tlm_coll_sat_add(rt, m[i].recv_bytes);
-            if (m[i].recv_bytes > mr)
-                mr = m[i].recv_bytes;
-        }
+        tally(&snd, m[i].send_bytes);
+        tally(&rcv, m[i].recv_bytes);
     }
     in->comm_latency_ns = lat;
     in->max_dur_ns = mx;
-    in->send_bytes_total = sk ? st : -1;
-    in->recv_bytes_total = rk ? rt : -1;
-    in->max_send_bytes = sk ? ms : -1;
-    in->max_recv_bytes = rk ? mr : -1;
-    in->send_imbalance = (sk && st > 0)
-                             ? (double)ms / ((double)st / (double)n)
-                             : NAN;
-    in->recv_imbalance = (rk && rt > 0)
-                             ? (double)mr / ((double)rt / (double)n)
-                             : NAN;
-    in->throughput_gbps = (sk && in->wall_corr_ns > 0)
-                              ? (double)st / (double)in->wall_corr_ns
+    in->send_bytes_total = snd.known ? snd.total : -1;
+    in->recv_bytes_total = rcv.known ? rcv.total : -1;
+    in->max_send_bytes = snd.known ? snd.max : -1;
+    in->max_recv_bytes = rcv.known ? rcv.max : -1;
+    in->send_imbalance = imbalance(&snd, n);
+    in->recv_imbalance = imbalance(&rcv, n);
+    in->throughput_gbps = (snd.known && in->wall_corr_ns > 0)
+                              ? (double)snd.total / (double)in->wall_corr_ns
                               : NAN;
     int64_t gs = in->group_size > 0 ? in->group_size : in->n_members;
     if (in->flags & TLM_COLL_INST_P2P)
@@ -692,8 +710,8 @@ static void compute_metrics(tlm_coll_instance *in, tlm_coll_member *m,
     if (lat > 0) {
         if (in->coll == TLM_COLL_ALLTOALLV) {
             /* per-rank data to peers: the largest sender's volume */
-            if (ms >= 0 && sk) {
-                in->busbw_gbps = (double)ms / (double)lat;
+            if (snd.max >= 0 && snd.known) {
+                in->busbw_gbps = (double)snd.max / (double)lat;
                 double f = tlm_coll_bus_factor(TLM_COLL_ALLTOALLV, gs);
                 in->algbw_gbps = f > 0 ? in->busbw_gbps / f : NAN;
             }
@@ -704,17 +722,6 @@ static void compute_metrics(tlm_coll_instance *in, tlm_coll_member *m,
                              tlm_coll_bus_factor(in->coll, fn);
         }
     }
-}
-
-static int cmp_inst_mem(const tlm_coll_instance *in,
-                        const tlm_coll_member *m)
-{
-    int c = tlm_coll_cmp_u64(in->match_key, m->match_key);
-    if (!c)
-        c = tlm_coll_cmp_i64(in->seq, m->seq);
-    if (!c)
-        c = tlm_coll_cmp_i64(in->seq_src, m->seq_src);
-    return c;
 }
 
 void tlm_coll_metrics_apply_offsets(tlm_coll_match_result *res,
@@ -728,10 +735,10 @@ void tlm_coll_metrics_apply_offsets(tlm_coll_match_result *res,
     for (size_t i = 0; i < res->n_inst; i++) {
         tlm_coll_instance *in = &res->inst[i];
         while (j < res->n_mem &&
-               cmp_inst_mem(in, &res->mem[j]) > 0)
+               tlm_coll_inst_mem_cmp(in, &res->mem[j]) > 0)
             j++;
         size_t k = j;
-        while (k < res->n_mem && cmp_inst_mem(in, &res->mem[k]) == 0)
+        while (k < res->n_mem && tlm_coll_inst_mem_cmp(in, &res->mem[k]) == 0)
             k++;
         compute_metrics(in, res->mem + j, k - j, offset_ns, n_offsets,
                         tie_ns, latency_tol_ns);
@@ -919,6 +926,8 @@ nomem:
 
 /* MARK: - two-phase alignment */
 
+/* Align keys and shifts: (key, rank[, seq]), as the unmatched records; a
+ * plain qsort/bsearch comparator per type. */
 static int cmp_akey(const void *a, const void *b)
 {
     const tlm_coll_align_key *x = a, *y = b;
@@ -939,13 +948,10 @@ tlm_status tlm_coll_align_keys(const tlm_coll_record *recs, size_t n,
                                const tlm_alloc *a, tlm_coll_align_key **out,
                                size_t *n_out, tlm_error *err)
 {
-    if (out)
-        *out = NULL;
-    if (n_out)
-        *n_out = 0;
-    if (!out || !n_out || (!recs && n))
-        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
-                             "tlm_coll_align_keys: NULL argument");
+    tlm_status st = tlm_coll_outputs((void **)out, n_out, recs || !n,
+                                     "tlm_coll_align_keys", err);
+    if (st != TLM_OK)
+        return st;
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         m += needs_align(&recs[i]);
@@ -1003,13 +1009,10 @@ tlm_status tlm_coll_align(const tlm_coll_align_key *keys, size_t n,
                           const tlm_alloc *a, tlm_coll_align_shift **out,
                           size_t *n_out, tlm_error *err)
 {
-    if (out)
-        *out = NULL;
-    if (n_out)
-        *n_out = 0;
-    if (!out || !n_out || (!keys && n))
-        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
-                             "tlm_coll_align: NULL argument");
+    tlm_status st = tlm_coll_outputs((void **)out, n_out, keys || !n,
+                                     "tlm_coll_align", err);
+    if (st != TLM_OK)
+        return st;
     if (n == 0)
         return TLM_OK;
     tlm_coll_align_key *k = tlm_coll_malloc(a, n * sizeof *k);

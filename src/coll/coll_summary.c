@@ -21,28 +21,16 @@
 
 /* MARK: - statistics */
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Fills st from v[0..n) (NaN skipped; v is reordered). */
 static void stat_of(double *v, size_t n, tlm_coll_stat *st)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(v[i]))
-            v[k++] = v[i];
+    double sum;
+    size_t k = tlm_coll_sort_values(v, n, &sum);
     st->n = (int64_t)k;
     if (k == 0) {
         st->mean = st->median = st->min = st->max = st->p95 = NAN;
         return;
     }
-    qsort(v, k, sizeof *v, cmp_dbl);
-    double sum = 0;
-    for (size_t i = 0; i < k; i++)
-        sum += v[i];
     st->mean = sum / (double)k;
     st->min = v[0];
     st->max = v[k - 1];
@@ -50,20 +38,49 @@ static void stat_of(double *v, size_t n, tlm_coll_stat *st)
     st->p95 = tlm_coll_quantile_sorted(v, k, 0.95);
 }
 
+/* A summary group: (pg, collective type, collective name, dtype, bytes),
+ * read from an instance or from the row made from one. */
+typedef struct group_key {
+    uint64_t pg_hash;
+    const char *pg_name;
+    int64_t coll;
+    const char *coll_name;
+    int64_t dtype;
+    int64_t bytes;
+} group_key;
+
+static int cmp_key(group_key x, group_key y)
+{
+    int c = tlm_coll_cmp_u64(x.pg_hash, y.pg_hash);
+    if (!c)
+        c = strcmp(x.pg_name, y.pg_name);
+    if (!c)
+        c = tlm_coll_cmp_i64(x.coll, y.coll);
+    if (!c)
+        c = strcmp(x.coll_name, y.coll_name);
+    if (!c)
+        c = tlm_coll_cmp_i64(x.dtype, y.dtype);
+    if (!c)
+        c = tlm_coll_cmp_i64(x.bytes, y.bytes);
+    return c;
+}
+
+/* One accessor per type (the same key in another struct). */
+static group_key inst_key(const tlm_coll_instance *x)
+{
+    return (group_key){x->pg_hash, x->pg_name, x->coll,
+                       x->coll_name, x->dtype, x->bytes};
+}
+
+static group_key row_key(const tlm_coll_summary_row *x)
+{
+    return (group_key){x->pg_hash, x->pg_name, x->coll,
+                       x->coll_name, x->dtype, x->bytes};
+}
+
 static int cmp_group(const tlm_coll_instance *x, const tlm_coll_instance *y)
 {
-    int c = tlm_coll_cmp_u64(x->pg_hash, y->pg_hash);
-    if (!c)
-        c = strcmp(x->pg_name, y->pg_name);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->coll, y->coll);
-    if (!c)
-        c = strcmp(x->coll_name, y->coll_name);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->dtype, y->dtype);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->bytes, y->bytes);
-    return c;
+    return cmp_key(inst_key(x), inst_key(y));
 }
 
 static int cmp_inst_ptr(const void *a, const void *b)
@@ -71,13 +88,7 @@ static int cmp_inst_ptr(const void *a, const void *b)
     const tlm_coll_instance *x = *(const tlm_coll_instance *const *)a;
     const tlm_coll_instance *y = *(const tlm_coll_instance *const *)b;
     int c = cmp_group(x, y);
-    if (!c)
-        c = tlm_coll_cmp_u64(x->match_key, y->match_key);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->seq, y->seq);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->seq_src, y->seq_src);
-    return c;
+    return c ? c : tlm_coll_inst_cmp(x, y);
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -85,18 +96,7 @@ static int cmp_row(const void *a, const void *b)
     const tlm_coll_summary_row *x = a, *y = b;
     if (x->total_latency_ns != y->total_latency_ns)
         return x->total_latency_ns > y->total_latency_ns ? -1 : 1;
-    int c = tlm_coll_cmp_u64(x->pg_hash, y->pg_hash);
-    if (!c)
-        c = strcmp(x->pg_name, y->pg_name);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->coll, y->coll);
-    if (!c)
-        c = strcmp(x->coll_name, y->coll_name);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->dtype, y->dtype);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->bytes, y->bytes);
-    return c;
+    return cmp_key(row_key(x), row_key(y));
 }
 
 tlm_status tlm_coll_summarize(const tlm_coll_instance *inst, size_t n,
@@ -104,13 +104,10 @@ tlm_status tlm_coll_summarize(const tlm_coll_instance *inst, size_t n,
                               tlm_coll_summary_row **rows, size_t *n_rows,
                               tlm_error *err)
 {
-    if (rows)
-        *rows = NULL;
-    if (n_rows)
-        *n_rows = 0;
-    if (!rows || !n_rows || (!inst && n))
-        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
-                             "tlm_coll_summarize: NULL argument");
+    tlm_status st = tlm_coll_outputs((void **)rows, n_rows, inst || !n,
+                                     "tlm_coll_summarize", err);
+    if (st != TLM_OK)
+        return st;
     if (n == 0)
         return TLM_OK;
     const tlm_coll_instance **p = tlm_coll_malloc(a, n * sizeof *p);
@@ -130,6 +127,8 @@ tlm_status tlm_coll_summarize(const tlm_coll_instance *inst, size_t n,
             goto nomem;
         tlm_coll_summary_row *r = &out[nout++];
         memset(r, 0, sizeof *r);
+        /* the group's key and description, from its first instance (as
+         * emit_instance takes them from a record: another type) */
         const tlm_coll_instance *f = p[i];
         r->pg_hash = f->pg_hash;
         r->bytes = f->bytes;
@@ -199,6 +198,9 @@ nomem:
 
 /* MARK: - stragglers */
 
+/* qsort comparators of this file's own keys (a plain function per row
+ * type; the chains of the other files look alike but order other
+ * fields). */
 static int cmp_srow(const void *a, const void *b)
 {
     const tlm_coll_straggler_row *x = a, *y = b;
@@ -311,28 +313,14 @@ static tlm_coll_straggler_row *srow_get(srow_map *m, int overall,
 
 static int cmp_mem_key(const void *a, const void *b)
 {
-    const tlm_coll_member *x = *(const tlm_coll_member *const *)a;
-    const tlm_coll_member *y = *(const tlm_coll_member *const *)b;
-    int c = tlm_coll_cmp_u64(x->match_key, y->match_key);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->seq, y->seq);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->seq_src, y->seq_src);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->trace_rank, y->trace_rank);
-    return c;
+    return tlm_coll_mem_cmp(*(const tlm_coll_member *const *)a,
+                            *(const tlm_coll_member *const *)b);
 }
 
 static int cmp_inst_key(const void *a, const void *b)
 {
-    const tlm_coll_instance *x = *(const tlm_coll_instance *const *)a;
-    const tlm_coll_instance *y = *(const tlm_coll_instance *const *)b;
-    int c = tlm_coll_cmp_u64(x->match_key, y->match_key);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->seq, y->seq);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->seq_src, y->seq_src);
-    return c;
+    return tlm_coll_inst_cmp(*(const tlm_coll_instance *const *)a,
+                             *(const tlm_coll_instance *const *)b);
 }
 
 typedef struct wm {
@@ -417,13 +405,11 @@ tlm_status tlm_coll_straggler_compute(const tlm_coll_instance *inst,
                                       tlm_coll_straggler_row **rows,
                                       size_t *n_rows, tlm_error *err)
 {
-    if (rows)
-        *rows = NULL;
-    if (n_rows)
-        *n_rows = 0;
-    if (!rows || !n_rows || (!inst && n_inst) || (!mem && n_mem))
-        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
-                             "tlm_coll_straggler_compute: NULL argument");
+    tlm_status st = tlm_coll_outputs((void **)rows, n_rows,
+                                     (inst || !n_inst) && (mem || !n_mem),
+                                     "tlm_coll_straggler_compute", err);
+    if (st != TLM_OK)
+        return st;
     srow_map map;
     memset(&map, 0, sizeof map);
     map.a = a;
@@ -443,15 +429,10 @@ tlm_status tlm_coll_straggler_compute(const tlm_coll_instance *inst,
     size_t j = 0;
     for (size_t i = 0; i < n_inst; i++) {
         const tlm_coll_instance *in = pi[i];
-        while (j < n_mem &&
-               (pm[j]->match_key < in->match_key ||
-                (pm[j]->match_key == in->match_key &&
-                 (pm[j]->seq < in->seq ||
-                  (pm[j]->seq == in->seq && pm[j]->seq_src < in->seq_src)))))
+        while (j < n_mem && tlm_coll_inst_mem_cmp(in, pm[j]) > 0)
             j++;
         size_t k = j;
-        while (k < n_mem && pm[k]->match_key == in->match_key &&
-               pm[k]->seq == in->seq && pm[k]->seq_src == in->seq_src)
+        while (k < n_mem && tlm_coll_inst_mem_cmp(in, pm[k]) == 0)
             k++;
         int usable = tlm_coll_type_implicit_sync(in->coll) &&
                      !(in->flags & (TLM_COLL_INST_INCOMPLETE |

@@ -38,7 +38,8 @@ typedef enum tl_type {
     TL_ALLTOALLV
 } tl_type;
 
-/* collective_type2name of TraceLens (exact strings). */
+/* collective_type2name of TraceLens (exact strings).  Its own table, not
+ * dtype.c's c10d names: parity needs TraceLens's shorter list. */
 static tl_type tl_type_of(const char *name)
 {
     static const struct {
@@ -124,7 +125,9 @@ static void tl_view_of(const tlm_coll_record *r, size_t idx, int simplified,
                      : NAN;
 }
 
-/* Order within (pg label, rank): ts, then file order. */
+/* Order within (pg label, rank): ts, then file order.  (This file's
+ * comparators look alike but each orders its own type's fields: qsort
+ * takes a plain function per order.) */
 static int cmp_view_group(const void *a, const void *b)
 {
     const tl_view *x = a, *y = b;
@@ -217,6 +220,9 @@ void tlm_coll_tl_result_free(tlm_coll_tl_result *res)
     tlm_coll_mfree(res->alloc, res->smem);
     memset(res, 0, sizeof *res);
 }
+
+/* One qsort comparator per table below: each row type has its own key,
+ * and qsort needs a plain function per type. */
 
 static int cmp_long(const void *a, const void *b)
 {
@@ -451,7 +457,8 @@ static const char *or_unknown(const char *s)
 }
 
 /* Group key order: name, dtype, In msg nelems (numbers before
- * "Unknown"). */
+ * "Unknown").  Like every comparator here, a plain function per row type
+ * for qsort. */
 static int cmp_sum_key(const tlm_coll_tl_sync_row *x,
                        const tlm_coll_tl_sync_row *y)
 {
@@ -479,26 +486,16 @@ static int cmp_sum_ptr(const void *a, const void *b)
     return c;
 }
 
-static int cmp_dbl(const void *a, const void *b)
+/* Fills g from v[0..n) (NaN skipped; v is reordered and its first values
+ * left sorted); returns the sum of the values used. */
+static double agg_of(double *v, size_t n, tlm_coll_tl_agg *g)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static void agg_of(double *v, size_t n, tlm_coll_tl_agg *g)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(v[i]))
-            v[k++] = v[i];
+    double s;
+    size_t k = tlm_coll_sort_values(v, n, &s);
     if (k == 0) {
         g->mean = g->median = g->min = g->max = g->std = NAN;
-        return;
+        return s;
     }
-    qsort(v, k, sizeof *v, cmp_dbl);
-    double s = 0;
-    for (size_t i = 0; i < k; i++)
-        s += v[i];
     g->mean = s / (double)k;
     g->min = v[0];
     g->max = v[k - 1];
@@ -510,6 +507,23 @@ static void agg_of(double *v, size_t n, tlm_coll_tl_agg *g)
         for (size_t i = 0; i < k; i++)
             ss += (v[i] - g->mean) * (v[i] - g->mean);
         g->std = sqrt(ss / (double)(k - 1));
+    }
+    return s;
+}
+
+/* Stable insertion sort of n elements of size bytes by cmp; tmp holds one
+ * element.  The tables sorted so are short (one row per group or rank). */
+static void stable_sort(void *base, size_t n, size_t size,
+                        int (*cmp)(const void *, const void *), void *tmp)
+{
+    char *b = base;
+    for (size_t i = 1; i < n; i++) {
+        memcpy(tmp, b + i * size, size);
+        size_t k = i;
+        while (k > 0 && cmp(b + (k - 1) * size, tmp) > 0)
+            k--;
+        memmove(b + (k + 1) * size, b + k * size, (i - k) * size);
+        memcpy(b + k * size, tmp, size);
     }
 }
 
@@ -526,13 +540,10 @@ tlm_status tlm_coll_tl_summary(const tlm_coll_tl_sync_row *rows, size_t n,
                                tlm_coll_tl_summary_row **out, size_t *n_out,
                                tlm_error *err)
 {
-    if (out)
-        *out = NULL;
-    if (n_out)
-        *n_out = 0;
-    if (!out || !n_out || (!rows && n))
-        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
-                             "tlm_coll_tl_summary: NULL argument");
+    tlm_status st = tlm_coll_outputs((void **)out, n_out, rows || !n,
+                                     "tlm_coll_tl_summary", err);
+    if (st != TLM_OK)
+        return st;
     if (n == 0)
         return TLM_OK;
     const tlm_coll_tl_sync_row **p = tlm_coll_malloc(a, n * sizeof *p);
@@ -593,16 +604,8 @@ tlm_status tlm_coll_tl_summary(const tlm_coll_tl_sync_row *rows, size_t n,
         r->total_comm_latency_ms = tot / 1000.0;
         i = j;
     }
-    /* stable sort by total descending (insertion: groups are few) */
-    for (size_t i = 1; i < no; i++) {
-        tlm_coll_tl_summary_row t = o[i];
-        size_t k = i;
-        while (k > 0 && cmp_tl_sum_row(&o[k - 1], &t) > 0) {
-            o[k] = o[k - 1];
-            k--;
-        }
-        o[k] = t;
-    }
+    tlm_coll_tl_summary_row t;
+    stable_sort(o, no, sizeof *o, cmp_tl_sum_row, &t);
     tlm_coll_mfree(a, p);
     tlm_coll_mfree(a, v);
     *out = o;
@@ -617,6 +620,14 @@ static double round1(double x)
     return nearbyint(x * 10.0) / 10.0;
 }
 
+/* By total wait ascending. */
+static int cmp_total_wait(const void *a, const void *b)
+{
+    const tlm_coll_tl_straggler_row *x = a, *y = b;
+    return (x->total_wait_time_us > y->total_wait_time_us) -
+           (x->total_wait_time_us < y->total_wait_time_us);
+}
+
 tlm_status tlm_coll_tl_straggler(const tlm_coll_tl_sync_row *rows,
                                  size_t n_rows,
                                  const tlm_coll_tl_sync_member *mem,
@@ -625,13 +636,11 @@ tlm_status tlm_coll_tl_straggler(const tlm_coll_tl_sync_row *rows,
                                  tlm_coll_tl_straggler_row **out,
                                  size_t *n_out, tlm_error *err)
 {
-    if (out)
-        *out = NULL;
-    if (n_out)
-        *n_out = 0;
-    if (!out || !n_out || (!rows && n_rows) || (!mem && n_mem))
-        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
-                             "tlm_coll_tl_straggler: NULL argument");
+    tlm_status st = tlm_coll_outputs((void **)out, n_out,
+                                     (rows || !n_rows) && (mem || !n_mem),
+                                     "tlm_coll_tl_straggler", err);
+    if (st != TLM_OK)
+        return st;
     if (n_rows == 0)
         return TLM_OK;
     int32_t maxr = -1;
@@ -643,20 +652,14 @@ tlm_status tlm_coll_tl_straggler(const tlm_coll_tl_sync_row *rows,
                                                    sizeof *o);
     double *sum = tlm_coll_calloc(a, nr ? nr : 1, sizeof *sum);
     int64_t *cnt = tlm_coll_calloc(a, nr ? nr : 1, sizeof *cnt);
-    if (!o || !sum || !cnt) {
-        tlm_coll_mfree(a, o);
-        tlm_coll_mfree(a, sum);
-        tlm_coll_mfree(a, cnt);
-        return tlm_error_set(err, TLM_ENOMEM, NULL, -1,
-                             "out of memory in the TraceLens stragglers");
-    }
     /* waits summed in the canonical member order */
     tlm_coll_tl_sync_member *ms = tlm_coll_malloc(a, (n_mem ? n_mem : 1) *
                                                          sizeof *ms);
-    if (!ms) {
+    if (!o || !sum || !cnt || !ms) {
         tlm_coll_mfree(a, o);
         tlm_coll_mfree(a, sum);
         tlm_coll_mfree(a, cnt);
+        tlm_coll_mfree(a, ms);
         return tlm_error_set(err, TLM_ENOMEM, NULL, -1,
                              "out of memory in the TraceLens stragglers");
     }
@@ -693,16 +696,8 @@ tlm_status tlm_coll_tl_straggler(const tlm_coll_tl_sync_row *rows,
                                   : NAN;
         o[no++] = x;
     }
-    /* stable sort by total wait ascending */
-    for (size_t i = 1; i < no; i++) {
-        tlm_coll_tl_straggler_row t = o[i];
-        size_t k = i;
-        while (k > 0 && o[k - 1].total_wait_time_us > t.total_wait_time_us) {
-            o[k] = o[k - 1];
-            k--;
-        }
-        o[k] = t;
-    }
+    tlm_coll_tl_straggler_row t;
+    stable_sort(o, no, sizeof *o, cmp_total_wait, &t);
     tlm_coll_mfree(a, sum);
     tlm_coll_mfree(a, cnt);
     *out = o;
@@ -712,30 +707,64 @@ tlm_status tlm_coll_tl_straggler(const tlm_coll_tl_sync_row *rows,
 
 /* MARK: - nccl_summary_long */
 
+/* The key of nccl_summary_long, read from a record or from the row made
+ * from one (where pg_ranks_text is pg_ranks and dtype_name is dtype). */
+typedef struct long_key {
+    int64_t rank;
+    const char *pg_name, *pg_ranks, *coll_name;
+    int64_t group_size;
+    const char *dtype;
+    int64_t in_nelems, out_nelems;
+    const char *in_split, *out_split;
+    int64_t stream;
+} long_key;
+
+static int cmp_lkey(long_key x, long_key y)
+{
+    int c = tlm_coll_cmp_i64(x.rank, y.rank);
+    if (!c)
+        c = strcmp(x.pg_name, y.pg_name);
+    if (!c)
+        c = strcmp(x.pg_ranks, y.pg_ranks);
+    if (!c)
+        c = strcmp(x.coll_name, y.coll_name);
+    if (!c)
+        c = tlm_coll_cmp_i64(x.group_size, y.group_size);
+    if (!c)
+        c = strcmp(x.dtype, y.dtype);
+    if (!c)
+        c = tlm_coll_cmp_i64(x.in_nelems, y.in_nelems);
+    if (!c)
+        c = tlm_coll_cmp_i64(x.out_nelems, y.out_nelems);
+    if (!c)
+        c = strcmp(x.in_split, y.in_split);
+    if (!c)
+        c = strcmp(x.out_split, y.out_split);
+    if (!c)
+        c = tlm_coll_cmp_i64(x.stream, y.stream);
+    return c;
+}
+
+/* One accessor per type (the same key under other field names). */
+static long_key rec_lkey(const tlm_coll_record *r)
+{
+    return (long_key){r->trace_rank, r->pg_name,    r->pg_ranks_text,
+                      r->coll_name,  r->group_size, r->dtype_name,
+                      r->in_nelems,  r->out_nelems, r->in_split,
+                      r->out_split,  r->stream};
+}
+
+static long_key row_lkey(const tlm_coll_tl_long_summary_row *r)
+{
+    return (long_key){r->rank,      r->pg_name,    r->pg_ranks,
+                      r->coll_name, r->group_size, r->dtype,
+                      r->in_nelems, r->out_nelems, r->in_split,
+                      r->out_split, r->stream};
+}
+
 static int lkey_cmp(const tlm_coll_record *x, const tlm_coll_record *y)
 {
-    int c = tlm_coll_cmp_i64(x->trace_rank, y->trace_rank);
-    if (!c)
-        c = strcmp(x->pg_name, y->pg_name);
-    if (!c)
-        c = strcmp(x->pg_ranks_text, y->pg_ranks_text);
-    if (!c)
-        c = strcmp(x->coll_name, y->coll_name);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->group_size, y->group_size);
-    if (!c)
-        c = strcmp(x->dtype_name, y->dtype_name);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->in_nelems, y->in_nelems);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->out_nelems, y->out_nelems);
-    if (!c)
-        c = strcmp(x->in_split, y->in_split);
-    if (!c)
-        c = strcmp(x->out_split, y->out_split);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->stream, y->stream);
-    return c;
+    return cmp_lkey(rec_lkey(x), rec_lkey(y));
 }
 
 static int cmp_lkey_ptr(const void *a, const void *b)
@@ -753,28 +782,7 @@ static int cmp_lrow(const void *a, const void *b)
     const tlm_coll_tl_long_summary_row *x = a, *y = b;
     if (x->dur_sum_us != y->dur_sum_us)
         return x->dur_sum_us > y->dur_sum_us ? -1 : 1;
-    int c = tlm_coll_cmp_i64(x->rank, y->rank);
-    if (!c)
-        c = strcmp(x->pg_name, y->pg_name);
-    if (!c)
-        c = strcmp(x->pg_ranks, y->pg_ranks);
-    if (!c)
-        c = strcmp(x->coll_name, y->coll_name);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->group_size, y->group_size);
-    if (!c)
-        c = strcmp(x->dtype, y->dtype);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->in_nelems, y->in_nelems);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->out_nelems, y->out_nelems);
-    if (!c)
-        c = strcmp(x->in_split, y->in_split);
-    if (!c)
-        c = strcmp(x->out_split, y->out_split);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->stream, y->stream);
-    return c;
+    return cmp_lkey(row_lkey(x), row_lkey(y));
 }
 
 void tlm_coll_tl_long_summary_sort(tlm_coll_tl_long_summary_row *r, size_t n)
@@ -798,13 +806,10 @@ tlm_status tlm_coll_tl_long_summary(const tlm_coll_record *recs, size_t n,
                                     tlm_coll_tl_long_summary_row **out,
                                     size_t *n_out, tlm_error *err)
 {
-    if (out)
-        *out = NULL;
-    if (n_out)
-        *n_out = 0;
-    if (!out || !n_out || (!recs && n))
-        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
-                             "tlm_coll_tl_long_summary: NULL argument");
+    tlm_status st = tlm_coll_outputs((void **)out, n_out, recs || !n,
+                                     "tlm_coll_tl_long_summary", err);
+    if (st != TLM_OK)
+        return st;
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         m += lkeep(&recs[i]);
@@ -851,11 +856,7 @@ tlm_status tlm_coll_tl_long_summary(const tlm_coll_record *recs, size_t n,
         for (size_t q = i; q < j; q++)
             v[k++] = (double)p[q]->dur_ns / 1000.0;
         tlm_coll_tl_agg g;
-        agg_of(v, k, &g);
-        double sum = 0;
-        for (size_t q = 0; q < k; q++) /* v is sorted by agg_of */
-            sum += v[q];
-        r->dur_sum_us = sum;
+        r->dur_sum_us = agg_of(v, k, &g);
         r->dur_mean_us = g.mean;
         r->dur_std_us = g.std;
         r->dur_min_us = g.min;

@@ -31,7 +31,8 @@ static const struct {
 #undef TLM_X_
 };
 
-/* Other spellings: torch names and NCCL kernel suffixes. */
+/* Other spellings: torch names and NCCL kernel suffixes.  (This and the
+ * tables below are data: name -> value lists of other vocabularies.) */
 static const struct {
     const char *alias;
     tlm_dtype dt;
@@ -85,6 +86,12 @@ static int eq_ci(const char *a, size_t alen, const char *b)
     return 1;
 }
 
+/* Whether s[0..len) is word exactly (case matters). */
+static int tok_is(const char *s, size_t len, const char *word)
+{
+    return strlen(word) == len && memcmp(word, s, len) == 0;
+}
+
 tlm_dtype tlm_dtype_from_name(const char *s, size_t len)
 {
     if (!s || len == 0)
@@ -99,8 +106,7 @@ tlm_dtype tlm_dtype_from_name(const char *s, size_t len)
     }
     /* exact c10 names first (case matters: "Char" is int8, "char" too) */
     for (int i = 1; i < TLM_DTYPE_COUNT; i++) {
-        if (strlen(dtype_tab[i].name) == len &&
-            memcmp(dtype_tab[i].name, s, len) == 0)
+        if (tok_is(s, len, dtype_tab[i].name))
             return (tlm_dtype)i;
     }
     for (size_t i = 0; i < sizeof dtype_alias / sizeof dtype_alias[0]; i++)
@@ -243,8 +249,17 @@ static const struct {
 
 static const char *const algo_tok[] = {"RING", "TREE", "NVLS_TREE", "NVLS",
                                        "COLLNET_DIRECT", "COLLNET_CHAIN",
-                                       "COLLNET", "PAT"};
-static const char *const proto_tok[] = {"LL128", "LL", "SIMPLE"};
+                                       "COLLNET", "PAT", NULL};
+static const char *const proto_tok[] = {"LL128", "LL", "SIMPLE", NULL};
+
+/* Whether tok[0..tl) is one of the words of tab (NULL-terminated). */
+static int tok_in(const char *tok, size_t tl, const char *const *tab)
+{
+    for (; *tab; tab++)
+        if (tok_is(tok, tl, *tab))
+            return 1;
+    return 0;
+}
 
 static int has_ci(const char *s, const char *pat)
 {
@@ -286,8 +301,7 @@ tlm_coll_type tlm_coll_type_from_kernel(const char *name, char *algo,
         size_t tl = j - i;
         if (first) {
             for (size_t q = 0; q < sizeof ktok_tab / sizeof ktok_tab[0]; q++)
-                if (strlen(ktok_tab[q].tok) == tl &&
-                    memcmp(ktok_tab[q].tok, tok, tl) == 0) {
+                if (tok_is(tok, tl, ktok_tab[q].tok)) {
                     t = ktok_tab[q].t;
                     break;
                 }
@@ -301,22 +315,16 @@ tlm_coll_type tlm_coll_type_from_kernel(const char *name, char *algo,
                 al_len += 1 + tl;
                 used = 1;
             }
-            for (size_t q = 0; !used && q < sizeof algo_tok /
-                                               sizeof algo_tok[0]; q++)
-                if (strlen(algo_tok[q]) == tl &&
-                    memcmp(algo_tok[q], tok, tl) == 0) {
-                    al = tok;
-                    al_len = tl;
-                    used = 1;
-                }
-            for (size_t q = 0; !used && q < sizeof proto_tok /
-                                                sizeof proto_tok[0]; q++)
-                if (strlen(proto_tok[q]) == tl &&
-                    memcmp(proto_tok[q], tok, tl) == 0) {
-                    pr = tok;
-                    pr_len = tl;
-                    used = 1;
-                }
+            if (!used && tok_in(tok, tl, algo_tok)) {
+                al = tok;
+                al_len = tl;
+                used = 1;
+            }
+            if (!used && tok_in(tok, tl, proto_tok)) {
+                pr = tok;
+                pr_len = tl;
+                used = 1;
+            }
             if (!used && dtype && *dtype == TLM_DTYPE_UNKNOWN) {
                 tlm_dtype d = tlm_dtype_from_name(tok, tl);
                 if (d != TLM_DTYPE_UNKNOWN)
@@ -382,6 +390,26 @@ uint64_t tlm_coll_signature(int coll, int dtype, int64_t in_nelems,
     h = tlm_coll_mix(h, (uint64_t)dtype);
     h = tlm_coll_mix(h, (uint64_t)in_nelems);
     return tlm_coll_mix(h, (uint64_t)out_nelems);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+size_t tlm_coll_sort_values(double *v, size_t n, double *sum)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            v[k++] = v[i];
+    qsort(v, k, sizeof *v, cmp_dbl);
+    double s = 0;
+    for (size_t i = 0; i < k; i++)
+        s += v[i];
+    *sum = s;
+    return k;
 }
 
 static int cmp_i64p(const void *a, const void *b)

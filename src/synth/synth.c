@@ -18,6 +18,8 @@
  */
 #include "synth_internal.h"
 
+#include "grow.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,8 @@
 #define SYN_BASE_TIME_NS 1763700000000000000ll
 #define SYN_T0_NS 2000000000000ll
 
+/* The defaults, one assignment per option (a table of values: the lines
+ * look alike because they are data). */
 void tlm_synth_opts_init(tlm_synth_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
@@ -176,14 +180,9 @@ static void trace_name(const tlm_synth_opts *o, int rank, char *buf,
 static tlm_status add_pg(tlm_synth_truth *t, size_t *cap, const char *desc,
                          int size, int start, int stride)
 {
-    if (t->n_pgs == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        tlm_synth_pg *np = realloc(t->pgs, nc * sizeof *np);
-        if (!np)
-            return TLM_ENOMEM;
-        t->pgs = np;
-        *cap = nc;
-    }
+    if (tlm_grow((void **)&t->pgs, cap, t->n_pgs + 1, sizeof *t->pgs, 16) !=
+        TLM_OK)
+        return TLM_ENOMEM;
     tlm_synth_pg *pg = &t->pgs[t->n_pgs];
     memset(pg, 0, sizeof *pg);
     pg->ranks = malloc((size_t)size * sizeof *pg->ranks);
@@ -197,6 +196,22 @@ static tlm_status add_pg(tlm_synth_truth *t, size_t *cap, const char *desc,
     for (int i = 0; i < size; i++)
         pg->ranks[i] = start + i * stride;
     t->n_pgs++;
+    return TLM_OK;
+}
+
+/* Adds count groups of one kind: group g holds size ranks from g * step,
+ * stride apart. */
+static tlm_status add_kind(syn_job *job, size_t *cap, int kind,
+                           const char *desc, int count, int size, int step,
+                           int stride)
+{
+    job->first_pg[kind] = (int)job->t->n_pgs;
+    for (int g = 0; g < count; g++) {
+        tlm_status st = add_pg(job->t, cap, desc, size, g * step, stride);
+        if (st != TLM_OK)
+            return st;
+    }
+    job->n_groups[kind] = count;
     return TLM_OK;
 }
 
@@ -251,32 +266,19 @@ static tlm_status job_init(syn_job *job, const tlm_synth_opts *o)
         job->gpos[i] = -1;
     }
 
-    /* process groups */
+    /* process groups: the default one, tp groups of consecutive ranks (one
+     * per dp index), dp groups of ranks tp apart (one per tp index) */
     size_t cap = 0;
-    tlm_status st;
-    job->first_pg[SYN_PG_DEFAULT] = 0;
-    st = add_pg(t, &cap, "default_pg", W, 0, 1);
+    tlm_status st = add_kind(job, &cap, SYN_PG_DEFAULT, "default_pg", 1, W,
+                             0, 1);
+    if (st == TLM_OK)
+        st = add_kind(job, &cap, SYN_PG_TP, "mesh_tp", tp > 1 ? dp : 0, tp,
+                      tp, 1);
+    if (st == TLM_OK)
+        st = add_kind(job, &cap, SYN_PG_DP, "mesh_dp", dp > 1 ? tp : 0, dp,
+                      1, tp);
     if (st != TLM_OK)
         return st;
-    job->n_groups[SYN_PG_DEFAULT] = 1;
-    job->first_pg[SYN_PG_TP] = (int)t->n_pgs;
-    if (tp > 1) {
-        for (int d = 0; d < dp; d++) {
-            st = add_pg(t, &cap, "mesh_tp", tp, d * tp, 1);
-            if (st != TLM_OK)
-                return st;
-        }
-        job->n_groups[SYN_PG_TP] = dp;
-    }
-    job->first_pg[SYN_PG_DP] = (int)t->n_pgs;
-    if (dp > 1) {
-        for (int i = 0; i < tp; i++) {
-            st = add_pg(t, &cap, "mesh_dp", dp, i, tp);
-            if (st != TLM_OK)
-                return st;
-        }
-        job->n_groups[SYN_PG_DP] = tp;
-    }
     job->first_pg[SYN_PG_P2P] = (int)t->n_pgs;
     if (dp > 1) {
         for (int i = 0; i < tp; i++) {
@@ -472,33 +474,59 @@ static tlm_status path_join(char *buf, size_t size, const char *dir,
     return TLM_OK;
 }
 
-/* Pass 2: one rank's trace, written under NAME.tmp then renamed. */
-static tlm_status write_rank(syn_job *job, int r, int steps, tlm_error *err)
-{
+/* A file written under NAME.tmp and renamed to NAME when complete, so a
+ * reader never sees half a file. */
+typedef struct tmp_file {
     char path[4096];
     char tmp[4200];
-    tlm_status st = path_join(path, sizeof path, job->o.out_dir,
-                              job->t->ranks[r].trace_file, "", err);
+    tlm_synth_out out;
+} tmp_file;
+
+/* Opens dir/name.tmp for writing (gzip at level when gzip != 0). */
+static tlm_status tmp_open(tmp_file *f, const char *dir, const char *name,
+                           int gzip, int level, tlm_error *err)
+{
+    tlm_status st = path_join(f->path, sizeof f->path, dir, name, "", err);
     if (st == TLM_OK)
-        st = path_join(tmp, sizeof tmp, job->o.out_dir,
-                       job->t->ranks[r].trace_file, ".tmp", err);
+        st = path_join(f->tmp, sizeof f->tmp, dir, name, ".tmp", err);
     if (st != TLM_OK)
         return st;
-    tlm_synth_out out;
-    st = tlm_synth_out_open(&out, tmp, job->o.gzip, job->o.gzip_level);
+    st = tlm_synth_out_open(&f->out, f->tmp, gzip, level);
     if (st != TLM_OK)
-        return tlm_error_set(err, st, tmp, -1, "cannot open for writing");
-    tlm_synth_out *outs[1] = {&out};
-    st = tlm_synth_engine(job, SYN_REPLAY, &r, 1, steps, outs, NULL);
-    tlm_status cs = tlm_synth_out_close(&out);
+        return tlm_error_set(err, st, f->tmp, -1, "cannot open for writing");
+    return TLM_OK;
+}
+
+/* Closes f and, when st and the close are TLM_OK, renames it to its name;
+ * otherwise removes it and reports what failed on its name. */
+static tlm_status tmp_commit(tmp_file *f, tlm_status st, const char *what,
+                             tlm_error *err)
+{
+    tlm_status cs = tlm_synth_out_close(&f->out);
     if (st == TLM_OK)
         st = cs;
-    if (st == TLM_OK && rename(tmp, path) != 0)
+    if (st == TLM_OK && rename(f->tmp, f->path) != 0)
         st = TLM_EIO;
     if (st != TLM_OK) {
-        remove(tmp);
-        return tlm_error_set(err, st, path, -1, "writing the trace failed");
+        remove(f->tmp);
+        return tlm_error_set(err, st, f->path, -1, "%s", what);
     }
+    return TLM_OK;
+}
+
+/* Pass 2: one rank's trace. */
+static tlm_status write_rank(syn_job *job, int r, int steps, tlm_error *err)
+{
+    tmp_file f;
+    tlm_status st = tmp_open(&f, job->o.out_dir, job->t->ranks[r].trace_file,
+                             job->o.gzip, job->o.gzip_level, err);
+    if (st != TLM_OK)
+        return st;
+    tlm_synth_out *outs[1] = {&f.out};
+    st = tlm_synth_engine(job, SYN_REPLAY, &r, 1, steps, outs, NULL);
+    st = tmp_commit(&f, st, "writing the trace failed", err);
+    if (st != TLM_OK)
+        return st;
     job->t->ranks[r].written = 1;
     return TLM_OK;
 }
@@ -527,30 +555,21 @@ static void gt_keys(tlm_synth_out *o, const char *k, const char *v)
 static void gt_ranks(tlm_synth_out *o, const tlm_synth_pg *pg)
 {
     tlm_synth_putc(o, '[');
-    for (int i = 0; i < pg->size; i++) {
-        if (i)
-            PUTL(o, ", ");
-        tlm_synth_puti(o, pg->ranks[i]);
-    }
+    tlm_synth_put_ints(o, pg->ranks, pg->size);
     tlm_synth_putc(o, ']');
 }
 
+/* Writes ground_truth.json.  One put per key, in the order of the file,
+ * so the code reads as the JSON it writes: the object writers of clips,
+ * ranks and members look alike but list other keys. */
 static tlm_status write_truth(const syn_job *job, tlm_error *err)
 {
-    char path[4096];
-    char tmp[4200];
-    tlm_status st = path_join(path, sizeof path, job->o.out_dir,
-                              "ground_truth.json", "", err);
-    if (st == TLM_OK)
-        st = path_join(tmp, sizeof tmp, job->o.out_dir,
-                       "ground_truth.json", ".tmp", err);
+    tmp_file f;
+    tlm_status st = tmp_open(&f, job->o.out_dir, "ground_truth.json", 0, 1,
+                             err);
     if (st != TLM_OK)
         return st;
-    tlm_synth_out out;
-    tlm_synth_out *o = &out;
-    st = tlm_synth_out_open(o, tmp, 0, 1);
-    if (st != TLM_OK)
-        return tlm_error_set(err, st, tmp, -1, "cannot open for writing");
+    tlm_synth_out *o = &f.out;
     const tlm_synth_truth *t = job->t;
     const tlm_synth_opts *op = &job->o;
 
@@ -663,15 +682,7 @@ static tlm_status write_truth(const syn_job *job, tlm_error *err)
         PUTL(o, "]}");
     }
     PUTL(o, "\n  ]\n}\n");
-    st = tlm_synth_out_close(o);
-    if (st == TLM_OK && rename(tmp, path) != 0)
-        st = TLM_EIO;
-    if (st != TLM_OK) {
-        remove(tmp);
-        return tlm_error_set(err, st, path, -1,
-                             "writing the ground truth failed");
-    }
-    return TLM_OK;
+    return tmp_commit(&f, TLM_OK, "writing the ground truth failed", err);
 }
 
 /* MARK: - entry points */

@@ -39,6 +39,8 @@ void tlm_synth_putc(tlm_synth_out *o, char c);
 void tlm_synth_puti(tlm_synth_out *o, int64_t v);
 /* ns as decimal microseconds with exactly three fractional digits. */
 void tlm_synth_putus(tlm_synth_out *o, int64_t ns);
+/* v[0..n) as "1, 2, 3" (no brackets). */
+void tlm_synth_put_ints(tlm_synth_out *o, const int *v, int n);
 /* JSON string with quotes and escapes. */
 void tlm_synth_putq(tlm_synth_out *o, const char *s);
 

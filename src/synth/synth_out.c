@@ -114,38 +114,52 @@ void tlm_synth_putc(tlm_synth_out *o, char c)
     o->total++;
 }
 
-void tlm_synth_puti(tlm_synth_out *o, int64_t v)
+/* |v| without overflow at INT64_MIN. */
+static uint64_t magnitude(int64_t v)
 {
-    char tmp[24];
-    int i = (int)sizeof tmp;
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+}
+
+/* Writes the decimal digits of u, and a '-' when neg, in front of
+ * tmp[i..size) (what is already there, if anything) and puts it all. */
+static void put_number(tlm_synth_out *o, char *tmp, size_t size, size_t i,
+                       uint64_t u, int neg)
+{
     do {
         tmp[--i] = (char)('0' + u % 10);
         u /= 10;
     } while (u);
-    if (v < 0)
+    if (neg)
         tmp[--i] = '-';
-    tlm_synth_putn(o, tmp + i, sizeof tmp - (size_t)i);
+    tlm_synth_putn(o, tmp + i, size - i);
+}
+
+void tlm_synth_puti(tlm_synth_out *o, int64_t v)
+{
+    char tmp[24];
+    put_number(o, tmp, sizeof tmp, sizeof tmp, magnitude(v), v < 0);
 }
 
 void tlm_synth_putus(tlm_synth_out *o, int64_t ns)
 {
     char tmp[32];
-    int i = (int)sizeof tmp;
-    uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    size_t i = sizeof tmp;
+    uint64_t u = magnitude(ns);
     uint64_t frac = u % 1000;
-    u /= 1000;
     tmp[--i] = (char)('0' + frac % 10);
     tmp[--i] = (char)('0' + frac / 10 % 10);
     tmp[--i] = (char)('0' + frac / 100);
     tmp[--i] = '.';
-    do {
-        tmp[--i] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (ns < 0)
-        tmp[--i] = '-';
-    tlm_synth_putn(o, tmp + i, sizeof tmp - (size_t)i);
+    put_number(o, tmp, sizeof tmp, i, u / 1000, ns < 0);
+}
+
+void tlm_synth_put_ints(tlm_synth_out *o, const int *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (i)
+            tlm_synth_putn(o, ", ", 2);
+        tlm_synth_puti(o, v[i]);
+    }
 }
 
 void tlm_synth_putq(tlm_synth_out *o, const char *s)
