@@ -18,6 +18,7 @@
 
 #include "exchange.h"
 #include "h5write.h"
+#include "tlmpi/tlm_version.h"
 
 /* Every per-trace row starts with its trace rank (tables.h lists it
  * first). */
@@ -130,7 +131,8 @@ static tlm_status file_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
     tlm_status st =
         tlm_mpi_h5_attr_i64(f, "schema_version", TLM_MPI_SCHEMA_VERSION, err);
     if (st == TLM_OK)
-        st = tlm_mpi_h5_attr_str(f, "creator", "tlmpi 0.1.0", err);
+        st = tlm_mpi_h5_attr_str(f, "creator",
+                                     "tlmpi " TLM_VERSION_STRING, err);
     if (st == TLM_OK)
         st = tlm_mpi_h5_attr_str(f, "command_line", c->cmdline, err);
     if (st == TLM_OK)

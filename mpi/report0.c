@@ -1,7 +1,7 @@
 /*
  * report0.c - rank 0's human-readable output: report.md (report0_md.c)
  * and the CSV sheets of TraceLens's multi-rank collective report, with its
- * file and column names (spec/collectives.md §4.1) so existing notebooks
+ * file and column names ([collectives] §4.1) so existing notebooks
  * keep working.  TraceLens units in those CSVs: µs, MiB ("MB"), GiB/s
  * ("GB/s").
  *
@@ -12,6 +12,8 @@
  */
 #include "report0.h"
 #include "report0_out.h"
+
+#include "pyrepr.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,34 +27,7 @@ void tlm_mpi_csv_number(char *buf, size_t cap, double v)
         buf[0] = 0;
         return;
     }
-    if (isinf(v)) {
-        snprintf(buf, cap, "%s", v > 0 ? "inf" : "-inf");
-        return;
-    }
-    /* shortest round-trip digits, then Python's layout: fixed for
-     * 1e-4 <= |v| < 1e16 (at least one decimal), else scientific */
-    int p = 1;
-    char e[40];
-    for (; p <= 17; p++) {
-        snprintf(e, sizeof e, "%.*e", p - 1, v);
-        if (strtod(e, NULL) == v)
-            break;
-    }
-    const char *ep = strchr(e, 'e');
-    long ex = ep ? strtol(ep + 1, NULL, 10) : 0;
-    if (ex >= -4 && ex < 16) {
-        int dec = p - 1 - (int)ex;
-        if (dec < 0)
-            dec = 0;
-        snprintf(buf, cap, "%.*f", dec, v);
-        if (dec == 0) {
-            size_t n = strlen(buf);
-            if (n + 2 < cap)
-                memcpy(buf + n, ".0", 3);
-        }
-    } else {
-        snprintf(buf, cap, "%s", e);
-    }
+    tlm_py_float_repr(v, buf, cap);
 }
 
 static void csv_num(FILE *f, double v)
@@ -73,11 +48,7 @@ static void csv_int(FILE *f, int64_t v, int none_if_negative)
 static void csv_str(FILE *f, const char *s, size_t cap)
 {
     size_t n = strnlen(s, cap);
-    int q = 0;
-    for (size_t i = 0; i < n; i++)
-        if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
-            q = 1;
-    if (!q) {
+    if (!tlm_csv_needs_quotes(s, n)) {
         fwrite(s, 1, n, f);
         return;
     }

@@ -5,7 +5,7 @@
  *
  * Each model reads the op's argument texts (compact JSON) the way the
  * Python class reads event["args"] (AMD-AGI/TraceLens:TraceLens/PerfModel/
- * perf_model.py, spec/perfreport.md section 6), including its quirks, so
+ * perf_model.py, [perfreport] §6), including its quirks, so
  * that FLOPs, bytes and params match the reference CSVs for the same
  * inputs.  Python failure modes map to statuses: KeyError / IndexError /
  * TypeError on the args -> TLM_EFORMAT, ValueError / assertion / division
@@ -680,7 +680,7 @@ static int node_truthy(const tlm_pj_node *n)
 }
 
 /* ------------------------------------------------------------------ */
-/* MARK: - Transpose from GEMM kernel names (spec 5.2)                */
+/* MARK: - Transpose from GEMM kernel names ([perfreport] §5.2)              */
 /* ------------------------------------------------------------------ */
 
 static int is_lower3(const char *s)
@@ -733,7 +733,7 @@ static int gemm_transpose(const tlm_perf_args *a, int *ta, int *tb)
 }
 
 /* ------------------------------------------------------------------ */
-/* MARK: - GEMM (spec 6.2)                                            */
+/* MARK: - GEMM ([perfreport] §6.2)                                          */
 /* ------------------------------------------------------------------ */
 
 static double gemm_flops(double M, double N, double K, int bias)
@@ -963,7 +963,7 @@ static tlm_status m_gemm(pm_ctx *c, tlm_perf_model_id m)
 }
 
 /* ------------------------------------------------------------------ */
-/* MARK: - SDPA (spec 6.4)                                            */
+/* MARK: - SDPA ([perfreport] §6.4)                                          */
 /* ------------------------------------------------------------------ */
 
 typedef struct sdpa_cfg {
@@ -1554,7 +1554,7 @@ static tlm_status m_sdpa(pm_ctx *c, tlm_perf_model_id m)
 }
 
 /* ------------------------------------------------------------------ */
-/* MARK: - Convolution (spec 6.3)                                     */
+/* MARK: - Convolution ([perfreport] §6.3)                                   */
 /* ------------------------------------------------------------------ */
 
 typedef struct conv_shape {
@@ -1897,7 +1897,7 @@ static tlm_status m_conv(pm_ctx *c, tlm_perf_model_id m)
 }
 
 /* ------------------------------------------------------------------ */
-/* MARK: - Elementwise (spec 6.5)                                     */
+/* MARK: - Elementwise ([perfreport] §6.5)                                   */
 /* ------------------------------------------------------------------ */
 
 static tlm_status m_unary(pm_ctx *c)
@@ -2006,7 +2006,7 @@ static tlm_status m_binary(pm_ctx *c, int liger)
 }
 
 /* ------------------------------------------------------------------ */
-/* MARK: - Reduce (spec 6.6)                                          */
+/* MARK: - Reduce ([perfreport] §6.6)                                        */
 /* ------------------------------------------------------------------ */
 
 static tlm_status m_reduce(pm_ctx *c)
@@ -2185,7 +2185,7 @@ static tlm_status m_reduce(pm_ctx *c)
 }
 
 /* ------------------------------------------------------------------ */
-/* MARK: - Normalization (spec 6.7)                                   */
+/* MARK: - Normalization ([perfreport] §6.7)                                 */
 /* ------------------------------------------------------------------ */
 
 static double norm_flops(int training, double E, double C)

@@ -1,5 +1,5 @@
 /*
- * sheets.c - perf-model sheets (spec/perfreport.md §4.6): GEMM, SDPA_fwd,
+ * sheets.c - perf-model sheets ([perfreport] §4.6): GEMM, SDPA_fwd,
  * SDPA_bwd, CONV_fwd, CONV_bwd, BinaryElementwise, UnaryElementwise,
  * Normalization, Reduce_fwd, Reduce_bwd.
  *

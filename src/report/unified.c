@@ -1,5 +1,5 @@
 /*
- * unified.c - unified_perf_summary (spec/perfreport.md §4.7): one row per
+ * unified.c - unified_perf_summary ([perfreport] §4.7): one row per
  * analysable op instance without double counting: ops with a perf model,
  * else leaf ops, plus "Synthetic Op" rows for GPU work no collected op
  * covers.  Rows are grouped by name, category, thread and shapes.

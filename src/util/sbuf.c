@@ -92,15 +92,17 @@ void tlm_sbuf_printf(tlm_sbuf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
+int tlm_csv_needs_quotes(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
+            return 1;
+    return 0;
+}
+
 void tlm_sbuf_csv_field(tlm_sbuf *b, const char *s, size_t n)
 {
-    int q = 0;
-    for (size_t i = 0; i < n; i++)
-        if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r') {
-            q = 1;
-            break;
-        }
-    if (!q) {
+    if (!tlm_csv_needs_quotes(s, n)) {
         tlm_sbuf_putn(b, s, n);
         return;
     }

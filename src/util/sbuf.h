@@ -29,7 +29,8 @@ void tlm_sbuf_putc(tlm_sbuf *b, char c);
 void tlm_sbuf_printf(tlm_sbuf *b, const char *fmt, ...) TLM_PRINTF(2, 3);
 
 /* One CSV field as Python's csv.QUOTE_MINIMAL writes it: quoted when it
- * holds ',', '"', '\r' or '\n', quotes doubled. */
+ * holds ',', '"', '\r' or '\n' (tlm_csv_needs_quotes), quotes doubled. */
+int tlm_csv_needs_quotes(const char *s, size_t n);
 void tlm_sbuf_csv_field(tlm_sbuf *b, const char *s, size_t n);
 
 #endif /* TLM_SBUF_H */
