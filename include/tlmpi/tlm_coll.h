@@ -355,10 +355,6 @@ TLM_API uint64_t tlm_coll_record_owner_key(const tlm_coll_record *rec);
 TLM_API uint64_t tlm_coll_record_tl_owner_key(const tlm_coll_record *rec,
                                               int simplified);
 
-/* Sorts records by (match_key, seq, trace_rank, part, start_ns,
- * event_index): the canonical order. */
-TLM_API void tlm_coll_records_sort(tlm_coll_record *recs, size_t n);
-
 /* --------------------------------------------------------------- matching */
 
 /* Instance flags. */
@@ -976,15 +972,12 @@ typedef struct tlm_coll_tl_long_summary_row {
     int64_t operation_count;
 } tlm_coll_tl_long_summary_row;
 
-/* nccl_summary_long over records of any ranks (per-trace calls give
- * per-rank rows; concatenate and re-sort with tlm_coll_tl_long_summary_sort
- * for the whole job).  Sorted by dur_sum_us descending, then by key.
+/* nccl_summary_long over records of any ranks (the driver calls it on all
+ * records of the job).  Sorted by dur_sum_us descending, then by key.
  * *out freed with tlm_coll_free(alloc, *out). */
 TLM_API tlm_status tlm_coll_tl_long_summary(
     const tlm_coll_record *recs, size_t n, const tlm_alloc *alloc,
     tlm_coll_tl_long_summary_row **out, size_t *n_out, tlm_error *err);
-TLM_API void tlm_coll_tl_long_summary_sort(tlm_coll_tl_long_summary_row *r,
-                                           size_t n);
 
 #ifdef __cplusplus
 }

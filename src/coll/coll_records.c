@@ -1411,26 +1411,3 @@ uint64_t tlm_coll_record_tl_owner_key(const tlm_coll_record *rec,
         return tlm_hash64(rec->pg_name, strlen(rec->pg_name));
     return tlm_hash64("Unknown_Group", 13);
 }
-
-static int cmp_rec_canon(const void *a, const void *b)
-{
-    const tlm_coll_record *x = a, *y = b;
-    int c = tlm_coll_cmp_u64(x->match_key, y->match_key);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->seq, y->seq);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->trace_rank, y->trace_rank);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->part, y->part);
-    if (!c)
-        c = tlm_coll_cmp_i64(x->start_ns, y->start_ns);
-    if (!c)
-        c = tlm_coll_cmp_u64(x->event_index, y->event_index);
-    return c;
-}
-
-void tlm_coll_records_sort(tlm_coll_record *recs, size_t n)
-{
-    if (recs && n > 1)
-        qsort(recs, n, sizeof *recs, cmp_rec_canon);
-}

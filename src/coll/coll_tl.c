@@ -785,12 +785,6 @@ static int cmp_lrow(const void *a, const void *b)
     return cmp_lkey(row_lkey(x), row_lkey(y));
 }
 
-void tlm_coll_tl_long_summary_sort(tlm_coll_tl_long_summary_row *r, size_t n)
-{
-    if (r && n > 1)
-        qsort(r, n, sizeof *r, cmp_lrow);
-}
-
 /* A kernel enters nccl_summary_long only when every key is known. */
 static int lkeep(const tlm_coll_record *r)
 {
