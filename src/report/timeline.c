@@ -52,51 +52,12 @@ static int ivl_le(const ivl *a, const ivl *b)
 
 /* Sorts by (start, end): merge sort over the natural runs (one per
  * stream, as GPU events are written), qsort when out of memory. */
+TLM_DEFINE_RUN_SORT(run_sort_ivls, ivl, ivl_le)
+
 static void sort_ivls(ivec *a)
 {
-    size_t n = a->n;
-    size_t k = 1;
-    while (k < n && ivl_le(&a->v[k - 1], &a->v[k]))
-        k++;
-    if (k >= n)
-        return;
-    ivl *tmp = malloc(n * sizeof *tmp);
-    if (!tmp) {
-        qsort(a->v, n, sizeof *a->v, cmp_ivl);
-        return;
-    }
-    ivl *src = a->v, *dst = tmp;
-    for (;;) {
-        size_t lo = 0, runs = 0;
-        while (lo < n) {
-            size_t mid = lo + 1;
-            while (mid < n && ivl_le(&src[mid - 1], &src[mid]))
-                mid++;
-            size_t hi = mid;
-            if (hi < n) {
-                hi++;
-                while (hi < n && ivl_le(&src[hi - 1], &src[hi]))
-                    hi++;
-            }
-            size_t i = lo, j = mid, o = lo;
-            while (i < mid && j < hi)
-                dst[o++] = ivl_le(&src[i], &src[j]) ? src[i++] : src[j++];
-            while (i < mid)
-                dst[o++] = src[i++];
-            while (j < hi)
-                dst[o++] = src[j++];
-            lo = hi;
-            runs++;
-        }
-        ivl *t = src;
-        src = dst;
-        dst = t;
-        if (runs <= 1)
-            break;
-    }
-    if (src != a->v)
-        memcpy(a->v, src, n * sizeof *src);
-    free(tmp);
+    if (run_sort_ivls(a->v, a->n) != TLM_OK)
+        qsort(a->v, a->n, sizeof *a->v, cmp_ivl);
 }
 
 /* In place: sort by start, merge overlapping or touching intervals. */

@@ -533,8 +533,10 @@ static int radix_hkeys(hkey *a, size_t n)
     return 0;
 }
 
+TLM_DEFINE_RUN_SORT(merge_hkeys, hkey, hkey_le)
+
 /* Sort by (thread, ts, UID); UIDs are distinct, so the order is total:
- * radix sort, else bottom-up merge sort. */
+ * radix sort, else merge sort. */
 static tlm_status sort_hkeys(hkey *a, size_t n)
 {
     size_t k = 1;
@@ -545,36 +547,7 @@ static tlm_status sort_hkeys(hkey *a, size_t n)
     int r = radix_hkeys(a, n);
     if (r < 0)
         return TLM_ENOMEM;
-    if (r == 0)
-        return TLM_OK;
-    hkey *tmp = tlm_malloc_warm(n * sizeof *tmp);
-    if (!tmp)
-        return TLM_ENOMEM;
-    hkey *src = a, *dst = tmp;
-    for (size_t w = 1; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = lo + w < n ? lo + w : n;
-            size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
-            size_t i = lo, j = mid, o = lo;
-            if (mid < hi && hkey_le(&src[mid - 1], &src[mid])) {
-                memcpy(dst + lo, src + lo, (hi - lo) * sizeof *src);
-                continue;
-            }
-            while (i < mid && j < hi)
-                dst[o++] = hkey_le(&src[i], &src[j]) ? src[i++] : src[j++];
-            while (i < mid)
-                dst[o++] = src[i++];
-            while (j < hi)
-                dst[o++] = src[j++];
-        }
-        hkey *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
-    free(tmp);
-    return TLM_OK;
+    return r == 0 ? TLM_OK : merge_hkeys(a, n);
 }
 
 /* The host stacks; takes (and frees) the host list of c. */

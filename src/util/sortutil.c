@@ -1,7 +1,6 @@
 /*
  * sortutil.c - stable merge sorts: indices by a callback, and (key, value)
- * pairs over the input's natural runs (a few sorted runs, one per thread
- * or stream, merge in a few passes).  Scratch arrays are allocated
+ * pairs over the input's natural runs (TLM_DEFINE_RUN_SORT).  Scratch arrays are allocated
  * populated (mem_internal.h); TLM_ENOMEM when they cannot be.
  */
 #include <stdlib.h>
@@ -52,52 +51,9 @@ tlm_status tlm_sort_idx(size_t *idx, size_t n, tlm_idx_cmp cmp,
     return TLM_OK;
 }
 
+TLM_DEFINE_RUN_SORT(sort_pairs, tlm_pair, tlm_pair_le)
+
 tlm_status tlm_sort_pairs(tlm_pair *a, size_t n)
 {
-    if (n < 2)
-        return TLM_OK;
-    /* natural runs: input made of a few sorted runs (one per thread, one
-     * per stream) merges in a few passes */
-    size_t k = 1;
-    while (k < n && tlm_pair_le(&a[k - 1], &a[k]))
-        k++;
-    if (k == n)
-        return TLM_OK;
-    tlm_pair *tmp = tlm_malloc_warm(n * sizeof *tmp);
-    if (!tmp)
-        return TLM_ENOMEM;
-    tlm_pair *src = a, *dst = tmp;
-    for (;;) {
-        size_t lo = 0, runs = 0;
-        while (lo < n) {
-            size_t mid = lo + 1;
-            while (mid < n && tlm_pair_le(&src[mid - 1], &src[mid]))
-                mid++;
-            size_t hi = mid;
-            if (hi < n) {
-                hi++;
-                while (hi < n && tlm_pair_le(&src[hi - 1], &src[hi]))
-                    hi++;
-            }
-            size_t i = lo, j = mid, o = lo;
-            while (i < mid && j < hi)
-                dst[o++] = tlm_pair_le(&src[i], &src[j]) ? src[i++]
-                                                         : src[j++];
-            while (i < mid)
-                dst[o++] = src[i++];
-            while (j < hi)
-                dst[o++] = src[j++];
-            lo = hi;
-            runs++;
-        }
-        tlm_pair *t = src;
-        src = dst;
-        dst = t;
-        if (runs <= 1)
-            break;
-    }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
-    free(tmp);
-    return TLM_OK;
+    return sort_pairs(a, n);
 }
