@@ -214,6 +214,22 @@ static int jstring(jcur *c, tlm_sbuf *tmp)
     return 0;
 }
 
+/* A JSON string at the cursor, appended as Python's repr of the str. */
+static int jstring_repr(jcur *c, tlm_sbuf *b)
+{
+    tlm_sbuf tmp;
+    tlm_sbuf_init(&tmp);
+    if (jstring(c, &tmp)) {
+        tlm_sbuf_free(&tmp);
+        return -1;
+    }
+    if (tmp.oom)
+        b->oom = 1;
+    tlm_sbuf_pystr(b, tmp.p ? tmp.p : "", tmp.len);
+    tlm_sbuf_free(&tmp);
+    return 0;
+}
+
 static int jvalue(jcur *c, tlm_sbuf *b, int as_tuple)
 {
     jskip_ws(c);
@@ -235,16 +251,8 @@ static int jvalue(jcur *c, tlm_sbuf *b, int as_tuple)
                     tlm_sbuf_puts(b, ", ");
                 if (obj) {
                     jskip_ws(c);
-                    tlm_sbuf tmp;
-                    tlm_sbuf_init(&tmp);
-                    if (jstring(c, &tmp)) {
-                        tlm_sbuf_free(&tmp);
+                    if (jstring_repr(c, b))
                         return -1;
-                    }
-                    if (tmp.oom)
-                        b->oom = 1;
-                    tlm_sbuf_pystr(b, tmp.p ? tmp.p : "", tmp.len);
-                    tlm_sbuf_free(&tmp);
                     jskip_ws(c);
                     if (c->i >= c->n || c->s[c->i] != ':')
                         return -1;
@@ -275,17 +283,7 @@ static int jvalue(jcur *c, tlm_sbuf *b, int as_tuple)
         return 0;
     }
     if (ch == '"') {
-        tlm_sbuf tmp;
-        tlm_sbuf_init(&tmp);
-        if (jstring(c, &tmp)) {
-            tlm_sbuf_free(&tmp);
-            return -1;
-        }
-        if (tmp.oom)
-            b->oom = 1;
-        tlm_sbuf_pystr(b, tmp.p ? tmp.p : "", tmp.len);
-        tlm_sbuf_free(&tmp);
-        return 0;
+        return jstring_repr(c, b);
     }
     if (c->n - c->i >= 4 && !strncmp(c->s + c->i, "true", 4)) {
         c->i += 4;
