@@ -166,9 +166,8 @@ TLM_API const char *tlm_report_table_colname(const tlm_report *r, size_t i,
 /* Index of a table by name, or -1. */
 TLM_API long tlm_report_table_find(const tlm_report *r, const char *name);
 /* Cell text exactly as the CSV has it ("" for empty).  Returns the length
- * the full text needs; buf (size > 0) is always NUL-terminated.  Only a
- * float cell needs memory to format: without it the result is SIZE_MAX
- * and buf is "". */
+ * the full text needs; buf (size > 0) is always NUL-terminated.  Never
+ * allocates. */
 TLM_API size_t tlm_report_cell_text(const tlm_report *r, size_t i,
                                     size_t row, size_t col, char *buf,
                                     size_t size);

@@ -271,6 +271,22 @@ typedef struct kgroup {
     size_t count;
 } kgroup;
 
+/* The group of the key in b (a new one starts at row i, duration d);
+ * -1 when out of memory. */
+static int32_t kg_of(tlm_i3map *map, const tlm_sbuf *b, size_t *ng,
+                     kgroup *g, size_t i, double d)
+{
+    int is_new;
+    int32_t q = b->oom ? -1 : tlm_group_of(map, b, ng, &is_new);
+    if (q >= 0 && is_new) {
+        g[q].first = (int32_t)i;
+        g[q].sum = g[q].comp = 0.0;
+        g[q].count = 0;
+        g[q].min = g[q].max = d;
+    }
+    return q;
+}
+
 static void kg_add(kgroup *g, double d)
 {
     tlm_kahan k = {g->sum, g->comp};
@@ -321,18 +337,9 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
         tlm_key_id(b, pkey[i]);
         tlm_key_id(b, ki[i].name);
         tlm_key_id(b, ki[i].stream_id);
-        if (b->oom)
-            goto done;
-        int is_new;
-        int32_t q = tlm_group_of(&map, b, &ng, &is_new);
+        int32_t q = kg_of(&map, b, &ng, g, i, d);
         if (q < 0)
             goto done;
-        if (is_new) {
-            g[q].first = (int32_t)i;
-            g[q].sum = g[q].comp = 0.0;
-            g[q].count = 0;
-            g[q].min = g[q].max = d;
-        }
         kg_add(&g[q], d);
         g[q].count++;
         if (d < g[q].min)
@@ -499,17 +506,9 @@ static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
         tlm_key_id(b, ki[i].name);
         if (has_null && drop_null)
             continue;
-        if (b->oom)
-            goto done;
-        int is_new;
-        int32_t q = tlm_group_of(&map, b, &ng, &is_new);
+        int32_t q = kg_of(&map, b, &ng, g, i, d);
         if (q < 0)
             goto done;
-        if (is_new) {
-            g[q].first = (int32_t)i;
-            g[q].sum = g[q].comp = 0.0;
-            g[q].count = 0;
-        }
         kg_add(&g[q], d);
         g[q].count++;
     }

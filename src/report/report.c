@@ -772,36 +772,33 @@ long tlm_report_table_find(const tlm_report *r, const char *name)
     return -1;
 }
 
+/* Cell (row, col) of table i; NULL when out of range or null. */
+static const tlm_cell *cell_at(const tlm_report *r, size_t i, size_t row,
+                               size_t col)
+{
+    if (i >= r->ntabs || row >= r->tabs[i]->nrows ||
+        col >= r->tabs[i]->ncols)
+        return NULL;
+    const tlm_cell *c = tlm_tab_cell(r->tabs[i], row, col);
+    return c->null ? NULL : c;
+}
+
 size_t tlm_report_cell_text(const tlm_report *r, size_t i, size_t row,
                             size_t col, char *buf, size_t size)
 {
     if (size)
         buf[0] = '\0';
-    if (i >= r->ntabs || row >= r->tabs[i]->nrows ||
-        col >= r->tabs[i]->ncols)
+    const tlm_cell *c = cell_at(r, i, row, col);
+    if (!c)
         return 0;
     const tlm_tab *t = r->tabs[i];
-    const tlm_cell *c = tlm_tab_cell(t, row, col);
-    if (c->null)
-        return 0;
     char num[64];
     const char *s = num;
     size_t need;
     switch (t->coltypes[col]) {
-    case TLM_COL_F64: {
-        tlm_sbuf b;
-        tlm_sbuf_init(&b);
-        tlm_sbuf_pyfloat(&b, c->v.f);
-        need = b.oom ? 0 : b.len; /* repr is short: 0 only without memory */
-        if (need >= sizeof num)
-            need = sizeof num - 1;
-        if (need)
-            memcpy(num, b.p, need);
-        tlm_sbuf_free(&b);
-        if (need == 0)
-            return SIZE_MAX;
+    case TLM_COL_F64:
+        need = tlm_py_float_repr(c->v.f, num, sizeof num);
         break;
-    }
     case TLM_COL_I64:
         need = (size_t)snprintf(num, sizeof num, "%lld", (long long)c->v.i);
         break;
@@ -827,13 +824,10 @@ int tlm_report_cell_num(const tlm_report *r, size_t i, size_t row,
                         size_t col, double *out)
 {
     *out = NAN;
-    if (i >= r->ntabs || row >= r->tabs[i]->nrows ||
-        col >= r->tabs[i]->ncols)
+    const tlm_cell *c = cell_at(r, i, row, col);
+    if (!c)
         return 0;
     const tlm_tab *t = r->tabs[i];
-    const tlm_cell *c = tlm_tab_cell(t, row, col);
-    if (c->null)
-        return 0;
     switch (t->coltypes[col]) {
     case TLM_COL_F64:
         *out = c->v.f;
