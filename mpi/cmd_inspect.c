@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "grow.h"
 #include <time.h>
 
 typedef struct pc_count {
@@ -34,14 +36,8 @@ static int bump(counter *c, char ph, uint32_t cat, int has_cat)
             return 0;
         }
     }
-    if (c->n == c->cap) {
-        size_t ncap = c->cap ? c->cap * 2 : 16;
-        pc_count *nv = realloc(c->v, ncap * sizeof *nv);
-        if (!nv)
-            return -1;
-        c->v = nv;
-        c->cap = ncap;
-    }
+    if (tlm_grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v, 16))
+        return -1;
     c->v[c->n].ph = ph;
     c->v[c->n].cat = cat;
     c->v[c->n].has_cat = has_cat;

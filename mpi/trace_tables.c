@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 /* Where a report cell goes in a row struct, and how. */
 typedef enum cellkind { CELL_STR, CELL_INT, CELL_NUM } cellkind;
 
@@ -153,22 +155,6 @@ static void cell_str(const tlm_report *r, long t, size_t row, long col,
     memset(dst + n, 0, cap - n);
 }
 
-/* Grows a row array to hold n more rows. */
-static int grow(void **p, size_t *cap, size_t have, size_t more, size_t sz)
-{
-    if (have + more <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap : 64;
-    while (nc < have + more)
-        nc *= 2;
-    void *q = realloc(*p, nc * sz);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = nc;
-    return 0;
-}
-
 /* Fills the n rows at out from table t of the report, cell by cell. */
 static void copy_rows(const tlm_report *rep, long t, const sheet *sh,
                       size_t n, int32_t rank, char *out)
@@ -209,7 +195,8 @@ tlm_status tlm_mpi_keep_report_rows(tlm_mpi_ctx *c, const tlm_report *rep,
         n[k] = tab[k] >= 0 ? tlm_report_table_rows(rep, (size_t)tab[k]) : 0;
     }
     for (int k = 0; k < 3; k++)
-        if (grow(rows[k], cap[k], *have[k], n[k], sheets[k].row_size))
+        if (tlm_grow(rows[k], cap[k], *have[k] + n[k], sheets[k].row_size,
+                     64))
             return TLM_ENOMEM;
     for (int k = 0; k < 3; k++) {
         fr->span[k][0] = (int64_t)*have[k];
