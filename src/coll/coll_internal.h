@@ -6,6 +6,7 @@
 #ifndef TLM_COLL_INTERNAL_H
 #define TLM_COLL_INTERNAL_H
 
+#include "mix.h"
 #include "tlmpi/tlm_coll.h"
 
 #include <stddef.h>
@@ -74,13 +75,7 @@ static inline int tlm_coll_grow(const tlm_alloc *a, void **arr, size_t *cap,
 /* Order-dependent 64-bit mix of two values (deterministic everywhere). */
 static inline uint64_t tlm_coll_mix(uint64_t a, uint64_t b)
 {
-    uint64_t h = a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebull;
-    h ^= h >> 31;
-    return h;
+    return tlm_mix64(a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2)));
 }
 
 /* Copies at most len bytes of s into dst[cap] (NUL-terminated). */

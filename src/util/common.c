@@ -16,6 +16,7 @@
 #endif
 
 #include "mem_internal.h"
+#include "mix.h"
 
 const char *tlm_status_str(tlm_status st)
 {
@@ -141,12 +142,7 @@ uint64_t tlm_hash64(const void *data, size_t len)
     for (size_t i = 0; i < len; i++)
         t |= (uint64_t)p[i] << (8 * i);
     h ^= rotl64(t * p2, 31) * p1;
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebull;
-    h ^= h >> 31;
-    return h;
+    return tlm_mix64(h);
 }
 
 /* MARK: - page-table warming ------------------------------------------- */
