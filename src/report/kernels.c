@@ -383,11 +383,7 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
 done:
     tlm_i3map_free(&map);
     free(g);
-    if (st != TLM_OK) {
-        tlm_tab_free(t);
-        return st;
-    }
-    return tlm_rctx_add_tab(ctx, t);
+    return tlm_rctx_finish_tab(ctx, t, st);
 }
 
 /* MARK: - short kernels --------------------------------------------------- */
@@ -541,11 +537,7 @@ static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
 done:
     tlm_i3map_free(&map);
     free(g);
-    if (st != TLM_OK) {
-        tlm_tab_free(t);
-        return st;
-    }
-    return tlm_rctx_add_tab(ctx, t);
+    return tlm_rctx_finish_tab(ctx, t, st);
 }
 
 tlm_status tlm_rctx_kernel_tables(tlm_rctx *ctx)

@@ -362,11 +362,7 @@ static tlm_status ops_by_category(tlm_rctx *ctx)
     free(cats);
     tlm_status st = sort_table(t, 2, -1);
     add_percent(t, 2, 3);
-    if (st != TLM_OK) {
-        tlm_tab_free(t);
-        return st;
-    }
-    return tlm_rctx_add_tab(ctx, t);
+    return tlm_rctx_finish_tab(ctx, t, st);
 }
 
 typedef struct name_ctx {
@@ -490,11 +486,7 @@ done:
     free(first);
     free(order);
     free(cl);
-    if (st != TLM_OK) {
-        tlm_tab_free(t);
-        return st;
-    }
-    return tlm_rctx_add_tab(ctx, t);
+    return tlm_rctx_finish_tab(ctx, t, st);
 }
 
 /* MARK: - ops_unique_args ------------------------------------------------- */
@@ -639,11 +631,7 @@ done:
     free(vs);
     free(off);
     free(len);
-    if (st != TLM_OK) {
-        tlm_tab_free(t);
-        return st;
-    }
-    return tlm_rctx_add_tab(ctx, t);
+    return tlm_rctx_finish_tab(ctx, t, st);
 }
 
 tlm_status tlm_rctx_ops_tables(tlm_rctx *ctx)

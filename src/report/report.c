@@ -380,6 +380,15 @@ tlm_status tlm_rctx_add_tab(tlm_rctx *ctx, tlm_tab *t)
     return TLM_OK;
 }
 
+tlm_status tlm_rctx_finish_tab(tlm_rctx *ctx, tlm_tab *t, tlm_status st)
+{
+    if (st != TLM_OK) {
+        tlm_tab_free(t);
+        return st;
+    }
+    return tlm_rctx_add_tab(ctx, t);
+}
+
 /* MARK: - build ---------------------------------------------------------- */
 
 /* One pass over the events: metadata names, the list of GPU events, and

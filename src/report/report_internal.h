@@ -190,6 +190,9 @@ enum { TLM_GPU_KERNEL = 1, TLM_GPU_COMM = 2 };
 
 /* Appends t to ctx->tabs (takes ownership; frees t on failure). */
 tlm_status tlm_rctx_add_tab(tlm_rctx *ctx, tlm_tab *t);
+/* The end of a table builder: t is freed when st is an error (and st
+ * returned), else added as tlm_rctx_add_tab does. */
+tlm_status tlm_rctx_finish_tab(tlm_rctx *ctx, tlm_tab *t, tlm_status st);
 
 /* Metadata strings ("Unknown" when absent). */
 const char *tlm_rctx_process_name(const tlm_rctx *ctx, const tlm_event *e);

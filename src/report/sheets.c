@@ -286,11 +286,11 @@ tlm_status tlm_tab_sort_sum_uid(tlm_tab *t, size_t kc, size_t uc)
 
 tlm_status tlm_rctx_keep_tab(tlm_rctx *ctx, tlm_tab *t, tlm_status st)
 {
-    if (st != TLM_OK || !t->nrows) {
+    if (st == TLM_OK && !t->nrows) {
         tlm_tab_free(t);
         return st;
     }
-    return tlm_rctx_add_tab(ctx, t);
+    return tlm_rctx_finish_tab(ctx, t, st);
 }
 
 /* MARK: - one sheet ------------------------------------------------------ */
