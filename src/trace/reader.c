@@ -605,17 +605,23 @@ static int parse_i64(const unsigned char *s, size_t len, int64_t *out)
     return 1;
 }
 
+/* Steps over a leading '-'; 1 when there was one. */
+static inline int skip_minus(const unsigned char **pp, const unsigned char *e)
+{
+    if (*pp < e && **pp == '-') {
+        (*pp)++;
+        return 1;
+    }
+    return 0;
+}
+
 /* Fast path for the common number shapes.  A plain integer of at most 18
  * digits ending inside the window: 1, *out and *endp set.  Else 0 (the
  * caller takes the general path). */
 static inline int fast_int(const unsigned char *p, const unsigned char *e,
                            int64_t *out, const unsigned char **endp)
 {
-    int neg = 0;
-    if (p < e && *p == '-') {
-        neg = 1;
-        p++;
-    }
+    int neg = skip_minus(&p, e);
     const unsigned char *d = p;
     uint64_t v = 0;
     while (p < e && (unsigned)(*p - '0') < 10 && p - d < 19) {
@@ -659,11 +665,7 @@ static inline int digits8(const unsigned char *p, uint64_t *out)
 static inline int fast_us(const unsigned char *p, const unsigned char *e,
                           int64_t *out, const unsigned char **endp)
 {
-    int neg = 0;
-    if (p < e && *p == '-') {
-        neg = 1;
-        p++;
-    }
+    int neg = skip_minus(&p, e);
     const unsigned char *d = p;
     uint64_t v = 0;
     if (e - p > 8 && digits8(p, &v))
