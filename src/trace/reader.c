@@ -329,6 +329,47 @@ static inline int skip_ws(const unsigned char **pp, const unsigned char *e)
     return p < e ? P_OK : P_NEED;
 }
 
+/* Between a key and its value: white space, ':', white space. */
+static inline int colon(rd *r, const unsigned char **pp,
+                        const unsigned char *e)
+{
+    const unsigned char *p = *pp;
+    int rc = skip_ws(&p, e);
+    if (rc != P_OK)
+        return rc;
+    if (*p != ':')
+        return fail_at(r, p, TLM_EFORMAT, "expected ':'");
+    p++;
+    if ((rc = skip_ws(&p, e)) != P_OK)
+        return rc;
+    *pp = p;
+    return P_OK;
+}
+
+/* Steps the cursor *pp into the container opening there (its contents at
+ * nesting depth depth) and over the white space inside.  When `close`
+ * follows at once, *empty = 1 and *done gets the position past it (the
+ * caller is done with the container).  *pp moves only on P_OK. */
+static inline int open_container(rd *r, const unsigned char **pp,
+                                 const unsigned char **done,
+                                 const unsigned char *e, unsigned depth,
+                                 unsigned char close, int *empty)
+{
+    const unsigned char *p = *pp;
+    if (depth > r->o.max_depth)
+        return fail_at(r, p, TLM_ELIMIT, "nesting deeper than %u",
+                       r->o.max_depth);
+    p++;
+    int rc = skip_ws(&p, e);
+    if (rc != P_OK)
+        return rc;
+    *empty = *p == close;
+    if (*empty)
+        *done = p + 1;
+    *pp = p;
+    return P_OK;
+}
+
 /* After a member or element of a container that `close` ends: skips white
  * space, then either a ',' and the white space after it (*more = 1) or
  * `close` (*more = 0).  *pp moves only on P_OK. */
@@ -724,16 +765,11 @@ static int value(rd *r, const unsigned char **pp, const unsigned char *e,
     unsigned char c = *p;
     if (c == '{' || c == '[') {
         unsigned char close = c == '{' ? '}' : ']';
-        if (depth + 1 > r->o.max_depth)
-            return fail_at(r, p, TLM_ELIMIT, "nesting deeper than %u",
-                           r->o.max_depth);
-        p++;
-        if ((rc = skip_ws(&p, e)) != P_OK)
+        int empty = 0;
+        if ((rc = open_container(r, &p, pp, e, depth + 1, close, &empty)) !=
+                P_OK ||
+            empty)
             return rc;
-        if (*p == close) {
-            *pp = p + 1;
-            return P_OK;
-        }
         for (;;) {
             if (c == '{') {
                 const unsigned char *ks;
@@ -744,12 +780,7 @@ static int value(rd *r, const unsigned char **pp, const unsigned char *e,
                                    "expected '\"' (object key)");
                 if ((rc = scan_string(r, &p, e, &ks, &kl, &esc)) != P_OK)
                     return rc;
-                if ((rc = skip_ws(&p, e)) != P_OK)
-                    return rc;
-                if (*p != ':')
-                    return fail_at(r, p, TLM_EFORMAT, "expected ':'");
-                p++;
-                if ((rc = skip_ws(&p, e)) != P_OK)
+                if ((rc = colon(r, &p, e)) != P_OK)
                     return rc;
             }
             int more = 0;
@@ -1040,16 +1071,10 @@ static int parse_object(rd *r, const unsigned char **pp,
     int rc;
     if (*p != '{')
         return fail_at(r, p, TLM_ESCHEMA, "expected an object");
-    if (depth > r->o.max_depth)
-        return fail_at(r, p, TLM_ELIMIT, "nesting deeper than %u",
-                       r->o.max_depth);
-    p++;
-    if ((rc = skip_ws(&p, e)) != P_OK)
+    int empty = 0;
+    if ((rc = open_container(r, &p, pp, e, depth, '}', &empty)) != P_OK ||
+        empty)
         return rc;
-    if (*p == '}') {
-        *pp = p + 1;
-        return P_OK;
-    }
     for (;;) {
         const unsigned char *ks;
         size_t kl;
@@ -1082,12 +1107,7 @@ static int parse_object(rd *r, const unsigned char **pp,
             memcpy(km->s, ks, kl);
         }
     key_done:
-        if ((rc = skip_ws(&p, e)) != P_OK)
-            return rc;
-        if (*p != ':')
-            return fail_at(r, p, TLM_EFORMAT, "expected ':'");
-        p++;
-        if ((rc = skip_ws(&p, e)) != P_OK)
+        if ((rc = colon(r, &p, e)) != P_OK)
             return rc;
         int more = 0;
         if ((rc = fn(r, esc ? (const unsigned char *)"" : ks, esc ? 0 : kl,
@@ -1317,16 +1337,9 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
             return fail_at(r, p, TLM_ESCHEMA, "expected an event object");
         return fail_at(r, p, TLM_EFORMAT, "unexpected character");
     }
-    if (3 > r->o.max_depth)
-        return fail_at(r, p, TLM_ELIMIT, "nesting deeper than %u",
-                       r->o.max_depth);
-    p++;
-    if ((rc = skip_ws(&p, e)) != P_OK)
+    int empty = 0;
+    if ((rc = open_container(r, &p, pp, e, 3, '}', &empty)) != P_OK || empty)
         return rc;
-    if (*p == '}') {
-        *pp = p + 1;
-        return P_OK;
-    }
     for (;;) {
         const unsigned char *ks, *s;
         size_t kl, len;
@@ -1342,12 +1355,7 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
         } else if ((rc = scan_string(r, &p, e, &ks, &kl, &esc)) != P_OK) {
             return rc;
         }
-        if ((rc = skip_ws(&p, e)) != P_OK)
-            return rc;
-        if (*p != ':')
-            return fail_at(r, p, TLM_EFORMAT, "expected ':'");
-        p++;
-        if ((rc = skip_ws(&p, e)) != P_OK)
+        if ((rc = colon(r, &p, e)) != P_OK)
             return rc;
         if (esc) {
             r->field = "(escaped key)";
@@ -1718,12 +1726,7 @@ static int top_member(rd *r, const unsigned char **pp, const unsigned char *e,
         return rc;
     enum meta_key mk = esc ? MK_NONE : meta_lookup(ks, kl);
     r->top_key = meta_key_name(mk);
-    if ((rc = skip_ws(&p, e)) != P_OK)
-        return rc;
-    if (*p != ':')
-        return fail_at(r, p, TLM_EFORMAT, "expected ':'");
-    p++;
-    if ((rc = skip_ws(&p, e)) != P_OK)
+    if ((rc = colon(r, &p, e)) != P_OK)
         return rc;
     tlm_trace_meta *m = &r->t->meta;
     switch (mk) {
