@@ -577,6 +577,19 @@ static int unescape(rd *r, const unsigned char *s, size_t len)
     return P_OK;
 }
 
+/* Steps over the digits at *pp; 0 when there is none before another
+ * character (a fraction or exponent needs one; the window's end may
+ * still bring one). */
+static inline int digits_after(const unsigned char **pp,
+                               const unsigned char *e)
+{
+    const unsigned char *p = *pp, *d = p;
+    while (p < e && *p >= '0' && *p <= '9')
+        p++;
+    *pp = p;
+    return !(p < e && p == d);
+}
+
 /* Scans a JSON number; *is_int when it has no fraction or exponent. */
 static int scan_number(rd *r, const unsigned char **pp, const unsigned char *e,
                        int *is_int)
@@ -598,10 +611,7 @@ static int scan_number(rd *r, const unsigned char **pp, const unsigned char *e,
     if (p < e && *p == '.') {
         integer = 0;
         p++;
-        const unsigned char *d = p;
-        while (p < e && *p >= '0' && *p <= '9')
-            p++;
-        if (p < e && p == d)
+        if (!digits_after(&p, e))
             return fail_at(r, p, TLM_EFORMAT, "bad number: digit expected");
     }
     if (p < e && (*p == 'e' || *p == 'E')) {
@@ -609,10 +619,7 @@ static int scan_number(rd *r, const unsigned char **pp, const unsigned char *e,
         p++;
         if (p < e && (*p == '+' || *p == '-'))
             p++;
-        const unsigned char *d = p;
-        while (p < e && *p >= '0' && *p <= '9')
-            p++;
-        if (p < e && p == d)
+        if (!digits_after(&p, e))
             return fail_at(r, p, TLM_EFORMAT, "bad number: digit expected");
     }
     if (p >= e)
@@ -1798,20 +1805,13 @@ static int skip_stream(rd *r, const unsigned char **pp, const unsigned char *e)
                 p++;
                 continue;
             }
-            if (r->skip_utf8.need > 0) {
-                if (!utf8_step(&r->skip_utf8, *p)) {
-                    *pp = p;
-                    return fail_at(r, p, TLM_EFORMAT,
-                                   "invalid UTF-8 byte 0x%02x in string",
-                                   *p);
-                }
-                p++;
-                continue;
+            if (r->skip_utf8.need == 0) {
+                p = scan_plain(p, e);
+                if (p >= e)
+                    break;
             }
-            p = scan_plain(p, e);
-            if (p >= e)
-                break;
-            if (*p >= 0x80) {
+            /* inside a multi-byte character, or at the start of one */
+            if (r->skip_utf8.need > 0 || *p >= 0x80) {
                 if (!utf8_step(&r->skip_utf8, *p)) {
                     *pp = p;
                     return fail_at(r, p, TLM_EFORMAT,
