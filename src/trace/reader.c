@@ -2238,20 +2238,27 @@ static void opts_defaults(rd *r, const tlm_read_opts *opts)
         r->o.alloc = tlm_alloc_default();
 }
 
+/* The start of a read: a clean reader with the options' defaults, no
+ * trace yet, err (not NULL) cleared and kept for messages. */
+static tlm_error *rd_begin(rd *r, const tlm_read_opts *opts, tlm_trace **out,
+                           tlm_error *err)
+{
+    memset(r, 0, sizeof *r);
+    tlm_error_clear(err);
+    *out = NULL;
+    opts_defaults(r, opts);
+    r->err = err;
+    return err;
+}
+
 tlm_status tlm_trace_read_file(const char *path, const tlm_read_opts *opts,
                                tlm_trace **out, tlm_error *err)
 {
     rd r;
     tlm_error local; /* err is optional; the status must not depend on it */
-    if (!err)
-        err = &local;
-    memset(&r, 0, sizeof r);
-    tlm_error_clear(err);
-    *out = NULL;
+    err = rd_begin(&r, opts, out, err ? err : &local);
     if (!path)
         return tlm_error_set(err, TLM_EINVAL, NULL, -1, "no path given");
-    opts_defaults(&r, opts);
-    r.err = err;
     r.path = path;
     tlm_status st = trace_new(r.o.alloc, path, &r.t);
     if (st != TLM_OK)
@@ -2273,17 +2280,11 @@ tlm_status tlm_trace_read_mem(const void *data, size_t size, const char *name,
 {
     rd r;
     tlm_error local; /* err is optional; the status must not depend on it */
-    if (!err)
-        err = &local;
-    memset(&r, 0, sizeof r);
-    tlm_error_clear(err);
-    *out = NULL;
-    opts_defaults(&r, opts);
+    err = rd_begin(&r, opts, out, err ? err : &local);
     if (r.o.chunk_size > size && size >= 4096)
         r.o.chunk_size = size; /* a small buffer needs no 1 MiB window */
     else if (r.o.chunk_size > 4096 && size < 4096)
         r.o.chunk_size = 4096;
-    r.err = err;
     tlm_status st = trace_new(r.o.alloc, name ? name : "", &r.t);
     if (st != TLM_OK)
         return tlm_error_set(err, st, name, -1, "out of memory");
