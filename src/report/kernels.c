@@ -130,16 +130,15 @@ void tlm_kd_summary(tlm_rctx *ctx, const int32_t *pool, const size_t *off,
         tlm_sbuf_printf(summary, ", 'count': %zu, 'total_duration_us': ",
                         e->count);
         tlm_sbuf_pyfloat(summary, e->total);
-        tlm_sbuf_puts(summary, ", 'mean_duration_us': ");
-        tlm_sbuf_pyfloat(summary, e->mean);
-        tlm_sbuf_puts(summary, ", 'median_duration_us': ");
-        tlm_sbuf_pyfloat(summary, e->median);
-        tlm_sbuf_puts(summary, ", 'std_dev_duration_us': ");
-        tlm_sbuf_pyfloat(summary, e->std);
-        tlm_sbuf_puts(summary, ", 'min_duration_us': ");
-        tlm_sbuf_pyfloat(summary, e->min);
-        tlm_sbuf_puts(summary, ", 'max_duration_us': ");
-        tlm_sbuf_pyfloat(summary, e->max);
+        const struct {
+            const char *key;
+            double v;
+        } stat[] = {{"mean", e->mean}, {"median", e->median},
+                    {"std_dev", e->std}, {"min", e->min}, {"max", e->max}};
+        for (size_t k = 0; k < sizeof stat / sizeof stat[0]; k++) {
+            tlm_sbuf_printf(summary, ", '%s_duration_us': ", stat[k].key);
+            tlm_sbuf_pyfloat(summary, stat[k].v);
+        }
         tlm_sbuf_putc(summary, '}');
 
         tlm_sbuf_puts(trunc, "{'name': ");
