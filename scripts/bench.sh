@@ -4,11 +4,15 @@
 #
 #   scripts/bench.sh reader   read a ~1 GB synthesized trace (.json, .json.gz)
 #   scripts/bench.sh report   the whole single-trace report on the same file
-#   scripts/bench.sh all      both
+#   scripts/bench.sh job      the multi-rank analysis of an 8-rank job
+#                             (mpirun -n 2 tlmpi --trace_dir) against
+#                             reading the same traces on 2 processes
+#   scripts/bench.sh all      reader and report
 #
 # Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
 # (where the trace is written, default build/bench), BENCH_REPEAT (runs per
-# measurement, best taken; default 3).
+# measurement, best taken; default 3), BENCH_JOB_SIZE (JSON bytes per rank
+# of the job, default 100000000).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:-reader}
@@ -126,9 +130,40 @@ run_report() {
         "$rss_rep" "$(calc %.3f "$rss_rep * 1024 / $bytes")"
 }
 
+# The analysis of a whole job: 8 ranks' traces read by 2 MPI processes.
+# Floor: the same traces read (tlmpi inspect) by 2 processes side by side.
+run_job() {
+    local jd=$dir/job jsize=${BENCH_JOB_SIZE:-100000000} t_job= t_rd= t
+    if [ "$(cat "$jd/.size" 2>/dev/null)" != "$jsize" ]; then
+        echo "synthesizing an 8-rank job of ${jsize}-byte traces ..." >&2
+        rm -rf "$jd"
+        "$bin/tlmpi-synth" --out "$jd" --world_size 8 --tp 4 \
+            --target_size "$jsize" --seed 42 >/dev/null
+        echo "$jsize" > "$jd/.size"
+    fi
+    . "$root/scripts/env.sh"
+    cat "$jd"/rank*_trace.json >/dev/null
+    local jbytes
+    jbytes=$(cat "$jd"/rank*_trace.json | wc -c)
+    for _ in $(seq "$repeat"); do
+        t=$(once sh -c "'$bin/tlmpi' inspect '$jd'/rank[0-3]_trace.json & \
+            '$bin/tlmpi' inspect '$jd'/rank[4-7]_trace.json; wait")
+        t_rd=$(min2 "$t" "$t_rd")
+        t=$(once sh -c "rm -rf '$jd.out'; mkdir -p '$jd.out'; mpirun -n 2 \
+            '$bin/tlmpi' --trace_dir '$jd' --output '$jd.out/tlmpi.h5' --quiet")
+        t_job=$(min2 "$t" "$t_job")
+    done
+    echo
+    echo "== job: 8 traces, $(calc %.1f "$jbytes/1000000") MB of JSON (best of $repeat)"
+    printf '  %-42s %7.3f s\n' "tlmpi inspect, 2 processes (floor)" "$t_rd"
+    printf '  %-42s %7.3f s\n' "mpirun -n 2 tlmpi --trace_dir" "$t_job"
+    printf '  analysis / reading: %sx\n' "$(ratio "$t_job" "$t_rd")"
+}
+
 case "$mode" in
 reader) run_reader ;;
 report) run_report ;;
+job) run_job ;;
 all) run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|report|all" >&2; exit 2 ;;
+*) echo "usage: scripts/bench.sh reader|report|job|all" >&2; exit 2 ;;
 esac
