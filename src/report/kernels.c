@@ -376,9 +376,7 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
             tlm_tab_set_s(t, R, 11, kc, strlen(kc));
         }
     }
-    st = sort_desc(t, 4);
-    if (st == TLM_OK && t->oom)
-        st = TLM_ENOMEM;
+    st = sort_desc(t, 4); /* a table out of memory: ENOMEM when added */
 done:
     tlm_i3map_free(&map);
     free(g);

@@ -1,6 +1,7 @@
 /*
- * hexnum.h - the value of one hexadecimal digit (JSON \uXXXX escapes in
- * the trace reader, the arch-JSON parser and the Python-repr converter).
+ * hexnum.h - the value of one hexadecimal digit (the four-digit JSON \u
+ * escapes in the trace reader, the arch-JSON parser and the Python-repr
+ * converter).
  */
 #ifndef TLM_HEXNUM_H
 #define TLM_HEXNUM_H

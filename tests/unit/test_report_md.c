@@ -148,9 +148,9 @@ static void test_page(void **state)
 /* 16 ops named "op|NN" (kernels of NN + 1 us) and one with an 80-character
  * name (100 us): the top-ops table keeps 15 rows, escapes '|' and cuts
  * text at 70 characters, the findings at 60. */
-#define X10 "xxxxxxxxxx"
-#define Y10 "yyyyyyyyyy"
-#define Z10 "zzzzzzzzzz"
+#define X10 "abcdefghij"
+#define Y10 "klmnopqrst"
+#define Z10 "0123456789"
 
 static void test_table_limits(void **state)
 {
