@@ -593,12 +593,7 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
         const char *s = tlm_rctx_name(ctx, L0->uid);
         tlm_tab_set_s(t, R, 0, s, strlen(s));
         tlm_tab_set_s(t, R, 1, L0->category, strlen(L0->category));
-        s = tlm_rctx_process_name(ctx, e);
-        tlm_tab_set_s(t, R, 2, s, strlen(s));
-        s = tlm_rctx_process_label(ctx, e);
-        tlm_tab_set_s(t, R, 3, s, strlen(s));
-        s = tlm_rctx_thread_name(ctx, e);
-        tlm_tab_set_s(t, R, 4, s, strlen(s));
+        tlm_rctx_set_proc(ctx, t, R, 2, e);
         for (int q = 0; q < 4; q++)
             tlm_rctx_set_arg(ctx, t, R, (size_t)(5 + q), e, shape_args[q], 1);
         tlm_tab_set_i(t, R, 9, (int64_t)k);

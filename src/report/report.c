@@ -938,17 +938,3 @@ tlm_status tlm_report_write_md(const tlm_report *r, const char *path,
     }
     return st;
 }
-
-/* MARK: - shared helpers of the table builders ---------------------------- */
-
-int tlm_cmp_sum_uid(const void *key, size_t a, size_t b)
-{
-    const tlm_sum_uid_key *c = key;
-    double x = tlm_tab_cell(c->t, a, c->kc)->v.f;
-    double y = tlm_tab_cell(c->t, b, c->kc)->v.f;
-    if (x != y)
-        return x > y ? -1 : 1;
-    int64_t p = tlm_tab_cell(c->t, a, c->uc)->v.i;
-    int64_t q = tlm_tab_cell(c->t, b, c->uc)->v.i;
-    return p < q ? -1 : (p > q);
-}

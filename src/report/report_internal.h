@@ -1,7 +1,7 @@
 /*
  * report_internal.h - what the report modules share (report.c, table.c,
- * timeline.c, ops.c, kernels.c, sheets.c, unified.c, report_md.c); not
- * part of the public API.
+ * timeline.c, ops.c, kernels.c, sheets.c, unified.c, builders.c,
+ * report_md.c); not part of the public API.
  *
  * - tlm_tab: the in-memory table every report sheet is built into;
  *   table.c writes it the way pandas' to_csv(index=False) does.
@@ -287,7 +287,7 @@ tlm_status tlm_report_md_to(const tlm_report *r, const char *path,
  * col and col + 1 of row R (an out-of-memory there marks the table). */
 void tlm_kd_set(tlm_rctx *ctx, tlm_tab *t, size_t R, size_t col);
 
-/* Helpers of the perf sheets and unified_perf_summary (sheets.c). */
+/* Helpers the table builders share (builders.c). */
 /* Columns col .. col + 2 of row R: process_name, process_label and
  * thread_name of event e. */
 void tlm_rctx_set_proc(tlm_rctx *ctx, tlm_tab *t, size_t R, size_t col,
