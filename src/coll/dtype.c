@@ -423,8 +423,9 @@ int64_t tlm_coll_median_i64(int64_t *v, size_t n)
     if (n & 1)
         return v[n / 2];
     int64_t a = v[n / 2 - 1], b = v[n / 2];
-    /* sorted: b >= a, so (b - a) / 2 is the floor */
-    return a + (int64_t)((uint64_t)(b - a) / 2u);
+    /* sorted: b >= a, so the difference fits in uint64 (computed there:
+     * INT64_MAX - INT64_MIN overflows int64) and half of it is the floor */
+    return a + (int64_t)(((uint64_t)b - (uint64_t)a) / 2u);
 }
 
 double tlm_coll_quantile_sorted(const double *v, size_t n, double q)
