@@ -485,7 +485,7 @@ tlm_perf_family tlm_perf_family_of(tlm_perf_model_id m)
     case TLM_PM_MM: case TLM_PM_ADDMM: case TLM_PM_SCALED_MM:
     case TLM_PM_BMM: case TLM_PM_BADDBMM: case TLM_PM_TE_GEMM_TS:
     case TLM_PM_VLLM_GEMM_DQ: case TLM_PM_TEV2_GEMM:
-        return FAM_GEMM;
+        return TLM_FAM_GEMM;
     case TLM_PM_SDPA_FLASH: case TLM_PM_SDPA_EFFICIENT:
     case TLM_PM_SDPA_CUDNN: case TLM_PM_FA: case TLM_PM_FA_BWD:
     case TLM_PM_FA_VARLEN_FWD: case TLM_PM_FA_VARLEN_BWD:
@@ -493,25 +493,25 @@ tlm_perf_family tlm_perf_family_of(tlm_perf_model_id m)
     case TLM_PM_AITER_WRAP_V3_FWD: case TLM_PM_AITER_WRAP_V3_BWD:
     case TLM_PM_AITER_MHA_FWD: case TLM_PM_AITER_MHA_BWD:
     case TLM_PM_FA3_FWD: case TLM_PM_VLLM_ATTN: case TLM_PM_EVOFORMER:
-        return FAM_SDPA;
+        return TLM_FAM_SDPA;
     case TLM_PM_CONV: case TLM_PM_CONV_BWD: case TLM_PM_CONVBIAS:
     case TLM_PM_CONVBIAS_BWD:
-        return FAM_CONV;
+        return TLM_FAM_CONV;
     case TLM_PM_UNARY:
-        return FAM_UNARY;
+        return TLM_FAM_UNARY;
     case TLM_PM_BINARY: case TLM_PM_LIGER:
-        return FAM_BINARY;
+        return TLM_FAM_BINARY;
     case TLM_PM_REDUCE:
-        return FAM_REDUCE;
+        return TLM_FAM_REDUCE;
     case TLM_PM_BATCHNORM: case TLM_PM_BATCHNORM_BWD:
     case TLM_PM_LAYERNORM: case TLM_PM_LAYERNORM_BWD:
     case TLM_PM_GROUPNORM: case TLM_PM_GROUPNORM_BWD:
     case TLM_PM_INSTANCENORM: case TLM_PM_INSTANCENORM_BWD:
     case TLM_PM_RMSNORM: case TLM_PM_RMSNORM_BWD:
-        return FAM_NORM;
+        return TLM_FAM_NORM;
     case TLM_PM_NONE:
     default:
-        return FAM_NONE;
+        return TLM_FAM_NONE;
     }
 }
 
@@ -522,23 +522,23 @@ const char *tlm_perf_model_category(const char *op_name, int bwd)
         return NULL;
     }
     switch (tlm_perf_family_of(e->model)) {
-    case FAM_GEMM:
+    case TLM_FAM_GEMM:
         return bwd ? NULL : "GEMM";
-    case FAM_SDPA:
+    case TLM_FAM_SDPA:
         if (!bwd) {
             return e->category; /* SDPA_fwd, or SDPA_bwd for bwd ops */
         }
         return "SDPA_bwd";
-    case FAM_CONV:
+    case TLM_FAM_CONV:
         return bwd ? "CONV_bwd" : e->category;
-    case FAM_UNARY:
-    case FAM_BINARY:
+    case TLM_FAM_UNARY:
+    case TLM_FAM_BINARY:
         return bwd ? NULL : "elementwise";
-    case FAM_REDUCE:
+    case TLM_FAM_REDUCE:
         return bwd ? NULL : "reduce";
-    case FAM_NORM:
+    case TLM_FAM_NORM:
         return bwd ? "NORM_bwd" : e->category;
-    case FAM_NONE:
+    case TLM_FAM_NONE:
     default:
         return NULL;
     }
@@ -551,9 +551,9 @@ tlm_perf_sheet tlm_perf_sheet_for(const char *op_name, int bwd)
         return TLM_PERF_SHEET_NONE;
     }
     switch (tlm_perf_family_of(e->model)) {
-    case FAM_GEMM:
+    case TLM_FAM_GEMM:
         return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_GEMM;
-    case FAM_SDPA:
+    case TLM_FAM_SDPA:
         if (!bwd) {
             /* [QUIRK] only the varlen backward is moved to SDPA_bwd */
             return e->model == TLM_PM_FA_VARLEN_BWD ? TLM_PERF_SHEET_SDPA_BWD
@@ -561,7 +561,7 @@ tlm_perf_sheet tlm_perf_sheet_for(const char *op_name, int bwd)
         }
         return e->model == TLM_PM_VLLM_ATTN ? TLM_PERF_SHEET_NONE
                                             : TLM_PERF_SHEET_SDPA_BWD;
-    case FAM_CONV:
+    case TLM_FAM_CONV:
         if (!bwd) {
             return (e->model == TLM_PM_CONV_BWD ||
                     e->model == TLM_PM_CONVBIAS_BWD)
@@ -572,15 +572,15 @@ tlm_perf_sheet tlm_perf_sheet_for(const char *op_name, int bwd)
         return (e->model == TLM_PM_CONV_BWD || e->model == TLM_PM_CONVBIAS_BWD)
                    ? TLM_PERF_SHEET_CONV_BWD
                    : TLM_PERF_SHEET_NONE;
-    case FAM_UNARY:
+    case TLM_FAM_UNARY:
         return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_UNARY;
-    case FAM_BINARY:
+    case TLM_FAM_BINARY:
         return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_BINARY;
-    case FAM_NORM:
+    case TLM_FAM_NORM:
         return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_NORM;
-    case FAM_REDUCE:
+    case TLM_FAM_REDUCE:
         return bwd ? TLM_PERF_SHEET_REDUCE_BWD : TLM_PERF_SHEET_REDUCE_FWD;
-    case FAM_NONE:
+    case TLM_FAM_NONE:
     default:
         return TLM_PERF_SHEET_NONE;
     }

@@ -122,17 +122,17 @@ typedef enum tlm_perf_model_id {
 
 /* The families of models: one sheet kind and one model function each. */
 typedef enum tlm_perf_family {
-    FAM_NONE,
-    FAM_GEMM,
-    FAM_SDPA,
-    FAM_CONV,
-    FAM_UNARY,
-    FAM_BINARY,
-    FAM_NORM,
-    FAM_REDUCE
+    TLM_FAM_NONE,
+    TLM_FAM_GEMM,
+    TLM_FAM_SDPA,
+    TLM_FAM_CONV,
+    TLM_FAM_UNARY,
+    TLM_FAM_BINARY,
+    TLM_FAM_NORM,
+    TLM_FAM_REDUCE
 } tlm_perf_family;
 
-/* The family of a model id (FAM_NONE for TLM_PM_NONE). */
+/* The family of a model id (TLM_FAM_NONE for TLM_PM_NONE). */
 tlm_perf_family tlm_perf_family_of(tlm_perf_model_id m);
 
 typedef struct tlm_perf_op_entry {

@@ -2557,21 +2557,21 @@ static tlm_status m_norm(pm_ctx *c, tlm_perf_model_id m)
 static tlm_status dispatch(pm_ctx *c, tlm_perf_model_id m)
 {
     switch (tlm_perf_family_of(m)) {
-    case FAM_GEMM:
+    case TLM_FAM_GEMM:
         return m_gemm(c, m);
-    case FAM_SDPA:
+    case TLM_FAM_SDPA:
         return m_sdpa(c, m);
-    case FAM_CONV:
+    case TLM_FAM_CONV:
         return m_conv(c, m);
-    case FAM_UNARY:
+    case TLM_FAM_UNARY:
         return m_unary(c);
-    case FAM_BINARY:
+    case TLM_FAM_BINARY:
         return m_binary(c, m == TLM_PM_LIGER);
-    case FAM_REDUCE:
+    case TLM_FAM_REDUCE:
         return m_reduce(c);
-    case FAM_NORM:
+    case TLM_FAM_NORM:
         return m_norm(c, m);
-    case FAM_NONE:
+    case TLM_FAM_NONE:
     default:
         return pm_fail(c, TLM_ENOTFOUND, "no perf model", NULL);
     }
