@@ -40,12 +40,12 @@ void tlm_mpi_say0(const tlm_mpi_ctx *c, const char *fmt, ...)
 {
     if (c->me != 0)
         return;
+    char msg[2048], esc[4 * sizeof msg];
     va_list ap;
     va_start(ap, fmt);
-    fputs("tlmpi: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "tlmpi: %s\n", tlm_escape_ctrl(esc, sizeof esc, msg));
     fflush(stderr);
 }
 

@@ -64,6 +64,43 @@ tlm_status tlm_error_set(tlm_error *err, tlm_status code, const char *file,
     return code;
 }
 
+char *tlm_escape_ctrl(char *dst, size_t cap, const char *src)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (!dst || cap == 0)
+        return dst;
+    size_t o = 0;
+    for (const unsigned char *s = (const unsigned char *)(src ? src : "");
+         *s; s++) {
+        char e[5];
+        size_t n = 0;
+        if (*s == '\\' || *s == '\n' || *s == '\r' || *s == '\t') {
+            e[n++] = '\\';
+            e[n++] = *s == '\n' ? 'n' : *s == '\r' ? 'r' : *s == '\t' ? 't'
+                                                                : '\\';
+        } else if (*s < 0x20 || *s == 0x7f) {
+            e[n++] = '\\';
+            e[n++] = 'x';
+            e[n++] = hex[*s >> 4];
+            e[n++] = hex[*s & 15];
+        } else {
+            e[n++] = (char)*s;
+        }
+        if (o + n >= cap) {
+            size_t k = cap > 4 ? cap - 4 : 0;
+            if (o > k)
+                o = k;
+            while (o < cap - 1 && o < k + 3)
+                dst[o++] = '.';
+            break;
+        }
+        memcpy(dst + o, e, n);
+        o += n;
+    }
+    dst[o] = '\0';
+    return dst;
+}
+
 char *tlm_error_format(const tlm_error *err, char *buf, size_t size)
 {
     if (!buf || size == 0)
@@ -72,16 +109,20 @@ char *tlm_error_format(const tlm_error *err, char *buf, size_t size)
         buf[0] = '\0';
         return buf;
     }
+    char file[4 * sizeof err->file];
+    tlm_escape_ctrl(file, sizeof file, err->file);
     const char *msg = err->msg[0] ? err->msg : tlm_status_str(err->code);
-    if (err->file[0] && err->offset >= 0)
-        snprintf(buf, size, "%s: offset %lld: %s", err->file,
-                 (long long)err->offset, msg);
-    else if (err->file[0])
-        snprintf(buf, size, "%s: %s", err->file, msg);
+    char m[4 * sizeof err->msg];
+    tlm_escape_ctrl(m, sizeof m, msg);
+    if (file[0] && err->offset >= 0)
+        snprintf(buf, size, "%s: offset %lld: %s", file,
+                 (long long)err->offset, m);
+    else if (file[0])
+        snprintf(buf, size, "%s: %s", file, m);
     else if (err->offset >= 0)
-        snprintf(buf, size, "offset %lld: %s", (long long)err->offset, msg);
+        snprintf(buf, size, "offset %lld: %s", (long long)err->offset, m);
     else
-        snprintf(buf, size, "%s", msg);
+        snprintf(buf, size, "%s", m);
     return buf;
 }
 

@@ -133,6 +133,32 @@ static void test_error_format(void **state)
     assert_null(tlm_error_format(&err, NULL, 10));
 }
 
+static void test_escape_ctrl(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(tlm_escape_ctrl(buf, sizeof buf, "a\nb\tc\rd\x1b[2J"),
+                        "a\\nb\\tc\\rd\\x1b[2J");
+    assert_string_equal(tlm_escape_ctrl(buf, sizeof buf, "back\\slash\x7f"),
+                        "back\\\\slash\\x7f");
+    assert_string_equal(tlm_escape_ctrl(buf, sizeof buf, "r\xc3\xa9sum\xc3\xa9"),
+                        "r\xc3\xa9sum\xc3\xa9");
+    assert_string_equal(tlm_escape_ctrl(buf, sizeof buf, NULL), "");
+    /* too long: cut with "..." inside the buffer */
+    char small[8];
+    assert_string_equal(tlm_escape_ctrl(small, sizeof small, "abcdefghij"),
+                        "abcd...");
+    assert_string_equal(tlm_escape_ctrl(small, sizeof small, "\n\n\n\n\n"),
+                        "\\n\\n...");
+    assert_string_equal(tlm_escape_ctrl(small, sizeof small, "abcdefg"),
+                        "abcdefg");
+    /* the error's file and message are escaped when formatted */
+    tlm_error err;
+    tlm_error_set(&err, TLM_EIO, "evil\nname", -1, "bad\x07");
+    assert_string_equal(tlm_error_format(&err, buf, sizeof buf),
+                        "evil\\nname: bad\\x07");
+}
+
 static void test_alloc_default(void **state)
 {
     (void)state;
@@ -382,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_error_set_clear),
         cmocka_unit_test(test_error_truncation),
         cmocka_unit_test(test_error_format),
+        cmocka_unit_test(test_escape_ctrl),
         cmocka_unit_test(test_alloc_default),
         cmocka_unit_test(test_hash_fixed),
         cmocka_unit_test(test_hash_alignment),
