@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "exchange.h"
+#include "sigclean.h"
 
 /* One step of the analysis; mark is the TLM_MPI_T_* slot of c->phase that
  * gets its end time, or -1. */
@@ -92,6 +93,8 @@ void tlm_mpi_colls_free(tlm_mpi_colls *k)
 
 static void ctx_free(tlm_mpi_ctx *c)
 {
+    tlm_mpi_signals_untrack(&c->out);
+    tlm_outset_free(&c->out);
     tlm_mpi_colls_free(&c->k);
     tlm_mpi_filelist_free(&c->fl);
     free(c->owner);
@@ -148,6 +151,7 @@ int tlm_mpi_analyze(int argc, char **argv)
         }
         we_init = 1;
     }
+    tlm_mpi_signals_install();
     tlm_mpi_ctx c;
     memset(&c, 0, sizeof c);
     c.comm = MPI_COMM_WORLD;

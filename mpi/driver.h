@@ -45,6 +45,7 @@
 #include "report0.h"
 #include "tables.h"
 #include "tlmpi/tlm_coll.h"
+#include "tlmpi/tlm_outset.h"
 #include "tlmpi/tlm_report.h"
 
 #ifdef __cplusplus
@@ -139,6 +140,9 @@ typedef struct tlm_mpi_ctx {
     tlm_mpi_opts o;
     char cmdline[8192];
     tlm_mpi_setup su;
+    tlm_outset out;          /* rank 0: the output set (HDF5 file, report
+                              * files), checked in the setup phase,
+                              * published in the publish phase */
     tlm_mpi_filelist fl;
     int *owner;              /* per file */
     double t0;

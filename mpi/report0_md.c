@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -351,8 +350,7 @@ tlm_status tlm_mpi_report_md(const tlm_mpi_results *r,
     if (!tmp || !sp) {
         free(tmp);
         free(sp);
-        fclose(o.f);
-        unlink(o.tmp);
+        fclose(o.f); /* the caller aborts the set */
         return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     }
     md_glance(f, r);

@@ -22,6 +22,7 @@
 #define TLM_REPORT_H
 
 #include "tlm_common.h"
+#include "tlm_outset.h"
 #include "tlm_tree.h"
 
 #ifdef __cplusplus
@@ -178,10 +179,21 @@ TLM_API size_t tlm_report_cell_text(const tlm_report *r, size_t i,
 TLM_API int tlm_report_cell_num(const tlm_report *r, size_t i, size_t row,
                                 size_t col, double *out);
 
-/* Writes <dir>/<table>.csv for every table (dir must exist).  All files
- * are written to temporary names first and renamed only when every one is
- * complete: on failure no new file is left and existing files of the same
- * names are untouched.  Errors: TLM_EIO, TLM_ENOMEM. */
+/* Writes <dir>/<table>.csv for every table (dir NULL: none) and the
+ * Markdown report at md_path (NULL: none), each staged in set under a
+ * temporary name (tlm_outset.h); the caller publishes the set with
+ * tlm_outset_commit.  On failure the set's temporaries are removed and
+ * err names the final file.  Errors: TLM_EIO, TLM_ENOMEM, and those of
+ * tlm_outset_stage (an output that exists without force, a FIFO ...). */
+TLM_API tlm_status tlm_report_stage(const tlm_report *r, tlm_outset *set,
+                                    const char *dir, const char *md_path,
+                                    tlm_error *err);
+
+/* Writes <dir>/<table>.csv for every table.  All files are staged in a
+ * set of their own and published together (tlm_outset_commit): on failure
+ * no new file is left and existing files of the same names are untouched;
+ * existing regular files are replaced, anything else is refused.  Errors:
+ * TLM_EIO, TLM_ENOMEM, TLM_EINVAL. */
 TLM_API tlm_status tlm_report_write_csvs(const tlm_report *r,
                                          const char *dir, tlm_error *err);
 
@@ -191,8 +203,8 @@ TLM_API tlm_status tlm_report_write_all(const tlm_report *r,
                                         tlm_error *err);
 
 /* Writes the Markdown report (timeline, categories, ops, shapes, kernels,
- * findings) to a temporary name, then renames it.  Errors: TLM_EIO,
- * TLM_ENOMEM. */
+ * findings) to a temporary name, then publishes it as above.  Errors:
+ * TLM_EIO, TLM_ENOMEM, TLM_EINVAL. */
 TLM_API tlm_status tlm_report_write_md(const tlm_report *r, const char *path,
                                        tlm_error *err);
 

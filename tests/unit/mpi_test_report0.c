@@ -140,14 +140,14 @@ static void test_sheets(void **state)
     r.tl_smem = sm;
     r.n_tl_smem = 2;
     tlm_error err;
-    static tlm_mpi_pending pend;
-    pend.n = 0;
-    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &pend, &err), TLM_OK);
+    tlm_outset set;
+    assert_int_equal(tlm_outset_init(&set, 0, &err), TLM_OK);
+    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
     /* nothing is published before the commit */
-    assert_int_equal(pend.n, 6);
+    assert_int_equal(set.n, 6);
     assert_null(slurp("report.md"));
-    assert_int_equal(tlm_mpi_pending_commit(&pend, &err), TLM_OK);
-    assert_int_equal(pend.n, 0);
+    assert_int_equal(tlm_outset_commit(&set, &err), TLM_OK);
+    tlm_outset_free(&set);
     const char *s = slurp("straggler_summary.csv");
     assert_non_null(s);
     assert_string_equal(s,
@@ -174,18 +174,26 @@ static void test_sheets(void **state)
     assert_non_null(slurp("nccl_long.csv"));
     assert_non_null(slurp("nccl_summary_long.csv"));
 
-    /* an unwritable folder is an I/O error naming the file */
-    assert_int_equal(
-        tlm_mpi_report_write(&r, "/nonexistent/x", dir, &pend, &err),
-        TLM_EIO);
+    /* existing outputs are refused without force, naming the file */
+    assert_int_equal(tlm_outset_init(&set, 0, &err), TLM_OK);
+    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err),
+                     TLM_EEXIST);
     assert_non_null(strstr(err.file, "report.md"));
-    assert_int_equal(pend.n, 0);
+    tlm_outset_free(&set);
+    /* a folder that cannot be made is an I/O error naming it */
+    char bad[200];
+    snprintf(bad, sizeof bad, "%s/report.md/sub", dir);
+    assert_int_equal(tlm_outset_init(&set, 0, &err), TLM_OK);
+    assert_int_equal(tlm_mpi_report_write(&r, bad, dir, &set, &err), TLM_EIO);
+    assert_non_null(strstr(err.file, "report.md"));
+    tlm_outset_free(&set);
     /* written, then abandoned: no file is left, not even a temporary one */
     char cmd[160];
     snprintf(cmd, sizeof cmd, "rm -f '%s'/*.csv '%s'/report.md", dir, dir);
     assert_int_equal(system(cmd), 0);
-    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &pend, &err), TLM_OK);
-    tlm_mpi_pending_abort(&pend);
+    assert_int_equal(tlm_outset_init(&set, 0, &err), TLM_OK);
+    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
+    tlm_outset_free(&set);
     snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", dir);
     assert_int_equal(system(cmd), 0);
 }
