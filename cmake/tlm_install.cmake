@@ -32,17 +32,21 @@ set(CPACK_PACKAGE_CONTACT "tlmpi maintainers <tlmpi@localhost>")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
-# Debian 12 names.  dpkg-shlibdeps adds the versioned libraries the
-# binaries link (libc6, ...); the explicit list names what tlmpi needs at
-# run time besides them: mpirun for tlmpi-run, parallel HDF5, zlib.
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "openmpi-bin, libopenmpi3, libhdf5-openmpi-103-1, zlib1g")
+# Debian 12 names.  mpirun (openmpi-bin) is what tlmpi-run starts; the
+# libraries the binaries link (Open MPI, parallel HDF5, zlib, libc) come
+# with their versions from dpkg-shlibdeps, or from this list without it.
+find_program(TLM_DPKG_SHLIBDEPS dpkg-shlibdeps)
+if(TLM_DPKG_SHLIBDEPS)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "openmpi-bin")
+else()
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS
+      "openmpi-bin, libopenmpi3, libhdf5-openmpi-103-1, zlib1g, libc6")
+endif()
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-h5py, python3-pandas")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "slurm-wlm")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "MPI analyzer of PyTorch profiler traces of distributed jobs\n\
-tlmpi reads the PyTorch profiler (Kineto) traces of a distributed job, one\n\
+    "tlmpi reads the PyTorch profiler (Kineto) traces of a distributed job, one\n\
 per rank, in parallel under MPI: per-trace op, kernel and roofline tables\n\
 (TraceLens's), collectives matched across ranks (latency, bandwidth, skew,\n\
 stragglers, clock offsets), one HDF5 file for notebooks (module tlmpi_h5)\n\
