@@ -45,7 +45,8 @@ static void modules_usage(FILE *f)
 {
     fprintf(f,
         "usage: tlmpi modules TRACE [--depth D]\n"
-        "  --depth D     print D levels of modules below each root (default all)\n");
+        "  --depth D     print D levels of modules below each root "
+        "(default all)\n");
 }
 
 static int parse_long(const char *s, long *out)

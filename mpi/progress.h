@@ -9,7 +9,8 @@
  *          the MPI ranks that have read all theirs; erased at the end and
  *          before any other message (tlm_mpi_progress_clear)
  *   LINES  plain lines for log files (--progress):
- *            tlmpi: [read] 5/8 traces, 4.6 MB on disk, 230.0 MB/s, 3/4 ranks done
+ *            tlmpi: [read] 5/8 traces, 4.6 MB on disk, 230.0 MB/s, 3/4 ranks
+ *                   done                          (one line)
  *            tlmpi: [write] done in 0.21 s
  *          the first line at the first trace read, then at most one a
  *          second and one at the last trace; one "done" line per phase
@@ -51,6 +52,8 @@ int tlm_mpi_progress_mode(int quiet, int progress, int rank, int is_tty);
 /* Starts the display at time now (seconds, any monotonic origin). */
 void tlm_mpi_progress_init(tlm_mpi_progress *p, int mode, FILE *out,
                            double now);
+
+/* p may be NULL in the calls below (nothing happens). */
 
 /* Ends the current phase (LINES: its "done" line) and starts the phase
  * name (a static string; NULL: no new phase, the end of the run). */
