@@ -131,12 +131,14 @@ static void join_cmdline(int argc, char **argv, char *out, size_t cap)
 void tlm_mpi_phase_times(const tlm_mpi_ctx *c, double now, char *buf,
                          size_t cap, double *total)
 {
-    size_t len = 0;
-    double init = (c->cur >= 0 ? c->pstart : now) - c->t_launch;
-    for (int i = 0; i <= c->cur; i++)
-        init -= c->pdur[i] * (i < c->cur);
-    int w = snprintf(buf, cap, "init %.2f", init);
-    len = w > 0 && (size_t)w < cap ? (size_t)w : 0;
+    /* the phases run back to back: the first began at pstart less the
+     * finished ones */
+    double finished = 0;
+    for (int i = 0; i < c->cur; i++)
+        finished += c->pdur[i];
+    double first = c->cur >= 0 ? c->pstart - finished : now;
+    int w = snprintf(buf, cap, "init %.2f", first - c->t_launch);
+    size_t len = w > 0 && (size_t)w < cap ? (size_t)w : 0;
     for (int i = 0; i <= c->cur && len < cap; i++) {
         double d = i < c->cur ? c->pdur[i] : now - c->pstart;
         w = snprintf(buf + len, cap - len, " + %s %.2f", phases[i].name, d);

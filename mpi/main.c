@@ -78,6 +78,15 @@ static int is_opt(const char *a, const char *lng, const char *shrt)
     return strcmp(a, lng) == 0 || (shrt && strcmp(a, shrt) == 0);
 }
 
+/* --version anywhere among the analysis options (before "--"). */
+static int wants_version(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (is_opt(argv[i], "--version", i == 1 ? "-V" : NULL))
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const command *cmd = NULL;
@@ -85,15 +94,14 @@ int main(int argc, char **argv)
          i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             cmd = &commands[i];
-    int analysis = argc >= 2 && !cmd && !is_opt(argv[1], "--help", "-h") &&
-                   !is_opt(argv[1], "--version", "-V");
-    if (analysis)
+    int ver = !cmd && wants_version(argc, argv);
+    if (argc >= 2 && !cmd && !ver && !is_opt(argv[1], "--help", "-h"))
         return tlm_mpi_analyze(argc, argv); /* the MPI analysis mode */
     if (launcher_rank() > 0)
         return 0; /* rank 0 prints and runs it, once */
     if (cmd)
         return cmd->fn(argc - 1, argv + 1);
-    if (argc >= 2 && is_opt(argv[1], "--version", "-V")) {
+    if (ver) {
         version();
         return 0;
     }
