@@ -30,7 +30,7 @@ static void progress_init(const tlm_mpi_ctx *c, progress *p)
 {
     memset(p, 0, sizeof *p);
     p->total = c->fl.n;
-    if (c->me != 0)
+    if (c->me != 0 || c->o.quiet)
         return;
     p->left = calloc((size_t)c->np, sizeof *p->left);
     if (!p->left)

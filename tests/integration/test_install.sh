@@ -66,7 +66,8 @@ fi
 
 # ---- the man page
 if command -v man > /dev/null; then
-    MANWIDTH=80 man -l "$P/share/man/man1/tlmpi.1" 2>&1 | col -b > "$W/man.txt"
+    MANWIDTH=80 man -P cat -l "$P/share/man/man1/tlmpi.1" 2>&1 \
+        | sed 's/.\x08//g' > "$W/man.txt"
     grep -q "tlmpi-run" "$W/man.txt" && grep -q -- "--trace_dir" "$W/man.txt" \
         || fail "man page does not render"
 fi
