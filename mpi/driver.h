@@ -42,6 +42,7 @@
 
 #include "discover.h"
 #include "opts.h"
+#include "progress.h"
 #include "report0.h"
 #include "tables.h"
 #include "tlmpi/tlm_coll.h"
@@ -133,6 +134,9 @@ enum {
     TLM_MPI_N_T
 };
 
+/* The phases driver.c runs (setup ... publish), for their durations. */
+#define TLM_MPI_N_PHASES 8
+
 /* The driver context: everything the phases pass on to each other. */
 typedef struct tlm_mpi_ctx {
     MPI_Comm comm;
@@ -148,6 +152,11 @@ typedef struct tlm_mpi_ctx {
     double t0;
     double phase[TLM_MPI_N_T]; /* end of each TLM_MPI_T_* phase (seconds
                                 * since t0) */
+    double t_launch;         /* before MPI_Init (the clock of t0) */
+    double pdur[TLM_MPI_N_PHASES]; /* duration of each finished phase */
+    int cur;                 /* the phase running (index in pdur) */
+    double pstart;           /* its start */
+    tlm_mpi_progress *prog;  /* rank 0's progress display */
     /* local */
     tlm_mpi_fileres *lres;
     size_t n_lres;
@@ -188,6 +197,14 @@ void tlm_mpi_say0(const tlm_mpi_ctx *c, const char *fmt, ...)
 
 /* Monotonic clock, seconds. */
 double tlm_mpi_now(void);
+
+/* The time of every part of the run up to now, in buf:
+ * "init 0.12 + setup 0.00 + read 0.51 + ... + publish 0.02" (init: MPI
+ * start and the options; the running phase counts up to now, later ones
+ * are left out); *total gets the time since before MPI_Init, which the
+ * parts add up to. */
+void tlm_mpi_phase_times(const tlm_mpi_ctx *c, double now, char *buf,
+                         size_t cap, double *total);
 
 /* Agrees on a local status across every rank (the collective phases'
  * check before each exchange); when the result is not TLM_OK rank 0

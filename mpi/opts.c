@@ -22,7 +22,8 @@ static const char usage[] =
     "                         [--output F.h5] [--force] [--output_dir D]\n"
     "                         [--output_csvs_dir D] [--no_report]\n"
     "                         [--gpus_per_node G] [--gpu_arch_json_path F]\n"
-    "                         [--quiet] [--print_schema] [--help]\n"
+    "                         [--progress | --quiet] [--print_schema]\n"
+    "                         [--version] [--help]\n"
     "\n"
     "Analyses the PyTorch profiler traces of a distributed job (one per\n"
     "rank) and writes one HDF5 file (default <trace_dir>/tlmpi.h5) plus\n"
@@ -42,8 +43,12 @@ static const char usage[] =
     "  --no_report          write only the HDF5 file\n"
     "  --gpus_per_node G    node = rank / G in the node columns\n"
     "  --gpu_arch_json_path F  GPU roofline description (perf models)\n"
-    "  --quiet              no progress output\n"
-    "  --print_schema       print the HDF5 schema as Markdown and exit\n";
+    "  --progress           progress as plain lines on stderr (log files;\n"
+    "                       default: one updating line on a terminal only)\n"
+    "  --quiet              no progress and no summary line\n"
+    "  --print_schema       print the HDF5 schema as Markdown and exit\n"
+    "  --version            print the version and exit\n"
+    "  --help               print this help and exit\n";
 
 const char *tlm_mpi_opts_usage(void)
 {
@@ -79,6 +84,8 @@ static const optdef defs[] = {
     {"allow_missing", K_FLAG, O_(allow_missing)},
     {"force", K_FLAG, O_(force)},
     {"quiet", K_FLAG, O_(quiet)},
+    {"progress", K_FLAG, O_(progress)},
+    {"version", K_FLAG, O_(version)},
     {"no_report", K_FLAG, O_(no_report)},
     {"help", K_FLAG, O_(help)},
     {"print_schema", K_FLAG, O_(print_schema)},
@@ -89,6 +96,11 @@ static const optdef defs[] = {
     {"gpus_per_node", K_LONG, O_(gpus_per_node)},
 };
 #undef O_
+
+const char *tlm_mpi_opts_name(size_t i)
+{
+    return i < sizeof defs / sizeof defs[0] ? defs[i].name : NULL;
+}
 
 tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
                               tlm_error *err)
@@ -159,8 +171,11 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
     }
     o->files = argv + 1;
     o->n_files = nf;
-    if (o->help || o->print_schema)
+    if (o->help || o->print_schema || o->version)
         return TLM_OK;
+    if (o->progress && o->quiet)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "--progress and --quiet exclude each other");
     int modes = (o->trace_dir != NULL) + (o->trace_pattern != NULL) +
                 (o->trace_glob != NULL) + (nf > 0);
     if (modes == 0)

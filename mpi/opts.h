@@ -30,6 +30,8 @@ typedef struct tlm_mpi_opts {
     int allow_missing;         /* --allow_missing */
     int force;                 /* --force: replace an existing output */
     int quiet;                 /* --quiet: no progress on stderr */
+    int progress;              /* --progress: plain progress lines */
+    int version;               /* --version */
     int no_report;             /* --no_report: no report.md / CSVs */
     int help;                  /* --help */
     int print_schema;          /* --print_schema: Markdown of the HDF5 schema */
@@ -47,6 +49,10 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *opts,
 
 /* Usage text of the analysis mode (static). */
 const char *tlm_mpi_opts_usage(void);
+
+/* Name (without "--") of the i-th option the parser knows, or NULL past
+ * the last one: the help test checks that the usage text names each. */
+const char *tlm_mpi_opts_name(size_t i);
 
 /* Translates a Python `re` rank regex into POSIX ERE: "(?P<name>" becomes
  * "(", \d [0-9], \w [[:alnum:]_], \s [[:space:]]; inside brackets \d, \w

@@ -125,14 +125,14 @@ tlm_status tlm_mpi_phase_publish(tlm_mpi_ctx *c)
     st = tlm_mpi_agree(st, c->comm);
     if (st != TLM_OK)
         return st;
-    if (!c->o.quiet)
+    if (!c->o.quiet) {
+        /* every part of the run, so that they add up to the total */
+        char parts[512];
+        double total = 0;
+        tlm_mpi_phase_times(c, tlm_mpi_now(), parts, sizeof parts, &total);
         tlm_mpi_say0(c, "wrote %s (%zu traces, %zu collective instances) in "
-                        "%.2f s (reading %.2f s, collectives %.2f s, HDF5 "
-                        "%.2f s)",
-                     c->su.out, c->n_res, c->k.n_inst,
-                     tlm_mpi_now() - c->t0, c->phase[TLM_MPI_T_READ],
-                     c->phase[TLM_MPI_T_COLLECTIVES] -
-                         c->phase[TLM_MPI_T_CHECK],
-                     c->phase[TLM_MPI_T_HDF5] - c->phase[TLM_MPI_T_TABLES]);
+                        "%.2f s: %s",
+                     c->su.out, c->n_res, c->k.n_inst, total, parts);
+    }
     return TLM_OK;
 }

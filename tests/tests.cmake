@@ -86,6 +86,18 @@ foreach(_t ${TLM_INTEGRATION_TESTS})
     ENVIRONMENT "${TLM_MPI_TEST_ENV};TLMPI=$<TARGET_FILE:tlmpi>;TLMPI_SYNTH=${TLM_SYNTH_PATH};TLM_FAULT_LIB=$<TARGET_FILE:tlm_fault>;MPIEXEC=${MPIEXEC_EXECUTABLE};TLM_SHARED_DIR=${TLM_SHARED_DIR};TLM_SOURCE_DIR=${CMAKE_SOURCE_DIR};TLM_BUILD_DIR=${CMAKE_BINARY_DIR};TLM_WORK_DIR=${CMAKE_BINARY_DIR}/itest/${_n}")
 endforeach()
 
+# Issue 21's "first contact" section (`ctest -L first_contact`): what a new
+# user meets first.  Other tests join it by name here.
+set(TLM_FIRST_CONTACT_TESTS
+    integration_test_readme integration_test_install integration_test_help
+    integration_test_tlmpi_run integration_test_progress
+    unit_mpi_test_progress)
+foreach(_t ${TLM_FIRST_CONTACT_TESTS})
+  if(TEST ${_t})
+    set_property(TEST ${_t} APPEND PROPERTY LABELS first_contact)
+  endif()
+endforeach()
+
 # Fuzz targets: always built as corpus-replay programs; with clang and
 # TLM_BUILD_FUZZ also as libFuzzer binaries (<name>_libfuzzer), with the
 # core library instrumented for coverage.
