@@ -275,7 +275,7 @@ extern "C" {
 #define TLM_TAB_STEPS(X)                                                    \
     X(I32, trace_rank, 0, "", "rank")                                       \
     X(I64, step, 0, "", "N of the CPU annotation ProfilerStep#N")          \
-    X(I64, start_ns, 0, "ns", "step start (raw trace clock)")              \
+    X(I64, start_ns, 0, "ns", "step start (raw)")                          \
     X(I64, dur_ns, 0, "ns", "step time: the span's duration")              \
     X(I64, gpu_busy_ns, 0, "ns", "union of GPU events in the step")        \
     X(I64, compute_ns, 0, "ns", "union of non-communication kernels")      \

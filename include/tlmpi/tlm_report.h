@@ -222,7 +222,8 @@ TLM_API int tlm_step_sel_has(const tlm_step_sel *sel, int64_t step);
 typedef struct tlm_step_row {
     int32_t trace_rank;
     int64_t step;            /* N of ProfilerStep#N */
-    int64_t start_ns;        /* span start */
+    int64_t start_ns;        /* span start + baseTimeNanoseconds (0 when
+                              * absent): the collectives' raw clock */
     int64_t dur_ns;          /* step time: span duration */
     int64_t gpu_busy_ns;     /* union of every GPU event */
     int64_t compute_ns;      /* union of the non-communication kernels

@@ -206,7 +206,8 @@ static int cmp_row_step(const void *x, const void *y)
 }
 
 /* The selected steps as rows with step, start_ns and dur_ns set, sorted by
- * step, one row per step number. */
+ * step, one row per step number.  Steps are CPU annotations (older
+ * PyTorch wrote them as cpu_op); the gpu_user_annotation copies are not. */
 static tlm_status find_steps(const tlm_trace *tr, int32_t rank,
                              const tlm_step_sel *sel, tlm_step_row **rows,
                              size_t *n)
@@ -216,7 +217,8 @@ static tlm_status find_steps(const tlm_trace *tr, int32_t rank,
     const unsigned both = TLM_EV_HAS_TS | TLM_EV_HAS_DUR;
     for (size_t i = 0; i < ne; i++) {
         const tlm_event *e = &ev[i];
-        if (e->cat != TLM_CAT_USER_ANNOTATION || e->ph != 'X' ||
+        if ((e->cat != TLM_CAT_USER_ANNOTATION && e->cat != TLM_CAT_CPU_OP) ||
+            e->ph != 'X' ||
             (e->flags & both) != both || e->dur < 0)
             continue;
         int64_t k = step_number(tlm_trace_str(tr, e->name, NULL));
@@ -322,8 +324,12 @@ tlm_status tlm_steps_compute(const tlm_tree *tree, int32_t rank,
     tlm_status st = find_steps(tr, rank, sel, rows, n);
     if (st == TLM_OK && *n > 0)
         st = gpu_sets(tree, b, &starts, &n_starts);
-    for (size_t i = 0; st == TLM_OK && i < *n; i++)
+    const tlm_trace_meta *md = tlm_trace_meta_get(tr);
+    int64_t base = md && md->has_base_time ? md->base_time_ns : 0;
+    for (size_t i = 0; st == TLM_OK && i < *n; i++) {
         fill_row(&(*rows)[i], b, starts, n_starts);
+        (*rows)[i].start_ns += base; /* raw time, as the collectives' */
+    }
     for (int k = 0; k < B_N; k++)
         free(b[k].v);
     free(starts);

@@ -32,7 +32,7 @@
 static const char *two_steps =
     "{'traceEvents':["
     STEP("user_annotation", 1, 1000, 100) ","
-    STEP("user_annotation", 2, 1100, 100) ","
+    STEP("cpu_op", 2, 1100, 100) ","
     STEP("gpu_user_annotation", 1, 1000, 300) ","
     "{'ph':'X','cat':'user_annotation','name':'ProfilerStep#x','pid':1,"
     "'tid':1,'ts':1000,'dur':500},"
