@@ -211,11 +211,12 @@ static void md_steps(FILE *f, const tlm_mpi_results *r)
     size_t n_out = 0;
     for (size_t i = 0; i < r->n_step_sum; i++)
         n_out += r->step_sum[i].outlier != 0;
-    fprintf(f, "%zu steps (CPU annotations ProfilerStep#N%s%s) over the "
+    fprintf(f, "%zu step%s (CPU annotations ProfilerStep#N%s%s) over the "
                "ranks; step time = the span's duration, GPU figures "
                "clipped to it.  Outlier: longest step time over ranks > "
                "%ld%% above the median over steps (%zu outlier%s).\n\n",
-            r->n_step_sum, sel ? ", --steps " : "", sel ? sel : "",
+            r->n_step_sum, r->n_step_sum == 1 ? "" : "s",
+            sel ? ", --steps " : "", sel ? sel : "",
             r->opts ? r->opts->step_outlier_pct : 20L, n_out,
             n_out == 1 ? "" : "s");
     fputs("| step | ranks | min | median | max (slowest rank) | GPU busy "
