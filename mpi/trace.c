@@ -3,9 +3,9 @@
  * (file name or distributedInfo, --rank_regex / rank-source order), build
  * its call tree, its single-trace report (GPU timeline and the ops and
  * kernel tables the driver keeps, trace_tables.c), its per-step rows
- * (phase_steps.c) and its collective
- * records (tlm_coll_extract).  A bad trace is recorded in its result (status
- * and message) so that rank 0 can name every bad trace at once.
+ * (phase_steps.c) and its collective records (tlm_coll_extract).  A bad
+ * trace is recorded in its result (status and message) so that rank 0 can
+ * name every bad trace at once.
  */
 #include "driver.h"
 

@@ -253,18 +253,24 @@ static tlm_status find_steps(const tlm_trace *tr, int32_t rank,
 
 enum { B_COMP, B_COMM, B_MCPY, B_ALL, B_EXPOSED, B_N };
 
-/* Bucket of a linked GPU event, as the GPU timeline sorts them. */
-static int gpu_bucket(const tlm_trace *tr, const tlm_event *e)
+/* Bucket of a linked GPU event, as the GPU timeline sorts them; cache
+ * holds 1 + the bucket of a kernel name id once known (0: not yet). */
+static int gpu_bucket(const tlm_trace *tr, const tlm_event *e,
+                      uint8_t *cache, uint32_t n_names)
 {
     if (e->cat == TLM_CAT_GPU_MEMCPY)
         return B_MCPY;
+    int is_k = e->cat == TLM_CAT_KERNEL;
+    if (is_k && e->name < n_names && cache[e->name])
+        return cache[e->name] - 1;
     const char *nm = tlm_trace_str(tr, e->name, NULL);
-    int leg = e->cat == TLM_CAT_KERNEL && nm ? tlm_rocm_legacy_kind(nm) : 0;
-    if (leg == 1)
-        return B_MCPY;
-    if (leg == 0 && tlm_kernel_is_communication(nm))
-        return B_COMM;
-    return B_COMP;
+    int leg = is_k && nm ? tlm_rocm_legacy_kind(nm) : 0;
+    int b = leg == 1                                    ? B_MCPY
+            : leg == 0 && tlm_kernel_is_communication(nm) ? B_COMM
+                                                          : B_COMP;
+    if (is_k && e->name < n_names)
+        cache[e->name] = (uint8_t)(b + 1);
+    return b;
 }
 
 /* The merged buckets of the tree's linked GPU events and their sorted
@@ -275,19 +281,28 @@ static tlm_status gpu_sets(const tlm_tree *tree, ivs b[B_N],
     const tlm_trace *tr = tlm_tree_trace(tree);
     size_t ne = 0, cap = 0;
     const tlm_event *ev = tlm_trace_events(tr, &ne);
-    for (size_t i = 0; i < ne; i++) {
+    uint32_t n_names = tlm_trace_str_count(tr);
+    uint8_t *cache = calloc(n_names ? n_names : 1, 1);
+    if (!cache)
+        return TLM_ENOMEM;
+    tlm_status st = TLM_OK;
+    for (size_t i = 0; st == TLM_OK && i < ne; i++) {
         const tlm_event *e = &ev[i];
         if (!tlm_ev_gpu(e) ||
             !(tlm_nd(tree, (int32_t)i)->flags & TLM_NODE_TREE))
             continue;
         int64_t s = e->ts, en = e->ts + e->dur;
-        if (ivs_push(&b[gpu_bucket(tr, e)], s, en) ||
+        if (ivs_push(&b[gpu_bucket(tr, e, cache, n_names)], s, en) ||
             ivs_push(&b[B_ALL], s, en) ||
             tlm_grow((void **)starts, &cap, *n_starts + 1, sizeof **starts,
                      256))
-            return TLM_ENOMEM;
-        (*starts)[(*n_starts)++] = s;
+            st = TLM_ENOMEM;
+        else
+            (*starts)[(*n_starts)++] = s;
     }
+    free(cache);
+    if (st != TLM_OK)
+        return st;
     for (int k = 0; k < B_EXPOSED; k++)
         ivs_merge(&b[k]);
     if (ivs_subtract(&b[B_COMP], &b[B_COMM], &b[B_EXPOSED]))
