@@ -218,8 +218,7 @@ static tlm_status find_steps(const tlm_trace *tr, int32_t rank,
     for (size_t i = 0; i < ne; i++) {
         const tlm_event *e = &ev[i];
         if ((e->cat != TLM_CAT_USER_ANNOTATION && e->cat != TLM_CAT_CPU_OP) ||
-            e->ph != 'X' ||
-            (e->flags & both) != both || e->dur < 0)
+            e->ph != 'X' || (e->flags & both) != both || e->dur < 0)
             continue;
         int64_t k = step_number(tlm_trace_str(tr, e->name, NULL));
         if (k < 0 || !tlm_step_sel_has(sel, k))
