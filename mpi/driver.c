@@ -34,6 +34,7 @@ static const phase phases[] = {
     {"check", tlm_mpi_phase_check, TLM_MPI_T_CHECK},
     {"collectives", tlm_mpi_phase_collectives, -1},
     {"tracelens", tlm_mpi_phase_tracelens, TLM_MPI_T_COLLECTIVES},
+    {"steps", tlm_mpi_phase_steps, -1},
     {"merge", tlm_mpi_phase_merge, TLM_MPI_T_TABLES},
     {"write", tlm_mpi_phase_write, TLM_MPI_T_HDF5},
     {"publish", tlm_mpi_phase_publish, -1},
@@ -111,6 +112,7 @@ static void ctx_free(tlm_mpi_ctx *c)
     free(c->ord_ua);
     free(c->ord_kn);
     free(c->mops);
+    tlm_mpi_steps_free(&c->steps);
     free(c->res);
     free(c->holder);
     free(c->pos);

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tlmpi/tlm_report.h"
+
 static const char usage[] =
     "usage: mpirun -n N tlmpi (--trace_dir D | --trace_pattern P |\n"
     "                          --trace_glob G [--rank_regex R] | FILE...)\n"
@@ -22,6 +24,7 @@ static const char usage[] =
     "                         [--output F.h5] [--force] [--output_dir D]\n"
     "                         [--output_csvs_dir D] [--no_report]\n"
     "                         [--gpus_per_node G] [--gpu_arch_json_path F]\n"
+    "                         [--steps LIST] [--step_outlier_pct P]\n"
     "                         [--progress | --quiet] [--print_schema]\n"
     "                         [--version] [--help]\n"
     "\n"
@@ -43,6 +46,9 @@ static const char usage[] =
     "  --no_report          write only the HDF5 file\n"
     "  --gpus_per_node G    node = rank / G in the node columns\n"
     "  --gpu_arch_json_path F  GPU roofline description (perf models)\n"
+    "  --steps LIST         per-step tables of these steps only (3,5-7)\n"
+    "  --step_outlier_pct P a step P% over the median step is an outlier\n"
+    "                       (default 20)\n"
     "  --progress           progress as plain lines on stderr (log files;\n"
     "                       default: one updating line on a terminal only)\n"
     "  --quiet              no progress and no summary line\n"
@@ -94,6 +100,8 @@ static const optdef defs[] = {
     {"output_csvs_dir", K_STR, O_(output_csvs_dir)},
     {"gpu_arch_json_path", K_STR, O_(gpu_arch_json_path)},
     {"gpus_per_node", K_LONG, O_(gpus_per_node)},
+    {"steps", K_STR, O_(steps)},
+    {"step_outlier_pct", K_LONG, O_(step_outlier_pct)},
 };
 #undef O_
 
@@ -108,6 +116,7 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
     memset(o, 0, sizeof *o);
     o->world_size = -1;
     o->gpus_per_node = -1;
+    o->step_outlier_pct = (long)(TLM_STEP_OUTLIER_DEFAULT * 100 + 0.5);
     tlm_error_clear(err);
     /* Positional files are collected in place at the front of argv + 1:
      * argv is ours to reorder, the strings are not touched. */
@@ -193,6 +202,9 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
                                  "--trace_pattern must contain exactly one "
                                  "'*' (got '%s')", o->trace_pattern);
     }
+    tlm_step_sel sel; /* --steps: checked here, parsed again by its user */
+    if (tlm_step_sel_parse(o->steps, &sel, err) != TLM_OK)
+        return TLM_EINVAL;
     if (o->rank_regex) {
         char tmp[1024];
         int g = 0;

@@ -40,6 +40,10 @@ typedef struct tlm_mpi_opts {
     const char *output_csvs_dir; /* --output_csvs_dir D (CSV sheets) */
     const char *gpu_arch_json_path; /* --gpu_arch_json_path F */
     long gpus_per_node;        /* --gpus_per_node N; -1 = unknown */
+    const char *steps;         /* --steps LIST: per-step tables of these
+                                * step numbers only (tlm_step_sel_parse) */
+    long step_outlier_pct;     /* --step_outlier_pct P: outlier steps are
+                                * P% over the median (default 20) */
 } tlm_mpi_opts;
 
 /* Parses argv[1..argc-1].  argv[0] is the program name.  Returns TLM_OK,

@@ -57,6 +57,10 @@ static void results_of(const tlm_mpi_ctx *c, const tlm_row_trace *rows,
     r->n_tl_sum = k->n_tl_sum;
     r->tl_strag = k->tl_strag;
     r->n_tl_strag = k->n_tl_strag;
+    r->steps = c->steps.all;
+    r->n_steps = c->steps.n_all;
+    r->step_sum = c->steps.sum;
+    r->n_step_sum = c->steps.n_sum;
     uint64_t b = 0;
     for (size_t i = 0; i < c->n_res; i++)
         b += (uint64_t)c->res[i].row.bytes_on_disk;

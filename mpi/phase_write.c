@@ -180,6 +180,8 @@ static tlm_status write_tables(tlm_mpi_ctx *c, hid_t f,
         {&tlm_tab_summary, h->sr, h->ns, 0},
         {&tlm_tab_clock, h->cr, h->nc, 0},
         {&tlm_tab_stragglers, h->gr, h->ng, 0},
+        {&tlm_tab_steps, c->steps.rows, c->steps.n_rows, 1},
+        {&tlm_tab_step_summary, c->steps.sum, c->steps.n_sum, 0},
     };
     tlm_status st = TLM_OK;
     for (size_t i = 0; st == TLM_OK && i < sizeof sets / sizeof sets[0];

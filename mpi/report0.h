@@ -72,6 +72,10 @@ typedef struct tlm_mpi_results {
     size_t n_tl_sum;
     const tlm_coll_tl_straggler_row *tl_strag;
     size_t n_tl_strag;
+    const tlm_row_step *steps;           /* by (trace_rank, step) */
+    size_t n_steps;
+    const tlm_row_step_sum *step_sum;    /* by step */
+    size_t n_step_sum;
 } tlm_mpi_results;
 
 #define TLM_MPI_PATH_MAX 4200
