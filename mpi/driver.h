@@ -149,7 +149,7 @@ enum {
 };
 
 /* The phases driver.c runs (setup ... publish), for their durations. */
-#define TLM_MPI_N_PHASES 8
+#define TLM_MPI_N_PHASES 9
 
 /* The driver context: everything the phases pass on to each other. */
 typedef struct tlm_mpi_ctx {
@@ -210,6 +210,12 @@ tlm_status tlm_mpi_phase_publish(tlm_mpi_ctx *c);
 /* Rank 0 prints "tlmpi: " fmt to stderr; other ranks print nothing. */
 void tlm_mpi_say0(const tlm_mpi_ctx *c, const char *fmt, ...)
     TLM_PRINTF(2, 3);
+
+/* Test hook: when the environment variable TLMPI_TEST_STALL names point
+ * (a phase, or "commit"), rank 0 says so on stderr and waits 30 s there,
+ * so that a test can send a signal at a known point of a run
+ * (tests/integration/test_signals.sh). */
+void tlm_mpi_test_stall(const tlm_mpi_ctx *c, const char *point);
 
 /* Monotonic clock, seconds. */
 double tlm_mpi_now(void);
