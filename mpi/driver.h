@@ -101,7 +101,7 @@ typedef struct tlm_mpi_colls {
     size_t n_unm;
     tlm_coll_clock *clk;             /* rank 0 */
     size_t n_clk;
-    int64_t *offsets;                /* every rank, world entries */
+    int64_t *offsets;                /* every rank, nspan entries */
     tlm_coll_straggler_row *strag;   /* rank 0, merged */
     size_t n_strag;
     tlm_coll_summary_row *sum;       /* rank 0 */
@@ -158,7 +158,10 @@ typedef struct tlm_mpi_ctx {
     /* global, every rank */
     tlm_mpi_fileres *res;    /* all files, sorted by trace_rank */
     size_t n_res;
-    int64_t world;
+    int64_t world;           /* world size (declared or inferred): the
+                              * number written out, never an array size */
+    int64_t nspan;           /* highest trace rank found + 1: the size of
+                              * every array indexed by trace rank */
     int32_t *holder;         /* MPI rank holding trace rank r (or -1) */
     int64_t *pos;            /* position of trace rank r in res (or -1) */
     uint64_t bytes_read;

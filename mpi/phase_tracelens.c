@@ -116,11 +116,12 @@ static tlm_status summarise(tlm_mpi_ctx *c, tlm_error *err)
 {
     tlm_mpi_colls *k = &c->k;
     tlm_status st = TLM_OK;
-    double *rdur = calloc((size_t)c->world, sizeof *rdur);
-    double *rdur0 = calloc((size_t)c->world, sizeof *rdur0);
+    size_t nsp = c->nspan ? (size_t)c->nspan : 1;
+    double *rdur = calloc(nsp, sizeof *rdur);
+    double *rdur0 = calloc(nsp, sizeof *rdur0);
     TLM_MPI_CHECK(rdur && rdur0 ? TLM_OK : TLM_ENOMEM);
-    tlm_coll_tl_rank_dur(c->recs, c->n_recs, rdur, (size_t)c->world);
-    MPI_Reduce(rdur, rdur0, (int)c->world, MPI_DOUBLE, MPI_SUM, 0, c->comm);
+    tlm_coll_tl_rank_dur(c->recs, c->n_recs, rdur, (size_t)c->nspan);
+    MPI_Reduce(rdur, rdur0, (int)c->nspan, MPI_DOUBLE, MPI_SUM, 0, c->comm);
     st = TLM_OK;
     if (c->me == 0) {
         tlm_coll_tl_sync_sort(k->tl_sync, k->n_tl_sync);
@@ -132,7 +133,7 @@ static tlm_status summarise(tlm_mpi_ctx *c, tlm_error *err)
         if (st == TLM_OK && k->n_tl_sync > 0)
             st = tlm_coll_tl_straggler(k->tl_sync, k->n_tl_sync, k->tl_smem,
                                        k->n_tl_smem, rdur0,
-                                       (size_t)c->world, NULL, &k->tl_strag,
+                                       (size_t)c->nspan, NULL, &k->tl_strag,
                                        &k->n_tl_strag, err);
     }
     TLM_MPI_CHECK(st);
