@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "exchange.h"
 
@@ -122,6 +125,23 @@ static void join_cmdline(int argc, char **argv, char *out, size_t cap)
         if (len >= cap)
             len = cap - 1;
     }
+}
+
+void tlm_mpi_heap_bound(size_t n_traces)
+{
+#ifdef __GLIBC__
+    /* glibc raises its mmap threshold to the largest block freed (up to
+     * 32 MiB); the big arrays of the next trace then come from the heap,
+     * where the blocks one trace leaves (its records and rows) keep the
+     * pages around them mapped, and the peak grows with every trace read.
+     * A fixed threshold keeps every block over 8 MiB mmapped and returned
+     * when freed.  It costs page faults, so only where a process reads
+     * several traces. */
+    if (n_traces > 1)
+        mallopt(M_MMAP_THRESHOLD, 8 * 1024 * 1024);
+#else
+    (void)n_traces;
+#endif
 }
 
 /* Runs the phases in order; the exit code (0 or 1). */

@@ -209,6 +209,12 @@ tlm_status tlm_mpi_check(const tlm_mpi_ctx *c, tlm_status local,
  * (status, message), never fatal. */
 void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr);
 
+/* Before reading n_traces traces in this process: with more than one,
+ * large blocks are kept out of the heap (glibc: a fixed mmap threshold),
+ * so that the peak stays bounded by the largest trace (docs/robustness.md,
+ * memory). */
+void tlm_mpi_heap_bound(size_t n_traces);
+
 /* Copies the ops_summary, ops_unique_args and kernel_summary rows of one
  * trace's report into c->rt (trace_tables.c); fr->span records where.
  * Errors: TLM_ENOMEM. */

@@ -294,5 +294,9 @@ tlm_status tlm_mpi_phase_collectives(tlm_mpi_ctx *c)
         st = gather_instances(c, &err);
     if (st == TLM_OK)
         st = member_rows(c, &err);
+    /* the owner's instances and members live on in k->inst (rank 0) and
+     * k->mrows (their traces' holders): release them before the next
+     * phase routes the records again */
+    tlm_coll_match_result_free(&c->k.mr);
     return st;
 }
