@@ -316,7 +316,7 @@ static tlm_status check_missing(const tlm_mpi_ctx *c, int64_t w,
     namelist list;
     nl_init(&list);
     size_t k = 0;
-    for (int64_t r = 0; r < w && list.shown < TLM_MPI_LIST_MAX; r++) {
+    for (int64_t r = 0; r < w && list.total < TLM_MPI_LIST_MAX; r++) {
         while (k < n_all && c->res[k].row.trace_rank < r)
             k++;
         if (!(k < n_all && c->res[k].row.trace_rank == r))
