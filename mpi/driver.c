@@ -134,11 +134,11 @@ void tlm_mpi_heap_bound(size_t n_traces)
      * 32 MiB); the big arrays of the next trace then come from the heap,
      * where the blocks one trace leaves (its records and rows) keep the
      * pages around them mapped, and the peak grows with every trace read.
-     * A fixed threshold keeps every block over 8 MiB mmapped and returned
+     * A fixed threshold keeps every block over 4 MiB mmapped and returned
      * when freed.  It costs page faults, so only where a process reads
      * several traces. */
     if (n_traces > 1)
-        mallopt(M_MMAP_THRESHOLD, 8 * 1024 * 1024);
+        mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
 #else
     (void)n_traces;
 #endif
