@@ -15,6 +15,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "exchange.h"
 #include "sigclean.h"
@@ -165,6 +168,23 @@ void tlm_mpi_phase_times(const tlm_mpi_ctx *c, double now, char *buf,
         len += (size_t)w;
     }
     *total = now - c->t_launch;
+}
+
+void tlm_mpi_heap_bound(size_t n_traces)
+{
+#ifdef __GLIBC__
+    /* glibc raises its mmap threshold to the largest block freed (up to
+     * 32 MiB); the big arrays of the next trace then come from the heap,
+     * where the blocks one trace leaves (its records and rows) keep the
+     * pages around them mapped, and the peak grows with every trace read.
+     * A fixed threshold keeps every block over 4 MiB mmapped and returned
+     * when freed.  It costs page faults, so only where a process reads
+     * several traces. */
+    if (n_traces > 1)
+        mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
+#else
+    (void)n_traces;
+#endif
 }
 
 /* Runs the phases in order; the exit code (0 or 1). */

@@ -106,7 +106,7 @@ typedef struct tlm_mpi_colls {
     size_t n_unm;
     tlm_coll_clock *clk;             /* rank 0 */
     size_t n_clk;
-    int64_t *offsets;                /* every rank, world entries */
+    int64_t *offsets;                /* every rank, nspan entries */
     tlm_coll_straggler_row *strag;   /* rank 0, merged */
     size_t n_strag;
     tlm_coll_summary_row *sum;       /* rank 0 */
@@ -185,7 +185,10 @@ typedef struct tlm_mpi_ctx {
     /* global, every rank */
     tlm_mpi_fileres *res;    /* all files, sorted by trace_rank */
     size_t n_res;
-    int64_t world;
+    int64_t world;           /* world size (declared or inferred): the
+                              * number written out, never an array size */
+    int64_t nspan;           /* highest trace rank found + 1: the size of
+                              * every array indexed by trace rank */
     int32_t *holder;         /* MPI rank holding trace rank r (or -1) */
     int64_t *pos;            /* position of trace rank r in res (or -1) */
     uint64_t bytes_read;
@@ -248,6 +251,12 @@ tlm_status tlm_mpi_check(const tlm_mpi_ctx *c, tlm_status local,
  * c->recs and its report rows to c->rt.  A failure is recorded in fr
  * (status, message), never fatal. */
 void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr);
+
+/* Before reading n_traces traces in this process: with more than one,
+ * large blocks are kept out of the heap (glibc: a fixed mmap threshold),
+ * so that the peak stays bounded by the largest trace (docs/robustness.md,
+ * memory). */
+void tlm_mpi_heap_bound(size_t n_traces);
 
 /* Copies the ops_summary, ops_unique_args and kernel_summary rows of one
  * trace's report into c->rt (trace_tables.c); fr->span records where.

@@ -1,23 +1,71 @@
 /*
  * phase_check.c - every rank gets every file's result (all-gather) and
  * checks the set of traces the same way, so every rank decides alike
- * without another message: bad traces (each named by rank 0), the same
- * rank twice, the world size (--world_size, distributedInfo.world_size or
- * the highest rank) and ranks without a trace (an error unless
- * --allow_missing).  Then it indexes the traces by rank: which MPI rank
- * holds trace rank r, and where r is in the sorted results.
+ * without another message: bad traces (each named by rank 0, the first
+ * 20, then how many more), the same rank in several files, the world size
+ * (--world_size, the traces' distributedInfo.world_size, or inferred from
+ * the highest rank found) and ranks without a trace (an error unless
+ * --allow_missing; the analysis then runs on the traces found).  Then it
+ * indexes the traces by rank: which MPI rank holds trace rank r, and where
+ * r is in the sorted results, in arrays sized by the highest rank found
+ * (nspan), never by a declared world size.
  */
 #include "driver.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exchange.h"
 
+/* A list of names or numbers for one message: the first TLM_MPI_LIST_MAX
+ * items (as many as fit), then "and N more". */
+#define TLM_MPI_LIST_MAX 20
+
+typedef struct namelist {
+    char buf[1400];
+    size_t len, shown, total;
+} namelist;
+
+static void nl_init(namelist *l)
+{
+    l->buf[0] = '\0';
+    l->len = l->shown = l->total = 0;
+}
+
+static void nl_add(namelist *l, const char *item)
+{
+    l->total++;
+    if (l->shown >= TLM_MPI_LIST_MAX || l->shown < l->total - 1)
+        return;
+    size_t need = strlen(item) + (l->shown ? 2 : 0);
+    if (l->len + need + 24 >= sizeof l->buf)
+        return; /* counted in "and N more" */
+    l->len += (size_t)snprintf(l->buf + l->len, sizeof l->buf - l->len,
+                               "%s%s", l->shown ? ", " : "", item);
+    l->shown++;
+}
+
+static void nl_add_i64(namelist *l, int64_t v)
+{
+    char t[24];
+    snprintf(t, sizeof t, "%lld", (long long)v);
+    nl_add(l, t);
+}
+
+/* The list, with " and N more" when items were left out. */
+static const char *nl_text(namelist *l)
+{
+    if (l->total > l->shown)
+        snprintf(l->buf + l->len, sizeof l->buf - l->len, " and %zu more",
+                 l->total - l->shown);
+    return l->buf;
+}
+
 /* Rank 0: one line per kind of odd input the traces had, with a count and
- * the first file (counts per trace are in /traces). */
+ * the files (counts per trace are in /traces). */
 static void warn_traces(const tlm_mpi_ctx *c, size_t n)
 {
     static const struct {
@@ -33,22 +81,21 @@ static void warn_traces(const tlm_mpi_ctx *c, size_t n)
     };
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         int64_t total = 0;
-        size_t traces = 0;
-        const char *first = NULL;
+        namelist files;
+        nl_init(&files);
         for (size_t i = 0; i < n; i++) {
             int64_t v;
             memcpy(&v, (const char *)&c->res[i].row + kinds[k].off,
                    sizeof v);
             if (v > 0) {
                 total += v;
-                if (traces++ == 0)
-                    first = c->res[i].row.file;
+                nl_add(&files, c->res[i].row.file);
             }
         }
-        if (traces > 0)
-            tlm_mpi_say0(c, "warning: %lld %s, in %zu trace%s (first: %s)",
-                         (long long)total, kinds[k].what, traces,
-                         traces == 1 ? "" : "s", first);
+        if (files.total > 0)
+            tlm_mpi_say0(c, "warning: %lld %s, in %zu trace%s: %s",
+                         (long long)total, kinds[k].what, files.total,
+                         files.total == 1 ? "" : "s", nl_text(&files));
     }
 }
 
@@ -57,6 +104,35 @@ static int cmp_res(const void *a, const void *b)
     const tlm_mpi_fileres *x = a, *y = b;
     if (x->row.trace_rank != y->row.trace_rank)
         return x->row.trace_rank < y->row.trace_rank ? -1 : 1;
+    return x->file_idx < y->file_idx ? -1 : (x->file_idx > y->file_idx);
+}
+
+/* Rank 0 names the bad traces, one message each (in file order), the
+ * first TLM_MPI_LIST_MAX of them, then how many more. */
+static size_t name_bad_traces(const tlm_mpi_ctx *c)
+{
+    size_t n_bad = 0;
+    for (size_t i = 0; i < c->n_res; i++) {
+        if (c->res[i].status == TLM_OK)
+            continue;
+        if (n_bad++ < TLM_MPI_LIST_MAX)
+            tlm_mpi_say0(c, "error: %s", c->res[i].msg);
+    }
+    if (n_bad > TLM_MPI_LIST_MAX)
+        tlm_mpi_say0(c, "error: and %zu more traces could not be read",
+                     n_bad - TLM_MPI_LIST_MAX);
+    return n_bad;
+}
+
+/* The order bad traces are named in: by the rank in the file name (files
+ * without one last), then in discovery order. */
+static int cmp_res_file(const void *a, const void *b)
+{
+    const tlm_mpi_fileres *x = a, *y = b;
+    int64_t rx = x->row.name_rank >= 0 ? x->row.name_rank : INT64_MAX;
+    int64_t ry = y->row.name_rank >= 0 ? y->row.name_rank : INT64_MAX;
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
     return x->file_idx < y->file_idx ? -1 : (x->file_idx > y->file_idx);
 }
 
@@ -76,13 +152,8 @@ static tlm_status gather_results(tlm_mpi_ctx *c)
     }
     c->res = all;
     c->n_res = n_all;
-    size_t n_bad = 0;
-    for (size_t i = 0; i < n_all; i++) {
-        if (c->res[i].status != TLM_OK) {
-            tlm_mpi_say0(c, "error: %s", c->res[i].msg);
-            n_bad++;
-        }
-    }
+    qsort(c->res, c->n_res, sizeof *c->res, cmp_res_file);
+    size_t n_bad = name_bad_traces(c);
     if (n_bad) {
         tlm_mpi_say0(c, "%zu of %zu traces could not be analysed; no output "
                         "written", n_bad, n_all);
@@ -91,135 +162,197 @@ static tlm_status gather_results(tlm_mpi_ctx *c)
     return TLM_OK;
 }
 
-/* Names every trace rank that appears twice (c->res sorted by rank). */
+/* Names every trace rank that appears in more than one file, one message
+ * per rank with all its files (c->res sorted by rank). */
 static tlm_status check_duplicates(const tlm_mpi_ctx *c)
 {
     size_t n_dup = 0;
-    for (size_t i = 1; i < c->n_res; i++) {
-        if (c->res[i].row.trace_rank == c->res[i - 1].row.trace_rank) {
-            tlm_mpi_say0(c, "error: rank %d appears twice: %s and %s",
-                         (int)c->res[i].row.trace_rank,
-                         c->res[i - 1].row.file, c->res[i].row.file);
-            n_dup++;
+    for (size_t i = 1; i < c->n_res;) {
+        if (c->res[i].row.trace_rank != c->res[i - 1].row.trace_rank) {
+            i++;
+            continue;
         }
+        size_t j = i - 1;
+        namelist files;
+        nl_init(&files);
+        while (j < c->n_res &&
+               c->res[j].row.trace_rank == c->res[i - 1].row.trace_rank)
+            nl_add(&files, c->res[j++].row.file);
+        int rank = (int)c->res[i - 1].row.trace_rank;
+        if (n_dup++ < TLM_MPI_LIST_MAX) {
+            if (files.total == 2)
+                tlm_mpi_say0(c, "error: rank %d appears twice: %s and %s",
+                             rank, c->res[i - 1].row.file,
+                             c->res[i].row.file);
+            else
+                tlm_mpi_say0(c, "error: rank %d appears in %zu files: %s",
+                             rank, files.total, nl_text(&files));
+        }
+        i = j + 1;
     }
+    if (n_dup > TLM_MPI_LIST_MAX)
+        tlm_mpi_say0(c, "error: and %zu more ranks appear in several files",
+                     n_dup - TLM_MPI_LIST_MAX);
     return n_dup ? TLM_EMISMATCH : TLM_OK;
 }
 
-/* Without --world_size: the largest distributedInfo.world_size or the
- * highest rank + 1, with a warning when the traces disagree.  *wsrc says
- * where it came from. */
+/* Where the world size came from (in messages: "world size %s"). */
+#define WS_OPTION "from --world_size"
+#define WS_DIST "from the traces' distributedInfo.world_size"
+#define WS_RANK "inferred from the highest trace rank found"
+
+/* Without --world_size: the largest distributedInfo.world_size when it
+ * covers every rank found, else the highest rank + 1; a warning names the
+ * traces that declare another size.  *wsrc says where it came from. */
 static int64_t guess_world(const tlm_mpi_ctx *c, int64_t maxr,
                            const char **wsrc)
 {
-    int64_t w = maxr + 1;
-    *wsrc = "the highest trace rank";
+    int64_t dmax = -1;
     size_t at = 0;
     for (size_t i = 0; i < c->n_res; i++) {
-        if (c->res[i].row.dist_world_size > w) {
-            w = c->res[i].row.dist_world_size;
-            *wsrc = "distributedInfo.world_size";
+        if (c->res[i].row.dist_world_size > dmax) {
+            dmax = c->res[i].row.dist_world_size;
             at = i;
         }
     }
+    int64_t w = dmax > maxr ? dmax : maxr + 1;
+    *wsrc = dmax > maxr ? WS_DIST : WS_RANK;
+    namelist other;
+    nl_init(&other);
     for (size_t i = 0; i < c->n_res; i++) {
         int64_t dw = c->res[i].row.dist_world_size;
         if (dw > 0 && dw != w) {
-            tlm_mpi_say0(c, "warning: traces disagree on world_size: %s "
-                            "says %lld, %s says %lld (using %lld)",
-                         c->res[i].row.file, (long long)dw,
-                         c->res[at].row.file, (long long)w, (long long)w);
-            break;
+            char t[320];
+            snprintf(t, sizeof t, "%s (%lld)", c->res[i].row.file,
+                     (long long)dw);
+            nl_add(&other, t);
         }
     }
+    if (other.total && dmax > maxr)
+        tlm_mpi_say0(c, "warning: traces disagree on world_size: %s says "
+                        "%lld (used), %zu other%s say%s otherwise: %s",
+                     c->res[at].row.file, (long long)w, other.total,
+                     other.total == 1 ? "" : "s",
+                     other.total == 1 ? "s" : "", nl_text(&other));
+    else if (other.total)
+        tlm_mpi_say0(c, "warning: world size %lld inferred from the highest "
+                        "trace rank found; %zu trace%s declare%s a smaller "
+                        "one: %s",
+                     (long long)w, other.total, other.total == 1 ? "" : "s",
+                     other.total == 1 ? "s" : "", nl_text(&other));
     return w;
 }
 
-/* The world size (*w), checked against the ranks of the traces. */
+/* Warns when traces declare another world size than --world_size. */
+static void warn_option_world(const tlm_mpi_ctx *c, int64_t w)
+{
+    namelist other;
+    nl_init(&other);
+    for (size_t i = 0; i < c->n_res; i++) {
+        int64_t dw = c->res[i].row.dist_world_size;
+        if (dw > 0 && dw != w) {
+            char t[320];
+            snprintf(t, sizeof t, "%s (%lld)", c->res[i].row.file,
+                     (long long)dw);
+            nl_add(&other, t);
+        }
+    }
+    if (other.total)
+        tlm_mpi_say0(c, "warning: --world_size is %lld; %zu trace%s "
+                        "declare%s another in distributedInfo: %s",
+                     (long long)w, other.total, other.total == 1 ? "" : "s",
+                     other.total == 1 ? "s" : "", nl_text(&other));
+}
+
+/* The world size (*w), checked against the ranks of the traces: every
+ * trace whose rank is outside it is named. */
 static tlm_status world_size(const tlm_mpi_ctx *c, int64_t *w,
                              const char **wsrc)
 {
     size_t n_all = c->n_res;
     int64_t maxr = n_all ? c->res[n_all - 1].row.trace_rank : -1;
     *w = c->o.world_size;
-    *wsrc = "--world_size";
+    *wsrc = WS_OPTION;
     if (*w < 0)
         *w = guess_world(c, maxr, wsrc);
-    if (c->o.world_size > 0) {
-        for (size_t i = 0; i < n_all; i++) {
-            int64_t dw = c->res[i].row.dist_world_size;
-            if (dw > 0 && dw != *w) {
-                tlm_mpi_say0(c, "warning: %s says world_size %lld, "
-                                "--world_size is %lld",
-                             c->res[i].row.file, (long long)dw,
-                             (long long)*w);
-                break;
-            }
-        }
-    }
+    else
+        warn_option_world(c, *w);
     if (maxr >= *w) {
-        tlm_mpi_say0(c, "error: %s has rank %lld, outside world size %lld "
-                        "(%s)",
-                     c->res[n_all - 1].row.file, (long long)maxr,
-                     (long long)*w, *wsrc);
+        namelist out;
+        nl_init(&out);
+        for (size_t i = 0; i < n_all; i++) {
+            if (c->res[i].row.trace_rank < *w)
+                continue;
+            char t[320];
+            snprintf(t, sizeof t, "%s (rank %d)", c->res[i].row.file,
+                     (int)c->res[i].row.trace_rank);
+            nl_add(&out, t);
+        }
+        tlm_mpi_say0(c, "error: %zu trace%s outside world size %lld (%s): "
+                        "%s",
+                     out.total, out.total == 1 ? " has a rank" : "s have ranks",
+                     (long long)*w, *wsrc, nl_text(&out));
         return TLM_EMISMATCH;
     }
     if (*w > TLM_MPI_MAX_WORLD) {
-        tlm_mpi_say0(c, "error: world size %lld is too large", (long long)*w);
+        tlm_mpi_say0(c, "error: world size %lld (%s) is too large (at most "
+                        "%d)",
+                     (long long)*w, *wsrc, TLM_MPI_MAX_WORLD);
         return TLM_ERANGE;
     }
     return TLM_OK;
 }
 
 /* Ranks below w without a trace: an error, or a warning with
- * --allow_missing. */
+ * --allow_missing (the analysis then runs on the traces found).  Only the
+ * first missing ranks are looked for: nothing here grows with w. */
 static tlm_status check_missing(const tlm_mpi_ctx *c, int64_t w,
                                 const char *wsrc)
 {
     size_t n_all = c->n_res;
     if ((int64_t)n_all >= w)
         return TLM_OK;
-    char list[400] = "";
-    size_t len = 0, nm = 0, k = 0;
-    for (int64_t r = 0; r < w; r++) {
+    int64_t nm = w - (int64_t)n_all; /* ranks are distinct and below w */
+    namelist list;
+    nl_init(&list);
+    size_t k = 0;
+    for (int64_t r = 0; r < w && list.total < TLM_MPI_LIST_MAX; r++) {
         while (k < n_all && c->res[k].row.trace_rank < r)
             k++;
-        if (k < n_all && c->res[k].row.trace_rank == r)
-            continue;
-        nm++;
-        if (len < 320) {
-            int wr = snprintf(list + len, sizeof list - len, "%s%lld",
-                              nm > 1 ? ", " : "", (long long)r);
-            if (wr > 0)
-                len += (size_t)wr;
-        } else if (len < 390) {
-            len += (size_t)snprintf(list + len, sizeof list - len, ", ...");
-        }
+        if (!(k < n_all && c->res[k].row.trace_rank == r))
+            nl_add_i64(&list, r);
     }
+    list.total = (size_t)nm;
     if (!c->o.allow_missing) {
-        tlm_mpi_say0(c, "error: %zu of %lld ranks have no trace (world size "
-                        "from %s): %s; --allow_missing goes on without them",
-                     nm, (long long)w, wsrc, list);
+        tlm_mpi_say0(c, "error: %lld of %lld ranks have no trace (world size "
+                        "%s): %s; --allow_missing goes on without them",
+                     (long long)nm, (long long)w, wsrc, nl_text(&list));
         return TLM_ENOTFOUND;
     }
-    tlm_mpi_say0(c, "warning: %zu of %lld ranks have no trace: %s", nm,
-                 (long long)w, list);
+    tlm_mpi_say0(c, "warning: %lld of %lld ranks have no trace (world size "
+                    "%s): %s; going on with the %zu trace%s found",
+                 (long long)nm, (long long)w, wsrc, nl_text(&list), n_all,
+                 n_all == 1 ? "" : "s");
     return TLM_OK;
 }
 
-/* c->holder and c->pos for trace ranks 0..w-1 (-1: no trace). */
+/* c->holder and c->pos for trace ranks 0..nspan-1 (-1: no trace), sized
+ * by the highest rank found, never by the declared world size. */
 static tlm_status index_ranks(tlm_mpi_ctx *c, int64_t w)
 {
     c->world = w;
-    c->holder = malloc((size_t)w * sizeof *c->holder);
-    c->pos = malloc((size_t)w * sizeof *c->pos);
+    c->nspan = c->n_res ? (int64_t)c->res[c->n_res - 1].row.trace_rank + 1
+                        : 0;
+    size_t ns = c->nspan ? (size_t)c->nspan : 1;
+    c->holder = malloc(ns * sizeof *c->holder);
+    c->pos = malloc(ns * sizeof *c->pos);
     tlm_status st =
         tlm_mpi_agree(c->holder && c->pos ? TLM_OK : TLM_ENOMEM, c->comm);
     if (st != TLM_OK) {
         tlm_mpi_say0(c, "error: out of memory");
         return st;
     }
-    for (int64_t r = 0; r < w; r++) {
+    for (int64_t r = 0; r < c->nspan; r++) {
         c->holder[r] = -1;
         c->pos[r] = -1;
     }

@@ -105,14 +105,14 @@ static tlm_status estimate_clocks(tlm_mpi_ctx *c, const tlm_coll_member *allm,
     tlm_mpi_colls *k = &c->k;
     tlm_coll_clock_opts co;
     tlm_coll_clock_opts_init(&co);
-    co.n_ranks = (int32_t)c->world;
+    co.n_ranks = (int32_t)c->nspan;
     if (c->o.gpus_per_node > 0) {
-        *dom = malloc((size_t)c->world * sizeof **dom);
+        *dom = malloc((c->nspan ? (size_t)c->nspan : 1) * sizeof **dom);
         if (*dom) {
-            for (int64_t r = 0; r < c->world; r++)
+            for (int64_t r = 0; r < c->nspan; r++)
                 (*dom)[r] = (int32_t)(r / c->o.gpus_per_node);
             co.domain_of_rank = *dom;
-            co.n_domain_of_rank = (size_t)c->world;
+            co.n_domain_of_rank = (size_t)c->nspan;
         }
     }
     tlm_error cerr;
@@ -120,7 +120,7 @@ static tlm_status estimate_clocks(tlm_mpi_ctx *c, const tlm_coll_member *allm,
     tlm_status cst = tlm_coll_clock_estimate(allm, n_allm, &co, &k->clk,
                                              &k->n_clk, &cerr);
     if (cst == TLM_OK) {
-        tlm_coll_clock_offsets(k->clk, (size_t)c->world, k->offsets);
+        tlm_coll_clock_offsets(k->clk, (size_t)c->nspan, k->offsets);
     } else if (cst == TLM_ENOMEM) {
         return tlm_error_set(err, cst, NULL, -1,
                              "out of memory estimating clock offsets");
@@ -148,15 +148,16 @@ static tlm_status clock_offsets(tlm_mpi_ctx *c, const tlm_coll_match_opts *mo,
     int32_t *dom = NULL;
     TLM_MPI_CHECK(tlm_mpi_gather(k->mr.mem, k->mr.n_mem, sizeof *k->mr.mem,
                                  0, c->comm, &allm, &n_allm, err));
-    k->offsets = calloc((size_t)c->world, sizeof *k->offsets);
+    k->offsets =
+        calloc(c->nspan ? (size_t)c->nspan : 1, sizeof *k->offsets);
     st = k->offsets ? TLM_OK : TLM_ENOMEM;
     if (st == TLM_OK && c->me == 0)
         st = estimate_clocks(c, allm, n_allm, &dom, err);
     TLM_MPI_CHECK(st);
     free(allm);
     allm = NULL;
-    MPI_Bcast(k->offsets, (int)c->world, MPI_INT64_T, 0, c->comm);
-    tlm_coll_metrics_apply_offsets(&k->mr, k->offsets, (size_t)c->world,
+    MPI_Bcast(k->offsets, (int)c->nspan, MPI_INT64_T, 0, c->comm);
+    tlm_coll_metrics_apply_offsets(&k->mr, k->offsets, (size_t)c->nspan,
                                    mo->tie_ns, mo->latency_tol_ns);
 done:
     free(allm);
@@ -237,7 +238,7 @@ static void member_row(const tlm_mpi_ctx *c, const tlm_coll_member *mm,
     o->sig_mismatch = mm->sig_mismatch;
     o->event_index = (int64_t)mm->event_index;
     o->match_key = mm->match_key;
-    int32_t h = mm->trace_rank >= 0 && mm->trace_rank < c->world
+    int32_t h = mm->trace_rank >= 0 && mm->trace_rank < c->nspan
                     ? c->holder[mm->trace_rank]
                     : -1;
     *to = h >= 0 ? h : 0;
@@ -293,5 +294,9 @@ tlm_status tlm_mpi_phase_collectives(tlm_mpi_ctx *c)
         st = gather_instances(c, &err);
     if (st == TLM_OK)
         st = member_rows(c, &err);
+    /* the owner's instances and members live on in k->inst (rank 0) and
+     * k->mrows (their traces' holders): release them before the next
+     * phase routes the records again */
+    tlm_coll_match_result_free(&c->k.mr);
     return st;
 }

@@ -83,6 +83,7 @@ tlm_status tlm_mpi_phase_read(tlm_mpi_ctx *c)
     size_t n = 0;
     for (size_t i = 0; i < c->fl.n; i++)
         n += c->owner[i] == c->me;
+    tlm_mpi_heap_bound(n);
     c->lres = calloc(n ? n : 1, sizeof *c->lres);
     tlm_status st = tlm_mpi_agree(c->lres ? TLM_OK : TLM_ENOMEM, c->comm);
     if (st != TLM_OK) {

@@ -67,10 +67,12 @@ static void long_row(const tlm_coll_tl_long_row *row,
     e->stream = r->stream;
 }
 
-/* Routes the records to their TraceLens owners, matches them there (*tr,
- * rows of *rr) and gathers the sync, member and long rows on rank 0. */
+/* Adds the local traces' NCCL durations by rank into rdur, routes the
+ * records to their TraceLens owners and releases them (their last use:
+ * memory stays bounded by one copy), matches them there (*tr, rows of
+ * rr) and gathers the sync, member and long rows on rank 0. */
 static tlm_status match_and_gather(tlm_mpi_ctx *c, tlm_coll_tl_result *tr,
-                                   tlm_error *err)
+                                   double *rdur, tlm_error *err)
 {
     tlm_mpi_colls *k = &c->k;
     tlm_status st = TLM_OK;
@@ -78,19 +80,25 @@ static tlm_status match_and_gather(tlm_mpi_ctx *c, tlm_coll_tl_result *tr,
     size_t n_rr = 0;
     tlm_mpi_tl_long *ext = NULL;
     int *dest = malloc((c->n_recs ? c->n_recs : 1) * sizeof *dest);
-    TLM_MPI_CHECK(dest ? TLM_OK : TLM_ENOMEM);
+    TLM_MPI_CHECK(dest && rdur ? TLM_OK : TLM_ENOMEM);
+    tlm_coll_tl_rank_dur(c->recs, c->n_recs, rdur, (size_t)c->nspan);
     for (size_t i = 0; i < c->n_recs; i++)
         dest[i] = (int)(tlm_coll_record_tl_owner_key(&c->recs[i],
                                                      k->simplified) %
                         (uint64_t)c->np);
     TLM_MPI_CHECK(tlm_mpi_route(c->recs, c->n_recs, sizeof *c->recs, dest,
                                 c->comm, &rr, &n_rr, err));
+    free(c->recs);
+    c->recs = NULL;
+    c->n_recs = 0;
     TLM_MPI_CHECK(tlm_coll_tl_match(rr, n_rr, k->simplified, NULL, tr, err));
     ext = calloc(tr->n_long ? tr->n_long : 1, sizeof *ext);
     TLM_MPI_CHECK(ext ? TLM_OK : TLM_ENOMEM);
     const tlm_coll_record *recs = rr;
     for (size_t i = 0; i < tr->n_long; i++)
         long_row(&tr->lng[i], &recs[tr->lng[i].record], &ext[i]);
+    free(rr);
+    rr = NULL;
     TLM_MPI_CHECK(tlm_mpi_gather(tr->sync, tr->n_sync, sizeof *tr->sync, 0,
                                  c->comm, &tmp, &k->n_tl_sync, err));
     k->tl_sync = tmp;
@@ -109,18 +117,18 @@ done:
     return st;
 }
 
-/* Total NCCL duration per rank (each trace adds to its own entry, summed
- * on rank 0), then rank 0 sorts the rows and builds the summary and
+/* Total NCCL duration per rank (rdur: each trace added to its own entry,
+ * summed on rank 0), then rank 0 sorts the rows and builds the summary and
  * straggler tables. */
-static tlm_status summarise(tlm_mpi_ctx *c, tlm_error *err)
+static tlm_status summarise(tlm_mpi_ctx *c, const double *rdur,
+                            tlm_error *err)
 {
     tlm_mpi_colls *k = &c->k;
     tlm_status st = TLM_OK;
-    double *rdur = calloc((size_t)c->world, sizeof *rdur);
-    double *rdur0 = calloc((size_t)c->world, sizeof *rdur0);
-    TLM_MPI_CHECK(rdur && rdur0 ? TLM_OK : TLM_ENOMEM);
-    tlm_coll_tl_rank_dur(c->recs, c->n_recs, rdur, (size_t)c->world);
-    MPI_Reduce(rdur, rdur0, (int)c->world, MPI_DOUBLE, MPI_SUM, 0, c->comm);
+    size_t nsp = c->nspan ? (size_t)c->nspan : 1;
+    double *rdur0 = calloc(nsp, sizeof *rdur0);
+    TLM_MPI_CHECK(rdur0 ? TLM_OK : TLM_ENOMEM);
+    MPI_Reduce(rdur, rdur0, (int)c->nspan, MPI_DOUBLE, MPI_SUM, 0, c->comm);
     st = TLM_OK;
     if (c->me == 0) {
         tlm_coll_tl_sync_sort(k->tl_sync, k->n_tl_sync);
@@ -132,12 +140,11 @@ static tlm_status summarise(tlm_mpi_ctx *c, tlm_error *err)
         if (st == TLM_OK && k->n_tl_sync > 0)
             st = tlm_coll_tl_straggler(k->tl_sync, k->n_tl_sync, k->tl_smem,
                                        k->n_tl_smem, rdur0,
-                                       (size_t)c->world, NULL, &k->tl_strag,
+                                       (size_t)c->nspan, NULL, &k->tl_strag,
                                        &k->n_tl_strag, err);
     }
     TLM_MPI_CHECK(st);
 done:
-    free(rdur);
     free(rdur0);
     return st;
 }
@@ -149,9 +156,11 @@ tlm_status tlm_mpi_phase_tracelens(tlm_mpi_ctx *c)
     tlm_coll_tl_result tr;
     memset(&tr, 0, sizeof tr);
     c->k.simplified = vote_simplified(c);
-    tlm_status st = match_and_gather(c, &tr, &err);
-    if (st == TLM_OK)
-        st = summarise(c, &err);
+    double *rdur = calloc(c->nspan ? (size_t)c->nspan : 1, sizeof *rdur);
+    tlm_status st = match_and_gather(c, &tr, rdur, &err);
     tlm_coll_tl_result_free(&tr);
+    if (st == TLM_OK)
+        st = summarise(c, rdur, &err);
+    free(rdur);
     return st;
 }

@@ -255,11 +255,14 @@ typedef struct tlm_coll_record {
                            * in_nelems, out_nelems) */
     uint64_t pg_ranks_hash; /* hash of the PG ranks text; 0 if none */
     /* time (ns) */
-    int64_t ts_ns;        /* kernel "ts" as in the trace */
-    int64_t start_ns;     /* ts_ns + baseTimeNanoseconds (if present) */
+    int64_t ts_ns;        /* kernel "ts" as in the trace (any int64,
+                           * negative included) */
+    int64_t start_ns;     /* ts_ns + baseTimeNanoseconds (if present);
+                           * saturated only beyond int64 */
     int64_t dur_ns;
     int64_t cpu_ts_ns;    /* launching record_param_comms start on the same
-                           * time base as start_ns; -1 unknown */
+                           * time base as start_ns; -1 unknown (link_id
+                           * -1: a known time may be negative too) */
     /* sizes */
     int64_t in_nelems;
     int64_t out_nelems;

@@ -113,7 +113,13 @@ static int uf_union(int32_t *p, int32_t x, int32_t y)
 
 static int64_t i64abs(int64_t v)
 {
-    return v < 0 ? -v : v;
+    return tlm_coll_sat_abs(v);
+}
+
+/* Saturating a - b (times of traces that may lie far apart). */
+static int64_t sub(int64_t a, int64_t b)
+{
+    return tlm_coll_sat_sub(a, b);
 }
 
 /* One observation of theta_b - theta_a (a < b) from one instance. */
@@ -204,7 +210,7 @@ static int tree_offsets(const tlm_alloc *a, const sample *s, size_t ns,
             } else {
                 ed[ne].a = de[0].dom;
                 ed[ne].b = de[i].dom;
-                ed[ne].diff = med - m0;
+                ed[ne].diff = sub(med, m0);
                 ed[ne].count = 1;
                 ne++;
             }
@@ -265,8 +271,8 @@ static int tree_offsets(const tlm_alloc *a, const sample *s, size_t ns,
                 int32_t o = e->a == d ? e->b : e->a;
                 if (done[o])
                     continue;
-                theta[o] = e->a == d ? theta[d] + e->diff
-                                     : theta[d] - e->diff;
+                theta[o] = e->a == d ? tlm_coll_sat_add(theta[d], e->diff)
+                                     : sub(theta[d], e->diff);
                 done[o] = 1;
                 queue[qt++] = o;
             }
@@ -518,7 +524,7 @@ static int64_t inst_median_end(const clk *c, size_t i)
 {
     size_t k = 0;
     for (size_t q = c->istart[i]; q < c->istart[i + 1]; q++)
-        c->tmp[k++] = c->s[q].end - c->theta[c->s[q].dom];
+        c->tmp[k++] = sub(c->s[q].end, c->theta[c->s[q].dom]);
     return tlm_coll_median_i64(c->tmp, k);
 }
 
@@ -546,13 +552,13 @@ static int clk_fit(clk *c)
             for (size_t q = c->dstart[d]; q < c->dstart[d + 1]; q++) {
                 const sample *x = &s[c->bydom[q]];
                 if (c->cross[x->inst])
-                    tmp[k++] = x->end - c->E[x->inst];
+                    tmp[k++] = sub(x->end, c->E[x->inst]);
             }
             est[d] = k ? tlm_coll_median_i64(tmp, k) : 0;
         }
         for (size_t d = 0; d < c->nd; d++) {
             int32_t root = uf_find(c->parent, (int32_t)d);
-            int64_t v = est[d] - est[c->ref_dom[root]];
+            int64_t v = sub(est[d], est[c->ref_dom[root]]);
             if (v != theta[d])
                 changed = 1;
             theta[d] = v;
@@ -611,21 +617,21 @@ static void clk_bounds(clk *c)
                 smin = s[q].start;
             if (s[q].start > smax)
                 smax = s[q].start;
-            top2_add(&st, s[q].start - c->theta[s[q].dom], s[q].dom, 1);
-            top2_add(&et, s[q].end - c->theta[s[q].dom], s[q].dom, 0);
+            top2_add(&st, sub(s[q].start, c->theta[s[q].dom]), s[q].dom, 1);
+            top2_add(&et, sub(s[q].end, c->theta[s[q].dom]), s[q].dom, 0);
         }
-        c->skew[i] = smax - smin;
+        c->skew[i] = sub(smax, smin);
         for (size_t q = c->istart[i]; q < c->istart[i + 1]; q++) {
             int32_t d = s[q].dom;
             int64_t so = top2_other(&st, d); /* max corrected start */
             int64_t eo = top2_other(&et, d); /* min corrected end */
             if (so != INT64_MIN) {
-                int64_t h = s[q].end - so + tol;
+                int64_t h = tlm_coll_sat_add(sub(s[q].end, so), tol);
                 if (h < c->hi[d])
                     c->hi[d] = h;
             }
             if (eo != INT64_MAX) {
-                int64_t l = s[q].start - eo - tol;
+                int64_t l = sub(sub(s[q].start, eo), tol);
                 if (l > c->lo[d])
                     c->lo[d] = l;
             }
@@ -671,11 +677,11 @@ static void clk_residuals(clk *c)
         c->E[i] = inst_median_end(c, i);
         top2 st = {INT64_MIN, INT64_MIN, -1};
         for (size_t q = c->istart[i]; q < c->istart[i + 1]; q++)
-            top2_add(&st, s[q].start - theta[s[q].dom], s[q].dom, 1);
+            top2_add(&st, sub(s[q].start, theta[s[q].dom]), s[q].dom, 1);
         for (size_t q = c->istart[i]; q < c->istart[i + 1]; q++) {
             int64_t so = top2_other(&st, s[q].dom);
             if (so != INT64_MIN &&
-                s[q].end - theta[s[q].dom] < so - c->o.tol_ns)
+                sub(s[q].end, theta[s[q].dom]) < sub(so, c->o.tol_ns))
                 c->nviol[s[q].rank]++;
             c->nsamp_r[s[q].rank]++;
         }
@@ -684,7 +690,7 @@ static void clk_residuals(clk *c)
         size_t k = 0;
         for (size_t q = c->dstart[d]; q < c->dstart[d + 1]; q++) {
             const sample *x = &s[c->bydom[q]];
-            c->tmp[k++] = i64abs(x->end - theta[d] - c->E[x->inst]);
+            c->tmp[k++] = i64abs(sub(sub(x->end, theta[d]), c->E[x->inst]));
         }
         c->mad[d] = k ? tlm_coll_median_i64(c->tmp, k) : 0;
     }

@@ -139,9 +139,12 @@ static inline tlm_status tlm_coll_outputs(void **out, size_t *n_out,
     return TLM_OK;
 }
 
-/* Bounds applied to input times at extraction (ns): every later
- * difference and sum of a few values stays inside int64. */
-#define TLM_COLL_TIME_MAX ((int64_t)1 << 61) /* year ~2043 in epoch ns */
+/* Times keep the whole int64 range of the trace (no clamping: a clock far
+ * behind gives negative times).  Durations are bounded at extraction;
+ * every sum or difference of two times goes through tlm_coll_sat_add /
+ * tlm_coll_sat_sub, exact whenever the true value fits in int64 (times
+ * less than 2^63 ns, 292 years, apart) and saturated otherwise, never
+ * undefined. */
 #define TLM_COLL_DUR_MAX ((int64_t)1 << 59)  /* ~18 years */
 #define TLM_COLL_NELEMS_MAX ((int64_t)1 << 48)
 
@@ -158,6 +161,22 @@ static inline int64_t tlm_coll_sat_add(int64_t a, int64_t b)
     if (b < 0 && a < INT64_MIN - b)
         return INT64_MIN;
     return a + b;
+}
+
+/* Saturating int64 subtraction a - b (differences of times). */
+static inline int64_t tlm_coll_sat_sub(int64_t a, int64_t b)
+{
+    if (b < 0 && a > INT64_MAX + b)
+        return INT64_MAX;
+    if (b > 0 && a < INT64_MIN + b)
+        return INT64_MIN;
+    return a - b;
+}
+
+/* |v|, INT64_MAX for INT64_MIN. */
+static inline int64_t tlm_coll_sat_abs(int64_t v)
+{
+    return v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v;
 }
 
 /* Signature of a record: p2p types fold to one, so a send and its recv

@@ -209,7 +209,7 @@ static int make_item(builder *b, const tlm_coll_record *const *r, size_t i,
     it->sig = h->sig;
     it->rank = h->trace_rank;
     it->start = h->start_ns;
-    it->end = h->start_ns + h->dur_ns;
+    it->end = tlm_coll_sat_add(h->start_ns, h->dur_ns);
     it->dur = h->dur_ns;
     it->send = h->send_bytes;
     it->recv = h->recv_bytes;
@@ -226,8 +226,8 @@ static int make_item(builder *b, const tlm_coll_record *const *r, size_t i,
         }
         if (x->start_ns < it->start)
             it->start = x->start_ns;
-        if (x->start_ns + x->dur_ns > it->end)
-            it->end = x->start_ns + x->dur_ns;
+        if (tlm_coll_sat_add(x->start_ns, x->dur_ns) > it->end)
+            it->end = tlm_coll_sat_add(x->start_ns, x->dur_ns);
         it->dur = tlm_coll_sat_add(it->dur, x->dur_ns);
         it->n_kernels++;
         if (x->part > 0 && x->send_bytes >= 0 && it->send < 0)
@@ -369,7 +369,7 @@ static int score_less(const cand_score *x, const cand_score *y)
 
 static int64_t i64abs(int64_t v)
 {
-    return v < 0 ? -v : v;
+    return tlm_coll_sat_abs(v);
 }
 
 #define ALIGN_SAMPLES 257
@@ -393,11 +393,11 @@ static void score_offset(const slot *cons, size_t c, const item *its,
     size_t ns = 0;
     for (size_t i = lo; i < hi && ns < ALIGN_SAMPLES; i += step) {
         const slot *s = &cons[(size_t)((int64_t)i + k)];
-        tmp[ns++] = its[i].end - s->end;
+        tmp[ns++] = tlm_coll_sat_sub(its[i].end, s->end);
     }
     int64_t med = ns ? tlm_coll_median_i64(tmp, ns) : 0;
     for (size_t i = 0; i < ns; i++)
-        tmp[i] = i64abs(tmp[i] - med);
+        tmp[i] = i64abs(tlm_coll_sat_sub(tmp[i], med));
     int64_t mad = ns ? tlm_coll_median_i64(tmp, ns) : 0;
     sc->ov = (int64_t)ov;
     sc->mism = mism;
@@ -476,8 +476,10 @@ static int align_group(const tlm_alloc *a, item *its, const size_t *rs,
                 else
                     hi = mid;
             }
-            if (lo > 0 && (lo == c || i64abs(cons[lo - 1].end - s[0].end) <=
-                                          i64abs(cons[lo].end - s[0].end)))
+            if (lo > 0 &&
+                (lo == c ||
+                 i64abs(tlm_coll_sat_sub(cons[lo - 1].end, s[0].end)) <=
+                     i64abs(tlm_coll_sat_sub(cons[lo].end, s[0].end))))
                 lo--;
             kt = (int64_t)lo;
         }
@@ -614,7 +616,8 @@ static void compute_metrics(tlm_coll_instance *in, tlm_coll_member *m,
             int64_t o = pass ? off_of(off, n_off, m[i].trace_rank) : 0;
             if (o)
                 corrected = 1;
-            int64_t s = m[i].start_ns - o, e = m[i].end_ns - o;
+            int64_t s = tlm_coll_sat_sub(m[i].start_ns, o);
+            int64_t e = tlm_coll_sat_sub(m[i].end_ns, o);
             if (s < fs || (s == fs && m[i].trace_rank < fr)) {
                 fs = s;
                 fr = m[i].trace_rank;
@@ -632,8 +635,8 @@ static void compute_metrics(tlm_coll_instance *in, tlm_coll_member *m,
         int32_t nlast = 0;
         for (size_t i = 0; i < n; i++) {
             int64_t o = pass ? off_of(off, n_off, m[i].trace_rank) : 0;
-            int64_t s = m[i].start_ns - o;
-            int64_t w = ls - s;
+            int64_t s = tlm_coll_sat_sub(m[i].start_ns, o);
+            int64_t w = tlm_coll_sat_sub(ls, s);
             if (pass) {
                 m[i].wait_corr_ns = w;
                 m[i].offset_ns = o;
@@ -641,25 +644,25 @@ static void compute_metrics(tlm_coll_instance *in, tlm_coll_member *m,
                 m[i].wait_ns = w;
             }
             wsum = tlm_coll_sat_add(wsum, w);
-            nlast += s >= ls - tie_ns;
+            nlast += s >= tlm_coll_sat_sub(ls, tie_ns);
         }
         if (!pass) {
             in->first_start_ns = fs;
             in->last_start_ns = ls;
             in->first_end_ns = fe;
             in->last_end_ns = le;
-            in->start_skew_ns = ls - fs;
-            in->end_skew_ns = le - fe;
+            in->start_skew_ns = tlm_coll_sat_sub(ls, fs);
+            in->end_skew_ns = tlm_coll_sat_sub(le, fe);
             in->wait_sum_ns = wsum;
-            in->wall_ns = le - fs;
+            in->wall_ns = tlm_coll_sat_sub(le, fs);
             in->first_rank = fr;
             in->last_rank = lr;
             in->n_last = nlast;
         } else {
-            in->start_skew_corr_ns = ls - fs;
-            in->end_skew_corr_ns = le - fe;
+            in->start_skew_corr_ns = tlm_coll_sat_sub(ls, fs);
+            in->end_skew_corr_ns = tlm_coll_sat_sub(le, fe);
             in->wait_sum_corr_ns = wsum;
-            in->wall_corr_ns = le - fs;
+            in->wall_corr_ns = tlm_coll_sat_sub(le, fs);
             in->first_rank_corr = fr;
             in->last_rank_corr = lr;
             in->n_last_corr = nlast;
@@ -670,7 +673,7 @@ static void compute_metrics(tlm_coll_instance *in, tlm_coll_member *m,
                     if (m[i].dur_ns < lat)
                         lat = m[i].dur_ns;
                 int64_t tol = tol_ns > lat / 10 ? tol_ns : lat / 10;
-                if (lat > (fe - ls) + tol)
+                if (lat > tlm_coll_sat_add(tlm_coll_sat_sub(fe, ls), tol))
                     in->flags |= TLM_COLL_INST_LATENCY_SUSPECT;
             }
         }
@@ -970,7 +973,7 @@ tlm_status tlm_coll_align_keys(const tlm_coll_record *recs, size_t n,
         memset(x, 0, sizeof *x);
         x->match_key = r->match_key;
         x->seq = r->seq;
-        x->end_ns = r->start_ns + r->dur_ns;
+        x->end_ns = tlm_coll_sat_add(r->start_ns, r->dur_ns);
         x->sig = r->part == 0 ? r->sig : 0;
         x->trace_rank = r->trace_rank;
         x->part = r->part;

@@ -681,15 +681,12 @@ static void rec_kernel(const tlm_trace *t, const tlm_event *k, uint64_t kidx,
     size_t knl = 0;
     const char *kname = tlm_trace_str(t, k->name, &knl);
     r->trace_rank = trace_rank;
-    r->ts_ns = tlm_coll_clamp(k->ts, 0, TLM_COLL_TIME_MAX);
-    base = tlm_coll_clamp(base, 0, TLM_COLL_TIME_MAX);
-    r->start_ns = tlm_coll_clamp(r->ts_ns + base, 0, TLM_COLL_TIME_MAX);
+    /* times as in the trace, whole int64 range (a clock far behind its
+     * base gives negative ts); ts + base saturates only beyond int64 */
+    r->ts_ns = k->ts;
+    r->start_ns = tlm_coll_sat_add(k->ts, base);
     r->dur_ns = tlm_coll_clamp(k->dur, 0, TLM_COLL_DUR_MAX);
-    r->cpu_ts_ns =
-        rpc ? tlm_coll_clamp(tlm_coll_clamp(rpc->ts, 0, TLM_COLL_TIME_MAX) +
-                                 base,
-                             0, TLM_COLL_TIME_MAX)
-            : -1;
+    r->cpu_ts_ns = rpc ? tlm_coll_sat_add(rpc->ts, base) : -1;
     r->event_index = kidx;
     r->link_id = rpc ? (int64_t)lk->rpc_idx : -1;
     r->meta_src = (uint8_t)lk->meta_src;

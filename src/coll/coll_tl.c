@@ -376,7 +376,8 @@ tlm_status tlm_coll_tl_match(const tlm_coll_record *recs, size_t n,
         int64_t L = INT64_MIN, Ee = INT64_MAX, Le = INT64_MIN,
                 lat = INT64_MAX;
         for (size_t q = i; q < j; q++) {
-            int64_t st = v[q].r->ts_ns, en = st + v[q].r->dur_ns;
+            int64_t st = v[q].r->ts_ns;
+            int64_t en = tlm_coll_sat_add(st, v[q].r->dur_ns);
             if (st > L)
                 L = st;
             if (en < Ee)
@@ -390,7 +391,7 @@ tlm_status tlm_coll_tl_match(const tlm_coll_record *recs, size_t n,
         double wsum = 0;
         int32_t first = -1, last = -1;
         for (size_t q = i; q < j; q++) {
-            int64_t w = L - v[q].r->ts_ns;
+            int64_t w = tlm_coll_sat_sub(L, v[q].r->ts_ns);
             int32_t rk = v[q].r->trace_rank;
             /* rows are in rank order: >= keeps the highest rank on ties,
              * < keeps the lowest */
@@ -419,7 +420,7 @@ tlm_status tlm_coll_tl_match(const tlm_coll_record *recs, size_t n,
         s->earliest_arrival_rank = first;
         s->last_arrival_rank = last;
         s->avg_wait_us = wsum / (double)(j - i);
-        s->skew_end_us = (double)(Le - Ee) / 1000.0;
+        s->skew_end_us = (double)tlm_coll_sat_sub(Le, Ee) / 1000.0;
         s->algbw_gibps = NAN;
         s->busbw_gibps = NAN;
         if (t != TL_NONE && !isnan(s->in_mib) && !isnan(s->out_mib) &&

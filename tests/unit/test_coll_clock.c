@@ -113,6 +113,108 @@ static void test_exact_offsets_per_node(void **state)
     tlm_coll_free(NULL, clk);
 }
 
+/* Offsets of +-10^10 us (10^13 ns), a clock 2.5 * 10^9 us behind (every
+ * time negative), times near +-2^53 ns and near the ends of int64: the
+ * estimate and the corrected metrics are exact (issue 20). */
+static void test_far_offsets(void **state)
+{
+    (void)state;
+    static const int64_t far[8] = {
+        0, 10000000000000LL, -10000000000000LL,
+        ((int64_t)1 << 53) - 2000000000000LL, -2500000000000LL,
+        -((int64_t)1 << 53) - 2000000000000LL,
+        INT64_MAX / 2, INT64_MIN / 2};
+    tlm_coll_member m[300], sh[300];
+    size_t n = build(m, 1);
+    for (size_t i = 0; i < n; i++) {
+        int64_t f = far[m[i].trace_rank];
+        sh[i] = m[i];
+        sh[i].start_ns += f;
+        sh[i].end_ns += f;
+    }
+    int32_t dom[8] = {0, 0, 1, 1, 2, 2, 3, 3};
+    tlm_coll_clock_opts o;
+    tlm_coll_clock_opts_init(&o);
+    tlm_coll_clock *c0 = NULL, *c1 = NULL;
+    size_t n0 = 0, n1 = 0;
+    /* each rank its own domain: every offset moves by its shift */
+    assert_int_equal(tlm_coll_clock_estimate(m, n, &o, &c0, &n0, NULL),
+                     TLM_OK);
+    assert_int_equal(tlm_coll_clock_estimate(sh, n, &o, &c1, &n1, NULL),
+                     TLM_OK);
+    assert_int_equal(n0, 8);
+    assert_int_equal(n1, 8);
+    for (int r = 0; r < 8; r++) {
+        assert_true(c1[r].offset_ns == c0[r].offset_ns + far[r]);
+        assert_true(c1[r].mad_ns == c0[r].mad_ns);
+        assert_true(c1[r].n_causality_violations ==
+                    c0[r].n_causality_violations);
+        assert_true(c1[r].flags == c0[r].flags ||
+                    (c1[r].flags & ~(uint32_t)TLM_COLL_CLOCK_LARGE) ==
+                        (c0[r].flags & ~(uint32_t)TLM_COLL_CLOCK_LARGE));
+    }
+    /* the corrected metrics of the matched members do not move */
+    tlm_coll_match_result r0, r1;
+    tlm_coll_instance in;
+    memset(&in, 0, sizeof in);
+    int64_t off0[8], off1[8];
+    tlm_coll_clock_offsets(c0, 8, off0);
+    tlm_coll_clock_offsets(c1, 8, off1);
+    for (int pass = 0; pass < 2; pass++) {
+        tlm_coll_member *mm = pass ? sh : m;
+        tlm_coll_match_result *res = pass ? &r1 : &r0;
+        memset(res, 0, sizeof *res);
+        res->inst = calloc(30, sizeof *res->inst);
+        res->mem = malloc(n * sizeof *res->mem);
+        assert_non_null(res->inst);
+        assert_non_null(res->mem);
+        memcpy(res->mem, mm, n * sizeof *mm);
+        tlm_coll_members_sort(res->mem, n);
+        res->n_mem = n;
+        for (int c = 0; c < 30; c++) {
+            res->inst[c].match_key = 42;
+            res->inst[c].seq = c;
+            res->inst[c].coll = TLM_COLL_ALLREDUCE;
+            res->inst[c].group_size = 8;
+            res->inst[c].n_members = 8;
+            res->inst[c].bytes = 1 << 20;
+        }
+        res->n_inst = 30;
+        tlm_coll_metrics_apply_offsets(res, pass ? off1 : off0, 8, 0, 1000);
+    }
+    for (int c = 0; c < 30; c++) {
+        const tlm_coll_instance *a = &r0.inst[c], *b = &r1.inst[c];
+        assert_true(a->comm_latency_ns == b->comm_latency_ns);
+        assert_true(a->start_skew_corr_ns == b->start_skew_corr_ns);
+        assert_true(a->end_skew_corr_ns == b->end_skew_corr_ns);
+        assert_true(a->wait_sum_corr_ns == b->wait_sum_corr_ns);
+        assert_true(a->wall_corr_ns == b->wall_corr_ns);
+        assert_int_equal(a->last_rank_corr, b->last_rank_corr);
+        assert_true(a->flags == b->flags);
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        free(pass ? r1.inst : r0.inst);
+        free(pass ? r1.mem : r0.mem);
+    }
+    tlm_coll_free(NULL, c0);
+    tlm_coll_free(NULL, c1);
+
+    /* per node: the two ranks of a node share the shift of its first */
+    for (size_t i = 0; i < n; i++) {
+        int64_t f = far[(m[i].trace_rank / 2) * 2];
+        sh[i] = m[i];
+        sh[i].start_ns += f;
+        sh[i].end_ns += f;
+    }
+    o.domain_of_rank = dom;
+    o.n_domain_of_rank = 8;
+    assert_int_equal(tlm_coll_clock_estimate(sh, n, &o, &c1, &n1, NULL),
+                     TLM_OK);
+    for (int r = 0; r < 8; r++)
+        assert_true(c1[r].offset_ns == node_off[r / 2] + far[(r / 2) * 2]);
+    tlm_coll_free(NULL, c1);
+}
+
 static void test_order_independent(void **state)
 {
     (void)state;
@@ -385,6 +487,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_offsets_per_node),
         cmocka_unit_test(test_order_independent),
+        cmocka_unit_test(test_far_offsets),
         cmocka_unit_test(test_causality_clamp),
         cmocka_unit_test(test_components_and_reference),
         cmocka_unit_test(test_noisy),

@@ -686,7 +686,11 @@ static void test_odd_inputs(void **state)
     assert_int_equal(a->send_bytes, -1);
     assert_int_equal(a->seq_src, TLM_COLL_SEQ_ORDINAL);
     assert_true(a->flags & TLM_COLL_REC_PG_SYNTH);
+    /* ts + base beyond int64 saturates; a negative ts is kept */
+    assert_true(a->start_ns == INT64_MAX);
     const tlm_coll_record *g = by_kernel(r, n, "rcclGenericKernel", 0);
+    assert_true(g->ts_ns == -100000);
+    assert_true(g->start_ns == INT64_MAX - 100000);
     assert_int_equal(g->in_nelems, 12);
     assert_int_equal(g->group_size, 2);
     assert_true(g->flags & TLM_COLL_REC_RANKS_TRUNC);
@@ -705,6 +709,64 @@ static void test_odd_inputs(void **state)
     tlm_coll_tl_result_free(&tl);
     tlm_coll_match_result_free(&res);
     tlm_coll_free(NULL, r);
+}
+
+/* MARK: - times far from the base */
+
+/* A clock 10^10 us behind its base (every ts negative) and ts near +-2^53
+ * ns:
+ * times are kept exactly, never clamped at 0 (issue 20). */
+static char *shifted_trace(const char *ts_kernel, const char *ts_op)
+{
+    static const char *fmt =
+        "{\"baseTimeNanoseconds\":1763700000000000000,\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"record_param_comms\","
+        "\"pid\":5,\"tid\":6,\"ts\":%s,\"dur\":5,\"args\":{\"External id\":"
+        "70,\"Collective name\":\"allreduce\",\"In msg nelems\":100,"
+        "\"Out msg nelems\":100,\"Group size\":2,\"dtype\":\"Float\","
+        "\"Process Group Name\":\"0\",\"Process Group Ranks\":\"[0, 1]\","
+        "\"Seq\":3}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_"
+        "Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)\",\"pid\":0,"
+        "\"tid\":7,\"ts\":%s,\"dur\":4.001,\"args\":{\"External id\":70,"
+        "\"correlation\":71,\"stream\":7}}]}";
+    size_t cap = strlen(fmt) + strlen(ts_kernel) + strlen(ts_op) + 1;
+    char *s = malloc(cap);
+    assert_non_null(s);
+    snprintf(s, cap, fmt, ts_op, ts_kernel);
+    return s;
+}
+
+static void test_times_far_from_base(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *ts_kernel, *ts_op;
+        int64_t kernel_ns, op_ns;
+    } cases[] = {
+        {"-9999997999.999", "-9999998000.001", -9999997999999LL,
+         -9999998000001LL},
+        {"-2500000000.000", "-2500000001.000", -2500000000000LL,
+         -2500000001000LL},
+        {"9007199254740.993", "9007199254740.991", 9007199254740993LL,
+         9007199254740991LL},
+        {"-9007199254740.993", "-9007199254740.995", -9007199254740993LL,
+         -9007199254740995LL},
+    };
+    const int64_t base = 1763700000000000000LL;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *json = shifted_trace(cases[i].ts_kernel, cases[i].ts_op);
+        tlm_coll_record *r = NULL;
+        size_t n = extract(json, 0, &r, NULL);
+        assert_int_equal(n, 1);
+        assert_true(r[0].ts_ns == cases[i].kernel_ns);
+        assert_true(r[0].start_ns == base + cases[i].kernel_ns);
+        assert_true(r[0].cpu_ts_ns == base + cases[i].op_ns);
+        assert_int_equal(r[0].dur_ns, 4001);
+        assert_int_equal(r[0].seq, 3);
+        tlm_coll_free(NULL, r);
+        free(json);
+    }
 }
 
 /* MARK: - bad arguments */
@@ -895,6 +957,7 @@ int main(void)
         cmocka_unit_test(test_seq_key_and_rocm),
         cmocka_unit_test(test_multi_trace_clipped),
         cmocka_unit_test(test_odd_inputs),
+        cmocka_unit_test(test_times_far_from_base),
         cmocka_unit_test(test_bad_args),
         cmocka_unit_test(test_extract_alloc_failures),
         cmocka_unit_test(test_real_dlrm),
