@@ -10,6 +10,7 @@
  */
 #include "driver.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 
 #include "exchange.h"
 #include "h5write.h"
+#include "jobinfo.h"
 #include "tlmpi/tlm_version.h"
 
 /* Every per-trace row starts with its trace rank (tables.h lists it
@@ -125,6 +127,53 @@ static tlm_status check_space(tlm_mpi_ctx *c, tlm_error *err)
     return tlm_mpi_agree(st, c->comm);
 }
 
+/* The GPU of the job (jobinfo.h), from every rank's copy of the
+ * per-trace rows: the same values on every rank. */
+static tlm_status gpu_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
+{
+    tlm_mpi_gpu_sum g;
+    tlm_row_trace *rows = malloc((c->n_res ? c->n_res : 1) * sizeof *rows);
+    tlm_status st = tlm_mpi_agree(rows ? TLM_OK : TLM_ENOMEM, c->comm);
+    if (st != TLM_OK) {
+        free(rows);
+        return tlm_error_set(err, st, NULL, -1, "out of memory");
+    }
+    for (size_t i = 0; i < c->n_res; i++)
+        rows[i] = c->res[i].row;
+    tlm_mpi_gpu_summary(rows, c->n_res, &g);
+    free(rows);
+    st = tlm_mpi_h5_attr_str(f, "gpu_arch", g.arch, err);
+    if (st == TLM_OK)
+        st = tlm_mpi_h5_attr_str(f, "gpu_arch_source", g.source, err);
+    if (st == TLM_OK)
+        st = tlm_mpi_h5_attr_i64(f, "gpu_devices_mixed", g.devices_mixed,
+                                 err);
+    return st;
+}
+
+/* The straggler verdict of report.md (rank 0 holds the rows; the value
+ * is broadcast so that every rank writes the same attribute). */
+static tlm_status straggler_attrs(const tlm_mpi_ctx *c, hid_t f,
+                                  tlm_error *err)
+{
+    int64_t v[2] = {TLM_MPI_NO_STRAGGLER, 0};
+    if (c->me == 0) {
+        int32_t top = -1;
+        v[0] = tlm_mpi_straggler_pick(c->k.strag, c->k.n_strag,
+                                      c->o.straggler_threshold_us, &v[1],
+                                      &top);
+    }
+    MPI_Bcast(v, 2, MPI_INT64_T, 0, c->comm);
+    tlm_status st = tlm_mpi_h5_attr_i64(f, "straggler_rank", v[0], err);
+    if (st == TLM_OK)
+        st = tlm_mpi_h5_attr_i64(f, "straggler_wait_ns", v[1], err);
+    if (st == TLM_OK)
+        st = tlm_mpi_h5_attr_i64(
+            f, "straggler_threshold_ns",
+            (int64_t)llround(c->o.straggler_threshold_us * 1e3), err);
+    return st;
+}
+
 /* The root attributes: schema, creator, command line, units, sizes. */
 static tlm_status file_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
 {
@@ -149,6 +198,10 @@ static tlm_status file_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
     if (st == TLM_OK)
         st = tlm_mpi_h5_attr_i64(f, "tracelens_simplified_mode",
                                  c->k.simplified, err);
+    if (st == TLM_OK)
+        st = gpu_attrs(c, f, err);
+    if (st == TLM_OK)
+        st = straggler_attrs(c, f, err);
     return st;
 }
 
