@@ -182,8 +182,10 @@ char *tlm_gpu_arch_names(char *buf, size_t cap)
     for (size_t i = 0; i < tlm_gpu_arch_count(); i++) {
         int w = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
                          bundled[i].name);
-        if (w < 0 || (size_t)w >= cap - len)
+        if (w < 0 || (size_t)w >= cap - len) {
+            buf[len] = '\0'; /* whole names only */
             break;
+        }
         len += (size_t)w;
     }
     return buf;
