@@ -84,8 +84,7 @@ static const char *human_bytes(int64_t b, char *buf, size_t cap)
 }
 
 /* A text of at most cap bytes as a Markdown table cell: '|' escaped,
- * control characters (already '?' from the reader) and backticks as
- * they are safe to print. */
+ * control characters (already '?' in the records) printed as '?'. */
 static void md_cell(FILE *f, const char *s, size_t cap)
 {
     for (size_t i = 0; i < cap && s[i]; i++) {
@@ -158,10 +157,12 @@ static void md_glance(FILE *f, const tlm_mpi_results *r)
                "binary units (KiB, MiB, GiB); the HDF5 file holds raw ns "
                "and bytes; the TraceLens-style CSV sheets keep TraceLens's "
                "units (below).\n\n## The job at a glance\n\n");
-    fprintf(f, "- traces: %zu of world size %lld, %.1f MB read by %d MPI "
+    char rd[32];
+    fprintf(f, "- traces: %zu of world size %lld, %s read by %d MPI "
                "rank%s in %.2f s\n",
-            n, (long long)r->world_size, (double)r->bytes_read / 1e6,
-            r->nprocs, r->nprocs > 1 ? "s" : "", r->elapsed_s);
+            n, (long long)r->world_size,
+            human_bytes((int64_t)r->bytes_read, rd, sizeof rd), r->nprocs,
+            r->nprocs > 1 ? "s" : "", r->elapsed_s);
     fprintf(f, "- time: reading and per-trace tables %.2f s, collective "
                "exchange and matching %.2f s, HDF5 write %.2f s\n",
             r->t_read_s, r->t_collectives_s, r->t_hdf5_s);
