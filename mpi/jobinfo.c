@@ -11,39 +11,46 @@
 
 #include <string.h>
 
-/* Folds one trace's value v into the job-level field cur ("mixed" once
- * two traces disagree). */
-static void merge_field(char *cur, size_t cap, int *set, const char *v)
+/* Folds one trace's value v into the job-level field cur (the first
+ * trace's value; "mixed" once two traces disagree). */
+static void merge_field(char *cur, size_t cap, int first, const char *v,
+                        size_t vcap)
 {
-    if (!*set) {
-        tlm_mpi_strset(cur, cap, v);
-        *set = 1;
-    } else if (strncmp(cur, v, cap) != 0) {
+    if (first)
+        tlm_mpi_strnset(cur, cap, v, vcap);
+    else if (strncmp(cur, v, cap < vcap ? cap : vcap) != 0)
         tlm_mpi_strset(cur, cap, "mixed");
-    }
+}
+
+void tlm_mpi_gpu_summary_init(tlm_mpi_gpu_sum *out)
+{
+    memset(out, 0, sizeof *out);
+    tlm_mpi_strset(out->source, sizeof out->source, "none");
+}
+
+void tlm_mpi_gpu_summary_add(tlm_mpi_gpu_sum *out, const tlm_row_trace *r)
+{
+    int first = out->n_rows++ == 0;
+    merge_field(out->arch, sizeof out->arch, first, r->gpu_arch,
+                sizeof r->gpu_arch);
+    merge_field(out->source, sizeof out->source, first, r->gpu_arch_source,
+                sizeof r->gpu_arch_source);
+    out->devices_mixed |= r->devices_mixed != 0;
+    if (!r->device_name[0])
+        out->n_no_device++;
+    else if (!out->device[0])
+        tlm_mpi_strnset(out->device, sizeof out->device, r->device_name,
+                        sizeof r->device_name);
+    else if (strncmp(out->device, r->device_name, sizeof out->device) != 0)
+        out->devices_mixed = 1;
 }
 
 void tlm_mpi_gpu_summary(const tlm_row_trace *rows, size_t n,
                          tlm_mpi_gpu_sum *out)
 {
-    int arch_set = 0, src_set = 0;
-    memset(out, 0, sizeof *out);
-    tlm_mpi_strset(out->source, sizeof out->source, "none");
-    for (size_t i = 0; i < n; i++) {
-        const tlm_row_trace *r = &rows[i];
-        merge_field(out->arch, sizeof out->arch, &arch_set, r->gpu_arch);
-        merge_field(out->source, sizeof out->source, &src_set,
-                    r->gpu_arch_source);
-        out->devices_mixed |= r->devices_mixed != 0;
-        if (!r->device_name[0]) {
-            out->n_no_device++;
-        } else if (!out->device[0]) {
-            tlm_mpi_strset(out->device, sizeof out->device, r->device_name);
-        } else if (strncmp(out->device, r->device_name,
-                           sizeof out->device) != 0) {
-            out->devices_mixed = 1;
-        }
-    }
+    tlm_mpi_gpu_summary_init(out);
+    for (size_t i = 0; i < n; i++)
+        tlm_mpi_gpu_summary_add(out, &rows[i]);
 }
 
 int32_t tlm_mpi_straggler_pick(const tlm_coll_straggler_row *rows, size_t n,

@@ -25,11 +25,17 @@ typedef struct tlm_mpi_gpu_sum {
     char device[64];      /* first non-empty device_name, "" if none */
     int devices_mixed;    /* device names differ within or across traces */
     size_t n_no_device;   /* traces without deviceProperties names */
+    size_t n_rows;        /* traces summarised */
 } tlm_mpi_gpu_sum;
 
 /* Summarises rows[0..n) (any order; n may be 0: "", "none"). */
 void tlm_mpi_gpu_summary(const tlm_row_trace *rows, size_t n,
                          tlm_mpi_gpu_sum *out);
+
+/* The same one row at a time: init, then add each row (no allocation).
+ * "Set" state lives in out (arch/source set once the first row is in). */
+void tlm_mpi_gpu_summary_init(tlm_mpi_gpu_sum *out);
+void tlm_mpi_gpu_summary_add(tlm_mpi_gpu_sum *out, const tlm_row_trace *r);
 
 /* No-rank value of the straggler verdict (HDF5 attribute straggler_rank). */
 #define TLM_MPI_NO_STRAGGLER (-1)

@@ -132,17 +132,10 @@ static tlm_status check_space(tlm_mpi_ctx *c, tlm_error *err)
 static tlm_status gpu_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
 {
     tlm_mpi_gpu_sum g;
-    tlm_row_trace *rows = malloc((c->n_res ? c->n_res : 1) * sizeof *rows);
-    tlm_status st = tlm_mpi_agree(rows ? TLM_OK : TLM_ENOMEM, c->comm);
-    if (st != TLM_OK) {
-        free(rows);
-        return tlm_error_set(err, st, NULL, -1, "out of memory");
-    }
+    tlm_mpi_gpu_summary_init(&g);
     for (size_t i = 0; i < c->n_res; i++)
-        rows[i] = c->res[i].row;
-    tlm_mpi_gpu_summary(rows, c->n_res, &g);
-    free(rows);
-    st = tlm_mpi_h5_attr_str(f, "gpu_arch", g.arch, err);
+        tlm_mpi_gpu_summary_add(&g, &c->res[i].row);
+    tlm_status st = tlm_mpi_h5_attr_str(f, "gpu_arch", g.arch, err);
     if (st == TLM_OK)
         st = tlm_mpi_h5_attr_str(f, "gpu_arch_source", g.source, err);
     if (st == TLM_OK)
@@ -151,12 +144,13 @@ static tlm_status gpu_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
     return st;
 }
 
-/* The straggler verdict of report.md (rank 0 holds the rows; the value
- * is broadcast so that every rank writes the same attribute). */
-static tlm_status straggler_attrs(const tlm_mpi_ctx *c, hid_t f,
-                                  tlm_error *err)
+/* The straggler verdict of report.md: rank 0 holds the rows and
+ * broadcasts {rank, wait_ns}, so that every rank writes the same
+ * attributes.  Called by every rank before any attribute is written. */
+static void straggler_verdict(const tlm_mpi_ctx *c, int64_t v[2])
 {
-    int64_t v[2] = {TLM_MPI_NO_STRAGGLER, 0};
+    v[0] = TLM_MPI_NO_STRAGGLER;
+    v[1] = 0;
     if (c->me == 0) {
         int32_t top = -1;
         v[0] = tlm_mpi_straggler_pick(c->k.strag, c->k.n_strag,
@@ -164,6 +158,11 @@ static tlm_status straggler_attrs(const tlm_mpi_ctx *c, hid_t f,
                                       &top);
     }
     MPI_Bcast(v, 2, MPI_INT64_T, 0, c->comm);
+}
+
+static tlm_status straggler_attrs(const tlm_mpi_ctx *c, hid_t f,
+                                  const int64_t v[2], tlm_error *err)
+{
     tlm_status st = tlm_mpi_h5_attr_i64(f, "straggler_rank", v[0], err);
     if (st == TLM_OK)
         st = tlm_mpi_h5_attr_i64(f, "straggler_wait_ns", v[1], err);
@@ -177,6 +176,8 @@ static tlm_status straggler_attrs(const tlm_mpi_ctx *c, hid_t f,
 /* The root attributes: schema, creator, command line, units, sizes. */
 static tlm_status file_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
 {
+    int64_t strag[2];
+    straggler_verdict(c, strag); /* collective: before any write */
     tlm_status st =
         tlm_mpi_h5_attr_i64(f, "schema_version", TLM_MPI_SCHEMA_VERSION, err);
     if (st == TLM_OK)
@@ -201,7 +202,7 @@ static tlm_status file_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
     if (st == TLM_OK)
         st = gpu_attrs(c, f, err);
     if (st == TLM_OK)
-        st = straggler_attrs(c, f, err);
+        st = straggler_attrs(c, f, strag, err);
     return st;
 }
 

@@ -134,7 +134,7 @@ typedef struct tlm_report_gpu {
  * for different GPUs.  A deviceProperties text that does not parse counts
  * as no devices.  opts may be NULL (defaults).  Errors: TLM_EINVAL (both
  * options, or an unknown --gpu_arch: the message lists the known names),
- * the errors of tlm_gpu_arch_load_json. */
+ * the errors of tlm_gpu_arch_load_json, TLM_ENOMEM. */
 TLM_API tlm_status tlm_report_gpu_select(const tlm_report_opts *opts,
                                          const tlm_trace *trace,
                                          tlm_report_gpu *out,

@@ -28,16 +28,24 @@ const char *tlm_arch_source_name(tlm_arch_source src)
 }
 
 /* deviceProperties of the trace into out->devices (none when the text is
- * absent or does not parse: a header we cannot read is not fatal). */
-static void read_devices(const tlm_trace *trace, tlm_report_gpu *out)
+ * absent or does not parse: a header we cannot read is not fatal; running
+ * out of memory is). */
+static tlm_status read_devices(const tlm_trace *trace, tlm_report_gpu *out,
+                               tlm_error *err)
 {
     const tlm_trace_meta *m = trace ? tlm_trace_meta_get(trace) : NULL;
     size_t len = 0;
     const char *text = NULL;
     if (m && m->device_properties)
         text = tlm_trace_str(trace, m->device_properties, &len);
-    if (tlm_gpu_devices_parse(text, text ? len : 0, &out->devices) != TLM_OK)
+    tlm_status st =
+        tlm_gpu_devices_parse(text, text ? len : 0, &out->devices);
+    if (st == TLM_ENOMEM)
+        return tlm_error_set(err, TLM_ENOMEM, tlm_trace_path(trace), -1,
+                             "out of memory reading deviceProperties");
+    if (st != TLM_OK)
         memset(&out->devices, 0, sizeof out->devices);
+    return TLM_OK;
 }
 
 /* --gpu_arch NAME: a bundled GPU or "none". */
@@ -70,7 +78,9 @@ tlm_status tlm_report_gpu_select(const tlm_report_opts *opts,
         opts = &def;
     }
     memset(out, 0, sizeof *out);
-    read_devices(trace, out);
+    tlm_status st = read_devices(trace, out, err);
+    if (st != TLM_OK)
+        return st;
     if (opts->gpu_arch && opts->gpu_arch_json_path)
         return tlm_error_set(err, TLM_EINVAL, NULL, -1,
                              "--gpu_arch and --gpu_arch_json_path are "
@@ -78,8 +88,7 @@ tlm_status tlm_report_gpu_select(const tlm_report_opts *opts,
     if (opts->gpu_arch)
         return from_option(opts->gpu_arch, out, err);
     if (opts->gpu_arch_json_path) {
-        tlm_status st =
-            tlm_gpu_arch_load_json(opts->gpu_arch_json_path, &out->arch, err);
+        st = tlm_gpu_arch_load_json(opts->gpu_arch_json_path, &out->arch, err);
         if (st != TLM_OK) {
             memset(&out->arch, 0, sizeof out->arch);
             return st;
