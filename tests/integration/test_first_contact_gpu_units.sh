@@ -107,6 +107,14 @@ for sub in "" report; do
 done
 [ "$(grep -c "unknown GPU" "$W/refused.log")" -eq 1 ] ||
     bad "report: message printed more than once"
+# usage errors of the new options: exit 2 before anything is read
+for args in "--straggler_threshold_us -1" "--straggler_threshold_us abc" \
+            "--gpu_arch H100 --gpu_arch_json_path /nonexistent.json"; do
+    # shellcheck disable=SC2086
+    "$TLMPI" --trace_dir "$W/clean" --force $args > "$W/usage.log" 2>&1
+    rc=$?
+    [ $rc -eq 2 ] || bad "tlmpi $args: exit $rc, want 2"
+done
 
 # --- the shared real traces (skipped when absent)
 TR="${TLM_SHARED_DIR:-}/traces"
