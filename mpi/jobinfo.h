@@ -32,8 +32,9 @@ typedef struct tlm_mpi_gpu_sum {
 void tlm_mpi_gpu_summary(const tlm_row_trace *rows, size_t n,
                          tlm_mpi_gpu_sum *out);
 
-/* The same one row at a time: init, then add each row (no allocation).
- * "Set" state lives in out (arch/source set once the first row is in). */
+/* The same one row at a time, without allocating: init, then add each
+ * row (the first row sets arch and source, later ones may make them
+ * "mixed"). */
 void tlm_mpi_gpu_summary_init(tlm_mpi_gpu_sum *out);
 void tlm_mpi_gpu_summary_add(tlm_mpi_gpu_sum *out, const tlm_row_trace *r);
 
