@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE 1 /* sched_getaffinity, CPU_COUNT */
 #include "cli.h"
+#include "sigclean.h"
 
 #include "tlmpi/tlm_perf.h"
 #include "tlmpi/tlm_report.h"
@@ -70,24 +71,6 @@ static void report_usage(FILE *f)
     for (size_t i = 0; i < tlm_gpu_arch_count(); i++)
         fprintf(f, " %s", tlm_gpu_arch_at(i)->name);
     fprintf(f, "\n");
-}
-
-/* 1 (with a message) when the output dir/table.csv (table NULL: the
- * file dir) exists already. */
-static int output_exists(const char *dir, const char *table)
-{
-    char p[4200];
-    if (table)
-        snprintf(p, sizeof p, "%s/%s.csv", dir, table);
-    else
-        snprintf(p, sizeof p, "%s", dir);
-    struct stat sb;
-    if (lstat(p, &sb) != 0)
-        return 0;
-    fprintf(stderr,
-            "tlmpi report: error: %s: output file exists; use --force to "
-            "replace it\n", p);
-    return 1;
 }
 
 /* CPUs this process may run on (its affinity mask: a Slurm step or
@@ -227,20 +210,28 @@ int tlm_cmd_report(int argc, char **argv)
         fprintf(stderr, "tlmpi report: %s\n", err.msg);
         return 2;
     }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "tlmpi report: cannot create %s: %s\n", dir,
-                strerror(errno));
-        return 1;
-    }
     char mdpath[4096];
     if (!md) {
         snprintf(mdpath, sizeof mdpath, "%s/report.md", dir);
         md = mdpath;
     }
-    /* before any work: the outputs every run writes */
-    if (!force && (output_exists(md, NULL) ||
-                   output_exists(dir, "gpu_timeline")))
+    /* before any work: the output rules on the files every run writes
+     * (the folder is created and probed), the trace never an output */
+    tlm_outset set;
+    char gt[4200];
+    snprintf(gt, sizeof gt, "%s/gpu_timeline.csv", dir);
+    if (tlm_outset_init(&set, force, &err) != TLM_OK ||
+        tlm_outset_add_input(&set, trace_path, &err) != TLM_OK ||
+        tlm_outset_check(&set, md, &err) != TLM_OK ||
+        tlm_outset_check(&set, gt, &err) != TLM_OK) {
+        char m[1200];
+        fprintf(stderr, "tlmpi report: error: %s\n",
+                tlm_error_format(&err, m, sizeof m));
+        tlm_outset_free(&set);
         return 1;
+    }
+    tlm_mpi_signals_install();
+    tlm_mpi_signals_track(&set);
     double t0 = now_s();
     tlm_trace *tr = NULL;
     tlm_tree *tree = NULL;
@@ -287,10 +278,8 @@ int tlm_cmd_report(int argc, char **argv)
     if (tlm_report_build(tree, &ro, &rep, &err) != TLM_OK)
         goto fail;
     double t3 = now_s();
-    for (size_t i = 0; !force && i < tlm_report_table_count(rep); i++)
-        if (output_exists(dir, tlm_report_table_name(rep, i)))
-            goto done;
-    if (tlm_report_write_all(rep, dir, md, &err) != TLM_OK)
+    if (tlm_report_stage(rep, &set, dir, md, &err) != TLM_OK ||
+        tlm_outset_commit(&set, &err) != TLM_OK)
         goto fail;
     double t4 = now_s();
     if (!quiet) {
@@ -320,9 +309,11 @@ int tlm_cmd_report(int argc, char **argv)
     rc = 0;
     goto done;
 fail:
-    fprintf(stderr, "tlmpi report: %s\n",
+    fprintf(stderr, "tlmpi report: error: %s\n",
             tlm_error_format(&err, msg, sizeof msg));
 done:
+    tlm_mpi_signals_untrack(&set);
+    tlm_outset_free(&set);
     tlm_report_free(rep);
     tlm_tree_free(tree);
     tlm_tree_stream_free(ts);

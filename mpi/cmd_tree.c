@@ -38,8 +38,15 @@ static void tree_usage(FILE *f)
         "cpu_ops\n"
         "  --all         also print nodes without GPU work (no pruning)\n"
         "  --python      put python_function events in the tree\n"
-        "  --max N       at most N start nodes for --name (default 20)\n"
-        "usage: tlmpi modules TRACE [--depth D]\n");
+        "  --max N       at most N start nodes for --name (default 20)\n");
+}
+
+static void modules_usage(FILE *f)
+{
+    fprintf(f,
+        "usage: tlmpi modules TRACE [--depth D]\n"
+        "  --depth D     print D levels of modules below each root "
+        "(default all)\n");
 }
 
 static int parse_long(const char *s, long *out)
@@ -198,7 +205,7 @@ int tlm_cmd_modules(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            tree_usage(stdout);
+            modules_usage(stdout);
             return 0;
         } else if (!strcmp(a, "--depth")) {
             if (i + 1 >= argc || !parse_long(argv[i + 1], &depth) ||
@@ -218,7 +225,7 @@ int tlm_cmd_modules(int argc, char **argv)
         }
     }
     if (!path) {
-        tree_usage(stderr);
+        modules_usage(stderr);
         return 2;
     }
     tlm_trace *tr = NULL;

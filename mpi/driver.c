@@ -14,8 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "exchange.h"
+#include "sigclean.h"
+#include "tlmpi/tlm_version.h"
 
 /* One step of the analysis; mark is the TLM_MPI_T_* slot of c->phase that
  * gets its end time, or -1. */
@@ -31,6 +34,7 @@ static const phase phases[] = {
     {"check", tlm_mpi_phase_check, TLM_MPI_T_CHECK},
     {"collectives", tlm_mpi_phase_collectives, -1},
     {"tracelens", tlm_mpi_phase_tracelens, TLM_MPI_T_COLLECTIVES},
+    {"steps", tlm_mpi_phase_steps, -1},
     {"merge", tlm_mpi_phase_merge, TLM_MPI_T_TABLES},
     {"write", tlm_mpi_phase_write, TLM_MPI_T_HDF5},
     {"publish", tlm_mpi_phase_publish, -1},
@@ -40,6 +44,8 @@ void tlm_mpi_say0(const tlm_mpi_ctx *c, const char *fmt, ...)
 {
     if (c->me != 0)
         return;
+    if (c->prog)
+        tlm_mpi_progress_clear(c->prog);
     char msg[2048], esc[4 * sizeof msg];
     va_list ap;
     va_start(ap, fmt);
@@ -92,6 +98,8 @@ void tlm_mpi_colls_free(tlm_mpi_colls *k)
 
 static void ctx_free(tlm_mpi_ctx *c)
 {
+    tlm_mpi_signals_untrack(&c->out);
+    tlm_outset_free(&c->out);
     tlm_mpi_colls_free(&c->k);
     tlm_mpi_filelist_free(&c->fl);
     free(c->owner);
@@ -104,6 +112,7 @@ static void ctx_free(tlm_mpi_ctx *c)
     free(c->ord_ua);
     free(c->ord_kn);
     free(c->mops);
+    tlm_mpi_steps_free(&c->steps);
     free(c->res);
     free(c->holder);
     free(c->pos);
@@ -124,21 +133,55 @@ static void join_cmdline(int argc, char **argv, char *out, size_t cap)
     }
 }
 
+void tlm_mpi_phase_times(const tlm_mpi_ctx *c, double now, char *buf,
+                         size_t cap, double *total)
+{
+    /* the phases run back to back: the first began at pstart less the
+     * finished ones */
+    double finished = 0;
+    for (int i = 0; i < c->cur; i++)
+        finished += c->pdur[i];
+    double first = c->cur >= 0 ? c->pstart - finished : now;
+    int w = snprintf(buf, cap, "init %.2f", first - c->t_launch);
+    size_t len = w > 0 && (size_t)w < cap ? (size_t)w : 0;
+    for (int i = 0; i <= c->cur && len < cap; i++) {
+        double d = i < c->cur ? c->pdur[i] : now - c->pstart;
+        w = snprintf(buf + len, cap - len, " + %s %.2f", phases[i].name, d);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+    *total = now - c->t_launch;
+}
+
 /* Runs the phases in order; the exit code (0 or 1). */
 static int run(tlm_mpi_ctx *c)
 {
-    for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
+    _Static_assert(sizeof phases / sizeof phases[0] == TLM_MPI_N_PHASES,
+                   "TLM_MPI_N_PHASES counts phases[]");
+    double t = tlm_mpi_now();
+    int code = 0;
+    for (int i = 0; i < TLM_MPI_N_PHASES; i++) {
+        c->cur = i;
+        c->pstart = t;
+        tlm_mpi_progress_phase(c->prog, phases[i].name, t);
         tlm_status st = phases[i].run(c);
+        t = tlm_mpi_now();
+        c->pdur[i] = t - c->pstart;
         if (phases[i].mark >= 0)
-            c->phase[phases[i].mark] = tlm_mpi_now() - c->t0;
-        if (st != TLM_OK)
-            return 1;
+            c->phase[phases[i].mark] = t - c->t0;
+        if (st != TLM_OK) {
+            code = 1;
+            break;
+        }
     }
-    return 0;
+    tlm_mpi_progress_phase(c->prog, NULL, t);
+    return code;
 }
 
 int tlm_mpi_analyze(int argc, char **argv)
 {
+    double t_launch = tlm_mpi_now();
     int inited = 0, we_init = 0;
     MPI_Initialized(&inited);
     if (!inited) {
@@ -148,12 +191,15 @@ int tlm_mpi_analyze(int argc, char **argv)
         }
         we_init = 1;
     }
+    tlm_mpi_signals_install();
     tlm_mpi_ctx c;
     memset(&c, 0, sizeof c);
     c.comm = MPI_COMM_WORLD;
     MPI_Comm_rank(c.comm, &c.me);
     MPI_Comm_size(c.comm, &c.np);
     c.t0 = tlm_mpi_now();
+    c.t_launch = t_launch;
+    c.cur = -1;
     join_cmdline(argc, argv, c.cmdline, sizeof c.cmdline);
     tlm_error err;
     int code = 0;
@@ -165,11 +211,22 @@ int tlm_mpi_analyze(int argc, char **argv)
     } else if (c.o.help) {
         if (c.me == 0)
             fputs(tlm_mpi_opts_usage(), stdout);
+    } else if (c.o.version) {
+        if (c.me == 0)
+            printf("tlmpi %s\n", TLM_VERSION_STRING);
     } else if (c.o.print_schema) {
         if (c.me == 0)
             tlm_mpi_schema_markdown(stdout);
     } else {
+        tlm_mpi_progress prog;
+        tlm_mpi_progress_init(
+            &prog,
+            tlm_mpi_progress_mode(c.o.quiet, c.o.progress, c.me,
+                                  isatty(STDERR_FILENO)),
+            stderr, t_launch);
+        c.prog = &prog;
         code = run(&c);
+        c.prog = NULL;
     }
     ctx_free(&c);
     if (we_init)

@@ -14,6 +14,8 @@
  *   phase_collectives.c  records routed to owners, matched, clock offsets,
  *                        stragglers, per-rank member rows
  *   phase_tracelens.c    TraceLens parity tables the same way
+ *   phase_steps.c        per-step rows in trace-rank order, gathered and
+ *                        summarised per step on rank 0
  *   phase_merge.c        per-trace report rows in trace-rank order; ops
  *                        merged across ranks on rank 0
  *   phase_write.c        tlmpi.h5 written collectively under a temporary
@@ -42,10 +44,13 @@
 
 #include "discover.h"
 #include "opts.h"
+#include "progress.h"
 #include "report0.h"
 #include "tables.h"
 #include "tlmpi/tlm_coll.h"
+#include "tlmpi/tlm_outset.h"
 #include "tlmpi/tlm_report.h"
+#include "tlmpi/tlm_tree.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -122,6 +127,17 @@ typedef struct tlm_mpi_colls {
     size_t n_tl_strag;
 } tlm_mpi_colls;
 
+/* Per-step rows (phase_steps.c). */
+typedef struct tlm_mpi_steps {
+    tlm_row_step *rows;      /* rows of the local traces; sorted by
+                              * (trace_rank, step) by the steps phase */
+    size_t n_rows, cap_rows;
+    tlm_row_step *all;       /* rank 0: every trace's rows, same order */
+    size_t n_all;
+    tlm_row_step_sum *sum;   /* rank 0: one row per step, by step */
+    size_t n_sum;
+} tlm_mpi_steps;
+
 /* End times of the phases that the report and the last message show. */
 enum {
     TLM_MPI_T_READ,
@@ -132,6 +148,9 @@ enum {
     TLM_MPI_N_T
 };
 
+/* The phases driver.c runs (setup ... publish), for their durations. */
+#define TLM_MPI_N_PHASES 9
+
 /* The driver context: everything the phases pass on to each other. */
 typedef struct tlm_mpi_ctx {
     MPI_Comm comm;
@@ -139,11 +158,19 @@ typedef struct tlm_mpi_ctx {
     tlm_mpi_opts o;
     char cmdline[8192];
     tlm_mpi_setup su;
+    tlm_outset out;          /* rank 0: the output set (HDF5 file, report
+                              * files), checked in the setup phase,
+                              * published in the publish phase */
     tlm_mpi_filelist fl;
     int *owner;              /* per file */
     double t0;
     double phase[TLM_MPI_N_T]; /* end of each TLM_MPI_T_* phase (seconds
                                 * since t0) */
+    double t_launch;         /* before MPI_Init (the clock of t0) */
+    double pdur[TLM_MPI_N_PHASES]; /* duration of each finished phase */
+    int cur;                 /* the phase running (index in pdur) */
+    double pstart;           /* its start */
+    tlm_mpi_progress *prog;  /* rank 0's progress display */
     /* local */
     tlm_mpi_fileres *lres;
     size_t n_lres;
@@ -163,6 +190,7 @@ typedef struct tlm_mpi_ctx {
     int64_t *pos;            /* position of trace rank r in res (or -1) */
     uint64_t bytes_read;
     tlm_mpi_colls k;         /* collectives and TraceLens parity tables */
+    tlm_mpi_steps steps;     /* per-step tables */
 } tlm_mpi_ctx;
 
 /* ---- phases, in the order driver.c runs them: each returns the status
@@ -172,6 +200,7 @@ tlm_status tlm_mpi_phase_read(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_check(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_collectives(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_tracelens(tlm_mpi_ctx *c);
+tlm_status tlm_mpi_phase_steps(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_merge(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_write(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_publish(tlm_mpi_ctx *c);
@@ -184,6 +213,14 @@ void tlm_mpi_say0(const tlm_mpi_ctx *c, const char *fmt, ...)
 
 /* Monotonic clock, seconds. */
 double tlm_mpi_now(void);
+
+/* The time of every part of the run up to now, in buf:
+ * "init 0.12 + setup 0.00 + read 0.51 + ... + publish 0.02" (init: MPI
+ * start and the options; the running phase counts up to now, later ones
+ * are left out); *total gets the time since before MPI_Init, which the
+ * parts add up to. */
+void tlm_mpi_phase_times(const tlm_mpi_ctx *c, double now, char *buf,
+                         size_t cap, double *total);
 
 /* Agrees on a local status across every rank (the collective phases'
  * check before each exchange); when the result is not TLM_OK rank 0
@@ -211,6 +248,14 @@ void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr);
  * Errors: TLM_ENOMEM. */
 tlm_status tlm_mpi_keep_report_rows(tlm_mpi_ctx *c, const tlm_report *rep,
                                     int32_t rank, tlm_mpi_fileres *fr);
+
+/* Appends the ProfilerStep#N rows of one trace (those --steps selects)
+ * to c->steps.rows (phase_steps.c).  Errors: TLM_ENOMEM. */
+tlm_status tlm_mpi_keep_steps(tlm_mpi_ctx *c, const tlm_tree *tree,
+                              int32_t rank, tlm_error *err);
+
+/* Frees the arrays of s and zeroes it. */
+void tlm_mpi_steps_free(tlm_mpi_steps *s);
 
 /* Rank 0's collective tables as HDF5 rows (h5rows.c). */
 typedef struct tlm_mpi_h5rows {

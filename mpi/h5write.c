@@ -18,6 +18,8 @@
  */
 #include "h5write.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,25 +72,41 @@ void tlm_mpi_strnset(char *dst, size_t cap, const char *src, size_t srccap)
     memset(dst + n, 0, cap - n);
 }
 
-/* Collects the innermost HDF5 error message of the default stack. */
+/* The innermost HDF5 error message of the default stack, and the errno
+ * of a failed system call when a message of the stack gives one (the
+ * sec2 driver's "errno = 28, error message = ..."). */
+typedef struct h5_cause {
+    char detail[200];
+    int sys_errno;
+} h5_cause;
+
 static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *ud)
 {
-    char *buf = ud;
+    h5_cause *c = ud;
     (void)n;
-    if (e && e->desc) /* walking downward: the last one is the cause */
-        snprintf(buf, 200, "%s(): %s", e->func_name ? e->func_name : "?",
-                 e->desc);
+    if (!e || !e->desc)
+        return 0;
+    /* walking downward: the last one is the cause */
+    snprintf(c->detail, sizeof c->detail, "%s(): %s",
+             e->func_name ? e->func_name : "?", e->desc);
+    const char *p = strstr(e->desc, "errno = ");
+    if (p && !c->sys_errno)
+        c->sys_errno = atoi(p + 8);
     return 0;
 }
 
 static tlm_status h5_fail(tlm_error *err, const char *what, const char *obj)
 {
-    char detail[200] = "";
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, detail);
+    h5_cause c = {"", 0};
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, &c);
     H5Eclear2(H5E_DEFAULT);
+    if (c.sys_errno > 0)
+        return tlm_error_set(err, TLM_EHDF5, NULL, -1,
+                             "HDF5: %s failed for '%s': %s", what,
+                             obj ? obj : "", strerror(c.sys_errno));
     return tlm_error_set(err, TLM_EHDF5, NULL, -1,
                          "HDF5: %s failed for '%s'%s%s", what,
-                         obj ? obj : "", detail[0] ? ": " : "", detail);
+                         obj ? obj : "", c.detail[0] ? ": " : "", c.detail);
 }
 
 /* Agrees on the worst local status: every rank returns the same value. */
@@ -176,15 +194,18 @@ tlm_status tlm_mpi_h5_create(const char *path, MPI_Comm comm, hid_t *file,
     /* HDF5 prints its error stack by default; messages go through err. */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     *file = -1;
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    if (me != 0)
+        return TLM_OK;
+    /* in memory (the core driver, no backing store): HDF5 itself never
+     * writes to disk, so a failing disk cannot leave it half-closed */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0) {
+    if (fapl < 0 || H5Pset_fapl_core(fapl, 16u << 20, 0) < 0) {
         if (fapl >= 0)
             H5Pclose(fapl);
-        return h5_fail(err, "H5Pset_fapl_mpio", path);
+        return h5_fail(err, "H5Pset_fapl_core", path);
     }
-    /* All metadata writes collective: fewer small writes, no races. */
-    H5Pset_all_coll_metadata_ops(fapl, 1);
-    H5Pset_coll_metadata_write(fapl, 1);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
     if (f < 0)
@@ -193,40 +214,67 @@ tlm_status tlm_mpi_h5_create(const char *path, MPI_Comm comm, hid_t *file,
     return TLM_OK;
 }
 
+/* Writes n bytes of buf to a new file at path (never an existing one). */
+static tlm_status write_image(const char *path, const char *buf, size_t n,
+                              tlm_error *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return tlm_error_set(err, TLM_EIO, path, -1, "cannot create: %s",
+                             strerror(errno));
+    int e = 0;
+    for (size_t off = 0; off < n && !e;) {
+        size_t k = n - off < (64u << 20) ? n - off : (64u << 20);
+        ssize_t w = write(fd, buf + off, k);
+        if (w < 0 && errno != EINTR)
+            e = errno;
+        else if (w > 0)
+            off += (size_t)w;
+    }
+    if (close(fd) != 0 && !e)
+        e = errno;
+    if (e) {
+        unlink(path);
+        return tlm_error_set(err, TLM_EIO, path, -1, "write failed: %s",
+                             strerror(e));
+    }
+    return TLM_OK;
+}
+
 tlm_status tlm_mpi_h5_close(hid_t file, const char *path, int failed,
                             MPI_Comm comm, tlm_error *err)
 {
+    (void)comm;
     if (file < 0)
         return TLM_OK;
-    int me = 0, np = 1, bad = failed != 0, any = 0;
-    MPI_Comm_rank(comm, &me);
-    MPI_Comm_size(comm, &np);
     tlm_status st = TLM_OK;
-    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (!any && np == 1 && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) {
-        /* a flush failing in one process is safe to retry; with several,
-         * ranks can disagree inside HDF5, so they do not flush first */
-        st = h5_fail(err, "H5Fflush", path);
-        any = 1;
-    }
-    if (any) {
-        /* the file is discarded: free its space so that the close can
-         * write the metadata it still holds */
-        int trc = me == 0 ? truncate(path, 0) : 0;
-        (void)trc; /* if that fails too, the close below may fail */
-        MPI_Barrier(comm);
-        (void)H5Fflush(file, H5F_SCOPE_GLOBAL);
-        if (st == TLM_OK)
-            st = TLM_EHDF5; /* failed elsewhere; that error is reported */
+    char *img = NULL;
+    ssize_t n = 0;
+    if (!failed) {
+        if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0 ||
+            (n = H5Fget_file_image(file, NULL, 0)) < 0)
+            st = h5_fail(err, "H5Fget_file_image", path);
+        else if (!(img = malloc(n ? (size_t)n : 1)))
+            st = tlm_error_set(err, TLM_ENOMEM, path, -1,
+                               "out of memory for the HDF5 file image");
+        else if (H5Fget_file_image(file, img, (size_t)n) != n)
+            st = h5_fail(err, "H5Fget_file_image", path);
     }
     if (H5Fclose(file) < 0 && st == TLM_OK)
         st = h5_fail(err, "H5Fclose", path);
+    if (!failed && st == TLM_OK)
+        st = write_image(path, img, (size_t)n, err);
+    free(img);
+    if (failed && st == TLM_OK)
+        st = TLM_EHDF5; /* the caller has the first error */
     return st;
 }
 
 tlm_status tlm_mpi_h5_attr_str(hid_t obj, const char *name,
                                const char *value, tlm_error *err)
 {
+    if (obj < 0)
+        return TLM_OK; /* a rank that does not hold the file */
     tlm_status st = TLM_OK;
     hid_t ty = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR), a = -1;
     if (ty < 0 || sp < 0 || H5Tset_size(ty, H5T_VARIABLE) < 0 ||
@@ -255,6 +303,8 @@ done:
 tlm_status tlm_mpi_h5_attr_i64(hid_t obj, const char *name, int64_t value,
                                tlm_error *err)
 {
+    if (obj < 0)
+        return TLM_OK; /* a rank that does not hold the file */
     tlm_status st = TLM_OK;
     hid_t sp = H5Screate(H5S_SCALAR), a = -1;
     if (sp < 0)
@@ -336,15 +386,15 @@ static hsize_t chunk_rows(const tlm_mpi_table *t, int64_t total)
     return c;
 }
 
-tlm_status tlm_mpi_h5_write_segments(hid_t loc, const tlm_mpi_table *t,
-                                     const void *rows, const int64_t *seg,
-                                     size_t n_seg, int64_t total,
-                                     MPI_Comm comm, tlm_error *err)
+/* Checks this rank's segments against total, and that every rank's rows
+ * add up to total.  Collective (agreed). */
+static tlm_status check_segments(const tlm_mpi_table *t, const int64_t *seg,
+                                 size_t n_seg, int64_t total,
+                                 int64_t *n_local, MPI_Comm comm,
+                                 tlm_error *err)
 {
     tlm_status st = TLM_OK;
-    hid_t mt = -1, ft = -1, fsp = -1, msp = -1, dcpl = -1, lcpl = -1;
-    hid_t ds = -1, dxpl = -1;
-    int64_t n_local = 0;
+    *n_local = 0;
     for (size_t i = 0; i < n_seg; i++) {
         if (seg[2 * i] < 0 || seg[2 * i + 1] < 0 ||
             seg[2 * i] + seg[2 * i + 1] > total ||
@@ -354,27 +404,31 @@ tlm_status tlm_mpi_h5_write_segments(hid_t loc, const tlm_mpi_table *t,
                                i);
             break;
         }
-        n_local += seg[2 * i + 1];
+        *n_local += seg[2 * i + 1];
     }
     int64_t sum = 0;
-    if (MPI_Allreduce(&n_local, &sum, 1, MPI_INT64_T, MPI_SUM, comm) !=
+    if (MPI_Allreduce(n_local, &sum, 1, MPI_INT64_T, MPI_SUM, comm) !=
         MPI_SUCCESS)
         return tlm_error_set(err, TLM_EMPI, NULL, -1, "MPI_Allreduce failed");
     if (st == TLM_OK && sum != total)
         st = tlm_error_set(err, TLM_EINVAL, NULL, -1,
                            "table '%s': ranks hold %lld rows, expected %lld",
                            t->name, (long long)sum, (long long)total);
-    if (agree_table(&st, comm, TLM_EINVAL, t, "another rank failed", err))
-        return st;
+    agree_table(&st, comm, TLM_EINVAL, t, "another rank failed", err);
+    return st;
+}
 
-    /* The file type is the memory type, padding included: any datatype
-     * conversion breaks collective I/O, and filters need collective I/O. */
-    mt = tlm_mpi_h5_type(t);
-    ft = mt >= 0 ? H5Tcopy(mt) : -1;
-    if (ft < 0) {
-        st = h5_fail(err, "compound type", t->name);
-        goto agree_create;
-    }
+/* Rank 0: the dataset of total rows (chunked, deflate) and its
+ * attributes; *mt its memory type. */
+static tlm_status create_ds(hid_t loc, const tlm_mpi_table *t, int64_t total,
+                            hid_t *ds, hid_t *mt, tlm_error *err)
+{
+    tlm_status st = TLM_OK;
+    hid_t fsp = -1, dcpl = -1, lcpl = -1;
+    *ds = -1;
+    *mt = tlm_mpi_h5_type(t);
+    if (*mt < 0)
+        return h5_fail(err, "compound type", t->name);
     hsize_t dim = (hsize_t)total, maxdim = H5S_UNLIMITED;
     hsize_t chunk = chunk_rows(t, total);
     fsp = H5Screate_simple(1, &dim, &maxdim);
@@ -382,77 +436,209 @@ tlm_status tlm_mpi_h5_write_segments(hid_t loc, const tlm_mpi_table *t,
     lcpl = H5Pcreate(H5P_LINK_CREATE);
     if (fsp < 0 || dcpl < 0 || lcpl < 0 || H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
         H5Pset_deflate(dcpl, 4) < 0 ||
-        H5Pset_create_intermediate_group(lcpl, 1) < 0) {
+        H5Pset_create_intermediate_group(lcpl, 1) < 0)
         st = h5_fail(err, "dataset properties", t->name);
-        goto agree_create;
+    if (st == TLM_OK) {
+        *ds = H5Dcreate2(loc, t->name, *mt, fsp, lcpl, dcpl, H5P_DEFAULT);
+        if (*ds < 0)
+            st = h5_fail(err, "H5Dcreate2", t->name);
     }
-    ds = H5Dcreate2(loc, t->name, ft, fsp, lcpl, dcpl, H5P_DEFAULT);
-    if (ds < 0) {
-        st = h5_fail(err, "H5Dcreate2", t->name);
-        goto agree_create;
-    }
-agree_create:
-    if (agree_table(&st, comm, TLM_EHDF5, t, "another rank failed", err))
-        goto done;
-    st = table_attrs(ds, t, err);
-    if (agree_table(&st, comm, TLM_EHDF5, t, "another rank failed", err))
-        goto done;
-    if (total == 0)
-        goto done;
-
-    /* Selections: the union of this rank's segments, or none. */
-    if (n_local > 0) {
-        int first = 1;
-        for (size_t i = 0; i < n_seg && st == TLM_OK; i++) {
-            hsize_t start = (hsize_t)seg[2 * i];
-            hsize_t count = (hsize_t)seg[2 * i + 1];
-            if (count == 0)
-                continue;
-            if (H5Sselect_hyperslab(fsp, first ? H5S_SELECT_SET : H5S_SELECT_OR,
-                                    &start, NULL, &count, NULL) < 0)
-                st = h5_fail(err, "H5Sselect_hyperslab", t->name);
-            first = 0;
-        }
-        hsize_t mdim = (hsize_t)n_local;
-        msp = H5Screate_simple(1, &mdim, NULL);
-    } else {
-        hsize_t one = 1;
-        msp = H5Screate_simple(1, &one, NULL);
-        if (msp >= 0 && (H5Sselect_none(msp) < 0 || H5Sselect_none(fsp) < 0))
-            st = h5_fail(err, "H5Sselect_none", t->name);
-    }
-    dxpl = H5Pcreate(H5P_DATASET_XFER);
-    if (st == TLM_OK &&
-        (msp < 0 || dxpl < 0 ||
-         H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) < 0))
-        st = h5_fail(err, "transfer properties", t->name);
-    if (agree_table(&st, comm, TLM_EHDF5, t, "another rank failed", err))
-        goto done;
-    {
-        static const char dummy[64];
-        const void *buf = n_local > 0 ? rows : (const void *)dummy;
-        if (H5Dwrite(ds, mt, msp, fsp, dxpl, buf) < 0)
-            st = h5_fail(err, "H5Dwrite", t->name);
-    }
-    (void)agree_table(&st, comm, TLM_EHDF5, t,
-                      "write failed on another rank", err);
-done: /* each object has its own close function: one line each */
-    if (dxpl >= 0)
-        H5Pclose(dxpl);
-    if (ds >= 0)
-        H5Dclose(ds);
-    if (msp >= 0)
-        H5Sclose(msp);
+    if (st == TLM_OK)
+        st = table_attrs(*ds, t, err);
     if (fsp >= 0)
         H5Sclose(fsp);
     if (dcpl >= 0)
         H5Pclose(dcpl);
     if (lcpl >= 0)
         H5Pclose(lcpl);
-    if (ft >= 0)
-        H5Tclose(ft);
+    return st;
+}
+
+/* Rank 0: writes count rows of buf at row first of ds. */
+static tlm_status write_rows(hid_t ds, hid_t mt, const tlm_mpi_table *t,
+                             int64_t first, int64_t count, const void *buf,
+                             tlm_error *err)
+{
+    if (count <= 0)
+        return TLM_OK;
+    tlm_status st = TLM_OK;
+    hsize_t start = (hsize_t)first, n = (hsize_t)count;
+    hid_t fsp = H5Dget_space(ds);
+    hid_t msp = H5Screate_simple(1, &n, NULL);
+    if (fsp < 0 || msp < 0 ||
+        H5Sselect_hyperslab(fsp, H5S_SELECT_SET, &start, NULL, &n, NULL) < 0 ||
+        H5Dwrite(ds, mt, msp, fsp, H5P_DEFAULT, buf) < 0)
+        st = h5_fail(err, "H5Dwrite", t->name);
+    if (msp >= 0)
+        H5Sclose(msp);
+    if (fsp >= 0)
+        H5Sclose(fsp);
+    return st;
+}
+
+/* Rows per message from a rank to rank 0: about 4 MiB. */
+static int64_t msg_rows(const tlm_mpi_table *t)
+{
+    int64_t r = (int64_t)((4u << 20) / (t->row_size ? t->row_size : 1));
+    return r > 0 ? r : 1;
+}
+
+/* Rank 0 receives segment (first, count) of rank `from` in messages of
+ * msg_rows rows and writes them (unless *st already failed: the rows are
+ * still received, so the sender never waits forever). */
+static void recv_segment(hid_t ds, hid_t mt, const tlm_mpi_table *t,
+                         int from, int64_t first, int64_t count, char *buf,
+                         MPI_Comm comm, tlm_status *st, tlm_error *err)
+{
+    int64_t per = msg_rows(t);
+    for (int64_t k = 0; k < count; k += per) {
+        int64_t m = count - k < per ? count - k : per;
+        MPI_Recv(buf, (int)(m * (int64_t)t->row_size), MPI_BYTE, from, 77,
+                 comm, MPI_STATUS_IGNORE);
+        if (*st == TLM_OK)
+            *st = write_rows(ds, mt, t, first + k, m, buf, err);
+    }
+}
+
+/* Rank != 0: sends its rows, segment by segment, in msg_rows messages. */
+static void send_rows(const tlm_mpi_table *t, const void *rows,
+                      const int64_t *seg, size_t n_seg, MPI_Comm comm)
+{
+    int64_t per = msg_rows(t);
+    const char *p = rows;
+    for (size_t i = 0; i < n_seg; i++)
+        for (int64_t k = 0; k < seg[2 * i + 1]; k += per) {
+            int64_t m = seg[2 * i + 1] - k < per ? seg[2 * i + 1] - k : per;
+            MPI_Send(p, (int)(m * (int64_t)t->row_size), MPI_BYTE, 0, 77,
+                     comm);
+            p += m * (int64_t)t->row_size;
+        }
+}
+
+/* Every rank's segments on rank 0: *all holds (first, count, rank)
+ * triples sorted by first row. */
+static tlm_status gather_segments(const int64_t *seg, size_t n_seg, int me,
+                                  int np, MPI_Comm comm, int64_t **all,
+                                  size_t *n_all);
+
+/* Rank 0: every segment in row order, its own copied from rows, the
+ * others received from their ranks into buf (msg_rows rows). */
+static tlm_status write_all_segments(hid_t loc, const tlm_mpi_table *t,
+                                     const void *rows, int64_t total,
+                                     const int64_t *all, size_t n_all,
+                                     char *buf, MPI_Comm comm, tlm_error *err)
+{
+    hid_t ds = -1, mt = -1;
+    tlm_status st = loc < 0 ? TLM_EHDF5 : create_ds(loc, t, total, &ds, &mt,
+                                                     err);
+    const char *own = rows;
+    for (size_t i = 0; i < n_all; i++) {
+        int64_t first = all[3 * i], count = all[3 * i + 1];
+        int from = (int)all[3 * i + 2];
+        if (from == 0) {
+            if (st == TLM_OK)
+                st = write_rows(ds, mt, t, first, count, own, err);
+            own += count * (int64_t)t->row_size;
+        } else {
+            recv_segment(ds, mt, t, from, first, count, buf, comm, &st, err);
+        }
+    }
+    if (ds >= 0)
+        H5Dclose(ds);
     if (mt >= 0)
         H5Tclose(mt);
+    return st;
+}
+
+tlm_status tlm_mpi_h5_write_segments(hid_t loc, const tlm_mpi_table *t,
+                                     const void *rows, const int64_t *seg,
+                                     size_t n_seg, int64_t total,
+                                     MPI_Comm comm, tlm_error *err)
+{
+    int me = 0, np = 1;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &np);
+    int64_t n_local = 0;
+    tlm_status st = check_segments(t, seg, n_seg, total, &n_local, comm, err);
+    if (st != TLM_OK)
+        return st;
+    int64_t *all = NULL;
+    size_t n_all = 0;
+    char *buf = me == 0 ? malloc((size_t)msg_rows(t) * t->row_size) : NULL;
+    st = gather_segments(seg, n_seg, me, np, comm, &all, &n_all);
+    if (me == 0 && !buf)
+        st = TLM_ENOMEM;
+    if (st != TLM_OK)
+        tlm_error_set(err, st, NULL, -1, "out of memory writing '%s'",
+                      t->name);
+    if (agree_table(&st, comm, TLM_ENOMEM, t, "out of memory", err))
+        goto done;
+    if (me == 0)
+        st = write_all_segments(loc, t, rows, total, all, n_all, buf, comm,
+                                err);
+    else
+        send_rows(t, rows, seg, n_seg, comm);
+    (void)agree_table(&st, comm, TLM_EHDF5, t, "writing failed on rank 0",
+                      err);
+done:
+    free(buf);
+    free(all);
+    return st;
+}
+
+static int cmp_seg(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+static tlm_status gather_segments(const int64_t *seg, size_t n_seg, int me,
+                                  int np, MPI_Comm comm, int64_t **all,
+                                  size_t *n_all)
+{
+    int mine = (int)(2 * n_seg), *cnt = NULL, *dsp = NULL;
+    int64_t *flat = NULL;
+    tlm_status st = TLM_OK;
+    *all = NULL;
+    *n_all = 0;
+    if (me == 0) {
+        cnt = calloc((size_t)np, sizeof *cnt);
+        dsp = calloc((size_t)np, sizeof *dsp);
+        if (!cnt || !dsp)
+            st = TLM_ENOMEM;
+    }
+    st = agree(st, comm);
+    if (st == TLM_OK)
+        MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, comm);
+    size_t tot = 0;
+    for (int r = 0; st == TLM_OK && me == 0 && r < np; r++) {
+        dsp[r] = (int)tot;
+        tot += (size_t)cnt[r];
+    }
+    if (st == TLM_OK && me == 0) {
+        flat = malloc((tot ? tot : 1) * sizeof *flat);
+        *all = malloc((tot / 2 * 3 + 1) * sizeof **all);
+        if (!flat || !*all)
+            st = TLM_ENOMEM;
+    }
+    st = agree(st, comm);
+    if (st == TLM_OK)
+        MPI_Gatherv(seg, mine, MPI_INT64_T, flat, cnt, dsp, MPI_INT64_T, 0,
+                    comm);
+    for (int r = 0; st == TLM_OK && me == 0 && r < np; r++)
+        for (int k = 0; k < cnt[r]; k += 2) {
+            int64_t *o = *all + 3 * *n_all;
+            o[0] = flat[dsp[r] + k];
+            o[1] = flat[dsp[r] + k + 1];
+            o[2] = r;
+            if (o[1] > 0)
+                (*n_all)++;
+        }
+    if (st == TLM_OK && me == 0)
+        qsort(*all, *n_all, 3 * sizeof **all, cmp_seg);
+    free(cnt);
+    free(dsp);
+    free(flat);
     return st;
 }
 

@@ -1,13 +1,24 @@
 /*
  * main.c - entry point of tlmpi: dispatches subcommands (which never touch
  * MPI) and otherwise runs the multi-rank analysis driver (analyze.h,
- * driver.c).
+ * driver.c); prints the version and the help of the whole program.
+ *
+ * Started by mpirun, every process runs main(): what a subcommand, the
+ * help or the version prints would come once per rank.  Those run only on
+ * the launcher's rank 0 (read from the environment, before any MPI call);
+ * the other ranks exit 0 at once, so mpirun's exit code is rank 0's.  The
+ * analysis mode prints from rank 0 itself (driver.c).
  */
 #include "analyze.h"
 #include "cli.h"
+#include "opts.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "tlm_git.h"
+#include "tlmpi/tlm_version.h"
 
 typedef struct command {
     const char *name;
@@ -27,27 +38,77 @@ static const command commands[] = {
 static void usage(FILE *f)
 {
     fprintf(f, "usage: tlmpi <command> [options]\n"
-               "       mpirun -n N tlmpi --trace_dir DIR [options]\n\n"
-               "commands:\n");
+               "       mpirun -n N tlmpi --trace_dir DIR [options]\n"
+               "       tlmpi-run -n N --trace_dir DIR [options]\n"
+               "       tlmpi --version | --help\n\n"
+               "commands (one process, no MPI):\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
     fprintf(f, "\n'tlmpi <command> --help' describes a command; "
-               "docs/cli.md has the full reference.\n");
+               "docs/cli.md and man tlmpi have the full reference.\n\n"
+               "The analysis (no command; tlmpi-run starts it under mpirun "
+               "allowing root\nand more ranks than cores):\n\n");
+    fputs(tlm_mpi_opts_usage(), f);
+}
+
+static void version(void)
+{
+    printf("tlmpi %s", TLM_VERSION_STRING);
+    if (TLM_GIT_COMMIT[0])
+        printf(" (git %s)", TLM_GIT_COMMIT);
+    printf("\n");
+}
+
+/* The rank the launcher gave this process (Open MPI, PMIx, MPICH's PMI,
+ * Slurm), or 0 when it was not started by one. */
+static long launcher_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                       "PMI_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return strtol(v, NULL, 10);
+    }
+    return 0;
+}
+
+static int is_opt(const char *a, const char *lng, const char *shrt)
+{
+    return strcmp(a, lng) == 0 || (shrt && strcmp(a, shrt) == 0);
+}
+
+/* --version anywhere among the analysis options (before "--"). */
+static int wants_version(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (is_opt(argv[i], "--version", i == 1 ? "-V" : NULL))
+            return 1;
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2) {
-        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-            if (strcmp(argv[1], commands[i].name) == 0)
-                return commands[i].fn(argc - 1, argv + 1);
-        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        }
-    }
-    if (argc >= 2)
+    const command *cmd = NULL;
+    for (size_t i = 0; argc >= 2 && i < sizeof commands / sizeof commands[0];
+         i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            cmd = &commands[i];
+    int ver = !cmd && wants_version(argc, argv);
+    if (argc >= 2 && !cmd && !ver && !is_opt(argv[1], "--help", "-h"))
         return tlm_mpi_analyze(argc, argv); /* the MPI analysis mode */
+    if (launcher_rank() > 0)
+        return 0; /* rank 0 prints and runs it, once */
+    if (cmd)
+        return cmd->fn(argc - 1, argv + 1);
+    if (ver) {
+        version();
+        return 0;
+    }
+    if (argc >= 2) {
+        usage(stdout);
+        return 0;
+    }
     usage(stderr);
     return 2;
 }

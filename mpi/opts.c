@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "tlmpi/tlm_perf.h"
+#include "tlmpi/tlm_report.h"
 
 static const char usage[] =
     "usage: mpirun -n N tlmpi (--trace_dir D | --trace_pattern P |\n"
@@ -26,7 +27,9 @@ static const char usage[] =
     "                         [--gpus_per_node G] [--gpu_arch NAME]\n"
     "                         [--gpu_arch_json_path F]\n"
     "                         [--straggler_threshold_us T]\n"
-    "                         [--quiet] [--print_schema] [--help]\n"
+    "                         [--steps LIST] [--step_outlier_pct P]\n"
+    "                         [--progress | --quiet] [--print_schema]\n"
+    "                         [--version] [--help]\n"
     "\n"
     "Analyses the PyTorch profiler traces of a distributed job (one per\n"
     "rank) and writes one HDF5 file (default <trace_dir>/tlmpi.h5) plus\n"
@@ -51,8 +54,15 @@ static const char usage[] =
     "  --straggler_threshold_us T  a rank is named a straggler only when\n"
     "                       the others waited more than T us per collective\n"
     "                       for it (default 50)\n"
-    "  --quiet              no progress output\n"
-    "  --print_schema       print the HDF5 schema as Markdown and exit\n";
+    "  --steps LIST         per-step tables of these steps only (3,5-7)\n"
+    "  --step_outlier_pct P a step P% over the median step is an outlier\n"
+    "                       (default 20)\n"
+    "  --progress           progress as plain lines on stderr (log files;\n"
+    "                       default: one updating line on a terminal only)\n"
+    "  --quiet              no progress and no summary line\n"
+    "  --print_schema       print the HDF5 schema as Markdown and exit\n"
+    "  --version            print the version and exit\n"
+    "  --help               print this help and exit\n";
 
 const char *tlm_mpi_opts_usage(void)
 {
@@ -100,6 +110,8 @@ static const optdef defs[] = {
     {"allow_missing", K_FLAG, O_(allow_missing)},
     {"force", K_FLAG, O_(force)},
     {"quiet", K_FLAG, O_(quiet)},
+    {"progress", K_FLAG, O_(progress)},
+    {"version", K_FLAG, O_(version)},
     {"no_report", K_FLAG, O_(no_report)},
     {"help", K_FLAG, O_(help)},
     {"print_schema", K_FLAG, O_(print_schema)},
@@ -110,8 +122,15 @@ static const optdef defs[] = {
     {"gpus_per_node", K_LONG, O_(gpus_per_node)},
     {"gpu_arch", K_STR, O_(gpu_arch)},
     {"straggler_threshold_us", K_USEC, O_(straggler_threshold_us)},
+    {"steps", K_STR, O_(steps)},
+    {"step_outlier_pct", K_LONG, O_(step_outlier_pct)},
 };
 #undef O_
+
+const char *tlm_mpi_opts_name(size_t i)
+{
+    return i < sizeof defs / sizeof defs[0] ? defs[i].name : NULL;
+}
 
 /* --gpu_arch: a bundled name or "none", not beside --gpu_arch_json_path
  * (refused here, before any trace is read). */
@@ -139,6 +158,7 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
     o->world_size = -1;
     o->gpus_per_node = -1;
     o->straggler_threshold_us = TLM_MPI_DEFAULT_STRAGGLER_US;
+    o->step_outlier_pct = (long)(TLM_STEP_OUTLIER_DEFAULT * 100 + 0.5);
     tlm_error_clear(err);
     /* Positional files are collected in place at the front of argv + 1:
      * argv is ours to reorder, the strings are not touched. */
@@ -207,8 +227,11 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
     }
     o->files = argv + 1;
     o->n_files = nf;
-    if (o->help || o->print_schema)
+    if (o->help || o->print_schema || o->version)
         return TLM_OK;
+    if (o->progress && o->quiet)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "--progress and --quiet exclude each other");
     int modes = (o->trace_dir != NULL) + (o->trace_pattern != NULL) +
                 (o->trace_glob != NULL) + (nf > 0);
     if (modes == 0)
@@ -229,6 +252,9 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
     tlm_status ast = check_gpu_arch(o, err);
     if (ast != TLM_OK)
         return ast;
+    tlm_step_sel sel; /* --steps: checked here, parsed again by its user */
+    if (tlm_step_sel_parse(o->steps, &sel, err) != TLM_OK)
+        return TLM_EINVAL;
     if (o->rank_regex) {
         char tmp[1024];
         int g = 0;

@@ -34,6 +34,8 @@ typedef struct tlm_mpi_opts {
     int allow_missing;         /* --allow_missing */
     int force;                 /* --force: replace an existing output */
     int quiet;                 /* --quiet: no progress on stderr */
+    int progress;              /* --progress: plain progress lines */
+    int version;               /* --version */
     int no_report;             /* --no_report: no report.md / CSVs */
     int help;                  /* --help */
     int print_schema;          /* --print_schema: Markdown of the HDF5 schema */
@@ -42,6 +44,10 @@ typedef struct tlm_mpi_opts {
     const char *output_csvs_dir; /* --output_csvs_dir D (CSV sheets) */
     const char *gpu_arch_json_path; /* --gpu_arch_json_path F */
     long gpus_per_node;        /* --gpus_per_node N; -1 = unknown */
+    const char *steps;         /* --steps LIST: per-step tables of these
+                                * step numbers only (tlm_step_sel_parse) */
+    long step_outlier_pct;     /* --step_outlier_pct P: outlier steps are
+                                * P% over the median (default 20) */
     const char *gpu_arch;      /* --gpu_arch NAME (bundled, or "none") */
     double straggler_threshold_us; /* --straggler_threshold_us T (>= 0) */
 } tlm_mpi_opts;
@@ -53,6 +59,10 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *opts,
 
 /* Usage text of the analysis mode (static). */
 const char *tlm_mpi_opts_usage(void);
+
+/* Name (without "--") of the i-th option the parser knows, or NULL past
+ * the last one: the help test checks that the usage text names each. */
+const char *tlm_mpi_opts_name(size_t i);
 
 /* Translates a Python `re` rank regex into POSIX ERE: "(?P<name>" becomes
  * "(", \d [0-9], \w [[:alnum:]_], \s [[:space:]]; inside brackets \d, \w

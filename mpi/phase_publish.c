@@ -1,8 +1,9 @@
 /*
  * phase_publish.c - the last phase: every rank has closed the HDF5 file
  * (agreed in the write phase); rank 0 writes report.md and the CSV sheets
- * (report0.c) under temporary names too, then publishes everything (the
- * sheets, then the HDF5 file, renamed) or nothing, and says what it
+ * (report0.c) under temporary names too, staged in the same output set
+ * as the HDF5 file, then publishes the set (tlm_outset_commit: all files
+ * or none, the previous ones restored on failure) and says what it
  * wrote.
  */
 #include "driver.h"
@@ -56,14 +57,18 @@ static void results_of(const tlm_mpi_ctx *c, const tlm_row_trace *rows,
     r->n_tl_sum = k->n_tl_sum;
     r->tl_strag = k->tl_strag;
     r->n_tl_strag = k->n_tl_strag;
+    r->steps = c->steps.all;
+    r->n_steps = c->steps.n_all;
+    r->step_sum = c->steps.sum;
+    r->n_step_sum = c->steps.n_sum;
     uint64_t b = 0;
     for (size_t i = 0; i < c->n_res; i++)
         b += (uint64_t)c->res[i].row.bytes_on_disk;
     r->bytes_read = b;
 }
 
-/* Rank 0: report.md and the CSV sheets under temporary names (*pend). */
-static tlm_status write_report(const tlm_mpi_ctx *c, tlm_mpi_pending *pend)
+/* Rank 0: report.md and the CSV sheets staged in the output set. */
+static tlm_status write_report(tlm_mpi_ctx *c)
 {
     tlm_error err;
     tlm_error_clear(&err);
@@ -82,7 +87,7 @@ static tlm_status write_report(const tlm_mpi_ctx *c, tlm_mpi_pending *pend)
     }
     tlm_mpi_results r;
     results_of(c, rows, tls, &r);
-    st = tlm_mpi_report_write(&r, c->su.rdir, c->su.cdir, pend, &err);
+    st = tlm_mpi_report_write(&r, c->su.rdir, c->su.cdir, &c->out, &err);
     if (st != TLM_OK) {
         char msg[1100];
         tlm_mpi_say0(c, "error: %s", tlm_error_format(&err, msg, sizeof msg));
@@ -93,53 +98,45 @@ done:
     return st;
 }
 
-/* Rank 0: renames the pending report files, then the HDF5 file; on any
- * failure removes what is left. */
-static tlm_status commit0(const tlm_mpi_ctx *c, tlm_mpi_pending *pend,
-                          tlm_status st)
+/* Rank 0: publishes the whole set (HDF5 file and report files), or, when
+ * anything failed, removes every temporary; a failed commit has put the
+ * previous files back. */
+static tlm_status commit0(tlm_mpi_ctx *c, tlm_status st)
 {
     tlm_error err;
     tlm_error_clear(&err);
-    if (st == TLM_OK) {
-        st = tlm_mpi_pending_commit(pend, &err);
-        if (st == TLM_OK && rename(c->su.tmp, c->su.out) != 0)
-            st = tlm_error_set(&err, TLM_EIO, c->su.out, -1,
-                               "cannot rename %s: %s", c->su.tmp,
-                               strerror(errno));
-        if (st != TLM_OK) {
-            char msg[1100];
-            tlm_mpi_say0(c, "error: %s",
-                         tlm_error_format(&err, msg, sizeof msg));
-        }
-    }
     if (st != TLM_OK) {
-        tlm_mpi_pending_abort(pend);
-        unlink(c->su.tmp);
+        tlm_outset_abort(&c->out);
+        return st;
+    }
+    st = tlm_outset_commit(&c->out, &err);
+    if (st != TLM_OK) {
+        char msg[1100];
+        tlm_mpi_say0(c, "error: %s (the previous outputs are kept)",
+                     tlm_error_format(&err, msg, sizeof msg));
     }
     return st;
 }
 
 tlm_status tlm_mpi_phase_publish(tlm_mpi_ctx *c)
 {
-    tlm_mpi_pending pend;
-    pend.n = 0;
     tlm_status st = TLM_OK;
     if (c->me == 0 && !c->o.no_report)
-        st = write_report(c, &pend);
+        st = write_report(c);
     st = tlm_mpi_agree(st, c->comm);
     if (c->me == 0)
-        st = commit0(c, &pend, st);
+        st = commit0(c, st);
     st = tlm_mpi_agree(st, c->comm);
     if (st != TLM_OK)
         return st;
-    if (!c->o.quiet)
+    if (!c->o.quiet) {
+        /* every part of the run, so that they add up to the total */
+        char parts[512];
+        double total = 0;
+        tlm_mpi_phase_times(c, tlm_mpi_now(), parts, sizeof parts, &total);
         tlm_mpi_say0(c, "wrote %s (%zu traces, %zu collective instances) in "
-                        "%.2f s (reading %.2f s, collectives %.2f s, HDF5 "
-                        "%.2f s)",
-                     c->su.out, c->n_res, c->k.n_inst,
-                     tlm_mpi_now() - c->t0, c->phase[TLM_MPI_T_READ],
-                     c->phase[TLM_MPI_T_COLLECTIVES] -
-                         c->phase[TLM_MPI_T_CHECK],
-                     c->phase[TLM_MPI_T_HDF5] - c->phase[TLM_MPI_T_TABLES]);
+                        "%.2f s: %s",
+                     c->su.out, c->n_res, c->k.n_inst, total, parts);
+    }
     return TLM_OK;
 }

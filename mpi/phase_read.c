@@ -1,48 +1,69 @@
 /*
  * phase_read.c - every rank reads the traces assigned to it (trace.c does
  * one), in list order.  Unless --quiet, each finished trace is reported to
- * rank 0 (a small message: its size and status), which prints a progress
- * line at most once a second and at the end.  Reading never fails the job
- * here: a bad trace is recorded in its result and named by the check
- * phase.
+ * rank 0 (a small message: its size and status), which counts traces,
+ * bytes and the ranks that are done and hands them to its progress
+ * display (progress.c: a line on a terminal, plain lines with --progress).
+ * Reading never fails the job here: a bad trace is recorded in its result
+ * and named by the check phase.
  */
 #include "driver.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "exchange.h"
 
 #define TAG_PROGRESS 4242
 
+/* Rank 0's view of the reading: traces and bytes read, and per MPI rank
+ * the traces it has still to read (from the assignment every rank has). */
 typedef struct progress {
     size_t done, total;
     uint64_t bytes;
-    double last;
+    int *left;               /* per MPI rank; NULL: ranks not counted */
+    int ranks_done;
 } progress;
 
-static void progress_print(const tlm_mpi_ctx *c, progress *p, int force)
+static void progress_init(const tlm_mpi_ctx *c, progress *p)
 {
-    double t = tlm_mpi_now();
-    if (!force && t - p->last < 1.0)
+    memset(p, 0, sizeof *p);
+    p->total = c->fl.n;
+    if (c->me != 0 || c->o.quiet)
         return;
-    p->last = t;
-    double el = t - c->t0;
-    fprintf(stderr,
-            "tlmpi: %zu/%zu traces read, %.1f MB on disk, %.1f MB/s\n",
-            p->done, p->total, (double)p->bytes / 1e6,
-            el > 0 ? (double)p->bytes / 1e6 / el : 0.0);
-    fflush(stderr);
+    p->left = calloc((size_t)c->np, sizeof *p->left);
+    if (!p->left)
+        return; /* the display goes on without the rank count */
+    for (size_t i = 0; i < c->fl.n; i++)
+        p->left[c->owner[i]]++;
+    for (int r = 0; r < c->np; r++)
+        p->ranks_done += p->left[r] == 0;
+}
+
+/* Rank 0: one more trace read, by MPI rank src, of the given size. */
+static void progress_add(const tlm_mpi_ctx *c, progress *p, int src,
+                         uint64_t bytes)
+{
+    p->done++;
+    p->bytes += bytes;
+    if (p->left && src >= 0 && src < c->np && p->left[src] > 0 &&
+        --p->left[src] == 0)
+        p->ranks_done++;
+    tlm_mpi_progress_files(c->prog, p->done, p->total, p->bytes,
+                           p->left ? p->ranks_done : 0,
+                           p->left ? c->np : 0, tlm_mpi_now(),
+                           p->done == p->total);
 }
 
 /* Rank 0: counts the progress messages that arrived (block: until every
  * trace is done). */
 static void progress_drain(const tlm_mpi_ctx *c, progress *p, int block)
 {
-    for (;;) {
+    while (p->done < p->total) {
         int flag = 0;
         MPI_Status ms;
-        if (block && p->done < p->total) {
+        if (block) {
             MPI_Probe(MPI_ANY_SOURCE, TAG_PROGRESS, c->comm, &ms);
             flag = 1;
         } else {
@@ -53,11 +74,7 @@ static void progress_drain(const tlm_mpi_ctx *c, progress *p, int block)
         int64_t msg[2];
         MPI_Recv(msg, 2, MPI_INT64_T, ms.MPI_SOURCE, TAG_PROGRESS, c->comm,
                  MPI_STATUS_IGNORE);
-        p->done++;
-        p->bytes += (uint64_t)msg[0];
-        progress_print(c, p, p->done == p->total);
-        if (p->done >= p->total)
-            return;
+        progress_add(c, p, ms.MPI_SOURCE, (uint64_t)msg[0]);
     }
 }
 
@@ -72,8 +89,10 @@ tlm_status tlm_mpi_phase_read(tlm_mpi_ctx *c)
         tlm_mpi_say0(c, "error: out of memory");
         return st;
     }
+    /* every rank knows --quiet; only rank 0 knows how it shows progress */
     int show = !c->o.quiet;
-    progress p = {0, c->fl.n, 0, tlm_mpi_now()};
+    progress p;
+    progress_init(c, &p);
     int64_t (*msgs)[2] = show && c->me != 0 ? calloc(n ? n : 1, sizeof *msgs)
                                             : NULL;
     MPI_Request *reqs = show && c->me != 0 ? calloc(n ? n : 1, sizeof *reqs)
@@ -87,9 +106,7 @@ tlm_status tlm_mpi_phase_read(tlm_mpi_ctx *c)
         tlm_mpi_read_trace(c, i, &c->lres[k]);
         c->bytes_read += (uint64_t)c->fl.size[i];
         if (show && c->me == 0) {
-            p.done++;
-            p.bytes += (uint64_t)c->fl.size[i];
-            progress_print(c, &p, p.done == p.total);
+            progress_add(c, &p, 0, (uint64_t)c->fl.size[i]);
             progress_drain(c, &p, 0);
         } else if (show && can_send) {
             msgs[k][0] = c->fl.size[i];
@@ -110,5 +127,6 @@ tlm_status tlm_mpi_phase_read(tlm_mpi_ctx *c)
         MPI_Waitall((int)k, reqs, MPI_STATUSES_IGNORE);
     free(msgs);
     free(reqs);
+    free(p.left);
     return TLM_OK;
 }

@@ -12,11 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "assign.h"
 #include "exchange.h"
+#include "sigclean.h"
 
 /* snprintf for paths: 0, or -1 when the result did not fit. */
 static int pathf(char *dst, size_t cap, const char *fmt, ...) TLM_PRINTF(3, 4);
@@ -40,33 +39,11 @@ static void dirname_of(const char *path, char *out, size_t cap)
         snprintf(out, cap, "%.*s", (int)(s - path), path);
 }
 
-static int is_dir(const char *p)
-{
-    struct stat sb;
-    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-static tlm_status ensure_dir(const char *p, tlm_error *err)
-{
-    if (is_dir(p))
-        return TLM_OK;
-    if (mkdir(p, 0777) != 0 && !is_dir(p))
-        return tlm_error_set(err, TLM_EIO, p, -1,
-                             "cannot create output folder: %s",
-                             strerror(errno));
-    return TLM_OK;
-}
-
-/* Rank 0: discovers the traces and fills c->su with the output paths,
- * checked (folder exists and is writable, no file replaced without
- * --force). */
-static tlm_status setup0(tlm_mpi_ctx *c, tlm_error *err)
+/* Rank 0: the output paths (HDF5 file, report folder, CSV folder). */
+static tlm_status output_paths(tlm_mpi_ctx *c, tlm_error *err)
 {
     tlm_mpi_setup *s = &c->su;
     int bad = 0;
-    tlm_status st = tlm_mpi_discover(&c->o, &c->fl, err);
-    if (st != TLM_OK)
-        return st;
     if (c->o.output)
         bad |= pathf(s->out, sizeof s->out, "%s", c->o.output);
     else if (c->o.trace_dir)
@@ -76,38 +53,58 @@ static tlm_status setup0(tlm_mpi_ctx *c, tlm_error *err)
         dirname_of(c->fl.path[0], d, sizeof d);
         bad |= pathf(s->out, sizeof s->out, "%s/tlmpi.h5", d);
     }
-    if (bad)
-        return tlm_error_set(err, TLM_ELIMIT, NULL, -1,
-                             "output path too long");
     char odir[TLM_MPI_PATH_CAP];
     dirname_of(s->out, odir, sizeof odir);
-    if (!is_dir(odir))
-        return tlm_error_set(err, TLM_ENOTFOUND, odir, -1,
-                             "output folder does not exist");
-    if (access(odir, W_OK) != 0)
-        return tlm_error_set(err, TLM_EIO, odir, -1,
-                             "output folder is not writable: %s",
-                             strerror(errno));
-    if (access(s->out, F_OK) == 0 && !c->o.force)
-        return tlm_error_set(err, TLM_EEXIST, s->out, -1,
-                             "output file exists; use --force to replace "
-                             "it");
-    bad |= pathf(s->tmp, sizeof s->tmp, "%s.tmp-%ld", s->out, (long)getpid());
-    if (c->o.output_dir)
-        bad |= pathf(s->rdir, sizeof s->rdir, "%s", c->o.output_dir);
-    else
-        bad |= pathf(s->rdir, sizeof s->rdir, "%s", odir);
+    bad |= pathf(s->rdir, sizeof s->rdir, "%s",
+                 c->o.output_dir ? c->o.output_dir : odir);
     bad |= pathf(s->cdir, sizeof s->cdir, "%s",
-             c->o.output_csvs_dir ? c->o.output_csvs_dir : s->rdir);
+                 c->o.output_csvs_dir ? c->o.output_csvs_dir : s->rdir);
     if (bad)
         return tlm_error_set(err, TLM_ELIMIT, NULL, -1,
                              "output path too long");
-    if (!c->o.no_report) {
-        if ((st = ensure_dir(s->rdir, err)) != TLM_OK ||
-            (st = ensure_dir(s->cdir, err)) != TLM_OK)
-            return st;
-    }
     return TLM_OK;
+}
+
+/* Rank 0: every output of the run checked before any trace is read
+ * (regular file or absent, not an input, --force to replace, folder
+ * created and writable) and the HDF5 file staged in c->out. */
+static tlm_status check_outputs(tlm_mpi_ctx *c, tlm_error *err)
+{
+    tlm_mpi_setup *s = &c->su;
+    tlm_status st = tlm_outset_init(&c->out, c->o.force, err);
+    tlm_mpi_signals_track(&c->out);
+    for (size_t i = 0; st == TLM_OK && i < c->fl.n; i++)
+        st = tlm_outset_add_input(&c->out, c->fl.path[i], err);
+    const char *tmp = NULL;
+    if (st == TLM_OK)
+        st = tlm_outset_stage(&c->out, s->out, &tmp, err);
+    if (st == TLM_OK && pathf(s->tmp, sizeof s->tmp, "%s", tmp) != 0)
+        st = tlm_error_set(err, TLM_ELIMIT, NULL, -1, "output path too long");
+    if (st != TLM_OK || c->o.no_report)
+        return st;
+    char p[TLM_MPI_PATH_CAP];
+    if (pathf(p, sizeof p, "%s/report.md", s->rdir) != 0)
+        return tlm_error_set(err, TLM_ELIMIT, NULL, -1,
+                             "output path too long");
+    st = tlm_outset_check(&c->out, p, err);
+    for (size_t i = 0; st == TLM_OK && tlm_mpi_report_csvs[i]; i++) {
+        if (pathf(p, sizeof p, "%s/%s", s->cdir, tlm_mpi_report_csvs[i]))
+            return tlm_error_set(err, TLM_ELIMIT, NULL, -1,
+                                 "output path too long");
+        st = tlm_outset_check(&c->out, p, err);
+    }
+    return st;
+}
+
+/* Rank 0: discovers the traces, then checks every output. */
+static tlm_status setup0(tlm_mpi_ctx *c, tlm_error *err)
+{
+    tlm_status st = tlm_mpi_discover(&c->o, &c->fl, err);
+    if (st == TLM_OK)
+        st = output_paths(c, err);
+    if (st == TLM_OK)
+        st = check_outputs(c, err);
+    return st;
 }
 
 /* Rank 0 discovers; everyone receives the list and the assignment.

@@ -1,12 +1,14 @@
 /*
- * phase_write.c - tlmpi.h5, written by every rank together (h5write.c)
- * under the temporary name chosen in the setup phase.  First a check that
- * the output device has room (parallel HDF5 1.10 does not survive a write
- * failing for lack of space), then the file attributes and every table of
- * tables.h in file order: rank 0's tables as they are, the per-trace
- * tables through explicit row segments so that row order does not depend
- * on which MPI rank read which trace.  On failure the temporary file is
- * removed; the publish phase renames it.
+ * phase_write.c - tlmpi.h5, built by rank 0 from every rank's rows
+ * (h5write.c: the other ranks send theirs in bounded messages) and written
+ * under the temporary name staged in the setup phase.  First a check that
+ * the output device has room (a clear message early), then the file
+ * attributes and every table of tables.h in file order: rank 0's tables
+ * as they are, the per-trace tables through explicit row segments so that
+ * row order does not depend on which MPI rank read which trace.  No HDF5
+ * call is collective, so a failing write on rank 0 cannot leave the other
+ * ranks waiting; every rank agrees on the result.  On failure the
+ * temporary file is removed; the publish phase publishes the set.
  */
 #include "driver.h"
 
@@ -232,6 +234,8 @@ static tlm_status write_tables(tlm_mpi_ctx *c, hid_t f,
         {&tlm_tab_summary, h->sr, h->ns, 0},
         {&tlm_tab_clock, h->cr, h->nc, 0},
         {&tlm_tab_stragglers, h->gr, h->ng, 0},
+        {&tlm_tab_steps, c->steps.rows, c->steps.n_rows, 1},
+        {&tlm_tab_step_summary, c->steps.sum, c->steps.n_sum, 0},
     };
     tlm_status st = TLM_OK;
     for (size_t i = 0; st == TLM_OK && i < sizeof sets / sizeof sets[0];
@@ -284,14 +288,17 @@ tlm_status tlm_mpi_phase_write(tlm_mpi_ctx *c)
     tlm_status st = write_h5(c, &err);
     if (st != TLM_OK) {
         char msg[1100];
+        if (err.code != TLM_OK &&
+            (!err.file[0] || strstr(err.file, ".tlmpi-")))
+            tlm_mpi_strset(err.file, sizeof err.file, c->su.out);
         if (err.code != TLM_OK)
             tlm_mpi_say0(c, "error: %s",
                          tlm_error_format(&err, msg, sizeof msg));
         else
             tlm_mpi_say0(c, "error: writing %s failed on another rank",
-                         c->su.tmp);
+                         c->su.out);
         if (c->me == 0)
-            unlink(c->su.tmp);
+            tlm_outset_abort(&c->out);
     }
     return st;
 }

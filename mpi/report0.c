@@ -516,11 +516,15 @@ static tlm_status sheet_summary_long(const tlm_mpi_results *r,
     return st;
 }
 
+const char *const tlm_mpi_report_csvs[] = {
+    "nccl_summary_implicit_sync.csv", "nccl_summary_long.csv",
+    "nccl_long.csv", "nccl_implicit_sync.csv", "straggler_summary.csv", NULL};
+
 tlm_status tlm_mpi_report_write(const tlm_mpi_results *r,
                                 const char *report_dir, const char *csv_dir,
-                                tlm_mpi_pending *pend, tlm_error *err)
+                                tlm_outset *set, tlm_error *err)
 {
-    tlm_mpi_dest rd = {report_dir, pend}, cd = {csv_dir, pend};
+    tlm_mpi_dest rd = {report_dir, set}, cd = {csv_dir, set};
     tlm_status st = tlm_mpi_report_md(r, &rd, err);
     if (st == TLM_OK)
         st = sheet_summary(r, &cd, err);
@@ -533,7 +537,7 @@ tlm_status tlm_mpi_report_write(const tlm_mpi_results *r,
     if (st == TLM_OK)
         st = sheet_straggler(r, &cd, err);
     if (st != TLM_OK)
-        tlm_mpi_pending_abort(pend);
+        tlm_outset_abort(set);
     return st;
 }
 

@@ -15,6 +15,7 @@
 #include "opts.h"
 #include "tables.h"
 #include "tlmpi/tlm_coll.h"
+#include "tlmpi/tlm_outset.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,33 +72,26 @@ typedef struct tlm_mpi_results {
     size_t n_tl_sum;
     const tlm_coll_tl_straggler_row *tl_strag;
     size_t n_tl_strag;
+    const tlm_row_step *steps;           /* by (trace_rank, step) */
+    size_t n_steps;
+    const tlm_row_step_sum *step_sum;    /* by step */
+    size_t n_step_sum;
 } tlm_mpi_results;
 
-/* Files written under temporary names, to be published together. */
-#define TLM_MPI_MAX_PENDING 8
 #define TLM_MPI_PATH_MAX 4200
-typedef struct tlm_mpi_pending {
-    size_t n;
-    char tmp[TLM_MPI_MAX_PENDING][TLM_MPI_PATH_MAX + 32];
-    char path[TLM_MPI_MAX_PENDING][TLM_MPI_PATH_MAX];
-} tlm_mpi_pending;
 
-/* Writes <report_dir>/report.md and the CSV sheets into csv_dir (both
- * folders must exist), each under a temporary name recorded in *pend
- * (pend->n = 0 on entry).  Nothing is published: the caller renames them
- * with tlm_mpi_pending_commit() or removes them with
- * tlm_mpi_pending_abort().  On failure the files written so far are
- * removed.  Errors: TLM_EIO (message names the file), TLM_ENOMEM. */
+/* The files tlm_mpi_report_write writes: report.md into the report
+ * folder, then these CSV sheets into the CSV folder (NULL-terminated).
+ * The setup phase checks them all before any trace is read. */
+extern const char *const tlm_mpi_report_csvs[];
+
+/* Writes <report_dir>/report.md and the CSV sheets into csv_dir, each
+ * staged in *set under a temporary name.  Nothing is published: the
+ * caller commits or aborts the set.  Errors: TLM_EIO (message names the
+ * file and the errno text), TLM_ENOMEM, those of tlm_outset_stage. */
 tlm_status tlm_mpi_report_write(const tlm_mpi_results *r,
                                 const char *report_dir, const char *csv_dir,
-                                tlm_mpi_pending *pend, tlm_error *err);
-
-/* Renames every pending file to its final name (stopping at the first
- * failure, whose message names the file; the rest are removed). */
-tlm_status tlm_mpi_pending_commit(tlm_mpi_pending *p, tlm_error *err);
-
-/* Removes every pending file. */
-void tlm_mpi_pending_abort(tlm_mpi_pending *p);
+                                tlm_outset *set, tlm_error *err);
 
 /* A double as Python's repr() prints it (shortest text that reads back to
  * the same value; fixed notation for 1e-4 <= |v| < 1e16 with at least one

@@ -1,7 +1,8 @@
 /*
  * report0_md.c - report.md, the job at a glance for a human: what was read
  * and how long each phase took, the GPU timeline spread over ranks with
- * the outlier named, exposed communication per rank, the top ops merged
+ * the outlier named, exposed communication per rank, the steps with their
+ * outliers, the top ops merged
  * across ranks, the collective summary, the stragglers and the clock
  * offsets, each section a function below.  Long tables are cut (the HDF5
  * file has every row) so that the report stays readable for big jobs.
@@ -14,7 +15,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -238,6 +238,61 @@ static void md_timeline(FILE *f, const tlm_mpi_results *r, int64_t *tmp)
     md_exposed_comm(f, r);
 }
 
+/* One line of the per-step table. */
+static void md_step_row(FILE *f, const tlm_row_step_sum *s)
+{
+    fprintf(f, "| %lld | %d | %.3f | %.3f | %.3f (rank %d) | %.3f | %.3f "
+               "| %.3f | %.2f | %s |\n",
+            (long long)s->step, s->n_ranks, ms(s->dur_min_ns),
+            s->dur_median_ns / 1e6, ms(s->dur_max_ns), s->slowest_rank,
+            s->gpu_busy_median_ns / 1e6, ms(s->exposed_comm_max_ns),
+            ms(s->comm_max_ns), s->vs_median,
+            s->outlier ? "**yes**" : "-");
+}
+
+/* Per-step table (docs/metrics-steps.md): every step up to 48, then only
+ * the outliers.  Nothing when the traces have no ProfilerStep#N and
+ * --steps was not given. */
+static void md_steps(FILE *f, const tlm_mpi_results *r)
+{
+    const char *sel = r->opts ? r->opts->steps : NULL;
+    if (r->n_step_sum == 0 && !sel)
+        return;
+    fputs("## Steps (ms)\n\n", f);
+    if (r->n_step_sum == 0) {
+        fprintf(f, "No ProfilerStep#N spans selected by --steps %s.\n\n",
+                sel);
+        return;
+    }
+    size_t n_out = 0;
+    for (size_t i = 0; i < r->n_step_sum; i++)
+        n_out += r->step_sum[i].outlier != 0;
+    fprintf(f, "%zu step%s (CPU annotations ProfilerStep#N%s%s) over the "
+               "ranks; step time = the span's duration, GPU figures "
+               "clipped to it.  Outlier: longest step time over ranks > "
+               "%ld%% above the median over steps (%zu outlier%s).\n\n",
+            r->n_step_sum, r->n_step_sum == 1 ? "" : "s",
+            sel ? ", --steps " : "", sel ? sel : "",
+            r->opts ? r->opts->step_outlier_pct : 20L, n_out,
+            n_out == 1 ? "" : "s");
+    fputs("| step | ranks | min | median | max (slowest rank) | GPU busy "
+          "(median) | exposed comm (max) | collective (max) | vs median | "
+          "outlier |\n|---|---|---|---|---|---|---|---|---|---|\n",
+          f);
+    size_t shown = 0;
+    for (size_t i = 0; i < r->n_step_sum; i++) {
+        if (i >= 48 && !r->step_sum[i].outlier)
+            continue;
+        md_step_row(f, &r->step_sum[i]);
+        shown++;
+    }
+    if (shown < r->n_step_sum)
+        fprintf(f, "| ... | %zu more steps in /steps/summary | | | | | | | "
+                   "| |\n",
+                r->n_step_sum - shown);
+    fputc('\n', f);
+}
+
 /* The top 15 ops merged across ranks. */
 static void md_ops(FILE *f, const tlm_mpi_results *r)
 {
@@ -432,12 +487,12 @@ tlm_status tlm_mpi_report_md(const tlm_mpi_results *r,
     if (!tmp || !sp) {
         free(tmp);
         free(sp);
-        fclose(o.f);
-        unlink(o.tmp);
+        fclose(o.f); /* the caller aborts the set */
         return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     }
     md_glance(f, r);
     md_timeline(f, r, tmp);
+    md_steps(f, r);
     md_ops(f, r);
     md_collectives(f, r);
     md_stragglers(f, r, sp);

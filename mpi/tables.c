@@ -89,9 +89,23 @@ TLM_MPI_TABLE_(tlm_tab_stragglers, tlm_row_straggler, "stragglers",
                TLM_TAB_STRAGGLERS)
 #undef TLM_MPI_ROW
 
+#define TLM_MPI_ROW tlm_row_step
+TLM_MPI_TABLE_(tlm_tab_steps, tlm_row_step, "steps/per_rank",
+               "One row per (trace, ProfilerStep#N): step time, GPU busy, "
+               "compute, collective and exposed communication time clipped "
+               "to the step, sorted by (trace_rank, step).",
+               TLM_TAB_STEPS)
+#undef TLM_MPI_ROW
+#define TLM_MPI_ROW tlm_row_step_sum
+TLM_MPI_TABLE_(tlm_tab_step_summary, tlm_row_step_sum, "steps/summary",
+               "One row per step number across ranks: spread of the step "
+               "time, the slowest rank, the outlier flag; sorted by step.",
+               TLM_TAB_STEP_SUMMARY)
+#undef TLM_MPI_ROW
+
 const tlm_mpi_table *const tlm_mpi_tables[] = {
     &tlm_tab_traces,    &tlm_tab_timeline, &tlm_tab_ops,
     &tlm_tab_ops_merged, &tlm_tab_uargs,  &tlm_tab_kernels,
     &tlm_tab_instances, &tlm_tab_members,
     &tlm_tab_unmatched, &tlm_tab_summary,   &tlm_tab_clock,
-    &tlm_tab_stragglers, NULL};
+    &tlm_tab_stragglers, &tlm_tab_steps, &tlm_tab_step_summary, NULL};

@@ -278,6 +278,35 @@ extern "C" {
     X(I64, dur_sum_ns, 0, "ns", "sum of its member durations")             \
     X(U64, pg_hash, 0, "", "hash of pg_name (0 overall)")
 
+/* /steps/per_rank: one row per (trace, ProfilerStep#N), sorted by
+ * (trace_rank, step); docs/metrics-steps.md. */
+#define TLM_TAB_STEPS(X)                                                    \
+    X(I32, trace_rank, 0, "", "rank")                                       \
+    X(I64, step, 0, "", "N of the CPU annotation ProfilerStep#N")          \
+    X(I64, start_ns, 0, "ns", "step start (raw)")                          \
+    X(I64, dur_ns, 0, "ns", "step time: the span's duration")              \
+    X(I64, gpu_busy_ns, 0, "ns", "union of GPU events in the step")        \
+    X(I64, compute_ns, 0, "ns", "union of non-communication kernels")      \
+    X(I64, comm_ns, 0, "ns", "collective time: union of comm. kernels")    \
+    X(I64, exposed_comm_ns, 0, "ns",                                       \
+      "communication not overlapped by computation")                       \
+    X(I64, idle_ns, 0, "ns", "dur - gpu_busy")                             \
+    X(I64, n_gpu_events, 0, "", "GPU events starting in the step")
+
+/* /steps/summary: one row per step across ranks, sorted by step. */
+#define TLM_TAB_STEP_SUMMARY(X)                                             \
+    X(I64, step, 0, "", "N of ProfilerStep#N")                             \
+    X(I32, n_ranks, 0, "", "ranks with this step")                         \
+    X(I32, slowest_rank, 0, "", "rank with the longest step, ties: lowest")\
+    X(I64, dur_min_ns, 0, "ns", "shortest step time over ranks")           \
+    X(F64, dur_median_ns, 0, "ns", "median step time over ranks")          \
+    X(I64, dur_max_ns, 0, "ns", "longest step time over ranks")            \
+    X(F64, gpu_busy_median_ns, 0, "ns", "median GPU busy time")            \
+    X(I64, exposed_comm_max_ns, 0, "ns", "largest exposed communication")  \
+    X(I64, comm_max_ns, 0, "ns", "largest collective time")                \
+    X(F64, vs_median, 0, "", "dur_max / median over steps of dur_max")     \
+    X(I32, outlier, 0, "", "1: vs_median > 1 + --step_outlier_pct / 100")
+
 #define TLM_MPI_ROWDEF_(NAME, LIST)                                         \
     typedef struct NAME {                                                   \
         LIST(TLM_MPI_FIELD_)                                                \
@@ -295,6 +324,8 @@ TLM_MPI_ROWDEF_(tlm_row_unmatched, TLM_TAB_UNMATCHED)
 TLM_MPI_ROWDEF_(tlm_row_summary, TLM_TAB_SUMMARY)
 TLM_MPI_ROWDEF_(tlm_row_clock, TLM_TAB_CLOCK)
 TLM_MPI_ROWDEF_(tlm_row_straggler, TLM_TAB_STRAGGLERS)
+TLM_MPI_ROWDEF_(tlm_row_step, TLM_TAB_STEPS)
+TLM_MPI_ROWDEF_(tlm_row_step_sum, TLM_TAB_STEP_SUMMARY)
 
 /* Table descriptors (dataset name, doc, columns). */
 extern const tlm_mpi_table tlm_tab_traces;
@@ -309,6 +340,8 @@ extern const tlm_mpi_table tlm_tab_unmatched;
 extern const tlm_mpi_table tlm_tab_summary;
 extern const tlm_mpi_table tlm_tab_clock;
 extern const tlm_mpi_table tlm_tab_stragglers;
+extern const tlm_mpi_table tlm_tab_steps;
+extern const tlm_mpi_table tlm_tab_step_summary;
 
 /* Every table of schema v1, in file order (NULL-terminated). */
 extern const tlm_mpi_table *const tlm_mpi_tables[];

@@ -2,9 +2,10 @@
  * trace.c - one trace on the rank that owns it: read it, tell its rank
  * (file name or distributedInfo, --rank_regex / rank-source order), build
  * its call tree, its single-trace report (GPU timeline and the ops and
- * kernel tables the driver keeps, trace_tables.c) and its collective
- * records (tlm_coll_extract).  A bad trace is recorded in its result (status
- * and message) so that rank 0 can name every bad trace at once.
+ * kernel tables the driver keeps, trace_tables.c), its per-step rows
+ * (phase_steps.c) and its collective records (tlm_coll_extract).  A bad
+ * trace is recorded in its result (status and message) so that rank 0 can
+ * name every bad trace at once.
  */
 #include "driver.h"
 
@@ -166,6 +167,8 @@ static tlm_status analyse_events(tlm_mpi_ctx *c, const tlm_trace *tr,
     row->n_flow_warnings =
         (int64_t)(tst->n_flow_bad_target + tst->n_flow_half);
     st = take_report(c, tree, path, fr, err);
+    if (st == TLM_OK)
+        st = tlm_mpi_keep_steps(c, tree, row->trace_rank, err);
     tlm_tree_free(tree);
     if (st != TLM_OK)
         return st;

@@ -4,6 +4,7 @@
     h5 = tlmpi_h5.load("run42/traces/tlmpi.h5")
     h5["traces"]                  # DataFrame, one row per rank
     h5["collectives/instances"]   # one row per matched collective
+    h5["steps/summary"]           # one row per ProfilerStep#N, outliers
     h5.attrs["command_line"]      # file attributes (schema_version, ...)
     h5.units["collectives/instances"]["comm_latency_ns"]   # "ns"
 

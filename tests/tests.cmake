@@ -83,7 +83,19 @@ foreach(_t ${TLM_INTEGRATION_TESTS})
   add_test(NAME integration_${_n} COMMAND bash ${_t})
   set_tests_properties(integration_${_n} PROPERTIES TIMEOUT 600
     PROCESSORS 2 SKIP_RETURN_CODE 77
-    ENVIRONMENT "${TLM_MPI_TEST_ENV};TLMPI=$<TARGET_FILE:tlmpi>;TLMPI_SYNTH=${TLM_SYNTH_PATH};MPIEXEC=${MPIEXEC_EXECUTABLE};TLM_SHARED_DIR=${TLM_SHARED_DIR};TLM_SOURCE_DIR=${CMAKE_SOURCE_DIR};TLM_BUILD_DIR=${CMAKE_BINARY_DIR};TLM_WORK_DIR=${CMAKE_BINARY_DIR}/itest/${_n}")
+    ENVIRONMENT "${TLM_MPI_TEST_ENV};TLMPI=$<TARGET_FILE:tlmpi>;TLMPI_SYNTH=${TLM_SYNTH_PATH};TLM_FAULT_LIB=$<TARGET_FILE:tlm_fault>;MPIEXEC=${MPIEXEC_EXECUTABLE};TLM_SHARED_DIR=${TLM_SHARED_DIR};TLM_SOURCE_DIR=${CMAKE_SOURCE_DIR};TLM_BUILD_DIR=${CMAKE_BINARY_DIR};TLM_WORK_DIR=${CMAKE_BINARY_DIR}/itest/${_n}")
+endforeach()
+
+# Issue 21's "first contact" section (`ctest -L first_contact`): what a new
+# user meets first.  Other tests join it by name here.
+set(TLM_FIRST_CONTACT_TESTS
+    integration_test_readme integration_test_install integration_test_help
+    integration_test_tlmpi_run integration_test_progress
+    unit_mpi_test_progress)
+foreach(_t ${TLM_FIRST_CONTACT_TESTS})
+  if(TEST ${_t})
+    set_property(TEST ${_t} APPEND PROPERTY LABELS first_contact)
+  endif()
 endforeach()
 
 # Fuzz targets: always built as corpus-replay programs; with clang and
@@ -117,3 +129,11 @@ foreach(_t ${TLM_FUZZ_TARGETS})
     target_link_libraries(${_n}_libfuzzer PRIVATE tlmcore)
   endif()
 endforeach()
+
+# The fault-injection library of the output tests (LD_PRELOAD), built
+# without sanitizers: it is preloaded into instrumented and plain
+# processes alike.
+add_library(tlm_fault SHARED ${CMAKE_SOURCE_DIR}/tests/fault/tlm_fault.c)
+target_compile_options(tlm_fault PRIVATE ${TLM_WARN} -fno-sanitize=all)
+target_link_options(tlm_fault PRIVATE -fno-sanitize=all)
+target_link_libraries(tlm_fault PRIVATE ${CMAKE_DL_LIBS})

@@ -53,6 +53,8 @@ static const char usage[] =
     "                          (when --node_offset_us is not given)\n"
     "  --straggler RANK        this rank arrives late at every collective\n"
     "  --straggler_delay_us D  by D us\n"
+    "  --slow_step N           in ProfilerStep#N every rank arrives late at\n"
+    "  --slow_step_delay_us D  each collective by D us\n"
     "  --jitter_us J           per-rank per-collective arrival jitter in\n"
     "                          [0, J] us\n"
     "  --clip_first RANK:K     RANK's trace misses its first K collectives\n"
@@ -220,6 +222,12 @@ int main(int argc, char **argv)
             o.device_name = val;
         } else if (strcmp(name, "--straggler") == 0) {
             if (parse_int(val, &o.straggler_rank))
+                return bad(name, val);
+        } else if (strcmp(name, "--slow_step") == 0) {
+            if (parse_int(val, &o.slow_step))
+                return bad(name, val);
+        } else if (strcmp(name, "--slow_step_delay_us") == 0) {
+            if (parse_us(val, &o.slow_step_delay_ns))
                 return bad(name, val);
         } else if (strcmp(name, "--straggler_delay_us") == 0) {
             if (parse_us(val, &o.straggler_delay_ns))

@@ -22,6 +22,7 @@
 #define TLM_REPORT_H
 
 #include "tlm_common.h"
+#include "tlm_outset.h"
 #include "tlm_perf.h"
 #include "tlm_tree.h"
 
@@ -221,10 +222,21 @@ TLM_API size_t tlm_report_cell_text(const tlm_report *r, size_t i,
 TLM_API int tlm_report_cell_num(const tlm_report *r, size_t i, size_t row,
                                 size_t col, double *out);
 
-/* Writes <dir>/<table>.csv for every table (dir must exist).  All files
- * are written to temporary names first and renamed only when every one is
- * complete: on failure no new file is left and existing files of the same
- * names are untouched.  Errors: TLM_EIO, TLM_ENOMEM. */
+/* Writes <dir>/<table>.csv for every table (dir NULL: none) and the
+ * Markdown report at md_path (NULL: none), each staged in set under a
+ * temporary name (tlm_outset.h); the caller publishes the set with
+ * tlm_outset_commit.  On failure the set's temporaries are removed and
+ * err names the final file.  Errors: TLM_EIO, TLM_ENOMEM, and those of
+ * tlm_outset_stage (an output that exists without force, a FIFO ...). */
+TLM_API tlm_status tlm_report_stage(const tlm_report *r, tlm_outset *set,
+                                    const char *dir, const char *md_path,
+                                    tlm_error *err);
+
+/* Writes <dir>/<table>.csv for every table.  All files are staged in a
+ * set of their own and published together (tlm_outset_commit): on failure
+ * no new file is left and existing files of the same names are untouched;
+ * existing regular files are replaced, anything else is refused.  Errors:
+ * TLM_EIO, TLM_ENOMEM, TLM_EINVAL. */
 TLM_API tlm_status tlm_report_write_csvs(const tlm_report *r,
                                          const char *dir, tlm_error *err);
 
@@ -234,10 +246,87 @@ TLM_API tlm_status tlm_report_write_all(const tlm_report *r,
                                         tlm_error *err);
 
 /* Writes the Markdown report (timeline, categories, ops, shapes, kernels,
- * findings) to a temporary name, then renames it.  Errors: TLM_EIO,
- * TLM_ENOMEM. */
+ * findings) to a temporary name, then publishes it as above.  Errors:
+ * TLM_EIO, TLM_ENOMEM, TLM_EINVAL. */
 TLM_API tlm_status tlm_report_write_md(const tlm_report *r, const char *path,
                                        tlm_error *err);
+
+/* ---- per-step analysis (steps.c, docs/metrics-steps.md) */
+
+/* A selection of step numbers: "3", "3,5", "2-4,7" (ranges inclusive).
+ * n == 0 selects every step. */
+#define TLM_STEP_SEL_MAX 64
+typedef struct tlm_step_sel {
+    size_t n;
+    int64_t lo[TLM_STEP_SEL_MAX];
+    int64_t hi[TLM_STEP_SEL_MAX];
+} tlm_step_sel;
+
+/* Parses text (NULL or "" = every step).  Errors: TLM_EINVAL (not a list
+ * of non-negative numbers and ranges lo-hi with lo <= hi, or more than
+ * TLM_STEP_SEL_MAX items). */
+TLM_API tlm_status tlm_step_sel_parse(const char *text, tlm_step_sel *sel,
+                                      tlm_error *err);
+
+/* 1 when step is selected. */
+TLM_API int tlm_step_sel_has(const tlm_step_sel *sel, int64_t step);
+
+/* One ProfilerStep#N span of one trace; times int64 ns on the trace's own
+ * clock.  GPU figures are unions of the linked GPU events (all devices and
+ * streams pooled, as the GPU timeline) clipped to [start, start + dur). */
+typedef struct tlm_step_row {
+    int32_t trace_rank;
+    int64_t step;            /* N of ProfilerStep#N */
+    int64_t start_ns;        /* span start + baseTimeNanoseconds (0 when
+                              * absent): the collectives' raw clock */
+    int64_t dur_ns;          /* step time: span duration */
+    int64_t gpu_busy_ns;     /* union of every GPU event */
+    int64_t compute_ns;      /* union of the non-communication kernels
+                              * (and memsets) */
+    int64_t comm_ns;         /* collective time: union of the
+                              * communication kernels */
+    int64_t exposed_comm_ns; /* communication not overlapped by compute */
+    int64_t idle_ns;         /* dur_ns - gpu_busy_ns */
+    int64_t n_gpu_events;    /* GPU events overlapping the step */
+} tlm_step_row;
+
+/* The rows of the CPU user annotations ProfilerStep#N of the tree's trace
+ * (sorted by step; a step number seen more than once spans from its first
+ * start to its last end), steps outside sel (NULL: all) left out.  *rows
+ * is malloc'd (free()), NULL when *n is 0 (no steps is not an error).
+ * Errors: TLM_ENOMEM. */
+TLM_API tlm_status tlm_steps_compute(const tlm_tree *tree, int32_t rank,
+                                     const tlm_step_sel *sel,
+                                     tlm_step_row **rows, size_t *n,
+                                     tlm_error *err);
+
+/* Default outlier threshold: a step is an outlier when its step time (max
+ * over ranks) exceeds the median over the steps by more than this
+ * fraction. */
+#define TLM_STEP_OUTLIER_DEFAULT 0.2
+
+/* One step across ranks. */
+typedef struct tlm_step_summary {
+    int64_t step;
+    int32_t n_ranks;
+    int32_t slowest_rank;       /* largest dur_ns; ties: lowest rank */
+    int64_t dur_min_ns;
+    double dur_median_ns;
+    int64_t dur_max_ns;         /* the step's time for the job */
+    double gpu_busy_median_ns;
+    int64_t exposed_comm_max_ns;
+    int64_t comm_max_ns;
+    double vs_median;           /* dur_max_ns / median over steps of
+                                 * dur_max_ns (NaN when that is 0) */
+    int32_t outlier;            /* 1: vs_median > 1 + threshold */
+} tlm_step_summary;
+
+/* Summarises rows (any order, several ranks) per step, sorted by step.
+ * *out is malloc'd (free()), NULL when *n_out is 0.  Errors: TLM_ENOMEM. */
+TLM_API tlm_status tlm_steps_summarize(const tlm_step_row *rows, size_t n,
+                                       double threshold,
+                                       tlm_step_summary **out,
+                                       size_t *n_out);
 
 #ifdef __cplusplus
 }

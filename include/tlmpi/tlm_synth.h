@@ -68,6 +68,10 @@ typedef struct tlm_synth_opts {
                                  NULL = "rank{r}_trace.json" (+ ".gz") */
     int straggler_rank;       /* -1 = none (default) */
     int64_t straggler_delay_ns; /* added to that rank's every arrival */
+    int slow_step;            /* ProfilerStep#N made slow: every rank
+                                 arrives slow_step_delay_ns late at each
+                                 of its collectives (0 = none, default) */
+    int64_t slow_step_delay_ns;
     int64_t jitter_ns;        /* per-rank per-collective arrival jitter,
                                  uniform in [0, jitter_ns] (default 0) */
     int gpus_per_node;        /* ranks per node (default 8) */

@@ -839,62 +839,59 @@ int tlm_report_cell_num(const tlm_report *r, size_t i, size_t row,
     }
 }
 
-/* Temporary and final name of output i (i == r->ntabs: report.md). */
-static tlm_status out_names(const tlm_report *r, size_t i, const char *dir,
-                            const char *md_path, char *path, char *tmp,
-                            size_t size, tlm_error *err)
+/* Final name of output i (i == r->ntabs: report.md). */
+static tlm_status out_name(const tlm_report *r, size_t i, const char *dir,
+                           const char *md_path, char *path, size_t size,
+                           tlm_error *err)
 {
-    int n1, n2;
-    if (i < r->ntabs) {
-        n1 = snprintf(path, size, "%s/%s.csv", dir, r->tabs[i]->name);
-        n2 = snprintf(tmp, size, "%s/.%s.csv.tmp", dir, r->tabs[i]->name);
-    } else {
-        n1 = snprintf(path, size, "%s", md_path);
-        n2 = snprintf(tmp, size, "%s.tmp", md_path);
-    }
-    if (n1 < 0 || n2 < 0 || (size_t)n1 >= size || (size_t)n2 >= size)
+    int n = i < r->ntabs
+                ? snprintf(path, size, "%s/%s.csv", dir, r->tabs[i]->name)
+                : snprintf(path, size, "%s", md_path);
+    if (n < 0 || (size_t)n >= size)
         return tlm_error_set(err, TLM_EINVAL, dir, -1,
                              "output path too long");
     return TLM_OK;
 }
 
-/* Every CSV (and report.md when md_path is set) goes to a temporary name
- * first; only when all are written are they renamed: a failure leaves no
- * new file behind and earlier outputs of the same names untouched. */
+tlm_status tlm_report_stage(const tlm_report *r, tlm_outset *set,
+                            const char *dir, const char *md_path,
+                            tlm_error *err)
+{
+    size_t n = (dir ? r->ntabs : 0) + (md_path ? 1 : 0);
+    size_t first = dir ? 0 : r->ntabs;
+    char path[4096];
+    tlm_status st = TLM_OK;
+    for (size_t i = first; st == TLM_OK && i < first + n; i++) {
+        const char *tmp = NULL;
+        st = out_name(r, i, dir, md_path, path, sizeof path, err);
+        if (st == TLM_OK)
+            st = tlm_outset_stage(set, path, &tmp, err);
+        if (st == TLM_OK)
+            st = i < r->ntabs ? tlm_tab_write_csv(r->tabs[i], tmp, err)
+                              : tlm_report_md_to(r, path, tmp, err);
+        if (st != TLM_OK && tmp && err) { /* the file, not its temporary */
+            char m[sizeof err->msg];
+            memcpy(m, err->msg, sizeof m);
+            tlm_error_set(err, err->code, path, -1, "%s", m);
+        }
+    }
+    if (st != TLM_OK)
+        tlm_outset_abort(set);
+    return st;
+}
+
+/* Stages the outputs in a set of their own and publishes it: all files or
+ * none, existing regular files replaced. */
 static tlm_status write_all(const tlm_report *r, const char *dir,
                             const char *md_path, tlm_error *err)
 {
-    size_t n = r->ntabs + (md_path ? 1 : 0), done = 0;
-    char path[4096], tmp[4096];
-    tlm_status st = TLM_OK;
-    for (; done < n && st == TLM_OK; done++) {
-        st = out_names(r, done, dir, md_path, path, tmp, sizeof path, err);
-        if (st != TLM_OK)
-            break;
-        st = done < r->ntabs ? tlm_tab_write_csv(r->tabs[done], tmp, err)
-                             : tlm_report_md_to(r, path, tmp, err);
-        if (st != TLM_OK)
-            remove(tmp);
-    }
-    if (st != TLM_OK) {
-        for (size_t i = 0; i + 1 < done; i++)
-            if (out_names(r, i, dir, md_path, path, tmp, sizeof path,
-                          NULL) == TLM_OK)
-                remove(tmp);
-        return st;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (out_names(r, i, dir, md_path, path, tmp, sizeof path, err) !=
-            TLM_OK)
-            return TLM_EINVAL;
-        if (st == TLM_OK && rename(tmp, path) != 0) {
-            int e = errno;
-            st = tlm_error_set(err, TLM_EIO, path, -1, "cannot rename %s: %s",
-                               tmp, strerror(e));
-        }
-        if (st != TLM_OK)
-            remove(tmp);
-    }
+    tlm_outset set;
+    tlm_status st = tlm_outset_init(&set, 1, err);
+    if (st == TLM_OK)
+        st = tlm_report_stage(r, &set, dir, md_path, err);
+    if (st == TLM_OK)
+        st = tlm_outset_commit(&set, err);
+    tlm_outset_free(&set);
     return st;
 }
 
@@ -913,17 +910,5 @@ tlm_status tlm_report_write_all(const tlm_report *r, const char *dir,
 tlm_status tlm_report_write_md(const tlm_report *r, const char *path,
                                tlm_error *err)
 {
-    char tmp[4096];
-    int n = snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    if (n < 0 || (size_t)n >= sizeof tmp)
-        return tlm_error_set(err, TLM_EINVAL, path, -1,
-                             "output path too long");
-    tlm_status st = tlm_report_md_to(r, path, tmp, err);
-    if (st == TLM_OK && rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        st = tlm_error_set(err, TLM_EIO, path, -1, "cannot rename %s: %s",
-                           tmp, strerror(e));
-    }
-    return st;
+    return write_all(r, NULL, path, err);
 }

@@ -195,6 +195,10 @@ tlm_status tlm_rctx_add_tab(tlm_rctx *ctx, tlm_tab *t);
  * returned), else added as tlm_rctx_add_tab does. */
 tlm_status tlm_rctx_finish_tab(tlm_rctx *ctx, tlm_tab *t, tlm_status st);
 
+/* ROCm 7.1 legacy copy / fill kernel names (timeline.c, §1.5): 1 copy,
+ * 2 fill, 0 neither. */
+int tlm_rocm_legacy_kind(const char *nm);
+
 /* Metadata strings ("Unknown" when absent). */
 const char *tlm_rctx_process_name(const tlm_rctx *ctx, const tlm_event *e);
 const char *tlm_rctx_process_label(const tlm_rctx *ctx, const tlm_event *e);

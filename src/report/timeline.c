@@ -113,7 +113,7 @@ static int subtract(const ivec *rm, const ivec *base, ivec *out)
 }
 
 /* ROCm 7.1 legacy copy / fill kernel names (§1.5): 1 copy, 2 fill. */
-static int rocm_legacy(const char *nm)
+int tlm_rocm_legacy_kind(const char *nm)
 {
     static const char *copy[] = {"MEMORY_COPY_HOST_TO_DEVICE",
                                  "MEMORY_COPY_DEVICE_TO_HOST",
@@ -167,7 +167,7 @@ tlm_status tlm_gpu_timeline_compute(tlm_tree *tree, int include_unlinked,
             int is_k = e->cat == TLM_CAT_KERNEL;
             if (!k || !is_k) {
                 const char *nm = tlm_trace_str(tr, e->name, NULL);
-                int leg = is_k ? rocm_legacy(nm) : 0;
+                int leg = is_k ? tlm_rocm_legacy_kind(nm) : 0;
                 k = leg == 1   ? 3
                     : leg == 2 ? 1
                     : tlm_kernel_is_communication(nm) ? 2

@@ -125,6 +125,8 @@ static tlm_status validate(const tlm_synth_opts *o, tlm_error *err)
         BAD("--straggler %d: not a rank of the job", o->straggler_rank);
     if (o->straggler_delay_ns < 0 || o->jitter_ns < 0)
         BAD("--straggler_delay_us and --jitter_us must be >= 0");
+    if (o->slow_step < 0 || o->slow_step_delay_ns < 0)
+        BAD("--slow_step and --slow_step_delay_us must be >= 0");
     if (o->n_clips < 0 || o->n_clips > TLM_SYNTH_MAX_CLIPS)
         BAD("at most %d --clip_first/--clip_last options",
             TLM_SYNTH_MAX_CLIPS);
@@ -590,6 +592,10 @@ static tlm_status write_truth(const syn_job *job, tlm_error *err)
     gt_key(o, "n_nodes", job->n_nodes, 0);
     gt_key(o, "straggler_rank", op->straggler_rank, 0);
     gt_key(o, "straggler_delay_ns", op->straggler_delay_ns, 0);
+    if (op->slow_step > 0) { /* only when used: older truths unchanged */
+        gt_key(o, "slow_step", op->slow_step, 0);
+        gt_key(o, "slow_step_delay_ns", op->slow_step_delay_ns, 0);
+    }
     gt_key(o, "jitter_ns", op->jitter_ns, 0);
     gt_key(o, "clock_offset_ns", op->clock_offset_ns, 0);
     gt_key(o, "target_size", (int64_t)op->target_size, 0);

@@ -1680,6 +1680,8 @@ static void coll_arrive(syn_job *job, rs *s, int mode, const syn_op *op,
         a += rng_range(&s->r, 0, job->o.jitter_ns);
     if (s->rank == job->o.straggler_rank)
         a += job->o.straggler_delay_ns;
+    if (s->step + 1 == job->o.slow_step)
+        a += job->o.slow_step_delay_ns;
 
     s->pc.active = 1;
     s->pc.inst = inst;

@@ -28,7 +28,7 @@ good_ranks() { # dir: ranks 0..2 of a 4-rank job
 }
 written() { # dir: lists outputs a failed run must not leave
     find "$1" -maxdepth 1 \( -name '*.h5' -o -name '*.csv' -o \
-        -name 'report.md' -o -name '*.tmp-*' -o -name '.*tmp*' \) | head -3
+        -name 'report.md' -o -name '*.tlmpi-*' -o -name '.*tmp*' \) | head -3
 }
 
 # An unprivileged runner for @unreadable when root (root reads anything).

@@ -124,7 +124,7 @@ for schema in 3 2 1; do
         for d in traces timeline ops/per_rank ops/merged ops_unique_args \
                  kernels collectives/instances collectives/per_rank \
                  collectives/unmatched collectives/summary collectives/clock \
-                 stragglers; do
+                 stragglers steps/per_rank steps/summary; do
             cmp <(h5dump -d "/$d" "$J/n1.h5" | tail -n +2) \
                 <(h5dump -d "/$d" "$J/n$n.h5" | tail -n +2) ||
                 { echo "schema $schema: /$d differs between -n 1 and -n $n"; exit 1; }

@@ -101,6 +101,29 @@ static void test_opts_errors(void **state)
     assert_int_equal(o.help, 1);
 }
 
+/* --steps and --step_outlier_pct (per-step tables, phase_steps.c). */
+static void test_opts_steps(void **state)
+{
+    (void)state;
+    tlm_mpi_opts o;
+    tlm_error err;
+    assert_int_equal(parse(&o, &err, 2, "--trace_dir", "d"), TLM_OK);
+    assert_null(o.steps);
+    assert_int_equal(o.step_outlier_pct, 20);
+    assert_int_equal(parse(&o, &err, 5, "--trace_dir", "d", "--steps=2,4-5",
+                           "--step_outlier_pct", "50"),
+                     TLM_OK);
+    assert_string_equal(o.steps, "2,4-5");
+    assert_int_equal(o.step_outlier_pct, 50);
+    assert_int_equal(parse(&o, &err, 4, "--trace_dir", "d", "--steps",
+                           "5-3"),
+                     TLM_EINVAL);
+    assert_non_null(strstr(err.msg, "--steps '5-3'"));
+    assert_int_equal(parse(&o, &err, 4, "--trace_dir", "d",
+                           "--step_outlier_pct", "0"),
+                     TLM_EINVAL);
+}
+
 /* ------------------------------------------------------------------ *
  * regex translation
  * ------------------------------------------------------------------ */
@@ -415,6 +438,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_opts_basic),
         cmocka_unit_test(test_opts_errors),
+        cmocka_unit_test(test_opts_steps),
         cmocka_unit_test(test_regex_translate),
         cmocka_unit_test(test_name_rank),
         cmocka_unit_test_setup_teardown(test_discover_dir, setup_dir,

@@ -246,7 +246,7 @@ static void test_schema_tables(void **state)
                 assert_true(strcmp(tb->cols[i].name, tb->cols[j].name) != 0);
         }
     }
-    assert_int_equal(n, 12);
+    assert_int_equal(n, 14);
 }
 
 int main(int argc, char **argv)

@@ -140,14 +140,14 @@ static void test_sheets(void **state)
     r.tl_smem = sm;
     r.n_tl_smem = 2;
     tlm_error err;
-    static tlm_mpi_pending pend;
-    pend.n = 0;
-    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &pend, &err), TLM_OK);
+    tlm_outset set;
+    assert_int_equal(tlm_outset_init(&set, 0, &err), TLM_OK);
+    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
     /* nothing is published before the commit */
-    assert_int_equal(pend.n, 6);
+    assert_int_equal(set.n, 6);
     assert_null(slurp("report.md"));
-    assert_int_equal(tlm_mpi_pending_commit(&pend, &err), TLM_OK);
-    assert_int_equal(pend.n, 0);
+    assert_int_equal(tlm_outset_commit(&set, &err), TLM_OK);
+    tlm_outset_free(&set);
     const char *s = slurp("straggler_summary.csv");
     assert_non_null(s);
     assert_string_equal(s,
@@ -174,18 +174,26 @@ static void test_sheets(void **state)
     assert_non_null(slurp("nccl_long.csv"));
     assert_non_null(slurp("nccl_summary_long.csv"));
 
-    /* an unwritable folder is an I/O error naming the file */
-    assert_int_equal(
-        tlm_mpi_report_write(&r, "/nonexistent/x", dir, &pend, &err),
-        TLM_EIO);
+    /* existing outputs are refused without force, naming the file */
+    assert_int_equal(tlm_outset_init(&set, 0, &err), TLM_OK);
+    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err),
+                     TLM_EEXIST);
     assert_non_null(strstr(err.file, "report.md"));
-    assert_int_equal(pend.n, 0);
+    tlm_outset_free(&set);
+    /* a folder that cannot be made is an I/O error naming it */
+    char bad[200];
+    snprintf(bad, sizeof bad, "%s/report.md/sub", dir);
+    assert_int_equal(tlm_outset_init(&set, 0, &err), TLM_OK);
+    assert_int_equal(tlm_mpi_report_write(&r, bad, dir, &set, &err), TLM_EIO);
+    assert_non_null(strstr(err.file, "report.md"));
+    tlm_outset_free(&set);
     /* written, then abandoned: no file is left, not even a temporary one */
     char cmd[160];
     snprintf(cmd, sizeof cmd, "rm -f '%s'/*.csv '%s'/report.md", dir, dir);
     assert_int_equal(system(cmd), 0);
-    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &pend, &err), TLM_OK);
-    tlm_mpi_pending_abort(&pend);
+    assert_int_equal(tlm_outset_init(&set, 0, &err), TLM_OK);
+    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
+    tlm_outset_free(&set);
     snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", dir);
     assert_int_equal(system(cmd), 0);
 }
@@ -242,10 +250,11 @@ static void test_md_gpu_units_straggler(void **state)
     r.strag = st;
     r.n_strag = 2;
     tlm_error err;
-    static tlm_mpi_pending pend;
-    pend.n = 0;
-    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &pend, &err), TLM_OK);
-    assert_int_equal(tlm_mpi_pending_commit(&pend, &err), TLM_OK);
+    tlm_outset set;
+    assert_int_equal(tlm_outset_init(&set, 1, &err), TLM_OK);
+    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
+    assert_int_equal(tlm_outset_commit(&set, &err), TLM_OK);
+    tlm_outset_free(&set);
     const char *s = slurp("report.md");
     assert_non_null(s);
     assert_non_null(strstr(s, "Units: times in ms unless a column says "
@@ -263,8 +272,10 @@ static void test_md_gpu_units_straggler(void **state)
     assert_null(strstr(s, "Straggler: rank"));
     /* under a 5 us threshold rank 1 is named */
     o.straggler_threshold_us = 5.0;
-    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &pend, &err), TLM_OK);
-    assert_int_equal(tlm_mpi_pending_commit(&pend, &err), TLM_OK);
+    assert_int_equal(tlm_outset_init(&set, 1, &err), TLM_OK);
+    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
+    assert_int_equal(tlm_outset_commit(&set, &err), TLM_OK);
+    tlm_outset_free(&set);
     s = slurp("report.md");
     assert_non_null(strstr(s, "Straggler: rank 1 arrives last most "
                               "expensively: the other ranks waited 0.080 ms "
@@ -272,8 +283,10 @@ static void test_md_gpu_units_straggler(void **state)
     /* one GPU: no note */
     tlm_mpi_strset(tr[1].device_name, 64, "NVIDIA H100 80GB HBM3");
     tlm_mpi_strset(tr[1].gpu_arch, 32, "H100");
-    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &pend, &err), TLM_OK);
-    assert_int_equal(tlm_mpi_pending_commit(&pend, &err), TLM_OK);
+    assert_int_equal(tlm_outset_init(&set, 1, &err), TLM_OK);
+    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
+    assert_int_equal(tlm_outset_commit(&set, &err), TLM_OK);
+    tlm_outset_free(&set);
     s = slurp("report.md");
     assert_non_null(strstr(s, "- GPU: H100 (source: trace; "
                               "deviceProperties: \"NVIDIA H100 80GB "

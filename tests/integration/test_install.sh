@@ -1,0 +1,103 @@
+#!/bin/bash
+# First contact (issue 21): `cmake --install BUILD --prefix P` and the
+# Debian package.
+#  - the files the prefix gets (bin/, the Python loader as module tlmpi_h5
+#    in lib/python3/dist-packages/, the slurm templates, the docs, the man
+#    page)
+#  - the installed binaries run: --version, a small analysis of a
+#    tlmpi-synth job through the installed tlmpi-run
+#  - the installed loader imports with /usr/bin/python3 and reads the file
+#  - the man page renders
+#  - `cpack -G DEB` (when dpkg-deb is there): the package's files under
+#    /usr and its dependencies
+set -u
+: "${TLM_BUILD_DIR:?}" "${TLM_SOURCE_DIR:?}"
+W=${TLM_WORK_DIR:-$(mktemp -d)}/install
+rm -rf "$W"; mkdir -p "$W"
+fail() { echo "FAIL: $*"; exit 1; }
+P=$W/prefix
+PYDIR=lib/python3/dist-packages
+
+cmake --install "$TLM_BUILD_DIR" --prefix "$P" > "$W/install.log" 2>&1 \
+    || { cat "$W/install.log"; fail "cmake --install: exit $?"; }
+for f in bin/tlmpi bin/tlmpi-synth bin/tlmpi-run; do
+    [ -x "$P/$f" ] || fail "$f not installed or not executable"
+done
+for f in $PYDIR/tlmpi_h5.py share/tlmpi/slurm/postprocess.sbatch \
+         share/tlmpi/slurm/cluster_audit.sbatch share/doc/tlmpi/README.md \
+         share/doc/tlmpi/cli.md share/doc/tlmpi/hdf5-schema.md \
+         share/man/man1/tlmpi.1; do
+    [ -s "$P/$f" ] || fail "$f not installed"
+done
+for f in "$TLM_SOURCE_DIR"/docs/*.md; do
+    cmp -s "$f" "$P/share/doc/tlmpi/$(basename "$f")" \
+        || fail "docs/$(basename "$f") not installed as is"
+done
+for f in "$TLM_SOURCE_DIR"/scripts/tlmpi_*.py; do
+    [ -s "$P/$PYDIR/$(basename "$f")" ] || fail "$(basename "$f") not installed"
+done
+
+# ---- the installed binaries, from another folder
+cd "$W"
+"$P/bin/tlmpi" --version | grep -q '^tlmpi [0-9]' || fail "installed --version"
+"$P/bin/tlmpi" --help | grep -q '^  report ' || fail "installed --help"
+"$P/bin/tlmpi-synth" --out "$W/job" --world_size 4 --seed 9 --gzip > /dev/null \
+    || fail "installed tlmpi-synth"
+command -v mpirun > /dev/null || { echo "no mpirun: skipped"; exit 77; }
+env -u TLMPI timeout 120 "$P/bin/tlmpi-run" -n 2 --trace_dir "$W/job" --quiet \
+    || fail "installed tlmpi-run: exit $?"
+[ -s "$W/job/tlmpi.h5" ] && [ -s "$W/job/report.md" ] || fail "no outputs"
+
+# ---- the installed loader
+if /usr/bin/python3 -c 'import h5py, pandas' 2>/dev/null; then
+    PYTHONPATH=$P/$PYDIR /usr/bin/python3 - "$W/job/tlmpi.h5" "$P/$PYDIR" <<'PY' \
+        || fail "the installed tlmpi_h5"
+import os, sys
+import tlmpi_h5
+assert os.path.dirname(os.path.abspath(tlmpi_h5.__file__)) == \
+    os.path.abspath(sys.argv[2]), tlmpi_h5.__file__
+t = tlmpi_h5.load(sys.argv[1])
+assert len(t["traces"]) == 4, len(t["traces"])
+assert len(t["collectives/instances"]) > 0
+PY
+else
+    echo "h5py/pandas missing for /usr/bin/python3: loader not checked"
+fi
+
+# ---- the man page
+if command -v man > /dev/null; then
+    MANWIDTH=80 man -P cat -l "$P/share/man/man1/tlmpi.1" 2>&1 \
+        | sed 's/.\x08//g' > "$W/man.txt"
+    grep -q "tlmpi-run" "$W/man.txt" && grep -q -- "--trace_dir" "$W/man.txt" \
+        || fail "man page does not render"
+fi
+
+# ---- the Debian package
+if command -v dpkg-deb > /dev/null && command -v cpack > /dev/null; then
+    # The package of the tree installed above (the same install rules, put
+    # under /usr): plain `cpack -G DEB` would first build the build folder,
+    # relinking tlmpi under the tests running beside this one whenever the
+    # git commit changed since the build.
+    (cd "$TLM_BUILD_DIR" && cpack -G DEB -B "$W/pkg" \
+        -D CPACK_INSTALL_CMAKE_PROJECTS= \
+        -D "CPACK_INSTALLED_DIRECTORIES=$P;usr") > "$W/cpack.log" 2>&1 \
+        || { cat "$W/cpack.log"; fail "cpack -G DEB: exit $?"; }
+    deb=$(ls "$W"/pkg/tlmpi_*.deb 2>/dev/null | head -n 1)
+    [ -n "$deb" ] || fail "no .deb"
+    dpkg-deb -c "$deb" | awk '{print $6}' > "$W/deb.files"
+    for f in ./usr/bin/tlmpi ./usr/bin/tlmpi-run ./usr/bin/tlmpi-synth \
+             ./usr/$PYDIR/tlmpi_h5.py ./usr/share/man/man1/tlmpi.1 \
+             ./usr/share/tlmpi/slurm/postprocess.sbatch \
+             ./usr/share/doc/tlmpi/cli.md; do
+        grep -qx -- "$f" "$W/deb.files" || fail "$f not in the package"
+    done
+    dpkg-deb -f "$deb" Depends > "$W/deb.depends"
+    for d in openmpi-bin libopenmpi3 libhdf5-openmpi-103-1 zlib1g libc6; do
+        grep -Eq "(^|, )$d( |,|$)" "$W/deb.depends" \
+            || fail "package does not depend on $d: $(cat "$W/deb.depends")"
+    done
+    dpkg-deb -f "$deb" Recommends | grep -q python3-h5py \
+        || fail "package does not recommend python3-h5py"
+    [ "$(dpkg-deb -f "$deb" Package)" = tlmpi ] || fail "package name"
+fi
+echo "PASS"
