@@ -55,6 +55,19 @@ void tlm_mpi_say0(const tlm_mpi_ctx *c, const char *fmt, ...)
     fflush(stderr);
 }
 
+void tlm_mpi_test_stall(const tlm_mpi_ctx *c, const char *point)
+{
+    const char *want = getenv("TLMPI_TEST_STALL");
+    if (c->me != 0 || !want || strcmp(want, point) != 0)
+        return;
+    fprintf(stderr, "tlmpi: test stall before %s\n", point);
+    fflush(stderr);
+    for (int i = 0; i < 300; i++) { /* 30 s at most; a signal ends it */
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 double tlm_mpi_now(void)
 {
     struct timespec ts;
@@ -165,6 +178,7 @@ static int run(tlm_mpi_ctx *c)
         c->cur = i;
         c->pstart = t;
         tlm_mpi_progress_phase(c->prog, phases[i].name, t);
+        tlm_mpi_test_stall(c, phases[i].name);
         tlm_status st = phases[i].run(c);
         t = tlm_mpi_now();
         c->pdur[i] = t - c->pstart;

@@ -211,6 +211,12 @@ tlm_status tlm_mpi_phase_publish(tlm_mpi_ctx *c);
 void tlm_mpi_say0(const tlm_mpi_ctx *c, const char *fmt, ...)
     TLM_PRINTF(2, 3);
 
+/* Test hook: when the environment variable TLMPI_TEST_STALL names point
+ * (a phase, or "commit"), rank 0 says so on stderr and waits 30 s there,
+ * so that a test can send a signal at a known point of a run
+ * (tests/integration/test_signals.sh). */
+void tlm_mpi_test_stall(const tlm_mpi_ctx *c, const char *point);
+
 /* Monotonic clock, seconds. */
 double tlm_mpi_now(void);
 

@@ -1,20 +1,22 @@
 /*
- * h5write.c - the driver's generic parallel HDF5 table writer.
+ * h5write.c - the driver's generic HDF5 table writer.
  *
  * Why a generic writer: every dataset of the output file (traces, ops,
  * kernels, collective instances ...) is a flat array of C structs described
  * by an X-macro column list (tables.h).  One function turns any such list
- * into a compound type and writes it collectively, so adding a column is a
- * one-line change that the file, the documentation and the Python loader
- * all pick up.
+ * into a compound type and writes it, so adding a column is a one-line
+ * change that the file, the documentation and the Python loader all pick
+ * up.
  *
- * Parallel HDF5 1.10 rules honoured here (see toolchain notes, section 3):
- * filters (deflate) need collective transfers; every rank calls H5Dcreate,
- * H5Acreate/H5Awrite and H5Dwrite, a rank with no rows selecting none; row
- * offsets come from MPI_Exscan (or explicit segments, for tables whose row
- * order must not depend on the number of MPI ranks).  Local failures are
- * agreed on with MPI_Allreduce before each collective transfer so that a
- * failing rank never leaves the others waiting inside HDF5.
+ * Why rank 0 alone, in memory: parallel HDF5 1.10 does not survive a write
+ * failing on one rank (ranks disagree inside collective calls and hang; a
+ * file whose close failed crashes MPI_Finalize).  Here the other ranks
+ * send their rows to rank 0 in messages of about 4 MiB, in row order (row
+ * offsets from MPI_Exscan, or explicit segments for tables whose row order
+ * must not depend on the number of MPI ranks); rank 0 writes them into a
+ * file held by HDF5's core driver and, at the close, writes the file image
+ * with plain write() calls whose failures are ordinary errors.  Every rank
+ * agrees on the status after each table.
  */
 #include "h5write.h"
 

@@ -1,17 +1,17 @@
 /*
- * h5write.h - generic, collective HDF5 table writer of the tlmpi driver.
+ * h5write.h - generic HDF5 table writer of the tlmpi driver.
  *
  * A table is a list of columns over a flat C row struct (offsetof/sizeof),
  * usually generated from an X-macro list (see tables.h).  The writer turns
  * the column list into an HDF5 compound type (fixed-length strings, never
  * variable-length) and writes one 1-D dataset, chunked and deflate
- * compressed, with every MPI rank contributing its rows in one collective
- * H5Dwrite (H5FD_MPIO_COLLECTIVE; a rank without rows selects none).
+ * compressed.  Rank 0 holds the file, built in memory (HDF5's core
+ * driver); every rank contributes its rows, sent to rank 0 in bounded
+ * messages.  No HDF5 call is collective.
  *
- * Every function here is collective over the communicator the file was
- * opened with: all ranks call it, with the same table and dataset name.
- * Errors are returned as a tlm_status with a message in err; the caller
- * agrees on the status across ranks (MPI_Allreduce) before the next step.
+ * The table writers are collective over the communicator (MPI only): all
+ * ranks call them, with the same table.  Errors are returned as a
+ * tlm_status with a message in err; every rank returns the agreed status.
  */
 #ifndef TLM_MPI_H5WRITE_H
 #define TLM_MPI_H5WRITE_H
@@ -82,8 +82,8 @@ void tlm_mpi_strnset(char *dst, size_t cap, const char *src, size_t srccap);
  * Returns a negative id on failure. */
 hid_t tlm_mpi_h5_type(const tlm_mpi_table *t);
 
-/* Creates (truncating) path with the MPI-IO driver on comm.  Collective.
- * On success *file is the open file id. */
+/* Rank 0: creates the file in memory (written to path when closed); *file
+ * is its id.  Other ranks: *file = -1, TLM_OK.  Not collective. */
 tlm_status tlm_mpi_h5_create(const char *path, MPI_Comm comm, hid_t *file,
                              tlm_error *err);
 

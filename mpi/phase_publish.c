@@ -109,6 +109,7 @@ static tlm_status commit0(tlm_mpi_ctx *c, tlm_status st)
         tlm_outset_abort(&c->out);
         return st;
     }
+    tlm_mpi_test_stall(c, "commit");
     st = tlm_outset_commit(&c->out, &err);
     if (st != TLM_OK) {
         char msg[1100];
