@@ -72,6 +72,7 @@ static void fill_stat(double *dst, const tlm_coll_stat *s)
 static void instance_row(const tlm_coll_instance *s, tlm_row_instance *o)
 {
     FIXSTR(o->pg_name, s->pg_name);
+    FIXSTR(o->pg_desc, s->pg_desc);
     tlm_mpi_strset(o->seq_src, sizeof o->seq_src, seq_src_name(s->seq_src));
     tlm_mpi_strset(o->coll, sizeof o->coll,
                    tlm_coll_type_name((tlm_coll_type)s->coll));
@@ -104,6 +105,7 @@ static void unmatched_row(const tlm_coll_unmatched *s, tlm_row_unmatched *o)
 static void summary_row(const tlm_coll_summary_row *s, tlm_row_summary *o)
 {
     FIXSTR(o->pg_name, s->pg_name);
+    FIXSTR(o->pg_desc, s->pg_desc);
     tlm_mpi_strset(o->coll, sizeof o->coll,
                    tlm_coll_type_name((tlm_coll_type)s->coll));
     FIXSTR(o->coll_name, s->coll_name);

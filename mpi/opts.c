@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tlmpi/tlm_perf.h"
 #include "tlmpi/tlm_report.h"
 
 static const char usage[] =
@@ -23,7 +24,9 @@ static const char usage[] =
     "                         [--world_size W] [--allow_missing]\n"
     "                         [--output F.h5] [--force] [--output_dir D]\n"
     "                         [--output_csvs_dir D] [--no_report]\n"
-    "                         [--gpus_per_node G] [--gpu_arch_json_path F]\n"
+    "                         [--gpus_per_node G] [--gpu_arch NAME]\n"
+    "                         [--gpu_arch_json_path F]\n"
+    "                         [--straggler_threshold_us T]\n"
     "                         [--steps LIST] [--step_outlier_pct P]\n"
     "                         [--progress | --quiet] [--print_schema]\n"
     "                         [--version] [--help]\n"
@@ -45,7 +48,12 @@ static const char usage[] =
     "  --output_csvs_dir D  folder for the CSV sheets (default output_dir)\n"
     "  --no_report          write only the HDF5 file\n"
     "  --gpus_per_node G    node = rank / G in the node columns\n"
+    "  --gpu_arch NAME      GPU of the job (bundled name, or none); default:\n"
+    "                       the GPU the traces' deviceProperties name\n"
     "  --gpu_arch_json_path F  GPU roofline description (perf models)\n"
+    "  --straggler_threshold_us T  a rank is named a straggler only when\n"
+    "                       the others waited more than T us per collective\n"
+    "                       for it (default 50)\n"
     "  --steps LIST         per-step tables of these steps only (3,5-7)\n"
     "  --step_outlier_pct P a step P% over the median step is an outlier\n"
     "                       (default 20)\n"
@@ -72,7 +80,19 @@ static int parse_long(const char *s, long min, long *out)
     return 0;
 }
 
-typedef enum { K_FLAG, K_STR, K_LONG } kind;
+/* A finite number >= 0 (microseconds). */
+static int parse_usec(const char *s, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || !end || *end || end == s || !(v >= 0.0) || v > 1e12)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+typedef enum { K_FLAG, K_STR, K_LONG, K_USEC } kind;
 
 typedef struct optdef {
     const char *name;
@@ -100,6 +120,8 @@ static const optdef defs[] = {
     {"output_csvs_dir", K_STR, O_(output_csvs_dir)},
     {"gpu_arch_json_path", K_STR, O_(gpu_arch_json_path)},
     {"gpus_per_node", K_LONG, O_(gpus_per_node)},
+    {"gpu_arch", K_STR, O_(gpu_arch)},
+    {"straggler_threshold_us", K_USEC, O_(straggler_threshold_us)},
     {"steps", K_STR, O_(steps)},
     {"step_outlier_pct", K_LONG, O_(step_outlier_pct)},
 };
@@ -110,12 +132,32 @@ const char *tlm_mpi_opts_name(size_t i)
     return i < sizeof defs / sizeof defs[0] ? defs[i].name : NULL;
 }
 
+/* --gpu_arch: a bundled name or "none", not beside --gpu_arch_json_path
+ * (refused here, before any trace is read). */
+static tlm_status check_gpu_arch(const tlm_mpi_opts *o, tlm_error *err)
+{
+    char known[256];
+    if (!o->gpu_arch)
+        return TLM_OK;
+    if (o->gpu_arch_json_path)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "--gpu_arch and --gpu_arch_json_path are "
+                             "mutually exclusive");
+    if (strcmp(o->gpu_arch, "none") == 0 || tlm_gpu_arch_lookup(o->gpu_arch))
+        return TLM_OK;
+    return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                         "unknown GPU '%s' for --gpu_arch (known: %s, none)",
+                         o->gpu_arch,
+                         tlm_gpu_arch_names(known, sizeof known));
+}
+
 tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
                               tlm_error *err)
 {
     memset(o, 0, sizeof *o);
     o->world_size = -1;
     o->gpus_per_node = -1;
+    o->straggler_threshold_us = TLM_MPI_DEFAULT_STRAGGLER_US;
     o->step_outlier_pct = (long)(TLM_STEP_OUTLIER_DEFAULT * 100 + 0.5);
     tlm_error_clear(err);
     /* Positional files are collected in place at the front of argv + 1:
@@ -169,6 +211,11 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
                                      "option --%s needs a non-empty value",
                                      d->name);
             *(const char **)(void *)field = val;
+        } else if (d->k == K_USEC) {
+            if (parse_usec(val, (double *)(void *)field) != 0)
+                return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                                     "option --%s: '%s' is not a number of "
+                                     "microseconds >= 0", d->name, val);
         } else {
             long v = 0;
             if (parse_long(val, 1, &v) != 0)
@@ -202,6 +249,9 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
                                  "--trace_pattern must contain exactly one "
                                  "'*' (got '%s')", o->trace_pattern);
     }
+    tlm_status ast = check_gpu_arch(o, err);
+    if (ast != TLM_OK)
+        return ast;
     tlm_step_sel sel; /* --steps: checked here, parsed again by its user */
     if (tlm_step_sel_parse(o->steps, &sel, err) != TLM_OK)
         return TLM_EINVAL;

@@ -19,6 +19,10 @@ extern "C" {
  * extended syntax. */
 #define TLM_MPI_DEFAULT_RANK_REGEX "rank[[_/-]?([0-9]+)"
 
+/* Default --straggler_threshold_us (docs/metrics-collectives.md): the
+ * wait per collective a late rank must cause before report.md names it. */
+#define TLM_MPI_DEFAULT_STRAGGLER_US 50.0
+
 typedef struct tlm_mpi_opts {
     const char *trace_dir;     /* --trace_dir D */
     const char *trace_pattern; /* --trace_pattern P (one '*') */
@@ -44,6 +48,8 @@ typedef struct tlm_mpi_opts {
                                 * step numbers only (tlm_step_sel_parse) */
     long step_outlier_pct;     /* --step_outlier_pct P: outlier steps are
                                 * P% over the median (default 20) */
+    const char *gpu_arch;      /* --gpu_arch NAME (bundled, or "none") */
+    double straggler_threshold_us; /* --straggler_threshold_us T (>= 0) */
 } tlm_mpi_opts;
 
 /* Parses argv[1..argc-1].  argv[0] is the program name.  Returns TLM_OK,

@@ -12,6 +12,7 @@
  */
 #include "driver.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 
 #include "exchange.h"
 #include "h5write.h"
+#include "jobinfo.h"
 #include "tlmpi/tlm_version.h"
 
 /* Every per-trace row starts with its trace rank (tables.h lists it
@@ -127,9 +129,57 @@ static tlm_status check_space(tlm_mpi_ctx *c, tlm_error *err)
     return tlm_mpi_agree(st, c->comm);
 }
 
+/* The GPU of the job (jobinfo.h), from every rank's copy of the
+ * per-trace rows: the same values on every rank. */
+static tlm_status gpu_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
+{
+    tlm_mpi_gpu_sum g;
+    tlm_mpi_gpu_summary_init(&g);
+    for (size_t i = 0; i < c->n_res; i++)
+        tlm_mpi_gpu_summary_add(&g, &c->res[i].row);
+    tlm_status st = tlm_mpi_h5_attr_str(f, "gpu_arch", g.arch, err);
+    if (st == TLM_OK)
+        st = tlm_mpi_h5_attr_str(f, "gpu_arch_source", g.source, err);
+    if (st == TLM_OK)
+        st = tlm_mpi_h5_attr_i64(f, "gpu_devices_mixed", g.devices_mixed,
+                                 err);
+    return st;
+}
+
+/* The straggler verdict of report.md: rank 0 holds the rows and
+ * broadcasts {rank, wait_ns}, so that every rank writes the same
+ * attributes.  Called by every rank before any attribute is written. */
+static void straggler_verdict(const tlm_mpi_ctx *c, int64_t v[2])
+{
+    v[0] = TLM_MPI_NO_STRAGGLER;
+    v[1] = 0;
+    if (c->me == 0) {
+        int32_t top = -1;
+        v[0] = tlm_mpi_straggler_pick(c->k.strag, c->k.n_strag,
+                                      c->o.straggler_threshold_us, &v[1],
+                                      &top);
+    }
+    MPI_Bcast(v, 2, MPI_INT64_T, 0, c->comm);
+}
+
+static tlm_status straggler_attrs(const tlm_mpi_ctx *c, hid_t f,
+                                  const int64_t v[2], tlm_error *err)
+{
+    tlm_status st = tlm_mpi_h5_attr_i64(f, "straggler_rank", v[0], err);
+    if (st == TLM_OK)
+        st = tlm_mpi_h5_attr_i64(f, "straggler_wait_ns", v[1], err);
+    if (st == TLM_OK)
+        st = tlm_mpi_h5_attr_i64(
+            f, "straggler_threshold_ns",
+            (int64_t)llround(c->o.straggler_threshold_us * 1e3), err);
+    return st;
+}
+
 /* The root attributes: schema, creator, command line, units, sizes. */
 static tlm_status file_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
 {
+    int64_t strag[2];
+    straggler_verdict(c, strag); /* collective: before any write */
     tlm_status st =
         tlm_mpi_h5_attr_i64(f, "schema_version", TLM_MPI_SCHEMA_VERSION, err);
     if (st == TLM_OK)
@@ -151,6 +201,10 @@ static tlm_status file_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
     if (st == TLM_OK)
         st = tlm_mpi_h5_attr_i64(f, "tracelens_simplified_mode",
                                  c->k.simplified, err);
+    if (st == TLM_OK)
+        st = gpu_attrs(c, f, err);
+    if (st == TLM_OK)
+        st = straggler_attrs(c, f, strag, err);
     return st;
 }
 

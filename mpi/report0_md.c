@@ -9,6 +9,8 @@
  */
 #include "report0_out.h"
 
+#include "jobinfo.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -63,6 +65,36 @@ static void spread_line(FILE *f, const tlm_mpi_results *r, const char *label,
         fputs("- |\n", f);
 }
 
+/* A size in bytes for people: "512 B", "4.0 KiB", "1.5 MiB", "2.00 GiB"
+ * (binary prefixes; "-" when unknown). */
+static const char *human_bytes(int64_t b, char *buf, size_t cap)
+{
+    double v = (double)b;
+    if (b < 0)
+        snprintf(buf, cap, "-");
+    else if (b < 1024)
+        snprintf(buf, cap, "%lld B", (long long)b);
+    else if (v < 1024.0 * 1024.0)
+        snprintf(buf, cap, "%.1f KiB", v / 1024.0);
+    else if (v < 1024.0 * 1024.0 * 1024.0)
+        snprintf(buf, cap, "%.1f MiB", v / (1024.0 * 1024.0));
+    else
+        snprintf(buf, cap, "%.2f GiB", v / (1024.0 * 1024.0 * 1024.0));
+    return buf;
+}
+
+/* A text of at most cap bytes as a Markdown table cell: '|' escaped,
+ * control characters (already '?' in the records) printed as '?'. */
+static void md_cell(FILE *f, const char *s, size_t cap)
+{
+    for (size_t i = 0; i < cap && s[i]; i++) {
+        if (s[i] == '|')
+            fputs("\\|", f);
+        else
+            fputc((unsigned char)s[i] < 0x20 ? '?' : s[i], f);
+    }
+}
+
 /* The TLM_COLL_CLOCK_* flags as words. */
 static const char *flags_text(uint32_t fl, char *buf, size_t cap)
 {
@@ -98,21 +130,46 @@ static int cmp_strag_caused(const void *a, const void *b)
 }
 
 
+/* The GPU line of the glance: the architecture, where it came from, and
+ * a note when the traces name different devices. */
+static void md_gpu(FILE *f, const tlm_mpi_results *r)
+{
+    tlm_mpi_gpu_sum g;
+    tlm_mpi_gpu_summary(r->traces, r->n_traces, &g);
+    fprintf(f, "- GPU: %s (source: %s", g.arch[0] ? g.arch : "none",
+            g.source);
+    if (g.device[0])
+        fprintf(f, "; deviceProperties: \"%s\"", g.device);
+    fputs(")\n", f);
+    if (g.devices_mixed)
+        fputs("- **Note: mixed devices**: the traces' deviceProperties name "
+              "different GPU models (per trace: `/traces` columns "
+              "`device_name`, `gpu_arch`)\n",
+              f);
+}
+
 /* The job at a glance: traces, timings, the file, collective counts. */
 static void md_glance(FILE *f, const tlm_mpi_results *r)
 {
     size_t n = r->n_traces;
-    fprintf(f, "# tlmpi report\n\n## The job at a glance\n\n");
-    fprintf(f, "- traces: %zu of world size %lld, %.1f MB read by %d MPI "
+    fprintf(f, "# tlmpi report\n\nUnits: times in ms unless a column says "
+               "otherwise; bandwidth GB/s = 10^9 B/s; message sizes in "
+               "binary units (KiB, MiB, GiB); the HDF5 file holds raw ns "
+               "and bytes; the TraceLens-style CSV sheets keep TraceLens's "
+               "units (below).\n\n## The job at a glance\n\n");
+    char rd[32];
+    fprintf(f, "- traces: %zu of world size %lld, %s read by %d MPI "
                "rank%s in %.2f s\n",
-            n, (long long)r->world_size, (double)r->bytes_read / 1e6,
-            r->nprocs, r->nprocs > 1 ? "s" : "", r->elapsed_s);
+            n, (long long)r->world_size,
+            human_bytes((int64_t)r->bytes_read, rd, sizeof rd), r->nprocs,
+            r->nprocs > 1 ? "s" : "", r->elapsed_s);
     fprintf(f, "- time: reading and per-trace tables %.2f s, collective "
                "exchange and matching %.2f s, HDF5 write %.2f s\n",
             r->t_read_s, r->t_collectives_s, r->t_hdf5_s);
     fprintf(f, "- HDF5 file: `%s` (schema v%d; load with "
                "`scripts/tlmpi_h5.py`)\n",
             r->h5_path, TLM_MPI_SCHEMA_VERSION);
+    md_gpu(f, r);
     size_t n_inc = 0;
     for (size_t i = 0; i < r->n_inst; i++)
         n_inc += (r->inst[i].flags & TLM_COLL_INST_INCOMPLETE) != 0;
@@ -265,7 +322,7 @@ static void md_ops(FILE *f, const tlm_mpi_results *r)
 /* One row of the collective summary. */
 static void md_summary_row(FILE *f, const tlm_coll_summary_row *s)
 {
-    char bw[32], name[48];
+    char bw[32], name[48], size[32];
     if (isnan(s->busbw_gbps.mean))
         snprintf(bw, sizeof bw, "-");
     else
@@ -276,12 +333,15 @@ static void md_summary_row(FILE *f, const tlm_coll_summary_row *s)
                  s->coll_name);
     else
         name[0] = 0;
-    fprintf(f, "| %.*s | %s%s | %.*s | %lld | %lld | %.3f | "
-               "%.3f | %s | %.3f |\n",
-            (int)strnlen(s->pg_name, sizeof s->pg_name), s->pg_name,
+    fputs("| ", f);
+    md_cell(f, s->pg_name, sizeof s->pg_name);
+    fputs(" | ", f);
+    md_cell(f, s->pg_desc, sizeof s->pg_desc);
+    fprintf(f, " | %s%s | %.*s | %s | %lld | %.3f | %.3f | %s | %.3f |\n",
             tlm_coll_type_name((tlm_coll_type)s->coll), name,
             (int)strnlen(s->dtype_name, sizeof s->dtype_name),
-            s->dtype_name, (long long)s->bytes, (long long)s->count,
+            s->dtype_name, human_bytes(s->bytes, size, sizeof size),
+            (long long)s->count,
             ms(s->total_latency_ns), s->latency_ns.mean / 1e3, bw,
             s->start_skew_corr_ns.mean / 1e3);
 }
@@ -294,14 +354,41 @@ static void md_collectives(FILE *f, const tlm_mpi_results *r)
         fputs("No collective instances.\n\n", f);
         return;
     }
-    fputs("| process group | collective | dtype | bytes | count | total "
-          "latency (ms) | mean latency (us) | mean bus bw (GB/s) | mean "
-          "start skew (us, corrected) |\n"
-          "|---|---|---|---|---|---|---|---|---|\n",
+    fputs("| process group | pg_desc | collective | dtype | size | count | "
+          "total latency (ms) | mean latency (us) | mean bus bw (GB/s) | "
+          "mean start skew (us, corrected) |\n"
+          "|---|---|---|---|---|---|---|---|---|---|\n",
           f);
     for (size_t i = 0; i < r->n_sum && i < 20; i++)
         md_summary_row(f, &r->sum[i]);
     fputc('\n', f);
+}
+
+/* The straggler headline: the rank the others waited for most (t, the
+ * first overall row by caused wait), named only beyond the threshold. */
+static void md_straggler_verdict(FILE *f, const tlm_mpi_results *r,
+                                 const tlm_coll_straggler_row *t)
+{
+    double thr = r->opts ? r->opts->straggler_threshold_us
+                         : TLM_MPI_DEFAULT_STRAGGLER_US;
+    int64_t wait_ns = 0;
+    int32_t top = -1;
+    int32_t s = tlm_mpi_straggler_pick(r->strag, r->n_strag, thr, &wait_ns,
+                                       &top);
+    if (s == TLM_MPI_NO_STRAGGLER) {
+        fprintf(f, "No straggler: no rank made the others wait more than "
+                   "%.1f us per collective (--straggler_threshold_us); the "
+                   "most, rank %d, %.1f us.\n\n",
+                thr, top, (double)wait_ns / 1e3);
+        return;
+    }
+    fprintf(f, "Straggler: rank %d arrives last most expensively: the "
+               "other ranks waited %.3f ms for it in total, %.1f us per "
+               "collective (corrected clocks; threshold %.1f us), it "
+               "arrived last %.1f times of %lld.\n\n",
+            t->trace_rank, ms(t->wait_caused_corr_ns),
+            (double)wait_ns / 1e3, thr,
+            (double)t->last_credit_corr_u / 1e6, (long long)t->n_instances);
 }
 
 /* Who arrives last over all process groups, most expensive first (sp:
@@ -320,13 +407,7 @@ static void md_stragglers(FILE *f, const tlm_mpi_results *r,
         return;
     }
     const tlm_coll_straggler_row *t = sp[0];
-    if (t->wait_caused_corr_ns > 0)
-        fprintf(f, "Rank %d arrives last most expensively: the other "
-                   "ranks waited %.3f ms for it in total (corrected "
-                   "clocks), it arrived last %.1f times of %lld.\n\n",
-                t->trace_rank, ms(t->wait_caused_corr_ns),
-                (double)t->last_credit_corr_u / 1e6,
-                (long long)t->n_instances);
+    md_straggler_verdict(f, r, t);
     fputs("| rank | instances | arrived last (credit) | waits caused "
           "(ms) | own waits (ms) | arrived last, raw clocks |\n"
           "|---|---|---|---|---|---|\n",
@@ -419,7 +500,9 @@ tlm_status tlm_mpi_report_md(const tlm_mpi_results *r,
     fputs("## Files\n\n- TraceLens-style CSV sheets: "
           "nccl_summary_implicit_sync.csv, nccl_implicit_sync.csv, "
           "nccl_long.csv, nccl_summary_long.csv, straggler_summary.csv "
-          "(µs, MiB as \"MB\", GiB/s as \"GB/s\", as TraceLens)\n",
+          "(TraceLens's units, not tlmpi's: µs, MiB labelled \"MB\", "
+          "GiB/s labelled \"GB/s\"; 1 MiB = 1.048576 MB, 1 GiB/s = "
+          "1.073741824 GB/s)\n",
           f);
     free(tmp);
     free(sp);

@@ -48,7 +48,12 @@ extern "C" {
     X(I64, n_flow_warnings, 0, "",                                         \
       "flows with a target that is not a GPU event or one half missing")   \
     X(I64, n_lone_surrogates, 0, "",                                       \
-      "lone \\uD800-\\uDFFF escapes replaced by U+FFFD")
+      "lone \\uD800-\\uDFFF escapes replaced by U+FFFD")                  \
+    X(STR, device_name, 64, "",                                            \
+      "deviceProperties[0].name (printable ASCII, cut to 63 bytes)")       \
+    X(I32, devices_mixed, 0, "", "1: deviceProperties names differ")       \
+    X(STR, gpu_arch, 32, "", "GPU used for this trace, \"\" if none")     \
+    X(STR, gpu_arch_source, 8, "", "option | json | trace | none")
 
 /* /timeline: GPU timeline of every trace (TraceLens's gpu_timeline sheet in
  * nanoseconds), sorted by trace_rank. */
@@ -131,6 +136,8 @@ extern "C" {
  * by (match_key, seq). */
 #define TLM_TAB_INSTANCES(X)                                                \
     X(STR, pg_name, 64, "", "process group name (or synthesized)")        \
+    X(STR, pg_desc, 32, "",                                                \
+      "process group description (pg_desc: \"TP\", \"default_pg\"), \"\"")   \
     X(I64, seq, 0, "", "sequence number within the process group")        \
     X(STR, seq_src, 12, "", "trace | concrete | ordinal | p2p")            \
     X(STR, coll, 16, "", "collective type (allreduce, allgather, ...)")   \
@@ -218,6 +225,7 @@ extern "C" {
  * by total latency, descending. */
 #define TLM_TAB_SUMMARY(X)                                                  \
     X(STR, pg_name, 64, "", "process group name")                          \
+    X(STR, pg_desc, 32, "", "process group description (pg_desc), \"\"")  \
     X(STR, coll, 16, "", "collective type")                                \
     X(STR, coll_name, 32, "", "Collective name")                           \
     X(STR, dtype, 24, "", "element type")                                  \

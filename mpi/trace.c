@@ -41,6 +41,29 @@ static void result_init(const tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
     row->trace_rank = -1;
 }
 
+/* The trace's devices and the GPU its report uses (the same choice as
+ * tlm_report_build makes from the same options). */
+static tlm_status take_gpu(const tlm_mpi_ctx *c, const tlm_trace *tr,
+                           tlm_row_trace *row, tlm_error *err)
+{
+    tlm_report_opts ropts;
+    tlm_report_gpu g;
+    tlm_report_opts_init(&ropts);
+    ropts.gpu_arch = c->o.gpu_arch;
+    ropts.gpu_arch_json_path = c->o.gpu_arch_json_path;
+    tlm_status st = tlm_report_gpu_select(&ropts, tr, &g, err);
+    if (st != TLM_OK)
+        return st;
+    tlm_mpi_strset(row->device_name, sizeof row->device_name,
+                   g.devices.name);
+    row->devices_mixed = g.devices.mixed;
+    tlm_mpi_strset(row->gpu_arch, sizeof row->gpu_arch,
+                   g.has_arch ? g.arch.name : "");
+    tlm_mpi_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
+                   tlm_arch_source_name(g.source));
+    return TLM_OK;
+}
+
 /* Copies the trace's metadata and read statistics into fr and decides its
  * rank (fr->row.trace_rank, node, fr->tl.trace_rank). */
 static tlm_status take_meta(const tlm_mpi_ctx *c, const tlm_trace *tr,
@@ -79,7 +102,7 @@ static tlm_status take_meta(const tlm_mpi_ctx *c, const tlm_trace *tr,
                     ? (int32_t)(rank / c->o.gpus_per_node)
                     : -1;
     fr->tl.trace_rank = (int32_t)rank;
-    return TLM_OK;
+    return take_gpu(c, tr, row, err);
 }
 
 /* Builds the trace's report: its GPU timeline goes into fr->tl, its ops
@@ -94,6 +117,7 @@ static tlm_status take_report(tlm_mpi_ctx *c, tlm_tree *tree,
     ropts.short_kernel_study = 0;
     ropts.perf_sheets = 0;
     ropts.unified = 0;
+    ropts.gpu_arch = c->o.gpu_arch;
     ropts.gpu_arch_json_path = c->o.gpu_arch_json_path;
     tlm_report *rep = NULL;
     tlm_error terr;

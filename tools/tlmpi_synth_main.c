@@ -40,6 +40,8 @@ static const char usage[] =
     "Files:\n"
     "  --gzip                  write .json.gz\n"
     "  --gzip_level N          zlib level 1..9 (default 1)\n"
+    "  --device_name NAME      deviceProperties[].name of every GPU\n"
+    "                          (default \"NVIDIA H100 80GB HBM3\")\n"
     "  --name_pattern P        file name, {r} = rank\n"
     "                          (default rank{r}_trace.json[.gz])\n"
     "  --ranks LIST            write only these ranks' traces, e.g. 0 or 0,3\n"
@@ -216,6 +218,8 @@ int main(int argc, char **argv)
                 return bad(name, val);
         } else if (strcmp(name, "--name_pattern") == 0) {
             o.name_pattern = val;
+        } else if (strcmp(name, "--device_name") == 0) {
+            o.device_name = val;
         } else if (strcmp(name, "--straggler") == 0) {
             if (parse_int(val, &o.straggler_rank))
                 return bad(name, val);

@@ -294,7 +294,10 @@ typedef struct tlm_coll_record {
     uint8_t kname_coll;   /* tlm_coll_type parsed from the kernel name */
     uint8_t reserved_[7];
     char pg_name[TLM_COLL_PG_NAME_LEN];   /* "Process Group Name" (or ID) */
-    char pg_desc[TLM_COLL_NAME_LEN];      /* "Process Group Description" */
+    char pg_desc[TLM_COLL_NAME_LEN];      /* "Process Group Description",
+                                           * else pg_config's pg_desc;
+                                           * cut at a UTF-8 boundary,
+                                           * control characters as '?' */
     char coll_name[TLM_COLL_NAME_LEN];    /* "Collective name"; "" if none */
     char dtype_name[TLM_COLL_DTYPE_LEN];  /* dtype string; "" if none */
     char pg_ranks_text[TLM_COLL_TEXT_LEN];/* "Process Group Ranks" text */
@@ -431,6 +434,9 @@ typedef struct tlm_coll_instance {
     uint8_t seq_src;           /* tlm_coll_seq_src */
     uint8_t reserved_[5];
     char pg_name[TLM_COLL_PG_NAME_LEN];
+    char pg_desc[TLM_COLL_NAME_LEN];  /* "Process Group Description" (or
+                                       * pg_config's pg_desc) of the first
+                                       * member that has one; "" none */
     char coll_name[TLM_COLL_NAME_LEN];
     char dtype_name[TLM_COLL_DTYPE_LEN];
     char algo[TLM_COLL_ALGO_LEN];
@@ -726,6 +732,7 @@ typedef struct tlm_coll_summary_row {
     uint8_t dtype;
     uint8_t reserved_[2];
     char pg_name[TLM_COLL_PG_NAME_LEN];
+    char pg_desc[TLM_COLL_NAME_LEN];    /* the first instance's pg_desc */
     char coll_name[TLM_COLL_NAME_LEN];
     char dtype_name[TLM_COLL_DTYPE_LEN];
 } tlm_coll_summary_row;

@@ -247,6 +247,7 @@ typedef struct tlm_gpu_arch {
 
 /* Looks up a bundled GPU by name or alias, case-insensitively, ignoring
  * '-', '_' and ' ' ("H100", "h100-sxm", "H100_SXM5", "mi300x", "MI300X-MAF").
+ * An ambiguous name ("MI300": MI300A or MI300X) is unknown.
  * Bundled: H100, H200, B200, A100, MI300X, MI325X, MI355X (datasheet peaks)
  * and MI300X-MAF, MI325X-MAF (TraceLens's max-achievable numbers).
  * Returns NULL if unknown.  The pointer is to static storage. */
@@ -256,6 +257,41 @@ TLM_API const tlm_gpu_arch *tlm_gpu_arch_lookup(const char *name);
  * for listing them in --help. */
 TLM_API size_t tlm_gpu_arch_count(void);
 TLM_API const tlm_gpu_arch *tlm_gpu_arch_at(size_t i);
+
+/* The bundled names, comma-separated ("H100, H200, ..."), into buf
+ * (truncated to cap - 1 bytes; cap 0: nothing written).  Returns buf. */
+TLM_API char *tlm_gpu_arch_names(char *buf, size_t cap);
+
+/* The bundled GPU a device name reported by the driver stands for:
+ * "NVIDIA H100 80GB HBM3" -> H100, "NVIDIA A100-SXM4-80GB" -> A100,
+ * "AMD Instinct MI300X" -> MI300X.  A name matches when one of its
+ * alphanumeric tokens, case-insensitively, is a model name of the table
+ * (H100, H200, B200, A100, MI300X, MI325X, MI355X); never a -MAF entry.
+ * NULL when nothing matches ("Tesla V100-SXM2-32GB", "NVIDIA A10") or
+ * device_name is NULL.  The pointer is to static storage. */
+TLM_API const tlm_gpu_arch *tlm_gpu_arch_match_device(const char *device_name);
+
+#define TLM_GPU_DEVICE_NAME_LEN 64
+
+/* What a trace's deviceProperties say about its GPUs. */
+typedef struct tlm_gpu_devices {
+    size_t n_devices;         /* entries with a string "name" */
+    int mixed;                /* 1: the entries' names differ */
+    char name[TLM_GPU_DEVICE_NAME_LEN]; /* the first entry's name, cut to
+                                         * 63 bytes, bytes outside
+                                         * printable ASCII as '?'; "" */
+    const tlm_gpu_arch *arch; /* the bundled GPU every named entry stands
+                               * for; NULL when none does or they differ */
+} tlm_gpu_devices;
+
+/* Reads deviceProperties (the JSON text of the array, as
+ * tlm_trace_meta.device_properties keeps it; json may be NULL or len 0:
+ * no devices) into *out.  Entries that are not objects or lack a string
+ * "name" are skipped.  Errors (*out zeroed): TLM_EFORMAT (not JSON),
+ * TLM_ELIMIT (nested deeper than 8 or over 1 MiB), TLM_ENOMEM, TLM_EINVAL
+ * (out NULL). */
+TLM_API tlm_status tlm_gpu_devices_parse(const char *json, size_t len,
+                                         tlm_gpu_devices *out);
 
 /* Peak TFLOPS for a Compute Spec key ("matrix_bf16"); NaN when the arch
  * has no such key, key is NULL/empty or arch is NULL. */

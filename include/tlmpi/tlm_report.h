@@ -23,6 +23,7 @@
 
 #include "tlm_common.h"
 #include "tlm_outset.h"
+#include "tlm_perf.h"
 #include "tlm_tree.h"
 
 #ifdef __cplusplus
@@ -40,13 +41,15 @@ extern "C" {
     X(TLM_COMPAT_LEAF_NO_DRIVER, 2, "leaf_skips_cuda_driver",                \
       "unified leaf test does not traverse cuda_driver children")          \
     X(TLM_COMPAT_COLUMNS, 3, "tracelens_columns",                            \
-      "no tlmpi-only columns (kernel_summary's Kernel category)")
+      "no tlmpi-only columns (kernel_summary's Kernel category)")           \
+    X(TLM_COMPAT_NO_ARCH_FROM_TRACE, 4, "no_arch_from_trace",                \
+      "no GPU from deviceProperties: roofline only with --gpu_arch")
 
 enum {
 #define TLM_X_(e, bit, name, desc) e = 1u << (bit),
     TLM_COMPAT_LIST(TLM_X_)
 #undef TLM_X_
-    TLM_COMPAT_ALL = (1u << 4) - 1
+    TLM_COMPAT_ALL = (1u << 5) - 1
 };
 
 /* Parses "name,name" or "all" into *bits.  TLM_EINVAL on unknown names. */
@@ -65,7 +68,11 @@ typedef struct tlm_report_opts {
     int unified;                   /* unified_perf_summary (default 1) */
     int coll_analysis;             /* coll_analysis sheet (default 1) */
     unsigned compat;               /* TLM_COMPAT_* bits */
-    const char *gpu_arch;          /* bundled GPU name or NULL */
+    const char *gpu_arch;          /* bundled GPU name, "none" (no
+                                      roofline, no detection) or NULL
+                                      (from the trace's deviceProperties
+                                      unless TLM_COMPAT_NO_ARCH_FROM_TRACE
+                                      or gpu_arch_json_path) */
     const char *gpu_arch_json_path; /* TraceLens arch JSON or NULL */
     const char *trace_label;       /* name shown in report.md, or NULL */
     int threads;                   /* threads building the tables: 1
@@ -101,6 +108,39 @@ TLM_API tlm_status tlm_gpu_timeline_compute(tlm_tree *tree,
                                             tlm_gpu_timeline *out,
                                             tlm_error *err);
 
+/* Where the GPU architecture of the roofline came from. */
+typedef enum tlm_arch_source {
+    TLM_ARCH_SRC_NONE = 0, /* none: no roofline columns */
+    TLM_ARCH_SRC_OPTION,   /* --gpu_arch NAME */
+    TLM_ARCH_SRC_JSON,     /* --gpu_arch_json_path F */
+    TLM_ARCH_SRC_TRACE     /* the trace's deviceProperties[].name */
+} tlm_arch_source;
+
+/* "none", "option", "json", "trace" (static; "none" for other values). */
+TLM_API const char *tlm_arch_source_name(tlm_arch_source src);
+
+/* The GPU a report uses and what the trace says about its devices. */
+typedef struct tlm_report_gpu {
+    int has_arch;            /* arch is set */
+    tlm_arch_source source;
+    tlm_gpu_arch arch;       /* a copy; zeroed without one */
+    tlm_gpu_devices devices; /* deviceProperties (devices.arch points to
+                              * static storage) */
+} tlm_report_gpu;
+
+/* Chooses the GPU for a report of trace: opts->gpu_arch ("none": no GPU),
+ * else opts->gpu_arch_json_path, else (unless TLM_COMPAT_NO_ARCH_FROM_TRACE)
+ * the bundled GPU every deviceProperties entry's name stands for
+ * (tlm_gpu_arch_match_device); none when the names are unknown or stand
+ * for different GPUs.  A deviceProperties text that does not parse counts
+ * as no devices.  opts may be NULL (defaults).  Errors: TLM_EINVAL (both
+ * options, or an unknown --gpu_arch: the message lists the known names),
+ * the errors of tlm_gpu_arch_load_json, TLM_ENOMEM. */
+TLM_API tlm_status tlm_report_gpu_select(const tlm_report_opts *opts,
+                                         const tlm_trace *trace,
+                                         tlm_report_gpu *out,
+                                         tlm_error *err);
+
 typedef struct tlm_report tlm_report;
 
 /* Builds every table.  opts may be NULL (defaults).  The tree must have
@@ -114,6 +154,9 @@ TLM_API tlm_status tlm_report_build(tlm_tree *tree,
 TLM_API void tlm_report_free(tlm_report *r);
 
 TLM_API const tlm_gpu_timeline *tlm_report_timeline(const tlm_report *r);
+
+/* The GPU the report was built for (tlm_report_gpu_select). */
+TLM_API const tlm_report_gpu *tlm_report_gpu_get(const tlm_report *r);
 
 /* Names of the tables and columns that other modules look up by name (the
  * MPI driver keeps these cells of every trace's report); src/ops.c and

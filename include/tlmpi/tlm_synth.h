@@ -99,6 +99,8 @@ typedef struct tlm_synth_opts {
     int seq_len;
     int batch;
     int vocab;
+    const char *device_name;  /* deviceProperties[].name of every GPU;
+                                 NULL = "NVIDIA H100 80GB HBM3" */
 } tlm_synth_opts;
 
 /* Fills opts with the defaults above (out_dir NULL). */

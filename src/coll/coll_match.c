@@ -279,6 +279,8 @@ static int emit_instance(builder *b, item *its, size_t n, int64_t seq,
     in->dtype = rep->dtype;
     in->seq_src = rep->seq_src;
     memcpy(in->pg_name, rep->pg_name, sizeof in->pg_name);
+    for (size_t i = 0; i < n && !in->pg_desc[0]; i++)
+        memcpy(in->pg_desc, its[i].rec->pg_desc, sizeof in->pg_desc);
     memcpy(in->coll_name, rep->coll_name, sizeof in->coll_name);
     memcpy(in->dtype_name, rep->dtype_name, sizeof in->dtype_name);
     memcpy(in->algo, rep->algo, sizeof in->algo);

@@ -799,6 +799,32 @@ static void rec_sizes(const tlm_trace *t, const meta *m, const klink *lk,
                          m->out_split_len);
 }
 
+/* A text from the trace into dst[cap]: at most len bytes, cut before an
+ * incomplete UTF-8 sequence, control characters (and NUL) as '?', so
+ * that a hostile name cannot break a table or a terminal. */
+static void text_field(char *dst, size_t cap, const char *s, size_t len)
+{
+    size_t n = 0;
+    if (cap == 0)
+        return;
+    if (!s)
+        len = 0;
+    if (len >= cap) {
+        len = cap - 1;
+        /* back up over continuation bytes to the lead byte, and drop the
+         * character when it does not fit whole */
+        size_t k = len;
+        while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+            k--;
+        len = k;
+    }
+    for (; n < len; n++) {
+        unsigned char ch = (unsigned char)s[n];
+        dst[n] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+    }
+    dst[n] = '\0';
+}
+
 /* Process group name (synthesized into synth[cap] when the trace has
  * none), hash and description.  Returns the name, *pg_len its length. */
 static const char *rec_pg_name(const meta *m, tlm_coll_record *r,
@@ -820,9 +846,26 @@ static const char *rec_pg_name(const meta *m, tlm_coll_record *r,
     tlm_coll_strlcpy(r->pg_name, sizeof r->pg_name, pg, *pg_len);
     r->pg_hash = tlm_hash64(pg, *pg_len);
     if (m->pg_desc)
-        tlm_coll_strlcpy(r->pg_desc, sizeof r->pg_desc, m->pg_desc,
-                         m->pg_desc_len);
+        text_field(r->pg_desc, sizeof r->pg_desc, m->pg_desc,
+                   m->pg_desc_len);
     return pg;
+}
+
+/* The description of the record's process group from
+ * distributedInfo.pg_config when the kernel's args have none (traces that
+ * name groups only in the header, [nccl_trace_schema]). */
+static void rec_pg_desc(const tlm_trace *t, const tlm_trace_meta *md,
+                        const char *pg, size_t pg_len, tlm_coll_record *r)
+{
+    const tlm_pg_config *pc;
+    size_t l = 0;
+    if (r->pg_desc[0] || (r->flags & TLM_COLL_REC_PG_SYNTH))
+        return;
+    pc = find_pg_config(t, md, pg, pg_len);
+    if (!pc || !pc->pg_desc)
+        return;
+    const char *d = tlm_trace_str(t, pc->pg_desc, &l);
+    text_field(r->pg_desc, sizeof r->pg_desc, d, l);
 }
 
 /* Position of rank in first, first + stride, ... (n terms), or -1. */
@@ -1026,6 +1069,7 @@ static void fill_record(const tlm_trace *t, const tlm_trace_meta *md,
     size_t pg_len;
     const char *pg = rec_pg_name(m, r, synth, sizeof synth, &pg_len);
     rec_pg_ranks(t, md, m, pg, pg_len, lk->meta_src, trace_rank, r);
+    rec_pg_desc(t, md, pg, pg_len, r);
     rec_bytes(m, ct, tlm_dtype_size(dt), r);
     rec_identity(m, ct, dt, trace_rank, r);
 }

@@ -138,6 +138,7 @@ tlm_status tlm_coll_summarize(const tlm_coll_instance *inst, size_t n,
         r->coll = f->coll;
         r->dtype = f->dtype;
         memcpy(r->pg_name, f->pg_name, sizeof r->pg_name);
+        memcpy(r->pg_desc, f->pg_desc, sizeof r->pg_desc);
         memcpy(r->coll_name, f->coll_name, sizeof r->coll_name);
         memcpy(r->dtype_name, f->dtype_name, sizeof r->dtype_name);
         /* the instances used */

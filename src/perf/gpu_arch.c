@@ -26,6 +26,9 @@
 /* MARK: - Bundled table                                              */
 /* ------------------------------------------------------------------ */
 
+/* Largest arch JSON file or deviceProperties text read. */
+#define ARCH_MAX_BYTES (1024 * 1024)
+
 #define PK(k, v) {k, v}
 
 /* The dense compute peaks of the MI300X, which the MI325X shares. */
@@ -130,7 +133,9 @@ static const tlm_gpu_arch bundled[] = {
 
 #undef PK
 
-/* Aliases, already normalised (lower case, no '-', '_', ' '). */
+/* Aliases, already normalised (lower case, no '-', '_', ' ').  No alias
+ * may stand for two GPUs: "mi300" (MI300A or MI300X?) is not one, so
+ * --gpu_arch MI300 is refused instead of being taken as the MI300X. */
 static const struct {
     const char *alias;
     const char *name;
@@ -140,7 +145,7 @@ static const struct {
     {"h200sxm", "H200"},    {"b200", "B200"},        {"hgxb200", "B200"},
     {"a100", "A100"},       {"a100sxm", "A100"},     {"a100sxm4", "A100"},
     {"a10080gb", "A100"},   {"a100sxm480gb", "A100"}, {"mi300x", "MI300X"},
-    {"mi300", "MI300X"},    {"gfx942", "MI300X"},    {"mi325x", "MI325X"},
+    {"gfx942", "MI300X"},   {"mi325x", "MI325X"},
     {"mi355x", "MI355X"},   {"gfx950", "MI355X"},    {"mi300xmaf", "MI300X-MAF"},
     {"mi325xmaf", "MI325X-MAF"},
 };
@@ -168,6 +173,24 @@ const tlm_gpu_arch *tlm_gpu_arch_at(size_t i)
     return i < tlm_gpu_arch_count() ? &bundled[i] : NULL;
 }
 
+char *tlm_gpu_arch_names(char *buf, size_t cap)
+{
+    size_t len = 0;
+    if (cap == 0)
+        return buf;
+    buf[0] = '\0';
+    for (size_t i = 0; i < tlm_gpu_arch_count(); i++) {
+        int w = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
+                         bundled[i].name);
+        if (w < 0 || (size_t)w >= cap - len) {
+            buf[len] = '\0'; /* whole names only */
+            break;
+        }
+        len += (size_t)w;
+    }
+    return buf;
+}
+
 const tlm_gpu_arch *tlm_gpu_arch_lookup(const char *name)
 {
     char key[64];
@@ -188,6 +211,130 @@ const tlm_gpu_arch *tlm_gpu_arch_lookup(const char *name)
     return NULL;
 }
 
+/* ------------------------------------------------------------------ */
+/* MARK: - Device names from traces                                   */
+/* ------------------------------------------------------------------ */
+
+/* Model tokens of the device names that vendors' drivers report ("NVIDIA
+ * H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "AMD Instinct MI300X"), and
+ * the bundled GPU each stands for.  A name matches when one of its
+ * alphanumeric tokens equals a model token: "A10" or "GH200" match
+ * nothing, "MI300A" is not an MI300X. */
+static const struct {
+    const char *token;
+    const char *name;
+} device_tokens[] = {
+    {"h100", "H100"},     {"h200", "H200"},     {"b200", "B200"},
+    {"a100", "A100"},     {"mi300x", "MI300X"}, {"mi325x", "MI325X"},
+    {"mi355x", "MI355X"},
+};
+
+static const tlm_gpu_arch *bundled_named(const char *name)
+{
+    for (size_t j = 0; j < tlm_gpu_arch_count(); j++)
+        if (strcmp(bundled[j].name, name) == 0)
+            return &bundled[j];
+    return NULL;
+}
+
+/* The bundled GPU of one lower-case token, or NULL. */
+static const tlm_gpu_arch *token_arch(const char *tok)
+{
+    for (size_t i = 0; i < sizeof device_tokens / sizeof device_tokens[0];
+         i++)
+        if (strcmp(tok, device_tokens[i].token) == 0)
+            return bundled_named(device_tokens[i].name);
+    return NULL;
+}
+
+const tlm_gpu_arch *tlm_gpu_arch_match_device(const char *device_name)
+{
+    char tok[16];
+    size_t n = 0;
+    int skip = 0; /* inside a token too long to be a model token */
+    if (device_name == NULL)
+        return NULL;
+    for (const char *p = device_name;; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch != 0 && isalnum(ch)) {
+            if (n + 1 < sizeof tok)
+                tok[n++] = (char)tolower(ch);
+            else
+                skip = 1;
+            continue;
+        }
+        tok[n] = '\0';
+        const tlm_gpu_arch *a = n > 0 && !skip ? token_arch(tok) : NULL;
+        if (a != NULL || ch == 0)
+            return a;
+        n = 0;
+        skip = 0;
+    }
+}
+
+/* Copies a device name, bounded, printable ASCII only (a trace is input:
+ * other bytes become '?'). */
+static void copy_device_name(char *dst, size_t cap, const char *src,
+                             size_t len)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len && o + 1 < cap; i++) {
+        unsigned char ch = (unsigned char)src[i];
+        dst[o++] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+    }
+    dst[o] = '\0';
+}
+
+/* One deviceProperties entry's name into out. */
+static void add_device(tlm_gpu_devices *out, const tlm_pj_node *name)
+{
+    char nm[TLM_GPU_DEVICE_NAME_LEN];
+    const tlm_gpu_arch *a;
+    copy_device_name(nm, sizeof nm, name->str, name->slen);
+    a = tlm_gpu_arch_match_device(nm);
+    if (out->n_devices == 0) {
+        memcpy(out->name, nm, sizeof nm);
+        out->arch = a;
+    } else if (strcmp(out->name, nm) != 0) {
+        out->mixed = 1;
+        if (a != out->arch)
+            out->arch = NULL;
+    }
+    out->n_devices++;
+}
+
+tlm_status tlm_gpu_devices_parse(const char *json, size_t len,
+                                 tlm_gpu_devices *out)
+{
+    tlm_pj_doc doc;
+    size_t off = 0;
+    const char *what = "";
+    tlm_status st;
+    if (out == NULL)
+        return TLM_EINVAL;
+    memset(out, 0, sizeof *out);
+    if (json == NULL || len == 0)
+        return TLM_OK;
+    if (len > ARCH_MAX_BYTES)
+        return TLM_ELIMIT;
+    st = tlm_pj_parse(json, len, 8, &doc, &off, &what);
+    if (st == TLM_OK) {
+        const tlm_pj_node *root = tlm_pj_node_at(&doc, doc.root);
+        for (size_t i = 0; root->type == TLM_PJ_ARR && i < root->count;
+             i++) {
+            const tlm_pj_node *d = tlm_pj_child(&doc, root, i);
+            const tlm_pj_node *nm =
+                d->type == TLM_PJ_OBJ ? tlm_pj_member(&doc, d, "name") : NULL;
+            if (nm != NULL && nm->type == TLM_PJ_STR)
+                add_device(out, nm);
+        }
+    }
+    tlm_pj_free(&doc);
+    if (st != TLM_OK)
+        memset(out, 0, sizeof *out);
+    return st;
+}
+
 double tlm_gpu_arch_peak_tflops(const tlm_gpu_arch *arch, const char *key)
 {
     size_t i;
@@ -205,8 +352,6 @@ double tlm_gpu_arch_peak_tflops(const tlm_gpu_arch *arch, const char *key)
 /* ------------------------------------------------------------------ */
 /* MARK: - JSON loader                                                */
 /* ------------------------------------------------------------------ */
-
-#define ARCH_MAX_BYTES (1024 * 1024)
 
 tlm_status tlm_gpu_arch_parse_json(const char *text, size_t len,
                                    const char *fname, tlm_gpu_arch *out,

@@ -663,29 +663,12 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
     tlm_sbuf_init(&ctx.s2);
     const char *path = tlm_trace_path(ctx.trace);
 
-    if (ctx.opts.gpu_arch && ctx.opts.gpu_arch_json_path) {
-        st = tlm_error_set(err, TLM_EINVAL, NULL, -1,
-                           "--gpu_arch and --gpu_arch_json_path are "
-                           "mutually exclusive");
+    tlm_report_gpu gpu;
+    st = tlm_report_gpu_select(&ctx.opts, ctx.trace, &gpu, err);
+    if (st != TLM_OK)
         goto fail;
-    }
-    if (ctx.opts.gpu_arch) {
-        const tlm_gpu_arch *a = tlm_gpu_arch_lookup(ctx.opts.gpu_arch);
-        if (!a) {
-            st = tlm_error_set(err, TLM_EINVAL, NULL, -1,
-                               "unknown GPU '%s' (see tlmpi report --help)",
-                               ctx.opts.gpu_arch);
-            goto fail;
-        }
-        ctx.arch = *a;
-        ctx.has_arch = 1;
-    } else if (ctx.opts.gpu_arch_json_path) {
-        st = tlm_gpu_arch_load_json(ctx.opts.gpu_arch_json_path, &ctx.arch,
-                                    err);
-        if (st != TLM_OK)
-            goto fail;
-        ctx.has_arch = 1;
-    }
+    ctx.arch = gpu.arch;
+    ctx.has_arch = gpu.has_arch;
     ctx.n_names = tlm_trace_str_count(ctx.trace);
     ctx.comm_cache = calloc(ctx.n_names ? ctx.n_names : 1, 1);
     ctx.model_cache = calloc(ctx.n_names ? ctx.n_names : 1, 1);
@@ -716,6 +699,7 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
     r->stats = *tlm_tree_stats_get(tree);
     r->has_arch = ctx.has_arch;
     r->arch = ctx.arch;
+    r->gpu = gpu;
     snprintf(r->label, sizeof r->label, "%s",
              ctx.opts.trace_label ? ctx.opts.trace_label : path);
     r->n_gpu_total = (size_t)r->stats.n_gpu;
@@ -746,6 +730,11 @@ void tlm_report_free(tlm_report *r)
 const tlm_gpu_timeline *tlm_report_timeline(const tlm_report *r)
 {
     return &r->tl;
+}
+
+const tlm_report_gpu *tlm_report_gpu_get(const tlm_report *r)
+{
+    return &r->gpu;
 }
 
 size_t tlm_report_table_count(const tlm_report *r) { return r->ntabs; }

@@ -180,6 +180,7 @@ struct tlm_report {
     tlm_tree_stats stats;
     int has_arch;
     tlm_gpu_arch arch;
+    tlm_report_gpu gpu;   /* the choice and the trace's devices */
     char label[256];
     size_t n_gpu_total;
     size_t n_gpu_linked;

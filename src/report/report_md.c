@@ -140,6 +140,34 @@ static void top_table(tlm_sbuf *b, const tlm_tab *t, const char *title,
     tlm_sbuf_putc(b, '\n');
 }
 
+/* The GPU line of the header: which architecture and where it came
+ * from, and the trace's device names when they differ. */
+static void gpu_line(const tlm_report *r, tlm_sbuf *b)
+{
+    const tlm_report_gpu *g = &r->gpu;
+    const tlm_gpu_devices *d = &g->devices;
+    tlm_sbuf_puts(b, "GPU: ");
+    if (g->has_arch)
+        md_text(b, g->arch.name, 63);
+    else
+        tlm_sbuf_puts(b, "none");
+    tlm_sbuf_printf(b, " (source: %s", tlm_arch_source_name(g->source));
+    if (d->n_devices > 0) {
+        tlm_sbuf_puts(b, "; deviceProperties: \"");
+        md_text(b, d->name, 63);
+        tlm_sbuf_printf(b, "\"%s", d->mixed ? " and others" : "");
+    }
+    tlm_sbuf_puts(b, ").");
+    if (d->mixed)
+        tlm_sbuf_printf(b, " Note: the trace lists %zu devices of "
+                           "different models%s.",
+                        d->n_devices,
+                        g->source == TLM_ARCH_SRC_TRACE
+                            ? ""
+                            : "; none was taken for the roofline");
+    tlm_sbuf_puts(b, "\n\n");
+}
+
 /* Least efficient heavy ops: unified rows with a roofline percentage among
  * those that make up 80% of the kernel time. */
 static void roofline_findings(const tlm_report *r, tlm_sbuf *b,
@@ -149,9 +177,10 @@ static void roofline_findings(const tlm_report *r, tlm_sbuf *b,
     if (!u)
         return;
     if (!r->has_arch) {
-        tlm_sbuf_puts(find_b, "- No GPU given (--gpu_arch / "
-                              "--gpu_arch_json_path): roofline efficiency "
-                              "not computed.\n");
+        tlm_sbuf_puts(find_b, "- No GPU known (--gpu_arch / "
+                              "--gpu_arch_json_path, or a GPU the "
+                              "trace's deviceProperties name): roofline "
+                              "efficiency not computed.\n");
         return;
     }
     tlm_sbuf_printf(b, "## Roofline (%s: %.0f GB/s)\n\n", r->arch.name,
@@ -346,9 +375,12 @@ tlm_status tlm_report_md_to(const tlm_report *r, const char *path,
 
     tlm_sbuf_puts(&b, "# Performance report: ");
     md_text(&b, r->label, 200);
-    tlm_sbuf_puts(&b, "\n\nTimes in ms unless marked; tables: the CSV files "
-                      "beside this page (TraceLens names and columns, see "
-                      "docs/report.md).\n\n## Findings\n\n");
+    tlm_sbuf_puts(&b, "\n\nUnits: times in ms unless marked; bandwidth "
+                      "GB/s = 10^9 B/s.  Tables: the CSV files beside this "
+                      "page keep TraceLens's names, columns and units "
+                      "(\"MB\" there is MiB; see docs/report.md).\n\n");
+    gpu_line(r, &b);
+    tlm_sbuf_puts(&b, "## Findings\n\n");
     tlm_sbuf_putn(&b, fin.p ? fin.p : "", fin.len);
     tlm_sbuf_putc(&b, '\n');
     tlm_sbuf_putn(&b, body.p ? body.p : "", body.len);

@@ -2017,7 +2017,10 @@ static void write_header(const syn_job *job, rs *s, int64_t ts)
     for (int d = 0; d < gpn; d++) {
         tlm_synth_puts(o, d ? ",\n    {\"id\": " : "\n    {\"id\": ");
         tlm_synth_puti(o, d);
-        PUTL(o, ", \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": "
+        PUTL(o, ", \"name\": ");
+        tlm_synth_putq(o, job->o.device_name ? job->o.device_name
+                                             : "NVIDIA H100 80GB HBM3");
+        PUTL(o, ", \"totalGlobalMem\": "
                 "85018279936, \"computeMajor\": 9, \"computeMinor\": 0, "
                 "\"maxThreadsPerBlock\": 1024, "
                 "\"maxThreadsPerMultiprocessor\": 2048, \"regsPerBlock\": "

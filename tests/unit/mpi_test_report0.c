@@ -198,6 +198,102 @@ static void test_sheets(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* report.md's units line, GPU line with the mixed-devices note, the
+ * collective table (pg_desc, human sizes, '|' escaped) and the straggler
+ * verdict on both sides of --straggler_threshold_us. */
+static void test_md_gpu_units_straggler(void **state)
+{
+    (void)state;
+    tlm_mpi_opts o;
+    memset(&o, 0, sizeof o);
+    o.straggler_threshold_us = 50.0;
+    tlm_row_trace tr[2];
+    tlm_row_timeline tl[2];
+    memset(tr, 0, sizeof tr);
+    memset(tl, 0, sizeof tl);
+    for (int i = 0; i < 2; i++) {
+        tr[i].trace_rank = tl[i].trace_rank = i;
+        tlm_mpi_strset(tr[i].gpu_arch_source, sizeof tr[i].gpu_arch_source,
+                       "trace");
+    }
+    tlm_mpi_strset(tr[0].device_name, 64, "NVIDIA H100 80GB HBM3");
+    tlm_mpi_strset(tr[0].gpu_arch, 32, "H100");
+    tlm_mpi_strset(tr[1].device_name, 64, "AMD Instinct MI300X");
+    tlm_mpi_strset(tr[1].gpu_arch, 32, "MI300X");
+    tlm_coll_summary_row sum;
+    memset(&sum, 0, sizeof sum);
+    snprintf(sum.pg_name, sizeof sum.pg_name, "3");
+    snprintf(sum.pg_desc, sizeof sum.pg_desc, "mesh|tp");
+    snprintf(sum.dtype_name, sizeof sum.dtype_name, "BFloat16");
+    sum.coll = TLM_COLL_ALLREDUCE;
+    sum.bytes = 3 * 1024 * 1024 / 2;
+    sum.count = 2;
+    tlm_coll_straggler_row st[2];
+    memset(st, 0, sizeof st);
+    for (int i = 0; i < 2; i++) {
+        st[i].trace_rank = i;
+        st[i].overall = 1;
+        st[i].n_instances = 10;
+        st[i].wait_caused_corr_ns = 40000 * (i + 1); /* 4 and 8 us */
+    }
+    tlm_mpi_results r;
+    memset(&r, 0, sizeof r);
+    r.opts = &o;
+    r.h5_path = "x.h5";
+    r.nprocs = 1;
+    r.world_size = 2;
+    r.traces = tr;
+    r.timeline = tl;
+    r.n_traces = 2;
+    r.sum = &sum;
+    r.n_sum = 1;
+    r.strag = st;
+    r.n_strag = 2;
+    tlm_error err;
+    tlm_outset set;
+    assert_int_equal(tlm_outset_init(&set, 1, &err), TLM_OK);
+    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
+    assert_int_equal(tlm_outset_commit(&set, &err), TLM_OK);
+    tlm_outset_free(&set);
+    const char *s = slurp("report.md");
+    assert_non_null(s);
+    assert_non_null(strstr(s, "Units: times in ms unless a column says "
+                              "otherwise; bandwidth GB/s = 10^9 B/s; "
+                              "message sizes in binary units"));
+    assert_non_null(strstr(s, "- GPU: mixed (source: trace; "
+                              "deviceProperties: \"NVIDIA H100 80GB "
+                              "HBM3\")\n- **Note: mixed devices**"));
+    assert_non_null(strstr(s, "| 3 | mesh\\|tp | allreduce | BFloat16 | "
+                              "1.5 MiB | 2 |"));
+    assert_non_null(strstr(s, "No straggler: no rank made the others wait "
+                              "more than 50.0 us per collective "
+                              "(--straggler_threshold_us); the most, rank "
+                              "1, 8.0 us."));
+    assert_null(strstr(s, "Straggler: rank"));
+    /* under a 5 us threshold rank 1 is named */
+    o.straggler_threshold_us = 5.0;
+    assert_int_equal(tlm_outset_init(&set, 1, &err), TLM_OK);
+    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
+    assert_int_equal(tlm_outset_commit(&set, &err), TLM_OK);
+    tlm_outset_free(&set);
+    s = slurp("report.md");
+    assert_non_null(strstr(s, "Straggler: rank 1 arrives last most "
+                              "expensively: the other ranks waited 0.080 ms "
+                              "for it in total, 8.0 us per collective"));
+    /* one GPU: no note */
+    tlm_mpi_strset(tr[1].device_name, 64, "NVIDIA H100 80GB HBM3");
+    tlm_mpi_strset(tr[1].gpu_arch, 32, "H100");
+    assert_int_equal(tlm_outset_init(&set, 1, &err), TLM_OK);
+    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
+    assert_int_equal(tlm_outset_commit(&set, &err), TLM_OK);
+    tlm_outset_free(&set);
+    s = slurp("report.md");
+    assert_non_null(strstr(s, "- GPU: H100 (source: trace; "
+                              "deviceProperties: \"NVIDIA H100 80GB "
+                              "HBM3\")\n"));
+    assert_null(strstr(s, "mixed devices"));
+}
+
 static void test_schema_markdown(void **state)
 {
     (void)state;
@@ -221,6 +317,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv_number),
         cmocka_unit_test_setup_teardown(test_sheets, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_md_gpu_units_straggler, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_schema_markdown, setup,
                                         teardown),
     };

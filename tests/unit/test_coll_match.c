@@ -71,6 +71,16 @@ static void test_si_vector(void **state)
     assert_int_equal(find_mem(&res, a, 0)->wait_ns, 30000);
     assert_int_equal(find_mem(&res, a, 1)->wait_ns, 20000);
     assert_int_equal(find_mem(&res, a, 2)->wait_ns, 0);
+    assert_string_equal(a->pg_desc, "");
+    tlm_coll_match_result_free(&res);
+
+    /* pg_desc: the first member that has one (here only rank 2's) */
+    for (size_t i = 0; i < n; i++)
+        if (r[i].trace_rank == 2)
+            snprintf(r[i].pg_desc, sizeof r[i].pg_desc, "mesh_tp");
+    assert_int_equal(tlm_coll_match(r, n, NULL, &res, NULL), TLM_OK);
+    assert_string_equal(res.inst[0].pg_desc, "mesh_tp");
+    assert_string_equal(res.inst[1].pg_desc, "mesh_tp");
 
     tlm_coll_match_result_free(&res);
 }

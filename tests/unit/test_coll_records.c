@@ -198,6 +198,10 @@ static void test_named_keys(void **state)
 
     const tlm_coll_record *a0 = by_kernel(r, n, "ncclDevKernel_SendRecv", 0);
     const tlm_coll_record *a1 = by_kernel(r, n, "ncclDevKernel_SendRecv", 1);
+    /* no description in the args: pg_config's pg_desc of group "0"; none
+     * for a synthesized group */
+    assert_string_equal(a0->pg_desc, "default_pg");
+    assert_string_equal(pre->pg_desc, "");
     assert_int_equal(a0->coll, TLM_COLL_ALLTOALLV);
     assert_int_equal(a0->kname_coll, TLM_COLL_SENDRECV);
     assert_int_equal(a0->part, 0);
@@ -276,6 +280,40 @@ static const char *concrete_trace =
     "\"\",\"[]\",\"[]\",\"1\"],\"Input type\":[\"Scalar\",\"Scalar\","
     "\"Scalar\",\"\",\"ScalarList\",\"ScalarList\",\"Scalar\"]}}"
     "]}";
+
+/* A hostile "Process Group Description": control characters become '?',
+ * a description longer than the field is cut before a split UTF-8
+ * character. */
+static void test_pg_desc_hostile(void **state)
+{
+    (void)state;
+    static const char *t =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_"
+        "Sum_bf16_RING_LL(x)\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":3,"
+        "\"args\":{\"stream\":7,\"Collective name\":\"allreduce\","
+        "\"In msg nelems\":8,\"Out msg nelems\":8,\"Group size\":2,"
+        "\"dtype\":\"Float\",\"Process Group Name\":\"5\","
+        "\"Process Group Description\":\"TP\\n|\\u0001x\"}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_"
+        "Sum_bf16_RING_LL(x)\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":3,"
+        "\"args\":{\"stream\":7,\"Collective name\":\"allreduce\","
+        "\"In msg nelems\":8,\"Out msg nelems\":8,\"Group size\":2,"
+        "\"dtype\":\"Float\",\"Process Group Name\":\"6\","
+        "\"Process Group Description\":"
+        "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\\u00e9\"}}]}";
+    tlm_coll_record *r = NULL;
+    tlm_coll_extract_stats st;
+    size_t n = extract(t, 0, &r, &st);
+    assert_int_equal(n, 2);
+    int i5 = strcmp(r[0].pg_name, "5") == 0 ? 0 : 1;
+    assert_string_equal(r[i5].pg_name, "5");
+    assert_string_equal(r[i5].pg_desc, "TP?|?x");
+    /* 30 'a' and the 2 bytes of e-acute do not fit 31: the 'a's only */
+    assert_string_equal(r[1 - i5].pg_desc,
+                        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+    tlm_coll_free(NULL, r);
+}
 
 static void test_concrete_inputs(void **state)
 {
@@ -951,6 +989,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_named_keys),
+        cmocka_unit_test(test_pg_desc_hostile),
         cmocka_unit_test(test_concrete_inputs),
         cmocka_unit_test(test_concrete10_groups),
         cmocka_unit_test(test_concrete10_strided_p2p),

@@ -86,10 +86,13 @@ static void test_vector(void **state)
 
     tlm_coll_summary_row *su = NULL;
     size_t nsu = 0;
+    /* the group's description comes from its first instance */
+    snprintf(res.inst[0].pg_desc, sizeof res.inst[0].pg_desc, "DP");
     assert_int_equal(tlm_coll_summarize(res.inst, res.n_inst, 0, NULL, &su,
                                         &nsu, NULL),
                      TLM_OK);
     assert_int_equal(nsu, 1);
+    assert_string_equal(su[0].pg_desc, "DP");
     assert_int_equal(su[0].count, 2);
     assert_double_equal(su[0].latency_ns.mean, 25000, 1e-9);
     assert_double_equal(su[0].latency_ns.median, 25000, 1e-9);

@@ -48,6 +48,127 @@ static void test_lookup_aliases(void **state)
     assert_null(tlm_gpu_arch_lookup(NULL));
 }
 
+/* Ambiguous names are unknown: "MI300" could be an MI300A. */
+static void test_lookup_ambiguous(void **state)
+{
+    char buf[256];
+    (void)state;
+    assert_null(tlm_gpu_arch_lookup("MI300"));
+    assert_null(tlm_gpu_arch_lookup("mi-300"));
+    assert_string_equal(tlm_gpu_arch_names(buf, sizeof buf),
+                        "H100, H200, B200, A100, MI300X, MI325X, MI355X, "
+                        "MI300X-MAF, MI325X-MAF");
+    /* truncated at a whole name */
+    assert_string_equal(tlm_gpu_arch_names(buf, 12), "H100, H200");
+    assert_string_equal(tlm_gpu_arch_names(buf, 1), "");
+}
+
+/* Device names as drivers report them. */
+static void test_match_device(void **state)
+{
+    static const struct {
+        const char *device;
+        const char *name; /* NULL: no match */
+    } t[] = {
+        {"NVIDIA H100 80GB HBM3", "H100"},
+        {"NVIDIA H100 PCIe", "H100"},
+        {"NVIDIA H100-SXM5-80GB", "H100"},
+        {"NVIDIA H200", "H200"},
+        {"NVIDIA B200", "B200"},
+        {"NVIDIA A100-SXM4-80GB", "A100"},
+        {"NVIDIA A100-PG509-200", "A100"},
+        {"nvidia a100 80gb pcie", "A100"},
+        {"AMD Instinct MI300X", "MI300X"},
+        {"AMD Instinct MI300X VF", "MI300X"},
+        {"AMD Instinct MI325X", "MI325X"},
+        {"AMD Instinct MI355X", "MI355X"},
+        {"Tesla V100-SXM2-32GB", NULL},
+        {"NVIDIA A10", NULL},
+        {"NVIDIA GH200 480GB", NULL},
+        {"AMD Instinct MI300A", NULL},
+        {"AMD Instinct MI300", NULL},
+        {"MI300X-MAF", "MI300X"}, /* a device is never a MAF entry */
+        {"H100H100H100H100H100", NULL}, /* one long token */
+        {"", NULL},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        const tlm_gpu_arch *a = tlm_gpu_arch_match_device(t[i].device);
+        if (t[i].name == NULL && a != NULL)
+            fail_msg("match(%s) = %s", t[i].device, a->name);
+        if (t[i].name != NULL && (a == NULL || strcmp(a->name, t[i].name)))
+            fail_msg("match(%s) = %s, want %s", t[i].device,
+                     a ? a->name : "NULL", t[i].name);
+    }
+    assert_null(tlm_gpu_arch_match_device(NULL));
+}
+
+static tlm_status devs(const char *json, tlm_gpu_devices *d)
+{
+    return tlm_gpu_devices_parse(json, strlen(json), d);
+}
+
+/* deviceProperties texts: one model, mixed models, odd entries, hostile
+ * names, not JSON. */
+static void test_devices_parse(void **state)
+{
+    tlm_gpu_devices d;
+    char big[400];
+    (void)state;
+    assert_int_equal(devs("[{\"id\": 0, \"name\": \"AMD Instinct MI300X\"},"
+                          " {\"id\": 1, \"name\": \"AMD Instinct MI300X\"}]",
+                          &d),
+                     TLM_OK);
+    assert_int_equal(d.n_devices, 2);
+    assert_int_equal(d.mixed, 0);
+    assert_string_equal(d.name, "AMD Instinct MI300X");
+    assert_string_equal(d.arch->name, "MI300X");
+    /* two names, one GPU: mixed names, the arch stays */
+    assert_int_equal(devs("[{\"name\": \"NVIDIA H100 80GB HBM3\"},"
+                          " {\"name\": \"NVIDIA H100 PCIe\"}]", &d),
+                     TLM_OK);
+    assert_int_equal(d.mixed, 1);
+    assert_string_equal(d.arch->name, "H100");
+    /* two GPUs: no arch */
+    assert_int_equal(devs("[{\"name\": \"NVIDIA H100 80GB HBM3\"},"
+                          " {\"name\": \"AMD Instinct MI300X\"}]", &d),
+                     TLM_OK);
+    assert_int_equal(d.mixed, 1);
+    assert_null(d.arch);
+    assert_string_equal(d.name, "NVIDIA H100 80GB HBM3");
+    /* entries that are not objects or have no string name are skipped */
+    assert_int_equal(devs("[1, null, {\"name\": 5}, {\"id\": 3},"
+                          " {\"name\": \"NVIDIA A100-SXM4-80GB\"}]", &d),
+                     TLM_OK);
+    assert_int_equal(d.n_devices, 1);
+    assert_string_equal(d.arch->name, "A100");
+    /* not an array, empty, absent */
+    assert_int_equal(devs("{\"name\": \"NVIDIA H100\"}", &d), TLM_OK);
+    assert_int_equal(d.n_devices, 0);
+    assert_null(d.arch);
+    assert_int_equal(tlm_gpu_devices_parse(NULL, 0, &d), TLM_OK);
+    assert_int_equal(d.n_devices, 0);
+    assert_string_equal(d.name, "");
+    /* hostile name: control characters, non-ASCII, longer than 63 */
+    assert_int_equal(devs("[{\"name\": \"H100\\n\\u0000\\u00e9\\t|x\"}]", &d),
+                     TLM_OK);
+    /* \n, NUL, the two bytes of e-acute, \t */
+    assert_string_equal(d.name, "H100?????|x");
+    assert_string_equal(d.arch->name, "H100");
+    memset(big, 0, sizeof big);
+    strcpy(big, "[{\"name\": \"NVIDIA H100 ");
+    memset(big + strlen(big), 'x', 200);
+    strcat(big, "\"}]");
+    assert_int_equal(devs(big, &d), TLM_OK);
+    assert_int_equal(strlen(d.name), TLM_GPU_DEVICE_NAME_LEN - 1);
+    assert_string_equal(d.arch->name, "H100");
+    /* not JSON, too deep: an error, nothing kept */
+    assert_int_equal(devs("[{\"name\": \"H100\"", &d), TLM_EFORMAT);
+    assert_int_equal(d.n_devices, 0);
+    assert_int_equal(devs("[[[[[[[[[[[[1]]]]]]]]]]]]", &d), TLM_ELIMIT);
+    assert_int_equal(tlm_gpu_devices_parse("[]", 2, NULL), TLM_EINVAL);
+}
+
 static void test_bundled_values(void **state)
 {
     const tlm_gpu_arch *h100 = tlm_gpu_arch_lookup("H100");
@@ -341,6 +462,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lookup_aliases),
+        cmocka_unit_test(test_lookup_ambiguous),
+        cmocka_unit_test(test_match_device),
+        cmocka_unit_test(test_devices_parse),
         cmocka_unit_test(test_bundled_values),
         cmocka_unit_test(test_parse_good),
         cmocka_unit_test(test_parse_bad),

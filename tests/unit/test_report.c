@@ -54,7 +54,7 @@ static void test_compat_parse(void **state)
     assert_int_equal(bits, 0);
     assert_int_equal(tlm_compat_parse("all", &bits, NULL), TLM_OK);
     assert_int_equal(bits, TLM_COMPAT_ALL);
-    assert_int_equal(bits, 15);
+    assert_int_equal(bits, 31);
     assert_int_equal(
         tlm_compat_parse("short_kernel_null_keys,no_corr_fallback", &bits,
                          NULL),
@@ -89,7 +89,13 @@ static void test_gpu_options(void **state)
     assert_int_equal(tlm_report_build(tree, &o, &r, &err), TLM_EINVAL);
     assert_null(r);
     assert_string_equal(err.msg,
-                        "unknown GPU 'no-such-gpu' (see tlmpi report --help)");
+                        "unknown GPU 'no-such-gpu' for --gpu_arch (known: "
+                        "H100, H200, B200, A100, MI300X, MI325X, MI355X, "
+                        "MI300X-MAF, MI325X-MAF, none)");
+    /* an ambiguous name is not taken for one of the GPUs it may mean */
+    o.gpu_arch = "MI300";
+    assert_int_equal(tlm_report_build(tree, &o, &r, &err), TLM_EINVAL);
+    assert_non_null(strstr(err.msg, "unknown GPU 'MI300'"));
     o.gpu_arch = "H100";
     o.gpu_arch_json_path = "/nonexistent.json";
     assert_int_equal(tlm_report_build(tree, &o, &r, &err), TLM_EINVAL);

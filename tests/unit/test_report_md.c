@@ -58,8 +58,10 @@ static void test_page(void **state)
     /* the title, then the findings */
     has_block(md,
         "# Performance report: rank\\|0\n\n"
-        "Times in ms unless marked; tables: the CSV files beside this page "
-        "(TraceLens names and columns, see docs/report.md).\n\n"
+        "Units: times in ms unless marked; bandwidth GB/s = 10^9 B/s.  "
+        "Tables: the CSV files beside this page keep TraceLens's names, "
+        "columns and units (\"MB\" there is MiB; see docs/report.md).\n\n"
+        "GPU: H100 (source: option).\n\n"
         "## Findings\n\n"
         "- GPU idle 92.6% of the 0.405 ms window (busy 0.030 ms).\n"
         "- No communication kernels.\n"
@@ -133,8 +135,10 @@ static void test_page(void **state)
     tr_rebuild(&f, NULL);
     md = render(f.r);
     assert_null(strstr(md, "## Roofline"));
-    has_block(md, "- No GPU given (--gpu_arch / --gpu_arch_json_path): "
-                  "roofline efficiency not computed.\n");
+    has_block(md, "- No GPU known (--gpu_arch / --gpu_arch_json_path, or "
+                  "a GPU the trace's deviceProperties name): roofline "
+                  "efficiency not computed.\n");
+    has_block(md, "GPU: none (source: none).\n\n");
     assert_true(strncmp(md, "# Performance report: t.json\n", 29) == 0);
     free(md);
     /* an unwritable path is an error naming the folder: a FIFO's */
