@@ -81,10 +81,11 @@ TLM_API tlm_status tlm_error_set(tlm_error *err, tlm_status code,
 TLM_API char *tlm_error_format(const tlm_error *err, char *buf, size_t size);
 
 /* Copies src into dst (always NUL-terminated when cap > 0) with control
- * characters (bytes below 0x20, and 0x7f) written as \n, \r, \t or \xNN
- * and a backslash as \\, so that a hostile file name or message prints on
- * one line and cannot move the cursor.  Other bytes (UTF-8) are kept.  A
- * result that does not fit ends in "...".  Returns dst. */
+ * characters (bytes below 0x20, and 0x7f) written as \n, \r, \t or \xNN,
+ * so that a hostile file name or message prints on one line and cannot
+ * move the cursor (a backslash stays as it is: messages quote JSON
+ * text).  Other bytes (UTF-8) are kept.  A result that does not fit ends
+ * in "...".  Returns dst. */
 TLM_API char *tlm_escape_ctrl(char *dst, size_t cap, const char *src);
 
 /* Allocator.  All library allocations go through one of these so that tests

@@ -74,10 +74,9 @@ char *tlm_escape_ctrl(char *dst, size_t cap, const char *src)
          *s; s++) {
         char e[5];
         size_t n = 0;
-        if (*s == '\\' || *s == '\n' || *s == '\r' || *s == '\t') {
+        if (*s == '\n' || *s == '\r' || *s == '\t') {
             e[n++] = '\\';
-            e[n++] = *s == '\n' ? 'n' : *s == '\r' ? 'r' : *s == '\t' ? 't'
-                                                                : '\\';
+            e[n++] = *s == '\n' ? 'n' : *s == '\r' ? 'r' : 't';
         } else if (*s < 0x20 || *s == 0x7f) {
             e[n++] = '\\';
             e[n++] = 'x';

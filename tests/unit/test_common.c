@@ -140,7 +140,7 @@ static void test_escape_ctrl(void **state)
     assert_string_equal(tlm_escape_ctrl(buf, sizeof buf, "a\nb\tc\rd\x1b[2J"),
                         "a\\nb\\tc\\rd\\x1b[2J");
     assert_string_equal(tlm_escape_ctrl(buf, sizeof buf, "back\\slash\x7f"),
-                        "back\\\\slash\\x7f");
+                        "back\\slash\\x7f");
     assert_string_equal(tlm_escape_ctrl(buf, sizeof buf, "r\xc3\xa9sum\xc3\xa9"),
                         "r\xc3\xa9sum\xc3\xa9");
     assert_string_equal(tlm_escape_ctrl(buf, sizeof buf, NULL), "");
