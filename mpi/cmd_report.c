@@ -73,6 +73,30 @@ static void report_usage(FILE *f)
     fprintf(f, "\n");
 }
 
+/* Before any work: the output rules on the files every run writes (the
+ * folder is created and probed; the trace is never an output), and the
+ * set tracked by the signal handlers.  0, or 1 with a message. */
+static int start_outputs(tlm_outset *set, int force, const char *trace_path,
+                         const char *dir, const char *md)
+{
+    tlm_error err;
+    char gt[4200];
+    snprintf(gt, sizeof gt, "%s/gpu_timeline.csv", dir);
+    if (tlm_outset_init(set, force, &err) != TLM_OK ||
+        tlm_outset_add_input(set, trace_path, &err) != TLM_OK ||
+        tlm_outset_check(set, md, &err) != TLM_OK ||
+        tlm_outset_check(set, gt, &err) != TLM_OK) {
+        char m[1200];
+        fprintf(stderr, "tlmpi report: error: %s\n",
+                tlm_error_format(&err, m, sizeof m));
+        tlm_outset_free(set);
+        return 1;
+    }
+    tlm_mpi_signals_install();
+    tlm_mpi_signals_track(set);
+    return 0;
+}
+
 /* CPUs this process may run on (its affinity mask: a Slurm step or
  * taskset may allow fewer than are online). */
 static int cpus_available(void)
@@ -215,23 +239,9 @@ int tlm_cmd_report(int argc, char **argv)
         snprintf(mdpath, sizeof mdpath, "%s/report.md", dir);
         md = mdpath;
     }
-    /* before any work: the output rules on the files every run writes
-     * (the folder is created and probed), the trace never an output */
     tlm_outset set;
-    char gt[4200];
-    snprintf(gt, sizeof gt, "%s/gpu_timeline.csv", dir);
-    if (tlm_outset_init(&set, force, &err) != TLM_OK ||
-        tlm_outset_add_input(&set, trace_path, &err) != TLM_OK ||
-        tlm_outset_check(&set, md, &err) != TLM_OK ||
-        tlm_outset_check(&set, gt, &err) != TLM_OK) {
-        char m[1200];
-        fprintf(stderr, "tlmpi report: error: %s\n",
-                tlm_error_format(&err, m, sizeof m));
-        tlm_outset_free(&set);
+    if (start_outputs(&set, force, trace_path, dir, md) != 0)
         return 1;
-    }
-    tlm_mpi_signals_install();
-    tlm_mpi_signals_track(&set);
     double t0 = now_s();
     tlm_trace *tr = NULL;
     tlm_tree *tree = NULL;

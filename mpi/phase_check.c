@@ -201,6 +201,21 @@ static tlm_status check_duplicates(const tlm_mpi_ctx *c)
 #define WS_DIST "from the traces' distributedInfo.world_size"
 #define WS_RANK "inferred from the highest trace rank found"
 
+/* The traces that declare a world size other than w, with theirs. */
+static void declaring_other(const tlm_mpi_ctx *c, int64_t w, namelist *other)
+{
+    nl_init(other);
+    for (size_t i = 0; i < c->n_res; i++) {
+        int64_t dw = c->res[i].row.dist_world_size;
+        if (dw > 0 && dw != w) {
+            char t[320];
+            snprintf(t, sizeof t, "%s (%lld)", c->res[i].row.file,
+                     (long long)dw);
+            nl_add(other, t);
+        }
+    }
+}
+
 /* Without --world_size: the largest distributedInfo.world_size when it
  * covers every rank found, else the highest rank + 1; a warning names the
  * traces that declare another size.  *wsrc says where it came from. */
@@ -218,16 +233,7 @@ static int64_t guess_world(const tlm_mpi_ctx *c, int64_t maxr,
     int64_t w = dmax > maxr ? dmax : maxr + 1;
     *wsrc = dmax > maxr ? WS_DIST : WS_RANK;
     namelist other;
-    nl_init(&other);
-    for (size_t i = 0; i < c->n_res; i++) {
-        int64_t dw = c->res[i].row.dist_world_size;
-        if (dw > 0 && dw != w) {
-            char t[320];
-            snprintf(t, sizeof t, "%s (%lld)", c->res[i].row.file,
-                     (long long)dw);
-            nl_add(&other, t);
-        }
-    }
+    declaring_other(c, w, &other);
     if (other.total && dmax > maxr)
         tlm_mpi_say0(c, "warning: traces disagree on world_size: %s says "
                         "%lld (used), %zu other%s say%s otherwise: %s",
@@ -247,16 +253,7 @@ static int64_t guess_world(const tlm_mpi_ctx *c, int64_t maxr,
 static void warn_option_world(const tlm_mpi_ctx *c, int64_t w)
 {
     namelist other;
-    nl_init(&other);
-    for (size_t i = 0; i < c->n_res; i++) {
-        int64_t dw = c->res[i].row.dist_world_size;
-        if (dw > 0 && dw != w) {
-            char t[320];
-            snprintf(t, sizeof t, "%s (%lld)", c->res[i].row.file,
-                     (long long)dw);
-            nl_add(&other, t);
-        }
-    }
+    declaring_other(c, w, &other);
     if (other.total)
         tlm_mpi_say0(c, "warning: --world_size is %lld; %zu trace%s "
                         "declare%s another in distributedInfo: %s",
