@@ -45,8 +45,9 @@ hit() {
     if [ "$np" -eq 0 ]; then # no mpirun: the process itself gets the signal
         TLMPI_TEST_STALL=$point "$TLMPI" --trace_dir "$W/job" \
             --output "$W/out/tlmpi.h5" --force --quiet > "$W/log" 2>&1 &
-    else # mpirun forwards SIGTERM/SIGINT to the ranks (then SIGKILL after 10 s)
-        OMPI_MCA_odls_base_sigkill_timeout=10 TLMPI_TEST_STALL=$point \
+    else # mpirun forwards SIGTERM/SIGINT to the ranks, waits this many
+        # seconds whatever they do, then sends SIGKILL
+        OMPI_MCA_odls_base_sigkill_timeout=2 TLMPI_TEST_STALL=$point \
             "$MPIEXEC" -n "$np" "$TLMPI" --trace_dir "$W/job" \
             --output "$W/out/tlmpi.h5" --force --quiet > "$W/log" 2>&1 &
     fi
