@@ -1,6 +1,6 @@
 #!/bin/bash
 # tlmpi-run (scripts/tlmpi-run, installed to bin/): mpirun with the Open
-# MPI settings that root and small machines need, only when needed.  A stub
+# MPI settings that root and small machines need, only when needed.  A fake
 # mpirun prints the settings it got and its arguments; then one real run
 # with the Open MPI settings of the test environment removed.
 set -u
@@ -13,29 +13,29 @@ cores=$(nproc)
 # a clean environment: no Open MPI settings from ctest
 clean() { env $(env | sed -n 's/^\(OMPI_[A-Za-z0-9_]*\)=.*/-u \1/p') "$@"; }
 
-cat > "$W/mpirun" <<'STUB'
+cat > "$W/mpirun" <<'FAKE'
 #!/bin/sh
 echo "root=${OMPI_ALLOW_RUN_AS_ROOT:-}/${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-}"
 echo "over=${OMPI_MCA_rmaps_base_oversubscribe:-}/${OMPI_MCA_mpi_yield_when_idle:-}"
 echo "args=$*"
-STUB
+FAKE
 chmod +x "$W/mpirun"
-stub() { clean MPIRUN="$W/mpirun" TLMPI=/x/tlmpi "$RUN" "$@"; }
+fake() { clean MPIRUN="$W/mpirun" TLMPI=/x/tlmpi "$RUN" "$@"; }
 
 if [ "$(id -u)" = 0 ]; then root="root=1/1"; else root="root=/"; fi
-out=$(stub -n 1 --trace_dir D) || fail "stub run: exit $?"
+out=$(fake -n 1 --trace_dir D) || fail "fake run: exit $?"
 echo "$out" | grep -qx "$root" || fail "-n 1: $out"
 echo "$out" | grep -qx "over=/" || fail "-n 1 oversubscribes: $out"
 echo "$out" | grep -qx "args=-n 1 /x/tlmpi --trace_dir D" || fail "-n 1: $out"
 n=$((cores + 1))
-out=$(stub -n $n --trace_dir D --progress)
+out=$(fake -n $n --trace_dir D --progress)
 echo "$out" | grep -qx "over=1/1" || fail "-n $n on $cores cores: $out"
 echo "$out" | grep -qx "args=-n $n /x/tlmpi --trace_dir D --progress" \
     || fail "-n $n: $out"
-out=$(stub -n$n --trace_dir D)
+out=$(fake -n$n --trace_dir D)
 echo "$out" | grep -qx "args=-n $n /x/tlmpi --trace_dir D" || fail "-n$n: $out"
 # default: one rank per core
-out=$(stub --trace_dir D)
+out=$(fake --trace_dir D)
 echo "$out" | grep -qx "args=-n $cores /x/tlmpi --trace_dir D" \
     || fail "default -n: $out"
 echo "$out" | grep -qx "over=/" || fail "default -n oversubscribes: $out"
