@@ -43,6 +43,19 @@ static const phase phases[] = {
     {"publish", tlm_mpi_phase_publish, -1},
 };
 
+/* Appends an error or warning line to a run's reason (audit). */
+static void sink_add(char *sink, size_t cap, const char *line)
+{
+    if (strncmp(line, "error: ", 7) && strncmp(line, "warning: ", 9))
+        return;
+    size_t len = strlen(sink);
+    if (len + 8 >= cap)
+        return;
+    snprintf(sink + len, cap - len, "%s%s", len ? "; " : "", line);
+    if (strlen(sink) + 1 >= cap) /* cut: say so */
+        memcpy(sink + cap - 5, "...", 4);
+}
+
 void tlm_mpi_say0(const tlm_mpi_ctx *c, const char *fmt, ...)
 {
     if (c->me != 0)
@@ -54,8 +67,14 @@ void tlm_mpi_say0(const tlm_mpi_ctx *c, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "tlmpi: %s\n", tlm_escape_ctrl(esc, sizeof esc, msg));
+    tlm_escape_ctrl(esc, sizeof esc, msg);
+    if (c->label)
+        fprintf(stderr, "tlmpi: run %s: %s\n", c->label, esc);
+    else
+        fprintf(stderr, "tlmpi: %s\n", esc);
     fflush(stderr);
+    if (c->sink)
+        sink_add(c->sink, c->sink_cap, esc);
 }
 
 void tlm_mpi_test_stall(const tlm_mpi_ctx *c, const char *point)
@@ -112,7 +131,7 @@ void tlm_mpi_colls_free(tlm_mpi_colls *k)
     memset(k, 0, sizeof *k);
 }
 
-static void ctx_free(tlm_mpi_ctx *c)
+void tlm_mpi_ctx_free(tlm_mpi_ctx *c)
 {
     tlm_mpi_signals_untrack(&c->out);
     tlm_outset_free(&c->out);
@@ -187,30 +206,29 @@ void tlm_mpi_heap_bound(size_t n_traces)
 #endif
 }
 
-/* Runs the phases in order; the exit code (0 or 1). */
-static int run(tlm_mpi_ctx *c)
+tlm_status tlm_mpi_run_phases(tlm_mpi_ctx *c, int first, int last)
 {
     _Static_assert(sizeof phases / sizeof phases[0] == TLM_MPI_N_PHASES,
                    "TLM_MPI_N_PHASES counts phases[]");
+    _Static_assert(TLM_MPI_PH_PUBLISH + 1 == TLM_MPI_N_PHASES,
+                   "TLM_MPI_PH_* index phases[]");
     double t = tlm_mpi_now();
-    int code = 0;
-    for (int i = 0; i < TLM_MPI_N_PHASES; i++) {
+    tlm_status st = TLM_OK;
+    for (int i = first; i <= last && i < TLM_MPI_N_PHASES; i++) {
         c->cur = i;
         c->pstart = t;
         tlm_mpi_progress_phase(c->prog, phases[i].name, t);
         tlm_mpi_test_stall(c, phases[i].name);
-        tlm_status st = phases[i].run(c);
+        st = phases[i].run(c);
         t = tlm_mpi_now();
         c->pdur[i] = t - c->pstart;
         if (phases[i].mark >= 0)
             c->phase[phases[i].mark] = t - c->t0;
-        if (st != TLM_OK) {
-            code = 1;
+        if (st != TLM_OK)
             break;
-        }
     }
     tlm_mpi_progress_phase(c->prog, NULL, t);
-    return code;
+    return st;
 }
 
 int tlm_mpi_analyze(int argc, char **argv)
@@ -259,10 +277,12 @@ int tlm_mpi_analyze(int argc, char **argv)
                                   isatty(STDERR_FILENO)),
             stderr, t_launch);
         c.prog = &prog;
-        code = run(&c);
+        code = tlm_mpi_run_phases(&c, 0, TLM_MPI_N_PHASES - 1) == TLM_OK
+                   ? 0
+                   : 1;
         c.prog = NULL;
     }
-    ctx_free(&c);
+    tlm_mpi_ctx_free(&c);
     if (we_init)
         MPI_Finalize();
     return code;

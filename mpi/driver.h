@@ -194,6 +194,14 @@ typedef struct tlm_mpi_ctx {
     uint64_t bytes_read;
     tlm_mpi_colls k;         /* collectives and TraceLens parity tables */
     tlm_mpi_steps steps;     /* per-step tables */
+    /* set by tlmpi audit (audit.c) for each of its runs */
+    const char *label;       /* messages read "run <label>: ..." */
+    char *sink;              /* rank 0: its error and warning lines are
+                              * appended here too ("; "-separated) */
+    size_t sink_cap;
+    /* rank 0, after the report is written: the results it was made of */
+    void (*on_results)(void *arg, const tlm_mpi_results *r);
+    void *on_results_arg;
 } tlm_mpi_ctx;
 
 /* ---- phases, in the order driver.c runs them: each returns the status
@@ -207,6 +215,32 @@ tlm_status tlm_mpi_phase_steps(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_merge(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_write(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_publish(tlm_mpi_ctx *c);
+
+/* Indices of the phases in driver.c's table. */
+enum {
+    TLM_MPI_PH_SETUP,
+    TLM_MPI_PH_READ,
+    TLM_MPI_PH_CHECK,
+    TLM_MPI_PH_COLLECTIVES,
+    TLM_MPI_PH_TRACELENS,
+    TLM_MPI_PH_STEPS,
+    TLM_MPI_PH_MERGE,
+    TLM_MPI_PH_WRITE,
+    TLM_MPI_PH_PUBLISH
+};
+
+/* Runs phases first..last (indices above) over c in order, stopping at
+ * the first that fails; returns its agreed status (TLM_OK when all
+ * succeeded). */
+tlm_status tlm_mpi_run_phases(tlm_mpi_ctx *c, int first, int last);
+
+/* Frees everything c holds (not c itself). */
+void tlm_mpi_ctx_free(tlm_mpi_ctx *c);
+
+/* Rank 0: the output paths of c->su (out, rdir, cdir set) checked and
+ * the HDF5 file staged in c->out (phase_setup.c; every trace of c->fl is
+ * an input that no output may be).  Errors as tlm_outset_*. */
+tlm_status tlm_mpi_setup_outputs(tlm_mpi_ctx *c, tlm_error *err);
 
 /* ---- shared by the phases */
 

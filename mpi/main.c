@@ -10,6 +10,7 @@
  * analysis mode prints from rank 0 itself (driver.c).
  */
 #include "analyze.h"
+#include "audit.h"
 #include "cli.h"
 #include "opts.h"
 
@@ -40,6 +41,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: tlmpi <command> [options]\n"
                "       mpirun -n N tlmpi --trace_dir DIR [options]\n"
                "       tlmpi-run -n N --trace_dir DIR [options]\n"
+               "       mpirun -n N tlmpi audit ROOT --output_dir D [options]\n"
                "       tlmpi --version | --help\n\n"
                "commands (one process, no MPI):\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -94,6 +96,8 @@ int main(int argc, char **argv)
          i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             cmd = &commands[i];
+    if (argc >= 2 && strcmp(argv[1], "audit") == 0)
+        return tlm_mpi_audit(argc - 1, argv + 1); /* MPI, many jobs */
     int ver = !cmd && wants_version(argc, argv);
     if (argc >= 2 && !cmd && !ver && !is_opt(argv[1], "--help", "-h"))
         return tlm_mpi_analyze(argc, argv); /* the MPI analysis mode */

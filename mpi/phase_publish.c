@@ -88,6 +88,8 @@ static tlm_status write_report(tlm_mpi_ctx *c)
     tlm_mpi_results r;
     results_of(c, rows, tls, &r);
     st = tlm_mpi_report_write(&r, c->su.rdir, c->su.cdir, &c->out, &err);
+    if (st == TLM_OK && c->on_results)
+        c->on_results(c->on_results_arg, &r);
     if (st != TLM_OK) {
         char msg[1100];
         tlm_mpi_say0(c, "error: %s", tlm_error_format(&err, msg, sizeof msg));

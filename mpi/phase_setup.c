@@ -67,8 +67,8 @@ static tlm_status output_paths(tlm_mpi_ctx *c, tlm_error *err)
 
 /* Rank 0: every output of the run checked before any trace is read
  * (regular file or absent, not an input, --force to replace, folder
- * created and writable) and the HDF5 file staged in c->out. */
-static tlm_status check_outputs(tlm_mpi_ctx *c, tlm_error *err)
+ * created and writable) and the HDF5 file staged in c->out (driver.h). */
+tlm_status tlm_mpi_setup_outputs(tlm_mpi_ctx *c, tlm_error *err)
 {
     tlm_mpi_setup *s = &c->su;
     tlm_status st = tlm_outset_init(&c->out, c->o.force, err);
@@ -103,7 +103,7 @@ static tlm_status setup0(tlm_mpi_ctx *c, tlm_error *err)
     if (st == TLM_OK)
         st = output_paths(c, err);
     if (st == TLM_OK)
-        st = check_outputs(c, err);
+        st = tlm_mpi_setup_outputs(c, err);
     return st;
 }
 

@@ -102,6 +102,19 @@ void tlm_mpi_csv_number(char *buf, size_t cap, double v);
  * tlm_mpi_tables, column by column with units) as Markdown. */
 void tlm_mpi_schema_markdown(FILE *f);
 
+/* The datasets of tabs (NULL-terminated) as Markdown, column by column
+ * (the body of tlm_mpi_schema_markdown). */
+void tlm_mpi_schema_tables(FILE *f, const tlm_mpi_table *const *tabs);
+
+/* A table's rows as CSV: a header of column names, numbers as in the CSV
+ * sheets (tlm_mpi_csv_number; NaN empty), strings quoted when needed. */
+void tlm_mpi_table_csv(FILE *f, const tlm_mpi_table *t, const void *rows,
+                       size_t n);
+
+/* A text of at most cap bytes as a Markdown table cell: '|' escaped,
+ * control characters printed as '?'. */
+void tlm_mpi_md_cell(FILE *f, const char *s, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -85,7 +85,7 @@ static const char *human_bytes(int64_t b, char *buf, size_t cap)
 
 /* A text of at most cap bytes as a Markdown table cell: '|' escaped,
  * control characters (already '?' in the records) printed as '?'. */
-static void md_cell(FILE *f, const char *s, size_t cap)
+void tlm_mpi_md_cell(FILE *f, const char *s, size_t cap)
 {
     for (size_t i = 0; i < cap && s[i]; i++) {
         if (s[i] == '|')
@@ -334,9 +334,9 @@ static void md_summary_row(FILE *f, const tlm_coll_summary_row *s)
     else
         name[0] = 0;
     fputs("| ", f);
-    md_cell(f, s->pg_name, sizeof s->pg_name);
+    tlm_mpi_md_cell(f, s->pg_name, sizeof s->pg_name);
     fputs(" | ", f);
-    md_cell(f, s->pg_desc, sizeof s->pg_desc);
+    tlm_mpi_md_cell(f, s->pg_desc, sizeof s->pg_desc);
     fprintf(f, " | %s%s | %.*s | %s | %lld | %.3f | %.3f | %s | %.3f |\n",
             tlm_coll_type_name((tlm_coll_type)s->coll), name,
             (int)strnlen(s->dtype_name, sizeof s->dtype_name),

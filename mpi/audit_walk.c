@@ -1,0 +1,271 @@
+/*
+ * audit_walk.c - rank 0 walks the audit root: every folder below it (its
+ * own stack, entries in name order, folder symlinks not followed, the
+ * output folder left out), every regular file sniffed by content
+ * (tlm_sniff.h: one read of its head).  Traces and skipped entries are
+ * recorded with paths relative to the root; grouping them into runs is
+ * audit_runs.c's.
+ */
+#include "audit.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "grow.h"
+#include "tlmpi/tlm_sniff.h"
+
+/* A folder waiting to be read: its path relative to the root, depth. */
+typedef struct pending {
+    char *rel;
+    int depth;
+} pending;
+
+typedef struct walker {
+    const tlm_audit_walk_opts *w;
+    tlm_audit_plan *p;
+    pending *stack;
+    size_t n_stack, cap_stack;
+    int have_excl;
+    struct stat excl;
+} walker;
+
+/* "a/b" from the root-relative folder and an entry name ("." is the
+ * root). */
+static char *join_rel(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    int top = strcmp(dir, ".") == 0;
+    char *s = malloc((top ? 0 : a + 1) + b + 1);
+    if (!s)
+        return NULL;
+    if (top)
+        memcpy(s, name, b + 1);
+    else {
+        memcpy(s, dir, a);
+        s[a] = '/';
+        memcpy(s + a + 1, name, b + 1);
+    }
+    return s;
+}
+
+/* root/rel as a path to open (rel "." is the root itself). */
+static char *full_path(const char *root, const char *rel)
+{
+    if (strcmp(rel, ".") == 0)
+        rel = "";
+    size_t a = strlen(root), b = strlen(rel);
+    char *s = malloc(a + b + 2);
+    if (!s)
+        return NULL;
+    memcpy(s, root, a);
+    size_t k = a;
+    if (b) {
+        if (!a || root[a - 1] != '/')
+            s[k++] = '/';
+        memcpy(s + k, rel, b);
+        k += b;
+    }
+    s[k] = 0;
+    return s;
+}
+
+static tlm_status add_skip(tlm_audit_plan *p, const char *rel,
+                           const char *reason)
+{
+    if (tlm_grow((void **)&p->skip, &p->cap_skip, p->n_skip + 1,
+                 sizeof *p->skip, 64) != TLM_OK)
+        return TLM_ENOMEM;
+    tlm_arow_skip *s = &p->skip[p->n_skip++];
+    tlm_mpi_strset(s->path, sizeof s->path, rel);
+    tlm_mpi_strset(s->reason, sizeof s->reason, reason);
+    return TLM_OK;
+}
+
+static tlm_status add_trace(tlm_audit_plan *p, char *rel, const tlm_sniff *s)
+{
+    if (tlm_grow((void **)&p->tr, &p->cap_tr, p->n_tr + 1, sizeof *p->tr,
+                 64) != TLM_OK)
+        return TLM_ENOMEM;
+    tlm_audit_trace *t = &p->tr[p->n_tr++];
+    t->rel = rel;
+    t->size = s->size;
+    t->dev = s->dev;
+    t->ino = s->ino;
+    t->dist_rank = s->dist_rank;
+    t->dist_world = s->dist_world;
+    return TLM_OK;
+}
+
+static tlm_status push(walker *k, char *rel, int depth)
+{
+    if (tlm_grow((void **)&k->stack, &k->cap_stack, k->n_stack + 1,
+                 sizeof *k->stack, 16) != TLM_OK) {
+        free(rel);
+        return TLM_ENOMEM;
+    }
+    k->stack[k->n_stack].rel = rel;
+    k->stack[k->n_stack].depth = depth;
+    k->n_stack++;
+    return TLM_OK;
+}
+
+/* One regular file (or a symlink to one): sniffed. */
+static tlm_status visit_file(walker *k, char *rel)
+{
+    char *full = full_path(k->w->root, rel);
+    if (!full) {
+        free(rel);
+        return TLM_ENOMEM;
+    }
+    tlm_sniff s;
+    tlm_status st = tlm_trace_sniff(full, k->w->head_cap, &s);
+    free(full);
+    k->p->n_seen++;
+    if (st == TLM_OK && s.verdict == TLM_SNIFF_TRACE)
+        return add_trace(k->p, rel, &s);
+    if (st == TLM_OK) {
+        k->p->n_unreadable += s.verdict == TLM_SNIFF_UNREADABLE;
+        st = add_skip(k->p, rel, s.reason);
+    }
+    free(rel);
+    return st;
+}
+
+/* One entry of folder dir (depth below the root). */
+static tlm_status visit(walker *k, const char *dir, const char *name,
+                        int depth)
+{
+    char *rel = join_rel(dir, name);
+    char *full = rel ? full_path(k->w->root, rel) : NULL;
+    if (!full) {
+        free(rel);
+        return TLM_ENOMEM;
+    }
+    struct stat ls, ts;
+    int lok = lstat(full, &ls) == 0;
+    int tok = stat(full, &ts) == 0;
+    free(full);
+    tlm_status st = TLM_OK;
+    if (!lok || (S_ISLNK(ls.st_mode) && !tok)) {
+        k->p->n_unreadable += lok == 0;
+        st = add_skip(k->p, rel, lok ? "broken symbolic link"
+                                     : strerror(errno));
+    } else if (S_ISDIR(ls.st_mode)) {
+        if (k->have_excl && ls.st_dev == k->excl.st_dev &&
+            ls.st_ino == k->excl.st_ino)
+            st = add_skip(k->p, rel, "the audit's output folder");
+        else if (depth + 1 > k->w->max_depth)
+            st = add_skip(k->p, rel, "folder too deep (not read)");
+        else
+            return push(k, rel, depth + 1);
+    } else if (S_ISLNK(ls.st_mode) && S_ISDIR(ts.st_mode)) {
+        st = add_skip(k->p, rel, "symbolic link to a folder (not followed)");
+    } else if (S_ISREG(ts.st_mode)) {
+        return visit_file(k, rel);
+    } else {
+        st = add_skip(k->p, rel, "not a regular file");
+    }
+    free(rel);
+    return st;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Reads one folder: its entries in name order. */
+static tlm_status read_dir(walker *k, const pending *d)
+{
+    char *full = full_path(k->w->root, d->rel);
+    if (!full)
+        return TLM_ENOMEM;
+    DIR *dh = opendir(full);
+    free(full);
+    if (!dh) {
+        k->p->n_unreadable++;
+        char why[96];
+        snprintf(why, sizeof why, "folder not readable: %s", strerror(errno));
+        return add_skip(k->p, d->rel, why);
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    tlm_status st = TLM_OK;
+    struct dirent *e;
+    while (st == TLM_OK && (e = readdir(dh)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char *nm = strdup(e->d_name);
+        if (!nm || tlm_grow((void **)&names, &cap, n + 1, sizeof *names,
+                            32) != TLM_OK) {
+            free(nm);
+            st = TLM_ENOMEM;
+            break;
+        }
+        names[n++] = nm;
+    }
+    closedir(dh);
+    if (n)
+        qsort(names, n, sizeof *names, cmp_name);
+    /* pushed in reverse, so that folders are read in name order */
+    size_t mark = k->n_stack;
+    for (size_t i = 0; st == TLM_OK && i < n; i++)
+        st = visit(k, d->rel, names[i], d->depth);
+    for (size_t a = mark, b = k->n_stack; st == TLM_OK && a + 1 < b; a++, b--) {
+        pending t = k->stack[a];
+        k->stack[a] = k->stack[b - 1];
+        k->stack[b - 1] = t;
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return st;
+}
+
+static int cmp_trace(const void *a, const void *b)
+{
+    return strcmp(((const tlm_audit_trace *)a)->rel,
+                  ((const tlm_audit_trace *)b)->rel);
+}
+
+static int cmp_skip(const void *a, const void *b)
+{
+    return strcmp(((const tlm_arow_skip *)a)->path,
+                  ((const tlm_arow_skip *)b)->path);
+}
+
+tlm_status tlm_audit_walk(const tlm_audit_walk_opts *w, tlm_audit_plan *p,
+                          tlm_error *err)
+{
+    memset(p, 0, sizeof *p);
+    walker k = {.w = w, .p = p};
+    k.have_excl = w->exclude && stat(w->exclude, &k.excl) == 0;
+    DIR *rd = opendir(w->root);
+    if (!rd)
+        return tlm_error_set(err, TLM_ENOTFOUND, w->root, -1,
+                             "cannot open the audit root: %s",
+                             strerror(errno));
+    closedir(rd);
+    char *top = strdup(".");
+    tlm_status st = top ? push(&k, top, 0) : TLM_ENOMEM;
+    while (st == TLM_OK && k.n_stack) {
+        pending d = k.stack[--k.n_stack];
+        st = read_dir(&k, &d);
+        free(d.rel);
+    }
+    while (k.n_stack)
+        free(k.stack[--k.n_stack].rel);
+    free(k.stack);
+    if (st != TLM_OK)
+        return tlm_error_set(err, st, w->root, -1, "walking the audit root: "
+                             "%s", tlm_status_str(st));
+    if (p->n_tr)
+        qsort(p->tr, p->n_tr, sizeof *p->tr, cmp_trace);
+    if (p->n_skip)
+        qsort(p->skip, p->n_skip, sizeof *p->skip, cmp_skip);
+    return TLM_OK;
+}
