@@ -119,9 +119,9 @@ tlm_status tlm_audit_walk(const tlm_audit_walk_opts *w, tlm_audit_plan *p,
 
 /* Groups the plan's traces into runs (p->run, sorted by path): with
  * run_depth K the run of a trace is the first K folders of its path;
- * else its folder, and sibling folders are merged into their parent when
- * each holds one trace and their names differ only in digits (rank0/,
- * rank1/, ...) or when all are incomplete parts of one world size.  A
+ * else its folder, and sibling folders whose names differ only in digits
+ * (rank0/, rank1/, ...) are merged into their parent when each holds one
+ * trace or all are incomplete parts of one declared world size.  A
  * file reached twice within a run is kept once; a file in two runs gets a
  * warning in both; traces declaring different world sizes fail their run.
  * Errors: TLM_ENOMEM. */

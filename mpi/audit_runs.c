@@ -122,7 +122,9 @@ static const char *base_of(const char *dir)
     return s ? s + 1 : dir;
 }
 
-/* 1 when the child groups c[0..n) (n >= 2) form one job. */
+/* 1 when the child groups c[0..n) (n >= 2) form one job: their folder
+ * names differ only in digits, and each holds one trace or all are
+ * incomplete parts of the same declared world size. */
 static int mergeable(const tlm_audit_plan *p, group *const *c, size_t n)
 {
     int ones = 1, same_w = 1;
@@ -130,9 +132,11 @@ static int mergeable(const tlm_audit_plan *p, group *const *c, size_t n)
     char sk0[256], sk[256];
     skeleton(base_of(c[0]->dir), sk0, sizeof sk0);
     for (size_t i = 0; i < n; i++) {
+        /* sibling names alike but for their digits: rank0/, rank1/ */
         skeleton(base_of(c[i]->dir), sk, sizeof sk);
-        ones &= c[i]->n == 1 && strcmp(sk, sk0) == 0 &&
-                strcmp(base_of(c[i]->dir), sk) != 0;
+        if (strcmp(sk, sk0) != 0 || strcmp(base_of(c[i]->dir), sk) == 0)
+            return 0;
+        ones &= c[i]->n == 1;
         for (size_t j = 0; j < c[i]->n; j++) {
             int64_t dw = p->tr[c[i]->tr[j]].dist_world;
             if (dw <= 0 || (w >= 0 && dw != w))

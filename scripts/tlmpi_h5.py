@@ -8,6 +8,10 @@
     h5.attrs["command_line"]      # file attributes (schema_version, ...)
     h5.units["collectives/instances"]["comm_latency_ns"]   # "ns"
 
+    a = tlmpi_h5.load("audit/audit.h5")          # tlmpi audit: /runs, ...
+    tlmpi_h5.load_run("audit/audit.h5", "llama/n8")["traces"]
+    tlmpi_h5.load_runs("audit/audit.h5", "timeline")  # all runs, "run" col
+
 Every dataset of the file becomes a DataFrame keyed by its path without the
 leading "/" ("collectives/per_rank"); fixed-length string columns are decoded
 from UTF-8 bytes to str.  Needs h5py and pandas (Debian: /usr/bin/python3
@@ -82,6 +86,38 @@ def load(path, datasets=None):
             out.units[name] = dict(zip(cols, units))
             out.docs[name] = _attr(ds.attrs.get("doc", ""))
     return out
+
+
+def _run_files(audit_path):
+    """(run, path of its tlmpi.h5) of every ok run of an audit file; the
+    paths in /runs.h5 are relative to audit.h5's folder."""
+    import os
+    runs = load(audit_path, ["runs"])["runs"]
+    base = os.path.dirname(os.path.abspath(audit_path))
+    ok = runs[runs["status"] == "ok"]
+    return [(r, os.path.join(base, h)) for r, h in zip(ok["run"], ok["h5"])]
+
+
+def load_run(audit_path, run, datasets=None):
+    """The Tables of one run of an audit (tlmpi audit's audit.h5), by its
+    path under the audit root as in /runs.run.  Raises KeyError when the
+    run is not an ok run of the audit."""
+    for r, path in _run_files(audit_path):
+        if r == run:
+            return load(path, datasets)
+    raise KeyError("%s: no ok run %r" % (audit_path, run))
+
+
+def load_runs(audit_path, dataset):
+    """One DataFrame of the given dataset over every ok run of an audit,
+    with a first column "run"."""
+    frames = []
+    for r, path in _run_files(audit_path):
+        df = load(path, [dataset]).get(dataset)
+        if df is not None:
+            df.insert(0, "run", r)
+            frames.append(df)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def main(argv):
