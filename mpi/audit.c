@@ -607,10 +607,12 @@ static void say_skipped(const audit *A)
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s (%s)",
                                 i ? ", " : "", p->skip[i].path,
                                 p->skip[i].reason);
-    say0(A, "%s: %zu entr%s under the root %s not traces or not readable: "
-            "%s%s", A->o.strict ? "error" : "note", p->n_skip,
-         p->n_skip == 1 ? "y" : "ies", p->n_skip == 1 ? "is" : "are", list,
-         p->n_skip > 20 ? ", ..." : "");
+    say0(A, "%s: %zu %s under the root %s: %s%s",
+         A->o.strict ? "error" : "note", p->n_skip,
+         p->n_skip == 1 ? "entry" : "entries",
+         p->n_skip == 1 ? "is not a trace or could not be read"
+                        : "are not traces or could not be read",
+         list, p->n_skip > 20 ? ", ..." : "");
 }
 
 /* The audit after its options: the exit code. */
