@@ -10,6 +10,7 @@
 set -eu
 : "${TLMPI:?}" "${TLMPI_SYNTH:?}" "${MPIEXEC:=mpirun}"
 export OMPI_MCA_odls_base_sigkill_timeout=0
+SRC=${TLM_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 W=${TLM_WORK_DIR:-$(mktemp -d)}/audit_bad
 rm -rf "$W"; mkdir -p "$W"
 fail() { echo "FAIL: $*"; exit 1; }
@@ -83,6 +84,12 @@ grep -q 'error: .*good/notes.json' "$W/err" || fail "--strict message"
 # schema and help
 aud 0 --print_schema
 grep -q '### `/scaling/collectives`' "$W/out" || fail "--print_schema"
+/usr/bin/python3 - "$W/out" "$SRC/docs/hdf5-schema.md" <<'PY' ||
+import sys
+gen, doc = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+sys.exit(0 if gen.strip() and gen in doc else 1)
+PY
+    fail "docs/hdf5-schema.md lacks what tlmpi audit --print_schema prints"
 aud 0 --help
 grep -q -- '--baseline RUN' "$W/out" || fail "--help"
 echo "audit bad input ok"

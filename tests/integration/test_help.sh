@@ -76,6 +76,16 @@ for o in $(sed -n '/^int tlm_cmd_modules/,$p' "$S/mpi/cmd_tree.c" | src_opts); d
     grep -q -- "$o\b" "$W/h_modules" || fail "tlmpi modules --help lacks $o"
 done
 
+# ---- tlmpi audit --help: every option of audit_opts.c, and the analysis
+# options it shares
+"$TLMPI" audit --help > "$W/h_audit" || fail "audit --help exit $?"
+head -n 1 "$W/h_audit" | grep -q "^usage: mpirun -n N tlmpi audit ROOT" \
+    || fail "audit --help starts '$(head -n 1 "$W/h_audit")'"
+grep -q "tlmpi audit ROOT" "$W/help" || fail "--help does not show tlmpi audit"
+for o in $(grep -o '{"[a-z_]*", A_' "$S/mpi/audit_opts.c" | cut -d'"' -f2); do
+    grep -q -- "--$o\b" "$W/h_audit" || fail "audit --help lacks --$o"
+done
+
 # ---- the man page names every option of every help text
 man_opts=$(sed 's/\\-/-/g' "$MAN")
 for f in "$W/help" "$W"/h_*; do
@@ -84,7 +94,7 @@ for f in "$W/help" "$W"/h_*; do
             || fail "docs/tlmpi.1 lacks $o (from $(basename "$f"))"
     done
 done
-for sub in inspect report tree modules; do
+for sub in inspect report tree modules audit; do
     grep -q "^\.SS \"tlmpi $sub" "$MAN" || fail "docs/tlmpi.1 lacks tlmpi $sub"
 done
 if command -v groff >/dev/null; then
