@@ -6,10 +6,12 @@
 #              -> COMPLETED, RUN_DIR/traces/tlmpi.h5 (8 traces) + report.md
 #   post_bad   the same with rank 3's trace truncated
 #              -> FAILED, the job's output names the bad file, no h5 left
-#   audit_ok   cluster_audit.sbatch over two job folders (one nested)
-#              -> COMPLETED, one tlmpi.h5 + report.md per folder
-#   audit_bad  cluster_audit.sbatch over a good and a corrupt folder
-#              -> FAILED, the good folder analyzed, the bad one named, no h5
+#   audit_ok   cluster_audit.sbatch (tlmpi audit) over two job folders
+#              (one nested) -> COMPLETED, audit.h5, one tlmpi.h5 +
+#              report.md per run under runs/
+#   audit_bad  the same over a good and a corrupt folder -> FAILED (exit
+#              3), the good run analysed, the bad one named in the job
+#              output and audit.md, no file of it left
 # submitted as a user would (TLMPI=... sbatch [options] TEMPLATE ARGS),
 # polled with scontrol every 0.2 s.  The cluster is always torn down (trap
 # EXIT) and the test checks that no daemon or job process of it is left.
@@ -235,19 +237,24 @@ expect_out post_bad "rank3_trace.json.gz"
 check_no_output "$W/bad/traces"
 
 expect_state audit_ok COMPLETED
-expect_out audit_ok "audited 2 job folders into $W/audit_ok.res, 0 failed"
-check_h5 "$W/audit_ok.res/jobA/tlmpi.h5" 4
-check_report "$W/audit_ok.res/jobA"
-check_h5 "$W/audit_ok.res/grp_jobB/tlmpi.h5" 8
-check_report "$W/audit_ok.res/grp_jobB"
+expect_out audit_ok "tlmpi: run jobA: ok, 4 traces"
+expect_out audit_ok "tlmpi: run grp/jobB: ok, 8 traces"
+expect_out audit_ok "audit written: $W/audit_ok.res/audit.md (every run ok)"
+check_h5 "$W/audit_ok.res/runs/jobA/tlmpi.h5" 4
+check_report "$W/audit_ok.res/runs/jobA"
+check_h5 "$W/audit_ok.res/runs/grp/jobB/tlmpi.h5" 8
+check_report "$W/audit_ok.res/runs/grp/jobB"
+[ -s "$W/audit_ok.res/audit.h5" ] || fail "audit_ok: no audit.h5"
 
 expect_state audit_bad FAILED
-expect_out audit_bad "ok      $W/audit_bad/jobA"
-expect_out audit_bad "FAILED  $W/audit_bad/jobC"
-expect_out audit_bad "audited 2 job folders into $W/audit_bad.res, 1 failed"
+expect_out audit_bad "tlmpi: run jobA: ok"
+expect_out audit_bad "tlmpi: run jobC: FAILED"
 expect_out audit_bad "rank1_trace.json.gz"
-check_h5 "$W/audit_bad.res/jobA/tlmpi.h5" 4
-check_no_output "$W/audit_bad.res/jobC"
+expect_out audit_bad "audit written, some runs failed"
+check_h5 "$W/audit_bad.res/runs/jobA/tlmpi.h5" 4
+check_no_output "$W/audit_bad.res/runs/jobC"
+grep -q '| jobC | ' "$W/audit_bad.res/audit.md" 2>/dev/null ||
+    fail "audit_bad: audit.md does not list the failed run"
 
 read_back
 echo "checks done: $(elapsed)"
