@@ -223,8 +223,8 @@ static tlm_status precheck_run(const audit *A, const char *rel,
                                  "output exists and is not a regular file");
         if (!A->o.a.force)
             return tlm_error_set(err, TLM_EEXIST, p, -1,
-                                 "output exists (use --force to replace "
-                                 "it)");
+                                 "output file exists; use --force to "
+                                 "replace it");
     }
     return TLM_OK;
 }

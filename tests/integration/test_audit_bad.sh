@@ -68,7 +68,7 @@ grep -q 'good/pipe.json (not a regular file)' "$W/err" || fail "FIFO"
 # inside the root is not walked
 cp "$R/out/audit.md" "$W/audit.md.1"
 aud 1 "$R" --output_dir "$R/out"
-grep -q 'exists (use --force' "$W/err" || fail "existing output accepted"
+grep -q 'exists; use --force' "$W/err" || fail "existing output accepted"
 cmp "$R/out/audit.md" "$W/audit.md.1" || fail "refused run changed a file"
 aud 3 "$R" --output_dir "$R/out" --force
 grep -q "out (the audit's output folder)" "$W/err" ||
@@ -80,6 +80,29 @@ aud 0 "$R" --output_dir "$W/o_ok" --quiet
 echo '{}' > "$R/good/notes.json"
 aud 3 "$R" --output_dir "$W/o_strict" --strict
 grep -q 'error: .*good/notes.json' "$W/err" || fail "--strict message"
+
+# SIGTERM while the second run is being published: the process exits 143,
+# the first run's folder stays complete, no audit.h5, no temporary left
+"$TLMPI_SYNTH" --out "$R/good2" --world_size 2 --tp 2 --steps 1 \
+    --layers 1 --quiet
+rm -rf "$W/o_sig"
+TLMPI_TEST_STALL=commit "$TLMPI" audit "$R" --output_dir "$W/o_sig" \
+    > "$W/sig.log" 2>&1 &
+pid=$!
+for _ in $(seq 300); do
+    [ "$(grep -c 'test stall before commit' "$W/sig.log")" -ge 2 ] && break
+    sleep 0.1
+done
+kill -TERM $pid
+rc=0
+wait $pid || rc=$?
+[ $rc = 143 ] || { cat "$W/sig.log"; fail "SIGTERM during an audit: exit $rc"; }
+[ -f "$W/o_sig/runs/good/tlmpi.h5" ] || fail "the finished run was lost"
+[ ! -e "$W/o_sig/runs/good2/tlmpi.h5" ] || fail "the interrupted run published"
+[ ! -e "$W/o_sig/audit.h5" ] || fail "audit.h5 after SIGTERM"
+if find "$W/o_sig" -name '*.tlmpi-*' | grep -q .; then
+    fail "temporaries left after SIGTERM: $(find "$W/o_sig" -name '*.tlmpi-*')"
+fi
 
 # schema and help
 aud 0 --print_schema
