@@ -3,7 +3,8 @@
 # suppression file (tests/valgrind/openmpi.supp, which names no tlmpi code):
 #   1. the full analysis of a small synthesized job (HDF5 + report);
 #   2. the same job with one corrupt trace (the error paths);
-#   3. `tlmpi report` of one trace (no MPI, no suppressions needed).
+#   3. `tlmpi audit` over the good job and the corrupt one;
+#   4. `tlmpi report` of one trace (no MPI, no suppressions needed).
 # Any invalid access, use of uninitialised memory or definite/indirect leak
 # makes valgrind exit 9.  Skipped (77) without valgrind, or when tlmpi is a
 # sanitizer build (ASan and valgrind do not mix).
@@ -54,7 +55,24 @@ else
     echo "ok   2-rank error path: exit 1, no valgrind errors"
 fi
 
-# 3. the single-trace report
+# 3. an audit of two runs, one good and one with the corrupt trace: exit 3
+mkdir -p "$W/root"
+cp -r "$W/job" "$W/root/good"
+cp -r "$W/bad" "$W/root/bad"
+rm -f "$W"/root/*/tlmpi.h5 "$W"/root/*/*.csv "$W"/root/*/report.md
+timeout 300 "$MPIEXEC" -n 2 "${VG[@]}" "$TLMPI" audit "$W/root" \
+    --output_dir "$W/audit" > "$W/4.log" 2>&1
+rc=$?
+if [ $rc -ne 3 ] || grep -q '^==[0-9]*==' "$W/4.log" ||
+    [ ! -s "$W/audit/audit.h5" ]; then
+    echo "FAIL: audit under valgrind (exit $rc, want 3)"
+    head -60 "$W/4.log"
+    fail=1
+else
+    echo "ok   2-run audit: exit 3, no valgrind errors"
+fi
+
+# 4. the single-trace report
 mkdir -p "$W/rep"
 timeout 300 "${VG[@]}" "$TLMPI" report "$W/job/rank0_trace.json" \
     --output_csvs_dir "$W/rep" --gpu_arch H100 --quiet > "$W/3.log" 2>&1
