@@ -52,6 +52,7 @@ typedef struct audit {
     tlm_audit_acc acc;         /* rank 0 */
     tlm_outset out;            /* rank 0: audit.h5, audit.md, runs.csv */
     size_t n_failed;
+    int usage_error;           /* rank 0: the setup failed on an option */
 } audit;
 
 static void say0(const audit *A, const char *fmt, ...) TLM_PRINTF(2, 3);
@@ -272,8 +273,10 @@ static tlm_status setup0(audit *A, tlm_error *err)
     tlm_status st = tlm_audit_walk(&w, &A->plan, err);
     if (st == TLM_OK)
         st = tlm_audit_group(&A->plan, A->o.run_depth, err);
-    if (st == TLM_OK)
+    if (st == TLM_OK) {
         st = check_baseline(A, err);
+        A->usage_error = st != TLM_OK;
+    }
     if (st == TLM_OK)
         st = check_outputs(A, err);
     return st;
@@ -299,8 +302,7 @@ static tlm_status share_plan(audit *A, int *code)
             say0(A, "error: %s", tlm_error_format(&err, msg, sizeof msg));
         }
     }
-    int64_t h[3] = {st, (int64_t)len, err.code == TLM_EINVAL && A->me == 0 &&
-                                          A->o.baseline && A->plan.n_run};
+    int64_t h[3] = {st, (int64_t)len, A->usage_error};
     MPI_Bcast(h, 3, MPI_INT64_T, 0, MPI_COMM_WORLD);
     *code = h[2] ? TLM_AUDIT_EXIT_USAGE : TLM_AUDIT_EXIT_NOTHING;
     if (h[0] != TLM_OK) {

@@ -283,6 +283,32 @@ static void cross_runs(const tlm_audit_plan *p)
         }
 }
 
+/* Entries under a run's folder that could not be read: the run's reason
+ * says so (a missing rank may be in one of them). */
+static void attach_unreadable(tlm_audit_plan *p)
+{
+    for (size_t i = 0; i < p->n_skip; i++) {
+        const tlm_arow_skip *s = &p->skip[i];
+        if (strncmp(s->reason, "not readable", 12) != 0 &&
+            strncmp(s->reason, "folder not readable", 19) != 0)
+            continue;
+        tlm_audit_run *best = NULL;
+        size_t blen = 0;
+        for (size_t r = 0; r < p->n_run; r++) {
+            const char *d = p->run[r].rel;
+            size_t n = strlen(d);
+            int under = !strcmp(d, ".") ||
+                        (!strncmp(s->path, d, n) && s->path[n] == '/');
+            if (under && (!best || n > blen)) {
+                best = &p->run[r];
+                blen = n;
+            }
+        }
+        if (best)
+            reason_add(best, "warning: %s %s", s->path, s->reason);
+    }
+}
+
 static int cmp_run(const void *a, const void *b)
 {
     return strcmp(((const tlm_audit_run *)a)->rel,
@@ -313,6 +339,7 @@ static tlm_status make_runs(tlm_audit_plan *p, group *g, size_t n)
     }
     qsort(p->run, p->n_run, sizeof *p->run, cmp_run);
     cross_runs(p);
+    attach_unreadable(p);
     return TLM_OK;
 }
 

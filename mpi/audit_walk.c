@@ -127,8 +127,12 @@ static tlm_status visit_file(walker *k, char *rel)
     k->p->n_seen++;
     if (st == TLM_OK && s.verdict == TLM_SNIFF_TRACE)
         return add_trace(k->p, rel, &s);
-    if (st == TLM_OK) {
-        k->p->n_unreadable += s.verdict == TLM_SNIFF_UNREADABLE;
+    if (st == TLM_OK && s.verdict == TLM_SNIFF_UNREADABLE) {
+        char why[96 + 16];
+        snprintf(why, sizeof why, "not readable: %.80s", s.reason);
+        k->p->n_unreadable++;
+        st = add_skip(k->p, rel, why);
+    } else if (st == TLM_OK) {
         st = add_skip(k->p, rel, s.reason);
     }
     free(rel);
@@ -151,9 +155,10 @@ static tlm_status visit(walker *k, const char *dir, const char *name,
     free(full);
     tlm_status st = TLM_OK;
     if (!lok || (S_ISLNK(ls.st_mode) && !tok)) {
+        char why[96];
+        snprintf(why, sizeof why, "not readable: %s", strerror(errno));
         k->p->n_unreadable += lok == 0;
-        st = add_skip(k->p, rel, lok ? "broken symbolic link"
-                                     : strerror(errno));
+        st = add_skip(k->p, rel, lok ? "broken symbolic link" : why);
     } else if (S_ISDIR(ls.st_mode)) {
         if (k->have_excl && ls.st_dev == k->excl.st_dev &&
             ls.st_ino == k->excl.st_ino)

@@ -119,6 +119,33 @@ static void test_group_depth_and_files(void **state)
     tlm_audit_plan_free(&p);
 }
 
+static void test_group_unreadable(void **state)
+{
+    (void)state;
+    const tr_def d[] = {{"a/r0.json", 2, 0}, {"b/r0.json", 2, 0}};
+    tlm_audit_plan p;
+    plan_of(&p, d, 2);
+    p.skip = calloc(3, sizeof *p.skip);
+    p.n_skip = p.cap_skip = 3;
+    tlm_mpi_strset(p.skip[0].path, sizeof p.skip[0].path, "a/r1.json");
+    tlm_mpi_strset(p.skip[0].reason, sizeof p.skip[0].reason,
+                   "not readable: Permission denied");
+    tlm_mpi_strset(p.skip[1].path, sizeof p.skip[1].path, "b/notes.md");
+    tlm_mpi_strset(p.skip[1].reason, sizeof p.skip[1].reason,
+                   "no traceEvents");
+    tlm_mpi_strset(p.skip[2].path, sizeof p.skip[2].path, "ab/x");
+    tlm_mpi_strset(p.skip[2].reason, sizeof p.skip[2].reason,
+                   "folder not readable: Permission denied");
+    tlm_error err;
+    assert_int_equal(tlm_audit_group(&p, 0, &err), TLM_OK);
+    assert_non_null(strstr(find_run(&p, "a")->reason,
+                           "a/r1.json not readable: Permission denied"));
+    /* a non-trace is no problem of its run; "ab/x" is not under "a" */
+    assert_string_equal(find_run(&p, "b")->reason, "");
+    assert_null(strstr(find_run(&p, "a")->reason, "ab/x"));
+    tlm_audit_plan_free(&p);
+}
+
 /* ---- rows */
 
 static tlm_coll_instance inst(int coll, int64_t bytes, int64_t lat,
@@ -357,6 +384,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_group_folders),
         cmocka_unit_test(test_group_depth_and_files),
+        cmocka_unit_test(test_group_unreadable),
         cmocka_unit_test(test_run_row),
         cmocka_unit_test(test_finish),
         cmocka_unit_test(test_opts),
