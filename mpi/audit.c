@@ -266,11 +266,12 @@ static tlm_status check_baseline(const audit *A, tlm_error *err)
                          "audit.md)", A->o.baseline, A->o.root);
 }
 
-/* Rank 0: walk, group, check. */
-static tlm_status setup0(audit *A, tlm_error *err)
+/* Rank 0: the traces classified, grouped into runs, every output checked,
+ * the plan packed. */
+static tlm_status setup0(audit *A, const tlm_sniff *rows, char **buf,
+                         size_t *len, tlm_error *err)
 {
-    tlm_audit_walk_opts w = {A->o.root, A->o.a.output_dir, 0, 32};
-    tlm_status st = tlm_audit_walk(&w, &A->plan, err);
+    tlm_status st = tlm_audit_classify(&A->plan, rows, err);
     if (st == TLM_OK)
         st = tlm_audit_group(&A->plan, A->o.run_depth, err);
     if (st == TLM_OK) {
@@ -279,46 +280,166 @@ static tlm_status setup0(audit *A, tlm_error *err)
     }
     if (st == TLM_OK)
         st = check_outputs(A, err);
+    if (st == TLM_OK && (st = pack_plan(A, buf, len)) != TLM_OK)
+        tlm_error_set(err, st, NULL, -1, "out of memory");
     return st;
 }
 
-/* Rank 0 sets up; every process gets the plan.  *code: the exit code when
- * the status is not TLM_OK. */
+/* Rank 0's status after a step it did alone, with its message; every
+ * process gets it.  usage: the exit code is 2, not 1. */
+static tlm_status bcast_status(audit *A, tlm_status st, tlm_error *err,
+                               int *code)
+{
+    if (A->me == 0 && st != TLM_OK) {
+        char msg[1200];
+        if (err->code == TLM_OK)
+            tlm_error_set(err, st, NULL, -1, "%s", tlm_status_str(st));
+        say0(A, "error: %s", tlm_error_format(err, msg, sizeof msg));
+    }
+    int32_t h[2] = {(int32_t)st, A->usage_error};
+    if (MPI_Bcast(h, 2, MPI_INT32_T, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return TLM_EMPI;
+    *code = h[1] ? TLM_AUDIT_EXIT_USAGE : TLM_AUDIT_EXIT_NOTHING;
+    return (tlm_status)h[0];
+}
+
+/* Rank 0's buffer (*len bytes) to every process (others: malloc'd, *len
+ * set). */
+static tlm_status bcast_buf(audit *A, char **buf, size_t *len)
+{
+    uint64_t l = *len;
+    if (MPI_Bcast(&l, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return TLM_EMPI;
+    if (l > INT32_MAX)
+        return TLM_ELIMIT;
+    *len = (size_t)l;
+    if (A->me != 0)
+        *buf = malloc(l ? (size_t)l : 1);
+    tlm_status st = tlm_mpi_agree(*buf ? TLM_OK : TLM_ENOMEM, MPI_COMM_WORLD);
+    if (st == TLM_OK &&
+        MPI_Bcast(*buf, (int)l, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        st = TLM_EMPI;
+    return st;
+}
+
+/* Rank 0 gathers every process's sniff rows, in candidate order. */
+static tlm_status gather_sniffs(audit *A, const tlm_sniff *mine, size_t cnt,
+                                tlm_sniff *all, size_t n)
+{
+    int *counts = NULL, *displs = NULL;
+    if (A->me == 0) {
+        counts = malloc((size_t)A->np * sizeof *counts);
+        displs = malloc((size_t)A->np * sizeof *displs);
+    }
+    tlm_status st = tlm_mpi_agree(A->me || (counts && displs) ? TLM_OK
+                                                              : TLM_ENOMEM,
+                                  MPI_COMM_WORLD);
+    if (st == TLM_OK && n * sizeof *all > INT32_MAX)
+        st = TLM_ELIMIT;
+    for (int r = 0; st == TLM_OK && A->me == 0 && r < A->np; r++) {
+        size_t f = (size_t)(n * (uint64_t)r / (uint64_t)A->np);
+        size_t e = (size_t)(n * (uint64_t)(r + 1) / (uint64_t)A->np);
+        counts[r] = (int)((e - f) * sizeof *all);
+        displs[r] = (int)(f * sizeof *all);
+    }
+    if (st == TLM_OK &&
+        MPI_Gatherv(mine, (int)(cnt * sizeof *mine), MPI_BYTE, all, counts,
+                    displs, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        st = TLM_EMPI;
+    free(counts);
+    free(displs);
+    return st;
+}
+
+/* Every process sniffs a block of the walk's files; rank 0 gets every
+ * verdict in *rows (others: NULL). */
+static tlm_status sniff_all(audit *A, tlm_sniff **rows)
+{
+    tlm_audit_plan *p = &A->plan;
+    char *blob = NULL;
+    size_t len = 0;
+    for (size_t i = 0; A->me == 0 && i < p->n_cand; i++)
+        len += strlen(p->cand[i]) + 1;
+    if (A->me == 0 && (blob = malloc(len ? len : 1)) != NULL)
+        for (size_t i = 0, off = 0; i < p->n_cand; i++) {
+            size_t n = strlen(p->cand[i]) + 1;
+            memcpy(blob + off, p->cand[i], n);
+            off += n;
+        }
+    tlm_status st = tlm_mpi_agree(A->me || blob ? TLM_OK : TLM_ENOMEM,
+                                  MPI_COMM_WORLD);
+    if (st == TLM_OK)
+        st = bcast_buf(A, &blob, &len);
+    uint64_t n = p->n_cand;
+    if (st == TLM_OK)
+        MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (st == TLM_OK && A->me != 0) { /* the same candidates, borrowed */
+        p->cand = calloc(n ? (size_t)n : 1, sizeof *p->cand);
+        for (size_t i = 0, off = 0; p->cand && i < n; i++) {
+            p->cand[i] = blob + off;
+            off += strlen(blob + off) + 1;
+        }
+        st = tlm_mpi_agree(p->cand ? TLM_OK : TLM_ENOMEM, MPI_COMM_WORLD);
+    } else if (st == TLM_OK) {
+        st = tlm_mpi_agree(TLM_OK, MPI_COMM_WORLD);
+    }
+    size_t first = (size_t)(n * (uint64_t)A->me / (uint64_t)A->np);
+    size_t cnt = (size_t)(n * (uint64_t)(A->me + 1) / (uint64_t)A->np) - first;
+    tlm_sniff *mine = calloc(cnt ? cnt : 1, sizeof *mine);
+    if (st == TLM_OK)
+        st = tlm_mpi_agree(mine ? tlm_audit_sniff_range(p, A->o.root, first,
+                                                        cnt, mine)
+                                : TLM_ENOMEM,
+                           MPI_COMM_WORLD);
+    if (st == TLM_OK && A->me == 0)
+        *rows = calloc(n ? (size_t)n : 1, sizeof **rows);
+    if (st == TLM_OK)
+        st = tlm_mpi_agree(A->me || *rows ? TLM_OK : TLM_ENOMEM,
+                           MPI_COMM_WORLD);
+    if (st == TLM_OK)
+        st = gather_sniffs(A, mine, cnt, *rows, (size_t)n);
+    free(mine);
+    if (A->me != 0) {
+        free(p->cand);
+        p->cand = NULL;
+    }
+    free(blob);
+    return st;
+}
+
+/* Rank 0 walks; every process sniffs; rank 0 makes the plan, which every
+ * process gets.  *code: the exit code when the status is not TLM_OK. */
 static tlm_status share_plan(audit *A, int *code)
 {
     tlm_error err;
     tlm_error_clear(&err);
+    tlm_status st = TLM_OK;
+    *code = TLM_AUDIT_EXIT_NOTHING;
+    if (A->me == 0) {
+        tlm_audit_walk_opts w = {A->o.root, A->o.a.output_dir, 0, 32};
+        st = tlm_audit_walk(&w, &A->plan, &err);
+    }
+    if ((st = bcast_status(A, st, &err, code)) != TLM_OK)
+        return st;
+    tlm_sniff *rows = NULL;
+    st = sniff_all(A, &rows);
+    if (st != TLM_OK) {
+        free(rows);
+        say0(A, "error: cannot sniff the files under %s (%s)", A->o.root,
+             tlm_status_str(st));
+        return st;
+    }
     char *buf = NULL;
     size_t len = 0;
-    tlm_status st = TLM_OK;
-    if (A->me == 0) {
-        st = setup0(A, &err);
-        if (st == TLM_OK)
-            st = pack_plan(A, &buf, &len);
-        if (st != TLM_OK) {
-            char msg[1200];
-            if (err.code == TLM_OK)
-                tlm_error_set(&err, st, NULL, -1, "%s", tlm_status_str(st));
-            say0(A, "error: %s", tlm_error_format(&err, msg, sizeof msg));
-        }
-    }
-    int64_t h[3] = {st, (int64_t)len, A->usage_error};
-    MPI_Bcast(h, 3, MPI_INT64_T, 0, MPI_COMM_WORLD);
-    *code = h[2] ? TLM_AUDIT_EXIT_USAGE : TLM_AUDIT_EXIT_NOTHING;
-    if (h[0] != TLM_OK) {
-        free(buf);
-        return (tlm_status)h[0];
-    }
-    if (A->me != 0)
-        buf = malloc(h[1] ? (size_t)h[1] : 1);
-    st = tlm_mpi_agree(buf ? TLM_OK : TLM_ENOMEM, MPI_COMM_WORLD);
-    if (st == TLM_OK &&
-        MPI_Bcast(buf, (int)h[1], MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-        st = TLM_EMPI;
+    if (A->me == 0)
+        st = setup0(A, rows, &buf, &len, &err);
+    free(rows);
+    if ((st = bcast_status(A, st, &err, code)) == TLM_OK)
+        st = bcast_buf(A, &buf, &len);
     if (st == TLM_OK)
-        st = tlm_mpi_agree(unpack_plan(A, buf, (size_t)h[1]), MPI_COMM_WORLD);
+        st = tlm_mpi_agree(unpack_plan(A, buf, len), MPI_COMM_WORLD);
     free(buf);
-    if (st != TLM_OK)
+    if (st != TLM_OK && *code != TLM_AUDIT_EXIT_USAGE)
         say0(A, "error: cannot share the plan of the audit (%s)",
              tlm_status_str(st));
     return st;

@@ -4,7 +4,8 @@
  *
  *   audit_opts.c    its command line (the analysis options it shares are
  *                   parsed by opts.c)
- *   audit_walk.c    rank 0 walks ROOT and sniffs every file by content
+ *   audit_walk.c    rank 0 walks ROOT; every process sniffs a block of its
+ *                   files by content
  *   audit_runs.c    traces grouped into runs (pure)
  *   audit.c         the driver: the plan broadcast, waves of runs whose
  *                   files are balanced over every process, each run through
@@ -27,6 +28,7 @@
 #include "opts.h"
 #include "report0.h"
 #include "tlmpi/tlm_outset.h"
+#include "tlmpi/tlm_sniff.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -96,8 +98,8 @@ typedef struct tlm_audit_plan {
     size_t n_skip, cap_skip;
     size_t n_unreadable;  /* of them: files or folders that failed to open */
     size_t n_seen;        /* regular files looked at */
-    char *dirs;           /* rank 0: folders with unreadable entries, for
-                           * the runs below them ("a\0b\0...") */
+    char **cand;          /* the walk's regular files, before sniffing */
+    size_t n_cand, cap_cand;
     char notes[2048];     /* merges of subfolders, said in audit.md */
 } tlm_audit_plan;
 
@@ -110,12 +112,23 @@ typedef struct tlm_audit_walk_opts {
     int max_depth;        /* folders below the root, e.g. 32 */
 } tlm_audit_walk_opts;
 
-/* Walks the root (folder symlinks are not followed), sniffs every regular
- * file (tlm_sniff.h) and records traces and skipped entries, each sorted
- * by path.  Errors: TLM_ENOTFOUND (the root cannot be opened: err names
- * it), TLM_ENOMEM. */
+/* Walks the root (folder symlinks are not followed): its regular files
+ * become p->cand (relative paths, in walk order), other entries and
+ * folders that cannot be read p->skip.  Errors: TLM_ENOTFOUND (the root
+ * cannot be opened: err names it), TLM_ENOMEM. */
 tlm_status tlm_audit_walk(const tlm_audit_walk_opts *w, tlm_audit_plan *p,
                           tlm_error *err);
+
+/* Sniffs candidates [first, first + n) of p under root into out[0..n).
+ * Errors: TLM_ENOMEM. */
+tlm_status tlm_audit_sniff_range(const tlm_audit_plan *p, const char *root,
+                                 size_t first, size_t n, tlm_sniff *out);
+
+/* Turns the candidates, sniffed as s[0..p->n_cand), into traces and
+ * skipped entries (both then sorted by path); p->cand is emptied.
+ * Errors: TLM_ENOMEM. */
+tlm_status tlm_audit_classify(tlm_audit_plan *p, const tlm_sniff *s,
+                              tlm_error *err);
 
 /* Groups the plan's traces into runs (p->run, sorted by path): with
  * run_depth K the run of a trace is the first K folders of its path;

@@ -375,6 +375,8 @@ void tlm_audit_plan_free(tlm_audit_plan *p)
     }
     free(p->run);
     free(p->skip);
-    free(p->dirs);
+    for (size_t i = 0; i < p->n_cand; i++)
+        free(p->cand[i]);
+    free(p->cand);
     memset(p, 0, sizeof *p);
 }

@@ -1,10 +1,11 @@
 /*
  * audit_walk.c - rank 0 walks the audit root: every folder below it (its
  * own stack, entries in name order, folder symlinks not followed, the
- * output folder left out), every regular file sniffed by content
- * (tlm_sniff.h: one read of its head).  Traces and skipped entries are
- * recorded with paths relative to the root; grouping them into runs is
- * audit_runs.c's.
+ * output folder left out) and lists its regular files; every process then
+ * sniffs a block of them by content (tlm_sniff.h: one read of its head,
+ * audit.c spreads the blocks) and rank 0 classifies them into traces and
+ * skipped entries, paths relative to the root; grouping traces into runs
+ * is audit_runs.c's.
  */
 #include "audit.h"
 
@@ -100,6 +101,18 @@ static tlm_status add_trace(tlm_audit_plan *p, char *rel, const tlm_sniff *s)
     return TLM_OK;
 }
 
+static int cmp_trace(const void *a, const void *b)
+{
+    return strcmp(((const tlm_audit_trace *)a)->rel,
+                  ((const tlm_audit_trace *)b)->rel);
+}
+
+static int cmp_skip(const void *a, const void *b)
+{
+    return strcmp(((const tlm_arow_skip *)a)->path,
+                  ((const tlm_arow_skip *)b)->path);
+}
+
 static tlm_status push(walker *k, char *rel, int depth)
 {
     if (tlm_grow((void **)&k->stack, &k->cap_stack, k->n_stack + 1,
@@ -113,30 +126,70 @@ static tlm_status push(walker *k, char *rel, int depth)
     return TLM_OK;
 }
 
-/* One regular file (or a symlink to one): sniffed. */
+/* One regular file (or a symlink to one): a candidate, sniffed later
+ * (tlm_audit_classify). */
 static tlm_status visit_file(walker *k, char *rel)
 {
-    char *full = full_path(k->w->root, rel);
-    if (!full) {
+    tlm_audit_plan *p = k->p;
+    if (tlm_grow((void **)&p->cand, &p->cap_cand, p->n_cand + 1,
+                 sizeof *p->cand, 64) != TLM_OK) {
         free(rel);
         return TLM_ENOMEM;
     }
-    tlm_sniff s;
-    tlm_status st = tlm_trace_sniff(full, k->w->head_cap, &s);
-    free(full);
-    k->p->n_seen++;
-    if (st == TLM_OK && s.verdict == TLM_SNIFF_TRACE)
-        return add_trace(k->p, rel, &s);
-    if (st == TLM_OK && s.verdict == TLM_SNIFF_UNREADABLE) {
-        char why[96 + 16];
-        snprintf(why, sizeof why, "not readable: %.80s", s.reason);
-        k->p->n_unreadable++;
-        st = add_skip(k->p, rel, why);
-    } else if (st == TLM_OK) {
-        st = add_skip(k->p, rel, s.reason);
+    p->cand[p->n_cand++] = rel;
+    return TLM_OK;
+}
+
+tlm_status tlm_audit_sniff_range(const tlm_audit_plan *p, const char *root,
+                                 size_t first, size_t n, tlm_sniff *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *full = full_path(root, p->cand[first + i]);
+        if (!full)
+            return TLM_ENOMEM;
+        tlm_status st = tlm_trace_sniff(full, 0, &out[i]);
+        free(full);
+        if (st != TLM_OK)
+            return st;
     }
-    free(rel);
-    return st;
+    return TLM_OK;
+}
+
+tlm_status tlm_audit_classify(tlm_audit_plan *p, const tlm_sniff *s,
+                              tlm_error *err)
+{
+    tlm_status st = TLM_OK;
+    for (size_t i = 0; st == TLM_OK && i < p->n_cand; i++) {
+        char *rel = p->cand[i];
+        p->cand[i] = NULL;
+        p->n_seen++;
+        if (s[i].verdict == TLM_SNIFF_TRACE) {
+            st = add_trace(p, rel, &s[i]);
+            if (st != TLM_OK)
+                free(rel);
+            continue;
+        }
+        if (s[i].verdict == TLM_SNIFF_UNREADABLE) {
+            char why[96 + 16];
+            snprintf(why, sizeof why, "not readable: %.80s", s[i].reason);
+            p->n_unreadable++;
+            st = add_skip(p, rel, why);
+        } else {
+            st = add_skip(p, rel, s[i].reason);
+        }
+        free(rel);
+    }
+    free(p->cand);
+    p->cand = NULL;
+    p->n_cand = p->cap_cand = 0;
+    if (st != TLM_OK)
+        return tlm_error_set(err, st, NULL, -1, "out of memory listing "
+                             "traces");
+    if (p->n_tr)
+        qsort(p->tr, p->n_tr, sizeof *p->tr, cmp_trace);
+    if (p->n_skip)
+        qsort(p->skip, p->n_skip, sizeof *p->skip, cmp_skip);
+    return TLM_OK;
 }
 
 /* One entry of folder dir (depth below the root). */
@@ -231,18 +284,6 @@ static tlm_status read_dir(walker *k, const pending *d)
     return st;
 }
 
-static int cmp_trace(const void *a, const void *b)
-{
-    return strcmp(((const tlm_audit_trace *)a)->rel,
-                  ((const tlm_audit_trace *)b)->rel);
-}
-
-static int cmp_skip(const void *a, const void *b)
-{
-    return strcmp(((const tlm_arow_skip *)a)->path,
-                  ((const tlm_arow_skip *)b)->path);
-}
-
 tlm_status tlm_audit_walk(const tlm_audit_walk_opts *w, tlm_audit_plan *p,
                           tlm_error *err)
 {
@@ -268,9 +309,5 @@ tlm_status tlm_audit_walk(const tlm_audit_walk_opts *w, tlm_audit_plan *p,
     if (st != TLM_OK)
         return tlm_error_set(err, st, w->root, -1, "walking the audit root: "
                              "%s", tlm_status_str(st));
-    if (p->n_tr)
-        qsort(p->tr, p->n_tr, sizeof *p->tr, cmp_trace);
-    if (p->n_skip)
-        qsort(p->skip, p->n_skip, sizeof *p->skip, cmp_skip);
     return TLM_OK;
 }
