@@ -7,7 +7,8 @@
  *   audit_walk.c    rank 0 walks ROOT; every process sniffs a block of its
  *                   files by content
  *   audit_runs.c    traces grouped into runs (pure)
- *   audit.c         the driver: the plan broadcast, waves of runs whose
+ *   audit_plan.c    the plan: walk, sniff, runs, output checks, broadcast
+ *   audit.c         the driver: waves of runs whose
  *                   files are balanced over every process, each run through
  *                   the analysis phases (driver.h) with its failures kept
  *                   to itself, then audit.h5 and audit.md
@@ -25,6 +26,7 @@
 #include <stdio.h>
 
 #include "audit_tables.h"
+#include "discover.h"
 #include "opts.h"
 #include "report0.h"
 #include "tlmpi/tlm_outset.h"
@@ -230,6 +232,41 @@ int tlm_audit_csv_write(FILE *f, const tlm_audit_acc *acc);
 /* Markdown reference of audit.h5's datasets (`tlmpi audit
  * --print_schema`). */
 void tlm_audit_schema_markdown(FILE *f);
+
+/* ---- the driver (audit.c, audit_plan.c) */
+
+/* The audit's state.  The plan and the rows live on rank 0; every
+ * process has the runs' names and file lists. */
+typedef struct tlm_audit {
+    tlm_audit_opts o;
+    int me, np;
+    char cmdline[8192];
+    double t_launch, t_walk, t_runs;
+    tlm_audit_plan plan;       /* rank 0 */
+    size_t n_run;
+    char **label;              /* per run: its path under ROOT */
+    int *prefail;              /* per run: failed before reading */
+    tlm_mpi_filelist *fl;      /* per run */
+    tlm_audit_acc acc;         /* rank 0 */
+    tlm_outset out;            /* rank 0: audit.h5, audit.md, runs.csv */
+    size_t n_failed;
+    int usage_error;           /* rank 0: the setup failed on an option */
+} tlm_audit;
+
+/* Rank 0 prints "tlmpi: " fmt to stderr (escaped); others nothing. */
+void tlm_audit_say0(const tlm_audit *A, const char *fmt, ...)
+    TLM_PRINTF(2, 3);
+
+/* D/runs/<run> ("_root" for ROOT itself) in out: 0, or -1 when too
+ * long. */
+int tlm_audit_run_dir(const tlm_audit *A, const char *rel, char *out,
+                      size_t cap);
+
+/* Rank 0 walks, every process sniffs, rank 0 makes the plan and checks
+ * the outputs; every process gets the runs' names and file lists.
+ * Collective.  *code: the exit code when the status is not TLM_OK (2 for
+ * an unknown --baseline, else 1); rank 0 has said why. */
+tlm_status tlm_audit_share_plan(tlm_audit *A, int *code);
 
 /* Entry point: `tlmpi audit ...` (main.c).  Returns the exit code. */
 int tlm_mpi_audit(int argc, char **argv);
