@@ -163,11 +163,11 @@ static tlm_status refuse(const walk *w, const char *list, tlm_error *err)
                              list ? " (not traces: " : "", list ? list : "",
                              list ? ")" : "");
     return tlm_error_set(err, TLM_EINVAL, w->o->trace_dir, -1,
-                         "%zu file%s in the folder %s not trace%s "
-                         "(--strict): %s",
-                         w->skipped.n, w->skipped.n == 1 ? "" : "s",
-                         w->skipped.n == 1 ? "is" : "are",
-                         w->skipped.n == 1 ? "" : "s", list);
+                         "%zu %s (--strict): %s", w->skipped.n,
+                         w->skipped.n == 1
+                             ? "file in the folder is not a trace"
+                             : "files in the folder are not traces",
+                         list);
 }
 
 tlm_status tlm_mpi_discover_dir(const tlm_mpi_opts *o, tlm_mpi_filelist *out,

@@ -170,10 +170,9 @@ tlm_status tlm_mpi_phase_setup(tlm_mpi_ctx *c)
     if (st != TLM_OK)
         return st;
     if (!c->o.quiet && c->fl.n_skipped)
-        tlm_mpi_say0(c, "note: skipped %zu file%s that %s not trace%s: %s",
-                     c->fl.n_skipped, c->fl.n_skipped == 1 ? "" : "s",
-                     c->fl.n_skipped == 1 ? "is" : "are",
-                     c->fl.n_skipped == 1 ? "" : "s",
+        tlm_mpi_say0(c, "note: skipped %zu %s: %s", c->fl.n_skipped,
+                     c->fl.n_skipped == 1 ? "file that is not a trace"
+                                          : "files that are not traces",
                      c->fl.skipped ? c->fl.skipped : "");
     if (!c->o.quiet)
         tlm_mpi_say0(c, "%zu trace file%s, %d MPI rank%s", c->fl.n,
