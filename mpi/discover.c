@@ -59,17 +59,6 @@ static void plist_free(plist *l)
     memset(l, 0, sizeof *l);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int has_suffix(const char *s, const char *suf)
-{
-    size_t n = strlen(s), m = strlen(suf);
-    return n >= m && strcmp(s + n - m, suf) == 0;
-}
-
 int64_t tlm_mpi_name_rank(const char *path, const void *compiled, int group)
 {
     const regex_t *re = compiled;
@@ -115,30 +104,32 @@ static int64_t star_rank(const char *path, const char *pat)
     return v;
 }
 
-/* "trace" anywhere in the name, any case. */
-static int has_trace_word(const char *s)
+typedef struct pathrank {
+    char *p;
+    int64_t nr;
+} pathrank;
+
+static int cmp_pathrank(const void *a, const void *b)
 {
-    for (; *s; s++) {
-        static const char w[] = "trace";
-        size_t k = 0;
-        while (k < 5 && s[k] && (s[k] | 0x20) == w[k])
-            k++;
-        if (k == 5)
-            return 1;
-    }
-    return 0;
+    return strcmp(((const pathrank *)a)->p, ((const pathrank *)b)->p);
 }
 
-static void note_skipped(char *buf, size_t cap, const char *name)
+/* Sorts paths and their name ranks together, by path. */
+static void sort_plist(plist *l, int *nomem)
 {
-    size_t len = strlen(buf), n = strlen(name);
-    if (len + n + 3 >= cap)
+    pathrank *pr = malloc((l->n ? l->n : 1) * sizeof *pr);
+    if (!pr) {
+        *nomem = 1;
         return;
-    if (len) {
-        memcpy(buf + len, ", ", 2);
-        len += 2;
     }
-    memcpy(buf + len, name, n + 1);
+    for (size_t i = 0; i < l->n; i++)
+        pr[i] = (pathrank){l->v[i], l->nr[i]};
+    qsort(pr, l->n, sizeof *pr, cmp_pathrank);
+    for (size_t i = 0; i < l->n; i++) {
+        l->v[i] = pr[i].p;
+        l->nr[i] = pr[i].nr;
+    }
+    free(pr);
 }
 
 static tlm_status finish(plist *l, int rank_source, tlm_mpi_filelist *out,
@@ -203,201 +194,294 @@ static void list_missing(char *buf, size_t cap, const int64_t *r, size_t n)
     }
 }
 
+/* Compiles --rank_regex (or TraceLens's default) into *re. */
+static tlm_status compile_rank_regex(const tlm_mpi_opts *o, regex_t *re,
+                                     int *group, tlm_error *err)
+{
+    char pre[1024];
+    const char *rx = o && o->rank_regex ? o->rank_regex : NULL;
+    tlm_status st = tlm_mpi_regex_to_posix(
+        rx ? rx : "rank[\\[\\-_/]?(?P<rank>\\d+)", pre, sizeof pre, group,
+        err);
+    if (st != TLM_OK)
+        return st;
+    if (regcomp(re, pre, REG_EXTENDED) != 0)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "--rank_regex '%s' does not compile as POSIX "
+                             "extended regex '%s'",
+                             rx ? rx : "(default)", pre);
+    return TLM_OK;
+}
+
+/* ------------------------------------------------------------------ *
+ * MARK: - name ranks over a set of files
+ * ------------------------------------------------------------------ */
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* The same non-digit text around the digit runs. */
+static int same_skeleton(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (is_digit(*a) != is_digit(*b))
+            return 0;
+        if (is_digit(*a)) {
+            while (is_digit(*a))
+                a++;
+            while (is_digit(*b))
+                b++;
+            continue;
+        }
+        if (*a++ != *b++)
+            return 0;
+    }
+    return *a == *b;
+}
+
+/* Value of the k-th digit run of s (INT64_MAX when over 18 digits). */
+static int64_t digit_run(const char *s, size_t k)
+{
+    for (; *s; s++) {
+        if (!is_digit(*s))
+            continue;
+        if (k-- == 0) {
+            int64_t v = 0;
+            size_t nd = 0;
+            for (; is_digit(*s); s++, nd++)
+                v = nd < 18 ? v * 10 + (*s - '0') : INT64_MAX;
+            return v;
+        }
+        while (is_digit(s[1]))
+            s++;
+    }
+    return INT64_MAX;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Pairwise distinct and all below lim (v is sorted in place). */
+static int distinct_below(int64_t *v, size_t n, int64_t lim)
+{
+    qsort(v, n, sizeof *v, cmp_i64);
+    for (size_t i = 0; i < n; i++)
+        if (v[i] >= lim || (i && v[i] == v[i - 1]))
+            return 0;
+    return 1;
+}
+
+int tlm_mpi_skeleton_ranks(const char *const *rel, size_t n, int64_t *rank)
+{
+    size_t runs = 0;
+    if (n == 0)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if (!same_skeleton(rel[0], rel[i]))
+            return 0;
+    for (const char *s = rel[0]; *s; s++)
+        runs += is_digit(*s) && !is_digit(s[1]);
+    int64_t *v = malloc(n * sizeof *v);
+    int64_t lim = n > 512 ? (int64_t)(2 * n) : 1024;
+    if (!v)
+        return 0;
+    for (size_t k = 0; k < runs; k++) {
+        for (size_t i = 0; i < n; i++)
+            v[i] = digit_run(rel[i], k);
+        if (!distinct_below(v, n, lim))
+            continue;
+        for (size_t i = 0; i < n; i++)
+            rank[i] = digit_run(rel[i], k);
+        free(v);
+        return 1;
+    }
+    free(v);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ *
+ * MARK: - file lists
+ * ------------------------------------------------------------------ */
+
+/* A path's part below base ("" base or none: the path). */
+static const char *rel_path(const char *p, const char *base)
+{
+    size_t bl = base ? strlen(base) : 0;
+    while (bl > 1 && base[bl - 1] == '/')
+        bl--;
+    if (bl == 0 || strncmp(p, base, bl) != 0)
+        return p;
+    if (p[bl] == '/')
+        return p + bl + 1;
+    return bl == 1 && base[0] == '/' ? p + 1 : p;
+}
+
+/* Name ranks of the sorted list l (see tlm_mpi_filelist_from_traces);
+ * returns 1 when the sorted order was used. */
+static int set_name_ranks(plist *l, const char *base, const regex_t *re,
+                          int group, int *nomem)
+{
+    const char **rel = calloc(l->n ? l->n : 1, sizeof *rel);
+    int any = 0;
+    if (!rel) {
+        *nomem = 1;
+        return 0;
+    }
+    for (size_t i = 0; i < l->n; i++)
+        rel[i] = rel_path(l->v[i], base);
+    if (tlm_mpi_skeleton_ranks(rel, l->n, l->nr)) {
+        free(rel);
+        return 0;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        l->nr[i] = tlm_mpi_name_rank(rel[i], re, group);
+        any |= l->nr[i] >= 0;
+    }
+    free(rel);
+    if (any || l->n < 2)
+        return 0;
+    for (size_t i = 0; i < l->n; i++)
+        l->nr[i] = (int64_t)i;
+    return 1;
+}
+
+tlm_status tlm_mpi_filelist_from_traces(char *const *paths, size_t n,
+                                        const char *base,
+                                        const tlm_mpi_opts *o,
+                                        tlm_mpi_filelist *out,
+                                        tlm_error *err)
+{
+    plist l = {0};
+    regex_t re;
+    int group = 1, nomem = 0;
+    memset(out, 0, sizeof *out);
+    tlm_status st = compile_rank_regex(o, &re, &group, err);
+    if (st != TLM_OK)
+        return st;
+    for (size_t i = 0; i < n && !nomem; i++)
+        nomem = plist_add(&l, paths[i], -1) != 0;
+    if (!nomem)
+        sort_plist(&l, &nomem);
+    int order = nomem ? 0 : set_name_ranks(&l, base, &re, group, &nomem);
+    regfree(&re);
+    if (nomem)
+        st = tlm_error_set(err, TLM_ENOMEM, NULL, -1,
+                           "out of memory listing traces");
+    else
+        st = finish(&l, TLM_MPI_RANK_TRACE_FIRST, out, err);
+    if (st == TLM_OK)
+        out->order_ranks = order;
+    plist_free(&l);
+    return st;
+}
+
+/* --trace_pattern with --world_size: rank r is the pattern with '*' := r. */
+static tlm_status discover_ranked(const tlm_mpi_opts *o, plist *l,
+                                  tlm_error *err)
+{
+    const char *star = strchr(o->trace_pattern, '*');
+    size_t pre_len = (size_t)(star - o->trace_pattern), n_missing = 0;
+    int64_t *missing = malloc((size_t)o->world_size * sizeof *missing);
+    tlm_status st = TLM_OK;
+    if (!missing)
+        return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
+    for (long r = 0; r < o->world_size && st == TLM_OK; r++) {
+        char p[4096];
+        int w = snprintf(p, sizeof p, "%.*s%ld%s", (int)pre_len,
+                         o->trace_pattern, r, star + 1);
+        struct stat sb;
+        if (w < 0 || (size_t)w >= sizeof p || stat(p, &sb) != 0)
+            missing[n_missing++] = r;
+        else if (plist_add(l, p, r) != 0)
+            st = tlm_error_set(err, TLM_ENOMEM, NULL, -1,
+                               "out of memory listing traces");
+    }
+    if (st == TLM_OK && n_missing > 0 && (!o->allow_missing || l->n == 0)) {
+        char msg[480];
+        snprintf(msg, sizeof msg, "no file for rank%s ",
+                 n_missing > 1 ? "s" : "");
+        list_missing(msg, sizeof msg, missing, n_missing);
+        st = tlm_error_set(err, TLM_ENOTFOUND, o->trace_pattern, -1,
+                           "%s (--allow_missing goes on without them)", msg);
+    }
+    free(missing);
+    return st;
+}
+
+/* --trace_pattern (no --world_size) or --trace_glob. */
+static tlm_status discover_glob(const tlm_mpi_opts *o, const regex_t *re,
+                                int group, plist *l, tlm_error *err)
+{
+    const char *pat = o->trace_pattern ? o->trace_pattern : o->trace_glob;
+    glob_t g;
+    int rc = glob(pat, 0, NULL, &g);
+    if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
+        if (rc == 0)
+            globfree(&g);
+        return tlm_error_set(err, TLM_ENOTFOUND, pat, -1,
+                             "no trace file matches");
+    }
+    if (rc != 0)
+        return tlm_error_set(err, TLM_EIO, pat, -1, "glob failed (%d)", rc);
+    tlm_status st = TLM_OK;
+    for (size_t i = 0; i < g.gl_pathc && st == TLM_OK; i++) {
+        const char *p = g.gl_pathv[i];
+        struct stat sb;
+        if (stat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
+            continue; /* folders the pattern matches; broken links
+                       * stay and are named later */
+        int64_t nr = o->trace_pattern ? star_rank(p, pat)
+                                      : tlm_mpi_name_rank(p, re, group);
+        if (o->trace_pattern && nr < 0)
+            continue; /* '*' did not stand for a rank number */
+        if (plist_add(l, p, nr) != 0)
+            st = tlm_error_set(err, TLM_ENOMEM, NULL, -1,
+                               "out of memory listing traces");
+    }
+    globfree(&g);
+    if (st == TLM_OK && l->n == 0)
+        st = tlm_error_set(err, TLM_ENOTFOUND, pat, -1,
+                           "no trace file matches with a rank number");
+    return st;
+}
+
 tlm_status tlm_mpi_discover(const tlm_mpi_opts *o, tlm_mpi_filelist *out,
                             tlm_error *err)
 {
     plist l = {0};
-    tlm_status st = TLM_OK;
     regex_t re;
-    int have_re = 0, group = 1;
-    int src = TLM_MPI_RANK_TRACE_FIRST;
-    int64_t *missing = NULL;
-    size_t n_missing = 0;
-    size_t dir_skipped = 0;
-    char dir_skipped_names[256] = "";
+    int group = 1, nomem = 0;
+    int src = TLM_MPI_RANK_NAME_FIRST;
     memset(out, 0, sizeof *out);
-
-    char pre[1024];
-    st = tlm_mpi_regex_to_posix(o->rank_regex ? o->rank_regex
-                                              : "rank[\\[\\-_/]?(?P<rank>\\d+)",
-                                pre, sizeof pre, &group, err);
+    if (o->trace_dir)
+        return tlm_mpi_discover_dir(o, out, err);
+    tlm_status st = compile_rank_regex(o, &re, &group, err);
     if (st != TLM_OK)
         return st;
-    if (regcomp(&re, pre, REG_EXTENDED) != 0)
-        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
-                             "--rank_regex '%s' does not compile as POSIX "
-                             "extended regex '%s'",
-                             o->rank_regex ? o->rank_regex : "(default)", pre);
-    have_re = 1;
-
-    if (o->trace_dir) {
-        DIR *d = opendir(o->trace_dir);
-        if (!d) {
-            st = tlm_error_set(err, TLM_ENOTFOUND, o->trace_dir, -1,
-                               "cannot open trace folder: %s",
-                               strerror(errno));
-            goto done;
-        }
-        struct dirent *e;
-        char p[4096];
-        char skipped[256] = "";
-        size_t n_skipped = 0;
-        while ((e = readdir(d)) != NULL) {
-            if (!has_suffix(e->d_name, ".json") &&
-                !has_suffix(e->d_name, ".json.gz"))
-                continue;
-            int w = snprintf(p, sizeof p, "%s/%s", o->trace_dir, e->d_name);
-            if (w < 0 || (size_t)w >= sizeof p)
-                continue;
-            /* a trace name that cannot be opened (a broken link, a
-             * symlink loop) or is not a file stays in the list: the
-             * checks below name it instead of silently dropping a rank */
-            int64_t nr = tlm_mpi_name_rank(e->d_name, &re, group);
-            if (nr < 0 && !has_trace_word(e->d_name)) {
-                struct stat sb;
-                if (stat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
-                    continue; /* a folder that is not named as a trace */
-                note_skipped(skipped, sizeof skipped, e->d_name);
-                n_skipped++;
-                continue;
-            }
-            if (plist_add(&l, p, tlm_mpi_name_rank(p, &re, group)) != 0) {
-                closedir(d);
-                st = tlm_error_set(err, TLM_ENOMEM, NULL, -1,
-                                   "out of memory listing traces");
-                goto done;
-            }
-        }
-        closedir(d);
-        if (l.n == 0) {
-            st = tlm_error_set(err, TLM_ENOTFOUND, o->trace_dir, -1,
-                               "no *.json or *.json.gz trace files in the "
-                               "folder%s%s%s",
-                               n_skipped ? " (skipped, no 'trace' or rank in "
-                                           "the name: "
-                                         : "",
-                               skipped, n_skipped ? ")" : "");
-            goto done;
-        }
-        dir_skipped = n_skipped;
-        memcpy(dir_skipped_names, skipped, sizeof skipped);
-    } else if (o->trace_pattern && o->world_size > 0) {
-        src = TLM_MPI_RANK_NAME_FIRST;
-        const char *star = strchr(o->trace_pattern, '*');
-        size_t pre_len = (size_t)(star - o->trace_pattern);
-        missing = malloc((size_t)o->world_size * sizeof *missing);
-        if (!missing) {
-            st = tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
-            goto done;
-        }
-        for (long r = 0; r < o->world_size; r++) {
-            char p[4096];
-            int w = snprintf(p, sizeof p, "%.*s%ld%s", (int)pre_len,
-                             o->trace_pattern, r, star + 1);
-            struct stat sb;
-            if (w < 0 || (size_t)w >= sizeof p || stat(p, &sb) != 0) {
-                missing[n_missing++] = r;
-                continue;
-            }
-            if (plist_add(&l, p, r) != 0) {
-                st = tlm_error_set(err, TLM_ENOMEM, NULL, -1,
-                                   "out of memory listing traces");
-                goto done;
-            }
-        }
-        if (n_missing > 0 && (!o->allow_missing || l.n == 0)) {
-            char msg[480];
-            snprintf(msg, sizeof msg, "no file for rank%s ",
-                     n_missing > 1 ? "s" : "");
-            list_missing(msg, sizeof msg, missing, n_missing);
-            st = tlm_error_set(err, TLM_ENOTFOUND, o->trace_pattern, -1,
-                               "%s (--allow_missing goes on without them)",
-                               msg);
-            goto done;
-        }
+    if (o->trace_pattern && o->world_size > 0) {
+        st = discover_ranked(o, &l, err);
     } else if (o->trace_pattern || o->trace_glob) {
-        const char *pat = o->trace_pattern ? o->trace_pattern : o->trace_glob;
-        src = TLM_MPI_RANK_NAME_FIRST;
-        glob_t g;
-        int rc = glob(pat, 0, NULL, &g);
-        if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
-            if (rc == 0)
-                globfree(&g);
-            st = tlm_error_set(err, TLM_ENOTFOUND, pat, -1,
-                               "no trace file matches");
-            goto done;
-        }
-        if (rc != 0) {
-            st = tlm_error_set(err, TLM_EIO, pat, -1, "glob failed (%d)", rc);
-            goto done;
-        }
-        for (size_t i = 0; i < g.gl_pathc; i++) {
-            const char *p = g.gl_pathv[i];
-            struct stat sb;
-            if (stat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
-                continue; /* folders the pattern matches; broken links
-                           * stay and are named below */
-            int64_t nr = o->trace_pattern ? star_rank(p, pat)
-                                          : tlm_mpi_name_rank(p, &re, group);
-            if (o->trace_pattern && nr < 0)
-                continue; /* '*' did not stand for a rank number */
-            if (plist_add(&l, p, nr) != 0) {
-                globfree(&g);
-                st = tlm_error_set(err, TLM_ENOMEM, NULL, -1,
-                                   "out of memory listing traces");
-                goto done;
-            }
-        }
-        globfree(&g);
-        if (l.n == 0) {
-            st = tlm_error_set(err, TLM_ENOTFOUND, pat, -1,
-                               "no trace file matches with a rank number");
-            goto done;
-        }
+        st = discover_glob(o, &re, group, &l, err);
     } else {
-        for (size_t i = 0; i < o->n_files; i++) {
-            if (plist_add(&l, o->files[i],
-                          tlm_mpi_name_rank(o->files[i], &re, group)) != 0) {
-                st = tlm_error_set(err, TLM_ENOMEM, NULL, -1,
-                                   "out of memory listing traces");
-                goto done;
-            }
-        }
+        src = TLM_MPI_RANK_TRACE_FIRST;
+        for (size_t i = 0; i < o->n_files && !nomem; i++)
+            nomem = plist_add(&l, o->files[i], tlm_mpi_name_rank(
+                                                   o->files[i], &re,
+                                                   group)) != 0;
     }
-    if (o->trace_dir || o->trace_glob) {
-        /* sort paths and their name ranks together */
-        char **idx = malloc(l.n * sizeof *idx);
-        int64_t *nr = malloc(l.n * sizeof *nr);
-        if (!idx || !nr) {
-            free(idx);
-            free(nr);
-            st = tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
-            goto done;
-        }
-        memcpy(idx, l.v, l.n * sizeof *idx);
-        qsort(idx, l.n, sizeof *idx, cmp_str);
-        for (size_t i = 0; i < l.n; i++) {
-            for (size_t k = 0; k < l.n; k++) {
-                if (l.v[k] == idx[i]) {
-                    nr[i] = l.nr[k];
-                    break;
-                }
-            }
-        }
-        memcpy(l.v, idx, l.n * sizeof *idx);
-        memcpy(l.nr, nr, l.n * sizeof *nr);
-        free(idx);
-        free(nr);
-    }
-    st = finish(&l, src, out, err);
-    if (st == TLM_OK) {
-        out->n_skipped = dir_skipped;
-        memcpy(out->skipped, dir_skipped_names, sizeof out->skipped);
-    }
-done:
-    free(missing);
-    if (have_re)
-        regfree(&re);
+    if (st == TLM_OK && o->trace_glob)
+        sort_plist(&l, &nomem);
+    if (st == TLM_OK && nomem)
+        st = tlm_error_set(err, TLM_ENOMEM, NULL, -1,
+                           "out of memory listing traces");
+    if (st == TLM_OK)
+        st = finish(&l, src, out, err);
+    regfree(&re);
     plist_free(&l);
     return st;
 }
@@ -410,6 +494,7 @@ void tlm_mpi_filelist_free(tlm_mpi_filelist *fl)
     free(fl->size);
     free(fl->name_rank);
     free(fl->blob);
+    free(fl->skipped);
     memset(fl, 0, sizeof *fl);
 }
 

@@ -32,14 +32,27 @@ typedef struct tlm_mpi_filelist {
     int rank_source;      /* tlm_mpi_rank_source */
     char *blob;           /* the paths, NUL-separated */
     size_t blob_len;
-    size_t n_skipped;     /* --trace_dir: JSON files skipped as non-traces */
-    char skipped[256];    /* their names, comma-separated (truncated) */
+    size_t n_skipped;     /* --trace_dir: files skipped as non-traces */
+    char *skipped;        /* "a (why), b (why)" (first TLM_MPI_SKIP_LIST,
+                           * then "and N more"); malloc'd, NULL if none;
+                           * rank 0 only (not packed) */
+    int order_ranks;      /* 1: no name has a rank, name_rank[i] is the
+                           * sorted order (i); warn if a trace uses it.
+                           * rank 0 only (not packed) */
 } tlm_mpi_filelist;
 
-/* Finds the files the options name: --trace_dir (every regular *.json /
- * *.json.gz file whose name contains "trace" (any case) or matches the rank
- * regex, sorted by name; other JSON files, e.g. ground_truth.json or a
- * config, are skipped and listed in n_skipped / skipped),
+/* Skipped files named in the note before "and N more". */
+#define TLM_MPI_SKIP_LIST 20
+
+/* Deepest folder level --recursive descends into below --trace_dir. */
+#define TLM_MPI_MAX_DIR_DEPTH 32
+
+/* Finds the files the options name: --trace_dir (every regular file, any
+ * name, symlinks to files followed, whose content tlm_trace_sniff calls a
+ * trace; with --recursive also in subfolders (symlinks to folders not
+ * followed, TLM_MPI_MAX_DIR_DEPTH levels); other files are listed in
+ * n_skipped / skipped with the reason, an error with --strict; the list
+ * is made by tlm_mpi_filelist_from_traces),
  * --trace_pattern (with --world_size:
  * rank i = the pattern with '*' := i, a missing file is an error unless
  * --allow_missing; without: the files matching the pattern as a glob whose
@@ -51,6 +64,33 @@ typedef struct tlm_mpi_filelist {
  * *out with tlm_mpi_filelist_free(). */
 tlm_status tlm_mpi_discover(const tlm_mpi_opts *opts, tlm_mpi_filelist *out,
                             tlm_error *err);
+
+/* A file list from paths already known to be traces (paths[0..n), not
+ * kept): sorted by path, sizes from stat(2), rank_source
+ * TLM_MPI_RANK_TRACE_FIRST, and name ranks decided over the whole set
+ * from the paths relative to base (a folder prefix of every path; NULL:
+ * the paths as given): when all relative paths have the same non-digit
+ * skeleton, the first digit position whose values are pairwise distinct
+ * and below max(2n, 1024) ("worker3_step_12.1694128201545.pt.trace.json"
+ * -> 3); else o->rank_regex (or TraceLens's default) per file; else, when
+ * no path has a rank and n > 1, the sorted order with order_ranks set.
+ * o may be NULL (default regex).  Errors: TLM_ENOTFOUND (a path cannot be
+ * stat'ed), TLM_EINVAL (not a regular file, bad regex), TLM_ENOMEM.  On
+ * success the caller frees *out with tlm_mpi_filelist_free(). */
+tlm_status tlm_mpi_filelist_from_traces(char *const *paths, size_t n,
+                                        const char *base,
+                                        const tlm_mpi_opts *o,
+                                        tlm_mpi_filelist *out,
+                                        tlm_error *err);
+
+/* --trace_dir of tlm_mpi_discover (discover_dir.c). */
+tlm_status tlm_mpi_discover_dir(const tlm_mpi_opts *o, tlm_mpi_filelist *out,
+                                tlm_error *err);
+
+/* Name ranks of n paths by the shared-skeleton rule above: fills rank[]
+ * and returns 1, or returns 0 (rank[] untouched) when no digit position
+ * qualifies.  Pure; exposed for tests. */
+int tlm_mpi_skeleton_ranks(const char *const *rel, size_t n, int64_t *rank);
 
 /* Rank in a file name by regex (POSIX ERE), the given group.  Base name
  * first, then the whole path.  Returns the rank or -1. */

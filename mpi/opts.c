@@ -21,6 +21,7 @@
 static const char usage[] =
     "usage: mpirun -n N tlmpi (--trace_dir D | --trace_pattern P |\n"
     "                          --trace_glob G [--rank_regex R] | FILE...)\n"
+    "                         [--recursive] [--strict]\n"
     "                         [--world_size W] [--allow_missing]\n"
     "                         [--output F.h5] [--force] [--output_dir D]\n"
     "                         [--output_csvs_dir D] [--no_report]\n"
@@ -35,13 +36,18 @@ static const char usage[] =
     "rank) and writes one HDF5 file (default <trace_dir>/tlmpi.h5) plus\n"
     "report.md and CSV sheets next to it.  See docs/cli.md.\n"
     "\n"
-    "  --trace_dir D        every *.json / *.json.gz file in D\n"
+    "  --trace_dir D        every trace in D, found by content (any name,\n"
+    "                       plain or gzip'd); other files are listed\n"
+    "  --recursive          --trace_dir: subfolders too (not via symlinks)\n"
+    "  --strict             --trace_dir: a file that is not a trace is an\n"
+    "                       error\n"
     "  --trace_pattern P    P with one '*' standing for the rank\n"
     "  --trace_glob G       files matching the glob G\n"
     "  --rank_regex R       rank from the file name (glob mode and fallback;\n"
     "                       default rank[\\[\\-_/]?(?P<rank>\\d+))\n"
     "  --world_size W       expected number of ranks (0..W-1)\n"
     "  --allow_missing      go on when ranks are missing\n"
+    "  --allow_missing_ranks  the same as --allow_missing\n"
     "  --output F           HDF5 output file\n"
     "  --force              replace an existing output file\n"
     "  --output_dir D       folder for report.md and the CSV sheets\n"
@@ -108,6 +114,9 @@ static const optdef defs[] = {
     {"rank_regex", K_STR, O_(rank_regex)},
     {"world_size", K_LONG, O_(world_size)},
     {"allow_missing", K_FLAG, O_(allow_missing)},
+    {"allow_missing_ranks", K_FLAG, O_(allow_missing)},
+    {"recursive", K_FLAG, O_(recursive)},
+    {"strict", K_FLAG, O_(strict)},
     {"force", K_FLAG, O_(force)},
     {"quiet", K_FLAG, O_(quiet)},
     {"progress", K_FLAG, O_(progress)},

@@ -31,7 +31,10 @@ typedef struct tlm_mpi_opts {
     char **files;              /* positional trace files (points into argv) */
     size_t n_files;
     long world_size;           /* --world_size N; -1 = from the traces */
-    int allow_missing;         /* --allow_missing */
+    int allow_missing;         /* --allow_missing, --allow_missing_ranks */
+    int recursive;             /* --recursive: --trace_dir's subfolders too */
+    int strict;                /* --strict: a file of --trace_dir that is
+                                * not a trace is an error */
     int force;                 /* --force: replace an existing output */
     int quiet;                 /* --quiet: no progress on stderr */
     int progress;              /* --progress: plain progress lines */

@@ -360,6 +360,24 @@ static tlm_status index_ranks(tlm_mpi_ctx *c, int64_t w)
     return TLM_OK;
 }
 
+/* Rank 0: the sorted file order gave the ranks of traces without
+ * distributedInfo.rank (--trace_dir, no rank in any name): say so once. */
+static void warn_order_ranks(const tlm_mpi_ctx *c)
+{
+    namelist files;
+    nl_init(&files);
+    if (!c->fl.order_ranks)
+        return;
+    for (size_t i = 0; i < c->n_res; i++)
+        if (c->res[i].row.dist_rank < 0)
+            nl_add(&files, c->res[i].row.file);
+    if (files.total > 0)
+        tlm_mpi_say0(c, "warning: ranks taken from the sorted file order: "
+                        "%s (no distributedInfo.rank in the trace%s, no "
+                        "rank in the file names)",
+                     nl_text(&files), files.total == 1 ? "" : "s");
+}
+
 tlm_status tlm_mpi_phase_check(tlm_mpi_ctx *c)
 {
     tlm_status st = gather_results(c);
@@ -367,6 +385,7 @@ tlm_status tlm_mpi_phase_check(tlm_mpi_ctx *c)
         return st;
     qsort(c->res, c->n_res, sizeof *c->res, cmp_res);
     warn_traces(c, c->n_res);
+    warn_order_ranks(c);
     st = check_duplicates(c);
     if (st != TLM_OK)
         return st;

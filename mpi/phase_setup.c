@@ -170,11 +170,10 @@ tlm_status tlm_mpi_phase_setup(tlm_mpi_ctx *c)
     if (st != TLM_OK)
         return st;
     if (!c->o.quiet && c->fl.n_skipped)
-        tlm_mpi_say0(c, "note: skipped %zu JSON file%s without 'trace' or a "
-                        "rank in the name: %s (name traces as files to "
-                        "include them)",
-                     c->fl.n_skipped, c->fl.n_skipped == 1 ? "" : "s",
-                     c->fl.skipped);
+        tlm_mpi_say0(c, "note: skipped %zu %s: %s", c->fl.n_skipped,
+                     c->fl.n_skipped == 1 ? "file that is not a trace"
+                                          : "files that are not traces",
+                     c->fl.skipped ? c->fl.skipped : "");
     if (!c->o.quiet)
         tlm_mpi_say0(c, "%zu trace file%s, %d MPI rank%s", c->fl.n,
                      c->fl.n == 1 ? "" : "s", c->np, c->np > 1 ? "s" : "");

@@ -39,6 +39,7 @@ static const char usage[] =
     "                          model size (default 4096 32 2048 1 32000)\n"
     "Files:\n"
     "  --gzip                  write .json.gz\n"
+    "  --no_dist_info          leave distributedInfo out of every trace\n"
     "  --gzip_level N          zlib level 1..9 (default 1)\n"
     "  --device_name NAME      deviceProperties[].name of every GPU\n"
     "                          (default \"NVIDIA H100 80GB HBM3\")\n"
@@ -170,13 +171,16 @@ int main(int argc, char **argv)
         }
         memcpy(name, a, nl);
         name[nl] = '\0';
-        if (strcmp(name, "--gzip") == 0 || strcmp(name, "--quiet") == 0) {
+        if (strcmp(name, "--gzip") == 0 || strcmp(name, "--quiet") == 0 ||
+            strcmp(name, "--no_dist_info") == 0) {
             if (eq)
                 return bad(name, eq + 1);
             if (name[2] == 'g')
                 o.gzip = 1;
-            else
+            else if (name[2] == 'q')
                 quiet = 1;
+            else
+                o.no_dist_info = 1;
             continue;
         }
         if (eq) {

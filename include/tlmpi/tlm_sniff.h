@@ -58,14 +58,14 @@ typedef struct tlm_sniff {
  * read).  head_cap 0 means TLM_SNIFF_HEAD_DEFAULT.  Always fills *out;
  * returns TLM_OK, or TLM_ENOMEM (nothing else: an unreadable file is a
  * verdict, not an error). */
-tlm_status tlm_trace_sniff(const char *path, size_t head_cap, tlm_sniff *out);
+TLM_API tlm_status tlm_trace_sniff(const char *path, size_t head_cap, tlm_sniff *out);
 
 /* The same on a head already in memory: the first n bytes of the
  * (inflated) content; complete is 1 when they are the whole document.
  * Fills verdict, format, dist_rank, dist_world and reason (not gzip,
  * size, dev, ino).  Reads nothing past head[n - 1]. */
-void tlm_trace_sniff_mem(const char *head, size_t n, int complete,
-                         tlm_sniff *out);
+TLM_API void tlm_trace_sniff_mem(const char *head, size_t n, int complete,
+                                 tlm_sniff *out);
 
 #ifdef __cplusplus
 }

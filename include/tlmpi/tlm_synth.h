@@ -101,6 +101,8 @@ typedef struct tlm_synth_opts {
     int vocab;
     const char *device_name;  /* deviceProperties[].name of every GPU;
                                  NULL = "NVIDIA H100 80GB HBM3" */
+    int no_dist_info;         /* 1: no distributedInfo key in the traces
+                                 (ranks only from the file names) */
 } tlm_synth_opts;
 
 /* Fills opts with the defaults above (out_dir NULL). */

@@ -2008,28 +2008,12 @@ static void meta_ev(rs *s, const char *name, int64_t pid, int64_t tid,
     PUTL(o, "}}");
 }
 
-static void write_header(const syn_job *job, rs *s, int64_t ts)
+/* The distributedInfo member (rank, world, process groups), left out
+ * with no_dist_info. */
+static void put_dist_info(tlm_synth_out *o, const rs *s, const syn_job *job,
+                          const tlm_synth_truth *t)
 {
-    tlm_synth_out *o = s->out;
-    const tlm_synth_truth *t = job->t;
-    int gpn = job->o.gpus_per_node;
-    PUTL(o, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [");
-    for (int d = 0; d < gpn; d++) {
-        tlm_synth_puts(o, d ? ",\n    {\"id\": " : "\n    {\"id\": ");
-        tlm_synth_puti(o, d);
-        PUTL(o, ", \"name\": ");
-        tlm_synth_putq(o, job->o.device_name ? job->o.device_name
-                                             : "NVIDIA H100 80GB HBM3");
-        PUTL(o, ", \"totalGlobalMem\": "
-                "85018279936, \"computeMajor\": 9, \"computeMinor\": 0, "
-                "\"maxThreadsPerBlock\": 1024, "
-                "\"maxThreadsPerMultiprocessor\": 2048, \"regsPerBlock\": "
-                "65536, \"warpSize\": 32, \"sharedMemPerBlock\": 49152, "
-                "\"numSms\": 132, \"regsPerMultiprocessor\": 65536, "
-                "\"sharedMemPerBlockOptin\": 232448, "
-                "\"sharedMemPerMultiprocessor\": 233472}");
-    }
-    PUTL(o, "\n  ],\n  \"distributedInfo\": {\"backend\": \"nccl\", "
+    PUTL(o, "\n  \"distributedInfo\": {\"backend\": \"nccl\", "
             "\"rank\": ");
     tlm_synth_puti(o, s->rank);
     PUTL(o, ", \"world_size\": ");
@@ -2061,7 +2045,34 @@ static void write_header(const syn_job *job, rs *s, int64_t ts)
         else
             PUTL(o, "], \"nccl_version\": \"2.19.3\"");
     }
-    PUTL(o, "},\n  \"record_shapes\": 1,\n  \"with_stack\": 1,\n"
+    PUTL(o, "},");
+}
+
+static void write_header(const syn_job *job, rs *s, int64_t ts)
+{
+    tlm_synth_out *o = s->out;
+    const tlm_synth_truth *t = job->t;
+    int gpn = job->o.gpus_per_node;
+    PUTL(o, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [");
+    for (int d = 0; d < gpn; d++) {
+        tlm_synth_puts(o, d ? ",\n    {\"id\": " : "\n    {\"id\": ");
+        tlm_synth_puti(o, d);
+        PUTL(o, ", \"name\": ");
+        tlm_synth_putq(o, job->o.device_name ? job->o.device_name
+                                             : "NVIDIA H100 80GB HBM3");
+        PUTL(o, ", \"totalGlobalMem\": "
+                "85018279936, \"computeMajor\": 9, \"computeMinor\": 0, "
+                "\"maxThreadsPerBlock\": 1024, "
+                "\"maxThreadsPerMultiprocessor\": 2048, \"regsPerBlock\": "
+                "65536, \"warpSize\": 32, \"sharedMemPerBlock\": 49152, "
+                "\"numSms\": 132, \"regsPerMultiprocessor\": 65536, "
+                "\"sharedMemPerBlockOptin\": 232448, "
+                "\"sharedMemPerMultiprocessor\": 233472}");
+    }
+    PUTL(o, "\n  ],");
+    if (!job->o.no_dist_info)
+        put_dist_info(o, s, job, t);
+    PUTL(o, "\n  \"record_shapes\": 1,\n  \"with_stack\": 1,\n"
             "  \"with_modules\": 1,\n  \"traceEvents\": [");
 
     char buf[64];

@@ -60,17 +60,27 @@ chmod 000 "$D/rank1_trace.json"
 if command -v setpriv > /dev/null &&
    setpriv --bounding-set -dac_override,-dac_read_search true 2> /dev/null; then
     timeout 60 setpriv --bounding-set -dac_override,-dac_read_search \
-        "$MPIEXEC" -n 2 "$TLMPI" --trace_dir "$D" --quiet > "$W/log" 2>&1
-    grep -q 'error: .*rank1_trace.json: cannot open: Permission denied' "$W/log" ||
+        "$MPIEXEC" -n 2 "$TLMPI" --trace_dir "$D" > "$W/log" 2>&1
+    # --trace_dir lists what it cannot read; the rank is then missing
+    grep -q 'note: skipped 1 file that is not a trace: rank1_trace.json (Permission denied)' "$W/log" ||
         { cat "$W/log"; fail "EACCES not reported"; }
+    grep -q 'ranks have no trace .*: 1;' "$W/log" ||
+        { cat "$W/log"; fail "EACCES: rank 1 not missing"; }
+    timeout 60 setpriv --bounding-set -dac_override,-dac_read_search \
+        "$MPIEXEC" -n 2 "$TLMPI" "$D"/rank*_trace.json --quiet > "$W/log" 2>&1
+    grep -q 'error: .*rank1_trace.json: cannot open: Permission denied' "$W/log" ||
+        { cat "$W/log"; fail "EACCES not reported (file arguments)"; }
 else
     echo "setpriv unavailable: EACCES case skipped"
 fi
 chmod 644 "$D/rank1_trace.json"
 ln -s "$D/gone.json" "$D/rank2_trace.json.tmp" && mv -T "$D/rank2_trace.json.tmp" "$D/rank2_trace.json"
-run 1 1 --trace_dir "$D" --quiet
+run 1 1 "$D"/rank*_trace.json --quiet
 grep -q 'rank2_trace.json: .*No such file or directory' "$W/log" ||
     { cat "$W/log"; fail "ENOENT not reported"; }
+run 1 1 --trace_dir "$D"
+grep -q 'rank2_trace.json (No such file or directory)' "$W/log" ||
+    { cat "$W/log"; fail "ENOENT not reported (--trace_dir)"; }
 
 # 3. world size: from the traces' distributedInfo (equal to the highest
 #    rank + 1), inferred from the highest rank, or from --world_size

@@ -208,18 +208,37 @@ static void touch(const char *name, size_t bytes)
     fclose(f);
 }
 
+/* A file of exactly `bytes` bytes (>= 18): a trace by its content. */
+static void put_text(const char *dir, const char *name, const char *text,
+                     size_t bytes)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    size_t n = strlen(text);
+    assert_true(bytes >= n);
+    fputs(text, f);
+    for (size_t i = n; i < bytes; i++)
+        fputc(' ', f);
+    assert_int_equal(fclose(f), 0);
+}
+
+#define TRACE_TEXT "{\"traceEvents\":[]}"
+
 static int setup_dir(void **state)
 {
     (void)state;
     snprintf(tmpdir, sizeof tmpdir, "/tmp/tlm_discover_XXXXXX");
     if (!mkdtemp(tmpdir))
         return -1;
-    touch("rank2.json", 30);
-    touch("rank0.json.gz", 10);
-    touch("rank1.json", 20);
+    put_text(tmpdir, "rank2.json", TRACE_TEXT, 30);
+    /* not gzip'd whatever the name: the content decides */
+    put_text(tmpdir, "rank0.json.gz", TRACE_TEXT, 20);
+    put_text(tmpdir, "rank1.json", TRACE_TEXT, 24);
     touch("notes.txt", 5);
-    touch("ground_truth.json", 5); /* not a trace by its name */
-    touch("tlmpi.h5", 5);
+    put_text(tmpdir, "ground_truth.json", "{\"a\": 1}", 8);
+    put_text(tmpdir, "tlmpi.h5", "\x89HDF\r\n", 6);
     char p[512];
     snprintf(p, sizeof p, "%s/sub.json", tmpdir);
     mkdir(p, 0755); /* a folder named *.json is skipped */
@@ -250,12 +269,23 @@ static void test_discover_dir(void **state)
     assert_non_null(strstr(fl.path[0], "/rank0.json.gz"));
     assert_non_null(strstr(fl.path[1], "/rank1.json"));
     assert_non_null(strstr(fl.path[2], "/rank2.json"));
-    assert_int_equal(fl.size[0], 10);
+    assert_int_equal(fl.size[0], 20);
     assert_int_equal(fl.size[2], 30);
     assert_int_equal(fl.name_rank[1], 1);
     assert_int_equal(fl.rank_source, TLM_MPI_RANK_TRACE_FIRST);
-    assert_int_equal(fl.n_skipped, 1);
-    assert_string_equal(fl.skipped, "ground_truth.json");
+    assert_int_equal(fl.order_ranks, 0);
+    assert_int_equal(fl.n_skipped, 3);
+    assert_string_equal(fl.skipped,
+                        "ground_truth.json (JSON without traceEvents), "
+                        "notes.txt (not JSON), tlmpi.h5 (HDF5 file)");
+    /* --strict: the same files are an error naming them */
+    o.strict = 1;
+    tlm_mpi_filelist bad;
+    assert_int_equal(tlm_mpi_discover(&o, &bad, &err), TLM_EINVAL);
+    assert_non_null(strstr(err.msg, "3 files in the folder are not traces "
+                                    "(--strict): ground_truth.json (JSON"));
+    assert_non_null(strstr(err.msg, "tlmpi.h5 (HDF5 file)"));
+    o.strict = 0;
 
     /* pack / unpack round trip */
     char *buf = NULL;
@@ -277,23 +307,21 @@ static void test_discover_dir(void **state)
     tlm_mpi_filelist_free(&fl);
 }
 
-/* Trace names that cannot be read are named, not dropped: a symlink loop,
- * a broken link, a folder named like a trace. */
+/* Files that cannot be read are listed, whatever their names (an error
+ * with --strict): a symlink loop, a broken link; a folder is not a file
+ * (not listed, not descended into without --recursive). */
 static void test_discover_dir_unopenable(void **state)
 {
     (void)state;
     static const char *const cases[][2] = {
-        {"loop", "Too many levels of symbolic links"},
-        {"broken", "No such file or directory"},
-        {"folder", "not a regular file"},
+        {"loop", "rank1_trace.json (Too many levels of symbolic links)"},
+        {"broken", "rank1_trace.json (No such file or directory)"},
+        {"folder", NULL},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char dir[] = "/tmp/tlm_discover_bad_XXXXXX", p[256], q[256];
         assert_non_null(mkdtemp(dir));
-        snprintf(p, sizeof p, "%s/rank0_trace.json", dir);
-        FILE *f = fopen(p, "wb");
-        assert_non_null(f);
-        fclose(f);
+        put_text(dir, "rank0_trace.json", TRACE_TEXT, 18);
         snprintf(p, sizeof p, "%s/rank1_trace.json", dir);
         if (c == 0)
             assert_int_equal(symlink("rank1_trace.json", p), 0);
@@ -307,12 +335,188 @@ static void test_discover_dir_unopenable(void **state)
         o.trace_dir = dir;
         tlm_mpi_filelist fl;
         tlm_error err;
-        assert_int_not_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
-        assert_non_null(strstr(err.file, "rank1_trace.json"));
-        assert_non_null(strstr(err.msg, cases[c][1]));
+        assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
+        assert_int_equal(fl.n, 1);
+        assert_int_equal(fl.n_skipped, cases[c][1] ? 1 : 0);
+        if (cases[c][1])
+            assert_string_equal(fl.skipped, cases[c][1]);
+        tlm_mpi_filelist_free(&fl);
+        o.strict = 1;
+        if (cases[c][1]) {
+            assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_EINVAL);
+            assert_non_null(strstr(err.msg, cases[c][1]));
+        } else {
+            assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
+            tlm_mpi_filelist_free(&fl);
+        }
         snprintf(q, sizeof q, "rm -rf '%s'", dir);
         assert_int_equal(system(q), 0);
     }
+}
+
+/* Name ranks decided over the set: a shared skeleton, its first digit
+ * position with distinct small values. */
+static void test_skeleton_ranks(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *names[3];
+        int ok;
+        int64_t r[3];
+    } cases[] = {
+        {{"worker0_step_12.1694128201545.pt.trace.json",
+          "worker1_step_12.1694128201556.pt.trace.json",
+          "worker7_step_12.1694128201561.pt.trace.json"}, 1, {0, 1, 7}},
+        {{"megatron_kineto_3.json", "megatron_kineto_0.json",
+          "megatron_kineto_12.json"}, 1, {3, 0, 12}},
+        {{"rank3/trace.json", "rank0/trace.json", "rank1/trace.json"}, 1,
+         {3, 0, 1}},
+        {{"rank-3.json.gz", "rank-1.json.gz", "rank-2.json.gz"}, 1,
+         {3, 1, 2}},
+        /* the first position repeats (node), the second is the rank */
+        {{"n0_r0.json", "n0_r1.json", "n1_r2.json"}, 1, {0, 1, 2}},
+        {{"n0/gpu0.json", "n1/gpu1.json", "n1/gpu0.json"}, 0, {0, 0, 0}},
+        {{"job7_r0.json", "job7_r1.json", "job7_r2.json"}, 1, {0, 1, 2}},
+        /* too large for a rank: timestamps, pids */
+        {{"t_1694128201545.json", "t_1694128201546.json",
+          "t_1694128201547.json"}, 0, {0, 0, 0}},
+        {{"t_1024.json", "t_1025.json", "t_1026.json"}, 0, {0, 0, 0}},
+        /* other skeletons */
+        {{"rank0.json", "rank1.json.gz", "rank2.json"}, 0, {0, 0, 0}},
+        {{"alpha.json", "beta.json", "gamma.json"}, 0, {0, 0, 0}},
+        {{"a99999999999999999999999.json", "a1.json", "a2.json"}, 0,
+         {0, 0, 0}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int64_t r[3] = {-9, -9, -9};
+        int ok = tlm_mpi_skeleton_ranks(cases[c].names, 3, r);
+        if (ok != cases[c].ok)
+            fail_msg("case %zu (%s): %d", c, cases[c].names[0], ok);
+        for (int i = 0; ok && i < 3; i++)
+            assert_int_equal(r[i], cases[c].r[i]);
+        if (!ok)
+            assert_int_equal(r[0], -9); /* untouched */
+    }
+    /* one file: its first small number */
+    const char *one[] = {"run_1694128201545_rank5.json"};
+    int64_t r1 = -1;
+    assert_int_equal(tlm_mpi_skeleton_ranks(one, 1, &r1), 1);
+    assert_int_equal(r1, 5);
+    assert_int_equal(tlm_mpi_skeleton_ranks(one, 0, &r1), 0);
+}
+
+/* 50,000 names: the rule and the sort are O(n log n). */
+static void test_skeleton_ranks_many(void **state)
+{
+    (void)state;
+    size_t n = 50000;
+    char **names = malloc(n * sizeof *names);
+    int64_t *r = malloc(n * sizeof *r);
+    assert_true(names && r);
+    for (size_t i = 0; i < n; i++) {
+        names[i] = malloc(64);
+        assert_non_null(names[i]);
+        snprintf(names[i], 64, "node%zu/worker%zu.1694128201545.json",
+                 i / 8, (i * 7919) % n);
+    }
+    assert_int_equal(tlm_mpi_skeleton_ranks((const char *const *)names, n, r),
+                     1);
+    assert_int_equal(r[1], 7919);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    free(r);
+}
+
+/* The list the audit command builds from traces it found itself. */
+static void test_filelist_from_traces(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tlm_fromtraces_XXXXXX", p[4][300];
+    assert_non_null(mkdtemp(dir));
+    static const char *const names[] = {"b_x.json", "a_y.json", "c.json",
+                                        "rank9_z.json"};
+    char *paths[4];
+    for (int i = 0; i < 4; i++) {
+        put_text(dir, names[i], TRACE_TEXT, 20 + (size_t)i);
+        snprintf(p[i], sizeof p[i], "%s/%s", dir, names[i]);
+        paths[i] = p[i];
+    }
+    tlm_mpi_filelist fl;
+    tlm_error err;
+    /* no digits: the sorted order, flagged */
+    assert_int_equal(tlm_mpi_filelist_from_traces(paths, 3, dir, NULL, &fl,
+                                                  &err), TLM_OK);
+    assert_int_equal(fl.n, 3);
+    assert_non_null(strstr(fl.path[0], "/a_y.json"));
+    assert_non_null(strstr(fl.path[2], "/c.json"));
+    assert_int_equal(fl.size[0], 21);
+    assert_int_equal(fl.size[1], 20);
+    assert_int_equal(fl.name_rank[0], 0);
+    assert_int_equal(fl.name_rank[2], 2);
+    assert_int_equal(fl.order_ranks, 1);
+    assert_int_equal(fl.rank_source, TLM_MPI_RANK_TRACE_FIRST);
+    assert_null(fl.skipped);
+    tlm_mpi_filelist_free(&fl);
+    /* other skeletons: the regex per file; no order */
+    assert_int_equal(tlm_mpi_filelist_from_traces(paths, 4, dir, NULL, &fl,
+                                                  &err), TLM_OK);
+    assert_int_equal(fl.name_rank[0], -1);
+    assert_int_equal(fl.name_rank[3], 9);
+    assert_int_equal(fl.order_ranks, 0);
+    tlm_mpi_filelist_free(&fl);
+    /* relative to base: the folder's own digits do not count */
+    char *one[1] = {paths[3]};
+    assert_int_equal(tlm_mpi_filelist_from_traces(one, 1, dir, NULL, &fl,
+                                                  &err), TLM_OK);
+    assert_int_equal(fl.name_rank[0], 9);
+    assert_int_equal(fl.order_ranks, 0);
+    tlm_mpi_filelist_free(&fl);
+    /* a path that is gone */
+    char gone[320];
+    snprintf(gone, sizeof gone, "%s/gone.json", dir);
+    char *bad[2] = {paths[0], gone};
+    assert_int_equal(tlm_mpi_filelist_from_traces(bad, 2, dir, NULL, &fl,
+                                                  &err), TLM_ENOTFOUND);
+    assert_non_null(strstr(err.file, "gone.json"));
+    snprintf(gone, sizeof gone, "rm -rf '%s'", dir);
+    assert_int_equal(system(gone), 0);
+}
+
+/* --recursive: rank{r}/trace.json; symlinks to folders not followed. */
+static void test_discover_recursive(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tlm_discover_rec_XXXXXX", p[400];
+    assert_non_null(mkdtemp(dir));
+    for (int r = 0; r < 3; r++) {
+        snprintf(p, sizeof p, "%s/rank%d", dir, r);
+        assert_int_equal(mkdir(p, 0755), 0);
+    }
+    for (int r = 0; r < 3; r++) {
+        snprintf(p, sizeof p, "rank%d/trace.json", 2 - r);
+        put_text(dir, p, TRACE_TEXT, 18);
+    }
+    snprintf(p, sizeof p, "%s/link", dir);
+    assert_int_equal(symlink(".", p), 0); /* a loop if followed */
+    tlm_mpi_opts o;
+    memset(&o, 0, sizeof o);
+    o.world_size = -1;
+    o.trace_dir = dir;
+    tlm_mpi_filelist fl;
+    tlm_error err;
+    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_ENOTFOUND);
+    assert_non_null(strstr(err.msg, "no trace files in the folder"));
+    o.recursive = 1;
+    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
+    assert_int_equal(fl.n, 3);
+    assert_non_null(strstr(fl.path[1], "/rank1/trace.json"));
+    for (int r = 0; r < 3; r++)
+        assert_int_equal(fl.name_rank[r], r);
+    assert_int_equal(fl.n_skipped, 0);
+    tlm_mpi_filelist_free(&fl);
+    snprintf(p, sizeof p, "rm -rf '%s'", dir);
+    assert_int_equal(system(p), 0);
 }
 
 static void test_discover_pattern(void **state)
@@ -448,6 +652,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_discover_glob_and_files,
                                         setup_dir, teardown_dir),
         cmocka_unit_test(test_discover_dir_unopenable),
+        cmocka_unit_test(test_skeleton_ranks),
+        cmocka_unit_test(test_skeleton_ranks_many),
+        cmocka_unit_test(test_filelist_from_traces),
+        cmocka_unit_test(test_discover_recursive),
         cmocka_unit_test(test_assign),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -496,6 +496,39 @@ static void test_only_ranks_and_gzip(void **state)
     tt_rm_rf(d2);
 }
 
+/* no_dist_info: the traces lack distributedInfo, all else is the same. */
+static void test_no_dist_info(void **state)
+{
+    (void)state;
+    char d1[256], d2[256];
+    tt_tmpdir(d1, sizeof d1);
+    tt_tmpdir(d2, sizeof d2);
+    tlm_synth_opts o;
+    tlm_error err;
+    ts_small_opts(&o, d1);
+    tlm_synth_truth *t1 = NULL, *t2 = NULL;
+    assert_int_equal(tlm_synth_run(&o, &t1, &err), TLM_OK);
+    o.out_dir = d2;
+    o.no_dist_info = 1;
+    assert_int_equal(tlm_synth_run(&o, &t2, &err), TLM_OK);
+    for (int r = 0; r < 2; r++) {
+        tlm_trace *a = read_rank(d1, t1, r), *b = read_rank(d2, t2, r);
+        assert_int_equal(tlm_trace_meta_get(a)->has_distributed, 1);
+        assert_int_equal(tlm_trace_meta_get(a)->rank, r);
+        assert_int_equal(tlm_trace_meta_get(b)->has_distributed, 0);
+        assert_int_equal(tlm_trace_stats(a)->n_events,
+                         tlm_trace_stats(b)->n_events);
+        assert_int_equal(t1->ranks[r].n_events, t2->ranks[r].n_events);
+        assert_true(t2->ranks[r].n_bytes < t1->ranks[r].n_bytes);
+        tlm_trace_free(a);
+        tlm_trace_free(b);
+    }
+    tlm_synth_truth_free(t1);
+    tlm_synth_truth_free(t2);
+    tt_rm_rf(d1);
+    tt_rm_rf(d2);
+}
+
 static void test_target_size(void **state)
 {
     (void)state;
@@ -541,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_schema3),
         cmocka_unit_test(test_clip),
         cmocka_unit_test(test_only_ranks_and_gzip),
+        cmocka_unit_test(test_no_dist_info),
         cmocka_unit_test(test_target_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

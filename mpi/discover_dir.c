@@ -1,0 +1,196 @@
+/*
+ * discover_dir.c - `--trace_dir D`: the traces of a folder, found by their
+ * content (tlm_trace_sniff), whatever their names.
+ *
+ * Every entry is lstat'ed: folders are descended into with --recursive
+ * (TLM_MPI_MAX_DIR_DEPTH levels), symlinks to folders are never followed
+ * (no loops, no escaping the tree), everything else is sniffed (a symlink
+ * to a file is followed by the open).  Traces go to
+ * tlm_mpi_filelist_from_traces, which sorts them and decides name ranks
+ * over the whole set; the other files are listed with their reason in
+ * one note (or one error with --strict).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "discover.h"
+#include "tlmpi/tlm_sniff.h"
+
+/* A growable array of malloc'd strings. */
+typedef struct strv {
+    char **v;
+    size_t n, cap;
+} strv;
+
+static int strv_add(strv *s, const char *text)
+{
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? 2 * s->cap : 64;
+        char **nv = realloc(s->v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        s->v = nv;
+        s->cap = nc;
+    }
+    size_t len = strlen(text);
+    char *c = malloc(len + 1);
+    if (!c)
+        return -1;
+    memcpy(c, text, len + 1);
+    s->v[s->n++] = c;
+    return 0;
+}
+
+static void strv_free(strv *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+typedef struct walk {
+    const tlm_mpi_opts *o;
+    size_t root_len; /* strlen(trace_dir) + 1: names below it */
+    strv traces;     /* full paths */
+    strv skipped;    /* "rel (reason)" */
+} walk;
+
+static const char *rel_of(const walk *w, const char *p)
+{
+    return strlen(p) >= w->root_len ? p + w->root_len : p;
+}
+
+/* One entry that is not a folder: a trace, or a skipped file. */
+static int visit_file(walk *w, const char *p)
+{
+    tlm_sniff sn;
+    char line[4096 + 128];
+    if (tlm_trace_sniff(p, 0, &sn) != TLM_OK)
+        return -1;
+    if (sn.verdict == TLM_SNIFF_TRACE)
+        return strv_add(&w->traces, p);
+    snprintf(line, sizeof line, "%s (%s)", rel_of(w, p), sn.reason);
+    return strv_add(&w->skipped, line);
+}
+
+static tlm_status walk_dir(walk *w, const char *dir, int depth,
+                           tlm_error *err);
+
+/* One folder entry.  Returns 0, -1 (out of memory) or a tlm_status > 0
+ * from a subfolder. */
+static tlm_status visit(walk *w, const char *p, int depth, tlm_error *err)
+{
+    struct stat sb, tb;
+    if (lstat(p, &sb) != 0)
+        return visit_file(w, p) ? TLM_ENOMEM : TLM_OK; /* named by sniff */
+    if (S_ISDIR(sb.st_mode)) {
+        if (!w->o->recursive || depth >= TLM_MPI_MAX_DIR_DEPTH)
+            return TLM_OK;
+        return walk_dir(w, p, depth + 1, err);
+    }
+    if (S_ISLNK(sb.st_mode) && stat(p, &tb) == 0 && S_ISDIR(tb.st_mode))
+        return TLM_OK; /* folder symlinks are not followed */
+    return visit_file(w, p) ? TLM_ENOMEM : TLM_OK;
+}
+
+static tlm_status walk_dir(walk *w, const char *dir, int depth,
+                           tlm_error *err)
+{
+    DIR *d = opendir(dir);
+    tlm_status st = TLM_OK;
+    char p[4096];
+    if (!d) {
+        if (depth == 0)
+            return tlm_error_set(err, TLM_ENOTFOUND, dir, -1,
+                                 "cannot open trace folder: %s",
+                                 strerror(errno));
+        snprintf(p, sizeof p, "%s/ (folder: %s)", rel_of(w, dir),
+                 strerror(errno));
+        return strv_add(&w->skipped, p) ? TLM_ENOMEM : TLM_OK;
+    }
+    struct dirent *e;
+    while (st == TLM_OK && (e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        int n = snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (n < 0 || (size_t)n >= sizeof p)
+            continue;
+        st = visit(w, p, depth, err);
+    }
+    closedir(d);
+    if (st == TLM_ENOMEM)
+        tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
+    return st;
+}
+
+/* "a (why), b (why), ... and N more" from the sorted skipped list. */
+static char *skipped_text(strv *s)
+{
+    size_t len = 32, shown = s->n < TLM_MPI_SKIP_LIST ? s->n
+                                                      : TLM_MPI_SKIP_LIST;
+    qsort(s->v, s->n, sizeof *s->v, cmp_str);
+    for (size_t i = 0; i < shown; i++)
+        len += strlen(s->v[i]) + 2;
+    char *t = malloc(len);
+    if (!t)
+        return NULL;
+    size_t off = 0;
+    for (size_t i = 0; i < shown; i++)
+        off += (size_t)snprintf(t + off, len - off, "%s%s", i ? ", " : "",
+                                s->v[i]);
+    if (s->n > shown)
+        snprintf(t + off, len - off, " and %zu more", s->n - shown);
+    return t;
+}
+
+/* The error when nothing is left (or --strict refuses the skipped). */
+static tlm_status refuse(const walk *w, const char *list, tlm_error *err)
+{
+    if (w->traces.n == 0)
+        return tlm_error_set(err, TLM_ENOTFOUND, w->o->trace_dir, -1,
+                             "no trace files in the folder%s%s%s%s",
+                             w->o->recursive ? " or below it" : "",
+                             list ? " (not traces: " : "", list ? list : "",
+                             list ? ")" : "");
+    return tlm_error_set(err, TLM_EINVAL, w->o->trace_dir, -1,
+                         "%zu %s (--strict): %s", w->skipped.n,
+                         w->skipped.n == 1
+                             ? "file in the folder is not a trace"
+                             : "files in the folder are not traces",
+                         list);
+}
+
+tlm_status tlm_mpi_discover_dir(const tlm_mpi_opts *o, tlm_mpi_filelist *out,
+                                tlm_error *err)
+{
+    walk w = {o, strlen(o->trace_dir) + 1, {0}, {0}};
+    char *list = NULL;
+    memset(out, 0, sizeof *out);
+    tlm_status st = walk_dir(&w, o->trace_dir, 0, err);
+    if (st == TLM_OK && w.skipped.n && !(list = skipped_text(&w.skipped)))
+        st = tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
+    if (st == TLM_OK && (w.traces.n == 0 || (o->strict && w.skipped.n)))
+        st = refuse(&w, list, err);
+    if (st == TLM_OK)
+        st = tlm_mpi_filelist_from_traces(w.traces.v, w.traces.n,
+                                          o->trace_dir, o, out, err);
+    if (st == TLM_OK) {
+        out->n_skipped = w.skipped.n;
+        out->skipped = list;
+        list = NULL;
+    }
+    free(list);
+    strv_free(&w.traces);
+    strv_free(&w.skipped);
+    return st;
+}

@@ -1,0 +1,135 @@
+#!/bin/bash
+# --trace_dir finds traces by content (issue 17): a 4-rank synthesized job
+# without distributedInfo, renamed into real-world layouts
+# (worker{r}_step_12.<ms>.pt.trace.json, megatron_kineto_{r}.json,
+# rank-{r}.json.gz, rank{r}/trace.json with --recursive, names without
+# digits: the sorted order, with its warning) must give the same /traces
+# ranks as --trace_glob on the original names.  Non-traces beside them are
+# named in one note (an error with --strict); a duplicate rank names both
+# files; a missing rank names it (--allow_missing_ranks goes on).  The real
+# 8-rank folder of TLM_SHARED_DIR when present.
+set -u
+: "${TLMPI:?}" "${TLMPI_SYNTH:?}" "${MPIEXEC:=mpirun}"
+export OMPI_MCA_odls_base_sigkill_timeout=0
+/usr/bin/python3 -c 'import h5py, pandas' 2>/dev/null || {
+    echo "h5py/pandas missing for /usr/bin/python3: skipped"; exit 77; }
+SRC=${TLM_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+W=${TLM_WORK_DIR:-$(mktemp -d)}/discover_content
+rm -rf "$W"; mkdir -p "$W"
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$TLMPI_SYNTH" --out "$W/nd" --world_size 4 --tp 2 --steps 1 --layers 1 \
+    --no_dist_info --quiet || fail "synth"
+"$TLMPI_SYNTH" --out "$W/dist" --world_size 4 --tp 2 --steps 1 --layers 1 \
+    --quiet || fail "synth"
+
+run() { # NP OUT.h5 ARGS... (stdout+stderr in OUT.log)
+    local np=$1 out=$2; shift 2
+    timeout 120 "$MPIEXEC" -n "$np" "$TLMPI" "$@" --output "$out" --force \
+        --no_report > "${out%.h5}.log" 2>&1
+}
+ranks() { # h5: "trace_rank:n_events" per trace, by rank
+    PYTHONPATH="$SRC/scripts" /usr/bin/python3 - "$1" <<'PY'
+import sys, tlmpi_h5
+t = tlmpi_h5.load(sys.argv[1], ["traces"])["traces"].sort_values("trace_rank")
+print(" ".join(f"{r.trace_rank}:{r.n_events}" for r in t.itertuples()))
+PY
+}
+
+run 2 "$W/ref.h5" --trace_glob "$W/nd/rank*_trace.json" \
+    || { cat "$W/ref.log"; fail "reference run"; }
+want=$(ranks "$W/ref.h5")
+[ "$(echo "$want" | wc -w)" = 4 ] || fail "reference: '$want'"
+
+layout() { # NAME PATH-TEMPLATE ({r} = rank; .gz: gzip'd)
+    local d="$W/$1" r p
+    mkdir -p "$d"
+    for r in 0 1 2 3; do
+        p="$d/${2//\{r\}/$r}"
+        mkdir -p "$(dirname "$p")"
+        case "$p" in
+            *.gz) gzip -c "$W/nd/rank${r}_trace.json" > "$p" ;;
+            *) cp "$W/nd/rank${r}_trace.json" "$p" ;;
+        esac
+    done
+}
+check_layout() { # NAME NP [ARGS...]
+    local name=$1 np=$2; shift 2
+    run "$np" "$W/$name.h5" --trace_dir "$W/$name" "$@" \
+        || { cat "$W/$name.log"; fail "$name: exit $?"; }
+    local got
+    got=$(ranks "$W/$name.h5")
+    [ "$got" = "$want" ] || fail "$name: ranks '$got', want '$want'"
+}
+
+for r in 0 1 2 3; do
+    ms=$((1694128201545 + 11 * (3 - r)))
+    mkdir -p "$W/worker"
+    cp "$W/nd/rank${r}_trace.json" "$W/worker/worker${r}_step_12.$ms.pt.trace.json"
+done
+check_layout worker 2
+layout megatron "megatron_kineto_{r}.json"
+check_layout megatron 1
+layout gz "rank-{r}.json.gz"
+check_layout gz 2
+layout sub "rank{r}/trace.json"
+run 2 "$W/sub_flat.h5" --trace_dir "$W/sub" \
+    && fail "rank{r}/trace.json found without --recursive"
+grep -q "no trace files in the folder" "$W/sub_flat.log" \
+    || { cat "$W/sub_flat.log"; fail "sub without --recursive: message"; }
+check_layout sub 2 --recursive
+grep -q "sorted file order" "$W/sub.log" && fail "sub: order warning"
+
+# no digits anywhere: the sorted order, and one warning naming the files
+mkdir -p "$W/plain"
+n=0
+for name in alpha bravo charlie delta; do
+    cp "$W/nd/rank${n}_trace.json" "$W/plain/$name.json"
+    n=$((n + 1))
+done
+check_layout plain 2
+grep -q "warning: ranks taken from the sorted file order: [^ ]*/alpha.json, [^ ]*/bravo.json, [^ ]*/charlie.json, [^ ]*/delta.json" \
+    "$W/plain.log" || { cat "$W/plain.log"; fail "plain: no order warning"; }
+[ "$(grep -c "sorted file order" "$W/plain.log")" = 1 ] || fail "plain: warned twice"
+
+# non-traces beside the traces: one note; --strict refuses
+mkdir -p "$W/mixed"
+cp "$W"/dist/rank*_trace.json "$W/mixed/"
+echo "# job 42" > "$W/mixed/README.md"
+echo '{"lr": 0.1, "layers": 2}' > "$W/mixed/config.json"
+printf '\211HDF\r\n\032\n' > "$W/mixed/old.h5"
+: > "$W/mixed/empty.json"
+check_layout mixed 2
+grep -q "note: skipped 4 files that are not traces: README.md (not JSON), config.json (JSON without traceEvents), empty.json (empty file), old.h5 (HDF5 file)" \
+    "$W/mixed.log" || { cat "$W/mixed.log"; fail "mixed: note"; }
+run 2 "$W/strict.h5" --trace_dir "$W/mixed" --strict \
+    && fail "--strict accepted non-traces"
+grep -q "4 files in the folder are not traces (--strict): README.md (not JSON)" \
+    "$W/strict.log" || { cat "$W/strict.log"; fail "strict: message"; }
+
+# a duplicate rank names both files; a missing rank names the rank
+mkdir -p "$W/dup"
+cp "$W"/dist/rank*_trace.json "$W/dup/"
+cp "$W/dist/rank1_trace.json" "$W/dup/copy_of_one.json"
+run 2 "$W/dup.h5" --trace_dir "$W/dup" && fail "duplicate rank accepted"
+grep -q "rank 1 appears twice: .*copy_of_one.json and .*rank1_trace.json\|rank 1 appears twice: .*rank1_trace.json and .*copy_of_one.json" \
+    "$W/dup.log" || { cat "$W/dup.log"; fail "dup: message"; }
+mkdir -p "$W/miss"
+cp "$W"/dist/rank[013]_trace.json "$W/miss/"
+run 2 "$W/miss.h5" --trace_dir "$W/miss" && fail "missing rank accepted"
+grep -q "1 of 4 ranks have no trace .*: 2;" "$W/miss.log" \
+    || { cat "$W/miss.log"; fail "miss: message"; }
+run 2 "$W/miss.h5" --trace_dir "$W/miss" --allow_missing_ranks \
+    || { cat "$W/miss.log"; fail "--allow_missing_ranks: exit $?"; }
+
+# the real 8-rank folder (its hta_csvs/ subfolder is not descended into)
+REAL=${TLM_SHARED_DIR:-}/traces/dlrm_v100_8rank
+if [ -n "${TLM_SHARED_DIR:-}" ] && [ -d "$REAL" ]; then
+    run 2 "$W/real.h5" --trace_dir "$REAL" \
+        || { cat "$W/real.log"; fail "real: exit $?"; }
+    got=$(ranks "$W/real.h5" | tr ' ' '\n' | cut -d: -f1 | tr '\n' ' ')
+    [ "$got" = "0 1 2 3 4 5 6 7 " ] || fail "real: ranks '$got'"
+else
+    echo "no $REAL: real folder skipped"
+fi
+echo "PASS"
