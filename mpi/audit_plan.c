@@ -21,7 +21,8 @@
 /* ---------------------------------------------------------------- plan */
 
 /* Rank 0: a run's file list from its traces (ranks from distributedInfo,
- * else from the names). */
+ * else from the names relative to the run's folder, decided over the set:
+ * discover.c). */
 static tlm_status run_files(const tlm_audit *A, const tlm_audit_run *r,
                             tlm_mpi_filelist *fl, tlm_error *err)
 {
@@ -36,11 +37,12 @@ static tlm_status run_files(const tlm_audit *A, const tlm_audit_run *r,
         else
             snprintf(paths[i], n, "%s/%s", A->o.root, rel);
     }
+    char base[TLM_MPI_PATH_CAP];
+    snprintf(base, sizeof base, "%s%s%s", A->o.root,
+             strcmp(r->rel, ".") ? "/" : "", strcmp(r->rel, ".") ? r->rel : "");
     if (st == TLM_OK) {
-        tlm_mpi_opts fo = A->o.a;
-        fo.files = paths;
-        fo.n_files = r->n_tr;
-        st = tlm_mpi_discover(&fo, fl, err);
+        st = tlm_mpi_filelist_from_traces(paths, r->n_tr, base, &A->o.a, fl,
+                                          err);
     } else {
         tlm_error_set(err, st, NULL, -1, "out of memory");
     }
