@@ -149,8 +149,6 @@ void tlm_mpi_ctx_free(tlm_mpi_ctx *c)
     free(c->mops);
     tlm_mpi_steps_free(&c->steps);
     free(c->res);
-    free(c->holder);
-    free(c->pos);
 }
 
 /* The command line as one string (the HDF5 file records it). */

@@ -106,7 +106,8 @@ typedef struct tlm_mpi_colls {
     size_t n_unm;
     tlm_coll_clock *clk;             /* rank 0 */
     size_t n_clk;
-    int64_t *offsets;                /* every rank, nspan entries */
+    int64_t *offsets;                /* every rank: offsets[i] is the
+                                      * trace of res[i]'s (n_res entries) */
     tlm_coll_straggler_row *strag;   /* rank 0, merged */
     size_t n_strag;
     tlm_coll_summary_row *sum;       /* rank 0 */
@@ -187,10 +188,9 @@ typedef struct tlm_mpi_ctx {
     size_t n_res;
     int64_t world;           /* world size (declared or inferred): the
                               * number written out, never an array size */
-    int64_t nspan;           /* highest trace rank found + 1: the size of
-                              * every array indexed by trace rank */
-    int32_t *holder;         /* MPI rank holding trace rank r (or -1) */
-    int64_t *pos;            /* position of trace rank r in res (or -1) */
+    int64_t nspan;           /* highest trace rank found + 1 (no array is
+                              * sized by it: per-trace arrays follow res,
+                              * tlm_mpi_rank_pos finds a rank there) */
     uint64_t bytes_read;
     tlm_mpi_colls k;         /* collectives and TraceLens parity tables */
     tlm_mpi_steps steps;     /* per-step tables */
@@ -253,6 +253,11 @@ void tlm_mpi_say0(const tlm_mpi_ctx *c, const char *fmt, ...)
  * so that a test can send a signal at a known point of a run
  * (tests/integration/test_signals.sh). */
 void tlm_mpi_test_stall(const tlm_mpi_ctx *c, const char *point);
+
+/* Position of trace rank r in c->res (sorted by rank, ranks distinct once
+ * the check phase passed), or -1: a binary search, so that nothing is
+ * indexed by the trace rank itself (a rank near 2^24 costs nothing). */
+int64_t tlm_mpi_rank_pos(const tlm_mpi_ctx *c, int64_t r);
 
 /* Monotonic clock, seconds. */
 double tlm_mpi_now(void);

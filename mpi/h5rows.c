@@ -177,8 +177,7 @@ tlm_status tlm_mpi_h5rows_build(const tlm_mpi_ctx *c, tlm_mpi_h5rows *h)
         return st;
     for (size_t i = 0; i < h->n; i++) {
         h->tr[i] = c->res[i].row;
-        int32_t r = h->tr[i].trace_rank;
-        h->tr[i].clock_offset_ns = k->offsets ? k->offsets[r] : 0;
+        h->tr[i].clock_offset_ns = k->offsets ? k->offsets[i] : 0;
         h->tl[i] = c->res[i].tl;
     }
     for (size_t i = 0; i < h->ni; i++)

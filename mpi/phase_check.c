@@ -5,10 +5,10 @@
  * 20, then how many more), the same rank in several files, the world size
  * (--world_size, the traces' distributedInfo.world_size, or inferred from
  * the highest rank found) and ranks without a trace (an error unless
- * --allow_missing; the analysis then runs on the traces found).  Then it
- * indexes the traces by rank: which MPI rank holds trace rank r, and where
- * r is in the sorted results, in arrays sized by the highest rank found
- * (nspan), never by a declared world size.
+ * --allow_missing; the analysis then runs on the traces found).  The
+ * results stay sorted by trace rank: a rank's position there (binary
+ * search, tlm_mpi_rank_pos) indexes every per-trace array, which are
+ * sized by the number of traces, never by a rank or the world size.
  */
 #include "driver.h"
 
@@ -333,30 +333,27 @@ static tlm_status check_missing(const tlm_mpi_ctx *c, int64_t w,
     return TLM_OK;
 }
 
-/* c->holder and c->pos for trace ranks 0..nspan-1 (-1: no trace), sized
- * by the highest rank found, never by the declared world size. */
+int64_t tlm_mpi_rank_pos(const tlm_mpi_ctx *c, int64_t r)
+{
+    size_t lo = 0, hi = c->n_res;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->res[mid].row.trace_rank < r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->n_res && c->res[lo].row.trace_rank == r ? (int64_t)lo
+                                                            : -1;
+}
+
+/* The world size and the span of the ranks found; the traces are indexed
+ * by their position in c->res (tlm_mpi_rank_pos), never by rank. */
 static tlm_status index_ranks(tlm_mpi_ctx *c, int64_t w)
 {
     c->world = w;
     c->nspan = c->n_res ? (int64_t)c->res[c->n_res - 1].row.trace_rank + 1
                         : 0;
-    size_t ns = c->nspan ? (size_t)c->nspan : 1;
-    c->holder = malloc(ns * sizeof *c->holder);
-    c->pos = malloc(ns * sizeof *c->pos);
-    tlm_status st =
-        tlm_mpi_agree(c->holder && c->pos ? TLM_OK : TLM_ENOMEM, c->comm);
-    if (st != TLM_OK) {
-        tlm_mpi_say0(c, "error: out of memory");
-        return st;
-    }
-    for (int64_t r = 0; r < c->nspan; r++) {
-        c->holder[r] = -1;
-        c->pos[r] = -1;
-    }
-    for (size_t i = 0; i < c->n_res; i++) {
-        c->holder[c->res[i].row.trace_rank] = c->res[i].owner;
-        c->pos[c->res[i].row.trace_rank] = (int64_t)i;
-    }
     return TLM_OK;
 }
 

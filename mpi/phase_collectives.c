@@ -95,24 +95,48 @@ done:
     return st;
 }
 
-/* Rank 0: fits the clock offsets over every member (allm) into k->clk and
- * k->offsets.  A failed fit other than out of memory is a warning: the
- * offsets stay 0. */
-static tlm_status estimate_clocks(tlm_mpi_ctx *c, const tlm_coll_member *allm,
+/* The members' trace ranks as positions in c->res (n_res dense ranks,
+ * in the same order), so that the fit's arrays follow the traces found;
+ * back with to_ranks(). */
+static void to_positions(const tlm_mpi_ctx *c, tlm_coll_member *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        m[i].trace_rank = (int32_t)tlm_mpi_rank_pos(c, m[i].trace_rank);
+}
+
+/* The fit's rows back on trace ranks: row i is the trace of res[i]. */
+static void to_ranks(const tlm_mpi_ctx *c, tlm_coll_clock *clk, size_t n,
+                     int own_domains)
+{
+    for (size_t i = 0; i < n; i++) {
+        clk[i].trace_rank = c->res[i].row.trace_rank;
+        clk[i].reference_rank = c->res[clk[i].reference_rank].row.trace_rank;
+        if (own_domains)
+            clk[i].domain = c->res[clk[i].domain].row.trace_rank;
+    }
+}
+
+/* Rank 0: fits the clock offsets over every member (allm, trace ranks
+ * made positions) into k->clk and k->offsets, one row per trace found.
+ * A failed fit other than out of memory is a warning: the offsets stay
+ * 0. */
+static tlm_status estimate_clocks(tlm_mpi_ctx *c, tlm_coll_member *allm,
                                   size_t n_allm, int32_t **dom,
                                   tlm_error *err)
 {
     tlm_mpi_colls *k = &c->k;
     tlm_coll_clock_opts co;
     tlm_coll_clock_opts_init(&co);
-    co.n_ranks = (int32_t)c->nspan;
+    co.n_ranks = (int32_t)c->n_res;
+    to_positions(c, allm, n_allm);
     if (c->o.gpus_per_node > 0) {
-        *dom = malloc((c->nspan ? (size_t)c->nspan : 1) * sizeof **dom);
+        *dom = malloc((c->n_res ? c->n_res : 1) * sizeof **dom);
         if (*dom) {
-            for (int64_t r = 0; r < c->nspan; r++)
-                (*dom)[r] = (int32_t)(r / c->o.gpus_per_node);
+            for (size_t i = 0; i < c->n_res; i++)
+                (*dom)[i] = (int32_t)(c->res[i].row.trace_rank /
+                                      c->o.gpus_per_node);
             co.domain_of_rank = *dom;
-            co.n_domain_of_rank = (size_t)c->nspan;
+            co.n_domain_of_rank = c->n_res;
         }
     }
     tlm_error cerr;
@@ -120,7 +144,8 @@ static tlm_status estimate_clocks(tlm_mpi_ctx *c, const tlm_coll_member *allm,
     tlm_status cst = tlm_coll_clock_estimate(allm, n_allm, &co, &k->clk,
                                              &k->n_clk, &cerr);
     if (cst == TLM_OK) {
-        tlm_coll_clock_offsets(k->clk, (size_t)c->nspan, k->offsets);
+        to_ranks(c, k->clk, k->n_clk, co.domain_of_rank == NULL);
+        tlm_coll_clock_offsets(k->clk, c->n_res, k->offsets);
     } else if (cst == TLM_ENOMEM) {
         return tlm_error_set(err, cst, NULL, -1,
                              "out of memory estimating clock offsets");
@@ -145,23 +170,27 @@ static tlm_status clock_offsets(tlm_mpi_ctx *c, const tlm_coll_match_opts *mo,
     tlm_status st = TLM_OK;
     void *allm = NULL;
     size_t n_allm = 0;
-    int32_t *dom = NULL;
+    int32_t *dom = NULL, *ranks = NULL;
     TLM_MPI_CHECK(tlm_mpi_gather(k->mr.mem, k->mr.n_mem, sizeof *k->mr.mem,
                                  0, c->comm, &allm, &n_allm, err));
-    k->offsets =
-        calloc(c->nspan ? (size_t)c->nspan : 1, sizeof *k->offsets);
-    st = k->offsets ? TLM_OK : TLM_ENOMEM;
+    size_t nr = c->n_res ? c->n_res : 1;
+    k->offsets = calloc(nr, sizeof *k->offsets);
+    ranks = malloc(nr * sizeof *ranks);
+    st = k->offsets && ranks ? TLM_OK : TLM_ENOMEM;
     if (st == TLM_OK && c->me == 0)
         st = estimate_clocks(c, allm, n_allm, &dom, err);
     TLM_MPI_CHECK(st);
     free(allm);
     allm = NULL;
-    MPI_Bcast(k->offsets, (int)c->nspan, MPI_INT64_T, 0, c->comm);
-    tlm_coll_metrics_apply_offsets(&k->mr, k->offsets, (size_t)c->nspan,
-                                   mo->tie_ns, mo->latency_tol_ns);
+    MPI_Bcast(k->offsets, (int)c->n_res, MPI_INT64_T, 0, c->comm);
+    for (size_t i = 0; i < c->n_res; i++)
+        ranks[i] = c->res[i].row.trace_rank;
+    tlm_coll_metrics_apply_offsets_by(&k->mr, ranks, k->offsets, c->n_res,
+                                      mo->tie_ns, mo->latency_tol_ns);
 done:
     free(allm);
     free(dom);
+    free(ranks);
     return st;
 }
 
@@ -238,10 +267,8 @@ static void member_row(const tlm_mpi_ctx *c, const tlm_coll_member *mm,
     o->sig_mismatch = mm->sig_mismatch;
     o->event_index = (int64_t)mm->event_index;
     o->match_key = mm->match_key;
-    int32_t h = mm->trace_rank >= 0 && mm->trace_rank < c->nspan
-                    ? c->holder[mm->trace_rank]
-                    : -1;
-    *to = h >= 0 ? h : 0;
+    int64_t at = tlm_mpi_rank_pos(c, mm->trace_rank);
+    *to = at >= 0 ? c->res[at].owner : 0;
 }
 
 /* Per-rank rows: built by the owner (it knows the instance), sent to the

@@ -82,7 +82,7 @@ static tlm_status write_report(tlm_mpi_ctx *c)
     }
     for (size_t i = 0; i < c->n_res; i++) {
         rows[i] = c->res[i].row;
-        rows[i].clock_offset_ns = c->k.offsets[rows[i].trace_rank];
+        rows[i].clock_offset_ns = c->k.offsets[i];
         tls[i] = c->res[i].tl;
     }
     tlm_mpi_results r;

@@ -67,12 +67,24 @@ static void long_row(const tlm_coll_tl_long_row *row,
     e->stream = r->stream;
 }
 
-/* Adds the local traces' NCCL durations by rank into rdur, routes the
+/* The trace ranks of c->res, in order (n_res entries; NULL: out of
+ * memory): the ranks beside the arrays that follow the traces found. */
+static int32_t *res_ranks(const tlm_mpi_ctx *c)
+{
+    int32_t *rk = malloc((c->n_res ? c->n_res : 1) * sizeof *rk);
+    for (size_t i = 0; rk && i < c->n_res; i++)
+        rk[i] = c->res[i].row.trace_rank;
+    return rk;
+}
+
+/* Adds the local traces' NCCL durations into rdur (rdur[i]: the trace of
+ * c->res[i], whose rank is rk[i]), routes the
  * records to their TraceLens owners and releases them (their last use:
  * memory stays bounded by one copy), matches them there (*tr, rows of
  * rr) and gathers the sync, member and long rows on rank 0. */
 static tlm_status match_and_gather(tlm_mpi_ctx *c, tlm_coll_tl_result *tr,
-                                   double *rdur, tlm_error *err)
+                                   const int32_t *rk, double *rdur,
+                                   tlm_error *err)
 {
     tlm_mpi_colls *k = &c->k;
     tlm_status st = TLM_OK;
@@ -80,8 +92,8 @@ static tlm_status match_and_gather(tlm_mpi_ctx *c, tlm_coll_tl_result *tr,
     size_t n_rr = 0;
     tlm_mpi_tl_long *ext = NULL;
     int *dest = malloc((c->n_recs ? c->n_recs : 1) * sizeof *dest);
-    TLM_MPI_CHECK(dest && rdur ? TLM_OK : TLM_ENOMEM);
-    tlm_coll_tl_rank_dur(c->recs, c->n_recs, rdur, (size_t)c->nspan);
+    TLM_MPI_CHECK(dest && rk && rdur ? TLM_OK : TLM_ENOMEM);
+    tlm_coll_tl_rank_dur_by(c->recs, c->n_recs, rk, rdur, c->n_res);
     for (size_t i = 0; i < c->n_recs; i++)
         dest[i] = (int)(tlm_coll_record_tl_owner_key(&c->recs[i],
                                                      k->simplified) %
@@ -120,15 +132,14 @@ done:
 /* Total NCCL duration per rank (rdur: each trace added to its own entry,
  * summed on rank 0), then rank 0 sorts the rows and builds the summary and
  * straggler tables. */
-static tlm_status summarise(tlm_mpi_ctx *c, const double *rdur,
-                            tlm_error *err)
+static tlm_status summarise(tlm_mpi_ctx *c, const int32_t *rk,
+                            const double *rdur, tlm_error *err)
 {
     tlm_mpi_colls *k = &c->k;
     tlm_status st = TLM_OK;
-    size_t nsp = c->nspan ? (size_t)c->nspan : 1;
-    double *rdur0 = calloc(nsp, sizeof *rdur0);
+    double *rdur0 = calloc(c->n_res ? c->n_res : 1, sizeof *rdur0);
     TLM_MPI_CHECK(rdur0 ? TLM_OK : TLM_ENOMEM);
-    MPI_Reduce(rdur, rdur0, (int)c->nspan, MPI_DOUBLE, MPI_SUM, 0, c->comm);
+    MPI_Reduce(rdur, rdur0, (int)c->n_res, MPI_DOUBLE, MPI_SUM, 0, c->comm);
     st = TLM_OK;
     if (c->me == 0) {
         tlm_coll_tl_sync_sort(k->tl_sync, k->n_tl_sync);
@@ -138,10 +149,10 @@ static tlm_status summarise(tlm_mpi_ctx *c, const double *rdur,
         st = tlm_coll_tl_summary(k->tl_sync, k->n_tl_sync, NULL, &k->tl_sum,
                                  &k->n_tl_sum, err);
         if (st == TLM_OK && k->n_tl_sync > 0)
-            st = tlm_coll_tl_straggler(k->tl_sync, k->n_tl_sync, k->tl_smem,
-                                       k->n_tl_smem, rdur0,
-                                       (size_t)c->nspan, NULL, &k->tl_strag,
-                                       &k->n_tl_strag, err);
+            st = tlm_coll_tl_straggler_by(k->tl_sync, k->n_tl_sync,
+                                          k->tl_smem, k->n_tl_smem, rk,
+                                          rdur0, c->n_res, NULL,
+                                          &k->tl_strag, &k->n_tl_strag, err);
     }
     TLM_MPI_CHECK(st);
 done:
@@ -156,11 +167,13 @@ tlm_status tlm_mpi_phase_tracelens(tlm_mpi_ctx *c)
     tlm_coll_tl_result tr;
     memset(&tr, 0, sizeof tr);
     c->k.simplified = vote_simplified(c);
-    double *rdur = calloc(c->nspan ? (size_t)c->nspan : 1, sizeof *rdur);
-    tlm_status st = match_and_gather(c, &tr, rdur, &err);
+    double *rdur = calloc(c->n_res ? c->n_res : 1, sizeof *rdur);
+    int32_t *rk = res_ranks(c);
+    tlm_status st = match_and_gather(c, &tr, rk, rdur, &err);
     tlm_coll_tl_result_free(&tr);
     if (st == TLM_OK)
-        st = summarise(c, rdur, &err);
+        st = summarise(c, rk, rdur, &err);
     free(rdur);
+    free(rk);
     return st;
 }

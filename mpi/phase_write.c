@@ -52,7 +52,7 @@ static tlm_status write_per_trace(tlm_mpi_ctx *c, hid_t f,
     for (size_t i = 0; i < n; i++) {
         int32_t r;
         memcpy(&r, (const char *)rows + i * t->row_size, sizeof r);
-        cnt[c->pos[r]]++;
+        cnt[tlm_mpi_rank_pos(c, r)]++;
     }
     MPI_Allreduce(cnt, gcnt, (int)c->n_res, MPI_INT64_T, MPI_SUM, c->comm);
     seg = malloc(2 * (c->n_res ? c->n_res : 1) * sizeof *seg);

@@ -7,12 +7,19 @@
 #   scripts/bench.sh job      the multi-rank analysis of an 8-rank job
 #                             (mpirun -n 2 tlmpi --trace_dir) against
 #                             reading the same traces on 2 processes
+#   scripts/bench.sh bigjob   a 1,024-rank synthetic job of ~240 MB of
+#                             plain JSON (--tp 8, one layer, one step:
+#                             ~233 KB per trace) at mpirun -n 2: wall time
+#                             and peak RSS per process against reading the
+#                             bytes (cat) and parsing them (tlmpi inspect,
+#                             2 processes); targets 2.5 s and 200 MB
 #   scripts/bench.sh all      reader and report
 #
 # Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
 # (where the trace is written, default build/bench), BENCH_REPEAT (runs per
 # measurement, best taken; default 3), BENCH_JOB_SIZE (JSON bytes per rank
-# of the job, default 100000000).
+# of the job, default 100000000), BENCH_BUILD_DIR (the build used, default
+# build/, configured and built first unless BENCH_NO_BUILD=1).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:-reader}
@@ -20,24 +27,13 @@ size=${BENCH_SIZE:-1000000000}
 dir=${BENCH_DIR:-$root/build/bench}
 repeat=${BENCH_REPEAT:-3}
 "$root/scripts/setup.sh"
-BUILD_DIR=$root/build "$root/scripts/build.sh" >/dev/null
-bin=$root/build
+bin=${BENCH_BUILD_DIR:-$root/build}
+[ "${BENCH_NO_BUILD:-0}" = 1 ] ||
+    BUILD_DIR=$bin "$root/scripts/build.sh" >/dev/null
 mkdir -p "$dir"
 
 json=$dir/bench_trace.json
 gz=$dir/bench_trace.json.gz
-if [ ! -s "$json" ] || [ "$(cat "$dir/.size" 2>/dev/null)" != "$size" ]; then
-    echo "synthesizing a ${size}-byte trace in $dir ..." >&2
-    rm -rf "$dir/synth"
-    "$bin/tlmpi-synth" --out "$dir/synth" --world_size 8 --tp 4 \
-        --target_size "$size" --seed 42 --schema 3 --ranks 0 >/dev/null
-    mv "$dir/synth/rank0_trace.json" "$json"
-    gzip -6 -c "$json" > "$gz"
-    echo "$size" > "$dir/.size"
-fi
-bytes=$(stat -c %s "$json")
-gzbytes=$(stat -c %s "$gz")
-
 # best wall time (seconds) of $repeat runs of a command
 best() {
     local b= t
@@ -62,10 +58,24 @@ calc() { awk "BEGIN {printf \"$1\", $2}"; }
 mbs() { calc %.1f "$bytes / 1000000 / $1"; }
 ratio() { calc %.2f "$1 / $2"; }
 
-echo "trace: $json"
-printf '  JSON bytes: %d (%s MB); gzip bytes: %d (%s:1)\n' "$bytes" \
-    "$(calc %.1f "$bytes/1000000")" "$gzbytes" "$(calc %.1f "$bytes/$gzbytes")"
-cat "$json" >/dev/null # page cache
+# the trace of the reader, report and job modes: synthesized once
+single_trace() {
+    if [ ! -s "$json" ] || [ "$(cat "$dir/.size" 2>/dev/null)" != "$size" ]; then
+        echo "synthesizing a ${size}-byte trace in $dir ..." >&2
+        rm -rf "$dir/synth"
+        "$bin/tlmpi-synth" --out "$dir/synth" --world_size 8 --tp 4 \
+            --target_size "$size" --seed 42 --schema 3 --ranks 0 >/dev/null
+        mv "$dir/synth/rank0_trace.json" "$json"
+        gzip -6 -c "$json" > "$gz"
+        echo "$size" > "$dir/.size"
+    fi
+    bytes=$(stat -c %s "$json")
+    gzbytes=$(stat -c %s "$gz")
+    echo "trace: $json"
+    printf '  JSON bytes: %d (%s MB); gzip bytes: %d (%s:1)\n' "$bytes" \
+        "$(calc %.1f "$bytes/1000000")" "$gzbytes" "$(calc %.1f "$bytes/$gzbytes")"
+    cat "$json" >/dev/null # page cache
+}
 
 run_reader() {
     local t_json t_gz t_zcat t_floor t_cat rss_keep rss_stream
@@ -160,10 +170,62 @@ run_job() {
     printf '  analysis / reading: %sx\n' "$(ratio "$t_job" "$t_rd")"
 }
 
+median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+# A 1,024-rank job read by 2 MPI processes (issue 17: within 2.5 s and
+# 200 MB per process).  Medians of $repeat runs, each kind alternating.
+run_bigjob() {
+    local jd=$dir/bigjob out=$dir/bigjob.out ts_cat= ts_rd= ts_job= rss= t
+    if [ ! -s "$jd/rank1023_trace.json" ]; then
+        echo "synthesizing a 1,024-rank job ..." >&2
+        rm -rf "$jd"
+        "$bin/tlmpi-synth" --out "$jd" --world_size 1024 --tp 8 \
+            --layers 1 --steps 1 --seed 42 --quiet
+    fi
+    . "$root/scripts/env.sh"
+    local jbytes
+    jbytes=$(cat "$jd"/rank*_trace.json | wc -c)
+    ls "$jd"/rank*_trace.json | sort -V > "$dir/bigjob.files"
+    head -n 512 "$dir/bigjob.files" > "$dir/bigjob.a"
+    tail -n 512 "$dir/bigjob.files" > "$dir/bigjob.b"
+    for _ in $(seq "$repeat"); do
+        ts_cat+="$(once sh -c "cat '$jd'/rank*_trace.json") "
+        ts_rd+="$(once sh -c "xargs '$bin/tlmpi' inspect < '$dir/bigjob.a' & \
+            xargs '$bin/tlmpi' inspect < '$dir/bigjob.b'; wait") "
+        rm -rf "$out"; mkdir -p "$out"
+        t=$(once mpirun -n 2 /usr/bin/time -f %M -a -o "$out/rss" \
+            "$bin/tlmpi" --trace_dir "$jd" --output "$out/tlmpi.h5" \
+            --output_dir "$out" --quiet)
+        ts_job+="$t "
+        rss+="$(sort -n "$out/rss" | tail -n 1) "
+    done
+    local m_cat m_rd m_job m_rss phases
+    m_cat=$(echo $ts_cat | tr ' ' '\n' | median)
+    m_rd=$(echo $ts_rd | tr ' ' '\n' | median)
+    m_job=$(echo $ts_job | tr ' ' '\n' | median)
+    m_rss=$(echo $rss | tr ' ' '\n' | median)
+    rm -rf "$out"; mkdir -p "$out"
+    phases=$(mpirun -n 2 "$bin/tlmpi" --trace_dir "$jd" --output \
+        "$out/tlmpi.h5" --output_dir "$out" 2>&1 |
+        sed -n 's/.* in \(.* s: .*\)/\1/p')
+    echo
+    echo "== bigjob: 1,024 traces, $(calc %.1f "$jbytes/1000000") MB of JSON (median of $repeat)"
+    printf '  %-42s %7.3f s   (%s)\n' "cat the traces (floor: the bytes)" "$m_cat" "$ts_cat"
+    printf '  %-42s %7.3f s   (%s)\n' "tlmpi inspect, 2 processes (floor)" "$m_rd" "$ts_rd"
+    printf '  %-42s %7.3f s   (%s; target <= 2.5 s)\n' "mpirun -n 2 tlmpi --trace_dir" "$m_job" "$ts_job"
+    printf '  analysis / inspect: %sx; analysis / cat: %sx\n' \
+        "$(ratio "$m_job" "$m_rd")" "$(ratio "$m_job" "$m_cat")"
+    printf '  peak RSS per process (largest of the 2): %d KiB = %s MB   (%s; target <= 200 MB)\n' \
+        "$m_rss" "$(calc %.1f "$m_rss*1024/1000000")" "$rss"
+    printf '  one run, tlmpi%ss own time (mpirun%ss launch not counted): %s\n' \
+        "'" "'" "${phases:-?}"
+}
+
 case "$mode" in
-reader) run_reader ;;
-report) run_report ;;
-job) run_job ;;
-all) run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|report|job|all" >&2; exit 2 ;;
+reader) single_trace; run_reader ;;
+report) single_trace; run_report ;;
+job) single_trace; run_job ;;
+bigjob) run_bigjob ;;
+all) single_trace; run_reader; run_report ;;
+*) echo "usage: scripts/bench.sh reader|report|job|bigjob|all" >&2; exit 2 ;;
 esac

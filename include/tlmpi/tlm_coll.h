@@ -538,6 +538,16 @@ TLM_API void tlm_coll_metrics_apply_offsets(tlm_coll_match_result *res,
                                             int64_t tie_ns,
                                             int64_t latency_tol_ns);
 
+/* Same with offsets of the trace ranks ranks[0..n_offsets) (ascending,
+ * distinct): offset_ns[k] is rank ranks[k]'s, other ranks 0.  Memory by
+ * the traces present, not by the highest rank.  ranks NULL: as above. */
+TLM_API void tlm_coll_metrics_apply_offsets_by(tlm_coll_match_result *res,
+                                               const int32_t *ranks,
+                                               const int64_t *offset_ns,
+                                               size_t n_offsets,
+                                               int64_t tie_ns,
+                                               int64_t latency_tol_ns);
+
 /* Two-phase alignment (optional; for large jobs without Seq).  Without
  * it, every ordinal record of a process group goes to one owner.  With it:
  *
@@ -943,6 +953,12 @@ typedef struct tlm_coll_tl_straggler_row {
 TLM_API void tlm_coll_tl_rank_dur(const tlm_coll_record *recs, size_t n,
                                   double *dur_us, size_t n_ranks);
 
+/* Same into dur_us[k] for rank ranks[k] (ascending, distinct; n_ranks
+ * entries; other ranks left out).  ranks NULL: as above. */
+TLM_API void tlm_coll_tl_rank_dur_by(const tlm_coll_record *recs, size_t n,
+                                     const int32_t *ranks, double *dur_us,
+                                     size_t n_ranks);
+
 /* straggler_summary from all sync rows and their members (any order),
  * one row per rank present, sorted by total_wait_time_us ascending (stable
  * in rank order).  rank_dur (may be NULL: NaN) gives total_nccl_dur_us by
@@ -952,6 +968,16 @@ TLM_API tlm_status tlm_coll_tl_straggler(
     const tlm_coll_tl_sync_member *mem, size_t n_mem,
     const double *rank_dur_us, size_t n_rank_dur, const tlm_alloc *alloc,
     tlm_coll_tl_straggler_row **out, size_t *n_out, tlm_error *err);
+
+/* Same with rank_dur_us[k] the duration of rank dur_ranks[k] (ascending,
+ * distinct; n_rank_dur entries).  dur_ranks NULL: by rank, as above.
+ * Memory by the ranks present, never by the highest rank. */
+TLM_API tlm_status tlm_coll_tl_straggler_by(
+    const tlm_coll_tl_sync_row *rows, size_t n_rows,
+    const tlm_coll_tl_sync_member *mem, size_t n_mem,
+    const int32_t *dur_ranks, const double *rank_dur_us, size_t n_rank_dur,
+    const tlm_alloc *alloc, tlm_coll_tl_straggler_row **out, size_t *n_out,
+    tlm_error *err);
 
 /* One row of nccl_summary_long ([collectives] 3.5): per (rank, PG
  * name, PG ranks, collective name, group size, dtype, in/out nelems, in/out

@@ -565,11 +565,29 @@ static int cmp_item_col(const void *a, const void *b)
 
 /* MARK: - metrics */
 
-static int64_t off_of(const int64_t *off, size_t n_off, int32_t rank)
+/* Clock offsets by trace rank: off[rank], or off[k] where rank[k] ==
+ * rank (rank ascending; NULL: off is indexed by the rank itself). */
+typedef struct offs {
+    const int32_t *rank;
+    const int64_t *off;
+    size_t n;
+} offs;
+
+static int64_t off_of(const offs *o, int32_t rank)
 {
-    if (!off || rank < 0 || (size_t)rank >= n_off)
+    if (!o->off || rank < 0)
         return 0;
-    return off[rank];
+    if (!o->rank)
+        return (size_t)rank < o->n ? o->off[rank] : 0;
+    size_t lo = 0, hi = o->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (o->rank[mid] < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < o->n && o->rank[lo] == rank ? o->off[lo] : 0;
 }
 
 /* Sum and maximum of the members' send (or receive) bytes; known is 0 once
@@ -600,8 +618,8 @@ static double imbalance(const byte_tally *t, size_t n)
 
 /* Computes the metrics of in from its members m[0..n). */
 static void compute_metrics(tlm_coll_instance *in, tlm_coll_member *m,
-                            size_t n, const int64_t *off, size_t n_off,
-                            int64_t tie_ns, int64_t tol_ns)
+                            size_t n, const offs *off, int64_t tie_ns,
+                            int64_t tol_ns)
 {
     if (n == 0)
         return;
@@ -615,7 +633,7 @@ static void compute_metrics(tlm_coll_instance *in, tlm_coll_member *m,
                 le = INT64_MIN;
         int32_t fr = -1, lr = -1;
         for (size_t i = 0; i < n; i++) {
-            int64_t o = pass ? off_of(off, n_off, m[i].trace_rank) : 0;
+            int64_t o = pass ? off_of(off, m[i].trace_rank) : 0;
             if (o)
                 corrected = 1;
             int64_t s = tlm_coll_sat_sub(m[i].start_ns, o);
@@ -636,7 +654,7 @@ static void compute_metrics(tlm_coll_instance *in, tlm_coll_member *m,
         int64_t wsum = 0;
         int32_t nlast = 0;
         for (size_t i = 0; i < n; i++) {
-            int64_t o = pass ? off_of(off, n_off, m[i].trace_rank) : 0;
+            int64_t o = pass ? off_of(off, m[i].trace_rank) : 0;
             int64_t s = tlm_coll_sat_sub(m[i].start_ns, o);
             int64_t w = tlm_coll_sat_sub(ls, s);
             if (pass) {
@@ -734,8 +752,19 @@ void tlm_coll_metrics_apply_offsets(tlm_coll_match_result *res,
                                     size_t n_offsets, int64_t tie_ns,
                                     int64_t latency_tol_ns)
 {
+    tlm_coll_metrics_apply_offsets_by(res, NULL, offset_ns, n_offsets,
+                                      tie_ns, latency_tol_ns);
+}
+
+void tlm_coll_metrics_apply_offsets_by(tlm_coll_match_result *res,
+                                       const int32_t *ranks,
+                                       const int64_t *offset_ns,
+                                       size_t n_offsets, int64_t tie_ns,
+                                       int64_t latency_tol_ns)
+{
     if (!res)
         return;
+    offs o = {ranks, offset_ns, n_offsets};
     size_t j = 0;
     for (size_t i = 0; i < res->n_inst; i++) {
         tlm_coll_instance *in = &res->inst[i];
@@ -745,8 +774,8 @@ void tlm_coll_metrics_apply_offsets(tlm_coll_match_result *res,
         size_t k = j;
         while (k < res->n_mem && tlm_coll_inst_mem_cmp(in, &res->mem[k]) == 0)
             k++;
-        compute_metrics(in, res->mem + j, k - j, offset_ns, n_offsets,
-                        tie_ns, latency_tol_ns);
+        compute_metrics(in, res->mem + j, k - j, &o, tie_ns,
+                        latency_tol_ns);
         j = k;
     }
 }

@@ -23,6 +23,7 @@
 #include "coll_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,17 +196,42 @@ int tlm_coll_tl_simplified(const tlm_coll_tl_vote *v)
     return v && !v->any_pg && !v->multi_stream;
 }
 
+/* Index of rank r in the ascending ranks rk[0..n), or -1. */
+static ptrdiff_t rank_index(const int32_t *rk, size_t n, int32_t r)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rk[mid] < r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && rk[lo] == r ? (ptrdiff_t)lo : -1;
+}
+
 void tlm_coll_tl_rank_dur(const tlm_coll_record *recs, size_t n,
                           double *dur_us, size_t n_ranks)
+{
+    tlm_coll_tl_rank_dur_by(recs, n, NULL, dur_us, n_ranks);
+}
+
+void tlm_coll_tl_rank_dur_by(const tlm_coll_record *recs, size_t n,
+                             const int32_t *ranks, double *dur_us,
+                             size_t n_ranks)
 {
     if (!recs || !dur_us)
         return;
     for (size_t i = 0; i < n; i++) {
         const tlm_coll_record *r = &recs[i];
-        if (!(r->flags & TLM_COLL_REC_TL_KEPT) || r->trace_rank < 0 ||
-            (size_t)r->trace_rank >= n_ranks)
+        if (!(r->flags & TLM_COLL_REC_TL_KEPT) || r->trace_rank < 0)
             continue;
-        dur_us[r->trace_rank] += (double)r->dur_ns / 1000.0;
+        ptrdiff_t k = ranks ? rank_index(ranks, n_ranks, r->trace_rank)
+                            : ((size_t)r->trace_rank < n_ranks
+                                   ? (ptrdiff_t)r->trace_rank
+                                   : -1);
+        if (k >= 0)
+            dur_us[k] += (double)r->dur_ns / 1000.0;
     }
 }
 
@@ -629,6 +655,38 @@ static int cmp_total_wait(const void *a, const void *b)
            (x->total_wait_time_us < y->total_wait_time_us);
 }
 
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The distinct ranks of the members, ascending, into *rk (new array). */
+static size_t member_ranks(const tlm_coll_tl_sync_member *mem, size_t n_mem,
+                           const tlm_alloc *a, int32_t **rk)
+{
+    *rk = tlm_coll_malloc(a, (n_mem ? n_mem : 1) * sizeof **rk);
+    if (!*rk)
+        return 0;
+    for (size_t i = 0; i < n_mem; i++)
+        (*rk)[i] = mem[i].rank;
+    qsort(*rk, n_mem, sizeof **rk, cmp_i32);
+    size_t nu = 0;
+    for (size_t i = 0; i < n_mem; i++)
+        if (nu == 0 || (*rk)[nu - 1] != (*rk)[i])
+            (*rk)[nu++] = (*rk)[i];
+    return nu;
+}
+
+/* rank_dur of rank r: by rank (dur_ranks NULL) or beside dur_ranks. */
+static double rank_dur_of(const int32_t *dur_ranks, const double *rank_dur,
+                          size_t n, int32_t r)
+{
+    ptrdiff_t k = dur_ranks ? rank_index(dur_ranks, n, r)
+                            : (r >= 0 && (size_t)r < n ? r : -1);
+    return rank_dur && k >= 0 ? round1(rank_dur[k]) : NAN;
+}
+
 tlm_status tlm_coll_tl_straggler(const tlm_coll_tl_sync_row *rows,
                                  size_t n_rows,
                                  const tlm_coll_tl_sync_member *mem,
@@ -637,6 +695,42 @@ tlm_status tlm_coll_tl_straggler(const tlm_coll_tl_sync_row *rows,
                                  tlm_coll_tl_straggler_row **out,
                                  size_t *n_out, tlm_error *err)
 {
+    return tlm_coll_tl_straggler_by(rows, n_rows, mem, n_mem, NULL,
+                                    rank_dur_us, n_rank_dur, a, out, n_out,
+                                    err);
+}
+
+/* Wait sums and counts per member rank (index in rk), in the canonical
+ * member order.  Returns 0, or -1 out of memory. */
+static int sum_waits(const tlm_coll_tl_sync_member *mem, size_t n_mem,
+                     const int32_t *rk, size_t nr, const tlm_alloc *a,
+                     double *sum, int64_t *cnt)
+{
+    tlm_coll_tl_sync_member *ms = tlm_coll_malloc(a, (n_mem ? n_mem : 1) *
+                                                         sizeof *ms);
+    if (!ms)
+        return -1;
+    if (n_mem)
+        memcpy(ms, mem, n_mem * sizeof *ms);
+    tlm_coll_tl_smem_sort(ms, n_mem);
+    for (size_t i = 0; i < n_mem; i++) {
+        ptrdiff_t k = rank_index(rk, nr, ms[i].rank);
+        sum[k] += ms[i].wait_us;
+        cnt[k]++;
+    }
+    tlm_coll_mfree(a, ms);
+    return 0;
+}
+
+tlm_status tlm_coll_tl_straggler_by(const tlm_coll_tl_sync_row *rows,
+                                    size_t n_rows,
+                                    const tlm_coll_tl_sync_member *mem,
+                                    size_t n_mem, const int32_t *dur_ranks,
+                                    const double *rank_dur_us,
+                                    size_t n_rank_dur, const tlm_alloc *a,
+                                    tlm_coll_tl_straggler_row **out,
+                                    size_t *n_out, tlm_error *err)
+{
     tlm_status st = tlm_coll_outputs((void **)out, n_out,
                                      (rows || !n_rows) && (mem || !n_mem),
                                      "tlm_coll_tl_straggler", err);
@@ -644,43 +738,31 @@ tlm_status tlm_coll_tl_straggler(const tlm_coll_tl_sync_row *rows,
         return st;
     if (n_rows == 0)
         return TLM_OK;
-    int32_t maxr = -1;
-    for (size_t i = 0; i < n_mem; i++)
-        if (mem[i].rank > maxr)
-            maxr = mem[i].rank;
-    size_t nr = (size_t)(maxr + 1);
+    /* by the ranks present, not by the highest rank */
+    int32_t *rk = NULL;
+    size_t nr = member_ranks(mem, n_mem, a, &rk);
     tlm_coll_tl_straggler_row *o = tlm_coll_calloc(a, nr ? nr : 1,
                                                    sizeof *o);
     double *sum = tlm_coll_calloc(a, nr ? nr : 1, sizeof *sum);
     int64_t *cnt = tlm_coll_calloc(a, nr ? nr : 1, sizeof *cnt);
-    /* waits summed in the canonical member order */
-    tlm_coll_tl_sync_member *ms = tlm_coll_malloc(a, (n_mem ? n_mem : 1) *
-                                                         sizeof *ms);
-    if (!o || !sum || !cnt || !ms) {
+    if (!rk || !o || !sum || !cnt ||
+        sum_waits(mem, n_mem, rk, nr, a, sum, cnt) != 0) {
+        tlm_coll_mfree(a, rk);
         tlm_coll_mfree(a, o);
         tlm_coll_mfree(a, sum);
         tlm_coll_mfree(a, cnt);
-        tlm_coll_mfree(a, ms);
         return tlm_error_set(err, TLM_ENOMEM, NULL, -1,
                              "out of memory in the TraceLens stragglers");
     }
-    if (n_mem)
-        memcpy(ms, mem, n_mem * sizeof *ms);
-    tlm_coll_tl_smem_sort(ms, n_mem);
-    for (size_t i = 0; i < n_mem; i++) {
-        sum[ms[i].rank] += ms[i].wait_us;
-        cnt[ms[i].rank]++;
-    }
-    tlm_coll_mfree(a, ms);
     for (size_t r = 0; r < nr; r++)
-        o[r].rank = (int32_t)r;
+        o[r].rank = rk[r];
     for (size_t i = 0; i < n_rows; i++) {
-        if (rows[i].last_arrival_rank >= 0 &&
-            (size_t)rows[i].last_arrival_rank < nr)
-            o[rows[i].last_arrival_rank].times_arrived_last++;
-        if (rows[i].earliest_arrival_rank >= 0 &&
-            (size_t)rows[i].earliest_arrival_rank < nr)
-            o[rows[i].earliest_arrival_rank].times_arrived_first++;
+        ptrdiff_t kl = rank_index(rk, nr, rows[i].last_arrival_rank);
+        ptrdiff_t ke = rank_index(rk, nr, rows[i].earliest_arrival_rank);
+        if (kl >= 0)
+            o[kl].times_arrived_last++;
+        if (ke >= 0)
+            o[ke].times_arrived_first++;
     }
     size_t no = 0;
     for (size_t r = 0; r < nr; r++) {
@@ -692,13 +774,13 @@ tlm_status tlm_coll_tl_straggler(const tlm_coll_tl_sync_row *rows,
         x.num_collectives = (int64_t)n_rows;
         x.pct_arrived_last = round1(100.0 * (double)x.times_arrived_last /
                                     (double)n_rows);
-        x.total_nccl_dur_us = (rank_dur_us && r < n_rank_dur)
-                                  ? round1(rank_dur_us[r])
-                                  : NAN;
+        x.total_nccl_dur_us =
+            rank_dur_of(dur_ranks, rank_dur_us, n_rank_dur, rk[r]);
         o[no++] = x;
     }
     tlm_coll_tl_straggler_row t;
     stable_sort(o, no, sizeof *o, cmp_total_wait, &t);
+    tlm_coll_mfree(a, rk);
     tlm_coll_mfree(a, sum);
     tlm_coll_mfree(a, cnt);
     *out = o;

@@ -317,22 +317,43 @@ const char *tlm_op_category(const char *name, const char *first_kernel_name)
 /* MARK: - Kernel-name categories                                     */
 /* ------------------------------------------------------------------ */
 
+/* tolower() of the "C" locale, the only one tlmpi runs in (nothing calls
+ * setlocale): ASCII letters only. */
+static unsigned char lower(char c)
+{
+    unsigned char u = (unsigned char)c;
+    return u >= 'A' && u <= 'Z' ? (unsigned char)(u + ('a' - 'A')) : u;
+}
+
+/* A kernel name in lower case, for strstr() with the lower-case patterns
+ * below: names are matched against dozens of patterns, so the name is
+ * lowered once, not once per pattern and position.  Names longer than
+ * the buffer are matched in place (icontains). */
+typedef struct lname {
+    char buf[1024];
+    const char *s; /* buf, or NULL: too long */
+} lname;
+
+static void lname_set(lname *l, const char *name)
+{
+    size_t i = 0;
+    for (; name[i] && i + 1 < sizeof l->buf; i++)
+        l->buf[i] = (char)lower(name[i]);
+    l->buf[i] = '\0';
+    l->s = name[i] ? NULL : l->buf;
+}
+
 /* Case-insensitive strstr. */
 static int icontains(const char *hay, const char *needle)
 {
     size_t nl = strlen(needle);
-    const char *h;
     if (nl == 0) {
         return 1;
     }
-    for (h = hay; *h; h++) {
-        size_t i;
-        for (i = 0; i < nl; i++) {
-            unsigned char a = (unsigned char)h[i];
-            unsigned char b = (unsigned char)needle[i];
-            if (a == 0 || tolower(a) != tolower(b)) {
-                break;
-            }
+    for (const char *h = hay; *h; h++) {
+        size_t i = 0;
+        while (i < nl && h[i] && lower(h[i]) == lower(needle[i])) {
+            i++;
         }
         if (i == nl) {
             return 1;
@@ -341,15 +362,28 @@ static int icontains(const char *hay, const char *needle)
     return 0;
 }
 
-static int icontains_any(const char *hay, const char *const *needles)
+/* needle (lower case) in the name. */
+static int lcontains(const lname *l, const char *hay, const char *needle)
+{
+    return l->s ? strstr(l->s, needle) != NULL : icontains(hay, needle);
+}
+
+static int icontains_any(const lname *l, const char *hay,
+                         const char *const *needles)
 {
     size_t i;
     for (i = 0; needles[i] != NULL; i++) {
-        if (icontains(hay, needles[i])) {
+        if (lcontains(l, hay, needles[i])) {
             return 1;
         }
     }
     return 0;
+}
+
+static int is_comm(const lname *l, const char *name)
+{
+    return lcontains(l, name, "nccl") || lcontains(l, name, "rccl") ||
+           lcontains(l, name, "cross_device_reduce");
 }
 
 int tlm_kernel_is_communication(const char *kernel_name)
@@ -357,11 +391,13 @@ int tlm_kernel_is_communication(const char *kernel_name)
     if (kernel_name == NULL) {
         return 0;
     }
-    return icontains(kernel_name, "nccl") || icontains(kernel_name, "rccl") ||
-           icontains(kernel_name, "cross_device_reduce");
+    lname l;
+    lname_set(&l, kernel_name);
+    return is_comm(&l, kernel_name);
 }
 
-/* Pattern lists, one per category, tried in TLM_KCAT_LIST order.  Sources:
+/* Pattern lists, one per category, tried in TLM_KCAT_LIST order, in
+ * lower case (matched against the lowered name).  Sources:
  * TraceLens's JaxOpKeys and Agent classify_kernels.py ([perfreport] §5.2,
  * §5.3), checked against the kernels of the H100 Qwen and MI300 ResNet
  * traces. */
@@ -404,40 +440,42 @@ tlm_kernel_category tlm_kernel_category_of(const char *kernel_name)
     if (kernel_name == NULL) {
         return TLM_KCAT_OTHER;
     }
-    if (tlm_kernel_is_communication(kernel_name)) {
+    lname l;
+    lname_set(&l, kernel_name);
+    if (is_comm(&l, kernel_name)) {
         return TLM_KCAT_COMMUNICATION;
     }
-    if (icontains_any(kernel_name, k_memcpy)) {
+    if (icontains_any(&l, kernel_name, k_memcpy)) {
         return TLM_KCAT_MEMCPY;
     }
-    if (icontains_any(kernel_name, k_memset)) {
+    if (icontains_any(&l, kernel_name, k_memset)) {
         return TLM_KCAT_MEMSET;
     }
-    if (icontains_any(kernel_name, k_attention)) {
+    if (icontains_any(&l, kernel_name, k_attention)) {
         return TLM_KCAT_ATTENTION;
     }
-    if (icontains_any(kernel_name, k_moe)) {
+    if (icontains_any(&l, kernel_name, k_moe)) {
         return TLM_KCAT_MOE;
     }
-    if (icontains_any(kernel_name, k_norm)) {
+    if (icontains_any(&l, kernel_name, k_norm)) {
         return TLM_KCAT_NORM;
     }
-    if (icontains_any(kernel_name, k_conv)) {
+    if (icontains_any(&l, kernel_name, k_conv)) {
         return TLM_KCAT_CONV;
     }
-    if (icontains_any(kernel_name, k_gemm)) {
+    if (icontains_any(&l, kernel_name, k_gemm)) {
         return TLM_KCAT_GEMM;
     }
-    if (icontains_any(kernel_name, k_softmax)) {
+    if (icontains_any(&l, kernel_name, k_softmax)) {
         return TLM_KCAT_SOFTMAX;
     }
-    if (icontains_any(kernel_name, k_reduce)) {
+    if (icontains_any(&l, kernel_name, k_reduce)) {
         return TLM_KCAT_REDUCE;
     }
-    if (icontains_any(kernel_name, k_quant)) {
+    if (icontains_any(&l, kernel_name, k_quant)) {
         return TLM_KCAT_QUANT;
     }
-    if (icontains_any(kernel_name, k_elementwise)) {
+    if (icontains_any(&l, kernel_name, k_elementwise)) {
         return TLM_KCAT_ELEMENTWISE;
     }
     return TLM_KCAT_OTHER;

@@ -212,6 +212,8 @@ typedef struct rd {
         unsigned char s[KM_MAX];
     } kmemo[KM_SLOTS];
     struct cmemo_way *cmemo; /* compact_value memo (NULL: none yet) */
+    unsigned cmemo_sets;     /* sets of the memo (CM_SETS_SMALL, CM_SETS) */
+    uint64_t cmemo_live[8];  /* sets of the memo cleared so far (bits) */
     tlm_warm warm_ev, warm_blob; /* page tables populated ahead */
 } rd;
 
@@ -845,6 +847,14 @@ static int intern_scr(rd *r, size_t from, uint32_t *id)
  * compares. */
 enum { CM_SETS = 512, CM_WAYS = 4, CM_KEY = 32, CM_RAW = 244 };
 
+/* The memo starts with CM_SETS_SMALL sets and gets all CM_SETS (a new,
+ * empty memo) once CM_GROW_AT bytes of the input have gone by: a trace of
+ * a few hundred KB (a large job has thousands) then touches a few pages
+ * of memo, not 512 KB of them, in page faults that cost more than reading
+ * it.  The memo is a cache: its size changes no result. */
+#define CM_SETS_SMALL 32u
+#define CM_GROW_AT ((uint64_t)4 << 20)
+
 typedef struct cmemo_way {
     uint32_t id;
     uint32_t len; /* 0: empty */
@@ -862,7 +872,36 @@ static inline unsigned cmemo_set(const unsigned char *p, uint32_t tag)
                  (w[3] * 0x27d4eb2f165667c5ull) ^ tag;
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9ull;
-    return (unsigned)(h >> 40) & (CM_SETS - 1);
+    return (unsigned)(h >> 40);
+}
+
+/* A new, empty memo of the size for the input read so far (no set
+ * cleared yet).  Returns 0, or -1 out of memory. */
+static int cmemo_alloc(rd *r)
+{
+    unsigned n = r->base >= CM_GROW_AT ? CM_SETS : CM_SETS_SMALL;
+    if (r->cmemo)
+        r->t->a->free_fn(r->t->a->ctx, r->cmemo);
+    r->cmemo = r->t->a->malloc_fn(r->t->a->ctx,
+                                  sizeof(cmemo_way) * CM_WAYS * n);
+    r->cmemo_sets = n;
+    memset(r->cmemo_live, 0, sizeof r->cmemo_live);
+    return r->cmemo ? 0 : -1;
+}
+
+/* The set of hash h in the memo, cleared on its first use. */
+static cmemo_way *cmemo_get(rd *r, unsigned h)
+{
+    _Static_assert(CM_SETS <= 64 * sizeof r->cmemo_live / sizeof(uint64_t),
+                   "cmemo_live covers every set");
+    unsigned s = h & (r->cmemo_sets - 1);
+    cmemo_way *set = r->cmemo + (size_t)s * CM_WAYS;
+    uint64_t bit = 1ull << (s % 64);
+    if (!(r->cmemo_live[s / 64] & bit)) {
+        memset(set, 0, CM_WAYS * sizeof *set);
+        r->cmemo_live[s / 64] |= bit;
+    }
+    return set;
 }
 
 /* Validates one value, then interns its compact text: the JSON text with
@@ -875,16 +914,13 @@ static int compact_value(rd *r, const unsigned char **pp,
     const unsigned char *p = *pp, *v0 = p;
     cmemo_way *set = NULL;
     if (tag && (*p == '[' || *p == '{') && e - p >= CM_KEY) {
-        if (!r->cmemo) {
-            size_t sz = sizeof(cmemo_way) * CM_SETS * CM_WAYS;
-            r->cmemo = r->t->a->malloc_fn(r->t->a->ctx, sz);
-            if (!r->cmemo)
-                return fail_nomem(r);
-            memset(r->cmemo, 0, sz);
-        }
+        if ((!r->cmemo ||
+             (r->cmemo_sets < CM_SETS && r->base >= CM_GROW_AT)) &&
+            cmemo_alloc(r) != 0)
+            return fail_nomem(r);
         {
             tag = tag << 8 | depth;
-            set = r->cmemo + (size_t)cmemo_set(p, tag) * CM_WAYS;
+            set = cmemo_get(r, cmemo_set(p, tag));
             for (int w = 0; w < CM_WAYS; w++) {
                 cmemo_way *c = &set[w];
                 if (c->tag == tag && c->len != 0 &&

@@ -1,0 +1,298 @@
+/*
+ * mpi_test_scale.c - the exchange of a 4,096-rank job, simulated without
+ * JSON (issue 17, "Performance and scale"): every MPI process fabricates
+ * the collective records of the trace ranks it would hold (r % np == me),
+ * then runs what phase_collectives.c runs on them: route to the owners
+ * (tlm_mpi_route), match, gather the members on rank 0 for the clock fit,
+ * broadcast the offsets, stragglers per owner merged on rank 0; and the
+ * check phase's all-gather of the per-file results (tlm_mpi_fileres).
+ *
+ * The job: N ranks, tensor-parallel groups of TP ranks ("tp<k>"), TP
+ * data-parallel groups of N / TP ranks ("dp<k>"), the world group "0";
+ * each rank takes part in C_TP allreduces of its tp group, C_DP of its dp
+ * group and one of the world.  The sizes asserted follow from that
+ * (formulas below); the figures are printed for docs/architecture.md
+ * ("Scaling").  ctest runs it under mpirun -n 4 (tests/tests.cmake);
+ * TLM_SCALE_RANKS sets N.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <cmocka.h>
+
+#include "coll_internal.h" /* tlm_coll_signature, as the extractor */
+#include "driver.h"
+#include "exchange.h"
+
+#define TP 8
+#define C_TP 4
+#define C_DP 1
+#define REC_PER_RANK (C_TP + C_DP + 1)
+
+typedef struct job {
+    int me, np;
+    int64_t n;            /* ranks of the job */
+    tlm_coll_record *recs;
+    size_t n_recs;
+} job;
+
+/* One allreduce record of trace rank r: instance seq of group pg (size
+ * gs); the ranks' clocks disagree by a few µs, rank r arrives r % 7 µs
+ * late. */
+static tlm_coll_record mkrec(int32_t r, const char *pg, int32_t gs,
+                             int64_t seq, int64_t t0)
+{
+    tlm_coll_record x;
+    memset(&x, 0, sizeof x);
+    x.trace_rank = r;
+    snprintf(x.pg_name, sizeof x.pg_name, "%s", pg);
+    snprintf(x.coll_name, sizeof x.coll_name, "allreduce");
+    snprintf(x.dtype_name, sizeof x.dtype_name, "BFloat16");
+    x.pg_hash = tlm_hash64(pg, strlen(pg));
+    x.match_key = x.pg_hash;
+    x.coll = (uint8_t)TLM_COLL_ALLREDUCE;
+    x.dtype = (uint8_t)tlm_dtype_from_name("BFloat16", 8);
+    x.in_nelems = x.out_nelems = 1 << 20;
+    x.bytes = 2 << 20;
+    x.group_size = gs;
+    x.start_ns = x.ts_ns = t0 + (r % 7) * 1000 + (r / TP) % 3 * 500;
+    x.dur_ns = 70000 - (r % 7) * 1000; /* the members end together */
+    x.cpu_ts_ns = -1;
+    x.send_bytes = x.recv_bytes = -1;
+    x.max_peer_send_bytes = x.max_peer_recv_bytes = -1;
+    x.stream = 7;
+    x.link_id = -1;
+    x.local_rank = -1;
+    x.peer = -1;
+    x.flags = TLM_COLL_REC_KMETA | TLM_COLL_REC_KPG | TLM_COLL_REC_TL_KEPT;
+    x.seq_src = TLM_COLL_SEQ_TRACE;
+    x.seq = seq;
+    x.sig = tlm_coll_signature(x.coll, x.dtype, x.in_nelems, x.out_nelems);
+    return x;
+}
+
+/* The records of the trace ranks this process holds. */
+static void fabricate(job *j)
+{
+    size_t held = 0;
+    for (int64_t r = j->me; r < j->n; r += j->np)
+        held++;
+    j->recs = calloc(held * REC_PER_RANK + 1, sizeof *j->recs);
+    assert_non_null(j->recs);
+    char pg[32];
+    for (int64_t r = j->me; r < j->n; r += j->np) {
+        int64_t t = 1000000;
+        snprintf(pg, sizeof pg, "tp%lld", (long long)(r / TP));
+        for (int k = 0; k < C_TP; k++, t += 1000000)
+            j->recs[j->n_recs++] = mkrec((int32_t)r, pg, TP, k, t);
+        snprintf(pg, sizeof pg, "dp%lld", (long long)(r % TP));
+        for (int k = 0; k < C_DP; k++, t += 1000000)
+            j->recs[j->n_recs++] =
+                mkrec((int32_t)r, pg, (int32_t)(j->n / TP), k, t);
+        j->recs[j->n_recs++] = mkrec((int32_t)r, "0", (int32_t)j->n, 0, t);
+    }
+}
+
+static uint64_t sum_u64(uint64_t v)
+{
+    uint64_t s = 0;
+    MPI_Allreduce(&v, &s, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return s;
+}
+
+static uint64_t max_u64(uint64_t v)
+{
+    uint64_t s = 0;
+    MPI_Allreduce(&v, &s, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return s;
+}
+
+/* Route + match: returns this owner's result; *sent = bytes it sent. */
+static void route_match(job *j, tlm_coll_match_result *mr, uint64_t *sent)
+{
+    int *dest = malloc((j->n_recs + 1) * sizeof *dest);
+    assert_non_null(dest);
+    for (size_t i = 0; i < j->n_recs; i++)
+        dest[i] = (int)(tlm_coll_record_owner_key(&j->recs[i]) %
+                        (uint64_t)j->np);
+    void *rr = NULL;
+    size_t n_rr = 0;
+    tlm_error err;
+    assert_int_equal(tlm_mpi_route(j->recs, j->n_recs, sizeof *j->recs, dest,
+                                   MPI_COMM_WORLD, &rr, &n_rr, &err),
+                     TLM_OK);
+    *sent = (uint64_t)j->n_recs * sizeof *j->recs;
+    tlm_coll_match_opts mo;
+    tlm_coll_match_opts_init(&mo);
+    assert_int_equal(tlm_coll_match(rr, n_rr, &mo, mr, &err), TLM_OK);
+    free(rr);
+    free(dest);
+}
+
+/* Members to rank 0, clock fit there, offsets to all, re-applied. */
+static void clocks(const job *j, tlm_coll_match_result *mr, uint64_t *gath,
+                   size_t *n_clk)
+{
+    void *allm = NULL;
+    size_t n_allm = 0;
+    tlm_error err;
+    assert_int_equal(tlm_mpi_gather(mr->mem, mr->n_mem, sizeof *mr->mem, 0,
+                                    MPI_COMM_WORLD, &allm, &n_allm, &err),
+                     TLM_OK);
+    *gath = (uint64_t)n_allm * sizeof(tlm_coll_member);
+    int64_t *off = calloc((size_t)j->n, sizeof *off);
+    assert_non_null(off);
+    *n_clk = 0;
+    if (j->me == 0) {
+        tlm_coll_clock_opts co;
+        tlm_coll_clock_opts_init(&co);
+        co.n_ranks = (int32_t)j->n;
+        tlm_coll_clock *clk = NULL;
+        assert_int_equal(tlm_coll_clock_estimate(allm, n_allm, &co, &clk,
+                                                 n_clk, &err),
+                         TLM_OK);
+        tlm_coll_clock_offsets(clk, (size_t)j->n, off);
+        tlm_coll_free(NULL, clk);
+    }
+    free(allm);
+    MPI_Bcast(off, (int)j->n, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    tlm_coll_match_opts mo;
+    tlm_coll_match_opts_init(&mo);
+    tlm_coll_metrics_apply_offsets(mr, off, (size_t)j->n, mo.tie_ns,
+                                   mo.latency_tol_ns);
+    free(off);
+}
+
+/* Straggler rows per owner, merged on rank 0: *n_rows there. */
+static void stragglers(const tlm_coll_match_result *mr, uint64_t *gath,
+                       size_t *n_rows)
+{
+    tlm_coll_straggler_row *ps = NULL;
+    size_t n_ps = 0;
+    tlm_error err;
+    assert_int_equal(tlm_coll_straggler_compute(mr->inst, mr->n_inst,
+                                                mr->mem, mr->n_mem, NULL,
+                                                &ps, &n_ps, &err),
+                     TLM_OK);
+    void *all = NULL;
+    assert_int_equal(tlm_mpi_gather(ps, n_ps, sizeof *ps, 0, MPI_COMM_WORLD,
+                                    &all, n_rows, &err),
+                     TLM_OK);
+    *gath = (uint64_t)*n_rows * sizeof *ps;
+    tlm_coll_straggler_merge(all, n_rows);
+    free(all);
+    tlm_coll_free(NULL, ps);
+}
+
+/* The check phase's all-gather of one result per file; returns the bytes
+ * every process receives. */
+static uint64_t fileres_allgather(const job *j)
+{
+    size_t held = (size_t)((j->n - j->me + j->np - 1) / j->np);
+    tlm_mpi_fileres *fr = calloc(held + 1, sizeof *fr);
+    assert_non_null(fr);
+    for (size_t i = 0; i < held; i++) {
+        fr[i].row.trace_rank = (int32_t)(j->me + (int64_t)i * j->np);
+        fr[i].owner = j->me;
+    }
+    void *all = NULL;
+    size_t n_all = 0;
+    tlm_error err;
+    assert_int_equal(tlm_mpi_allgather(fr, held, sizeof *fr, MPI_COMM_WORLD,
+                                       &all, &n_all, &err),
+                     TLM_OK);
+    assert_int_equal(n_all, (size_t)j->n);
+    free(all);
+    free(fr);
+    return (uint64_t)n_all * sizeof(tlm_mpi_fileres);
+}
+
+static int sanitized(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return 1;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+    return 1;
+#endif
+#endif
+    return 0;
+}
+
+static void test_scale(void **state)
+{
+    (void)state;
+    job j;
+    memset(&j, 0, sizeof j);
+    MPI_Comm_rank(MPI_COMM_WORLD, &j.me);
+    MPI_Comm_size(MPI_COMM_WORLD, &j.np);
+    const char *ev = getenv("TLM_SCALE_RANKS");
+    j.n = ev ? atoll(ev) : 4096;
+    assert_true(j.n >= 2 * TP && j.n % TP == 0);
+    fabricate(&j);
+    uint64_t n = (uint64_t)j.n, recs = n * REC_PER_RANK;
+    uint64_t inst = n / TP * C_TP + TP * C_DP + 1;
+    assert_int_equal(sum_u64(j.n_recs), recs);
+
+    tlm_coll_match_result mr;
+    memset(&mr, 0, sizeof mr);
+    uint64_t sent = 0, g_mem = 0, g_strag = 0;
+    size_t n_clk = 0, n_strag = 0;
+    route_match(&j, &mr, &sent);
+    free(j.recs);
+    assert_int_equal(sum_u64(mr.n_inst), inst);
+    assert_int_equal(sum_u64(mr.n_mem), recs);
+    assert_int_equal(sum_u64(mr.n_unm), 0);
+    /* every record leaves its holder once: (N / np) x 6 x record size */
+    assert_int_equal(sum_u64(sent), recs * sizeof(tlm_coll_record));
+    clocks(&j, &mr, &g_mem, &n_clk);
+    stragglers(&mr, &g_strag, &n_strag);
+    uint64_t g_res = fileres_allgather(&j);
+    if (j.me == 0) {
+        assert_int_equal(g_mem, recs * sizeof(tlm_coll_member));
+        assert_int_equal(n_clk, (size_t)n);
+        /* one row per (group, rank): tp, dp and world; one per rank
+         * overall */
+        assert_int_equal(n_strag, (size_t)(3 * n + n));
+    }
+    assert_int_equal(g_res, n * sizeof(tlm_mpi_fileres));
+
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    uint64_t peak = max_u64((uint64_t)ru.ru_maxrss);
+    uint64_t sent_max = max_u64(sent);
+    if (j.me == 0)
+        printf("scale: N=%llu ranks, %d MPI processes, %d records per rank\n"
+               "  record %zu B, member %zu B, straggler row %zu B, "
+               "file result %zu B\n"
+               "  Alltoallv bytes sent per process (max): %llu\n"
+               "  rank 0 gathers: members %llu B, straggler rows %llu B\n"
+               "  every process all-gathers the file results: %llu B\n"
+               "  instances %llu, clock rows %zu, peak RSS (max) %llu KiB\n",
+               (unsigned long long)n, j.np, REC_PER_RANK,
+               sizeof(tlm_coll_record), sizeof(tlm_coll_member),
+               sizeof(tlm_coll_straggler_row), sizeof(tlm_mpi_fileres),
+               (unsigned long long)sent_max,
+               (unsigned long long)g_mem, (unsigned long long)g_strag,
+               (unsigned long long)g_res, (unsigned long long)inst, n_clk,
+               (unsigned long long)peak);
+    /* generous: the arrays above are ~60 MB at N = 4,096 */
+    if (!sanitized())
+        assert_true(peak < 512u * 1024u);
+    tlm_coll_match_result_free(&mr);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_scale)};
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    MPI_Finalize();
+    return rc;
+}
