@@ -13,6 +13,8 @@
 #                             and peak RSS per process against reading the
 #                             bytes (cat) and parsing them (tlmpi inspect,
 #                             2 processes); targets 2.5 s and 200 MB
+#   scripts/bench.sh audit    tlmpi audit of 16 small runs at -n 4 against
+#                             16 separate mpirun -n 4 (target <= 0.8x)
 #   scripts/bench.sh all      reader and report
 #
 # Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
@@ -221,11 +223,54 @@ run_bigjob() {
         "'" "'" "${phases:-?}"
 }
 
+# tlmpi audit of 16 runs (8 of 8 ranks, 8 of 16 ranks, 4 jobs) at
+# mpirun -n 4 against the same 16 runs as 16 separate mpirun -n 4 tlmpi
+# --trace_dir (issue 17: at most 0.8x).  Medians of $repeat runs.
+run_audit() {
+    local rd=$dir/audit_root out=$dir/audit.out ts_a= ts_s= t d
+    if [ ! -s "$rd/.done" ]; then
+        echo "synthesizing 16 runs ..." >&2
+        rm -rf "$rd"
+        for i in $(seq 1 16); do
+            mkdir -p "$rd/job$((i % 4))"
+            "$bin/tlmpi-synth" --out "$rd/job$((i % 4))/run$i" \
+                --world_size $((i % 2 ? 8 : 16)) --tp 4 --steps 3 \
+                --layers 2 --seed "$i" --quiet
+        done
+        echo 16 > "$rd/.done"
+    fi
+    . "$root/scripts/env.sh"
+    local abytes
+    abytes=$(cat "$rd"/*/*/rank*_trace.json | wc -c)
+    for _ in $(seq "$repeat"); do
+        rm -rf "$out"
+        ts_a+="$(once mpirun -n 4 "$bin/tlmpi" audit "$rd" \
+            --output_dir "$out" --quiet) "
+        t=0
+        for d in "$rd"/*/run*; do
+            t=$(calc %.4f "$t + $(once mpirun -n 4 "$bin/tlmpi" \
+                --trace_dir "$d" --output "$out.h5" --output_dir "$out.s" \
+                --force --quiet)")
+        done
+        ts_s+="$t "
+    done
+    local m_a m_s
+    m_a=$(echo $ts_a | tr ' ' '\n' | median)
+    m_s=$(echo $ts_s | tr ' ' '\n' | median)
+    echo
+    echo "== audit: 16 runs (8 x 8 ranks, 8 x 16 ranks), $(calc %.1f "$abytes/1000000") MB of JSON (median of $repeat)"
+    printf '  %-42s %7.3f s   (%s)\n' "16 x mpirun -n 4 tlmpi --trace_dir" "$m_s" "$ts_s"
+    printf '  %-42s %7.3f s   (%s)\n' "mpirun -n 4 tlmpi audit" "$m_a" "$ts_a"
+    printf '  audit / separate runs: %sx (target <= 0.8x)\n' "$(ratio "$m_a" "$m_s")"
+}
+
 case "$mode" in
 reader) single_trace; run_reader ;;
 report) single_trace; run_report ;;
 job) single_trace; run_job ;;
 bigjob) run_bigjob ;;
+audit) run_audit ;;
 all) single_trace; run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|report|job|bigjob|all" >&2; exit 2 ;;
+*) echo "usage: scripts/bench.sh reader|report|job|bigjob|audit|all" >&2
+   exit 2 ;;
 esac
