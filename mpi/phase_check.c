@@ -324,6 +324,13 @@ static tlm_status check_missing(const tlm_mpi_ctx *c, int64_t w,
         tlm_mpi_say0(c, "error: %lld of %lld ranks have no trace (world size "
                         "%s): %s; --allow_missing goes on without them",
                      (long long)nm, (long long)w, wsrc, nl_text(&list));
+        if (c->o.quiet && c->fl.n_skipped) /* the note was not printed */
+            tlm_mpi_say0(c, "note: %zu file%s of the folder %s: %s",
+                         c->fl.n_skipped, c->fl.n_skipped == 1 ? "" : "s",
+                         c->fl.n_skipped == 1
+                             ? "is not a trace or could not be read"
+                             : "are not traces or could not be read",
+                         c->fl.skipped ? c->fl.skipped : "");
         return TLM_ENOTFOUND;
     }
     tlm_mpi_say0(c, "warning: %lld of %lld ranks have no trace (world size "

@@ -110,6 +110,16 @@ grep -q "error: 2 traces have ranks outside world size 2 (from --world_size): .*
     { cat "$W/log"; fail "traces outside the world size"; }
 one_error 1
 
+# a missing rank beside a file that is no trace: with --quiet (no note at
+# the start) the error is followed by the skipped files, with their reason
+D=$W/ws_skip; mkdir -p "$D"
+for r in 0 1 2; do trace "$D/rank${r}_trace.json" $r 4; done
+printf 'garbage' > "$D/rank3_trace.json"
+run 1 2 --trace_dir "$D" --quiet
+grep -q "note: 1 file of the folder is not a trace or could not be read: .*rank3_trace.json (not JSON)" "$W/log" ||
+    { cat "$W/log"; fail "skipped files not said after the missing rank"; }
+one_error 1
+
 # 4. many missing ranks: the first 20, "and N more", one message, no ", ..."
 D=$W/many; mkdir -p "$D"
 for r in 0 1 2; do trace "$D/rank${r}_trace.json" $r 1000; done
