@@ -498,24 +498,25 @@ void tlm_mpi_filelist_free(tlm_mpi_filelist *fl)
     memset(fl, 0, sizeof *fl);
 }
 
-/* Packed layout: u64 n, i64 rank_source, u64 blob_len, n x i64 size,
- * n x i64 name_rank, blob. */
+/* Packed layout: u64 n, i64 rank_source, u64 blob_len, u64 order_ranks,
+ * n x i64 size, n x i64 name_rank, blob. */
 tlm_status tlm_mpi_filelist_pack(const tlm_mpi_filelist *fl, char **buf,
                                  size_t *len)
 {
     size_t n = fl->n;
-    size_t total = 24 + 16 * n + fl->blob_len;
+    size_t total = 32 + 16 * n + fl->blob_len;
     char *b = malloc(total);
     if (!b)
         return TLM_ENOMEM;
-    uint64_t h[3] = {n, (uint64_t)fl->rank_source, fl->blob_len};
-    memcpy(b, h, 24);
+    uint64_t h[4] = {n, (uint64_t)fl->rank_source, fl->blob_len,
+                     (uint64_t)fl->order_ranks};
+    memcpy(b, h, 32);
     if (n) {
-        memcpy(b + 24, fl->size, 8 * n);
-        memcpy(b + 24 + 8 * n, fl->name_rank, 8 * n);
+        memcpy(b + 32, fl->size, 8 * n);
+        memcpy(b + 32 + 8 * n, fl->name_rank, 8 * n);
     }
     if (fl->blob_len)
-        memcpy(b + 24 + 16 * n, fl->blob, fl->blob_len);
+        memcpy(b + 32 + 16 * n, fl->blob, fl->blob_len);
     *buf = b;
     *len = total;
     return TLM_OK;
@@ -525,15 +526,16 @@ tlm_status tlm_mpi_filelist_unpack(const char *buf, size_t len,
                                    tlm_mpi_filelist *out, tlm_error *err)
 {
     memset(out, 0, sizeof *out);
-    uint64_t h[3];
-    if (len < 24)
+    uint64_t h[4];
+    if (len < 32)
         return tlm_error_set(err, TLM_EINVAL, NULL, -1, "bad file list");
-    memcpy(h, buf, 24);
+    memcpy(h, buf, 32);
     size_t n = (size_t)h[0], bl = (size_t)h[2];
-    if (n > (len - 24) / 16 || 24 + 16 * n + bl != len)
+    if (n > (len - 32) / 16 || 32 + 16 * n + bl != len)
         return tlm_error_set(err, TLM_EINVAL, NULL, -1, "bad file list");
     out->n = n;
     out->rank_source = (int)h[1];
+    out->order_ranks = h[3] != 0;
     out->blob_len = bl;
     out->path = malloc((n ? n : 1) * sizeof *out->path);
     out->size = malloc((n ? n : 1) * 8);
@@ -544,11 +546,11 @@ tlm_status tlm_mpi_filelist_unpack(const char *buf, size_t len,
         return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     }
     if (n) {
-        memcpy(out->size, buf + 24, 8 * n);
-        memcpy(out->name_rank, buf + 24 + 8 * n, 8 * n);
+        memcpy(out->size, buf + 32, 8 * n);
+        memcpy(out->name_rank, buf + 32 + 8 * n, 8 * n);
     }
     if (bl)
-        memcpy(out->blob, buf + 24 + 16 * n, bl);
+        memcpy(out->blob, buf + 32 + 16 * n, bl);
     size_t off = 0;
     for (size_t i = 0; i < n; i++) {
         const char *z = off < bl ? memchr(out->blob + off, 0, bl - off) : NULL;

@@ -104,6 +104,20 @@ if find "$W/o_sig" -name '*.tlmpi-*' | grep -q .; then
     fail "temporaries left after SIGTERM: $(find "$W/o_sig" -name '*.tlmpi-*')"
 fi
 
+# names without digits, traces without distributedInfo: the run's ranks
+# come from the sorted file order, said once, in its reason too
+P=$W/plainroot/plain
+mkdir -p "$W/plainroot"
+"$TLMPI_SYNTH" --out "$P" --world_size 2 --tp 2 --steps 1 --layers 1 \
+    --quiet --no_dist_info --name_pattern 'x{r}.json'
+mv "$P/x0.json" "$P/first.json"
+mv "$P/x1.json" "$P/second.json"
+aud 0 "$W/plainroot" --output_dir "$W/o_plain"
+grep -q 'run plain: warning: ranks taken from the sorted file order' \
+    "$W/err" || { cat "$W/err"; fail "sorted-order warning of a run"; }
+grep -q 'ranks taken from the sorted file order' "$W/o_plain/runs.csv" ||
+    fail "sorted-order warning not in runs.reason"
+
 # schema and help
 aud 0 --print_schema
 grep -q '### `/scaling/collectives`' "$W/out" || fail "--print_schema"

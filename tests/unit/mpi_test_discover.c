@@ -299,6 +299,15 @@ static void test_discover_dir(void **state)
         assert_int_equal(b.size[i], fl.size[i]);
         assert_int_equal(b.name_rank[i], fl.name_rank[i]);
     }
+    assert_int_equal(b.order_ranks, fl.order_ranks);
+    tlm_mpi_filelist_free(&b);
+    /* the sorted-order flag travels too (the audit's ranks print its
+     * warning from the unpacked list) */
+    fl.order_ranks = 1;
+    free(buf);
+    assert_int_equal(tlm_mpi_filelist_pack(&fl, &buf, &len), TLM_OK);
+    assert_int_equal(tlm_mpi_filelist_unpack(buf, len, &b, &err), TLM_OK);
+    assert_int_equal(b.order_ranks, 1);
     tlm_mpi_filelist_free(&b);
     /* a truncated buffer is refused */
     assert_int_equal(tlm_mpi_filelist_unpack(buf, len - 1, &b, &err),
