@@ -56,7 +56,7 @@ typedef struct tlm_cell {
 typedef struct tlm_tab_text tlm_tab_text;
 
 typedef struct tlm_tab {
-    char name[64];
+    char name[256];
     size_t ncols;
     char **colnames;
     tlm_coltype *coltypes;
