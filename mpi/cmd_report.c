@@ -5,8 +5,8 @@
  * builds the call tree and every table, writes one CSV per sheet with
  * TraceLens's names and columns, and report.md (docs/report.md).
  */
-#define _GNU_SOURCE 1 /* sched_getaffinity, CPU_COUNT */
 #include "cli.h"
+#include "report_opts.h"
 #include "sigclean.h"
 
 #include "tlmpi/tlm_perf.h"
@@ -14,17 +14,10 @@
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
 
-#include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 static void report_usage(FILE *f)
 {
@@ -97,26 +90,6 @@ static int start_outputs(tlm_outset *set, int force, const char *trace_path,
     return 0;
 }
 
-/* CPUs this process may run on (its affinity mask: a Slurm step or
- * taskset may allow fewer than are online). */
-static int cpus_available(void)
-{
-#ifdef __linux__
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        return CPU_COUNT(&set);
-#endif
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int need(int i, int argc, char **argv)
 {
     if (i + 1 >= argc) {
@@ -126,28 +99,19 @@ static int need(int i, int argc, char **argv)
     return 1;
 }
 
-static int parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end)
-        return 0;
-    *out = v;
-    return 1;
-}
-
 int tlm_cmd_report(int argc, char **argv)
 {
     const char *trace_path = NULL, *dir = NULL, *md = NULL;
-    const char *compat = NULL;
-    int quiet = 0, bleed_tol = 0, force = 0;
-    tlm_report_opts ro;
-    tlm_report_opts_init(&ro);
-    ro.threads = cpus_available() >= 2 ? 2 : 1;
+    int quiet = 0, force = 0;
+    tlm_cli_ropts co;
+    tlm_cli_ropts_init(&co);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        double d;
+        int r = tlm_cli_ropt("report", argc, argv, &i, &co);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             report_usage(stdout);
             return 0;
@@ -159,60 +123,10 @@ int tlm_cmd_report(int argc, char **argv)
             if (!need(i, argc, argv))
                 return 2;
             md = argv[++i];
-        } else if (!strcmp(a, "--gpu_arch")) {
-            if (!need(i, argc, argv))
-                return 2;
-            ro.gpu_arch = argv[++i];
-        } else if (!strcmp(a, "--gpu_arch_json_path")) {
-            if (!need(i, argc, argv))
-                return 2;
-            ro.gpu_arch_json_path = argv[++i];
-        } else if (!strcmp(a, "--tracelens_compat")) {
-            if (!need(i, argc, argv))
-                return 2;
-            compat = argv[++i];
-        } else if (!strcmp(a, "--bleed_tolerance")) {
-            bleed_tol = 1;
-        } else if (!strcmp(a, "--include_unlinked_kernels")) {
-            ro.include_unlinked_kernels = 1;
-        } else if (!strcmp(a, "--disable_kernel_summary")) {
-            ro.kernel_summary = 0;
-        } else if (!strcmp(a, "--disable_short_kernel_study")) {
-            ro.short_kernel_study = 0;
-        } else if (!strcmp(a, "--disable_coll_analysis")) {
-            ro.coll_analysis = 0;
-        } else if (!strcmp(a, "--threads")) {
-            if (!need(i, argc, argv))
-                return 2;
-            if (!parse_double(argv[++i], &d) || (d != 1 && d != 2)) {
-                fprintf(stderr, "tlmpi report: --threads takes 1 or 2 (got "
-                        "%s)\n", argv[i]);
-                return 2;
-            }
-            ro.threads = (int)d;
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
         } else if (!strcmp(a, "--force")) {
             force = 1;
-        } else if (!strcmp(a, "--micro_idle_thresh_us") ||
-                   !strcmp(a, "--short_kernel_threshold_us") ||
-                   !strcmp(a, "--short_kernel_histogram_bins") ||
-                   !strcmp(a, "--topk_short_kernels")) {
-            if (!need(i, argc, argv))
-                return 2;
-            if (!parse_double(argv[++i], &d) || d < 0) {
-                fprintf(stderr, "tlmpi report: bad value for %s: %s\n", a,
-                        argv[i]);
-                return 2;
-            }
-            if (!strcmp(a, "--micro_idle_thresh_us"))
-                ro.micro_idle_thresh_us = d;
-            else if (!strcmp(a, "--short_kernel_threshold_us"))
-                ro.short_kernel_threshold_us = d;
-            else if (!strcmp(a, "--short_kernel_histogram_bins"))
-                ro.short_kernel_bins = d >= 1 ? (int)d : 1;
-            else
-                ro.topk_short_kernels = (long)d;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "tlmpi report: unknown option %s\n", a);
             report_usage(stderr);
@@ -230,7 +144,7 @@ int tlm_cmd_report(int argc, char **argv)
     }
     tlm_error err;
     tlm_error_clear(&err);
-    if (tlm_compat_parse(compat, &ro.compat, &err) != TLM_OK) {
+    if (tlm_cli_ropts_finish(&co, &err) != TLM_OK) {
         fprintf(stderr, "tlmpi report: %s\n", err.msg);
         return 2;
     }
@@ -242,58 +156,20 @@ int tlm_cmd_report(int argc, char **argv)
     tlm_outset set;
     if (start_outputs(&set, force, trace_path, dir, md) != 0)
         return 1;
-    double t0 = now_s();
-    tlm_trace *tr = NULL;
-    tlm_tree *tree = NULL;
-    tlm_tree_stream *ts = NULL;
-    tlm_report *rep = NULL;
+    double t0 = tlm_cli_now();
+    tlm_cli_built b = {0};
     char msg[1024];
     int rc = 1;
-    /* the tree's per-event pass runs on each event as it is read */
-    tlm_tree_opts to;
-    tlm_tree_opts_init(&to);
-    to.bleed_tolerance = bleed_tol;
-    to.corr_fallback = !(ro.compat & TLM_COMPAT_NO_CORR_FALLBACK);
-    to.threads = ro.threads;
-    if (tlm_tree_stream_new(&to, &ts) != TLM_OK) {
-        tlm_error_set(&err, TLM_ENOMEM, trace_path, -1,
-                      "out of memory before reading");
+    if (tlm_cli_build_report(trace_path, &co, &b, &err) != TLM_OK)
         goto fail;
-    }
-    tlm_read_opts rdo;
-    tlm_read_opts_init(&rdo);
-    rdo.on_event = tlm_tree_stream_event;
-    rdo.on_move = tlm_tree_stream_move;
-    rdo.on_event_ud = ts;
-    if (tlm_trace_read_file(trace_path, &rdo, &tr, &err) != TLM_OK)
-        goto fail;
-    double t1 = now_s();
-#ifdef __GLIBC__
-    /* The tree and the tables allocate and free many large temporary
-     * arrays; served by mmap, each one is fresh memory that costs a page
-     * fault per 4 KiB when touched.  From here on serve them from the
-     * heap (the trace's own arrays are already allocated, so its growth
-     * during the read is unaffected). */
-    (void)mallopt(M_MMAP_THRESHOLD, 32 << 20); /* glibc's maximum */
-#endif
-    if (tlm_tree_build_stream(tr, ts, &tree, &err) != TLM_OK)
-        goto fail;
-    double t2 = now_s();
-#ifdef __GLIBC__
-    /* and keep what the tables free for their next allocations (after
-     * the tree: trimming its temporaries keeps the peak lower) */
-    (void)mallopt(M_TRIM_THRESHOLD, 1 << 30);
-#endif
-    ro.trace_label = trace_path;
-    if (tlm_report_build(tree, &ro, &rep, &err) != TLM_OK)
-        goto fail;
-    double t3 = now_s();
+    tlm_report *rep = b.rep;
+    double t1 = b.t_read, t2 = b.t_tree, t3 = b.t_tables;
     if (tlm_report_stage(rep, &set, dir, md, &err) != TLM_OK ||
         tlm_outset_commit(&set, &err) != TLM_OK)
         goto fail;
-    double t4 = now_s();
+    double t4 = tlm_cli_now();
     if (!quiet) {
-        const tlm_tree_stats *s = tlm_tree_stats_get(tree);
+        const tlm_tree_stats *s = tlm_tree_stats_get(b.tree);
         fprintf(stderr,
                 "tlmpi report: %s: %zu tables in %s (read %.3f s, tree "
                 "%.3f s, tables %.3f s, write %.3f s)\n",
@@ -324,9 +200,6 @@ fail:
 done:
     tlm_mpi_signals_untrack(&set);
     tlm_outset_free(&set);
-    tlm_report_free(rep);
-    tlm_tree_free(tree);
-    tlm_tree_stream_free(ts);
-    tlm_trace_free(tr);
+    tlm_cli_built_free(&b);
     return rc;
 }
