@@ -14,6 +14,8 @@
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
 
+#include "find.h"
+
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -65,6 +67,15 @@ static void report_usage(FILE *f)
         "  --threads N                  1 or 2 (default 2 when this process "
         "may run\n"
         "                               on 2 CPUs or more, else 1)\n"
+        "  --platform NAME              findings: hardware peaks of a bundled "
+        "GPU\n"
+        "                               (its max-achievable -MAF entry when "
+        "there is\n"
+        "                               one); default: the report's GPU\n"
+        "  --findings_<name> VALUE      findings thresholds (docs/findings.md;"
+        "\n"
+        "                               each printed in report.md's "
+        "appendix)\n"
         "  --force                      replace outputs that exist already\n"
         "  --quiet                      no summary on stderr\n"
         "\nbundled GPUs:");
@@ -137,6 +148,42 @@ static int parse_double(const char *s, double *out)
     return 1;
 }
 
+/* The findings (src/find): their section of report.md and, unless
+ * TraceLens's columns only are asked for, findings.csv staged in set. */
+static tlm_status add_findings(tlm_report *rep, const tlm_find_opts *fo,
+                               tlm_outset *set, const char *dir, int csv,
+                               tlm_error *err)
+{
+    tlm_findings *f = NULL;
+    tlm_status st = tlm_find_report(rep, fo, &f, err);
+    if (st != TLM_OK)
+        return st;
+    tlm_sbuf b;
+    tlm_sbuf_init(&b);
+    tlm_findings_md(f, &b, 0);
+    st = b.oom ? TLM_ENOMEM
+               : tlm_report_set_findings_md(rep, b.p ? b.p : "", b.len);
+    tlm_sbuf_free(&b);
+    tlm_tab *t = NULL;
+    if (st == TLM_OK && csv) {
+        t = tlm_findings_table(f);
+        st = t ? TLM_OK : TLM_ENOMEM;
+    }
+    tlm_findings_free(f);
+    if (st == TLM_ENOMEM)
+        tlm_error_set(err, st, NULL, -1, "findings: out of memory");
+    if (st == TLM_OK && t) {
+        char path[4200];
+        const char *tmp = NULL;
+        snprintf(path, sizeof path, "%s/findings.csv", dir);
+        st = tlm_outset_stage(set, path, &tmp, err);
+        if (st == TLM_OK)
+            st = tlm_tab_write_csv(t, tmp, err);
+    }
+    tlm_tab_free(t);
+    return st;
+}
+
 int tlm_cmd_report(int argc, char **argv)
 {
     const char *trace_path = NULL, *dir = NULL, *md = NULL;
@@ -144,6 +191,8 @@ int tlm_cmd_report(int argc, char **argv)
     int quiet = 0, bleed_tol = 0, force = 0;
     tlm_report_opts ro;
     tlm_report_opts_init(&ro);
+    tlm_find_opts fo;
+    tlm_find_opts_init(&fo);
     ro.threads = cpus_available() >= 2 ? 2 : 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -213,6 +262,17 @@ int tlm_cmd_report(int argc, char **argv)
                 ro.short_kernel_bins = d >= 1 ? (int)d : 1;
             else
                 ro.topk_short_kernels = (long)d;
+        } else if (!strcmp(a, "--platform") ||
+                   !strncmp(a, "--findings_", 11)) {
+            if (!need(i, argc, argv))
+                return 2;
+            tlm_error fe;
+            tlm_error_clear(&fe);
+            if (tlm_find_opt_parse(a, argv[++i], &fo, &fe) !=
+                TLM_FIND_OPT_OK) {
+                fprintf(stderr, "tlmpi report: %s\n", fe.msg);
+                return 2;
+            }
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "tlmpi report: unknown option %s\n", a);
             report_usage(stderr);
@@ -288,6 +348,9 @@ int tlm_cmd_report(int argc, char **argv)
     if (tlm_report_build(tree, &ro, &rep, &err) != TLM_OK)
         goto fail;
     double t3 = now_s();
+    if (add_findings(rep, &fo, &set, dir, !(ro.compat & TLM_COMPAT_COLUMNS),
+                     &err) != TLM_OK)
+        goto fail;
     if (tlm_report_stage(rep, &set, dir, md, &err) != TLM_OK ||
         tlm_outset_commit(&set, &err) != TLM_OK)
         goto fail;
