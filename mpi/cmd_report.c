@@ -14,6 +14,8 @@
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
 
+#include "find.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +60,15 @@ static void report_usage(FILE *f)
         "  --threads N                  1 or 2 (default 2 when this process "
         "may run\n"
         "                               on 2 CPUs or more, else 1)\n"
+        "  --platform NAME              findings: hardware peaks of a bundled "
+        "GPU\n"
+        "                               (its max-achievable -MAF entry when "
+        "there is\n"
+        "                               one); default: the report's GPU\n"
+        "  --findings_<name> VALUE      findings thresholds (docs/findings.md;"
+        "\n"
+        "                               each printed in report.md's "
+        "appendix)\n"
         "  --force                      replace outputs that exist already\n"
         "  --quiet                      no summary on stderr\n"
         "\nbundled GPUs:");
@@ -99,15 +110,55 @@ static int need(int i, int argc, char **argv)
     return 1;
 }
 
+/* The findings (src/find): their section of report.md and, unless
+ * TraceLens's columns only are asked for, findings.csv staged in set. */
+static tlm_status add_findings(tlm_report *rep, const tlm_find_opts *fo,
+                               tlm_outset *set, const char *dir, int csv,
+                               tlm_error *err)
+{
+    tlm_findings *f = NULL;
+    tlm_status st = tlm_find_report(rep, fo, &f, err);
+    if (st != TLM_OK)
+        return st;
+    tlm_sbuf b;
+    tlm_sbuf_init(&b);
+    tlm_findings_md(f, &b, 0);
+    st = b.oom ? TLM_ENOMEM
+               : tlm_report_set_findings_md(rep, b.p ? b.p : "", b.len);
+    tlm_sbuf_free(&b);
+    tlm_tab *t = NULL;
+    if (st == TLM_OK && csv) {
+        t = tlm_findings_table(f);
+        st = t ? TLM_OK : TLM_ENOMEM;
+    }
+    tlm_findings_free(f);
+    if (st == TLM_ENOMEM)
+        tlm_error_set(err, st, NULL, -1, "findings: out of memory");
+    if (st == TLM_OK && t) {
+        char path[4200];
+        const char *tmp = NULL;
+        snprintf(path, sizeof path, "%s/findings.csv", dir);
+        st = tlm_outset_stage(set, path, &tmp, err);
+        if (st == TLM_OK)
+            st = tlm_tab_write_csv(t, tmp, err);
+    }
+    tlm_tab_free(t);
+    return st;
+}
+
 int tlm_cmd_report(int argc, char **argv)
 {
     const char *trace_path = NULL, *dir = NULL, *md = NULL;
     int quiet = 0, force = 0;
     tlm_cli_ropts co;
     tlm_cli_ropts_init(&co);
+    tlm_find_opts fo;
+    tlm_find_opts_init(&fo);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = tlm_cli_ropt("report", argc, argv, &i, &co);
+        if (r == 0)
+            r = tlm_cli_find_opt("report", argc, argv, &i, &fo);
         if (r < 0)
             return 2;
         if (r > 0)
@@ -164,6 +215,9 @@ int tlm_cmd_report(int argc, char **argv)
         goto fail;
     tlm_report *rep = b.rep;
     double t1 = b.t_read, t2 = b.t_tree, t3 = b.t_tables;
+    if (add_findings(rep, &fo, &set, dir,
+                     !(co.ro.compat & TLM_COMPAT_COLUMNS), &err) != TLM_OK)
+        goto fail;
     if (tlm_report_stage(rep, &set, dir, md, &err) != TLM_OK ||
         tlm_outset_commit(&set, &err) != TLM_OK)
         goto fail;

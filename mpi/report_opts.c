@@ -183,3 +183,23 @@ double tlm_cli_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+int tlm_cli_find_opt(const char *cmd, int argc, char **argv, int *i,
+                     tlm_find_opts *fo)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--platform") != 0 && strncmp(a, "--findings_", 11) != 0)
+        return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "tlmpi %s: %s needs a value\n", cmd, a);
+        return -1;
+    }
+    tlm_error fe;
+    tlm_error_clear(&fe);
+    *i += 1;
+    if (tlm_find_opt_parse(a, argv[*i], fo, &fe) != TLM_FIND_OPT_OK) {
+        fprintf(stderr, "tlmpi %s: %s\n", cmd, fe.msg);
+        return -1;
+    }
+    return 1;
+}

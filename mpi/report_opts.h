@@ -11,6 +11,8 @@
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
 
+#include "find.h"
+
 typedef struct tlm_cli_ropts {
     tlm_report_opts ro;
     int bleed_tolerance;
@@ -38,5 +40,10 @@ tlm_status tlm_cli_build_report(const char *path, const tlm_cli_ropts *o,
                                 tlm_cli_built *b, tlm_error *err);
 void tlm_cli_built_free(tlm_cli_built *b);
 double tlm_cli_now(void);
+
+/* Consumes a findings option (--platform, --findings_<name>) as
+ * tlm_cli_ropt does: 1, 0 not one, -1 after printing why. */
+int tlm_cli_find_opt(const char *cmd, int argc, char **argv, int *i,
+                     tlm_find_opts *fo);
 
 #endif

@@ -704,7 +704,13 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
              ctx.opts.trace_label ? ctx.opts.trace_label : path);
     r->n_gpu_total = (size_t)r->stats.n_gpu;
     r->n_gpu_linked = (size_t)r->stats.n_gpu_linked;
+    int unl = ctx.opts.include_unlinked_kernels;
     ctx_free(&ctx);
+    if (tlm_memcpy_summary(tree, unl, &r->memcpy_tab) != TLM_OK) {
+        tlm_report_free(r);
+        return tlm_error_set(err, TLM_ENOMEM, path, -1,
+                             "report: out of memory while building tables");
+    }
     *out = r;
     return TLM_OK;
 oom:
@@ -722,7 +728,35 @@ void tlm_report_free(tlm_report *r)
     for (size_t i = 0; i < r->ntabs; i++)
         tlm_tab_free(r->tabs[i]);
     free(r->tabs);
+    tlm_tab_free(r->memcpy_tab);
+    free(r->findings_md);
     free(r);
+}
+
+const tlm_tab *tlm_report_tab(const tlm_report *r, size_t i)
+{
+    return r && i < r->ntabs ? r->tabs[i] : NULL;
+}
+
+const tlm_tab *tlm_report_memcpy_tab(const tlm_report *r)
+{
+    return r ? r->memcpy_tab : NULL;
+}
+
+tlm_status tlm_report_set_findings_md(tlm_report *r, const char *md,
+                                      size_t n)
+{
+    char *p = NULL;
+    if (md) {
+        p = malloc(n + 1);
+        if (!p)
+            return TLM_ENOMEM;
+        memcpy(p, md, n);
+        p[n] = 0;
+    }
+    free(r->findings_md);
+    r->findings_md = p;
+    return TLM_OK;
 }
 
 /* MARK: - accessors ------------------------------------------------------ */

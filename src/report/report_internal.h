@@ -184,7 +184,22 @@ struct tlm_report {
     char label[256];
     size_t n_gpu_total;
     size_t n_gpu_linked;
+    tlm_tab *memcpy_tab;  /* memcpy_summary (not written as a CSV) */
+    char *findings_md;    /* the findings section of report.md, or NULL */
 };
+
+/* memcpy_summary (memcpy.c): linked gpu_memcpy events per direction (D2H,
+ * H2D, D2D, other): count, total_us, bytes.  Errors: TLM_ENOMEM. */
+tlm_status tlm_memcpy_summary(const tlm_tree *tree, int include_unlinked,
+                              tlm_tab **out);
+/* The i-th table of a report (NULL past the end), and memcpy_summary. */
+const tlm_tab *tlm_report_tab(const tlm_report *r, size_t i);
+const tlm_tab *tlm_report_memcpy_tab(const tlm_report *r);
+/* Replaces report.md's built-in findings list by md (copied; NULL: back
+ * to the built-in list).  The findings layer renders it; the report
+ * layer only places it.  Errors: TLM_ENOMEM. */
+tlm_status tlm_report_set_findings_md(tlm_report *r, const char *md,
+                                      size_t n);
 
 /* ctx->gpu_fl bits: cat kernel; tlm_rctx_is_comm. */
 enum { TLM_GPU_KERNEL = 1, TLM_GPU_COMM = 2 };

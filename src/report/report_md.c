@@ -46,21 +46,10 @@ static const char *scell(const tlm_tab *t, size_t row, const char *col)
     return x->null ? "" : x->v.s;
 }
 
-/* Markdown-safe, shortened text of a cell. */
+/* Markdown-safe, shortened text of a cell (util's one escape). */
 static void md_text(tlm_sbuf *b, const char *s, size_t maxlen)
 {
-    size_t n = strlen(s);
-    size_t cut = n > maxlen ? maxlen : n;
-    for (size_t i = 0; i < cut; i++) {
-        if (s[i] == '|')
-            tlm_sbuf_puts(b, "\\|");
-        else if (s[i] == '\n' || s[i] == '\r')
-            tlm_sbuf_putc(b, ' ');
-        else
-            tlm_sbuf_putc(b, s[i]);
-    }
-    if (cut < n)
-        tlm_sbuf_puts(b, "...");
+    tlm_sbuf_md(b, s, maxlen, TLM_MD_CELL);
 }
 
 static void timeline_section(const tlm_report *r, tlm_sbuf *b)
@@ -381,7 +370,10 @@ tlm_status tlm_report_md_to(const tlm_report *r, const char *path,
                       "(\"MB\" there is MiB; see docs/report.md).\n\n");
     gpu_line(r, &b);
     tlm_sbuf_puts(&b, "## Findings\n\n");
-    tlm_sbuf_putn(&b, fin.p ? fin.p : "", fin.len);
+    if (r->findings_md) /* the findings engine's section (src/find) */
+        tlm_sbuf_puts(&b, r->findings_md);
+    else
+        tlm_sbuf_putn(&b, fin.p ? fin.p : "", fin.len);
     tlm_sbuf_putc(&b, '\n');
     tlm_sbuf_putn(&b, body.p ? body.p : "", body.len);
     tlm_status st = TLM_OK;

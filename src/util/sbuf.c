@@ -114,3 +114,21 @@ void tlm_sbuf_csv_field(tlm_sbuf *b, const char *s, size_t n)
     }
     tlm_sbuf_putc(b, '"');
 }
+
+void tlm_sbuf_md(tlm_sbuf *b, const char *s, size_t maxlen, int mode)
+{
+    size_t n = s ? strlen(s) : 0;
+    size_t cut = n > maxlen ? maxlen : n;
+    for (size_t i = 0; i < cut; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7f)
+            tlm_sbuf_putc(b, ' ');
+        else if (c == '|' ||
+                 (mode == TLM_MD_TEXT && strchr("\\`*_<>[]#~&", c)))
+            tlm_sbuf_putc(b, '\\'), tlm_sbuf_putc(b, (char)c);
+        else
+            tlm_sbuf_putc(b, (char)c);
+    }
+    if (cut < n)
+        tlm_sbuf_puts(b, "...");
+}

@@ -33,4 +33,13 @@ void tlm_sbuf_printf(tlm_sbuf *b, const char *fmt, ...) TLM_PRINTF(2, 3);
 int tlm_csv_needs_quotes(const char *s, size_t n);
 void tlm_sbuf_csv_field(tlm_sbuf *b, const char *s, size_t n);
 
+/* Text from a trace (an op or kernel name) made safe in Markdown:
+ * control characters (newlines included) become spaces, '|' is escaped
+ * (TLM_MD_CELL: enough inside a table cell that is not a code span);
+ * TLM_MD_TEXT also escapes the characters that start markup or HTML
+ * (\\ ` * _ < > [ ] # ~ &).  At most maxlen bytes of s, then "...".  The
+ * one Markdown escape of the core (report.md, findings). */
+enum { TLM_MD_CELL = 0, TLM_MD_TEXT = 1 };
+void tlm_sbuf_md(tlm_sbuf *b, const char *s, size_t maxlen, int mode);
+
 #endif /* TLM_SBUF_H */
