@@ -166,4 +166,22 @@ tlm_status tlm_cmp_run(tlm_rsrc *const *reps, const char *const *tags,
 tlm_status tlm_cmp_tags(const char *const *paths, const char *const *names,
                         size_t n, int compat, char **tags, tlm_error *err);
 
+/* MARK: - Markdown and formulas ------------------------------------------ */
+
+typedef struct tlm_cmp_md_in {
+    tlm_rsrc *const *reps;
+    const char *const *tags;
+    size_t n;
+    const tlm_cmp_result *res;
+    int compat;
+} tlm_cmp_md_in;
+
+/* comparison.md before the findings: inputs, GPU timeline, the ops whose
+ * time changed most, the sheets written; trace text escaped. */
+void tlm_cmp_md(const tlm_cmp_md_in *in, struct tlm_sbuf *b);
+
+/* Text cells a spreadsheet would run as a formula (= + - @ first, not a
+ * number) get a leading "'" (default mode).  Errors: TLM_ENOMEM. */
+tlm_status tlm_cmp_guard_formulas(tlm_cmp_result *r, tlm_error *err);
+
 #endif
