@@ -116,4 +116,5 @@ const tlm_mpi_table *const tlm_mpi_tables[] = {
     &tlm_tab_ops_merged, &tlm_tab_uargs,  &tlm_tab_kernels,
     &tlm_tab_instances, &tlm_tab_members,
     &tlm_tab_unmatched, &tlm_tab_summary,   &tlm_tab_clock,
-    &tlm_tab_stragglers, &tlm_tab_steps, &tlm_tab_step_summary, NULL};
+    &tlm_tab_stragglers, &tlm_tab_steps, &tlm_tab_step_summary,
+    &tlm_tab_findings, NULL};
