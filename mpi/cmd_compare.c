@@ -38,7 +38,7 @@ int tlm_cmd_compare(int argc, char **argv)
         n++;
         h5 += is_h5(argv[i]);
     }
-    if (n == 0 || h5 == n)
+    if (h5 == n) /* also no file at all: --help, --print_schema, usage */
         return tlm_cmd_compare_runs(argc, argv);
     fprintf(stderr, "tlmpi compare: report comparison not built in this "
                     "branch (give two .h5 analysis files)\n");

@@ -180,6 +180,9 @@ tlm_status tlm_cr_write_h5(const char *path, const tlm_cr_run *a,
 void tlm_cr_write_md(FILE *f, const tlm_cr_run *a, const tlm_cr_run *b,
                      const tlm_cr_result *res, const tlm_cr_opts *o);
 
+/* comparison.h5's dataset reference (`tlmpi compare --print_schema`). */
+void tlm_cr_schema_markdown(FILE *f);
+
 /* The command (mpi/cmd_compare.c routes .h5 inputs here). */
 int tlm_cmd_compare_runs(int argc, char **argv);
 

@@ -313,16 +313,18 @@ extern "C" {
  * /findings of comparison.h5 (tlmpi compare A.h5 B.h5). */
 #define TLM_TAB_FINDINGS(X)                                                 \
     X(STR, id, 8, "", "P1, P2, ... in report order")                       \
-    X(STR, rule, 32, "", "rule id (M1 straggler, M2 skew, ...)")           \
+    X(STR, rule, 32, "", "M1-M4 (analysis), R1-R6 (compare)")           \
     X(STR, mode, 16, "", "mpi (one job) | compare (two jobs)")            \
     X(STR, severity, 8, "", "high | medium | low | info")                  \
     X(STR, subject, 256, "", "rank, collective or op concerned")           \
-    X(F64, pct_e2e, 0, "%", "impact in % of the step (or GPU) time")       \
+    X(F64, pct_e2e, 0, "%",                                                 \
+      "impact in % of the job's time (analysis: mean GPU timeline span; "  \
+      "compare: B's step time)")                                           \
     X(F64, eff, 0, "%", "efficiency (busbw / peak), NaN when none")        \
     X(STR, bound, 16, "", "\"\" (collective rules)")                        \
-    X(F64, impact_low, 0, "%", "impact, low estimate (% of step time)")    \
-    X(F64, impact_mid, 0, "%", "impact, middle estimate")                  \
-    X(F64, impact_high, 0, "%", "impact, high estimate")                   \
+    X(F64, impact_low, 0, "%", "impact, low estimate (= pct_e2e here)")    \
+    X(F64, impact_mid, 0, "%", "impact, middle estimate (= pct_e2e)")      \
+    X(F64, impact_high, 0, "%", "impact, high estimate (= pct_e2e)")       \
     X(STR, text, 512, "", "the finding in one sentence")                   \
     X(STR, action_a, 256, "", "suggested action")                          \
     X(STR, action_b, 256, "", "second suggested action, \"\"")             \
