@@ -148,6 +148,9 @@ void tlm_mpi_ctx_free(tlm_mpi_ctx *c)
     free(c->ord_kn);
     free(c->mops);
     tlm_mpi_steps_free(&c->steps);
+    free(c->find);
+    c->find = NULL;
+    c->n_find = 0;
     free(c->res);
 }
 

@@ -194,6 +194,9 @@ typedef struct tlm_mpi_ctx {
     uint64_t bytes_read;
     tlm_mpi_colls k;         /* collectives and TraceLens parity tables */
     tlm_mpi_steps steps;     /* per-step tables */
+    tlm_row_finding *find;   /* rank 0: collective findings (write phase,
+                              * coll_findings.c) */
+    size_t n_find;
     /* set by tlmpi audit (audit.c) for each of its runs */
     const char *label;       /* messages read "run <label>: ..." */
     char *sink;              /* rank 0: its error and warning lines are

@@ -662,3 +662,18 @@ tlm_status tlm_mpi_h5_write_table(hid_t loc, const tlm_mpi_table *t,
     return tlm_mpi_h5_write_segments(loc, t, rows, seg, n > 0 ? 1 : 0, total,
                                      comm, err);
 }
+
+tlm_status tlm_mpi_h5_write_local(hid_t loc, const tlm_mpi_table *t,
+                                  const void *rows, size_t n,
+                                  tlm_error *err)
+{
+    hid_t ds = -1, mt = -1;
+    tlm_status st = create_ds(loc, t, (int64_t)n, &ds, &mt, err);
+    if (st == TLM_OK)
+        st = write_rows(ds, mt, t, 0, (int64_t)n, rows, err);
+    if (ds >= 0)
+        H5Dclose(ds);
+    if (mt >= 0)
+        H5Tclose(mt);
+    return st;
+}

@@ -116,6 +116,12 @@ tlm_status tlm_mpi_h5_write_segments(hid_t loc, const tlm_mpi_table *t,
                                      size_t n_seg, int64_t total,
                                      MPI_Comm comm, tlm_error *err);
 
+/* The same in one process, without MPI (tlmpi compare): the n rows of
+ * rows as dataset t->name below loc, with its attributes. */
+tlm_status tlm_mpi_h5_write_local(hid_t loc, const tlm_mpi_table *t,
+                                  const void *rows, size_t n,
+                                  tlm_error *err);
+
 /* Scalar attributes on an object (file, group or dataset).  Collective:
  * every rank passes the same value. */
 tlm_status tlm_mpi_h5_attr_str(hid_t obj, const char *name,

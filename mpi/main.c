@@ -34,6 +34,8 @@ static const command commands[] = {
      "TRACE --output_csvs_dir DIR  single-trace perf report (TraceLens)"},
     {"tree", tlm_cmd_tree, "TRACE [--uid N|--name RE]  print the call tree"},
     {"modules", tlm_cmd_modules, "TRACE  nn.Module view with GPU time"},
+    {"compare", tlm_cmd_compare,
+     "A.h5 B.h5 [--output_dir D]  compare two analysed jobs"},
 };
 
 static void usage(FILE *f)

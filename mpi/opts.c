@@ -10,6 +10,8 @@
  */
 #include "opts.h"
 
+#include "coll_findings.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,7 @@ static const char usage[] =
     "                         [--gpu_arch_json_path F]\n"
     "                         [--straggler_threshold_us T]\n"
     "                         [--steps LIST] [--step_outlier_pct P]\n"
+    "                         [--link_peak_gbps X] [--findings_<rule> X]\n"
     "                         [--progress | --quiet] [--print_schema]\n"
     "                         [--version] [--help]\n"
     "\n"
@@ -63,6 +66,18 @@ static const char usage[] =
     "  --steps LIST         per-step tables of these steps only (3,5-7)\n"
     "  --step_outlier_pct P a step P% over the median step is an outlier\n"
     "                       (default 20)\n"
+    "  --link_peak_gbps X   link peak for the bus-bandwidth finding (GB/s;\n"
+    "                       default per GPU: H100 450, MI300X 448, ...;\n"
+    "                       groups larger than a node 50)\n"
+    "  --findings_skew_pct X  skew finding when the mean start skew is\n"
+    "                       over X% of the latency (default 25)\n"
+    "  --findings_skew_min_us X  ... and at least X us (default 10)\n"
+    "  --findings_busbw_pct X  bus bandwidth finding below X% of the peak\n"
+    "                       (default 50)\n"
+    "  --findings_busbw_min_bytes X  ... for messages of X bytes or more\n"
+    "                       (default 1048576)\n"
+    "  --findings_exposed_comm_pct X  exposed communication finding over\n"
+    "                       X% of the GPU time (default 5)\n"
     "  --progress           progress as plain lines on stderr (log files;\n"
     "                       default: one updating line on a terminal only)\n"
     "  --quiet              no progress and no summary line\n"
@@ -98,7 +113,7 @@ static int parse_usec(const char *s, double *out)
     return 0;
 }
 
-typedef enum { K_FLAG, K_STR, K_LONG, K_USEC } kind;
+typedef enum { K_FLAG, K_STR, K_LONG, K_USEC, K_NUM } kind;
 
 typedef struct optdef {
     const char *name;
@@ -133,6 +148,12 @@ static const optdef defs[] = {
     {"straggler_threshold_us", K_USEC, O_(straggler_threshold_us)},
     {"steps", K_STR, O_(steps)},
     {"step_outlier_pct", K_LONG, O_(step_outlier_pct)},
+    {"link_peak_gbps", K_NUM, O_(link_peak_gbps)},
+    {"findings_skew_pct", K_NUM, O_(findings_skew_pct)},
+    {"findings_skew_min_us", K_NUM, O_(findings_skew_min_us)},
+    {"findings_busbw_pct", K_NUM, O_(findings_busbw_pct)},
+    {"findings_busbw_min_bytes", K_NUM, O_(findings_busbw_min_bytes)},
+    {"findings_exposed_comm_pct", K_NUM, O_(findings_exposed_comm_pct)},
 };
 #undef O_
 
@@ -167,6 +188,11 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
     o->world_size = -1;
     o->gpus_per_node = -1;
     o->straggler_threshold_us = TLM_MPI_DEFAULT_STRAGGLER_US;
+    o->findings_skew_pct = TLM_FIND_SKEW_PCT;
+    o->findings_skew_min_us = TLM_FIND_SKEW_MIN_US;
+    o->findings_busbw_pct = TLM_FIND_BUSBW_PCT;
+    o->findings_busbw_min_bytes = TLM_FIND_BUSBW_MIN_BYTES;
+    o->findings_exposed_comm_pct = TLM_FIND_EXPOSED_PCT;
     o->step_outlier_pct = (long)(TLM_STEP_OUTLIER_DEFAULT * 100 + 0.5);
     tlm_error_clear(err);
     /* Positional files are collected in place at the front of argv + 1:
@@ -220,6 +246,11 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
                                      "option --%s needs a non-empty value",
                                      d->name);
             *(const char **)(void *)field = val;
+        } else if (d->k == K_NUM) {
+            if (parse_usec(val, (double *)(void *)field) != 0)
+                return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                                     "option --%s: '%s' is not a number "
+                                     ">= 0", d->name, val);
         } else if (d->k == K_USEC) {
             if (parse_usec(val, (double *)(void *)field) != 0)
                 return tlm_error_set(err, TLM_EINVAL, NULL, -1,

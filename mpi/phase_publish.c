@@ -61,6 +61,8 @@ static void results_of(const tlm_mpi_ctx *c, const tlm_row_trace *rows,
     r->n_steps = c->steps.n_all;
     r->step_sum = c->steps.sum;
     r->n_step_sum = c->steps.n_sum;
+    r->find = c->find;
+    r->n_find = c->n_find;
     uint64_t b = 0;
     for (size_t i = 0; i < c->n_res; i++)
         b += (uint64_t)c->res[i].row.bytes_on_disk;

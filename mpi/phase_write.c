@@ -21,6 +21,7 @@
 
 #include "exchange.h"
 #include "h5write.h"
+#include "coll_findings.h"
 #include "jobinfo.h"
 #include "tlmpi/tlm_version.h"
 
@@ -236,6 +237,7 @@ static tlm_status write_tables(tlm_mpi_ctx *c, hid_t f,
         {&tlm_tab_stragglers, h->gr, h->ng, 0},
         {&tlm_tab_steps, c->steps.rows, c->steps.n_rows, 1},
         {&tlm_tab_step_summary, c->steps.sum, c->steps.n_sum, 0},
+        {&tlm_tab_findings, c->find, c->me == 0 ? c->n_find : 0, 0},
     };
     tlm_status st = TLM_OK;
     for (size_t i = 0; st == TLM_OK && i < sizeof sets / sizeof sets[0];
@@ -248,6 +250,29 @@ static tlm_status write_tables(tlm_mpi_ctx *c, hid_t f,
                                         err);
     }
     return st;
+}
+
+/* Rank 0: the collective findings from its rows (coll_findings.c), kept
+ * for report.md and findings.csv. */
+static tlm_status findings(tlm_mpi_ctx *c, const tlm_mpi_h5rows *h)
+{
+    if (c->me != 0)
+        return TLM_OK;
+    tlm_mpi_gpu_sum g;
+    tlm_mpi_gpu_summary(h->tr, h->n, &g);
+    int64_t wait = 0;
+    int32_t top = -1;
+    int32_t rank = tlm_mpi_straggler_pick(c->k.strag, c->k.n_strag,
+                                          c->o.straggler_threshold_us,
+                                          &wait, &top);
+    tlm_mpi_find_in in = {h->tl, h->n,     h->sr, h->ns, h->gr,
+                          h->ng, rank,     wait,  g.arch};
+    tlm_mpi_find_opts fo;
+    tlm_mpi_find_opts_of(&c->o, &fo);
+    free(c->find);
+    c->find = NULL;
+    c->n_find = 0;
+    return tlm_mpi_findings_build(&in, &fo, &c->find, &c->n_find);
 }
 
 /* Creates, fills and closes the file under its temporary name. */
@@ -267,7 +292,11 @@ static tlm_status write_h5(tlm_mpi_ctx *c, tlm_error *err)
         tlm_error_set(err, st, NULL, -1, "out of memory writing HDF5");
         goto done;
     }
-    st = file_attrs(c, f, err);
+    tlm_status fst = findings(c, &h);
+    st = file_attrs(c, f, err); /* collective: every rank calls it */
+    if (fst != TLM_OK && st == TLM_OK)
+        st = tlm_error_set(err, fst, NULL, -1,
+                           "out of memory building the findings");
     st = tlm_mpi_agree(st, c->comm);
     if (st == TLM_OK)
         st = write_tables(c, f, &h, err);

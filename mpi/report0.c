@@ -518,7 +518,20 @@ static tlm_status sheet_summary_long(const tlm_mpi_results *r,
 
 const char *const tlm_mpi_report_csvs[] = {
     "nccl_summary_implicit_sync.csv", "nccl_summary_long.csv",
-    "nccl_long.csv", "nccl_implicit_sync.csv", "straggler_summary.csv", NULL};
+    "nccl_long.csv", "nccl_implicit_sync.csv", "straggler_summary.csv",
+    "findings.csv", NULL};
+
+/* findings.csv: the collective findings (/findings), always written. */
+static tlm_status sheet_findings(const tlm_mpi_results *r,
+                                 const tlm_mpi_dest *dir, tlm_error *err)
+{
+    tlm_mpi_out o;
+    tlm_status st = tlm_mpi_out_open(&o, dir, "findings.csv", err);
+    if (st != TLM_OK)
+        return st;
+    tlm_mpi_table_csv(o.f, &tlm_tab_findings, r->find, r->n_find);
+    return tlm_mpi_out_close(&o, err);
+}
 
 tlm_status tlm_mpi_report_write(const tlm_mpi_results *r,
                                 const char *report_dir, const char *csv_dir,
@@ -536,6 +549,8 @@ tlm_status tlm_mpi_report_write(const tlm_mpi_results *r,
         st = sheet_sync(r, &cd, err);
     if (st == TLM_OK)
         st = sheet_straggler(r, &cd, err);
+    if (st == TLM_OK)
+        st = sheet_findings(r, &cd, err);
     if (st != TLM_OK)
         tlm_outset_abort(set);
     return st;

@@ -76,6 +76,8 @@ typedef struct tlm_mpi_results {
     size_t n_steps;
     const tlm_row_step_sum *step_sum;    /* by step */
     size_t n_step_sum;
+    const tlm_row_finding *find;         /* collective findings, in order */
+    size_t n_find;
 } tlm_mpi_results;
 
 #define TLM_MPI_PATH_MAX 4200

@@ -9,6 +9,7 @@
  */
 #include "report0_out.h"
 
+#include "coll_findings.h"
 #include "jobinfo.h"
 
 #include <math.h>
@@ -490,7 +491,10 @@ tlm_status tlm_mpi_report_md(const tlm_mpi_results *r,
         fclose(o.f); /* the caller aborts the set */
         return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     }
+    tlm_mpi_find_opts fo;
+    tlm_mpi_find_opts_of(r->opts, &fo);
     md_glance(f, r);
+    tlm_mpi_findings_md(f, r->find, r->n_find, &fo);
     md_timeline(f, r, tmp);
     md_steps(f, r);
     md_ops(f, r);
@@ -502,8 +506,10 @@ tlm_status tlm_mpi_report_md(const tlm_mpi_results *r,
           "nccl_long.csv, nccl_summary_long.csv, straggler_summary.csv "
           "(TraceLens's units, not tlmpi's: µs, MiB labelled \"MB\", "
           "GiB/s labelled \"GB/s\"; 1 MiB = 1.048576 MB, 1 GiB/s = "
-          "1.073741824 GB/s)\n",
+          "1.073741824 GB/s)\n- findings.csv: the findings above "
+          "(also /findings in the HDF5 file)\n\n",
           f);
+    tlm_mpi_findings_md_appendix(f, &fo);
     free(tmp);
     free(sp);
     return tlm_mpi_out_close(&o, err);

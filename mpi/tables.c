@@ -103,9 +103,18 @@ TLM_MPI_TABLE_(tlm_tab_step_summary, tlm_row_step_sum, "steps/summary",
                TLM_TAB_STEP_SUMMARY)
 #undef TLM_MPI_ROW
 
+#define TLM_MPI_ROW tlm_row_finding
+TLM_MPI_TABLE_(tlm_tab_findings, tlm_row_finding, "findings",
+               "Findings: deterministic rules over the tables (straggler, "
+               "skew, bus bandwidth against the link's peak, exposed "
+               "communication), in report order; docs/compare-runs.md.",
+               TLM_TAB_FINDINGS)
+#undef TLM_MPI_ROW
+
 const tlm_mpi_table *const tlm_mpi_tables[] = {
     &tlm_tab_traces,    &tlm_tab_timeline, &tlm_tab_ops,
     &tlm_tab_ops_merged, &tlm_tab_uargs,  &tlm_tab_kernels,
     &tlm_tab_instances, &tlm_tab_members,
     &tlm_tab_unmatched, &tlm_tab_summary,   &tlm_tab_clock,
-    &tlm_tab_stragglers, &tlm_tab_steps, &tlm_tab_step_summary, NULL};
+    &tlm_tab_stragglers, &tlm_tab_steps, &tlm_tab_step_summary,
+    &tlm_tab_findings, NULL};

@@ -307,6 +307,30 @@ extern "C" {
     X(F64, vs_median, 0, "", "dur_max / median over steps of dur_max")     \
     X(I32, outlier, 0, "", "1: vs_median > 1 + --step_outlier_pct / 100")
 
+/* /findings: the collective findings of the analysis (report.md's
+ * Findings section; docs/compare-runs.md, "Findings"), with the columns of
+ * the single-trace report's findings.csv (shared/spec findings.md §6); also
+ * /findings of comparison.h5 (tlmpi compare A.h5 B.h5). */
+#define TLM_TAB_FINDINGS(X)                                                 \
+    X(STR, id, 8, "", "P1, P2, ... in report order")                       \
+    X(STR, rule, 32, "", "M1-M4 (analysis), R1-R6 (compare)")           \
+    X(STR, mode, 16, "", "mpi (one job) | compare (two jobs)")            \
+    X(STR, severity, 8, "", "high | medium | low | info")                  \
+    X(STR, subject, 256, "", "rank, collective or op concerned")           \
+    X(F64, pct_e2e, 0, "%",                                                 \
+      "impact in % of the job's time (analysis: mean GPU timeline span; "  \
+      "compare: B's step time)")                                           \
+    X(F64, eff, 0, "%", "efficiency (busbw / peak), NaN when none")        \
+    X(STR, bound, 16, "", "\"\" (collective rules)")                        \
+    X(F64, impact_low, 0, "%", "impact, low estimate (= pct_e2e here)")    \
+    X(F64, impact_mid, 0, "%", "impact, middle estimate (= pct_e2e)")      \
+    X(F64, impact_high, 0, "%", "impact, high estimate (= pct_e2e)")       \
+    X(STR, text, 512, "", "the finding in one sentence")                   \
+    X(STR, action_a, 256, "", "suggested action")                          \
+    X(STR, action_b, 256, "", "second suggested action, \"\"")             \
+    X(I32, replay, 0, "", "1: a replay artefact applies (0 here)")         \
+    X(STR, evidence, 512, "", "table:key:column=value;... the numbers")
+
 #define TLM_MPI_ROWDEF_(NAME, LIST)                                         \
     typedef struct NAME {                                                   \
         LIST(TLM_MPI_FIELD_)                                                \
@@ -326,6 +350,7 @@ TLM_MPI_ROWDEF_(tlm_row_clock, TLM_TAB_CLOCK)
 TLM_MPI_ROWDEF_(tlm_row_straggler, TLM_TAB_STRAGGLERS)
 TLM_MPI_ROWDEF_(tlm_row_step, TLM_TAB_STEPS)
 TLM_MPI_ROWDEF_(tlm_row_step_sum, TLM_TAB_STEP_SUMMARY)
+TLM_MPI_ROWDEF_(tlm_row_finding, TLM_TAB_FINDINGS)
 
 /* Table descriptors (dataset name, doc, columns). */
 extern const tlm_mpi_table tlm_tab_traces;
@@ -342,6 +367,7 @@ extern const tlm_mpi_table tlm_tab_clock;
 extern const tlm_mpi_table tlm_tab_stragglers;
 extern const tlm_mpi_table tlm_tab_steps;
 extern const tlm_mpi_table tlm_tab_step_summary;
+extern const tlm_mpi_table tlm_tab_findings;
 
 /* Every table of schema v1, in file order (NULL-terminated). */
 extern const tlm_mpi_table *const tlm_mpi_tables[];

@@ -8,6 +8,10 @@
     h5.attrs["command_line"]      # file attributes (schema_version, ...)
     h5.units["collectives/instances"]["comm_latency_ns"]   # "ns"
 
+    c = tlmpi_h5.load_comparison("cmp/comparison.h5")  # tlmpi compare A B
+    c["collectives"].nlargest(5, "impact_ns")    # diff = B - A, pct = %
+    c.attrs["name_a"], c.attrs["name_b"]
+
     a = tlmpi_h5.load("audit/audit.h5")          # tlmpi audit: /runs, ...
     tlmpi_h5.load_run("audit/audit.h5", "llama/n8")["traces"]
     tlmpi_h5.load_runs("audit/audit.h5", "timeline")  # all runs, "run" col
@@ -118,6 +122,27 @@ def load_runs(audit_path, dataset):
             df.insert(0, "run", r)
             frames.append(df)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+COMPARISON_SCHEMA = 1
+
+
+def load_comparison(path):
+    """The Tables of a comparison.h5 written by `tlmpi compare A.h5 B.h5`:
+    "summary", "collectives", "ops", "stragglers", "findings" (columns
+    <metric>_a, _b, _diff = B - A, _pct = 100 diff / A; docs/compare-runs.md).
+    Raises ValueError when the file is not a comparison (attribute kind) or
+    of a newer schema version."""
+    t = load(path)
+    kind = t.attrs.get("kind")
+    if kind != "comparison":
+        raise ValueError("%s: attribute kind is %r, not 'comparison'"
+                         % (path, kind))
+    ver = int(t.attrs.get("schema_version", -1))
+    if ver > COMPARISON_SCHEMA:
+        raise ValueError("%s: comparison schema version %d, this loader "
+                         "knows up to %d" % (path, ver, COMPARISON_SCHEMA))
+    return t
 
 
 def main(argv):

@@ -1,0 +1,192 @@
+/*
+ * compare_runs.h - `tlmpi compare RUN_A.h5 RUN_B.h5`: two analyses of whole
+ * jobs (tlmpi.h5, schema v1) compared, A the baseline, B the variant
+ * (docs/compare-runs.md).  One process, no MPI: the files are read with
+ * the plain HDF5 API, comparison.h5 is written by h5write.c's local table
+ * writer, comparison.md beside it, both published as one output set.
+ *
+ * Sign convention (TraceLens's compare): diff = B - A, pct = 100 diff / A,
+ * NaN when A is 0 or missing.  Every metric column comes as four columns
+ * <m>_a, <m>_b, <m>_diff, <m>_pct.
+ *
+ * Files: compare_runs.c (command line, outputs), compare_runs_read.c (the
+ * inputs and their checks), compare_runs_join.c (the joins, pure),
+ * compare_runs_find.c (comparative findings, pure), compare_runs_h5.c and
+ * compare_runs_md.c (the outputs).
+ */
+#ifndef TLM_MPI_COMPARE_RUNS_H
+#define TLM_MPI_COMPARE_RUNS_H
+
+#include <stdio.h>
+
+#include "tables.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TLM_CR_SCHEMA_VERSION 1
+
+/* A metric as its four columns. */
+#define TLM_CR_M(X, m, u, d)                                                \
+    X(F64, m##_a, 0, u, d " in A")                                          \
+    X(F64, m##_b, 0, u, d " in B")                                          \
+    X(F64, m##_diff, 0, u, "B - A")                                         \
+    X(F64, m##_pct, 0, "%", "100 (B - A) / A, NaN when A is 0 or missing")
+
+/* /summary: one row per job-level metric. */
+#define TLM_TAB_CR_SUMMARY(X)                                               \
+    X(STR, metric, 32, "", "metric (docs/compare-runs.md)")                \
+    X(STR, unit, 8, "", "its unit")                                         \
+    X(F64, a, 0, "", "value in A")                                          \
+    X(F64, b, 0, "", "value in B")                                          \
+    X(F64, diff, 0, "", "B - A")                                            \
+    X(F64, pct, 0, "%", "100 (B - A) / A, NaN when A is 0 or missing")
+
+/* /collectives: one row per (coll, group, dtype, bytes). */
+#define TLM_TAB_CR_COLLS(X)                                                 \
+    X(STR, coll, 16, "", "collective type")                                 \
+    X(STR, group, 32, "", "group role: pg_desc, else size<group_size>")   \
+    X(STR, dtype, 24, "", "element type")                                   \
+    X(I64, bytes, 0, "bytes", "nccl-tests message size S")                 \
+    X(STR, status, 8, "", "both | only_a | only_b")                         \
+    X(I32, group_size_a, 0, "", "process group size in A, -1")             \
+    X(I32, group_size_b, 0, "", "process group size in B, -1")             \
+    X(I64, n_groups_a, 0, "", "process groups of this key in A")           \
+    X(I64, n_groups_b, 0, "", "process groups of this key in B")           \
+    TLM_CR_M(X, count, "", "complete instances")                            \
+    TLM_CR_M(X, calls, "", "calls per member rank (per step)")              \
+    TLM_CR_M(X, latency_ns, "ns", "mean comm_latency")                      \
+    TLM_CR_M(X, total_latency_ns, "ns", "sum of comm_latency")              \
+    TLM_CR_M(X, algbw_gbps, "GB/s", "mean algorithm bandwidth")             \
+    TLM_CR_M(X, busbw_gbps, "GB/s", "mean bus bandwidth")                   \
+    TLM_CR_M(X, skew_ns, "ns", "mean start skew (corrected)")               \
+    TLM_CR_M(X, wait_ns, "ns", "mean wait per member (corrected)")          \
+    X(I32, last_rank_a, 0, "", "rank most often last in A, -1")            \
+    X(I32, last_rank_b, 0, "", "rank most often last in B, -1")            \
+    X(F64, impact_ns, 0, "ns",                                              \
+      "(latency + wait) x calls per rank: B - A (per step when both have "  \
+      "steps)")
+
+/* /ops: one row per op name of /ops/merged. */
+#define TLM_TAB_CR_OPS(X)                                                   \
+    X(STR, name, 256, "", "op name")                                        \
+    X(STR, categories, 64, "", "op categories (A's, else B's)")            \
+    X(STR, status, 8, "", "both | only_a | only_b")                         \
+    X(I32, n_ranks_a, 0, "", "ranks running it in A")                      \
+    X(I32, n_ranks_b, 0, "", "ranks running it in B")                      \
+    TLM_CR_M(X, count, "", "calls per rank (per step)")                     \
+    TLM_CR_M(X, mean_rank_ns, "ns", "GPU time per rank, mean (per step)")   \
+    TLM_CR_M(X, max_rank_ns, "ns", "GPU time per rank, max (per step)")     \
+    X(I32, max_rank_a, 0, "", "slowest rank in A")                         \
+    X(I32, max_rank_b, 0, "", "slowest rank in B")                         \
+    X(F64, impact_ns, 0, "ns", "mean_rank_ns_b - mean_rank_ns_a")
+
+/* /stragglers: one row per trace rank (overall rows of /stragglers). */
+#define TLM_TAB_CR_STRAG(X)                                                 \
+    X(I32, trace_rank, 0, "", "rank")                                       \
+    X(STR, status, 8, "", "both | only_a | only_b")                         \
+    X(I32, named_a, 0, "", "1: A's straggler")                              \
+    X(I32, named_b, 0, "", "1: B's straggler")                              \
+    TLM_CR_M(X, n_instances, "", "implicit-sync instances joined")          \
+    TLM_CR_M(X, times_last, "", "arrived last alone (corrected)")           \
+    TLM_CR_M(X, wait_caused_ns, "ns", "others' waits it caused (corrected)")\
+    TLM_CR_M(X, wait_per_coll_ns, "ns", "the same per instance joined")
+
+TLM_MPI_ROWDEF_(tlm_cr_sum, TLM_TAB_CR_SUMMARY)
+TLM_MPI_ROWDEF_(tlm_cr_coll, TLM_TAB_CR_COLLS)
+TLM_MPI_ROWDEF_(tlm_cr_op, TLM_TAB_CR_OPS)
+TLM_MPI_ROWDEF_(tlm_cr_strag, TLM_TAB_CR_STRAG)
+
+extern const tlm_mpi_table tlm_crtab_summary;
+extern const tlm_mpi_table tlm_crtab_colls;
+extern const tlm_mpi_table tlm_crtab_ops;
+extern const tlm_mpi_table tlm_crtab_strag;
+extern const tlm_mpi_table tlm_crtab_findings;
+/* Every table of comparison.h5 in file order (NULL-terminated). */
+extern const tlm_mpi_table *const tlm_cr_tables[];
+
+/* One input: what the comparison reads of a tlmpi.h5. */
+typedef struct tlm_cr_run {
+    const char *path, *name;
+    int64_t world_size, n_traces, straggler_rank, straggler_wait_ns;
+    tlm_row_summary *sum;
+    size_t n_sum;
+    tlm_row_instance *inst;
+    size_t n_inst;
+    tlm_row_straggler *strag;
+    size_t n_strag;
+    tlm_row_op_merged *ops;
+    size_t n_ops;
+    tlm_row_step_sum *steps;
+    size_t n_steps;
+    tlm_row_timeline *tl;
+    size_t n_tl;
+} tlm_cr_run;
+
+/* The comparison: the rows of every output table. */
+typedef struct tlm_cr_result {
+    tlm_cr_sum *sum;
+    size_t n_sum;
+    tlm_cr_coll *colls; /* by |impact| descending */
+    size_t n_colls;
+    tlm_cr_op *ops;     /* by |impact| descending */
+    size_t n_ops;
+    tlm_cr_strag *strag; /* by trace_rank */
+    size_t n_strag;
+    tlm_row_finding *find;
+    size_t n_find;
+    int per_step;       /* impacts are per step (both runs have steps) */
+    double step_a, step_b; /* step time (ns), or mean GPU time; NaN */
+} tlm_cr_result;
+
+/* Options of the comparative findings. */
+typedef struct tlm_cr_opts {
+    double min_impact_pct; /* a row's |impact| / step time B, % */
+    int top;               /* rows per table in comparison.md */
+} tlm_cr_opts;
+
+/* Reads path as run name.  Checks the file: HDF5, schema_version 1, not
+ * another kind (kind attribute absent), every dataset read present with
+ * its columns.  Errors name the file and the dataset or attribute. */
+tlm_status tlm_cr_read(tlm_cr_run *r, const char *path, const char *name,
+                       tlm_error *err);
+void tlm_cr_run_free(tlm_cr_run *r);
+
+/* The joins and the comparative findings. */
+tlm_status tlm_cr_compare(const tlm_cr_run *a, const tlm_cr_run *b,
+                          const tlm_cr_opts *o, tlm_cr_result *res,
+                          tlm_error *err);
+void tlm_cr_result_free(tlm_cr_result *res);
+
+/* diff and pct of a pair (NaN when either is NaN; pct NaN when a is 0). */
+double tlm_cr_diff(double a, double b);
+double tlm_cr_pct(double a, double b);
+
+/* Join steps of tlm_cr_compare, one file each. */
+tlm_status tlm_cr_join_colls(const tlm_cr_run *a, const tlm_cr_run *b,
+                             double sa, double sb, tlm_cr_result *res);
+tlm_status tlm_cr_join_ops(const tlm_cr_run *a, const tlm_cr_run *b,
+                           double sa, double sb, tlm_cr_result *res);
+tlm_status tlm_cr_join_strag(const tlm_cr_run *a, const tlm_cr_run *b,
+                             tlm_cr_result *res);
+tlm_status tlm_cr_findings(const tlm_cr_run *a, const tlm_cr_run *b,
+                           const tlm_cr_opts *o, tlm_cr_result *res);
+
+/* The outputs. */
+tlm_status tlm_cr_write_h5(const char *path, const tlm_cr_run *a,
+                           const tlm_cr_run *b, const tlm_cr_result *res,
+                           tlm_error *err);
+void tlm_cr_write_md(FILE *f, const tlm_cr_run *a, const tlm_cr_run *b,
+                     const tlm_cr_result *res, const tlm_cr_opts *o);
+
+/* comparison.h5's dataset reference (`tlmpi compare --print_schema`). */
+void tlm_cr_schema_markdown(FILE *f);
+
+/* The command (mpi/cmd_compare.c routes .h5 inputs here). */
+int tlm_cmd_compare_runs(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TLM_MPI_COMPARE_RUNS_H */
