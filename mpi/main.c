@@ -35,7 +35,7 @@ static const command commands[] = {
     {"tree", tlm_cmd_tree, "TRACE [--uid N|--name RE]  print the call tree"},
     {"modules", tlm_cmd_modules, "TRACE  nn.Module view with GPU time"},
     {"compare", tlm_cmd_compare,
-     "A.h5 B.h5 [--output_dir D]  compare two analysed jobs"},
+     "REPORT REPORT... | A.h5 B.h5  compare reports, traces or runs"},
 };
 
 static void usage(FILE *f)

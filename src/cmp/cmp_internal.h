@@ -18,6 +18,7 @@
 
 #include "rawtab.h"
 #include "report_internal.h"
+#include "sbuf.h"
 
 /* MARK: - CSV ------------------------------------------------------------ */
 
@@ -178,7 +179,7 @@ typedef struct tlm_cmp_md_in {
 
 /* comparison.md before the findings: inputs, GPU timeline, the ops whose
  * time changed most, the sheets written; trace text escaped. */
-void tlm_cmp_md(const tlm_cmp_md_in *in, struct tlm_sbuf *b);
+void tlm_cmp_md(const tlm_cmp_md_in *in, tlm_sbuf *b);
 
 /* Text cells a spreadsheet would run as a formula (= + - @ first, not a
  * number) get a leading "'" (default mode).  Errors: TLM_ENOMEM. */
