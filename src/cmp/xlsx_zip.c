@@ -215,13 +215,13 @@ char *tlm_xlsx_resolve(const char *base, const char *target)
     }
     /* resolve "." and ".." segments in place */
     char *p = b.p, *w = b.p;
-    while (*p) {
+    for (int done = 0; !done;) {
         char *seg = p;
         while (*p && *p != '/')
             p++;
         size_t n = (size_t)(p - seg);
-        if (*p)
-            p++;
+        done = *p == '\0';
+        p++; /* past the '/' (unread when done) */
         if ((n == 1 && seg[0] == '.') || n == 0)
             continue;
         if (n == 2 && seg[0] == '.' && seg[1] == '.') {
@@ -231,7 +231,8 @@ char *tlm_xlsx_resolve(const char *base, const char *target)
                 w--;
             continue;
         }
-        memmove(w, seg, n);
+        memmove(w, seg, n); /* w <= seg: the '/' below lands at or
+                               before the separator already read */
         w += n;
         *w++ = '/';
     }

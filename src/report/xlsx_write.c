@@ -7,7 +7,10 @@
  * §5.2): the header in row 1 (bold, thin borders, centred, as pandas'
  * header style) and frozen, data from row 2.  Cells:
  * - F64: a number; null and NaN an empty cell; +-inf an empty cell too
- *   (an .xlsx number cannot hold an infinity: Excel refuses the file);
+ *   (an .xlsx number cannot hold an infinity: Excel refuses the file).
+ *   libxlsxwriter prints numbers with 16 significant digits (%.16G), so
+ *   a value that needs 17 for a round trip comes back within 1 ulp or
+ *   so (relative 1e-16; Excel itself shows 15);
  * - I64: a number when |v| <= 2^53 (exact in Excel's doubles), else the
  *   decimal digits as text, so no digit is lost;
  * - STR: always a string cell (never a formula), cut to Excel's 32,767
@@ -16,6 +19,7 @@
  * Column widths follow the header's and the first 100 rows' text
  * lengths, bounded to 8..60 characters.  Hidden columns are hidden.
  */
+#include <errno.h>
 #include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -164,7 +168,7 @@ static tlm_status check_names(const char *path, const tlm_xlsx_sheet *sheets,
                                  "characters, none of []:*?/\\, no ' at "
                                  "either end)", nm);
         for (size_t j = 0; j < i; j++)
-            if (!tlm_xlsx_same_name(sheets[j].name, nm))
+            if (tlm_xlsx_same_name(sheets[j].name, nm))
                 return tlm_error_set(err, TLM_EINVAL, path, -1,
                                      "two worksheets named '%s'", nm);
         if (!sheets[i].tab)
@@ -186,10 +190,25 @@ static lxw_format *header_format(lxw_workbook *wb)
     return f;
 }
 
+/* libxlsxwriter prints its errors to stderr: find an unwritable path
+ * first (the usual failure) so that the core stays quiet. */
+static tlm_status check_path(const char *path, tlm_error *err)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return tlm_error_set(err, TLM_EIO, path, -1,
+                             "cannot create the workbook: %s",
+                             strerror(errno));
+    fclose(f);
+    return TLM_OK;
+}
+
 tlm_status tlm_xlsx_write(const char *path, const tlm_xlsx_sheet *sheets,
                           size_t n, tlm_error *err)
 {
     tlm_status st = check_names(path, sheets, n, err);
+    if (!st)
+        st = check_path(path, err);
     if (st)
         return st;
     lxw_workbook_options opt = {0};
