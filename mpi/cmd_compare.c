@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 #include "cmp_internal.h"
+#include "compare_find.h"
 #include "compare_runs.h"
 #include "report_opts.h"
 #include "sigclean.h"
@@ -76,6 +77,7 @@ typedef struct cargs {
     const char *csv_dir, *xlsx, *md;
     int force, quiet;
     tlm_cli_ropts ro;
+    tlm_find_opts fo;
 } cargs;
 
 static int is_word(const char *a)
@@ -138,9 +140,12 @@ static int parse(int argc, char **argv, cargs *c)
 {
     c->co.sheets = TLM_CMP_ALL;
     tlm_cli_ropts_init(&c->ro);
+    tlm_find_opts_init(&c->fo);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = tlm_cli_ropt("compare", argc, argv, &i, &c->ro);
+        if (r == 0)
+            r = tlm_cli_find_opt("compare", argc, argv, &i, &c->fo);
         if (r == 0)
             r = list_opt(argc, argv, &i, c);
         if (r == 0)
@@ -197,23 +202,31 @@ static int is_hdf5(const char *path)
 
 /* A trace's report as a report source: its tables as CSV texts. */
 static tlm_status trace_source(const char *path, const tlm_cli_ropts *ro,
-                               tlm_rsrc **out, tlm_error *err)
+                               tlm_rsrc **out, tlm_cmp_side *side,
+                               tlm_error *err)
 {
     tlm_cli_built b;
     tlm_status st = tlm_cli_build_report(path, ro, &b, err);
     if (st != TLM_OK)
         return st;
-    size_t n = tlm_report_table_count(b.rep);
+    const tlm_report_gpu *g = tlm_report_gpu_get(b.rep);
+    side->has_arch = g->has_arch;
+    side->arch = g->arch;
+    /* the sheets, and memcpy_summary that the findings read */
+    size_t n = tlm_report_table_count(b.rep) + 1;
     const char **names = calloc(n ? n : 1, sizeof *names);
     const char **csv = calloc(n ? n : 1, sizeof *csv);
     size_t *len = calloc(n ? n : 1, sizeof *len);
     tlm_sbuf *bufs = calloc(n ? n : 1, sizeof *bufs);
     int ok = names && csv && len && bufs;
     for (size_t i = 0; ok && i < n; i++) {
+        const tlm_tab *t = i + 1 < n ? tlm_report_tab(b.rep, i)
+                                     : tlm_report_memcpy_tab(b.rep);
         tlm_sbuf_init(&bufs[i]);
-        tlm_tab_csv_sbuf(tlm_report_tab(b.rep, i), &bufs[i]);
+        if (t)
+            tlm_tab_csv_sbuf(t, &bufs[i]);
         ok = !bufs[i].oom;
-        names[i] = tlm_report_table_name(b.rep, i);
+        names[i] = t ? t->name : "memcpy_summary";
         csv[i] = bufs[i].p ? bufs[i].p : "";
         len[i] = bufs[i].len;
     }
@@ -230,14 +243,15 @@ static tlm_status trace_source(const char *path, const tlm_cli_ropts *ro,
 }
 
 static tlm_status open_report(const char *path, const tlm_cli_ropts *ro,
-                              tlm_rsrc **out, tlm_error *err)
+                              tlm_rsrc **out, tlm_cmp_side *side,
+                              tlm_error *err)
 {
     struct stat sb;
     if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
         tlm_sniff sn;
         tlm_trace_sniff(path, 0, &sn);
         if (sn.verdict == TLM_SNIFF_TRACE)
-            return trace_source(path, ro, out, err);
+            return trace_source(path, ro, out, side, err);
     }
     return tlm_rsrc_open(path, out, err);
 }
@@ -292,24 +306,19 @@ static tlm_status stage_xlsx(tlm_outset *set, const char *path,
 }
 
 static tlm_status stage_md(tlm_outset *set, const char *path,
-                           const tlm_cmp_md_in *in, tlm_error *err)
+                           const tlm_sbuf *body, tlm_error *err)
 {
     const char *tmp;
     tlm_status st = tlm_outset_stage(set, path, &tmp, err);
     if (st != TLM_OK)
         return st;
-    tlm_sbuf b;
-    tlm_sbuf_init(&b);
-    tlm_cmp_md(in, &b);
+    const tlm_sbuf b = *body;
     FILE *f = b.oom ? NULL : fopen(tmp, "wb");
-    if (!f) {
-        tlm_sbuf_free(&b);
+    if (!f)
         return tlm_error_set(err, b.oom ? TLM_ENOMEM : TLM_EIO, path, -1,
                              "cannot write the Markdown report");
-    }
     if (b.len)
         fwrite(b.p, 1, b.len, f);
-    tlm_sbuf_free(&b);
     return tlm_outset_fclose(f, path, err);
 }
 
@@ -336,6 +345,9 @@ static void output_paths(cargs *c, char *xbuf, char *mbuf, size_t cap)
 
 typedef struct cstate {
     tlm_rsrc *reps[MAX_REPORTS];
+    tlm_cmp_side sides[MAX_REPORTS];
+    tlm_tab *fcsv[MAX_REPORTS]; /* findings of each variant */
+    tlm_sbuf md;
     char *tags[MAX_REPORTS];
     tlm_cmp_result res;
     tlm_outset set;
@@ -346,8 +358,10 @@ static void cstate_free(cstate *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         tlm_rsrc_free(s->reps[i]);
+        tlm_tab_free(s->fcsv[i]);
         free(s->tags[i]);
     }
+    tlm_sbuf_free(&s->md);
     tlm_cmp_result_free(&s->res);
     if (s->set_open) {
         tlm_mpi_signals_untrack(&s->set);
@@ -379,11 +393,42 @@ static tlm_status start_outputs(cstate *s, const cargs *c, tlm_error *err)
     return st;
 }
 
+/* comparison.md: the tables' story, then the findings of each variant. */
+static tlm_status story(cstate *s, const cargs *c, tlm_error *err)
+{
+    tlm_cmp_md_in in = {s->reps, (const char *const *)s->tags, c->n,
+                        &s->res, c->co.compat};
+    tlm_cmp_md(&in, &s->md);
+    tlm_cmp_find_in fi = {s->reps, s->sides, (const char *const *)s->tags,
+                          c->n, &c->fo};
+    tlm_status st = tlm_cmp_findings(&fi, &s->md, s->fcsv, err);
+    if (st == TLM_OK && s->md.oom)
+        st = tlm_error_set(err, TLM_ENOMEM, c->md, -1, "out of memory");
+    return st;
+}
+
+/* findings_<tag>.csv of every variant (tlmpi's, not TraceLens's). */
+static tlm_status stage_findings(cstate *s, const cargs *c, tlm_error *err)
+{
+    for (size_t v = 1; v < c->n; v++) {
+        char p[4400];
+        const char *tmp;
+        snprintf(p, sizeof p, "%s/findings_%s.csv", c->csv_dir, s->tags[v]);
+        tlm_status st = tlm_outset_stage(&s->set, p, &tmp, err);
+        if (st == TLM_OK)
+            st = tlm_tab_write_csv(s->fcsv[v], tmp, err);
+        if (st != TLM_OK)
+            return st;
+    }
+    return TLM_OK;
+}
+
 static tlm_status run_compare(cstate *s, const cargs *c, tlm_error *err)
 {
     tlm_status st = start_outputs(s, c, err);
     for (size_t i = 0; st == TLM_OK && i < c->n; i++)
-        st = open_report(c->paths[i], &c->ro, &s->reps[i], err);
+        st = open_report(c->paths[i], &c->ro, &s->reps[i], &s->sides[i],
+                         err);
     if (st == TLM_OK)
         st = tlm_cmp_run(s->reps, (const char *const *)s->tags, c->n, &c->co,
                          &s->res, err);
@@ -393,10 +438,12 @@ static tlm_status run_compare(cstate *s, const cargs *c, tlm_error *err)
         st = stage_csvs(&s->set, c, &s->res, err);
     if (st == TLM_OK && c->xlsx)
         st = stage_xlsx(&s->set, c->xlsx, &s->res, err);
-    tlm_cmp_md_in in = {s->reps, (const char *const *)s->tags, c->n,
-                        &s->res, c->co.compat};
     if (st == TLM_OK)
-        st = stage_md(&s->set, c->md, &in, err);
+        st = story(s, c, err);
+    if (st == TLM_OK && c->csv_dir && !c->co.compat)
+        st = stage_findings(s, c, err);
+    if (st == TLM_OK)
+        st = stage_md(&s->set, c->md, &s->md, err);
     if (st == TLM_OK)
         st = tlm_outset_commit(&s->set, err);
     return st;

@@ -37,9 +37,12 @@ static int num_at(const tlm_tab *t, size_t row, const char *tag,
     return c >= 0 && tlm_tab_num(t, row, (size_t)c, v);
 }
 
-static void put_num(tlm_sbuf *b, int ok, double v, const char *fmt)
+/* The number of num_at(t, row, tag, col), or "-". */
+static void put_num(tlm_sbuf *b, const tlm_tab *t, size_t row,
+                    const char *tag, const char *col, const char *fmt)
 {
-    if (ok)
+    double v;
+    if (num_at(t, row, tag, col, &v))
         tlm_sbuf_printf(b, fmt, v);
     else
         tlm_sbuf_puts(b, "-");
@@ -79,19 +82,18 @@ static void timeline(const tlm_cmp_md_in *in, tlm_sbuf *b)
         const tlm_cell *c = tlm_tab_cell(t, r, (size_t)ty);
         tlm_sbuf_puts(b, "| ");
         tlm_sbuf_md(b, c->null ? "" : c->v.s, 64, TLM_MD_TEXT);
-        double x;
         tlm_sbuf_puts(b, " | ");
-        put_num(b, num_at(t, r, in->tags[0], "time ms", &x), x, "%.3f");
+        put_num(b, t, r, in->tags[0], "time ms", "%.3f");
         for (size_t v = 1; v < in->n; v++) {
             char d[300], p[300];
             snprintf(d, sizeof d, "time ms__%s_diff", in->tags[v]);
             snprintf(p, sizeof p, "time ms__%s_pct", in->tags[v]);
             tlm_sbuf_puts(b, " | ");
-            put_num(b, num_at(t, r, in->tags[v], "time ms", &x), x, "%.3f");
+            put_num(b, t, r, in->tags[v], "time ms", "%.3f");
             tlm_sbuf_puts(b, " | ");
-            put_num(b, num_at(t, r, NULL, d, &x), x, "%+.3f");
+            put_num(b, t, r, NULL, d, "%+.3f");
             tlm_sbuf_puts(b, " | ");
-            put_num(b, num_at(t, r, NULL, p, &x), x, "%+.1f");
+            put_num(b, t, r, NULL, p, "%+.1f");
         }
         tlm_sbuf_puts(b, " |\n");
     }
@@ -145,20 +147,17 @@ static void top_ops(const tlm_cmp_md_in *in, size_t v, tlm_sbuf *b)
     for (size_t i = 0; i < k && i < TOP_OPS; i++) {
         size_t r = d[i].row;
         const tlm_cell *c = tlm_tab_cell(t, r, (size_t)nm);
-        double x;
         char pn[300];
         snprintf(pn, sizeof pn, "total_direct_kernel_time_ms__%s_pct",
                  in->tags[v]);
         tlm_sbuf_puts(b, "| ");
         tlm_sbuf_md(b, c->null ? "" : c->v.s, 120, TLM_MD_TEXT);
         tlm_sbuf_puts(b, " | ");
-        put_num(b, num_at(t, r, in->tags[0], "total_direct_kernel_time_ms",
-                          &x), x, "%.3f");
+        put_num(b, t, r, in->tags[0], "total_direct_kernel_time_ms", "%.3f");
         tlm_sbuf_puts(b, " | ");
-        put_num(b, num_at(t, r, in->tags[v], "total_direct_kernel_time_ms",
-                          &x), x, "%.3f");
+        put_num(b, t, r, in->tags[v], "total_direct_kernel_time_ms", "%.3f");
         tlm_sbuf_printf(b, " | %+.3f | ", d[i].d);
-        put_num(b, num_at(t, r, NULL, pn, &x), x, "%+.1f");
+        put_num(b, t, r, NULL, pn, "%+.1f");
         tlm_sbuf_puts(b, " |\n");
     }
     if (!k)

@@ -393,6 +393,33 @@ static tlm_status roofline(run *x, tlm_error *err)
 
 /* MARK: - the run ---------------------------------------------------------- */
 
+/* A PyTorch report has op sheets; a rocprof (or other GPU-only) report
+ * has none (compare.md §4.2: its kernel_summary is the legacy layout). */
+static int pytorch_kind(const tlm_rsrc *r)
+{
+    static const char *const ops[] = {"ops_summary", "ops_unique_args",
+                                      "ops_all", "unified_perf_summary"};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (tlm_rsrc_has(r, ops[i]))
+            return 1;
+    return 0;
+}
+
+static tlm_status same_kind(const run *x, tlm_error *err)
+{
+    int k0 = pytorch_kind(x->reps[0]);
+    for (size_t i = 1; i < x->n; i++)
+        if (pytorch_kind(x->reps[i]) != k0)
+            return tlm_error_set(
+                err, TLM_EFORMAT, tlm_rsrc_path(x->reps[i]), -1,
+                "reports of different kinds: %s is a %s report, the "
+                "baseline %s a %s report", tlm_rsrc_path(x->reps[i]),
+                k0 ? "GPU-only (rocprof)" : "PyTorch",
+                tlm_rsrc_path(x->reps[0]),
+                k0 ? "PyTorch" : "GPU-only (rocprof)");
+    return TLM_OK;
+}
+
 int tlm_cmp_sheet_word(const char *w, unsigned *bits, unsigned *named)
 {
     static const struct {
@@ -428,6 +455,8 @@ tlm_status tlm_cmp_run(tlm_rsrc *const *reps, const char *const *tags,
     for (size_t i = 0; st == TLM_OK && i < n; i++)
         x.labels[i] = tlm_rsrc_path(reps[i]);
     unsigned s = o->sheets;
+    if (st == TLM_OK)
+        st = same_kind(&x, err);
     if (st == TLM_OK && (s & TLM_CMP_GPU_TIMELINE))
         st = gpu_timeline(&x, err);
     if (st == TLM_OK && (s & TLM_CMP_OPS_SUMMARY))
