@@ -18,6 +18,8 @@
 #include <cmocka.h>
 
 #include "find.h"
+#include "tlm_test_util.h"
+#include "tlmpi/tlm_synth.h"
 
 /* ------------------------------------------------------------ builders */
 
@@ -841,6 +843,89 @@ static void test_compare_roofline_ratio(void **state)
     }
 }
 
+/* A synthetic one-GPU job, its flash-attention kernels factor times
+ * slower, as a report.  *dir to remove. */
+typedef struct synth_rep {
+    char dir[256];
+    tlm_trace *tr;
+    tlm_tree *tree;
+    tlm_report *rep;
+} synth_rep;
+
+static void synth_report(synth_rep *x, double factor)
+{
+    tt_tmpdir(x->dir, sizeof x->dir);
+    tlm_synth_opts so;
+    tlm_synth_opts_init(&so);
+    so.out_dir = x->dir;
+    so.world_size = 1;
+    so.tp = 1;
+    so.layers = 2;
+    so.steps = 1;
+    so.seed = 5;
+    if (factor != 1.0) {
+        so.slow_kernel = "flash_fwd";
+        so.slow_kernel_factor = factor;
+    }
+    tlm_synth_truth *truth = NULL;
+    assert_int_equal(tlm_synth_run(&so, &truth, NULL), TLM_OK);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", x->dir, truth->ranks[0].trace_file);
+    tlm_synth_truth_free(truth);
+    tlm_error err;
+    tlm_error_clear(&err);
+    assert_int_equal(tlm_trace_read_file(path, NULL, &x->tr, &err), TLM_OK);
+    assert_int_equal(tlm_tree_build(x->tr, NULL, &x->tree, &err), TLM_OK);
+    assert_int_equal(tlm_report_build(x->tree, NULL, &x->rep, &err), TLM_OK);
+}
+
+static void synth_free(synth_rep *x)
+{
+    tlm_report_free(x->rep);
+    tlm_tree_free(x->tree);
+    tlm_trace_free(x->tr);
+    tt_rm_rf(x->dir);
+}
+
+/* The same job with and without an injected slow kernel: the one
+ * unexpected slowdown (C2) is the op of that kernel. */
+static void test_synth_slow_kernel(void **state)
+{
+    (void)state;
+    synth_rep base, slow;
+    synth_report(&base, 1.0);
+    synth_report(&slow, 3.0);
+    tlm_find_opts o;
+    tlm_find_opts_init(&o);
+    tlm_find_rin rb, rs;
+    tlm_error err;
+    assert_int_equal(tlm_find_input_of_report(base.rep, &o, &rb, &err),
+                     TLM_OK);
+    assert_int_equal(tlm_find_input_of_report(slow.rep, &o, &rs, &err),
+                     TLM_OK);
+    assert_true(rs.hw.known); /* the synthesizer's H100 deviceProperties */
+    tlm_findings *f = NULL;
+    assert_int_equal(tlm_find_compare(&rs.in, &rb.in, &o, &f, &err), TLM_OK);
+    assert_int_equal(count(f, "C2"), 1);
+    const tlm_finding *c2 = get(f, "C2");
+    assert_non_null(strstr(c2->subject,
+                           "aten::_scaled_dot_product_flash_attention"));
+    assert_int_equal(c2->sev, TLM_FIND_HIGH);
+    assert_true(fabs(c2->ratio - 3.0) < 0.01);
+    assert_string_equal(c2->id, "P1");
+    /* and the standalone findings of the base report come through the
+     * report's own tables, memcpy_summary included */
+    tlm_findings_free(f);
+    assert_int_equal(tlm_find_report(base.rep, &o, &f, &err), TLM_OK);
+    assert_true(tlm_findings_count(f) > 0);
+    assert_non_null(tlm_report_memcpy_tab(base.rep));
+    tlm_findings_free(f);
+    tlm_find_rin_free(&rb);
+    tlm_find_rin_free(&rs);
+    synth_free(&base);
+    synth_free(&slow);
+}
+
 /* ------------------------------------------------ options, hardware */
 
 static void test_options(void **state)
@@ -923,6 +1008,7 @@ int main(void)
         cmocka_unit_test(test_compare_excess),
         cmocka_unit_test(test_compare_latency_missing_count),
         cmocka_unit_test(test_compare_roofline_ratio),
+        cmocka_unit_test(test_synth_slow_kernel),
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_missing_tables),
     };
