@@ -655,7 +655,7 @@ static void test_table_and_appendix(void **state)
     assert_false(b.oom);
     for (size_t i = 0; i < TLM_FIND_NT; i++) {
         char opt[96];
-        snprintf(opt, sizeof opt, "| --findings\\_%s | %g | %g |",
+        snprintf(opt, sizeof opt, "| `--findings_%s` | %g | %g |",
                  tlm_find_threshold_name(i), tlm_find_threshold_default(i),
                  tlm_find_threshold_default(i));
         if (!strstr(b.p, opt))
