@@ -199,6 +199,13 @@ int tlm_cmd_report(int argc, char **argv)
         fprintf(stderr, "tlmpi report: %s\n", err.msg);
         return 2;
     }
+    if (fo.platform) { /* an unknown name fails before any work */
+        tlm_find_hw hw;
+        if (tlm_find_hw_resolve(&fo, NULL, NULL, &hw, &err) != TLM_OK) {
+            fprintf(stderr, "tlmpi report: %s\n", err.msg);
+            return 2;
+        }
+    }
     char mdpath[4096];
     if (!md) {
         snprintf(mdpath, sizeof mdpath, "%s/report.md", dir);

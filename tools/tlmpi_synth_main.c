@@ -52,6 +52,8 @@ static const char usage[] =
     "  --node_offset_us LIST   clock offset per node in us, e.g. 0,150,-80\n"
     "  --clock_offset_us X     seed-derived offsets in [-X, X] for nodes > 0\n"
     "                          (when --node_offset_us is not given)\n"
+    "  --slow_kernel SUBSTR    kernels whose name contains SUBSTR run\n"
+    "  --slow_kernel_factor F  F times longer (default 1)\n"
     "  --straggler RANK        this rank arrives late at every collective\n"
     "  --straggler_delay_us D  by D us\n"
     "  --slow_step N           in ProfilerStep#N every rank arrives late at\n"
@@ -226,6 +228,13 @@ int main(int argc, char **argv)
             o.device_name = val;
         } else if (strcmp(name, "--straggler") == 0) {
             if (parse_int(val, &o.straggler_rank))
+                return bad(name, val);
+        } else if (strcmp(name, "--slow_kernel") == 0) {
+            o.slow_kernel = val;
+        } else if (strcmp(name, "--slow_kernel_factor") == 0) {
+            char *end;
+            o.slow_kernel_factor = strtod(val, &end);
+            if (end == val || *end)
                 return bad(name, val);
         } else if (strcmp(name, "--slow_step") == 0) {
             if (parse_int(val, &o.slow_step))

@@ -72,6 +72,11 @@ typedef struct tlm_synth_opts {
                                  arrives slow_step_delay_ns late at each
                                  of its collectives (0 = none, default) */
     int64_t slow_step_delay_ns;
+    const char *slow_kernel;  /* every kernel whose name contains this runs
+                                 slow_kernel_factor times longer (the GPU
+                                 timeline after it shifts accordingly);
+                                 NULL = none (default) */
+    double slow_kernel_factor; /* > 0 (default 1) */
     int64_t jitter_ns;        /* per-rank per-collective arrival jitter,
                                  uniform in [0, jitter_ns] (default 0) */
     int gpus_per_node;        /* ranks per node (default 8) */

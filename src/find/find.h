@@ -184,6 +184,20 @@ tlm_status tlm_find_compare(const tlm_find_input *target,
                             const tlm_find_opts *o, tlm_findings **out,
                             tlm_error *err);
 
+/* The input of a report tlmpi built: its sheets, memcpy_summary, and the
+ * peaks from o (else the report's GPU).  x->in points into x: use x in
+ * place; free with tlm_find_rin_free.  Errors: those of
+ * tlm_find_hw_resolve, TLM_ENOMEM. */
+typedef struct tlm_find_rin {
+    const tlm_tab **tabs;
+    tlm_find_hw hw;
+    tlm_find_input in;
+} tlm_find_rin;
+tlm_status tlm_find_input_of_report(const tlm_report *r,
+                                    const tlm_find_opts *o,
+                                    tlm_find_rin *x, tlm_error *err);
+void tlm_find_rin_free(tlm_find_rin *x);
+
 /* tlm_find_standalone on a report tlmpi built (its sheets and
  * memcpy_summary; peaks from o, else the report's GPU). */
 tlm_status tlm_find_report(const tlm_report *r, const tlm_find_opts *o,

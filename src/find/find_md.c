@@ -113,7 +113,7 @@ static void appendix(const tlm_findings *f, tlm_sbuf *b)
                      "| option | value | default | meaning |\n"
                      "|---|---:|---:|---|\n");
     for (size_t i = 0; i < TLM_FIND_NT; i++)
-        tlm_sbuf_printf(b, "| --findings\\_%s | %g | %g | %s |\n",
+        tlm_sbuf_printf(b, "| `--findings_%s` | %g | %g | %s |\n",
                         tlm_find_threshold_name(i), f->o.t[i],
                         tlm_find_threshold_default(i),
                         tlm_find_threshold_desc(i));

@@ -42,6 +42,7 @@ void tlm_synth_opts_init(tlm_synth_opts *opts)
     opts->seed = 1;
     opts->schema = 3;
     opts->straggler_rank = -1;
+    opts->slow_kernel_factor = 1.0;
     opts->gpus_per_node = 8;
     opts->write_traces = 1;
     opts->hidden = 4096;
@@ -125,6 +126,10 @@ static tlm_status validate(const tlm_synth_opts *o, tlm_error *err)
         BAD("--straggler %d: not a rank of the job", o->straggler_rank);
     if (o->straggler_delay_ns < 0 || o->jitter_ns < 0)
         BAD("--straggler_delay_us and --jitter_us must be >= 0");
+    if (!(o->slow_kernel_factor > 0) || o->slow_kernel_factor > 1e6 ||
+        (o->slow_kernel && !o->slow_kernel[0]))
+        BAD("--slow_kernel needs a non-empty name part and "
+            "--slow_kernel_factor a number in (0, 1e6]");
     if (o->slow_step < 0 || o->slow_step_delay_ns < 0)
         BAD("--slow_step and --slow_step_delay_us must be >= 0");
     if (o->n_clips < 0 || o->n_clips > TLM_SYNTH_MAX_CLIPS)
@@ -595,6 +600,13 @@ static tlm_status write_truth(const syn_job *job, tlm_error *err)
     if (op->slow_step > 0) { /* only when used: older truths unchanged */
         gt_key(o, "slow_step", op->slow_step, 0);
         gt_key(o, "slow_step_delay_ns", op->slow_step_delay_ns, 0);
+    }
+    if (op->slow_kernel) { /* only when used: older truths unchanged */
+        char fb[32];
+        gt_keys(o, "slow_kernel", op->slow_kernel);
+        snprintf(fb, sizeof fb, "%.17g", op->slow_kernel_factor);
+        PUTL(o, ", \"slow_kernel_factor\": ");
+        tlm_synth_puts(o, fb);
     }
     gt_key(o, "jitter_ns", op->jitter_ns, 0);
     gt_key(o, "clock_offset_ns", op->clock_offset_ns, 0);

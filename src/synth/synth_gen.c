@@ -2126,6 +2126,20 @@ static tlm_status note_member(syn_job *job, int rank, size_t member)
     return TLM_OK;
 }
 
+/* --slow_kernel: the matching launches of the program run longer; the
+ * engine lays out the GPU stream from these durations, so everything
+ * after them moves. */
+static void slow_kernels(const syn_job *job, syn_prog *p)
+{
+    const char *sub = job->o.slow_kernel;
+    double f = job->o.slow_kernel_factor;
+    for (size_t i = 0; sub && i < p->n; i++) {
+        syn_op *op = &p->ops[i];
+        if (op->kind == OP_LAUNCH && op->name && strstr(op->name, sub))
+            op->dur = (int64_t)((double)op->dur * f + 0.5);
+    }
+}
+
 tlm_status tlm_synth_engine(syn_job *job, int mode, const int *ranks, int n,
                             int steps, tlm_synth_out **outs,
                             uint64_t *step_bytes)
@@ -2139,6 +2153,7 @@ tlm_status tlm_synth_engine(syn_job *job, int mode, const int *ranks, int n,
     if (!ss)
         return TLM_ENOMEM;
     build_program(job, &p, &nm);
+    slow_kernels(job, &p);
     if (p.fail) {
         st = TLM_ENOMEM;
         goto done;

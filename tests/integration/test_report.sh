@@ -56,7 +56,8 @@ check "total time 104.25 us" grep -q "^total_time,0.10425,100.0$" "$OUT/gpu_time
 check "GEMM row M=64 N=16 K=32" grep -q '^aten::mm,64,16,32,False' "$OUT/GEMM.csv"
 check "kernel category of the GEMM" grep -q '^GEMM,aten::mm,sgemm_kernel,7,30.5,.*,GEMM$' "$OUT/kernel_summary.csv"
 check "report.md has findings" grep -q "^## Findings" "$OUT/report.md"
-check "report.md names the heaviest op" grep -q "Heaviest op: \`aten::mm\`" "$OUT/report.md"
+check "report.md's findings name the heaviest op" grep -q "^| 1 | aten::mm | " "$OUT/report.md"
+check "findings.csv written" test -s "$OUT/findings.csv"
 
 # roofline with a bundled GPU
 check "report --gpu_arch H100" "$TLMPI" report "$T" --output_csvs_dir "$WORK/h100" --gpu_arch H100 --quiet
