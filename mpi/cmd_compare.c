@@ -1,6 +1,7 @@
 /*
  * cmd_compare.c - `tlmpi compare`: two analysis files (HDF5) go to the
- * run-to-run comparison (compare_runs.c).  Placeholder route of this
+ * run-to-run comparison (compare_runs.c), as do files named *.h5 (which
+ * it refuses when they are not HDF5).  Placeholder route of this
  * branch: the report comparison replaces this file.
  */
 #include "cli.h"
@@ -35,8 +36,10 @@ int tlm_cmd_compare(int argc, char **argv)
                 i += 2;
             continue;
         }
+        size_t len = strlen(argv[i]);
         n++;
-        h5 += is_h5(argv[i]);
+        h5 += is_h5(argv[i]) ||
+              (len > 3 && !strcmp(argv[i] + len - 3, ".h5"));
     }
     if (h5 == n) /* also no file at all: --help, --print_schema, usage */
         return tlm_cmd_compare_runs(argc, argv);
