@@ -171,4 +171,12 @@ gen, doc = open(sys.argv[1]).read(), open(sys.argv[2]).read()
 assert gen.strip() and gen in doc, "docs/compare-runs.md is out of date: " \
     "regenerate its schema part with `tlmpi compare --print_schema`"
 PY
+# every option compare_runs.c parses is in its --help and the man page
+"$TLMPI" compare --help > "$W/help" || fail "compare --help"
+for o in $(grep -o '"--[a-z_]*"' "$SRC/mpi/compare_runs.c" | tr -d '"' |
+           sort -u); do
+    grep -q -- "$o\b" "$W/help" || fail "compare --help lacks $o"
+    sed 's/\\-/-/g' "$SRC/docs/tlmpi.1" | grep -q -- "$o\b" ||
+        fail "docs/tlmpi.1 lacks compare's $o"
+done
 echo "compare runs ok"
