@@ -174,7 +174,7 @@ PY
 # every option compare_runs.c parses is in its --help and the man page
 "$TLMPI" compare --help > "$W/help" || fail "compare --help"
 for o in $(grep -o '"--[a-z_]*"' "$SRC/mpi/compare_runs.c" | tr -d '"' |
-           sort -u); do
+           grep -vx -- --help | sort -u); do
     grep -q -- "$o\b" "$W/help" || fail "compare --help lacks $o"
     sed 's/\\-/-/g' "$SRC/docs/tlmpi.1" | grep -q -- "$o\b" ||
         fail "docs/tlmpi.1 lacks compare's $o"
