@@ -156,6 +156,10 @@ static int parse(int argc, char **argv, cargs *c)
             continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             compare_usage(stdout);
+            fputs("\n", stdout);
+            fflush(stdout);
+            char *h[] = {argv[0], (char *)"--help", NULL};
+            (void)tlm_cmd_compare_runs(2, h); /* the run comparison's */
             return 1;
         } else if (!strcmp(a, "--force")) {
             c->force = 1;
@@ -461,27 +465,40 @@ static void summary(const cargs *c, const tlm_cmp_result *res)
     fprintf(stderr, "; %s\n", c->md);
 }
 
+/* The run comparison's turn: --print_schema, or HDF5 inputs (an HDF5
+ * file or a name ending in .h5) and no other existing file or folder
+ * among the words of the command line. */
+static int runs_command(int argc, char **argv)
+{
+    size_t h5 = 0, other = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--print_schema"))
+            return 1;
+        if (!is_word(a))
+            continue;
+        size_t l = strlen(a);
+        struct stat sb;
+        if (is_hdf5(a) || (l > 3 && !strcmp(a + l - 3, ".h5")))
+            h5++;
+        else if (stat(a, &sb) == 0)
+            other++;
+    }
+    return h5 > 0 && other == 0;
+}
+
 int tlm_cmd_compare(int argc, char **argv)
 {
+    if (runs_command(argc, argv))
+        return tlm_cmd_compare_runs(argc, argv);
     cargs c;
     memset(&c, 0, sizeof c);
     int pr = parse(argc, argv, &c);
     if (pr)
         return pr == 1 ? 0 : 2;
-    size_t h5 = 0;
-    for (size_t i = 0; i < c.n; i++)
-        h5 += (size_t)is_hdf5(c.paths[i]);
-    if (h5 == c.n)
-        return tlm_cmd_compare_runs(argc, argv);
     tlm_error err;
     tlm_error_clear(&err);
     char msg[1200], xb[4096], mb[4096];
-    if (h5) {
-        fprintf(stderr, "tlmpi compare: error: %zu of the %zu inputs are HDF5 "
-                "files: compare HDF5 runs with HDF5 runs, reports with "
-                "reports\n", h5, c.n);
-        return 2;
-    }
     if (tlm_cli_ropts_finish(&c.ro, &err) != TLM_OK) {
         fprintf(stderr, "tlmpi compare: %s\n", err.msg);
         return 2;

@@ -111,14 +111,23 @@ static int coll_rule(fctx *c, const tlm_cr_coll *k)
     if (strcmp(k->status, "both") != 0)
         fmt(side, sizeof side, "; present only in %s",
             k->status[5] == 'a' ? "A" : "B");
-    fmt(f->text, sizeof f->text,
-        "%s: bus bandwidth %+.0f %% (A %.1f GB/s -> B %.1f GB/s), latency "
-        "%.1f -> %.1f us, wait %.1f -> %.1f us per call%s; %s %.3f ms per "
-        "rank %s", f->subject, k->busbw_gbps_pct, k->busbw_gbps_a,
-        k->busbw_gbps_b, k->latency_ns_a / 1e3, k->latency_ns_b / 1e3,
-        k->wait_ns_a / 1e3, k->wait_ns_b / 1e3, side,
-        k->impact_ns > 0 ? "costs" : "saves", fabs(k->impact_ns) / 1e6,
-        c->per);
+    const char *verb = k->impact_ns > 0 ? "costs" : "saves";
+    double imp = fabs(k->impact_ns) / 1e6;
+    if (fabs(k->wait_ns_diff) > fabs(k->latency_ns_diff))
+        fmt(f->text, sizeof f->text,
+            "%s: wait %.1f -> %.1f us per call, latency %.1f -> %.1f us, "
+            "bus bandwidth A %.1f GB/s -> B %.1f GB/s%s; %s %.3f ms per "
+            "rank %s", f->subject, k->wait_ns_a / 1e3, k->wait_ns_b / 1e3,
+            k->latency_ns_a / 1e3, k->latency_ns_b / 1e3, k->busbw_gbps_a,
+            k->busbw_gbps_b, side, verb, imp, c->per);
+    else
+        fmt(f->text, sizeof f->text,
+            "%s: bus bandwidth %+.0f %% (A %.1f GB/s -> B %.1f GB/s), "
+            "latency %.1f -> %.1f us, wait %.1f -> %.1f us per call%s; %s "
+            "%.3f ms per rank %s", f->subject, k->busbw_gbps_pct,
+            k->busbw_gbps_a, k->busbw_gbps_b, k->latency_ns_a / 1e3,
+            k->latency_ns_b / 1e3, k->wait_ns_a / 1e3, k->wait_ns_b / 1e3,
+            side, verb, imp, c->per);
     if (k->wait_ns_diff > fabs(k->latency_ns_diff))
         fmt(f->action_a, sizeof f->action_a,
             "the wait grew more than the transfer: look for the rank "
@@ -186,12 +195,14 @@ static int strag_rule(fctx *c, const tlm_cr_run *a, const tlm_cr_run *b)
     if (!f)
         return -1;
     if (rb >= 0 && rb != ra) {
+        char was[48] = "no straggler";
+        if (ra >= 0)
+            snprintf(was, sizeof was, "rank %lld", (long long)ra);
         fmt(f->subject, sizeof f->subject, "rank %lld", (long long)rb);
         fmt(f->text, sizeof f->text,
-            "straggler rank %lld new in B: it makes the others wait %.1f us "
-            "per collective (A: %s)", (long long)rb,
-            (double)b->straggler_wait_ns / 1e3,
-            ra < 0 ? "no straggler" : "another rank");
+            "straggler rank %lld new in B: the others wait %.1f us for it "
+            "per collective it joins, summed over them (A: %s)",
+            (long long)rb, (double)b->straggler_wait_ns / 1e3, was);
     } else if (rb >= 0) {
         fmt(f->subject, sizeof f->subject, "rank %lld", (long long)rb);
         fmt(f->text, sizeof f->text,

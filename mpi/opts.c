@@ -31,7 +31,7 @@ static const char usage[] =
     "                         [--gpu_arch_json_path F]\n"
     "                         [--straggler_threshold_us T]\n"
     "                         [--steps LIST] [--step_outlier_pct P]\n"
-    "                         [--link_peak_gbps X] [--findings_<rule> X]\n"
+    "                         [--link_peak_gbps X] [finding thresholds]\n"
     "                         [--progress | --quiet] [--print_schema]\n"
     "                         [--version] [--help]\n"
     "\n"

@@ -15,6 +15,10 @@
 #                             2 processes); targets 2.5 s and 200 MB
 #   scripts/bench.sh audit    tlmpi audit of 16 small runs at -n 4 against
 #                             16 separate mpirun -n 4 (target <= 0.8x)
+#   scripts/bench.sh compare_runs  tlmpi compare A.h5 B.h5 of two analysed
+#                             1,024-rank jobs (the bigjob one, and the same
+#                             with a straggler): wall time and peak RSS
+#                             (target 2 s)
 #   scripts/bench.sh all      reader and report
 #
 # Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
@@ -264,13 +268,48 @@ run_audit() {
     printf '  audit / separate runs: %sx (target <= 0.8x)\n' "$(ratio "$m_a" "$m_s")"
 }
 
+# tlmpi compare of the HDF5 results of two 1,024-rank jobs (issue 16:
+# under 2 s): the bigjob job (A) and the same with a straggler (B), each
+# analysed once by mpirun -n 2 (kept), then compared $repeat times.
+run_compare_runs() {
+    local out=$dir/compare_runs.out ts= rss= j
+    . "$root/scripts/env.sh"
+    for j in A B; do
+        local jd=$dir/cmp_job$j
+        if [ ! -s "$dir/cmp_$j.h5" ]; then
+            echo "synthesizing and analysing 1,024-rank job $j ..." >&2
+            rm -rf "$jd"
+            "$bin/tlmpi-synth" --out "$jd" --world_size 1024 --tp 8 \
+                --layers 1 --steps 1 --seed 42 --quiet \
+                $([ $j = B ] && echo --straggler 5 --straggler_delay_us 500)
+            mpirun -n 2 "$bin/tlmpi" --trace_dir "$jd" --output \
+                "$dir/cmp_$j.h5.tmp.h5" --output_dir "$jd.out" --force --quiet
+            mv "$dir/cmp_$j.h5.tmp.h5" "$dir/cmp_$j.h5"
+            rm -rf "$jd"
+        fi
+    done
+    for _ in $(seq "$repeat"); do
+        ts+="$(once /usr/bin/time -f %M -a -o "$dir/compare_runs.rss" \
+            "$bin/tlmpi" compare "$dir/cmp_A.h5" "$dir/cmp_B.h5" \
+            --output_dir "$out" --force --quiet) "
+    done
+    rss=$(sort -n "$dir/compare_runs.rss" | tail -n 1)
+    rm -f "$dir/compare_runs.rss"
+    echo
+    echo "== compare_runs: two 1,024-rank results ($(stat -c %s "$dir/cmp_A.h5") and $(stat -c %s "$dir/cmp_B.h5") bytes)"
+    printf '  %-42s %7.3f s   (%s; target < 2 s)\n' "tlmpi compare A.h5 B.h5" \
+        "$(echo $ts | tr ' ' '\n' | median)" "$ts"
+    printf '  peak RSS: %d KiB\n' "$rss"
+}
+
 case "$mode" in
 reader) single_trace; run_reader ;;
 report) single_trace; run_report ;;
 job) single_trace; run_job ;;
 bigjob) run_bigjob ;;
 audit) run_audit ;;
+compare_runs) run_compare_runs ;;
 all) single_trace; run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|report|job|bigjob|audit|all" >&2
+*) echo "usage: scripts/bench.sh reader|report|job|bigjob|audit|compare_runs|all" >&2
    exit 2 ;;
 esac
