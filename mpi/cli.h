@@ -10,5 +10,6 @@ int tlm_cmd_inspect(int argc, char **argv);
 int tlm_cmd_report(int argc, char **argv);
 int tlm_cmd_tree(int argc, char **argv);
 int tlm_cmd_modules(int argc, char **argv);
+int tlm_cmd_diff(int argc, char **argv);
 
 #endif

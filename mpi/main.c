@@ -34,6 +34,8 @@ static const command commands[] = {
      "TRACE --output_csvs_dir DIR  single-trace perf report (TraceLens)"},
     {"tree", tlm_cmd_tree, "TRACE [--uid N|--name RE]  print the call tree"},
     {"modules", tlm_cmd_modules, "TRACE  nn.Module view with GPU time"},
+    {"diff", tlm_cmd_diff,
+     "TRACE_A TRACE_B --output_dir D  TraceDiff of two call trees"},
 };
 
 static void usage(FILE *f)
