@@ -45,6 +45,7 @@ void tlm_diff_free(tlm_diff *d)
 {
     if (!d)
         return;
+    tlm_diff_out_free(d);
     side_free(&d->s[0]);
     side_free(&d->s[1]);
     tlm_dstrtab_free(&d->names);

@@ -5,6 +5,7 @@
  */
 #include "diff_csv.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,25 @@ static const char *const STATS_COLS[TLM_DC_N] = {
     "Input Strides", "Input type", "Concrete Inputs", "kernel_time",
     "busy_time", "lowest_common_ancestor_name", "lowest_common_ancestor_id",
     "gpu_op_uid", "nn_module_stack", "nn_module_parent"};
+
+void tlm_diff_float(tlm_sbuf *b, double v)
+{
+    double k = rint(v * 1000.0);
+    if (v == 0.0 || !(fabs(k) < 1e15) || k / 1000.0 != v) {
+        tlm_sbuf_pyfloat(b, v);
+        return;
+    }
+    /* v is the double nearest k/1000 and k has at most 15 digits: the
+     * trimmed decimal is its shortest round-trip text */
+    long long q = (long long)k;
+    unsigned long long a = (unsigned long long)(q < 0 ? -q : q);
+    char frac[4] = {(char)('0' + a / 100 % 10), (char)('0' + a / 10 % 10),
+                    (char)('0' + a % 10), 0};
+    int nf = 3;
+    while (nf > 1 && frac[nf - 1] == '0')
+        nf--;
+    tlm_sbuf_printf(b, "%s%llu.%.*s", q < 0 ? "-" : "", a / 1000, nf, frac);
+}
 
 const char *tlm_dcell(const tlm_dcells *c, size_t row, int col, size_t *n)
 {
@@ -96,12 +116,12 @@ tlm_status tlm_dcells_build(tlm_diff *d, tlm_dcells *c)
             }
             case TLM_DC_KTIME:
                 if (kt_float)
-                    tlm_sbuf_pyfloat(b, (double)ge->dur / 1000.0);
+                    tlm_diff_float(b, (double)ge->dur / 1000.0);
                 else
                     tlm_sbuf_printf(b, "%lld", (long long)(ge->dur / 1000));
                 break;
             case TLM_DC_BUSY:
-                tlm_sbuf_pyfloat(b, r->busy);
+                tlm_diff_float(b, r->busy);
                 break;
             case TLM_DC_LCA_NAME:
                 if (r->lca >= 0) {

@@ -31,6 +31,7 @@ typedef struct tlm_dsum {
     size_t count;
     double ksum, kmean;
     int32_t cpu_name;    /* rewritten cpu_op_name (names id), §8 */
+    char mean_txt[32];   /* repr(kernel_time_mean), for the sort */
 } tlm_dsum;
 
 typedef struct tlm_dsummary {
@@ -52,6 +53,8 @@ void tlm_diff_unique_csv(tlm_diff *d, const tlm_dcells *c,
 /* cpu_op_map_trace<side+1>.json (side 0/1) or cpu_op_map.json (-1). */
 tlm_status tlm_diff_map_json(tlm_diff *d, const tlm_dcells *c,
                              const tlm_dsummary *s, int side, tlm_sbuf *b);
+/* repr(float(v)) appended to b; a fast path for multiples of 0.001. */
+void tlm_diff_float(tlm_sbuf *b, double v);
 /* json.dumps of a string (ensure_ascii=False). */
 void tlm_diff_json_str(tlm_sbuf *b, const char *s, size_t n);
 tlm_status tlm_diff_summary_csv(tlm_diff *d, tlm_sbuf *b);

@@ -123,9 +123,12 @@ struct tlm_diff {
     int identical;
     int no_gpu;
     tlm_diff_stats st;
-    /* WF scratch */
-    int wf_fallback;
+    /* the text cells and the summary, made once for every output */
+    struct tlm_dcells *cells;
+    struct tlm_dsummary *sum;
 };
+/* Frees the cached cells and summary (diff_out.c). */
+void tlm_diff_out_free(tlm_diff *d);
 
 /* Names.  kind: 0 = opname normalised (WF; empty name -> str(uid)),
  * nname (None id 0 for an empty name); strip as §2. */

@@ -68,40 +68,78 @@ static void put_name(tlm_diff *d, tlm_sbuf *b, int32_t id)
     tlm_diff_json_str(b, s, n);
 }
 
-static void put_list(tlm_diff *d, tlm_sbuf *b, const tlm_ivec *v, int lvl)
+/* (group, side, kernel name) of one summary row; sorted by group, side,
+ * then the kernel name's text. */
+typedef struct trip {
+    int32_t grp, side, kname;
+} trip;
+
+static int cmp_trip(const void *x, const void *y)
 {
-    if (!v->n) {
-        tlm_sbuf_puts(b, "[]");
-        return;
+    const trip *a = x, *b = y;
+    if (a->grp != b->grp)
+        return a->grp < b->grp ? -1 : 1;
+    if (a->side != b->side)
+        return a->side < b->side ? -1 : 1;
+    return cmp_id(&a->kname, &b->kname);
+}
+
+/* Sorted distinct triples of the summary rows; grp from grp_of (an id of
+ * the row's op), rows of side only when side >= 0. */
+static trip *triples(tlm_diff *d, const tlm_dsummary *s, const int32_t *grp,
+                     int side, size_t *n)
+{
+    trip *t = malloc((s->n + 1) * sizeof *t);
+    if (!t)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        int sd = d->rows[s->r[i].first].side;
+        if (side >= 0 && sd != side)
+            continue;
+        if (d->identical && sd)
+            continue;
+        t[k].grp = grp[i];
+        t[k].side = sd;
+        t[k].kname = s->kname[s->r[i].first];
+        k++;
     }
+    g_names = &d->names;
+    qsort(t, k, sizeof *t, cmp_trip);
+    size_t u = 0;
+    for (size_t i = 0; i < k; i++)
+        if (!u || t[u - 1].grp != t[i].grp || t[u - 1].side != t[i].side ||
+            t[u - 1].kname != t[i].kname)
+            t[u++] = t[i];
+    *n = u;
+    return t;
+}
+
+/* The kernel list of t[*at ..] while grp and side stay the same. */
+static void put_kernels(tlm_diff *d, tlm_sbuf *b, const trip *t, size_t n,
+                        size_t *at, int lvl)
+{
+    size_t e = *at;
+    while (e < n && t[e].grp == t[*at].grp && t[e].side == t[*at].side)
+        e++;
     tlm_sbuf_puts(b, "[\n");
-    for (size_t i = 0; i < v->n; i++) {
+    for (size_t i = *at; i < e; i++) {
         indent(b, lvl + 1);
-        put_name(d, b, v->p[i]);
-        tlm_sbuf_puts(b, i + 1 < v->n ? ",\n" : "\n");
+        put_name(d, b, t[i].kname);
+        tlm_sbuf_puts(b, i + 1 < e ? ",\n" : "\n");
     }
     indent(b, lvl);
     tlm_sbuf_putc(b, ']');
+    *at = e;
 }
 
-/* {"kernels": [...], "nn_module_parents": [...]} of op (rewritten name)
- * on one side; 0 when the side has no row of it. */
-static int side_entry(tlm_diff *d, const tlm_dsummary *s, int32_t op,
-                      int side, tlm_sbuf *b, int lvl, int *oom)
+static void put_entry(tlm_diff *d, tlm_sbuf *b, const trip *t, size_t n,
+                      size_t *at, int lvl)
 {
-    tlm_ivec k = {0};
-    for (size_t i = 0; i < s->n; i++)
-        if (s->r[i].cpu_name == op && d->rows[s->r[i].first].side == side)
-            tlm_ivec_push(&k, s->kname[s->r[i].first], oom);
-    if (!k.n) {
-        tlm_ivec_free(&k);
-        return 0;
-    }
-    sort_uniq(d, &k);
     tlm_sbuf_puts(b, "{\n");
     indent(b, lvl + 1);
     tlm_sbuf_puts(b, "\"kernels\": ");
-    put_list(d, b, &k, lvl + 1);
+    put_kernels(d, b, t, n, at, lvl + 1);
     tlm_sbuf_puts(b, ",\n");
     indent(b, lvl + 1);
     tlm_sbuf_puts(b, "\"nn_module_parents\": [\n");
@@ -111,51 +149,64 @@ static int side_entry(tlm_diff *d, const tlm_dsummary *s, int32_t op,
     tlm_sbuf_puts(b, "]\n");
     indent(b, lvl);
     tlm_sbuf_putc(b, '}');
-    tlm_ivec_free(&k);
-    return 1;
 }
 
-static int in_ops(const tlm_ivec *v, int32_t x)
-{
-    for (size_t i = 0; i < v->n; i++)
-        if (v->p[i] == x)
-            return 1;
-    return 0;
-}
-
+/* cpu_op_map.json: ops in order of first appearance in the sorted
+ * summary (rewritten names). */
 static tlm_status map_all(tlm_diff *d, const tlm_dsummary *s, tlm_sbuf *b)
 {
-    int oom = 0;
+    tlm_status st = TLM_ENOMEM;
+    int32_t *grp = malloc((s->n + 1) * sizeof *grp);
     tlm_ivec ops = {0};
-    for (size_t i = 0; i < s->n; i++)
-        if (!(d->identical && d->rows[s->r[i].first].side) &&
-            !in_ops(&ops, s->r[i].cpu_name))
+    trip *t = NULL;
+    tlm_i3map m;
+    int oom = 0;
+    if (tlm_i3map_init(&m, s->n + 16) != TLM_OK) {
+        free(grp);
+        return TLM_ENOMEM;
+    }
+    if (!grp)
+        goto done;
+    for (size_t i = 0; i < s->n; i++) {
+        if (d->identical && d->rows[s->r[i].first].side) {
+            grp[i] = -1;
+            continue;
+        }
+        int32_t g = tlm_i3map_get(&m, s->r[i].cpu_name, 0, 0);
+        if (g < 0) {
+            g = (int32_t)ops.n;
             tlm_ivec_push(&ops, s->r[i].cpu_name, &oom);
+            if (oom || tlm_i3map_put(&m, s->r[i].cpu_name, 0, 0, g) != TLM_OK)
+                goto done;
+        }
+        grp[i] = g;
+    }
+    size_t n;
+    if (!(t = triples(d, s, grp, -1, &n)))
+        goto done;
     if (!ops.n) {
         tlm_sbuf_puts(b, "{}");
-        tlm_ivec_free(&ops);
-        return oom ? TLM_ENOMEM : TLM_OK;
+        st = TLM_OK;
+        goto done;
     }
     tlm_sbuf_puts(b, "{\n");
+    size_t at = 0;
     for (size_t q = 0; q < ops.n; q++) {
         indent(b, 1);
         put_name(d, b, ops.p[q]);
         tlm_sbuf_puts(b, ": ");
         if (d->identical) {
-            side_entry(d, s, ops.p[q], 0, b, 1, &oom);
+            put_entry(d, b, t, n, &at, 1);
         } else {
             tlm_sbuf_puts(b, "{\n");
             int first = 1;
-            for (int side = 0; side < 2; side++) {
-                size_t at = b->len;
+            while (at < n && t[at].grp == (int32_t)q) {
                 if (!first)
                     tlm_sbuf_puts(b, ",\n");
+                first = 0;
                 indent(b, 2);
-                tlm_sbuf_puts(b, side ? "\"trace2\": " : "\"trace1\": ");
-                if (side_entry(d, s, ops.p[q], side, b, 2, &oom))
-                    first = 0;
-                else
-                    b->len = at;
+                tlm_sbuf_puts(b, t[at].side ? "\"trace2\": " : "\"trace1\": ");
+                put_entry(d, b, t, n, &at, 2);
             }
             tlm_sbuf_putc(b, '\n');
             indent(b, 1);
@@ -164,8 +215,13 @@ static tlm_status map_all(tlm_diff *d, const tlm_dsummary *s, tlm_sbuf *b)
         tlm_sbuf_puts(b, q + 1 < ops.n ? ",\n" : "\n");
     }
     tlm_sbuf_putc(b, '}');
+    st = TLM_OK;
+done:
+    free(grp);
+    free(t);
     tlm_ivec_free(&ops);
-    return oom ? TLM_ENOMEM : TLM_OK;
+    tlm_i3map_free(&m);
+    return st;
 }
 
 tlm_status tlm_diff_map_json(tlm_diff *d, const tlm_dcells *c,
@@ -174,30 +230,58 @@ tlm_status tlm_diff_map_json(tlm_diff *d, const tlm_dcells *c,
     (void)c;
     if (side < 0)
         return map_all(d, s, b);
+    /* keys: the original cpu_op names, sorted by text: group = the rank
+     * of the name among the side's sorted distinct names */
+    tlm_ivec keys = {0};
     int oom = 0;
-    tlm_ivec ops = {0}, k = {0};
     for (size_t i = 0; i < s->n; i++)
         if (d->rows[s->r[i].first].side == side)
-            tlm_ivec_push(&ops, s->cname[s->r[i].first], &oom);
-    sort_uniq(d, &ops);
-    if (!ops.n)
+            tlm_ivec_push(&keys, s->cname[s->r[i].first], &oom);
+    if (oom) {
+        tlm_ivec_free(&keys);
+        return TLM_ENOMEM;
+    }
+    sort_uniq(d, &keys);
+    tlm_i3map m;
+    int32_t *grp = malloc((s->n + 1) * sizeof *grp);
+    tlm_status st = TLM_ENOMEM;
+    trip *t = NULL;
+    if (tlm_i3map_init(&m, keys.n + 16) != TLM_OK) {
+        free(grp);
+        tlm_ivec_free(&keys);
+        return TLM_ENOMEM;
+    }
+    if (!grp)
+        goto done;
+    for (size_t k = 0; k < keys.n; k++)
+        if (tlm_i3map_put(&m, keys.p[k], 0, 0, (int32_t)k) != TLM_OK)
+            goto done;
+    for (size_t i = 0; i < s->n; i++)
+        grp[i] = tlm_i3map_get(&m, s->cname[s->r[i].first], 0, 0);
+    int ident = d->identical;
+    d->identical = 0; /* both sides' rows count here */
+    size_t n;
+    t = triples(d, s, grp, side, &n);
+    d->identical = ident;
+    if (!t)
+        goto done;
+    if (!keys.n)
         tlm_sbuf_puts(b, "{}");
     else
         tlm_sbuf_puts(b, "{\n");
-    for (size_t q = 0; q < ops.n && !oom; q++) {
-        k.n = 0;
-        for (size_t i = 0; i < s->n; i++)
-            if (d->rows[s->r[i].first].side == side &&
-                s->cname[s->r[i].first] == ops.p[q])
-                tlm_ivec_push(&k, s->kname[s->r[i].first], &oom);
-        sort_uniq(d, &k);
+    size_t at = 0;
+    for (size_t k = 0; k < keys.n; k++) {
         indent(b, 1);
-        put_name(d, b, ops.p[q]);
+        put_name(d, b, keys.p[k]);
         tlm_sbuf_puts(b, ": ");
-        put_list(d, b, &k, 1);
-        tlm_sbuf_puts(b, q + 1 < ops.n ? ",\n" : "\n}");
+        put_kernels(d, b, t, n, &at, 1);
+        tlm_sbuf_puts(b, k + 1 < keys.n ? ",\n" : "\n}");
     }
-    tlm_ivec_free(&ops);
-    tlm_ivec_free(&k);
-    return oom ? TLM_ENOMEM : TLM_OK;
+    st = TLM_OK;
+done:
+    free(grp);
+    free(t);
+    tlm_ivec_free(&keys);
+    tlm_i3map_free(&m);
+    return st;
 }

@@ -211,16 +211,16 @@ tlm_status tlm_diff_summary_csv(tlm_diff *d, tlm_sbuf *b)
         double t1 = rint(v[i].time[0] * 1000.0) / 1000.0;
         double t2 = rint(v[i].time[1] * 1000.0) / 1000.0;
         double dl = rint((v[i].time[1] - v[i].time[0]) * 1000.0) / 1000.0;
-        tlm_sbuf_pyfloat(b, t1);
+        tlm_diff_float(b, t1);
         tlm_sbuf_putc(b, ',');
-        tlm_sbuf_pyfloat(b, t2);
+        tlm_diff_float(b, t2);
         tlm_sbuf_putc(b, ',');
-        tlm_sbuf_pyfloat(b, dl + 0.0);
+        tlm_diff_float(b, dl + 0.0);
         tlm_sbuf_putc(b, ',');
         if (v[i].time[0] > 0)
-            tlm_sbuf_pyfloat(b, rint((v[i].time[1] - v[i].time[0]) /
-                                     v[i].time[0] * 100.0 * 100.0) / 100.0 +
-                                    0.0);
+            tlm_diff_float(b, rint((v[i].time[1] - v[i].time[0]) /
+                                   v[i].time[0] * 100.0 * 100.0) / 100.0 +
+                                  0.0);
         tlm_sbuf_putc(b, '\n');
     }
     st = b->oom ? TLM_ENOMEM : TLM_OK;
@@ -232,15 +232,44 @@ done:
 
 /* ----------------------------------------------------------- render */
 
+void tlm_diff_out_free(tlm_diff *d)
+{
+    if (d->cells)
+        tlm_dcells_free(d->cells);
+    if (d->sum)
+        tlm_dsummary_free(d->sum);
+    free(d->cells);
+    free(d->sum);
+    d->cells = NULL;
+    d->sum = NULL;
+}
+
+/* The cells and the summary, made on first use. */
+static tlm_status tables(tlm_diff *d)
+{
+    if (d->sum)
+        return TLM_OK;
+    tlm_diff_out_free(d);
+    d->cells = calloc(1, sizeof *d->cells);
+    tlm_dsummary *s = calloc(1, sizeof *s);
+    tlm_status st = TLM_ENOMEM;
+    if (d->cells && s && (st = tlm_dcells_build(d, d->cells)) == TLM_OK &&
+        (st = tlm_dsummary_build(d, d->cells, s)) == TLM_OK) {
+        d->sum = s;
+        return TLM_OK;
+    }
+    if (s)
+        tlm_dsummary_free(s);
+    free(s);
+    tlm_diff_out_free(d);
+    return st;
+}
+
 tlm_status tlm_diff_render(tlm_diff *d, tlm_diff_file f, char **text,
                            size_t *len, tlm_error *err)
 {
     tlm_sbuf b;
     tlm_sbuf_init(&b);
-    tlm_dcells c;
-    tlm_dsummary s;
-    memset(&c, 0, sizeof c);
-    memset(&s, 0, sizeof s);
     tlm_status st = TLM_OK;
     *text = NULL;
     *len = 0;
@@ -249,24 +278,20 @@ tlm_status tlm_diff_render(tlm_diff *d, tlm_diff_file f, char **text,
     } else if (f == TLM_DIFF_SUMMARY) {
         st = tlm_diff_summary_csv(d, &b);
     } else if ((unsigned)f < TLM_DIFF_NFILES) {
-        st = tlm_dcells_build(d, &c);
-        if (st == TLM_OK && f != TLM_DIFF_STATS)
-            st = tlm_dsummary_build(d, &c, &s);
+        st = tables(d);
         if (st == TLM_OK) {
             if (f == TLM_DIFF_STATS)
-                tlm_diff_stats_csv(d, &c, &b);
+                tlm_diff_stats_csv(d, d->cells, &b);
             else if (f == TLM_DIFF_UNIQUE)
-                tlm_diff_unique_csv(d, &c, &s, &b);
+                tlm_diff_unique_csv(d, d->cells, d->sum, &b);
             else
-                st = tlm_diff_map_json(d, &c, &s,
+                st = tlm_diff_map_json(d, d->cells, d->sum,
                                        f == TLM_DIFF_MAP ? -1
                                        : f == TLM_DIFF_MAP1 ? 0 : 1, &b);
         }
     } else {
         st = TLM_EINVAL;
     }
-    tlm_dcells_free(&c);
-    tlm_dsummary_free(&s);
     if (st == TLM_OK && b.oom)
         st = TLM_ENOMEM;
     if (st != TLM_OK) {

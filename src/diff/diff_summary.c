@@ -51,10 +51,10 @@ static int cmp_sum(const void *x, const void *y)
             pa = ta;
             pb = tb;
         } else if (k == NKEY + 1) { /* kernel_time_mean */
-            an = tlm_py_float_repr(a->kmean, ta, sizeof ta);
-            bn = tlm_py_float_repr(b->kmean, tb, sizeof tb);
-            pa = ta;
-            pb = tb;
+            pa = a->mean_txt;
+            pb = b->mean_txt;
+            an = strlen(pa);
+            bn = strlen(pb);
         } else {
             int col = KEY_COLS[k ? k - 1 : 0];
             pa = tlm_dcell(g_s.c, a->first, col, &an);
@@ -126,58 +126,69 @@ static int in_list(const int32_t *l, size_t n, int32_t x)
     return 0;
 }
 
-/* The rename map (§8), as map[name id] = new name id or -1. */
+/* The rename map (§8), as map[name id] = new name id or -1 (ids below
+ * *nmap). */
 static tlm_status rename_map(tlm_diff *d, const tlm_dsummary *s,
                              int32_t **mapo)
 {
     tlm_status st = TLM_ENOMEM;
     int oom = 0;
-    uint8_t *lseen = calloc(d->nn + 1, 1);
-    tlm_ivec n1 = {0}, n2 = {0}, seen = {0};
-    int32_t *map = NULL;
-    if (!lseen)
+    size_t nn = d->nn + 1, nmap = d->names.n;
+    int32_t *cnt = calloc(nn + 1, sizeof *cnt);
+    int32_t *rows = malloc((d->nrows + 1) * sizeof *rows);
+    int32_t *order = malloc((nn + 1) * sizeof *order);
+    uint8_t *seen = calloc(nmap + 1, 1);
+    int32_t *map = malloc((nmap + 1) * sizeof *map);
+    tlm_ivec n1 = {0}, n2 = {0};
+    size_t no = 0;
+    if (!cnt || !rows || !order || !seen || !map)
         goto done;
+    memset(map, 0xff, (nmap + 1) * sizeof *map);
+    /* rows bucketed by LCA id; LCAs in order of first appearance */
     for (size_t i = 0; i < d->nrows; i++) {
         int32_t l = d->rows[i].lca;
-        if (l < 0 || lseen[l])
+        if (l < 0)
             continue;
-        lseen[l] = 1;
+        if (!cnt[l + 1]++)
+            order[no++] = l;
+    }
+    for (size_t l = 1; l <= nn; l++)
+        cnt[l] += cnt[l - 1];
+    for (size_t i = 0; i < d->nrows; i++)
+        if (d->rows[i].lca >= 0)
+            rows[cnt[d->rows[i].lca]++] = (int32_t)i;
+    /* cnt[l] is now the end of bucket l; its start is cnt[l - 1] */
+    for (size_t q = 0; q < no; q++) {
+        int32_t l = order[q];
+        size_t b0 = l ? (size_t)cnt[l - 1] : 0, b1 = (size_t)cnt[l];
         n1.n = n2.n = 0;
-        for (size_t k = i; k < d->nrows; k++) {
-            if (d->rows[k].lca != l)
-                continue;
-            tlm_ivec *v = d->rows[k].side ? &n2 : &n1;
-            if (!in_list(v->p, v->n, s->cname[k]))
-                tlm_ivec_push(v, s->cname[k], &oom);
+        for (size_t k = b0; k < b1; k++) {
+            int32_t r = rows[k];
+            tlm_ivec *v = d->rows[r].side ? &n2 : &n1;
+            if (!in_list(v->p, v->n, s->cname[r]))
+                tlm_ivec_push(v, s->cname[r], &oom);
         }
+        if (oom)
+            goto done;
         if (!n1.n || !n2.n)
             continue;
         int all = 1;
         for (size_t k = 0; k < n1.n; k++)
-            all &= in_list(seen.p, seen.n, n1.p[k]);
+            all &= seen[n1.p[k]];
         for (size_t k = 0; k < n2.n; k++)
-            all &= in_list(seen.p, seen.n, n2.p[k]);
+            all &= seen[n2.p[k]];
         if (all)
             continue;
         for (size_t k = 0; k < n1.n; k++)
-            tlm_ivec_push(&seen, n1.p[k], &oom);
+            seen[n1.p[k]] = 1;
         for (size_t k = 0; k < n2.n; k++)
-            tlm_ivec_push(&seen, n2.p[k], &oom);
-        if (oom)
-            goto done;
-        if (!map) {
-            map = malloc((d->names.n + 4096) * sizeof *map);
-            if (!map)
-                goto done;
-            memset(map, 0xff, (d->names.n + 4096) * sizeof *map);
-        }
-        size_t cap = d->names.n + 4096;
+            seen[n2.p[k]] = 1;
         if (n1.n == n2.n) {
             for (size_t k = 0; k < n1.n; k++) {
                 if (n1.p[k] == n2.p[k])
                     continue;
                 int32_t c = common(d, n1.p[k], n2.p[k]);
-                if (c >= 0 && (size_t)n1.p[k] < cap && (size_t)n2.p[k] < cap)
+                if (c >= 0)
                     map[n1.p[k]] = map[n2.p[k]] = c;
             }
             continue;
@@ -205,10 +216,12 @@ static tlm_status rename_map(tlm_diff *d, const tlm_dsummary *s,
     }
     st = TLM_OK;
 done:
-    free(lseen);
+    free(cnt);
+    free(rows);
+    free(order);
+    free(seen);
     tlm_ivec_free(&n1);
     tlm_ivec_free(&n2);
-    tlm_ivec_free(&seen);
     if (st != TLM_OK) {
         free(map);
         map = NULL;
@@ -269,8 +282,15 @@ tlm_status tlm_dsummary_build(tlm_diff *d, const tlm_dcells *c,
         r->count++;
         r->ksum += (double)d->s[d->rows[i].side].ev[d->rows[i].g].dur / 1000.0;
     }
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         s->r[i].kmean = s->r[i].ksum / (double)s->r[i].count;
+        k.len = 0;
+        tlm_diff_float(&k, s->r[i].kmean);
+        if (k.oom || k.len >= sizeof s->r[i].mean_txt)
+            goto done;
+        memcpy(s->r[i].mean_txt, k.p, k.len);
+        s->r[i].mean_txt[k.len] = 0;
+    }
     g_s.d = d;
     g_s.c = c;
     qsort(s->r, s->n, sizeof *s->r, cmp_sum);
@@ -278,7 +298,7 @@ tlm_status tlm_dsummary_build(tlm_diff *d, const tlm_dcells *c,
         goto done;
     for (size_t i = 0; i < s->n; i++) {
         int32_t nm = s->cname[s->r[i].first];
-        s->r[i].cpu_name = map && map[nm] >= 0 ? map[nm] : nm;
+        s->r[i].cpu_name = map[nm] >= 0 ? map[nm] : nm;
     }
     d->st.summary_rows = s->n;
     st = TLM_OK;
@@ -328,10 +348,10 @@ void tlm_diff_unique_csv(tlm_diff *d, const tlm_dcells *c,
             if (col == -1) {
                 tlm_sbuf_printf(b, "%zu", r->count);
             } else if (col == -2) {
-                tlm_sbuf_pyfloat(b, r->kmean);
+                tlm_sbuf_puts(b, r->mean_txt);
             } else if (col == -3) {
                 if (s->kt_float)
-                    tlm_sbuf_pyfloat(b, r->ksum);
+                    tlm_diff_float(b, r->ksum);
                 else
                     tlm_sbuf_printf(b, "%.0f", r->ksum);
             } else if (col == TLM_DC_CPU_NAME) {
