@@ -12,4 +12,6 @@ int tlm_cmd_tree(int argc, char **argv);
 int tlm_cmd_modules(int argc, char **argv);
 int tlm_cmd_compare(int argc, char **argv);
 
+int tlm_cmd_diff(int argc, char **argv);
+
 #endif

@@ -36,6 +36,9 @@ static const command commands[] = {
     {"modules", tlm_cmd_modules, "TRACE  nn.Module view with GPU time"},
     {"compare", tlm_cmd_compare,
      "REPORT REPORT... | A.h5 B.h5  compare reports, traces or runs"},
+
+    {"diff", tlm_cmd_diff,
+     "TRACE_A TRACE_B --output_dir D  TraceDiff of two call trees"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,341 @@
+/*
+ * diff_out.c - merged_tree_output.txt (§5), tlmpi's diff_summary.csv, and
+ * the rendering and staging of every output file.
+ */
+#include "diff_csv.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pyrepr.h"
+
+static const char *const FILE_NAMES[TLM_DIFF_NFILES] = {
+#define TLM_X_(e, s) s,
+    TLM_DIFF_FILES(TLM_X_)
+#undef TLM_X_
+};
+
+const char *tlm_diff_file_name(tlm_diff_file f)
+{
+    return (unsigned)f < TLM_DIFF_NFILES ? FILE_NAMES[f] : NULL;
+}
+
+static void put_opname(tlm_diff *d, tlm_sbuf *b, int side, int32_t u)
+{
+    char num[24];
+    size_t n;
+    const char *s = tlm_diff_opname(d, side, u, &n, num);
+    tlm_sbuf_putn(b, s, n);
+}
+
+static void tree_line(tlm_diff *d, tlm_sbuf *b, const tlm_sbuf *prefix,
+                      int32_t id, int last)
+{
+    const tlm_dnode *n = &d->nodes[id];
+    tlm_sbuf_putn(b, prefix->p ? prefix->p : "", prefix->len);
+    tlm_sbuf_puts(b, last ? "\xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 "
+                          : "\xe2\x94\x9c\xe2\x94\x80\xe2\x94\x80 ");
+    if (n->u1 >= 0 && n->u2 >= 0) {
+        size_t a0 = b->len;
+        put_opname(d, b, 0, n->u1);
+        size_t a1 = b->len;
+        put_opname(d, b, 1, n->u2);
+        size_t l1 = a1 - a0, l2 = b->len - a1;
+        if (l1 == l2 && memcmp(b->p + a0, b->p + a1, l1) == 0) {
+            b->len = a1;
+        } else {
+            tlm_sbuf t;
+            tlm_sbuf_init(&t);
+            tlm_sbuf_putn(&t, b->p + a0, b->len - a0);
+            b->len = a0;
+            tlm_sbuf_puts(b, "combined: ");
+            tlm_sbuf_putn(b, t.p, l1);
+            tlm_sbuf_puts(b, " | ");
+            tlm_sbuf_putn(b, t.p + l1, l2);
+            tlm_sbuf_free(&t);
+        }
+    } else if (n->u1 >= 0) {
+        tlm_sbuf_puts(b, ">> trace1: ");
+        put_opname(d, b, 0, n->u1);
+    } else {
+        tlm_sbuf_puts(b, "<< trace2: ");
+        put_opname(d, b, 1, n->u2);
+    }
+    tlm_sbuf_putc(b, '\n');
+}
+
+static int kind(const tlm_dnode *n)
+{
+    return n->u1 >= 0 && n->u2 >= 0 ? 0 : n->u1 >= 0 ? 1 : 2;
+}
+
+/* Pre-order with an explicit stack of (id, last, depth); the prefix is
+ * cut back to the depth of each node. */
+void tlm_diff_tree_text(tlm_diff *d, tlm_sbuf *b)
+{
+    tlm_sbuf prefix;
+    tlm_sbuf_init(&prefix);
+    tlm_ivec st = {0};
+    tlm_ivec plen = {0}; /* prefix length per depth */
+    int oom = 0;
+    for (size_t r = d->roots.n; r-- > 0;) {
+        tlm_ivec_push(&st, d->roots.p[r], &oom);
+        tlm_ivec_push(&st, r + 1 == d->roots.n, &oom);
+        tlm_ivec_push(&st, 0, &oom);
+    }
+    tlm_ivec_push(&plen, 0, &oom);
+    while (st.n && !oom && !b->oom) {
+        int32_t depth = st.p[--st.n];
+        int32_t last = st.p[--st.n];
+        int32_t id = st.p[--st.n];
+        prefix.len = (size_t)plen.p[depth];
+        tree_line(d, b, &prefix, id, last);
+        const tlm_dnode *n = &d->nodes[id];
+        if (!n->nkid)
+            continue;
+        tlm_sbuf_puts(&prefix, last ? "    " : "\xe2\x94\x82   ");
+        plen.n = (size_t)depth + 1;
+        tlm_ivec_push(&plen, (int32_t)prefix.len, &oom);
+        /* children grouped combined, trace1, trace2; pushed reversed */
+        size_t cnt = 0;
+        for (int k = 2; k >= 0; k--)
+            for (int32_t q = n->nkid; q-- > 0;) {
+                int32_t c = d->kids.p[n->kid_off + q];
+                if (kind(&d->nodes[c]) != k)
+                    continue;
+                tlm_ivec_push(&st, c, &oom);
+                tlm_ivec_push(&st, cnt == 0, &oom);
+                tlm_ivec_push(&st, depth + 1, &oom);
+                cnt++;
+            }
+    }
+    if (oom || prefix.oom)
+        b->oom = 1;
+    tlm_sbuf_free(&prefix);
+    tlm_ivec_free(&st);
+    tlm_ivec_free(&plen);
+}
+
+/* ------------------------------------------------------ diff_summary */
+
+typedef struct opsum {
+    int32_t name;
+    int64_t count[2];
+    double time[2];
+} opsum;
+
+static const tlm_dstrtab *g_nm;
+static int cmp_opsum(const void *x, const void *y)
+{
+    const opsum *a = x, *b = y;
+    double da = a->time[1] - a->time[0], db = b->time[1] - b->time[0];
+    da = da < 0 ? -da : da;
+    db = db < 0 ? -db : db;
+    if (da != db)
+        return da > db ? -1 : 1;
+    return strcmp(tlm_dstrtab_str(g_nm, a->name, NULL),
+                  tlm_dstrtab_str(g_nm, b->name, NULL));
+}
+
+/* Per cpu_op name over the whole of both traces: every linked GPU op is
+ * attributed to its nearest cpu_op ancestor (docs/diff.md). */
+tlm_status tlm_diff_summary_csv(tlm_diff *d, tlm_sbuf *b)
+{
+    opsum *v = NULL;
+    size_t nv = 0, cap = 0;
+    tlm_i3map map;
+    if (tlm_i3map_init(&map, 1024) != TLM_OK)
+        return TLM_ENOMEM;
+    tlm_status st = TLM_ENOMEM;
+    for (int k = 0; k < 2; k++) {
+        tlm_dside *s = &d->s[k];
+        if (++s->stamp == 0) {
+            memset(s->pos_stamp, 0, s->n * sizeof *s->pos_stamp);
+            s->stamp = 1;
+        }
+        for (size_t g = 0; g < s->n; g++) {
+            if (!tlm_dgpu_op(s, (int32_t)g) || s->t->nd[g].parent < 0 ||
+                !(s->t->nd[g].flags & TLM_NODE_TREE))
+                continue;
+            int32_t cpu = -1;
+            for (int32_t p = s->t->nd[g].parent; p >= 0;
+                 p = s->t->nd[p].parent)
+                if (s->t->nd[p].cat == TLM_CAT_CPU_OP) {
+                    cpu = p;
+                    break;
+                }
+            if (cpu < 0)
+                continue;
+            char num[24];
+            size_t n;
+            const char *nm = tlm_diff_opname(d, k, cpu, &n, num);
+            int32_t id = tlm_dstrtab_intern(&d->names, nm, n);
+            if (id < 0)
+                goto done;
+            int32_t at = tlm_i3map_get(&map, id, 0, 0);
+            if (at < 0) {
+                if (nv == cap) {
+                    cap = cap ? cap * 2 : 256;
+                    opsum *p = realloc(v, cap * sizeof *p);
+                    if (!p)
+                        goto done;
+                    v = p;
+                }
+                at = (int32_t)nv++;
+                memset(&v[at], 0, sizeof v[at]);
+                v[at].name = id;
+                if (tlm_i3map_put(&map, id, 0, 0, at) != TLM_OK)
+                    goto done;
+            }
+            if (s->pos_stamp[cpu] != s->stamp) {
+                s->pos_stamp[cpu] = s->stamp;
+                v[at].count[k]++;
+            }
+            v[at].time[k] += (double)s->ev[g].dur / 1000.0;
+        }
+    }
+    g_nm = &d->names;
+    if (nv)
+        qsort(v, nv, sizeof *v, cmp_opsum);
+    tlm_sbuf_puts(b, "op,count_trace1,count_trace2,gpu_time_trace1_us,"
+                     "gpu_time_trace2_us,delta_us (trace2 - trace1),"
+                     "delta_pct\n");
+    for (size_t i = 0; i < nv; i++) {
+        size_t n;
+        const char *nm = tlm_dstrtab_str(&d->names, v[i].name, &n);
+        tlm_sbuf_csv_field(b, nm, n);
+        tlm_sbuf_printf(b, ",%lld,%lld,", (long long)v[i].count[0],
+                        (long long)v[i].count[1]);
+        double t1 = rint(v[i].time[0] * 1000.0) / 1000.0;
+        double t2 = rint(v[i].time[1] * 1000.0) / 1000.0;
+        double dl = rint((v[i].time[1] - v[i].time[0]) * 1000.0) / 1000.0;
+        tlm_diff_float(b, t1);
+        tlm_sbuf_putc(b, ',');
+        tlm_diff_float(b, t2);
+        tlm_sbuf_putc(b, ',');
+        tlm_diff_float(b, dl + 0.0);
+        tlm_sbuf_putc(b, ',');
+        if (v[i].time[0] > 0)
+            tlm_diff_float(b, rint((v[i].time[1] - v[i].time[0]) /
+                                   v[i].time[0] * 100.0 * 100.0) / 100.0 +
+                                  0.0);
+        tlm_sbuf_putc(b, '\n');
+    }
+    st = b->oom ? TLM_ENOMEM : TLM_OK;
+done:
+    free(v);
+    tlm_i3map_free(&map);
+    return st;
+}
+
+/* ----------------------------------------------------------- render */
+
+void tlm_diff_out_free(tlm_diff *d)
+{
+    if (d->cells)
+        tlm_dcells_free(d->cells);
+    if (d->sum)
+        tlm_dsummary_free(d->sum);
+    free(d->cells);
+    free(d->sum);
+    d->cells = NULL;
+    d->sum = NULL;
+}
+
+/* The cells and the summary, made on first use. */
+static tlm_status tables(tlm_diff *d)
+{
+    if (d->sum)
+        return TLM_OK;
+    tlm_diff_out_free(d);
+    d->cells = calloc(1, sizeof *d->cells);
+    tlm_dsummary *s = calloc(1, sizeof *s);
+    tlm_status st = TLM_ENOMEM;
+    if (d->cells && s && (st = tlm_dcells_build(d, d->cells)) == TLM_OK &&
+        (st = tlm_dsummary_build(d, d->cells, s)) == TLM_OK) {
+        d->sum = s;
+        return TLM_OK;
+    }
+    if (s)
+        tlm_dsummary_free(s);
+    free(s);
+    tlm_diff_out_free(d);
+    return st;
+}
+
+tlm_status tlm_diff_render(tlm_diff *d, tlm_diff_file f, char **text,
+                           size_t *len, tlm_error *err)
+{
+    tlm_sbuf b;
+    tlm_sbuf_init(&b);
+    tlm_status st = TLM_OK;
+    *text = NULL;
+    *len = 0;
+    if (f == TLM_DIFF_TREE) {
+        tlm_diff_tree_text(d, &b);
+    } else if (f == TLM_DIFF_SUMMARY) {
+        st = tlm_diff_summary_csv(d, &b);
+    } else if ((unsigned)f < TLM_DIFF_NFILES) {
+        st = tables(d);
+        if (st == TLM_OK) {
+            if (f == TLM_DIFF_STATS)
+                tlm_diff_stats_csv(d, d->cells, &b);
+            else if (f == TLM_DIFF_UNIQUE)
+                tlm_diff_unique_csv(d, d->cells, d->sum, &b);
+            else
+                st = tlm_diff_map_json(d, d->cells, d->sum,
+                                       f == TLM_DIFF_MAP ? -1
+                                       : f == TLM_DIFF_MAP1 ? 0 : 1, &b);
+        }
+    } else {
+        st = TLM_EINVAL;
+    }
+    if (st == TLM_OK && b.oom)
+        st = TLM_ENOMEM;
+    if (st != TLM_OK) {
+        tlm_sbuf_free(&b);
+        return tlm_error_set(err, st, tlm_diff_file_name(f), -1,
+                             "cannot render the output");
+    }
+    tlm_sbuf_putc(&b, 0);
+    if (b.oom) {
+        tlm_sbuf_free(&b);
+        return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
+    }
+    *text = b.p;
+    *len = b.len - 1;
+    return TLM_OK;
+}
+
+tlm_status tlm_diff_stage(tlm_diff *d, tlm_outset *set, const char *dir,
+                          tlm_error *err)
+{
+    for (int f = 0; f < TLM_DIFF_NFILES; f++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, FILE_NAMES[f]);
+        const char *tmp;
+        tlm_status st = tlm_outset_stage(set, path, &tmp, err);
+        if (st != TLM_OK)
+            return st;
+        char *text;
+        size_t len;
+        if ((st = tlm_diff_render(d, (tlm_diff_file)f, &text, &len, err)) !=
+            TLM_OK)
+            return st;
+        FILE *fp = fopen(tmp, "wb");
+        if (!fp) {
+            free(text);
+            return tlm_error_set(err, TLM_EIO, tmp, -1, "cannot create");
+        }
+        size_t w = fwrite(text, 1, len, fp);
+        free(text);
+        st = tlm_outset_fclose(fp, tmp, err);
+        if (st == TLM_OK && w != len)
+            st = tlm_error_set(err, TLM_EIO, tmp, -1, "short write");
+        if (st != TLM_OK)
+            return st;
+    }
+    return TLM_OK;
+}
