@@ -470,12 +470,18 @@ static void summary(const cargs *c, const tlm_cmp_result *res)
  * among the words of the command line. */
 static int runs_command(int argc, char **argv)
 {
+    static const char *const valued[] = {
+        "--output_dir", "--output_csvs_dir", "--output_md", "--output", "-o",
+        "--top",        "--min_impact_pct"};
     size_t h5 = 0, other = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--print_schema"))
             return 1;
-        if (!is_word(a))
+        for (size_t k = 0; k < sizeof valued / sizeof *valued; k++)
+            if (!strcmp(a, valued[k]))
+                i++; /* its value is not an input */
+        if (i >= argc || !is_word(argv[i]) || argv[i] != a)
             continue;
         size_t l = strlen(a);
         struct stat sb;

@@ -19,6 +19,11 @@
 #                             1,024-rank jobs (the bigjob one, and the same
 #                             with a straggler): wall time and peak RSS
 #                             (target 2 s)
+#   scripts/bench.sh compare  tlmpi compare of two synthesized traces
+#                             (BENCH_CMP_SIZE bytes each, default 100 MB;
+#                             the second with a slow kernel) against the
+#                             two tlmpi report runs it replaces (target
+#                             <= 1.1x their sum), and peak RSS
 #   scripts/bench.sh all      reader and report
 #
 # Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
@@ -302,14 +307,51 @@ run_compare_runs() {
     printf '  peak RSS: %d KiB\n' "$rss"
 }
 
+# tlmpi compare TRACE TRACE: the two reports plus the comparison.
+run_compare() {
+    local csize=${BENCH_CMP_SIZE:-100000000} t tc= ta= tb= out=$dir/cmp.out
+    local a=$dir/cmp_a/rank0_trace.json b=$dir/cmp_b/rank0_trace.json
+    if [ ! -s "$b" ] || [ "$(cat "$dir/.cmp_size" 2>/dev/null)" != "$csize" ]; then
+        echo "synthesizing two ${csize}-byte traces ..." >&2
+        rm -rf "$dir/cmp_a" "$dir/cmp_b"
+        "$bin/tlmpi-synth" --out "$dir/cmp_a" --world_size 8 --tp 4 \
+            --target_size "$csize" --seed 42 --ranks 0 --quiet
+        "$bin/tlmpi-synth" --out "$dir/cmp_b" --world_size 8 --tp 4 \
+            --target_size "$csize" --seed 42 --ranks 0 --quiet \
+            --slow_kernel flash --slow_kernel_factor 1.5
+        echo "$csize" > "$dir/.cmp_size"
+    fi
+    cat "$a" "$b" >/dev/null # page cache
+    for _ in $(seq "$repeat"); do
+        t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' report '$a' --output_csvs_dir '$out' --quiet")
+        ta=$(min2 "$t" "$ta")
+        t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' report '$b' --output_csvs_dir '$out' --quiet")
+        tb=$(min2 "$t" "$tb")
+        t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' compare '$a' '$b' --output_csvs_dir '$out' --quiet")
+        tc=$(min2 "$t" "$tc")
+    done
+    rm -rf "$out"
+    local r
+    r=$(rss "$bin/tlmpi" compare "$a" "$b" --output_csvs_dir "$out" --quiet --force)
+    echo
+    echo "== compare: two traces of $(stat -c %s "$a") and $(stat -c %s "$b") bytes (best of $repeat)"
+    printf '  %-34s %7.3f s\n' "tlmpi report A" "$ta"
+    printf '  %-34s %7.3f s\n' "tlmpi report B" "$tb"
+    printf '  %-34s %7.3f s\n' "tlmpi compare A B" "$tc"
+    printf '  compare / (report A + report B): %sx   (target <= 1.1x)\n' \
+        "$(ratio "$tc" "$(calc %.4f "$ta + $tb")")"
+    printf '  peak RSS compare: %d KiB\n' "$r"
+}
+
 case "$mode" in
 reader) single_trace; run_reader ;;
+compare) run_compare ;;
 report) single_trace; run_report ;;
 job) single_trace; run_job ;;
 bigjob) run_bigjob ;;
 audit) run_audit ;;
 compare_runs) run_compare_runs ;;
 all) single_trace; run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|report|job|bigjob|audit|compare_runs|all" >&2
+*) echo "usage: scripts/bench.sh reader|report|job|bigjob|audit|compare_runs|compare|all" >&2
    exit 2 ;;
 esac
