@@ -327,12 +327,12 @@ run_compare() {
         ta=$(min2 "$t" "$ta")
         t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' report '$b' --output_csvs_dir '$out' --quiet")
         tb=$(min2 "$t" "$tb")
-        t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' compare '$a' '$b' --output_csvs_dir '$out' --quiet")
+        t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' compare '$a' '$b' --names a b --output_csvs_dir '$out' --quiet")
         tc=$(min2 "$t" "$tc")
     done
     rm -rf "$out"
     local r
-    r=$(rss "$bin/tlmpi" compare "$a" "$b" --output_csvs_dir "$out" --quiet --force)
+    r=$(rss "$bin/tlmpi" compare "$a" "$b" --names a b --output_csvs_dir "$out" --quiet --force)
     echo
     echo "== compare: two traces of $(stat -c %s "$a") and $(stat -c %s "$b") bytes (best of $repeat)"
     printf '  %-34s %7.3f s\n' "tlmpi report A" "$ta"
