@@ -61,10 +61,13 @@ static void c1(const fnd_ctx *t, const fnd_ctx *r, tlm_findings *f)
     for (size_t k = 0; k < 5; k++) {
         fnd_timeline(t->tl, rows[k], &tms[k], &tp[k]);
         fnd_timeline(r->tl, rows[k], &rms[k], &rp[k]);
-        tlm_sbuf_printf(b, "| %s | %.3f | %.3f | %+.3f | %+.1f | %.2f | "
-                           "%.2f |\n",
-                        rows[k], rms[k], tms[k], tms[k] - rms[k],
-                        100.0 * (tms[k] - rms[k]) / rms[k], rp[k], tp[k]);
+        tlm_sbuf_printf(b, "| %s | %.3f | %.3f | %+.3f | ", rows[k], rms[k],
+                        tms[k], tms[k] - rms[k]);
+        if (rms[k] != 0.0) /* no percentage of nothing */
+            tlm_sbuf_printf(b, "%+.1f", 100.0 * (tms[k] - rms[k]) / rms[k]);
+        else
+            tlm_sbuf_puts(b, "-");
+        tlm_sbuf_printf(b, " | %.2f | %.2f |\n", rp[k], tp[k]);
     }
     tlm_sbuf_putc(b, '\n');
     tlm_finding *x = fnd_add(f, "C1", TLM_FIND_INFO);
