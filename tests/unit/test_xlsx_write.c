@@ -4,7 +4,8 @@
  * - every column type round-trips: floats (null and NaN empty, inf
  *   empty; 16 significant digits, libxlsxwriter's %.16G), ints (above
  *   2^53 as exact text), texts (µ, a formula-like
- *   "=1+1" stays a string, an empty text is an empty cell), booleans;
+ *   "=1+1" stays a string, an empty text is an empty cell, a literal
+ *   _x0041_ and a control character come back as written), booleans;
  *   typed again (tlm_rawtab_to_tab) the table writes the same CSV;
  * - sheets in order with their names, an empty table (header only), a
  *   table with no columns;
@@ -80,7 +81,7 @@ static tlm_tab *sample(void)
     tlm_tab_set_s(t, 1, 2, "=1+1", 4);
     tlm_tab_set_s(t, 2, 2, "a,\"b\"\nc", 7);
     tlm_tab_set_s(t, 0, 5, "aten::mm", 8);
-    tlm_tab_set_s(t, 3, 5, "x", 1);
+    tlm_tab_set_s(t, 3, 5, "x_x0041_\001y", 10); /* reads back as is */
     return t;
 }
 
