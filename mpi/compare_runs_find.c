@@ -131,7 +131,7 @@ static int coll_rule(fctx *c, const tlm_cr_coll *k)
     num(bb, sizeof bb, "%.1f", k->busbw_gbps_b);
     num(bp, sizeof bp, "%+.0f", k->busbw_gbps_pct);
     if (fabs(k->wait_ns_diff) > fabs(k->latency_ns_diff) ||
-        (isnan(k->wait_ns_a) && k->wait_ns_b > 0))
+        (!side[0] && isnan(k->wait_ns_a) && k->wait_ns_b > 0))
         fmt(f->text, sizeof f->text,
             "%s: wait %s -> %s us per call, latency %s -> %s us, bus "
             "bandwidth A %s GB/s -> B %s GB/s%s; %s %.3f ms per rank %s",
@@ -141,7 +141,12 @@ static int coll_rule(fctx *c, const tlm_cr_coll *k)
             "%s: bus bandwidth %s %% (A %s GB/s -> B %s GB/s), latency %s "
             "-> %s us, wait %s -> %s us per call%s; %s %.3f ms per rank %s",
             f->subject, bp, ba, bb, la, lb, wa, wb, side, verb, imp, c->per);
-    if (k->wait_ns_diff > fabs(k->latency_ns_diff))
+    if (side[0])
+        fmt(f->action_a, sizeof f->action_a,
+            "the runs issue different collectives here (message size, "
+            "dtype or group layout): compare the parallel configuration");
+    else if (k->wait_ns_diff > fabs(k->latency_ns_diff) ||
+             (isnan(k->wait_ns_a) && k->wait_ns_b > 0))
         fmt(f->action_a, sizeof f->action_a,
             "the wait grew more than the transfer: look for the rank "
             "arriving last (B: rank %d)", k->last_rank_b);
