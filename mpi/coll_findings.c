@@ -331,7 +331,8 @@ tlm_status tlm_mpi_findings_build(const tlm_mpi_find_in *in,
         *n = 0;
         return TLM_ENOMEM;
     }
-    qsort(l.v, l.n, sizeof *l.v, cmp_find);
+    if (l.n)
+        qsort(l.v, l.n, sizeof *l.v, cmp_find);
     for (size_t i = 0; i < l.n; i++)
         snprintf(l.v[i].id, sizeof l.v[i].id, "P%u",
                  (unsigned)(i + 1) % 1000000u);

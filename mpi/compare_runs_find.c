@@ -297,7 +297,8 @@ tlm_status tlm_cr_findings(const tlm_cr_run *a, const tlm_cr_run *b,
         rc = strag_rule(&c, a, b);
     if (rc != 0)
         return TLM_ENOMEM;
-    qsort(res->find, res->n_find, sizeof *res->find, cmp_find);
+    if (res->n_find)
+        qsort(res->find, res->n_find, sizeof *res->find, cmp_find);
     for (size_t i = 0; i < res->n_find; i++)
         snprintf(res->find[i].id, sizeof res->find[i].id, "P%u",
                  (unsigned)(i + 1) % 1000000u);
