@@ -182,7 +182,7 @@ void tlm_diff_stats_csv(const tlm_diff *d, const tlm_dcells *c, tlm_sbuf *b)
             first = 0;
             size_t n;
             const char *t = tlm_dcell(c, i, col, &n);
-            tlm_sbuf_csv_field(b, t, n);
+            tlm_diff_csv(b, t, n);
         }
         tlm_sbuf_putc(b, '\n');
     }

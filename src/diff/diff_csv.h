@@ -5,6 +5,8 @@
 #ifndef TLM_DIFF_CSV_H
 #define TLM_DIFF_CSV_H
 
+#include <string.h>
+
 #include "diff_internal.h"
 
 enum {
@@ -13,6 +15,24 @@ enum {
     TLM_DC_KTIME, TLM_DC_BUSY, TLM_DC_LCA_NAME, TLM_DC_LCA_ID,
     TLM_DC_GPU_UID, TLM_DC_NN_STACK, TLM_DC_NN_PARENT, TLM_DC_N
 };
+
+/* tlm_sbuf_csv_field with one copy when the text holds no '"'. */
+static inline void tlm_diff_csv(tlm_sbuf *b, const char *s, size_t n)
+{
+    if (!tlm_csv_needs_quotes(s, n)) {
+        tlm_sbuf_putn(b, s, n);
+    } else if (!memchr(s, '"', n)) {
+        if (tlm_sbuf_reserve(b, n + 2) != 0)
+            return;
+        b->p[b->len++] = '"';
+        memcpy(b->p + b->len, s, n);
+        b->len += n;
+        b->p[b->len++] = '"';
+        b->p[b->len] = 0;
+    } else {
+        tlm_sbuf_csv_field(b, s, n);
+    }
+}
 
 /* Text of every cell of every row (pandas' to_csv forms, unquoted). */
 typedef struct tlm_dcells {

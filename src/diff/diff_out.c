@@ -205,7 +205,7 @@ tlm_status tlm_diff_summary_csv(tlm_diff *d, tlm_sbuf *b)
     for (size_t i = 0; i < nv; i++) {
         size_t n;
         const char *nm = tlm_dstrtab_str(&d->names, v[i].name, &n);
-        tlm_sbuf_csv_field(b, nm, n);
+        tlm_diff_csv(b, nm, n);
         tlm_sbuf_printf(b, ",%lld,%lld,", (long long)v[i].count[0],
                         (long long)v[i].count[1]);
         double t1 = rint(v[i].time[0] * 1000.0) / 1000.0;

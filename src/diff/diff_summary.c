@@ -356,10 +356,10 @@ void tlm_diff_unique_csv(tlm_diff *d, const tlm_dcells *c,
                     tlm_sbuf_printf(b, "%.0f", r->ksum);
             } else if (col == TLM_DC_CPU_NAME) {
                 t = tlm_dstrtab_str(&d->names, r->cpu_name, &n);
-                tlm_sbuf_csv_field(b, t, n);
+                tlm_diff_csv(b, t, n);
             } else {
                 t = tlm_dcell(c, r->first, col, &n);
-                tlm_sbuf_csv_field(b, t, n);
+                tlm_diff_csv(b, t, n);
             }
         }
         tlm_sbuf_putc(b, '\n');

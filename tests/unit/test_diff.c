@@ -13,6 +13,102 @@
 
 #include "diff_csv.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- building small traces ------------------------------------------- */
+
+typedef struct tb {
+    char buf[16384];
+    size_t n;
+    int corr;
+} tb;
+
+static void tb_add(tb *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    t->n += (size_t)vsnprintf(t->buf + t->n, sizeof t->buf - t->n, fmt, ap);
+    va_end(ap);
+    assert_true(t->n < sizeof t->buf);
+}
+
+static void tb_init(tb *t)
+{
+    t->n = 0;
+    t->corr = 0;
+    tb_add(t, "{\"traceEvents\":[");
+}
+
+/* cpu_op NAME at [ts, ts + dur) */
+static void op(tb *t, const char *name, int ts, int dur)
+{
+    tb_add(t, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,"
+              "\"tid\":1,\"ts\":%d,\"dur\":%d,\"args\":{\"Input Dims\":[[%d]]}},",
+           name, ts, dur, dur);
+}
+
+/* cudaLaunchKernel at ts (1 us) linked to kernel KNAME at kts */
+static void launch(tb *t, int ts, const char *kname, int kts, int kdur)
+{
+    int c = ++t->corr;
+    tb_add(t, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":"
+              "\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1,"
+              "\"args\":{\"correlation\":%d}},", ts, c);
+    tb_add(t, "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%d,"
+              "\"pid\":1,\"tid\":1,\"ts\":%d},", c, ts);
+    tb_add(t, "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%d,"
+              "\"pid\":0,\"tid\":7,\"ts\":%d,\"bp\":\"e\"},", c, kts);
+    tb_add(t, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,"
+              "\"tid\":7,\"ts\":%d,\"dur\":%d,\"args\":{\"correlation\":%d}},",
+           kname, kts, kdur, c);
+}
+
+/* op NAME at ts with one launched kernel */
+static void opk(tb *t, const char *name, int ts, const char *kname, int kts)
+{
+    op(t, name, ts, 5);
+    launch(t, ts + 1, kname, kts, 3);
+}
+
+typedef struct side {
+    tlm_trace *tr;
+    tlm_tree *tree;
+} side;
+
+static void tb_tree(tb *t, side *s)
+{
+    tb_add(t, "{\"ph\":\"i\",\"name\":\"end\",\"pid\":1,\"tid\":1,\"ts\":0}]}");
+    tlm_error err;
+    assert_int_equal(tlm_trace_read_mem(t->buf, t->n, "mem", NULL, &s->tr,
+                                        &err), TLM_OK);
+    tlm_tree_opts o;
+    tlm_tree_opts_init(&o);
+    assert_int_equal(tlm_tree_build(s->tr, &o, &s->tree, &err), TLM_OK);
+}
+
+/* diff of the two traces: the text of output f compared with want */
+static void diff_is(tb *a, tb *b, tlm_diff_file f, const char *want)
+{
+    side s[2];
+    tb_tree(a, &s[0]);
+    tb_tree(b, &s[1]);
+    tlm_diff *d = NULL;
+    tlm_error err;
+    assert_int_equal(tlm_diff_build(s[0].tree, s[1].tree, NULL, &d, &err),
+                     TLM_OK);
+    char *text;
+    size_t len;
+    assert_int_equal(tlm_diff_render(d, f, &text, &len, &err), TLM_OK);
+    assert_string_equal(text, want);
+    free(text);
+    tlm_diff_free(d);
+    for (int k = 0; k < 2; k++) {
+        tlm_tree_free(s[k].tree);
+        tlm_trace_free(s[k].tr);
+    }
+}
+
 static void norm_is(const char *in, int strip, const char *want)
 {
     tlm_sbuf b;
@@ -102,6 +198,129 @@ static void test_json_str(void **state)
     tlm_sbuf_free(&b);
 }
 
+/* §3: roots are paired by position: [x, y] vs [y] */
+static void test_roots_by_position(void **state)
+{
+    (void)state;
+    tb a, b;
+    tb_init(&a);
+    opk(&a, "aten::x", 0, "kx", 100);
+    opk(&a, "aten::y", 10, "ky", 110);
+    tb_init(&b);
+    opk(&b, "aten::y", 10, "ky", 110);
+    diff_is(&a, &b, TLM_DIFF_TREE,
+            "\u251c\u2500\u2500 combined: aten::x | aten::y\n"
+            "\u2502   \u2514\u2500\u2500 cudaLaunchKernel\n"
+            "\u2502       \u2514\u2500\u2500 combined: kx | ky\n"
+            "\u2514\u2500\u2500 >> trace1: aten::y\n"
+            "    \u2514\u2500\u2500 >> trace1: cudaLaunchKernel\n"
+            "        \u2514\u2500\u2500 >> trace1: ky\n");
+}
+
+/* §4 step 7: equal lengths without launches pair by position */
+static void test_positional(void **state)
+{
+    (void)state;
+    tb a, b;
+    tb_init(&a);
+    op(&a, "top", 0, 50);
+    opk(&a, "aten::add", 1, "kA", 100);
+    opk(&a, "aten::mul", 10, "kM", 110);
+    tb_init(&b);
+    op(&b, "top", 0, 50);
+    opk(&b, "aten::mul", 1, "kM", 100);
+    opk(&b, "aten::add", 10, "kA", 110);
+    diff_is(&a, &b, TLM_DIFF_TREE,
+            "\u2514\u2500\u2500 top\n"
+            "    \u251c\u2500\u2500 combined: aten::add | aten::mul\n"
+            "    \u2502   \u2514\u2500\u2500 cudaLaunchKernel\n"
+            "    \u2502       \u2514\u2500\u2500 combined: kA | kM\n"
+            "    \u2514\u2500\u2500 combined: aten::mul | aten::add\n"
+            "        \u2514\u2500\u2500 cudaLaunchKernel\n"
+            "            \u2514\u2500\u2500 combined: kM | kA\n");
+}
+
+/* §4 step 6: top -> wrap -> inner -> {a, b} vs top -> {a, b} */
+static void test_wrapper_collapse(void **state)
+{
+    (void)state;
+    tb a, b;
+    tb_init(&a);
+    op(&a, "aten::top", 0, 100);
+    op(&a, "aten::wrap", 1, 98);
+    op(&a, "aten::inner", 2, 96);
+    opk(&a, "aten::a", 10, "ka", 200);
+    opk(&a, "aten::b", 30, "kb", 210);
+    tb_init(&b);
+    op(&b, "aten::top", 0, 100);
+    opk(&b, "aten::a", 10, "ka", 200);
+    opk(&b, "aten::b", 30, "kb", 210);
+    diff_is(&a, &b, TLM_DIFF_TREE,
+            "\u2514\u2500\u2500 combined: aten::inner | aten::top\n"
+            "    \u251c\u2500\u2500 aten::a\n"
+            "    \u2502   \u2514\u2500\u2500 cudaLaunchKernel\n"
+            "    \u2502       \u2514\u2500\u2500 ka\n"
+            "    \u2514\u2500\u2500 aten::b\n"
+            "        \u2514\u2500\u2500 cudaLaunchKernel\n"
+            "            \u2514\u2500\u2500 kb\n");
+}
+
+/* §4.2: of two aten::add, the one whose subtree matches is paired (WF
+ * alone would pair the last one) */
+static void test_disambiguation(void **state)
+{
+    (void)state;
+    tb a, b;
+    tb_init(&a);
+    op(&a, "top", 0, 50);
+    opk(&a, "aten::add", 1, "k2", 100);
+    opk(&a, "aten::add", 10, "k1", 110);
+    tb_init(&b);
+    op(&b, "top", 0, 50);
+    opk(&b, "aten::add", 1, "k2", 100);
+    diff_is(&a, &b, TLM_DIFF_TREE,
+            "\u2514\u2500\u2500 top\n"
+            "    \u251c\u2500\u2500 aten::add\n"
+            "    \u2502   \u2514\u2500\u2500 cudaLaunchKernel\n"
+            "    \u2502       \u2514\u2500\u2500 k2\n"
+            "    \u2514\u2500\u2500 >> trace1: aten::add\n"
+            "        \u2514\u2500\u2500 >> trace1: cudaLaunchKernel\n"
+            "            \u2514\u2500\u2500 >> trace1: k1\n");
+}
+
+/* §6: an inserted op is reported under its combined parent, the kernel
+ * pair is its own LCA; summary sorted by kernel time */
+static void test_stats_rows(void **state)
+{
+    (void)state;
+    tb a, b;
+    tb_init(&a);
+    op(&a, "top", 0, 50);
+    opk(&a, "aten::mm", 1, "gemm", 100);
+    tb_init(&b);
+    op(&b, "top", 0, 50);
+    opk(&b, "aten::mm", 1, "gemm", 100);
+    opk(&b, "aten::neg", 10, "negk", 110);
+    diff_is(&a, &b, TLM_DIFF_STATS,
+            "name,cpu_op_name,cpu_op_uid,source,Input Dims,Input Strides,"
+            "Input type,Concrete Inputs,kernel_time,busy_time,"
+            "lowest_common_ancestor_name,lowest_common_ancestor_id,"
+            "gpu_op_uid,nn_module_stack,nn_module_parent\n"
+            "negk,aten::neg,6,trace2,\"((5,),)\",,,,3,3.0,top,0,10,root,root\n"
+            "gemm,aten::mm,1,trace1,\"((5,),)\",,,,3,3.0,gemm,3,5,root,root\n"
+            "gemm,aten::mm,1,trace2,\"((5,),)\",,,,3,3.0,gemm,3,5,root,root\n");
+    tb_init(&a);
+    op(&a, "top", 0, 50);
+    opk(&a, "aten::mm", 1, "gemm", 100);
+    tb_init(&b);
+    op(&b, "top", 0, 50);
+    opk(&b, "aten::mm", 1, "gemm", 100);
+    opk(&b, "aten::neg", 10, "negk", 110);
+    diff_is(&a, &b, TLM_DIFF_MAP2,
+            "{\n  \"aten::mm\": [\n    \"gemm\"\n  ],\n"
+            "  \"aten::neg\": [\n    \"negk\"\n  ]\n}");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -109,6 +328,11 @@ int main(void)
         cmocka_unit_test(test_strip_paren),
         cmocka_unit_test(test_wf),
         cmocka_unit_test(test_json_str),
+        cmocka_unit_test(test_roots_by_position),
+        cmocka_unit_test(test_positional),
+        cmocka_unit_test(test_wrapper_collapse),
+        cmocka_unit_test(test_disambiguation),
+        cmocka_unit_test(test_stats_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
