@@ -5,6 +5,7 @@
 #ifndef TLM_DIFF_CSV_H
 #define TLM_DIFF_CSV_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include "diff_internal.h"
@@ -78,6 +79,8 @@ void tlm_diff_float(tlm_sbuf *b, double v);
 /* json.dumps of a string (ensure_ascii=False). */
 void tlm_diff_json_str(tlm_sbuf *b, const char *s, size_t n);
 tlm_status tlm_diff_summary_csv(tlm_diff *d, tlm_sbuf *b);
-void tlm_diff_tree_text(tlm_diff *d, tlm_sbuf *b);
+/* merged_tree_output.txt into b; with fp, b is written to fp (and
+ * emptied) every MiB, *werr set on a write error. */
+void tlm_diff_tree_text(tlm_diff *d, tlm_sbuf *b, FILE *fp, int *werr);
 
 #endif /* TLM_DIFF_CSV_H */

@@ -73,7 +73,7 @@ static int kind(const tlm_dnode *n)
 
 /* Pre-order with an explicit stack of (id, last, depth); the prefix is
  * cut back to the depth of each node. */
-void tlm_diff_tree_text(tlm_diff *d, tlm_sbuf *b)
+void tlm_diff_tree_text(tlm_diff *d, tlm_sbuf *b, FILE *fp, int *werr)
 {
     tlm_sbuf prefix;
     tlm_sbuf_init(&prefix);
@@ -92,6 +92,11 @@ void tlm_diff_tree_text(tlm_diff *d, tlm_sbuf *b)
         int32_t id = st.p[--st.n];
         prefix.len = (size_t)plen.p[depth];
         tree_line(d, b, &prefix, id, last);
+        if (fp && b->len >= (1u << 20)) { /* stream big trees */
+            if (fwrite(b->p, 1, b->len, fp) != b->len)
+                *werr = 1;
+            b->len = 0;
+        }
         const tlm_dnode *n = &d->nodes[id];
         if (!n->nkid)
             continue;
@@ -274,7 +279,7 @@ tlm_status tlm_diff_render(tlm_diff *d, tlm_diff_file f, char **text,
     *text = NULL;
     *len = 0;
     if (f == TLM_DIFF_TREE) {
-        tlm_diff_tree_text(d, &b);
+        tlm_diff_tree_text(d, &b, NULL, NULL);
     } else if (f == TLM_DIFF_SUMMARY) {
         st = tlm_diff_summary_csv(d, &b);
     } else if ((unsigned)f < TLM_DIFF_NFILES) {
@@ -319,20 +324,31 @@ tlm_status tlm_diff_stage(tlm_diff *d, tlm_outset *set, const char *dir,
         tlm_status st = tlm_outset_stage(set, path, &tmp, err);
         if (st != TLM_OK)
             return st;
-        char *text;
-        size_t len;
-        if ((st = tlm_diff_render(d, (tlm_diff_file)f, &text, &len, err)) !=
-            TLM_OK)
-            return st;
+        char *text = NULL;
+        size_t len = 0;
         FILE *fp = fopen(tmp, "wb");
-        if (!fp) {
-            free(text);
+        if (!fp)
             return tlm_error_set(err, TLM_EIO, tmp, -1, "cannot create");
+        int werr = 0;
+        if (f == TLM_DIFF_TREE) { /* streamed: it can be large */
+            tlm_sbuf b;
+            tlm_sbuf_init(&b);
+            tlm_diff_tree_text(d, &b, fp, &werr);
+            if (!b.oom && fwrite(b.p ? b.p : "", 1, b.len, fp) != b.len)
+                werr = 1;
+            st = b.oom ? tlm_error_set(err, TLM_ENOMEM, tmp, -1,
+                                       "out of memory")
+                       : TLM_OK;
+            tlm_sbuf_free(&b);
+        } else if ((st = tlm_diff_render(d, (tlm_diff_file)f, &text, &len,
+                                         err)) == TLM_OK) {
+            werr = fwrite(text, 1, len, fp) != len;
         }
-        size_t w = fwrite(text, 1, len, fp);
         free(text);
-        st = tlm_outset_fclose(fp, tmp, err);
-        if (st == TLM_OK && w != len)
+        tlm_status cs = tlm_outset_fclose(fp, tmp, err);
+        if (st == TLM_OK)
+            st = cs;
+        if (st == TLM_OK && werr)
             st = tlm_error_set(err, TLM_EIO, tmp, -1, "short write");
         if (st != TLM_OK)
             return st;

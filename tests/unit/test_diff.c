@@ -321,6 +321,78 @@ static void test_stats_rows(void **state)
             "  \"aten::neg\": [\n    \"negk\"\n  ]\n}");
 }
 
+/* A chain of nested cpu_ops far deeper than a recursive walk could take
+ * on the C stack (explicit stacks everywhere); the one kernel at the
+ * bottom differs in name, so the pair of kernels is the LCA. */
+static char *deep_trace(int depth, const char *kname, size_t *len)
+{
+    size_t cap = (size_t)depth * 96 + 1024, n = 0;
+    char *p = malloc(cap);
+    assert_non_null(p);
+    n += (size_t)snprintf(p + n, cap - n, "{\"traceEvents\":[");
+    for (int i = 0; i < depth; i++)
+        n += (size_t)snprintf(p + n, cap - n,
+                              "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":"
+                              "\"op%d\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+                              "\"dur\":%d},", i % 7, i, 4 * depth - 2 * i);
+    n += (size_t)snprintf(p + n, cap - n,
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":"
+        "\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1,"
+        "\"args\":{\"correlation\":1}},"
+        "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":1,"
+        "\"pid\":1,\"tid\":1,\"ts\":%d},"
+        "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":1,"
+        "\"pid\":0,\"tid\":7,\"ts\":%d,\"bp\":\"e\"},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,"
+        "\"tid\":7,\"ts\":%d,\"dur\":3,\"args\":{\"correlation\":1}}]}",
+        depth + 1, depth + 1, 5 * depth, kname, 5 * depth);
+    assert_true(n < cap);
+    *len = n;
+    return p;
+}
+
+static void test_deep_tree(void **state)
+{
+    (void)state;
+    const int depth = 100000;
+    side s[2];
+    const char *kn[2] = {"ka", "kb"};
+    for (int k = 0; k < 2; k++) {
+        size_t n;
+        char *p = deep_trace(depth, kn[k], &n);
+        tlm_error err;
+        tlm_read_opts ro;
+        tlm_read_opts_init(&ro);
+        ro.max_depth = 16;
+        assert_int_equal(tlm_trace_read_mem(p, n, "deep", &ro, &s[k].tr,
+                                            &err), TLM_OK);
+        free(p);
+        assert_int_equal(tlm_tree_build(s[k].tr, NULL, &s[k].tree, &err),
+                         TLM_OK);
+    }
+    tlm_diff *d = NULL;
+    tlm_error err;
+    assert_int_equal(tlm_diff_build(s[0].tree, s[1].tree, NULL, &d, &err),
+                     TLM_OK);
+    const tlm_diff_stats *st = tlm_diff_stats_get(d);
+    assert_int_equal(st->merged_nodes, depth + 2);
+    assert_int_equal(st->rows1, 1);
+    assert_int_equal(st->rows2, 1);
+    assert_int_equal(st->lcas, 1);
+    char *text;
+    size_t len;
+    assert_int_equal(tlm_diff_render(d, TLM_DIFF_STATS, &text, &len, &err),
+                     TLM_OK);
+    assert_non_null(strstr(text, "\nka,op4,99999,trace1,"));
+    assert_non_null(strstr(text, ",ka | kb,100001,100003,root,root\n"));
+    free(text);
+    tlm_diff_free(d);
+    for (int k = 0; k < 2; k++) {
+        tlm_tree_free(s[k].tree);
+        tlm_trace_free(s[k].tr);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -333,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_wrapper_collapse),
         cmocka_unit_test(test_disambiguation),
         cmocka_unit_test(test_stats_rows),
+        cmocka_unit_test(test_deep_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
