@@ -5,6 +5,7 @@
 #include "diff_csv.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,44 +315,90 @@ tlm_status tlm_diff_render(tlm_diff *d, tlm_diff_file f, char **text,
     return TLM_OK;
 }
 
+/* Writes output f to its temporary tmp. */
+static tlm_status write_one(tlm_diff *d, int f, const char *tmp,
+                            tlm_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    tlm_status st = TLM_OK;
+    FILE *fp = fopen(tmp, "wb");
+    if (!fp)
+        return tlm_error_set(err, TLM_EIO, tmp, -1, "cannot create");
+    int werr = 0;
+    if (f == TLM_DIFF_TREE) { /* streamed: it can be large */
+        tlm_sbuf b;
+        tlm_sbuf_init(&b);
+        tlm_diff_tree_text(d, &b, fp, &werr);
+        if (!b.oom && fwrite(b.p ? b.p : "", 1, b.len, fp) != b.len)
+            werr = 1;
+        if (b.oom)
+            st = tlm_error_set(err, TLM_ENOMEM, tmp, -1, "out of memory");
+        tlm_sbuf_free(&b);
+    } else if ((st = tlm_diff_render(d, (tlm_diff_file)f, &text, &len,
+                                     err)) == TLM_OK) {
+        werr = fwrite(text, 1, len, fp) != len;
+    }
+    free(text);
+    tlm_status cs = tlm_outset_fclose(fp, tmp, err);
+    if (st == TLM_OK)
+        st = cs;
+    if (st == TLM_OK && werr)
+        st = tlm_error_set(err, TLM_EIO, tmp, -1, "short write");
+    return st;
+}
+
+/* The helper thread's share: the tree and diff_stats.csv, which only
+ * read the diff (the cells are made before it starts); the calling
+ * thread writes the rest, which adds names to the diff's table. */
+typedef struct wjob {
+    tlm_diff *d;
+    const char *tmp[TLM_DIFF_NFILES];
+    tlm_error err;
+    tlm_status st;
+} wjob;
+
+static int in_helper(int f) { return f == TLM_DIFF_TREE || f == TLM_DIFF_STATS; }
+
+static void *write_helper(void *arg)
+{
+    wjob *j = arg;
+    j->st = TLM_OK;
+    for (int f = 0; f < TLM_DIFF_NFILES && j->st == TLM_OK; f++)
+        if (in_helper(f))
+            j->st = write_one(j->d, f, j->tmp[f], &j->err);
+    return NULL;
+}
+
 tlm_status tlm_diff_stage(tlm_diff *d, tlm_outset *set, const char *dir,
                           tlm_error *err)
 {
+    wjob j;
+    memset(&j, 0, sizeof j);
+    j.d = d;
+    tlm_error_clear(&j.err);
     for (int f = 0; f < TLM_DIFF_NFILES; f++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, FILE_NAMES[f]);
-        const char *tmp;
-        tlm_status st = tlm_outset_stage(set, path, &tmp, err);
-        if (st != TLM_OK)
-            return st;
-        char *text = NULL;
-        size_t len = 0;
-        FILE *fp = fopen(tmp, "wb");
-        if (!fp)
-            return tlm_error_set(err, TLM_EIO, tmp, -1, "cannot create");
-        int werr = 0;
-        if (f == TLM_DIFF_TREE) { /* streamed: it can be large */
-            tlm_sbuf b;
-            tlm_sbuf_init(&b);
-            tlm_diff_tree_text(d, &b, fp, &werr);
-            if (!b.oom && fwrite(b.p ? b.p : "", 1, b.len, fp) != b.len)
-                werr = 1;
-            st = b.oom ? tlm_error_set(err, TLM_ENOMEM, tmp, -1,
-                                       "out of memory")
-                       : TLM_OK;
-            tlm_sbuf_free(&b);
-        } else if ((st = tlm_diff_render(d, (tlm_diff_file)f, &text, &len,
-                                         err)) == TLM_OK) {
-            werr = fwrite(text, 1, len, fp) != len;
-        }
-        free(text);
-        tlm_status cs = tlm_outset_fclose(fp, tmp, err);
-        if (st == TLM_OK)
-            st = cs;
-        if (st == TLM_OK && werr)
-            st = tlm_error_set(err, TLM_EIO, tmp, -1, "short write");
+        tlm_status st = tlm_outset_stage(set, path, &j.tmp[f], err);
         if (st != TLM_OK)
             return st;
     }
-    return TLM_OK;
+    tlm_status st = tables(d);
+    if (st != TLM_OK)
+        return tlm_error_set(err, st, NULL, -1, "out of memory");
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, write_helper, &j) == 0;
+    for (int f = 0; f < TLM_DIFF_NFILES && st == TLM_OK; f++)
+        if (!in_helper(f))
+            st = write_one(d, f, j.tmp[f], err);
+    if (threaded)
+        pthread_join(th, NULL);
+    else
+        write_helper(&j);
+    if (st == TLM_OK && j.st != TLM_OK) {
+        *err = j.err;
+        st = j.st;
+    }
+    return st;
 }
