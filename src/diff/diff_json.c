@@ -47,7 +47,8 @@ static int cmp_id(const void *x, const void *y)
 static void sort_uniq(tlm_diff *d, tlm_ivec *v)
 {
     g_names = &d->names;
-    qsort(v->p, v->n, sizeof *v->p, cmp_id);
+    if (v->n > 1)
+        qsort(v->p, v->n, sizeof *v->p, cmp_id);
     size_t k = 0;
     for (size_t i = 0; i < v->n; i++)
         if (!k || v->p[k - 1] != v->p[i])
@@ -105,7 +106,8 @@ static trip *triples(tlm_diff *d, const tlm_dsummary *s, const int32_t *grp,
         k++;
     }
     g_names = &d->names;
-    qsort(t, k, sizeof *t, cmp_trip);
+    if (k > 1)
+        qsort(t, k, sizeof *t, cmp_trip);
     size_t u = 0;
     for (size_t i = 0; i < k; i++)
         if (!u || t[u - 1].grp != t[i].grp || t[u - 1].side != t[i].side ||

@@ -293,7 +293,8 @@ tlm_status tlm_dsummary_build(tlm_diff *d, const tlm_dcells *c,
     }
     g_s.d = d;
     g_s.c = c;
-    qsort(s->r, s->n, sizeof *s->r, cmp_sum);
+    if (s->n > 1)
+        qsort(s->r, s->n, sizeof *s->r, cmp_sum);
     if (rename_map(d, s, &map) != TLM_OK)
         goto done;
     for (size_t i = 0; i < s->n; i++) {
