@@ -48,13 +48,14 @@ static void op(tb *t, const char *name, int ts, int dur)
            name, ts, dur, dur);
 }
 
-/* cudaLaunchKernel at ts (1 us) linked to kernel KNAME at kts */
-static void launch(tb *t, int ts, const char *kname, int kts, int kdur)
+/* launch API LNAME at ts (1 us) linked to kernel KNAME at kts */
+static void launchn(tb *t, const char *lname, int ts, const char *kname,
+                    int kts, int kdur)
 {
     int c = ++t->corr;
     tb_add(t, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":"
-              "\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1,"
-              "\"args\":{\"correlation\":%d}},", ts, c);
+              "\"%s\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1,"
+              "\"args\":{\"correlation\":%d}},", lname, ts, c);
     tb_add(t, "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%d,"
               "\"pid\":1,\"tid\":1,\"ts\":%d},", c, ts);
     tb_add(t, "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%d,"
@@ -62,6 +63,11 @@ static void launch(tb *t, int ts, const char *kname, int kts, int kdur)
     tb_add(t, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,"
               "\"tid\":7,\"ts\":%d,\"dur\":%d,\"args\":{\"correlation\":%d}},",
            kname, kts, kdur, c);
+}
+
+static void launch(tb *t, int ts, const char *kname, int kts, int kdur)
+{
+    launchn(t, "cudaLaunchKernel", ts, kname, kts, kdur);
 }
 
 /* op NAME at ts with one launched kernel */
@@ -321,6 +327,123 @@ static void test_stats_rows(void **state)
             "  \"aten::neg\": [\n    \"negk\"\n  ]\n}");
 }
 
+/* §4 step 8 (the §4.4 example in small): miopen's GPU children hold an
+ * aten::add_, so it is replaced by them; its launch and cudnn stay
+ * unmatched at _convolution, the LCA; the launches below add_ differ
+ * (hip vs cuda) and stay one-sided. */
+static void conv_pair(tb *a, tb *b)
+{
+    tb_init(a);
+    op(a, "aten::_convolution", 0, 100);
+    op(a, "aten::miopen_convolution", 1, 90);
+    launchn(a, "hipExtModuleLaunchKernel", 2, "k1", 200, 10);
+    op(a, "aten::add_", 10, 5);
+    launchn(a, "hipLaunchKernel", 11, "ka", 220, 3);
+    tb_init(b);
+    op(b, "aten::_convolution", 0, 100);
+    op(b, "aten::cudnn_convolution", 1, 8);
+    launch(b, 2, "k2", 200, 20);
+    op(b, "aten::add_", 10, 5);
+    launch(b, 11, "ka", 230, 4);
+}
+
+static void test_phase3(void **state)
+{
+    (void)state;
+    tb a, b;
+    conv_pair(&a, &b);
+    diff_is(&a, &b, TLM_DIFF_TREE,
+            "\u2514\u2500\u2500 aten::_convolution\n"
+            "    \u251c\u2500\u2500 aten::add_\n"
+            "    \u2502   \u251c\u2500\u2500 >> trace1: hipLaunchKernel\n"
+            "    \u2502   \u2502   \u2514\u2500\u2500 >> trace1: ka\n"
+            "    \u2502   \u2514\u2500\u2500 << trace2: cudaLaunchKernel\n"
+            "    \u2502       \u2514\u2500\u2500 << trace2: ka\n"
+            "    \u251c\u2500\u2500 >> trace1: hipExtModuleLaunchKernel\n"
+            "    \u2502   \u2514\u2500\u2500 >> trace1: k1\n"
+            "    \u2514\u2500\u2500 << trace2: aten::cudnn_convolution\n"
+            "        \u2514\u2500\u2500 << trace2: cudaLaunchKernel\n"
+            "            \u2514\u2500\u2500 << trace2: k2\n");
+    /* §8: miopen and cudnn share no suffix: both renamed to their module
+     * ("root"); summary order k2, k1, ka (trace2), ka (trace1) */
+    conv_pair(&a, &b);
+    diff_is(&a, &b, TLM_DIFF_MAP,
+            "{\n"
+            "  \"root\": {\n"
+            "    \"trace1\": {\n"
+            "      \"kernels\": [\n        \"k1\"\n      ],\n"
+            "      \"nn_module_parents\": [\n        \"root\"\n      ]\n"
+            "    },\n"
+            "    \"trace2\": {\n"
+            "      \"kernels\": [\n        \"k2\"\n      ],\n"
+            "      \"nn_module_parents\": [\n        \"root\"\n      ]\n"
+            "    }\n"
+            "  },\n"
+            "  \"aten::add_\": {\n"
+            "    \"trace1\": {\n"
+            "      \"kernels\": [\n        \"ka\"\n      ],\n"
+            "      \"nn_module_parents\": [\n        \"root\"\n      ]\n"
+            "    },\n"
+            "    \"trace2\": {\n"
+            "      \"kernels\": [\n        \"ka\"\n      ],\n"
+            "      \"nn_module_parents\": [\n        \"root\"\n      ]\n"
+            "    }\n"
+            "  }\n"
+            "}");
+}
+
+/* §4 step 9: the unmatched are collapsed to their deepest single-GPU-
+ * child node and aligned again, then with the ": arg" suffix stripped;
+ * the wrappers f1, f2, other do not appear. */
+static void test_phase4(void **state)
+{
+    (void)state;
+    tb a, b;
+    tb_init(&a);
+    op(&a, "top", 0, 100);
+    op(&a, "f1", 1, 50);
+    op(&a, "aten::inner: a", 2, 40);
+    launch(&a, 3, "k", 200, 3);
+    tb_init(&b);
+    op(&b, "top", 0, 100);
+    op(&b, "f2", 1, 20);
+    op(&b, "aten::inner: b", 2, 10);
+    launch(&b, 3, "k", 200, 3);
+    op(&b, "other", 30, 20);
+    op(&b, "aten::zzz", 31, 10);
+    launch(&b, 32, "k3", 210, 3);
+    diff_is(&a, &b, TLM_DIFF_TREE,
+            "\u2514\u2500\u2500 top\n"
+            "    \u251c\u2500\u2500 combined: aten::inner: a | aten::inner: b\n"
+            "    \u2502   \u2514\u2500\u2500 cudaLaunchKernel\n"
+            "    \u2502       \u2514\u2500\u2500 k\n"
+            "    \u2514\u2500\u2500 << trace2: aten::zzz\n"
+            "        \u2514\u2500\u2500 << trace2: cudaLaunchKernel\n"
+            "            \u2514\u2500\u2500 << trace2: k3\n");
+}
+
+/* §7: equal kernel_time_sum, ties broken by the text of the columns */
+static void test_summary_sort(void **state)
+{
+    (void)state;
+    tb a, b;
+    tb_init(&a);
+    op(&a, "top", 0, 50);
+    opk(&a, "aten::mm", 1, "gemm", 100);
+    tb_init(&b);
+    op(&b, "top", 0, 50);
+    opk(&b, "aten::mm", 1, "gemm", 100);
+    opk(&b, "aten::neg", 10, "negk", 110);
+    diff_is(&a, &b, TLM_DIFF_UNIQUE,
+            "name,operation_count,cpu_op_name,cpu_op_uid,source,Input Dims,"
+            "Input Strides,Input type,Concrete Inputs,busy_time,"
+            "lowest_common_ancestor_name,nn_module_stack,nn_module_parent,"
+            "kernel_time_mean,kernel_time_sum\n"
+            "gemm,1,aten::mm,1,trace1,\"((5,),)\",,,,3.0,gemm,root,root,3.0,3\n"
+            "gemm,1,aten::mm,1,trace2,\"((5,),)\",,,,3.0,gemm,root,root,3.0,3\n"
+            "negk,1,aten::neg,6,trace2,\"((5,),)\",,,,3.0,top,root,root,3.0,3\n");
+}
+
 /* A chain of nested cpu_ops far deeper than a recursive walk could take
  * on the C stack (explicit stacks everywhere); the one kernel at the
  * bottom differs in name, so the pair of kernels is the LCA. */
@@ -406,6 +529,9 @@ int main(void)
         cmocka_unit_test(test_disambiguation),
         cmocka_unit_test(test_stats_rows),
         cmocka_unit_test(test_deep_tree),
+        cmocka_unit_test(test_phase3),
+        cmocka_unit_test(test_phase4),
+        cmocka_unit_test(test_summary_sort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
