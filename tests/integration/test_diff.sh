@@ -4,8 +4,7 @@
 # make_pair.py): exact merged tree, key rows of diff_stats.csv and
 # diff_summary.csv; a trace against itself; bad input (missing file,
 # corrupt JSON, outputs exist without --force, no GPU op, no cpu_op);
-# two shared
-# traces when ../shared is present.
+# two shared traces when ../shared is present.
 set -u
 TLMPI="${TLMPI:?TLMPI not set}"
 SRC="${TLM_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
