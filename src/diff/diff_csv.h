@@ -38,7 +38,7 @@ static inline void tlm_diff_csv(tlm_sbuf *b, const char *s, size_t n)
 /* Text of every cell of every row (pandas' to_csv forms, unquoted). */
 typedef struct tlm_dcells {
     tlm_sbuf text;
-    size_t *off, *len;
+    uint32_t *off, *len; /* cells' text is below 4 GiB */
     size_t n;
 } tlm_dcells;
 
@@ -68,9 +68,21 @@ tlm_status tlm_dsummary_build(tlm_diff *d, const tlm_dcells *c,
                               tlm_dsummary *s);
 void tlm_dsummary_free(tlm_dsummary *s);
 
-void tlm_diff_stats_csv(const tlm_diff *d, const tlm_dcells *c, tlm_sbuf *b);
+/* With fp, b is written to fp and emptied every MiB (*werr set on a write
+ * error); fp NULL: everything stays in b. */
+static inline void tlm_diff_flush(tlm_sbuf *b, FILE *fp, int *werr)
+{
+    if (fp && b->len >= (1u << 20)) {
+        if (fwrite(b->p, 1, b->len, fp) != b->len)
+            *werr = 1;
+        b->len = 0;
+    }
+}
+void tlm_diff_stats_csv(const tlm_diff *d, const tlm_dcells *c, tlm_sbuf *b,
+                        FILE *fp, int *werr);
 void tlm_diff_unique_csv(tlm_diff *d, const tlm_dcells *c,
-                         const tlm_dsummary *s, tlm_sbuf *b);
+                         const tlm_dsummary *s, tlm_sbuf *b, FILE *fp,
+                         int *werr);
 /* cpu_op_map_trace<side+1>.json (side 0/1) or cpu_op_map.json (-1). */
 tlm_status tlm_diff_map_json(tlm_diff *d, const tlm_dcells *c,
                              const tlm_dsummary *s, int side, tlm_sbuf *b);

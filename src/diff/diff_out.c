@@ -93,11 +93,7 @@ void tlm_diff_tree_text(tlm_diff *d, tlm_sbuf *b, FILE *fp, int *werr)
         int32_t id = st.p[--st.n];
         prefix.len = (size_t)plen.p[depth];
         tree_line(d, b, &prefix, id, last);
-        if (fp && b->len >= (1u << 20)) { /* stream big trees */
-            if (fwrite(b->p, 1, b->len, fp) != b->len)
-                *werr = 1;
-            b->len = 0;
-        }
+        tlm_diff_flush(b, fp, werr);
         const tlm_dnode *n = &d->nodes[id];
         if (!n->nkid)
             continue;
@@ -287,9 +283,9 @@ tlm_status tlm_diff_render(tlm_diff *d, tlm_diff_file f, char **text,
         st = tables(d);
         if (st == TLM_OK) {
             if (f == TLM_DIFF_STATS)
-                tlm_diff_stats_csv(d, d->cells, &b);
+                tlm_diff_stats_csv(d, d->cells, &b, NULL, NULL);
             else if (f == TLM_DIFF_UNIQUE)
-                tlm_diff_unique_csv(d, d->cells, d->sum, &b);
+                tlm_diff_unique_csv(d, d->cells, d->sum, &b, NULL, NULL);
             else
                 st = tlm_diff_map_json(d, d->cells, d->sum,
                                        f == TLM_DIFF_MAP ? -1
@@ -326,10 +322,16 @@ static tlm_status write_one(tlm_diff *d, int f, const char *tmp,
     if (!fp)
         return tlm_error_set(err, TLM_EIO, tmp, -1, "cannot create");
     int werr = 0;
-    if (f == TLM_DIFF_TREE) { /* streamed: it can be large */
+    if (f == TLM_DIFF_TREE || f == TLM_DIFF_STATS || f == TLM_DIFF_UNIQUE) {
+        /* streamed: they can be large (the cells are made already) */
         tlm_sbuf b;
         tlm_sbuf_init(&b);
-        tlm_diff_tree_text(d, &b, fp, &werr);
+        if (f == TLM_DIFF_TREE)
+            tlm_diff_tree_text(d, &b, fp, &werr);
+        else if (f == TLM_DIFF_STATS)
+            tlm_diff_stats_csv(d, d->cells, &b, fp, &werr);
+        else
+            tlm_diff_unique_csv(d, d->cells, d->sum, &b, fp, &werr);
         if (!b.oom && fwrite(b.p ? b.p : "", 1, b.len, fp) != b.len)
             werr = 1;
         if (b.oom)

@@ -318,7 +318,8 @@ void tlm_dsummary_free(tlm_dsummary *s)
 }
 
 void tlm_diff_unique_csv(tlm_diff *d, const tlm_dcells *c,
-                         const tlm_dsummary *s, tlm_sbuf *b)
+                         const tlm_dsummary *s, tlm_sbuf *b, FILE *fp,
+                         int *werr)
 {
     static const int cols[] = {
         TLM_DC_NAME, -1, TLM_DC_CPU_NAME, TLM_DC_CPU_UID, TLM_DC_SOURCE,
@@ -362,5 +363,6 @@ void tlm_diff_unique_csv(tlm_diff *d, const tlm_dcells *c,
             }
         }
         tlm_sbuf_putc(b, '\n');
+        tlm_diff_flush(b, fp, werr);
     }
 }
