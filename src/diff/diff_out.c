@@ -2,6 +2,7 @@
  * diff_out.c - merged_tree_output.txt (§5), tlmpi's diff_summary.csv, and
  * the rendering and staging of every output file.
  */
+#define _GNU_SOURCE 1 /* qsort_r */
 #include "diff_csv.h"
 
 #include <math.h>
@@ -128,8 +129,7 @@ typedef struct opsum {
     double time[2];
 } opsum;
 
-static const tlm_dstrtab *g_nm;
-static int cmp_opsum(const void *x, const void *y)
+static int cmp_opsum(const void *x, const void *y, void *names)
 {
     const opsum *a = x, *b = y;
     double da = a->time[1] - a->time[0], db = b->time[1] - b->time[0];
@@ -137,8 +137,8 @@ static int cmp_opsum(const void *x, const void *y)
     db = db < 0 ? -db : db;
     if (da != db)
         return da > db ? -1 : 1;
-    return strcmp(tlm_dstrtab_str(g_nm, a->name, NULL),
-                  tlm_dstrtab_str(g_nm, b->name, NULL));
+    return strcmp(tlm_dstrtab_str(names, a->name, NULL),
+                  tlm_dstrtab_str(names, b->name, NULL));
 }
 
 /* Per cpu_op name over the whole of both traces: every linked GPU op is
@@ -198,9 +198,8 @@ tlm_status tlm_diff_summary_csv(tlm_diff *d, tlm_sbuf *b)
             v[at].time[k] += (double)s->ev[g].dur / 1000.0;
         }
     }
-    g_nm = &d->names;
-    if (nv)
-        qsort(v, nv, sizeof *v, cmp_opsum);
+    if (nv > 1)
+        qsort_r(v, nv, sizeof *v, cmp_opsum, &d->names);
     tlm_sbuf_puts(b, "op,count_trace1,count_trace2,gpu_time_trace1_us,"
                      "gpu_time_trace2_us,delta_us (trace2 - trace1),"
                      "delta_pct\n");

@@ -4,7 +4,7 @@
  * then by the text of every column, and the cpu_op renaming of §8 that
  * TraceLens applies to it afterwards.
  */
-#define _GNU_SOURCE 1 /* memmem */
+#define _GNU_SOURCE 1 /* memmem, qsort_r */
 #include "diff_csv.h"
 
 #include <stdio.h>
@@ -25,7 +25,6 @@ typedef struct sctx {
     const tlm_dsum *r;
 } sctx;
 
-static sctx g_s; /* qsort has no context argument */
 
 static int cmp_text(const char *a, size_t an, const char *b, size_t bn)
 {
@@ -36,8 +35,9 @@ static int cmp_text(const char *a, size_t an, const char *b, size_t bn)
     return (an > bn) - (an < bn);
 }
 
-static int cmp_sum(const void *x, const void *y)
+static int cmp_sum(const void *x, const void *y, void *ctx)
 {
+    const sctx *g = ctx;
     const tlm_dsum *a = x, *b = y;
     if (a->ksum != b->ksum)
         return a->ksum > b->ksum ? -1 : 1;
@@ -57,14 +57,14 @@ static int cmp_sum(const void *x, const void *y)
             bn = strlen(pb);
         } else {
             int col = KEY_COLS[k ? k - 1 : 0];
-            pa = tlm_dcell(g_s.c, a->first, col, &an);
-            pb = tlm_dcell(g_s.c, b->first, col, &bn);
+            pa = tlm_dcell(g->c, a->first, col, &an);
+            pb = tlm_dcell(g->c, b->first, col, &bn);
             if (col == TLM_DC_LCA_NAME) {
-                if (g_s.d->rows[a->first].lca < 0) {
+                if (g->d->rows[a->first].lca < 0) {
                     pa = "None";
                     an = 4;
                 }
-                if (g_s.d->rows[b->first].lca < 0) {
+                if (g->d->rows[b->first].lca < 0) {
                     pb = "None";
                     bn = 4;
                 }
@@ -290,10 +290,9 @@ tlm_status tlm_dsummary_build(tlm_diff *d, const tlm_dcells *c,
         memcpy(s->r[i].mean_txt, k.p, k.len);
         s->r[i].mean_txt[k.len] = 0;
     }
-    g_s.d = d;
-    g_s.c = c;
+    sctx g = {d, c, NULL};
     if (s->n > 1)
-        qsort(s->r, s->n, sizeof *s->r, cmp_sum);
+        qsort_r(s->r, s->n, sizeof *s->r, cmp_sum, &g);
     if (rename_map(d, s, &map) != TLM_OK)
         goto done;
     for (size_t i = 0; i < s->n; i++) {
