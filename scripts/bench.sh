@@ -347,6 +347,7 @@ run_compare() {
     printf '  compare / (report A + report B): %sx   (target <= 1.1x)\n' \
         "$(ratio "$tc" "$(calc %.4f "$ta + $tb")")"
     printf '  peak RSS compare: %d KiB\n' "$r"
+}
 
 # TraceDiff of a pair of ~18 MB traces (issue 16: under 0.2 s, memory
 # within 2x of reading both traces)
