@@ -68,6 +68,17 @@
 #define M_INSTANCENORM_BWD TLM_PM_INSTANCENORM_BWD
 #define M_RMSNORM TLM_PM_RMSNORM
 #define M_RMSNORM_BWD TLM_PM_RMSNORM_BWD
+#define M_GEMM_A16W16 TLM_PM_GEMM_A16W16
+#define M_GEMM_A16W16_ATOMIC TLM_PM_GEMM_A16W16_ATOMIC
+#define M_ROCM_UNQ_GEMM TLM_PM_ROCM_UNQ_GEMM
+#define M_AITER_RMSNORM TLM_PM_AITER_RMSNORM
+#define M_SILU_AND_MUL TLM_PM_SILU_AND_MUL
+#define M_UPSAMPLE TLM_PM_UPSAMPLE
+#define M_REPPAD TLM_PM_REPPAD
+#define M_SGL_ROTARY TLM_PM_SGL_ROTARY
+#define M_STORE_CACHE TLM_PM_STORE_CACHE
+#define M_INF_ATTN TLM_PM_INF_ATTN
+#define M_INF_ATTN_PREFILL TLM_PM_INF_ATTN_PREFILL
 
 /* Sorted by strcmp.  Generated from the lists in [perfreport] §5.1 / 6.x. */
 static const tlm_perf_op_entry op_table[] = {
@@ -94,7 +105,11 @@ static const tlm_perf_op_entry op_table[] = {
     {"MoEDispatchBackward", "MoE_comm_bwd", M_NONE},
     {"TokenPermuteMaskMap", "MoE_comm_fwd", M_NONE},
     {"TokenPermuteMaskMapBackward", "MoE_comm_bwd", M_NONE},
+    {"_C::silu_and_mul", "elementwise", M_SILU_AND_MUL},
+    {"_C_cache_ops::concat_and_cache_mla", "InferenceAttention", M_NONE},
     {"_C_cache_ops::reshape_and_cache_flash", "InferenceAttention", M_NONE},
+    {"_C_custom_ar::all_reduce", "CustomCollective", M_NONE},
+    {"_C_custom_ar::qr_all_reduce", "CustomCollective", M_NONE},
     {"_LayerNormLinearBackward_wgrad_mm", "GEMM", M_TEV2_GEMM},
     {"_LayerNormLinearBackward_xgrad_mm", "GEMM", M_TEV2_GEMM},
     {"_LayerNormLinear_yfwd_mm", "GEMM", M_TEV2_GEMM},
@@ -106,19 +121,85 @@ static const tlm_perf_op_entry op_table[] = {
     {"_moe_C::moe_align_block_size", "MoE_aux", M_NONE},
     {"aiter::_flash_attn_backward", "SDPA_bwd", M_AITER_FA_BWD},
     {"aiter::_flash_attn_forward", "SDPA_fwd", M_AITER_FA_FWD},
+    {"aiter::_fuse_rmsnorm_fp4_quant", "RMSNorm", M_NONE},
+    {"aiter::_gemm_a16w16_asm", "GEMM", M_NONE},
     {"aiter::_gemm_a4w4_asm", "GEMM", M_NONE},
+    {"aiter::_gemm_a8w8_blockscale_bpreshuffle_asm", "GEMM", M_NONE},
+    {"aiter::_groupnorm_run", "NORM_fwd", M_GROUPNORM},
+    {"aiter::add_rmsnorm", "RMSNorm", M_AITER_RMSNORM},
+    {"aiter::all_gather_reg", "CustomCollective", M_NONE},
+    {"aiter::batched_gemm_a16wfp4_", "GEMM", M_NONE},
+    {"aiter::biased_grouped_topk_hip", "MoE_aux", M_NONE},
+    {"aiter::ck_moe_stage1", "MoE_unfused", M_NONE},
+    {"aiter::ck_moe_stage2", "MoE_unfused", M_NONE},
+    {"aiter::dynamic_per_group_scaled_quant", "GroupQuant", M_NONE},
+    {"aiter::dynamic_per_group_scaled_quant_fp4", "GroupQuant", M_NONE},
+    {"aiter::dynamic_per_tensor_quant", "GroupQuant", M_NONE},
+    {"aiter::dynamic_per_token_scaled_quant", "GroupQuant", M_NONE},
+    {"aiter::flatmm_a8w8_blockscale_asm", "GEMM", M_NONE},
     {"aiter::fmha_v3_fwd", "SDPA_fwd", M_AITER_MHA_FWD},
+    {"aiter::fmha_v3_varlen_fwd", "InferenceAttention", M_INF_ATTN_PREFILL},
+    {"aiter::fmoe_fp8_blockscale_g1u1", "MoE_fused", M_NONE},
+    {"aiter::fmoe_g1u1", "MoE_fused", M_NONE},
+    {"aiter::fused_add_rmsnorm_pad_", "RMSNorm", M_NONE},
+    {"aiter::fused_allreduce_rmsnorm", "CustomCollective", M_NONE},
+    {"aiter::fused_allreduce_rmsnorm_", "CustomCollective", M_NONE},
+    {"aiter::fused_dynamic_mx_quant_moe_sort_hip", "GroupQuant", M_NONE},
+    {"aiter::fused_dynamic_mxfp4_quant_moe_sort_hip", "MoE_aux", M_NONE},
+    {"aiter::fused_moe_->_fused_dynamic_mxfp4_quant_moe_sort_kernel (Synthetic Op)",
+     "MoE_aux", M_NONE},
+    {"aiter::fused_qk_rope_cat_and_cache_mla", "RoPE_fwd", M_NONE},
+    {"aiter::fused_qk_rope_concat_and_cache_mla", "RoPE_fwd", M_NONE},
+    {"aiter::gelu_and_mul", "elementwise", M_NONE},
+    {"aiter::gelu_tanh_and_mul", "elementwise", M_NONE},
+    {"aiter::gemm_a16w16", "GEMM", M_GEMM_A16W16},
+    {"aiter::gemm_a16w16_atomic_", "GEMM", M_GEMM_A16W16_ATOMIC},
     {"aiter::gemm_a4w4", "GEMM", M_NONE},
+    {"aiter::gemm_a8w8_blockscale_bpreshuffle_ck", "GEMM", M_NONE},
+    {"aiter::gemm_a8w8_blockscale_bpreshuffle_cktile", "GEMM", M_NONE},
+    {"aiter::gemm_a8w8_blockscale_ck", "GEMM", M_NONE},
+    {"aiter::gemm_a8w8_blockscale_cktile", "GEMM", M_NONE},
+    {"aiter::gemm_a8w8_bpreshuffle", "GEMM", M_NONE},
+    {"aiter::gemm_a8w8_bpreshuffle_ck", "GEMM", M_NONE},
+    {"aiter::gemm_a8w8_ck", "GEMM", M_NONE},
+    {"aiter::gemm_afp4wfp4_", "GEMM", M_NONE},
+    {"aiter::get_mla_metadata_v1", "InferenceAttention", M_NONE},
+    {"aiter::gfx950_a8w8_blockscale_asm", "GEMM", M_NONE},
     {"aiter::grouped_topk", "MoE_aux", M_NONE},
+    {"aiter::indexer_score_topk", "InferenceAttention", M_NONE},
+    {"aiter::linear_attention_with_output_base", "InferenceAttention", M_NONE},
+    {"aiter::mha_batch_prefill", "InferenceAttention", M_INF_ATTN_PREFILL},
     {"aiter::mha_bwd", "SDPA_bwd", M_AITER_MHA_BWD},
     {"aiter::mha_fwd", "SDPA_fwd", M_AITER_MHA_FWD},
+    {"aiter::mha_varlen_fwd", "InferenceAttention", M_INF_ATTN},
+    {"aiter::mhc_fused_post_pre_gemm_sqrsum", "mHC", M_NONE},
+    {"aiter::mhc_post", "mHC", M_NONE},
+    {"aiter::mhc_pre_big_fuse_rmsnorm", "mHC", M_NONE},
+    {"aiter::mhc_pre_gemm_sqrsum", "mHC", M_NONE},
+    {"aiter::mixed_sample_outer_exponential", "elementwise", M_NONE},
     {"aiter::moe_align_block_size", "MoE_aux", M_NONE},
+    {"aiter::moe_cktile2stages_gemm1_ck", "MoE_unfused", M_NONE},
+    {"aiter::moe_cktile2stages_gemm2_ck", "MoE_unfused", M_NONE},
     {"aiter::moe_fused_gate", "MoE_aux", M_NONE},
+    {"aiter::moe_sorting_fwd", "MoE_aux", M_NONE},
     {"aiter::moe_sorting_opus_fwd", "MoE_aux", M_NONE},
     {"aiter::moe_sum", "MoE_aux", M_NONE},
+    {"aiter::mxfp4_moe_sort_hip", "MoE_aux", M_NONE},
+    {"aiter::pa_decode_gluon", "InferenceAttention", M_NONE},
+    {"aiter::pa_sparse_prefill_opus_fwd", "InferenceAttention", M_NONE},
+    {"aiter::reduce_scatter", "CustomCollective", M_NONE},
+    {"aiter::rms_norm", "RMSNorm", M_AITER_RMSNORM},
+    {"aiter::rmsnorm", "RMSNorm", M_AITER_RMSNORM},
+    {"aiter::rmsnorm2d_fwd_ck", "RMSNorm", M_AITER_RMSNORM},
+    {"aiter::rmsnorm2d_fwd_with_add_ck", "RMSNorm", M_AITER_RMSNORM},
+    {"aiter::rmsnorm2d_fwd_with_dynamicquant_ck", "RMSNorm", M_NONE},
+    {"aiter::rmsnorm_quant", "RMSNorm", M_NONE},
+    {"aiter::rope_cached_positions_2c_fwd_impl", "RoPE_fwd", M_NONE},
+    {"aiter::silu_and_mul", "elementwise", M_SILU_AND_MUL},
     {"aiter::topk_sigmoid", "MoE_aux", M_NONE},
     {"aiter::topk_softmax", "MoE_aux", M_NONE},
     {"aiter::topk_softmax_asm", "MoE_aux", M_NONE},
+    {"aiter::topk_softplus", "MoE_aux", M_NONE},
     {"aiter::wrapper_fmha_v3_bwd", "SDPA_bwd", M_AITER_WRAP_V3_BWD},
     {"aiter::wrapper_fmha_v3_fwd", "SDPA_fwd", M_AITER_WRAP_V3_FWD},
     {"aten::_efficient_attention_backward", "SDPA_bwd", M_NONE},
@@ -127,8 +208,10 @@ static const tlm_perf_op_entry op_table[] = {
     {"aten::_fused_rms_norm_backward", "NORM_bwd", M_RMSNORM_BWD},
     {"aten::_scaled_dot_product_cudnn_attention", "SDPA_fwd", M_SDPA_CUDNN},
     {"aten::_scaled_dot_product_cudnn_attention_backward", "SDPA_bwd", M_NONE},
-    {"aten::_scaled_dot_product_efficient_attention", "SDPA_fwd", M_SDPA_EFFICIENT},
-    {"aten::_scaled_dot_product_efficient_attention_backward", "SDPA_bwd", M_NONE},
+    {"aten::_scaled_dot_product_efficient_attention",
+     "SDPA_fwd", M_SDPA_EFFICIENT},
+    {"aten::_scaled_dot_product_efficient_attention_backward",
+     "SDPA_bwd", M_NONE},
     {"aten::_scaled_dot_product_flash_attention", "SDPA_fwd", M_SDPA_FLASH},
     {"aten::_scaled_dot_product_flash_attention_backward", "SDPA_bwd", M_NONE},
     {"aten::_scaled_mm", "GEMM", M_SCALED_MM},
@@ -199,9 +282,9 @@ static const tlm_perf_op_entry op_table[] = {
     {"aten::neg", "elementwise", M_UNARY},
     {"aten::norm", "reduce", M_REDUCE},
     {"aten::pow", "elementwise", M_UNARY},
-    {"aten::replication_pad1d", "elementwise", M_NONE},
-    {"aten::replication_pad2d", "elementwise", M_NONE},
-    {"aten::replication_pad3d", "elementwise", M_NONE},
+    {"aten::replication_pad1d", "elementwise", M_REPPAD},
+    {"aten::replication_pad2d", "elementwise", M_REPPAD},
+    {"aten::replication_pad3d", "elementwise", M_REPPAD},
     {"aten::rms_norm_backward", "NORM_bwd", M_RMSNORM_BWD},
     {"aten::rsqrt", "elementwise", M_UNARY},
     {"aten::sigmoid", "elementwise", M_UNARY},
@@ -210,9 +293,9 @@ static const tlm_perf_op_entry op_table[] = {
     {"aten::std", "reduce", M_REDUCE},
     {"aten::sum", "reduce", M_REDUCE},
     {"aten::threshold_backward", "elementwise", M_BINARY},
-    {"aten::upsample_nearest1d", "elementwise", M_NONE},
-    {"aten::upsample_nearest2d", "elementwise", M_NONE},
-    {"aten::upsample_nearest3d", "elementwise", M_NONE},
+    {"aten::upsample_nearest1d", "elementwise", M_UPSAMPLE},
+    {"aten::upsample_nearest2d", "elementwise", M_UPSAMPLE},
+    {"aten::upsample_nearest3d", "elementwise", M_UPSAMPLE},
     {"aten::var", "reduce", M_REDUCE},
     {"bitsandbytes::int8_linear_matmul", "GEMM", M_SCALED_MM},
     {"flash_attn::_flash_attn_backward", "SDPA_bwd", M_FA_BWD},
@@ -220,6 +303,8 @@ static const tlm_perf_op_entry op_table[] = {
     {"flash_attn::_flash_attn_varlen_backward", "SDPA_bwd", M_FA_VARLEN_BWD},
     {"flash_attn::_flash_attn_varlen_forward", "SDPA_fwd", M_FA_VARLEN_FWD},
     {"flash_attn_3::fwd", "SDPA_fwd", M_FA3_FWD},
+    {"hipModuleLaunchKernel->kv_indices_generate_kernel (Synthetic Op)",
+     "InferenceAttention", M_NONE},
     {"primus::fused_ln_modulate", "NORM_fwd", M_NONE},
     {"primus::fused_ln_modulate_backward", "NORM_bwd", M_NONE},
     {"primus_turbo::grouped_gemm", "GroupedGEMM_fwd", M_NONE},
@@ -229,15 +314,63 @@ static const tlm_perf_op_entry op_table[] = {
     {"primus_turbo::hipblaslt_gemm_fp4", "GEMM", M_NONE},
     {"primus_turbo::hipblaslt_gemm_fp8", "GEMM", M_NONE},
     {"primus_turbo_cpp_extension::ck_grouped_gemm", "GroupedGEMM_fwd", M_NONE},
-    {"primus_turbo_cpp_extension::ck_grouped_gemm_variable_k", "GroupedGEMM_fwd", M_NONE},
+    {"primus_turbo_cpp_extension::ck_grouped_gemm_variable_k",
+     "GroupedGEMM_fwd", M_NONE},
     {"primus_turbo_cpp_extension::grouped_gemm", "GroupedGEMM_fwd", M_NONE},
-    {"primus_turbo_cpp_extension::grouped_gemm_variable_k", "GroupedGEMM_fwd", M_NONE},
+    {"primus_turbo_cpp_extension::grouped_gemm_variable_k",
+     "GroupedGEMM_fwd", M_NONE},
     {"primus_turbo_cpp_extension::hipblaslt_gemm_fp4", "GEMM", M_NONE},
     {"primus_turbo_cpp_extension::hipblaslt_gemm_fp8", "GEMM", M_NONE},
+    {"pseudo_mla_decode_fwd", "InferenceAttention", M_NONE},
+    {"pseudo_mla_prefill_fwd", "InferenceAttention", M_NONE},
+    {"pseudo_op::moe_aiter_fused_1stage", "MoE_fused", M_NONE},
+    {"pseudo_op::moe_flydsl_stage1", "MoE_unfused", M_NONE},
+    {"pseudo_op::moe_flydsl_stage2", "MoE_unfused", M_NONE},
+    {"pseudo_op::moe_gptq_awq_down", "MoE_unfused", M_NONE},
+    {"pseudo_op::moe_gptq_awq_up", "MoE_unfused", M_NONE},
+    {"pseudo_op::moe_triton_unfused_down", "MoE_unfused", M_NONE},
+    {"pseudo_op::moe_triton_unfused_up", "MoE_unfused", M_NONE},
+    {"pseudo_v4_paged_decode_csa", "InferenceAttention", M_NONE},
+    {"pseudo_v4_paged_decode_hca", "InferenceAttention", M_NONE},
+    {"pseudo_v4_paged_decode_swa", "InferenceAttention", M_NONE},
+    {"sgl_kernel::all_reduce_reg", "CustomCollective", M_NONE},
+    {"sgl_kernel::qr_all_reduce", "CustomCollective", M_NONE},
+    {"sgl_kernel::rotary_embedding", "RoPE_fwd", M_SGL_ROTARY},
+    {"sgl_kernel::silu_and_mul", "elementwise", M_SILU_AND_MUL},
+    {"sglang::reg_all_gather_into_tensor", "CustomCollective", M_NONE},
+    {"sglang::store_cache", "InferenceAttention", M_STORE_CACHE},
+    {"sglang_profiler::attention_paged_attention_ragged",
+     "InferenceAttention", M_NONE},
+    {"sglang_profiler::batched_gemm_a8w8_a_per_token_group_prequant_w_per_batched_tensor_quant_batched_gemm_a8w8_a_per_token_group_prequant_w_per_batched_tensor_quant",
+     "GEMM", M_NONE},
+    {"sglang_profiler::fp8_utils_gemm_a8w8_blockscale", "GEMM", M_NONE},
+    {"sglang_profiler::fused_moe_triton_kernels_fused_append_shared_experts",
+     "MoE_aux", M_NONE},
+    {"sglang_profiler::fused_moe_triton_kernels_invoke_fused_moe_kernel",
+     "MoE_unfused", M_NONE},
+    {"sglang_profiler::fused_mxfp4_quant_fused_flatten_mxfp4_quant",
+     "GroupQuant", M_NONE},
+    {"sglang_profiler::fused_mxfp4_quant_fused_rms_mxfp4_quant",
+     "RMSNorm", M_NONE},
+    {"sglang_profiler::gemm_a8w8_blockscale_gemm_a8w8_blockscale",
+     "GEMM", M_NONE},
+    {"sglang_profiler::gemm_kernels_flydsl_hgemm",
+     "GEMM", M_GEMM_A16W16_ATOMIC},
+    {"sglang_profiler::quant_dynamic_mxfp4_quant", "GroupQuant", M_NONE},
+    {"sglang_profiler::tilelang_kernel_tilelang_sparse_fwd",
+     "InferenceAttention", M_NONE},
     {"tex_ts::te_gemm_ts", "GEMM", M_TE_GEMM_TS},
     {"trtllm::cublas_scaled_mm", "GEMM", M_SCALED_MM},
+    {"vllm::_rocm_aiter_preshuffled_per_token_w8a8_gemm", "GEMM", M_NONE},
+    {"vllm::gdn_attention_core", "InferenceAttention", M_NONE},
     {"vllm::gemm_with_dynamic_quant", "GEMM", M_VLLM_GEMM_DQ},
-    {"vllm::unified_attention_with_output", "SDPA_fwd", M_VLLM_ATTN},
+    {"vllm::rocm_aiter_rmsnorm_fp8_group_quant", "RMSNorm", M_NONE},
+    {"vllm::rocm_aiter_rmsnorm_with_add_fp8_group_quant", "RMSNorm", M_NONE},
+    {"vllm::rocm_aiter_triton_add_rmsnorm_pad", "RMSNorm", M_NONE},
+    {"vllm::rocm_aiter_triton_gemm_a8w8_blockscale", "GEMM", M_NONE},
+    {"vllm::rocm_unquantized_gemm", "GEMM", M_ROCM_UNQ_GEMM},
+    {"vllm::triton_per_token_group_quant_fp8", "GroupQuant", M_NONE},
+    {"vllm::unified_attention_with_output", "InferenceAttention", M_INF_ATTN},
 };
 
 const tlm_perf_op_entry *tlm_perf_op_table(size_t *n)
@@ -511,10 +644,33 @@ const char *tlm_perf_sheet_name(tlm_perf_sheet s)
     return names[s];
 }
 
+tlm_perf_model_id tlm_perf_model_of(const char *name)
+{
+    const tlm_perf_op_entry *e = tlm_perf_op_find(name);
+    if (e != NULL)
+        return e->model;
+    if (name != NULL && (starts_with(name, "triton_poi_") ||
+                         starts_with(name, "triton_red_") ||
+                         starts_with(name, "triton_per_")))
+        return TLM_PM_TRITON;
+    return TLM_PM_NONE;
+}
+
 int tlm_perf_has_model(const char *op_name)
 {
-    const tlm_perf_op_entry *e = tlm_perf_op_find(op_name);
-    return e != NULL && e->model != TLM_PM_NONE;
+    return tlm_perf_model_of(op_name) != TLM_PM_NONE;
+}
+
+int tlm_perf_can_model(const tlm_perf_args *args)
+{
+    tlm_perf_model_id m;
+    if (args == NULL)
+        return 0;
+    m = tlm_perf_model_of(args->name);
+    if (m == TLM_PM_TRITON)
+        return tlm_perf_triton_can_model(args->input_dims, args->input_types,
+                                         args->concrete_inputs);
+    return m != TLM_PM_NONE;
 }
 
 tlm_perf_family tlm_perf_family_of(tlm_perf_model_id m)
@@ -547,6 +703,20 @@ tlm_perf_family tlm_perf_family_of(tlm_perf_model_id m)
     case TLM_PM_INSTANCENORM: case TLM_PM_INSTANCENORM_BWD:
     case TLM_PM_RMSNORM: case TLM_PM_RMSNORM_BWD:
         return TLM_FAM_NORM;
+    case TLM_PM_GEMM_A16W16: case TLM_PM_GEMM_A16W16_ATOMIC:
+    case TLM_PM_ROCM_UNQ_GEMM:
+        return TLM_FAM_GEMM;
+    case TLM_PM_SILU_AND_MUL: case TLM_PM_UPSAMPLE: case TLM_PM_REPPAD:
+        return TLM_FAM_UNARY;
+    case TLM_PM_AITER_RMSNORM:
+        return TLM_FAM_RMSNORM_EXT;
+    case TLM_PM_SGL_ROTARY:
+        return TLM_FAM_ROPE;
+    case TLM_PM_STORE_CACHE: case TLM_PM_INF_ATTN:
+    case TLM_PM_INF_ATTN_PREFILL:
+        return TLM_FAM_INFATTN;
+    case TLM_PM_TRITON:
+        return TLM_FAM_TRITON;
     case TLM_PM_NONE:
     default:
         return TLM_FAM_NONE;
@@ -560,6 +730,10 @@ const char *tlm_perf_model_category(const char *op_name, int bwd)
         return NULL;
     }
     switch (tlm_perf_family_of(e->model)) {
+    case TLM_FAM_RMSNORM_EXT:
+    case TLM_FAM_ROPE:
+    case TLM_FAM_INFATTN:
+        return bwd ? NULL : e->category;
     case TLM_FAM_GEMM:
         return bwd ? NULL : "GEMM";
     case TLM_FAM_SDPA:
@@ -589,6 +763,12 @@ tlm_perf_sheet tlm_perf_sheet_for(const char *op_name, int bwd)
         return TLM_PERF_SHEET_NONE;
     }
     switch (tlm_perf_family_of(e->model)) {
+    case TLM_FAM_RMSNORM_EXT:
+        return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_RMSNORM_FWD;
+    case TLM_FAM_ROPE:
+        return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_ROPE_FWD;
+    case TLM_FAM_INFATTN:
+        return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_INFATTN_FWD;
     case TLM_FAM_GEMM:
         return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_GEMM;
     case TLM_FAM_SDPA:
