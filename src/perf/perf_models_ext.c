@@ -8,6 +8,7 @@
  * NotImplementedError -> TLM_EINVAL, any other Python exception ->
  * TLM_EFORMAT / TLM_ERANGE.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,6 +339,13 @@ static int rotary_dims(pm_ctx *c, const int64_t *q, size_t nq, int64_t *head,
     return 1;
 }
 
+/* Python's a // b (b != 0, not INT64_MIN // -1). */
+static int64_t floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return q - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+
 static tlm_status m_sgl_rotary(pm_ctx *c)
 {
     int64_t q[MAX_DIMS], k[MAX_DIMS], head, rot;
@@ -351,10 +359,11 @@ static tlm_status m_sgl_rotary(pm_ctx *c)
     if (head == 0)
         return pm_fail(c, TLM_ERANGE, "division by zero (head_size)", NULL);
     TRY(dt = type_at(c, 1));
-    /* Python floor division */
-    int64_t hq = q[1] / head - ((q[1] % head != 0) && ((q[1] < 0) != (head < 0)));
-    int64_t hk = k[1] / head - ((k[1] % head != 0) && ((k[1] < 0) != (head < 0)));
-    double n = (double)q[0] * (double)(hq + hk) * (double)rot;
+    if (head == -1 && (q[1] == INT64_MIN || k[1] == INT64_MIN))
+        return pm_fail(c, TLM_ERANGE, "head count out of range", NULL);
+    double n = (double)q[0] * (double)(floordiv(q[1], head) +
+                                       floordiv(k[1], head)) *
+               (double)rot;
     TRY(p_count(c, "num_elements", n));
     if (c->bwd)
         return pm_fail(c, TLM_EINVAL, "no backward model", NULL);

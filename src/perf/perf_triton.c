@@ -426,17 +426,20 @@ static size_t segment(char *const *tok, size_t nt, size_t (*ops)[2])
             if (j > 0 && best[j] == (size_t)-1)
                 continue;
             size_t len = 0;
-            for (size_t q = j; q < i; q++) {
+            int fits = 1;
+            for (size_t q = j; q < i && fits; q++) {
                 size_t tl = strlen(tok[q]);
-                if (len + tl + 2 >= sizeof buf)
+                if (len + tl + 2 >= sizeof buf) {
+                    fits = 0; /* longer than any known op */
                     break;
+                }
                 if (q > j)
                     buf[len++] = '_';
                 memcpy(buf + len, tok[q], tl);
                 len += tl;
             }
             buf[len] = '\0';
-            if (tlm_perf_is_known_aten_op(buf, len) &&
+            if (fits && tlm_perf_is_known_aten_op(buf, len) &&
                 (best[i] == (size_t)-1 || len > blen[i])) {
                 best[i] = j;
                 blen[i] = len;
@@ -488,9 +491,9 @@ static void fused_ops(const char *name, char *list, size_t cap, double *w)
     }
     size_t n = segment(tok, nt, ops), len = 0;
     for (size_t k = 0; k < n; k++) {
-        char op[256];
+        char op[512];
         size_t ol = 0;
-        for (size_t q = ops[k][0]; q < ops[k][1]; q++)
+        for (size_t q = ops[k][0]; q < ops[k][1] && ol < sizeof op; q++)
             ol += (size_t)snprintf(op + ol, sizeof op - ol, "%s%s",
                                    q > ops[k][0] ? "_" : "", tok[q]);
         *w += fpe(op);

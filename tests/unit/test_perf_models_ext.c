@@ -400,6 +400,74 @@ static void test_known_ops(void **state)
     assert_false(tlm_perf_is_known_aten_op("zzz", 3));
 }
 
+/* Hostile names, annotations and args: a status, never a crash (ASan /
+ * UBSan in CI). */
+static void test_robustness(void **state)
+{
+    static const char *const names[] = {
+        "triton_poi_", "triton_red_fused_", "triton_per_fused__0",
+        "triton_poi_fused_____1", "triton_poi_fused_add_x",
+        "triton_red_fused_add_add_add_add_add_add_add_add_add_add_add_add_"
+        "add_add_add_add_add_add_add_add_add_add_add_add_add_add_add_add_"
+        "add_add_add_add_add_add_add_add_add_add_add_add_add_add_add_add_"
+        "add_add_add_add_add_add_add_add_add_add_add_add_add_add_add_add_"
+        "add_add_add_add_add_7",
+        "triton_poi_fused_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        "aaaaaaaaaaaaaa_add_3",
+        "vllm::unified_attention_with_output", "aiter::mha_batch_prefill",
+        "sgl_kernel::rotary_embedding", "aten::replication_pad3d"};
+    static const char *const anns[] = {
+        NULL, "", "execute_", "execute_1_context_1(sq", "step[DECODE]",
+        "step[MIXED sqsq=]", "step[EXTEND sqsq=1", "prefill[sqsq=1 sqsk=2]",
+        "decode[sqsq=99999999999999999999999999 sqsk=1 tok=1]",
+        "step[DECODEX g_sq=1 sqsq=1]",
+        "execute_1_context_1(sq1sk1sqsq1sqsk1)_generation_1(sq1sk1sqsq1sqsk1)"};
+    static const char *const dims[] = {
+        NULL, "[]", "[[]]", "[[1,2,3],[4,5,6],[7,8,9],[1],[1,2]]",
+        "[[-1,-2,-3],[0,0,0],[0]]", "[[9223372036854775807,2,3],[1,2,3]]"};
+    static const char *const types[] = {
+        NULL, "[]", "[\"c10::BFloat16\",\"Scalar\",\"float\",\"x\",\"\"]",
+        "[1,null]"};
+    static const char *const conc[] = {
+        NULL, "[]", "[\"1\",\"2\",\"-3\",\"0\",\"[1, 2, 3, 4, 5, 6]\"]",
+        "[\" \",\"x\",\"99999999999999999999\",\"-1\",\"[1,\"]",
+        "[\"\",\"\",\"\",\"-1\"]"};
+    (void)state;
+    for (size_t a = 0; a < sizeof names / sizeof names[0]; a++)
+        for (size_t b = 0; b < sizeof anns / sizeof anns[0]; b++)
+            for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
+                for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+                    for (size_t k = 0; k < sizeof conc / sizeof conc[0];
+                         k++) {
+                        tlm_perf_args x;
+                        tlm_perf_result r;
+                        tlm_error err;
+                        memset(&x, 0, sizeof x);
+                        x.name = names[a];
+                        x.annotation = anns[b];
+                        x.input_dims = dims[d];
+                        x.input_types = types[t];
+                        x.input_strides = dims[(d + 1) % 6];
+                        x.concrete_inputs = conc[k];
+                        tlm_status st = tlm_perf_compute(&x, 0, &r, &err);
+                        if (st != TLM_OK) {
+                            assert_int_equal(err.code, st);
+                        } else {
+                            char buf[8192];
+                            assert_int_equal(
+                                tlm_perf_params_repr(&r, buf, sizeof buf),
+                                TLM_OK);
+                        }
+                    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -409,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_triton_can_model),
         cmocka_unit_test(test_known_ops),
+        cmocka_unit_test(test_robustness),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
