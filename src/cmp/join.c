@@ -418,8 +418,11 @@ static tlm_status diff_pair(const tlm_cmp_tab *c, const char *m, int v,
     if (b < 0 || x < 0)
         return tlm_error_set(err, TLM_EFORMAT, labels[b < 0 ? 0 : v], -1,
                              "sheet %s has no column '%s'", t->name, m);
-    int bs = t->coltypes[b] == TLM_COL_STR;
-    if (bs || t->coltypes[x] == TLM_COL_STR)
+    /* a text column with no value (a sheet with a header and no rows is
+     * all text, as pandas' object) subtracts as missing */
+    int bs = t->coltypes[b] == TLM_COL_STR && !tlm_tab_col_empty(t, (size_t)b);
+    if (bs || (t->coltypes[x] == TLM_COL_STR &&
+               !tlm_tab_col_empty(t, (size_t)x)))
         return tlm_error_set(err, TLM_EFORMAT, labels[bs ? 0 : v], -1,
                              "sheet %s: column '%s' is not numeric", t->name,
                              m);

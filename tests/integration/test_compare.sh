@@ -149,6 +149,10 @@ oracle "e: roofline sheet missing from the variant: skipped" "$E/ng" \
 check "e: ... fails in compat mode, naming the file" \
     grep -q "nogemm has no 'GEMM.csv'" "$E/err4"
 
+cp -r "$D/var" "$E/hdr"
+head -n 1 "$D/var/ops_unique_args.csv" > "$E/hdr/ops_unique_args.csv"
+oracle "e: variant sheet with a header and no rows compares" "$E/hd" "$D/base" "$E/hdr"
+
 # MARK: f. bad input -----------------------------------------------------------
 F=$W/f
 mkdir -p "$F/a" "$F/b"

@@ -7,6 +7,7 @@
  *     order;
  *   - diff and pct (§3.3): int - int stays int, pct always float, base 0
  *     -> missing pct, an int column that received a missing value -> float;
+ *     a header-only sheet (text columns without values) compares;
  *   - the column order (§3.4): keys, diff block metric then tag, data by
  *     report; the unanchored regex only in compat mode (Q7);
  *   - key typed text in one report and numbers in another -> EFORMAT;
@@ -138,6 +139,19 @@ static void test_diff_types(void **state)
     build_is(in, LR, 2, K, 1, m, 1,
              "k,m__r_diff,m__r_pct,l::m,r::m\na,3,,0,3\nb,0,0.0,2,2\n"
              "c,1,25.0,4,5\n");
+}
+
+/* A sheet with a header and no rows: every column is text (pandas:
+ * object) yet its metric subtracts as missing. */
+static void test_empty_sheet(void **state)
+{
+    (void)state;
+    static const char *const m[] = {"m"};
+    const char *in[] = {"k,m\na,1\nb,0\n", "k,m\n"};
+    build_is(in, LR, 2, K, 1, m, 1,
+             "k,m__r_diff,m__r_pct,l::m,r::m\na,,,1,\nb,,,0,\n");
+    const char *rev[] = {"k,m\n", "k,m\na,1\n"};
+    build_is(rev, LR, 2, K, 1, m, 1, "k,m__r_diff,m__r_pct,l::m,r::m\na,,,,1\n");
 }
 
 static void test_three_reports(void **state)
@@ -371,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_join_numbers),
         cmocka_unit_test(test_join_bool_and_missing_keys),
         cmocka_unit_test(test_diff_types),
+        cmocka_unit_test(test_empty_sheet),
         cmocka_unit_test(test_three_reports),
         cmocka_unit_test(test_diff_regex_compat),
         cmocka_unit_test(test_build_errors),
