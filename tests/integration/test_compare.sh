@@ -217,6 +217,16 @@ check "f: Markdown: the op is listed, escaped" \
     grep -qF 'a\|b\`c\`\<script\>x\</script\>' "$F/hd/comparison.md"
 check "f: ... no raw <script>" test -z "$(grep -E '(^|[^\\])<script' "$F/hd/comparison.md")"
 
+# keys that are not text (numbers, booleans) in comparison.md
+mkdir -p "$F/n1" "$F/n2"
+for i in 1 2; do
+    printf 'type,time ms,percent\nTrue,%s.0,50.0\nFalse,1.0,50.0\n' "$i" > "$F/n$i/gpu_timeline.csv"
+    printf 'name,total_direct_kernel_time_sum,total_direct_kernel_time_ms,Count\n1,1.0,0.%s,1\n2.5,2.0,0.002,2\n' "$i" > "$F/n$i/ops_summary.csv"
+done
+oracle "f: numeric and boolean keys" "$F/nk" "$F/n1" "$F/n2" --sheets gpu_timeline ops_summary
+check "f: ... listed in comparison.md" grep -q '^| True | 1.000 | 2.000 |' "$F/nk/comparison.md"
+check "f: ... op names printed as numbers" grep -q '^| 1.0 | 0.100 | 0.200 |' "$F/nk/comparison.md"
+
 # MARK: g. workbook ------------------------------------------------------------
 check "g: -o writes the workbook" test -s "$F/book.xlsx"
 check "g: one worksheet per result, names <= 31 chars, unique" $PY - "$F/book.xlsx" "$F/o4" <<'EOF'
