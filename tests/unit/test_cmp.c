@@ -2,7 +2,8 @@
  * test_cmp.c - the report comparison's core (src/cmp; spec compare.md):
  *
  *   - the outer join's row order (§3.2): text by code point, numbers by
- *     value (int 1 == float 1.0), False < True, missing equal to missing
+ *     value (int 1 == float 1.0), False < True, booleans equal to the
+ *     booleans of an object column, missing equal to missing
  *     and after every value, m x n duplicates, one-sided rows in table
  *     order;
  *   - diff and pct (§3.3): int - int stays int, pct always float, base 0
@@ -128,6 +129,23 @@ static void test_join_bool_and_missing_keys(void **state)
              "k1,k2,v__b_diff,v__b_pct,a::v,b::v\n"
              "x,False,2.0,100.0,2.0,4.0\nx,True,,,1.0,\n"
              ",False,,,,6.0\n,True,2.0,66.66666666666666,3.0,5.0\n");
+}
+
+/* A boolean key column against an object column of booleans (a boolean
+ * column with a missing value, e.g. param: bias) matches by value. */
+static void test_join_bool_vs_object(void **state)
+{
+    (void)state;
+    static const char *const v[] = {"v"};
+    const char *in[] = {"k,v\nTrue,1\nFalse,2\n", "k,v\nTrue,3\n,4\nFalse,5\n"};
+    build_is(in, LR, 2, K, 1, v, 1,
+             "k,v__r_diff,v__r_pct,l::v,r::v\nFalse,3.0,150.0,2.0,5\n"
+             "True,2.0,200.0,1.0,3\n,,,,4\n");
+    const char *rev[] = {"k,v\nTrue,3\n,4\nTrue,5\n", "k,v\nFalse,1\nTrue,2\n"};
+    build_is(rev, LR, 2, K, 1, v, 1,
+             "k,v__r_diff,v__r_pct,l::v,r::v\nFalse,,,,1.0\n"
+             "True,-1.0,-33.33333333333333,3.0,2.0\n"
+             "True,-3.0,-60.0,5.0,2.0\n,,,4.0,\n");
 }
 
 static void test_diff_types(void **state)
@@ -384,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_join_text_order),
         cmocka_unit_test(test_join_numbers),
         cmocka_unit_test(test_join_bool_and_missing_keys),
+        cmocka_unit_test(test_join_bool_vs_object),
         cmocka_unit_test(test_diff_types),
         cmocka_unit_test(test_empty_sheet),
         cmocka_unit_test(test_three_reports),
