@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Strict comparison of two folders of comparison CSVs (test_compare.sh).
 
-Usage: same_csvs.py EXPECTED_DIR OUT_DIR [--ignore PREFIX ...] [--verbose]
+Usage: same_csvs.py EXPECTED_DIR OUT_DIR [--ignore PREFIX ...] [--loose_ints]
+                    [--verbose]
 
 Unlike compare_csvs.py (rows matched by key), order matters here:
   * the same set of *.csv files (names starting with an --ignore prefix
@@ -10,7 +11,9 @@ Unlike compare_csvs.py (rows matched by key), order matters here:
   * the same number of rows, compared by position;
   * two cells that both read as numbers agree within 1e-6 absolute or
     relative and are both integers or both not ("48" != "48.0", Q5);
-    any other pair of cells must be the same text ("" == missing).
+    any other pair of cells must be the same text ("" == missing);
+    --loose_ints: "48" == "48.0" (a workbook against CSVs: pandas reads an
+    integral float cell of a workbook as an integer).
 Exit status 0 when everything agrees, 1 otherwise.
 """
 import csv
@@ -32,11 +35,15 @@ def num(s):
         return None
 
 
+LOOSE = "--loose_ints" in sys.argv
+
+
 def same_cell(a, b):
     if a == b:
         return True
     x, y = num(a), num(b)
-    if x is None or y is None or bool(INT.match(a)) != bool(INT.match(b)):
+    if x is None or y is None or (
+            not LOOSE and bool(INT.match(a)) != bool(INT.match(b))):
         return False
     if math.isnan(x) or math.isnan(y):
         return math.isnan(x) and math.isnan(y)

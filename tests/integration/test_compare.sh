@@ -16,7 +16,7 @@
 #   e. a missing sheet, --sheets, --tracelens_compat all;
 #   f. bad input: tags, corrupt workbooks, report kinds, existing
 #      outputs, spreadsheet formulas, Markdown escaping;
-#   g. the workbook (-o).
+#   g. the workbook (-o); report workbooks read back (csvs_to_xlsx.py).
 set -u
 : "${TLMPI:?TLMPI not set}"
 SRC=${TLM_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -239,6 +239,27 @@ ok = len(sheets) == len(names) == len(csvs) and len(set(names)) == len(names)
 ok = ok and all(len(n) <= 31 for n in names) and z.testzip() is None
 sys.exit(0 if ok else 1)
 EOF
+
+# a report workbook (a CSV folder written as TraceLens stores its .xlsx:
+# numbers, booleans, shared and inline strings) against its CSV folder:
+# the same result as the folder against itself (integral floats of a
+# workbook read as integers, as pandas' read_excel does)
+X2=$SRC/tests/integration/csvs_to_xlsx.py
+$PY "$X2" "$D/base" "$F/base.xlsx"
+check "g: a report workbook is read" cmpq "$F/base.xlsx" "$D/var" --names base var \
+    --output_csvs_dir "$F/bx"
+check "g: ... as its CSV folder" $PY "$SRC/tests/integration/same_csvs.py" "$H" "$F/bx" \
+    --ignore findings_ --loose_ints
+if [ -d "$SH/qwen_h100/tracelens_csvs" ]; then
+    $PY "$X2" "$SH/qwen_h100/tracelens_csvs" "$F/qwen.xlsx"
+    check "g: TraceLens's qwen report as a workbook vs its CSVs" cmpq "$F/qwen.xlsx" \
+        "$SH/qwen_h100/tracelens_csvs" --names book csv --output_csvs_dir "$F/qx"
+    check "g: ... everything intersects" only_empty "$F/qx"
+    cmpq "$SH/qwen_h100/tracelens_csvs" "$SH/qwen_h100/tracelens_csvs" --names book csv \
+        --output_csvs_dir "$F/qx2"
+    check "g: ... the same as the CSV folder against itself" \
+        $PY "$SRC/tests/integration/same_csvs.py" "$F/qx2" "$F/qx" --ignore findings_ --loose_ints
+fi
 
 # MARK: b, c. synthetic reports -------------------------------------------------
 if [ -n "${TLMPI_SYNTH:-}" ] && [ -x "$TLMPI_SYNTH" ]; then
