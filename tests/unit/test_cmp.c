@@ -274,8 +274,8 @@ static void test_split(void **state)
     (void)state;
     /* b: metric empty on the variant side -> only_baseline (Q8); c: empty
      * on the baseline side -> only_variant; o empty in a split: dropped */
-    const char *want[3] = {"k,m__v_diff,m__v_pct,base::m,base::o,v::m\n"
-                           "a,4.0,400.0,1.0,x,5.0\n",
+    const char *want[3] = {("k,m__v_diff,m__v_pct,base::m,base::o,v::m\n"
+                            "a,4.0,400.0,1.0,x,5.0\n"),
                            "k,base::m\nd,3.0\nb,2.0\n",
                            "k,v::m\ne,6.0\nc,4.0\n"};
     split_is("k,m,o\na,1,x\nb,2,\nc,,z\nd,3,\n",
