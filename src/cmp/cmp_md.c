@@ -217,10 +217,30 @@ static int formula_like(const char *s)
     return end == s || *end != '\0';
 }
 
+/* A column name (a tag or a report's header) guarded as a cell is. */
+static int guard_name(char **name)
+{
+    if (!formula_like(*name))
+        return 0;
+    size_t n = strlen(*name);
+    char *p = malloc(n + 2);
+    if (!p)
+        return -1;
+    p[0] = '\'';
+    memcpy(p + 1, *name, n + 1);
+    free(*name);
+    *name = p;
+    return 0;
+}
+
 tlm_status tlm_cmp_guard_formulas(tlm_cmp_result *r, tlm_error *err)
 {
     for (size_t i = 0; i < r->n; i++) {
         tlm_tab *t = r->v[i].t;
+        for (size_t c = 0; c < t->ncols; c++)
+            if (guard_name(&t->colnames[c]) != 0)
+                return tlm_error_set(err, TLM_ENOMEM, NULL, -1,
+                                     "out of memory");
         for (size_t c = 0; c < t->ncols; c++) {
             if (t->coltypes[c] != TLM_COL_STR)
                 continue;
