@@ -83,7 +83,7 @@ static void test_missing(void **state)
            "('float', None)");
     COLUMN(TLM_COL_STR, "a\n1\n+nan\n", "1", "+nan");
     /* all missing: float64, every cell null */
-    COLUMN(TLM_COL_F64, "a\n\n\n\n", "", "NA", NULL);
+    COLUMN(TLM_COL_F64, "a\n\"\"\n\"\"\n\"\"\n", "", "NA", NULL);
 }
 
 static void test_integers(void **state)
@@ -94,7 +94,7 @@ static void test_integers(void **state)
     COLUMN(TLM_COL_I64, "a\n9223372036854775807\n-9223372036854775808\n",
            "9223372036854775807", "-9223372036854775808");
     /* with a missing cell the column is float */
-    COLUMN(TLM_COL_F64, "a\n48.0\n\n", "48", "NA");
+    COLUMN(TLM_COL_F64, "a\n48.0\n\"\"\n", "48", "NA");
     /* outside int64: a float (pandas: uint64 or object) */
     COLUMN(TLM_COL_F64, "a\n1.0\n1e+20\n", "1", "100000000000000000000");
     COLUMN(TLM_COL_F64, "a\n-9.223372036854776e+18\n",
@@ -127,7 +127,7 @@ static void test_booleans(void **state)
     COLUMN(TLM_COL_BOOL, "a\nTrue\nTrue\nTrue\nFalse\nTrue\nFalse\n",
            "True", "true", "TRUE", "False", "tRUE", "false");
     /* with a missing cell: an object column of Python bools */
-    COLUMN(TLM_COL_STR, "a\nTrue\n\nFalse\n", "true", "", "FALSE");
+    COLUMN(TLM_COL_STR, "a\nTrue\n\"\"\nFalse\n", "true", "", "FALSE");
     /* beside a number or a text: the original texts */
     COLUMN(TLM_COL_STR, "a\n1\ntrue\n", "1", "true");
     COLUMN(TLM_COL_STR, "a\ntrue\nyes\n", "true", "yes");
@@ -139,7 +139,7 @@ static void test_objects(void **state)
 {
     (void)state;
     /* a text column keeps every field as written, missing ones null */
-    COLUMN(TLM_COL_STR, "a\n1\n2.50\nx\n\n007\n", "1", "2.50", "x", "NA",
+    COLUMN(TLM_COL_STR, "a\n1\n2.50\nx\n\"\"\n007\n", "1", "2.50", "x", "NA",
            "007");
     /* a column of integers and floats is float */
     COLUMN(TLM_COL_F64, "a\n1.0\n2.5\n", "1", "2.5");
