@@ -376,7 +376,15 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
             tlm_tab_set_s(t, R, 11, kc, strlen(kc));
         }
     }
-    st = sort_desc(t, 4); /* a table out of memory: ENOMEM when added */
+    if (ctx->opts.compat & TLM_COMPAT_NP_SORT) {
+        /* groupby's sorted keys, then numpy's quicksort (§A9) */
+        static const size_t keys[] = {0, 1, 2, 3};
+        st = tlm_tab_sort_keys_asc(t, keys, 4);
+        if (st == TLM_OK)
+            st = tlm_tab_sort_desc_np(t, 4);
+    } else {
+        st = sort_desc(t, 4); /* a table out of memory: ENOMEM when added */
+    }
 done:
     tlm_i3map_free(&map);
     free(g);
@@ -807,7 +815,14 @@ tlm_status tlm_rctx_coll_analysis(tlm_rctx *ctx)
         tlm_tab_set_f(t, R, 17, mx);
         tlm_tab_set_i(t, R, 18, (int64_t)m);
     }
-    st = sort_desc(t, 13);
+    if (ctx->opts.compat & TLM_COMPAT_NP_SORT) {
+        static const size_t kcols[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+        st = tlm_tab_sort_keys_asc(t, kcols, 11);
+        if (st == TLM_OK)
+            st = tlm_tab_sort_desc_np(t, 13);
+    } else {
+        st = sort_desc(t, 13);
+    }
     if (st == TLM_OK && t->oom)
         st = TLM_ENOMEM;
 done:

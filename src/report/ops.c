@@ -360,7 +360,10 @@ static tlm_status ops_by_category(tlm_rctx *ctx)
     free(sums);
     free(cnts);
     free(cats);
-    tlm_status st = sort_table(t, 2, -1);
+    /* categories are in ascending order (the groupby's) */
+    tlm_status st = (ctx->opts.compat & TLM_COMPAT_NP_SORT)
+                        ? tlm_tab_sort_desc_np(t, 2)
+                        : sort_table(t, 2, -1);
     add_percent(t, 2, 3);
     return tlm_rctx_finish_tab(ctx, t, st);
 }
@@ -475,7 +478,9 @@ static tlm_status ops_summary(tlm_rctx *ctx)
     }
     free(head);
     free(next);
-    st = sort_table(t, 1, -1);
+    /* names are in ascending order (the groupby's) */
+    st = (ctx->opts.compat & TLM_COMPAT_NP_SORT) ? tlm_tab_sort_desc_np(t, 1)
+                                                 : sort_table(t, 1, -1);
     if (st == TLM_OK) {
         add_percent(t, 3, 7);
         st = t->oom ? TLM_ENOMEM : TLM_OK;
