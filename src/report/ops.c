@@ -32,7 +32,8 @@ typedef struct ts_ctx {
 static int cmp_k_ts(const void *vc, size_t a, size_t b)
 {
     const ts_ctx *c = vc;
-    int64_t x = c->ev[c->pool[a]].ts, y = c->ev[c->pool[b]].ts;
+    int64_t x = tlm_ts_key(c->ev[c->pool[a]].ts);
+    int64_t y = tlm_ts_key(c->ev[c->pool[b]].ts);
     if (x != y)
         return x < y ? -1 : 1;
     return 0;
@@ -138,7 +139,7 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
             goto done;
         }
         for (size_t j = 0; j < ctx->nlk; j++) {
-            pr[j].key = ev[ctx->lk[j].uid].ts;
+            pr[j].key = tlm_ts_key(ev[ctx->lk[j].uid].ts);
             pr[j].val = (int64_t)j;
         }
         st = tlm_sort_pairs(pr, ctx->nlk);

@@ -65,6 +65,8 @@ typedef struct tlm_tab {
     tlm_cell *cells; /* row-major, nrows * ncols */
     tlm_tab_text *text;
     int oom;
+    uint8_t *colint; /* NULL, or per column 1: a TLM_COL_F64 column of
+                        integral values printed as integers (inttype.c) */
 } tlm_tab;
 
 /* New empty table.  Column names are copied.  NULL on ENOMEM. */
@@ -87,6 +89,13 @@ long tlm_tab_col(const tlm_tab *t, const char *name);
 tlm_status tlm_tab_permute(tlm_tab *t, const size_t *perm);
 /* Truncates to n rows (n <= nrows). */
 void tlm_tab_truncate(tlm_tab *t, size_t n);
+/* Marks the columns TraceLens has as int64 (sums, minima, maxima of
+ * integer durations: int_times, the trace's times were integer tokens;
+ * or all zero, empty sums) to print as integers (inttype.c, addendum
+ * §A1).  Errors: TLM_ENOMEM. */
+tlm_status tlm_tab_int_columns(tlm_tab *t, int int_times);
+/* Removes column col (the cells stay in place, rows closer together). */
+void tlm_tab_drop_col(tlm_tab *t, size_t col);
 
 /* Writes the table as pandas' to_csv(index=False) would. */
 tlm_status tlm_tab_write_csv(const tlm_tab *t, const char *path,
@@ -133,6 +142,9 @@ typedef struct tlm_rctx {
     uint8_t *gpu_fl;      /* per gpu[] entry: TLM_GPU_KERNEL, _COMM */
     size_t ngpu;
     int has_cpu_ops;
+    int gpu_only;         /* no cpu_op, no "python_func" (TraceLens) */
+    int int_times;        /* every X event's ts and dur were JSON
+                             integers (tlm_event.tflags) */
     int32_t max_uid;      /* next synthetic UID - 1 */
     tlm_tab **tabs;
     size_t ntabs, cap_tabs;
