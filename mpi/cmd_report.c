@@ -3,7 +3,8 @@
  * single-trace performance report (TraceLens's
  * TraceLens_generate_perf_report_pytorch), without MPI.  Reads the trace,
  * builds the call tree and every table, writes one CSV per sheet with
- * TraceLens's names and columns, and report.md (docs/report.md).
+ * TraceLens's names and columns, and report.md (docs/report.md), and/or
+ * the same tables as one Excel workbook (--output_xlsx_path).
  */
 #include "cli.h"
 #include "report_opts.h"
@@ -24,11 +25,14 @@
 static void report_usage(FILE *f)
 {
     fprintf(f,
-        "usage: tlmpi report TRACE --output_csvs_dir DIR [options]\n\n"
+        "usage: tlmpi report TRACE --output_csvs_dir DIR [options]\n"
+        "       tlmpi report TRACE --output_xlsx_path FILE.xlsx [options]\n\n"
         "Single-trace performance report (TraceLens's perf report): one CSV\n"
-        "per sheet in DIR plus DIR/report.md.\n\n"
+        "per sheet in DIR plus DIR/report.md, and/or one workbook.\n\n"
         "options:\n"
         "  --output_csvs_dir DIR        output folder (created if missing)\n"
+        "  --output_xlsx_path FILE      Excel workbook, one worksheet per "
+        "sheet\n"
         "  --output_md FILE             Markdown report path "
         "(default DIR/report.md)\n"
         "  --gpu_arch NAME              roofline against a bundled GPU "
@@ -81,15 +85,16 @@ static void report_usage(FILE *f)
  * folder is created and probed; the trace is never an output), and the
  * set tracked by the signal handlers.  0, or 1 with a message. */
 static int start_outputs(tlm_outset *set, int force, const char *trace_path,
-                         const char *dir, const char *md)
+                         const char *dir, const char *md, const char *xlsx)
 {
     tlm_error err;
     char gt[4200];
-    snprintf(gt, sizeof gt, "%s/gpu_timeline.csv", dir);
+    snprintf(gt, sizeof gt, "%s/gpu_timeline.csv", dir ? dir : ".");
     if (tlm_outset_init(set, force, &err) != TLM_OK ||
         tlm_outset_add_input(set, trace_path, &err) != TLM_OK ||
-        tlm_outset_check(set, md, &err) != TLM_OK ||
-        tlm_outset_check(set, gt, &err) != TLM_OK) {
+        (md && tlm_outset_check(set, md, &err) != TLM_OK) ||
+        (dir && tlm_outset_check(set, gt, &err) != TLM_OK) ||
+        (xlsx && tlm_outset_check(set, xlsx, &err) != TLM_OK)) {
         char m[1200];
         fprintf(stderr, "tlmpi report: error: %s\n",
                 tlm_error_format(&err, m, sizeof m));
@@ -148,7 +153,7 @@ static tlm_status add_findings(tlm_report *rep, const tlm_find_opts *fo,
 
 int tlm_cmd_report(int argc, char **argv)
 {
-    const char *trace_path = NULL, *dir = NULL, *md = NULL;
+    const char *trace_path = NULL, *dir = NULL, *md = NULL, *xlsx = NULL;
     int quiet = 0, force = 0;
     tlm_cli_ropts co;
     tlm_cli_ropts_init(&co);
@@ -170,6 +175,10 @@ int tlm_cmd_report(int argc, char **argv)
             if (!need(i, argc, argv))
                 return 2;
             dir = argv[++i];
+        } else if (!strcmp(a, "--output_xlsx_path")) {
+            if (!need(i, argc, argv))
+                return 2;
+            xlsx = argv[++i];
         } else if (!strcmp(a, "--output_md")) {
             if (!need(i, argc, argv))
                 return 2;
@@ -189,7 +198,7 @@ int tlm_cmd_report(int argc, char **argv)
             return 2;
         }
     }
-    if (!trace_path || !dir) {
+    if (!trace_path || (!dir && !xlsx)) {
         report_usage(stderr);
         return 2;
     }
@@ -207,12 +216,12 @@ int tlm_cmd_report(int argc, char **argv)
         }
     }
     char mdpath[4096];
-    if (!md) {
+    if (!md && dir) {
         snprintf(mdpath, sizeof mdpath, "%s/report.md", dir);
         md = mdpath;
     }
     tlm_outset set;
-    if (start_outputs(&set, force, trace_path, dir, md) != 0)
+    if (start_outputs(&set, force, trace_path, dir, md, xlsx) != 0)
         return 1;
     double t0 = tlm_cli_now();
     tlm_cli_built b = {0};
@@ -222,19 +231,22 @@ int tlm_cmd_report(int argc, char **argv)
         goto fail;
     tlm_report *rep = b.rep;
     double t1 = b.t_read, t2 = b.t_tree, t3 = b.t_tables;
-    if (add_findings(rep, &fo, &set, dir,
+    if (add_findings(rep, &fo, &set, dir, dir &&
                      !(co.ro.compat & TLM_COMPAT_COLUMNS), &err) != TLM_OK)
         goto fail;
     if (tlm_report_stage(rep, &set, dir, md, &err) != TLM_OK ||
+        (xlsx && tlm_report_stage_xlsx(rep, &set, xlsx, &err) != TLM_OK) ||
         tlm_outset_commit(&set, &err) != TLM_OK)
         goto fail;
     double t4 = tlm_cli_now();
     if (!quiet) {
         const tlm_tree_stats *s = tlm_tree_stats_get(b.tree);
         fprintf(stderr,
-                "tlmpi report: %s: %zu tables in %s (read %.3f s, tree "
+                "tlmpi report: %s: %zu tables in %s%s%s (read %.3f s, tree "
                 "%.3f s, tables %.3f s, write %.3f s)\n",
-                trace_path, tlm_report_table_count(rep), dir, t1 - t0,
+                trace_path, tlm_report_table_count(rep), dir ? dir : xlsx,
+                dir && xlsx ? " and " : "", dir && xlsx ? xlsx : "",
+                t1 - t0,
                 t2 - t1, t3 - t2, t4 - t3);
         fprintf(stderr,
                 "  events %llu, GPU ops %llu (linked %llu), cpu roots %llu; "
