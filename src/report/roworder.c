@@ -17,14 +17,48 @@ typedef struct key_cols {
     size_t n;
 } key_cols;
 
-/* A text cell that is a number (stream, sizes kept as text) compares as
- * one when both are; else code-point order (strcmp on UTF-8). */
+/* The integers of a tuple / list text "(0, 1, 2)" or "[0, 1]" into v
+ * (at most cap); -1 when the text is not one. */
+static long int_seq(const char *s, long long *v, long cap)
+{
+    if (*s != '(' && *s != '[')
+        return -1;
+    char close = *s == '(' ? ')' : ']';
+    long n = 0;
+    s++;
+    for (;;) {
+        while (*s == ' ' || *s == ',')
+            s++;
+        if (*s == close)
+            return s[1] ? -1 : n;
+        char *e;
+        long long x = strtoll(s, &e, 10);
+        if (e == s || n == cap)
+            return -1;
+        v[n++] = x;
+        s = e;
+    }
+}
+
+/* Text cells as pandas compares the Python values behind them: numbers
+ * (stream, sizes kept as text) numerically, tuples of integers (process
+ * group ranks) element by element, else code-point order (strcmp on
+ * UTF-8). */
 static int cmp_text(const char *a, const char *b)
 {
     char *ea, *eb;
     double x = strtod(a, &ea), y = strtod(b, &eb);
     if (ea != a && !*ea && eb != b && !*eb && x != y)
         return x < y ? -1 : 1;
+    long long va[64], vb[64];
+    long na = int_seq(a, va, 64), nb = int_seq(b, vb, 64);
+    if (na >= 0 && nb >= 0) {
+        for (long i = 0; i < na && i < nb; i++)
+            if (va[i] != vb[i])
+                return va[i] < vb[i] ? -1 : 1;
+        if (na != nb)
+            return na < nb ? -1 : 1;
+    }
     return strcmp(a, b);
 }
 
