@@ -98,9 +98,10 @@ static void test_numpy_cases(void **state)
     char *text = slurp(path);
     assert_non_null(text);
     size_t ncase = 0, nq = 0, nd = 0;
-    char *save = NULL;
-    for (char *line = strtok_r(text, "\n", &save); line;
-         line = strtok_r(NULL, "\n", &save)) {
+    for (char *line = text, *nl; *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        assert_non_null(nl);
+        *nl = '\0';
         char kind = line[0];
         char *p = line + 2, *end;
         size_t n = strtoul(p, &end, 10);
