@@ -6,32 +6,47 @@
  * and maxima of durations print as `128460`, not `128460.0`; so does a
  * column made only of empty sums (`0`) in any trace.  tlmpi computes the
  * same values in double (exact: integers below 2^53) and marks such a
- * column to print without the fraction; the cells stay doubles.
+ * column to print without the fraction; the cells stay doubles.  The
+ * column's values come from kernel times or from op durations: the
+ * integer tokens of those events decide.
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "report_internal.h"
 
-/* Columns of sum / min / max (or first) of integer durations, whatever
- * the sheet. */
-static const char *const int_cols[] = {
-    "total_direct_kernel_time_sum",  "total_subtree_kernel_time_sum",
-    "total_direct_kernel_time_min",  "total_subtree_kernel_time_min",
-    "total_direct_kernel_time_max",  "total_subtree_kernel_time_max",
-    "total_duration_us",             "duration_us_min",
-    "duration_us_max",               "Kernel Time (\xc2\xb5s)_sum",
-    "Kernel Time (\xc2\xb5s)_min",   "Kernel Time (\xc2\xb5s)_max",
-    TLM_COLNAME_KERNEL_DUR_SUM,      TLM_COLNAME_KERNEL_DUR_MIN,
-    TLM_COLNAME_KERNEL_DUR_MAX,      "Short Kernel duration (\xc2\xb5s) sum",
-    "dur_sum",                       "dur_min",
-    "dur_max"};
+/* Columns of sum / min / max of durations, whatever the sheet, and the
+ * events whose times they come from. */
+static const struct {
+    const char *name;
+    int src; /* TLM_INT_GPU: kernel times; TLM_INT_HOST: op durations */
+} int_cols[] = {
+    {"total_direct_kernel_time_sum", TLM_INT_GPU},
+    {"total_subtree_kernel_time_sum", TLM_INT_GPU},
+    {"total_direct_kernel_time_min", TLM_INT_GPU},
+    {"total_subtree_kernel_time_min", TLM_INT_GPU},
+    {"total_direct_kernel_time_max", TLM_INT_GPU},
+    {"total_subtree_kernel_time_max", TLM_INT_GPU},
+    {"total_duration_us", TLM_INT_HOST},
+    {"duration_us_min", TLM_INT_HOST},
+    {"duration_us_max", TLM_INT_HOST},
+    {"Kernel Time (\xc2\xb5s)_sum", TLM_INT_GPU},
+    {"Kernel Time (\xc2\xb5s)_min", TLM_INT_GPU},
+    {"Kernel Time (\xc2\xb5s)_max", TLM_INT_GPU},
+    {TLM_COLNAME_KERNEL_DUR_SUM, TLM_INT_GPU},
+    {TLM_COLNAME_KERNEL_DUR_MIN, TLM_INT_GPU},
+    {TLM_COLNAME_KERNEL_DUR_MAX, TLM_INT_GPU},
+    {"Short Kernel duration (\xc2\xb5s) sum", TLM_INT_GPU},
+    {"dur_sum", TLM_INT_GPU},
+    {"dur_min", TLM_INT_GPU},
+    {"dur_max", TLM_INT_GPU}};
 
-static int is_int_col(const char *name)
+/* The TLM_INT_* source of an integer-candidate column, 0 for others. */
+static int int_col_src(const char *name)
 {
     for (size_t i = 0; i < sizeof int_cols / sizeof int_cols[0]; i++)
-        if (!strcmp(name, int_cols[i]))
-            return 1;
+        if (!strcmp(name, int_cols[i].name))
+            return int_cols[i].src;
     return 0;
 }
 
@@ -55,9 +70,11 @@ static int all_integral(const tlm_tab *t, size_t c, int *zero)
 tlm_status tlm_tab_int_columns(tlm_tab *t, int int_times)
 {
     for (size_t c = 0; c < t->ncols; c++) {
-        int zero;
-        if (t->coltypes[c] != TLM_COL_F64 || !is_int_col(t->colnames[c]) ||
-            !t->nrows || !all_integral(t, c, &zero) || !(int_times || zero))
+        int zero, src = t->coltypes[c] == TLM_COL_F64
+                            ? int_col_src(t->colnames[c])
+                            : 0;
+        if (!src || !t->nrows || !all_integral(t, c, &zero) ||
+            !((int_times & src) || zero))
             continue;
         if (!t->colint) {
             t->colint = calloc(t->ncols, 1);

@@ -410,14 +410,14 @@ static tlm_status build_meta(tlm_rctx *ctx)
     uint32_t tn = tlm_trace_str_find(ctx->trace, "thread_name", 11);
     uint32_t pyf = tlm_trace_str_find(ctx->trace, "python_func", 11);
     ctx->gpu_only = 1;
-    ctx->int_times = 1;
+    ctx->int_times = TLM_INT_GPU | TLM_INT_HOST;
     for (size_t i = 0; i < ctx->n && st == TLM_OK; i++) {
         const tlm_event *e = &ctx->ev[i];
         if (e->ph == 'X' &&
             (((e->flags & TLM_EV_HAS_TS) && !(e->tflags & TLM_EVT_TS_INT)) ||
              ((e->flags & TLM_EV_HAS_DUR) &&
               !(e->tflags & TLM_EVT_DUR_INT))))
-            ctx->int_times = 0;
+            ctx->int_times &= tlm_ev_gpu(e) ? ~TLM_INT_GPU : ~TLM_INT_HOST;
         if (e->cat == TLM_CAT_CPU_OP || (pyf && e->cat_str == pyf))
             ctx->gpu_only = 0;
         if (tlm_ev_gpu(e)) {

@@ -90,9 +90,10 @@ tlm_status tlm_tab_permute(tlm_tab *t, const size_t *perm);
 /* Truncates to n rows (n <= nrows). */
 void tlm_tab_truncate(tlm_tab *t, size_t n);
 /* Marks the columns TraceLens has as int64 (sums, minima, maxima of
- * integer durations: int_times, the trace's times were integer tokens;
- * or all zero, empty sums) to print as integers (inttype.c, addendum
- * §A1).  Errors: TLM_ENOMEM. */
+ * integer durations: int_times (TLM_INT_* bits) says which events' times
+ * were integer tokens, GPU events for kernel times, host events for op
+ * durations; or all zero, empty sums) to print as integers (inttype.c,
+ * addendum §A1).  Errors: TLM_ENOMEM. */
 tlm_status tlm_tab_int_columns(tlm_tab *t, int int_times);
 /* Removes column col (the cells stay in place, rows closer together). */
 void tlm_tab_drop_col(tlm_tab *t, size_t col);
@@ -143,8 +144,9 @@ typedef struct tlm_rctx {
     size_t ngpu;
     int has_cpu_ops;
     int gpu_only;         /* no cpu_op, no "python_func" (TraceLens) */
-    int int_times;        /* every X event's ts and dur were JSON
-                             integers (tlm_event.tflags) */
+    int int_times;        /* TLM_INT_GPU: every GPU event's ts and dur
+                             were JSON integers (tlm_event.tflags);
+                             TLM_INT_HOST: every other X event's */
     int32_t max_uid;      /* next synthetic UID - 1 */
     tlm_tab **tabs;
     size_t ntabs, cap_tabs;
@@ -212,6 +214,9 @@ const tlm_tab *tlm_report_memcpy_tab(const tlm_report *r);
  * layer only places it.  Errors: TLM_ENOMEM. */
 tlm_status tlm_report_set_findings_md(tlm_report *r, const char *md,
                                       size_t n);
+
+/* tlm_rctx.int_times bits. */
+enum { TLM_INT_GPU = 1, TLM_INT_HOST = 2 };
 
 /* ctx->gpu_fl bits: cat kernel; tlm_rctx_is_comm. */
 enum { TLM_GPU_KERNEL = 1, TLM_GPU_COMM = 2 };

@@ -2,7 +2,8 @@
  * test_inttype.c - TraceLens's integer columns (src/report/inttype.c,
  * addendum §A1): a sum / min / max column of durations prints as
  * integers when the trace's times are integer tokens and every cell is
- * integral, or when every cell is an empty sum (0); other columns, a
+ * integral (the kernels' times for kernel columns), or when every cell
+ * is an empty sum (0); other columns, a
  * column with a fraction or a null, and a float trace's non-zero sums
  * keep Python's float repr.  Also tlm_tab_drop_col (table.c) keeps the
  * marks and cells of the columns that stay.
@@ -54,7 +55,10 @@ static void test_integer_trace(void **state)
     (void)state;
     const double s[] = {128460.0, 7.0}, m[] = {64230.0, 3.5};
     tlm_tab *t = make(s, m, 2);
-    assert_int_equal(tlm_tab_int_columns(t, 1), TLM_OK);
+    /* only the host events' times were integers: kernel times are not */
+    assert_int_equal(tlm_tab_int_columns(t, TLM_INT_HOST), TLM_OK);
+    csv_is(t, "op,128460.0,64230.0,2.5\nop,7.0,3.5,2.5\n");
+    assert_int_equal(tlm_tab_int_columns(t, TLM_INT_GPU), TLM_OK);
     /* sums as ints, means stay floats, dur_max has a fraction */
     csv_is(t, "op,128460,64230.0,2.5\nop,7,3.5,2.5\n");
     tlm_tab_drop_col(t, 0);
@@ -82,7 +86,7 @@ static void test_float_trace(void **state)
     /* a null cell (NaN in pandas) makes the column float */
     const double sn[] = {4.0, NAN};
     t = make(sn, m, 2);
-    assert_int_equal(tlm_tab_int_columns(t, 1), TLM_OK);
+    assert_int_equal(tlm_tab_int_columns(t, TLM_INT_GPU), TLM_OK);
     csv_is(t, "op,4.0,0.0,2.5\nop,,0.0,2.5\n");
     tlm_tab_free(t);
 }
