@@ -14,7 +14,8 @@
 #   A8 GPU-only trace: four sheets, kernel_summary without Parent cpu_op,
 #      short kernels by name (compat gpu_only_sheets)
 #   A9 20 tied rows in numpy 1.24 quicksort order (compat numpy_sort_order),
-#      as pandas 1.5.3 ordered them (a9_expected_*.txt)
+#      as pandas 1.5.3 ordered them (a9_expected_*.txt); coll_analysis
+#      ties in the groupby's sorted-key order
 # and that the default mode keeps tlmpi's own behaviour where it differs.
 set -u
 TLMPI="${TLMPI:?TLMPI not set}"
@@ -237,5 +238,19 @@ expect "A9 default: stable (names ascending among ties)" \
     "$(tr '\n' ' ' < "$(cols a9_def ops_summary name)" > "$WORK/a9d.txt";
        echo >> "$WORK/a9d.txt"; echo "$WORK/a9d.txt")" <<'X'
 aten::op_b aten::op_c aten::op_e aten::op_g aten::op_j aten::op_l aten::op_n aten::op_q aten::op_r aten::op_t aten::op_a aten::op_d aten::op_h aten::op_i aten::op_m aten::op_o aten::op_s aten::op_f aten::op_k aten::op_p 
+X
+run a9_coll a9c --tracelens_compat all
+run a9_coll a9c_def
+expect "A9 compat: coll_analysis ties in sorted-key order (numeric)" \
+    "$(cols a9c coll_analysis "In msg nelems" dur_sum operation_count)" <<'X'
+3 | 10 | 1
+20 | 10 | 1
+100 | 10 | 2
+X
+expect "A9 default: first appearance" \
+    "$(cols a9c_def coll_analysis "In msg nelems" dur_sum)" <<'X'
+100 | 10.0
+20 | 10.0
+3 | 10.0
 X
 exit $fail

@@ -146,6 +146,26 @@ for i, d in enumerate(durs):
                  "kernel_%c" % chr(ord("a") + i))
 write("a9_ties.json", a9)
 
+# A9 (coll_analysis): three groups with equal dur_sum, first seen in
+# "In msg nelems" order 100, 20, 3: TraceLens's groupby sorts the keys
+# (numerically: 3, 20, 100) before the descending sort keeps the ties
+a9c = [PM, TM, op("aten::add", 1, 5)]
+a9c += launch(1, 2, 1, 5, 3, "add_kernel")
+for i, nel in enumerate([100, 20, 3, 100]):
+    a9c.append({"ph": "X", "cat": "kernel",
+                "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)",
+                "pid": 0, "tid": 20, "ts": 100 + 50 * i,
+                "dur": 10 if i < 3 else 0,
+                "args": {"External id": 50 + i, "correlation": 500 + i,
+                         "stream": 20, "device": 0,
+                         "Collective name": "allreduce",
+                         "Process Group Name": "0",
+                         "Process Group Ranks": [0, 1],
+                         "Group size": 2, "dtype": "Float",
+                         "In msg nelems": nel, "Out msg nelems": nel,
+                         "In split size": "[]", "Out split size": "[]"}})
+write("a9_coll.json", a9c)
+
 try:
     import numpy as np
     import pandas as pd
