@@ -407,7 +407,7 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
     if (ctx->opts.compat & TLM_COMPAT_NP_SORT) {
         /* groupby's sorted keys, then numpy's quicksort (§A9) */
         static const size_t keys[] = {0, 1, 2, 3};
-        st = tlm_tab_sort_keys_asc(t, keys, sc);
+        st = tlm_tab_sort_keys_asc(t, keys, NULL, sc);
         if (st == TLM_OK)
             st = tlm_tab_sort_desc_np(t, sc);
     } else {
@@ -901,8 +901,14 @@ tlm_status tlm_rctx_coll_analysis(tlm_rctx *ctx)
         tlm_tab_set_i(t, R, 18, (int64_t)m);
     }
     if (ctx->opts.compat & TLM_COMPAT_NP_SORT) {
+        /* the Python values behind the text: sizes and stream numbers,
+         * ranks and split sizes tuples */
         static const size_t kcols[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-        st = tlm_tab_sort_keys_asc(t, kcols, 11);
+        static const unsigned char kmode[] = {
+            TLM_KEY_NUM,   TLM_KEY_TEXT,  TLM_KEY_TUPLE, TLM_KEY_TEXT,
+            TLM_KEY_NUM,   TLM_KEY_TEXT,  TLM_KEY_NUM,   TLM_KEY_NUM,
+            TLM_KEY_TUPLE, TLM_KEY_TUPLE, TLM_KEY_NUM};
+        st = tlm_tab_sort_keys_asc(t, kcols, kmode, 11);
         if (st == TLM_OK)
             st = tlm_tab_sort_desc_np(t, 13);
     } else {

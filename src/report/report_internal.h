@@ -354,9 +354,16 @@ int32_t tlm_group_of(tlm_i3map *map, const tlm_sbuf *key, size_t *ng,
 tlm_status tlm_tab_sort_sum_uid(tlm_tab *t, size_t kc, size_t uc);
 /* TraceLens's row order (roworder.c, spec addendum §A9): a stable sort by
  * the columns cols[0..n) ascending, nulls last at each level (a groupby's
- * sorted keys); numpy-quicksort order of column col descending, nulls
+ * sorted keys; mode[i], or all TLM_KEY_TEXT when NULL, says how a text
+ * key compares); numpy-quicksort order of column col descending, nulls
  * last (sort_values(col, ascending=False)).  Errors: TLM_ENOMEM. */
-tlm_status tlm_tab_sort_keys_asc(tlm_tab *t, const size_t *cols, size_t n);
+enum {
+    TLM_KEY_TEXT = 0, /* code-point order */
+    TLM_KEY_NUM = 1,  /* a number kept as text */
+    TLM_KEY_TUPLE = 2 /* a tuple / list of integers kept as text */
+};
+tlm_status tlm_tab_sort_keys_asc(tlm_tab *t, const size_t *cols,
+                                 const unsigned char *mode, size_t n);
 tlm_status tlm_tab_sort_desc_np(tlm_tab *t, size_t col);
 /* Ends a table builder: adds t to ctx, or frees it when st is an error
  * or t has no rows.  Returns st, or tlm_rctx_add_tab's status. */

@@ -14,6 +14,7 @@
 typedef struct key_cols {
     const tlm_tab *t;
     const size_t *cols;
+    const unsigned char *mode; /* per key: TLM_KEY_*, NULL: all text */
     size_t n;
 } key_cols;
 
@@ -41,17 +42,20 @@ static long int_seq(const char *s, long long *v, long cap)
 }
 
 /* Text cells as pandas compares the Python values behind them: numbers
- * (stream, sizes kept as text) numerically, tuples of integers (process
- * group ranks) element by element, else code-point order (strcmp on
- * UTF-8). */
-static int cmp_text(const char *a, const char *b)
+ * kept as text (TLM_KEY_NUM) numerically, tuples of integers
+ * (TLM_KEY_TUPLE: process group ranks, split sizes) element by element,
+ * else (and when a cell is not one) code-point order (strcmp on UTF-8). */
+static int cmp_text(const char *a, const char *b, unsigned mode)
 {
     char *ea, *eb;
-    double x = strtod(a, &ea), y = strtod(b, &eb);
-    if (ea != a && !*ea && eb != b && !*eb && x != y)
-        return x < y ? -1 : 1;
+    if (mode == TLM_KEY_NUM) {
+        double x = strtod(a, &ea), y = strtod(b, &eb);
+        if (ea != a && !*ea && eb != b && !*eb && x != y)
+            return x < y ? -1 : 1;
+    }
     long long va[64], vb[64];
-    long na = int_seq(a, va, 64), nb = int_seq(b, vb, 64);
+    long na = mode == TLM_KEY_TUPLE ? int_seq(a, va, 64) : -1;
+    long nb = mode == TLM_KEY_TUPLE ? int_seq(b, vb, 64) : -1;
     if (na >= 0 && nb >= 0) {
         for (long i = 0; i < na && i < nb; i++)
             if (va[i] != vb[i])
@@ -62,7 +66,8 @@ static int cmp_text(const char *a, const char *b)
     return strcmp(a, b);
 }
 
-static int cmp_cell(tlm_coltype ty, const tlm_cell *x, const tlm_cell *y)
+static int cmp_cell(tlm_coltype ty, unsigned mode, const tlm_cell *x,
+                    const tlm_cell *y)
 {
     int nx = x->null || (ty == TLM_COL_F64 && isnan(x->v.f));
     int ny = y->null || (ty == TLM_COL_F64 && isnan(y->v.f));
@@ -75,7 +80,7 @@ static int cmp_cell(tlm_coltype ty, const tlm_cell *x, const tlm_cell *y)
     case TLM_COL_BOOL:
         return (x->v.i > y->v.i) - (x->v.i < y->v.i);
     case TLM_COL_STR:
-        return cmp_text(x->v.s, y->v.s);
+        return cmp_text(x->v.s, y->v.s, mode);
     }
     return 0;
 }
@@ -85,22 +90,23 @@ static int cmp_keys(const void *vc, size_t a, size_t b)
     const key_cols *k = vc;
     for (size_t q = 0; q < k->n; q++) {
         size_t c = k->cols[q];
-        int r = cmp_cell(k->t->coltypes[c], tlm_tab_cell(k->t, a, c),
-                         tlm_tab_cell(k->t, b, c));
+        int r = cmp_cell(k->t->coltypes[c], k->mode ? k->mode[q] : 0,
+                         tlm_tab_cell(k->t, a, c), tlm_tab_cell(k->t, b, c));
         if (r)
             return r;
     }
     return 0;
 }
 
-tlm_status tlm_tab_sort_keys_asc(tlm_tab *t, const size_t *cols, size_t n)
+tlm_status tlm_tab_sort_keys_asc(tlm_tab *t, const size_t *cols,
+                                 const unsigned char *mode, size_t n)
 {
     size_t *perm = malloc((t->nrows + 1) * sizeof *perm);
     if (!perm)
         return TLM_ENOMEM;
     for (size_t r = 0; r < t->nrows; r++)
         perm[r] = r;
-    key_cols k = {t, cols, n};
+    key_cols k = {t, cols, mode, n};
     tlm_status st = tlm_sort_idx(perm, t->nrows, cmp_keys, &k);
     if (st == TLM_OK)
         st = tlm_tab_permute(t, perm);

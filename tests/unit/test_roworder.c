@@ -50,7 +50,9 @@ static void test_keys_asc(void **state)
         put_s(t, (size_t)r, 2, rows[i].ranks);
     }
     static const size_t keys[] = {0, 1, 2};
-    assert_int_equal(tlm_tab_sort_keys_asc(t, keys, 3), TLM_OK);
+    static const unsigned char mode[] = {TLM_KEY_TEXT, TLM_KEY_TEXT,
+                                         TLM_KEY_TUPLE};
+    assert_int_equal(tlm_tab_sort_keys_asc(t, keys, mode, 3), TLM_OK);
     /* "B" < "a" < "b" < "é" < null; streams numerically, null last;
      * (0, 2) < (0, 10) as tuples, not as text */
     const char *want[] = {"B|2|(0, 1)",  "B|-|(0, 1)",  "a|3|(0, 2)",
@@ -99,10 +101,36 @@ static void test_desc_np(void **state)
     tlm_tab_free(t);
 }
 
+/* Numbers kept as text compare as numbers only where asked: a process
+ * group named "10" sorts before "2" (a str in pandas), a size 10 after 2. */
+static void test_text_modes(void **state)
+{
+    (void)state;
+    const char *cols[] = {"name", "size"};
+    const tlm_coltype ty[] = {TLM_COL_STR, TLM_COL_STR};
+    tlm_tab *t = tlm_tab_new("t", 2, cols, ty);
+    const char *v[3][2] = {{"2", "10"}, {"10", "2"}, {"10", "3"}};
+    for (size_t i = 0; i < 3; i++) {
+        long r = tlm_tab_add_row(t);
+        put_s(t, (size_t)r, 0, v[i][0]);
+        put_s(t, (size_t)r, 1, v[i][1]);
+    }
+    static const size_t keys[] = {0, 1};
+    static const unsigned char mode[] = {TLM_KEY_TEXT, TLM_KEY_NUM};
+    assert_int_equal(tlm_tab_sort_keys_asc(t, keys, mode, 2), TLM_OK);
+    const char *want[3][2] = {{"10", "2"}, {"10", "3"}, {"2", "10"}};
+    for (size_t r = 0; r < 3; r++) {
+        assert_string_equal(tlm_tab_cell(t, r, 0)->v.s, want[r][0]);
+        assert_string_equal(tlm_tab_cell(t, r, 1)->v.s, want[r][1]);
+    }
+    tlm_tab_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keys_asc),
+        cmocka_unit_test(test_text_modes),
         cmocka_unit_test(test_desc_np),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
