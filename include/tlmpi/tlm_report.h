@@ -43,14 +43,27 @@ extern "C" {
     X(TLM_COMPAT_COLUMNS, 3, "tracelens_columns",                            \
       "no tlmpi-only columns (kernel_summary's Kernel category)")           \
     X(TLM_COMPAT_NO_ARCH_FROM_TRACE, 4, "no_arch_from_trace",                \
-      "no GPU from deviceProperties: roofline only with --gpu_arch")
+      "no GPU from deviceProperties: roofline only with --gpu_arch")         \
+    X(TLM_COMPAT_NP_SORT, 16, "numpy_sort_order",                             \
+      "single-column descending sorts in numpy 1.24 quicksort order")       \
+    X(TLM_COMPAT_INT_TIMES, 17, "integer_times",                             \
+      "sums of integer JSON times print as integers")                       \
+    X(TLM_COMPAT_SYNTH_CATEGORY, 18, "synthetic_row_category",               \
+      "Synthetic rows take the parent's category (earliest kernel)")        \
+    X(TLM_COMPAT_SHORT_EMPTY, 19, "short_kernel_empty_sheets",               \
+      "no short kernel / all keys null: TraceLens's bare CSV files")        \
+    X(TLM_COMPAT_GPU_ONLY, 20, "gpu_only_sheets",                            \
+      "GPU-only traces: TraceLens's kernel_summary / short-kernel keys")
 
 enum {
 #define TLM_X_(e, bit, name, desc) e = 1u << (bit),
     TLM_COMPAT_LIST(TLM_X_)
 #undef TLM_X_
-    TLM_COMPAT_ALL = (1u << 5) - 1
 };
+/* Every bit of the list. */
+#define TLM_X_(e, bit, name, desc) | (1u << (bit))
+enum { TLM_COMPAT_ALL = 0u TLM_COMPAT_LIST(TLM_X_) };
+#undef TLM_X_
 
 /* Parses "name,name" or "all" into *bits.  TLM_EINVAL on unknown names. */
 TLM_API tlm_status tlm_compat_parse(const char *list, unsigned *bits,

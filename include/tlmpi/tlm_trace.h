@@ -139,6 +139,10 @@ enum {
 };
 
 /* One trace event: 64 bytes.  UID = its index in tlm_trace_events(). */
+/* tlm_event.tflags: "ts" / "dur" was a JSON integer token (no '.', no
+ * exponent), which Python keeps as an int (spec addendum §A1). */
+enum { TLM_EVT_TS_INT = 1u << 0, TLM_EVT_DUR_INT = 1u << 1 };
+
 typedef struct tlm_event {
     int64_t ts;       /* ns; 0 unless TLM_EV_HAS_TS */
     int64_t dur;      /* ns; 0 unless TLM_EV_HAS_DUR */
@@ -152,7 +156,8 @@ typedef struct tlm_event {
     char ph;          /* 'X', 'B', 'E', 'i', 's', 'f', 'M', ...; 0 = absent */
     uint8_t flags;    /* TLM_EV_* */
     uint8_t has_tid;  /* 1 when "tid" present */
-    uint8_t reserved_[3];
+    uint8_t tflags;   /* TLM_EVT_*: how ts / dur were written */
+    uint8_t reserved_[2];
 } tlm_event;
 
 /* Type of an argument value. */

@@ -23,6 +23,7 @@ typedef struct kd_entry {
     int32_t uid; /* template kernel */
     size_t count;
     double total, mean, median, std, min, max;
+    int is_int; /* numpy int64 array: total, min, max print as ints */
 } kd_entry;
 
 typedef struct kd_sort {
@@ -47,6 +48,16 @@ static void put_stream(tlm_rctx *ctx, tlm_sbuf *b, int32_t u)
         tlm_sbuf_printf(b, "%lld", (long long)s);
     else
         tlm_sbuf_puts(b, "None");
+}
+
+/* A duration statistic: numpy int64 (sum, min, max of integer durations)
+ * prints as an integer, else Python's float repr. */
+static void put_dur(tlm_sbuf *b, double v, int is_int)
+{
+    if (is_int && fabs(v) < 9.2e18)
+        tlm_sbuf_printf(b, "%lld", (long long)v);
+    else
+        tlm_sbuf_pyfloat(b, v);
 }
 
 void tlm_kd_set(tlm_rctx *ctx, tlm_tab *t, size_t R, size_t col)
@@ -85,16 +96,23 @@ void tlm_kd_summary(tlm_rctx *ctx, const int32_t *pool, const size_t *off,
         free(ord);
         return;
     }
+    int ints = (ctx->opts.compat & TLM_COMPAT_INT_TIMES) != 0;
     for (size_t i = 0; i < L; i++) {
         size_t k = 0;
+        int is_int = ints;
         for (size_t r = 0; r < nrows; r++) {
             size_t ra = r + TLM_PREFETCH_AHEAD;
             if (ra < nrows && len[ra] == L)
                 TLM_PREFETCH(&ctx->ev[pool[off[ra] + i]]);
-            if (len[r] == L)
-                d[k++] = tlm_ns_to_us(ctx->ev[pool[off[r] + i]].dur);
+            if (len[r] == L) {
+                const tlm_event *ke = &ctx->ev[pool[off[r] + i]];
+                d[k++] = tlm_ns_to_us(ke->dur);
+                if (!(ke->tflags & TLM_EVT_DUR_INT))
+                    is_int = 0;
+            }
         }
         kd_entry *e = &ent[i];
+        e->is_int = is_int;
         e->uid = pool[off[tr] + i];
         e->count = k;
         e->total = tlm_np_sum(d, k);
@@ -129,15 +147,19 @@ void tlm_kd_summary(tlm_rctx *ctx, const int32_t *pool, const size_t *off,
         put_stream(ctx, summary, e->uid);
         tlm_sbuf_printf(summary, ", 'count': %zu, 'total_duration_us': ",
                         e->count);
-        tlm_sbuf_pyfloat(summary, e->total);
+        put_dur(summary, e->total, e->is_int);
         const struct {
             const char *key;
             double v;
-        } stat[] = {{"mean", e->mean}, {"median", e->median},
-                    {"std_dev", e->std}, {"min", e->min}, {"max", e->max}};
+            int is_int;
+        } stat[] = {{"mean", e->mean, 0},
+                    {"median", e->median, 0},
+                    {"std_dev", e->std, 0},
+                    {"min", e->min, e->is_int},
+                    {"max", e->max, e->is_int}};
         for (size_t k = 0; k < sizeof stat / sizeof stat[0]; k++) {
             tlm_sbuf_printf(summary, ", '%s_duration_us': ", stat[k].key);
-            tlm_sbuf_pyfloat(summary, stat[k].v);
+            put_dur(summary, stat[k].v, stat[k].is_int);
         }
         tlm_sbuf_putc(summary, '}');
 
@@ -313,6 +335,9 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
     /* tlmpi adds "Kernel category" (kernel-name rules of tlm_perf.h) as a
      * last column unless TraceLens's exact columns are asked for */
     size_t ncols = (ctx->opts.compat & TLM_COMPAT_COLUMNS) ? 11 : 12;
+    /* GPU-only trace: no "Parent cpu_op" column, no such key (§A8) */
+    int no_parent =
+        ctx->gpu_only && (ctx->opts.compat & TLM_COMPAT_GPU_ONLY) != 0;
     tlm_status st = TLM_ENOMEM;
     tlm_i3map map = {0};
     kgroup *g = malloc((nk + 1) * sizeof *g);
@@ -333,7 +358,7 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
         tlm_sbuf *b = &ctx->s1;
         tlm_sbuf_reset(b);
         tlm_key_id(b, pcat[i] ? tlm_rctx_cat_index(ctx, pcat[i]) : -1);
-        tlm_key_id(b, pkey[i]);
+        tlm_key_id(b, no_parent ? -1 : pkey[i]);
         tlm_key_id(b, ki[i].name);
         tlm_key_id(b, ki[i].stream_id);
         int32_t q = kg_of(&map, b, &ng, g, i, d);
@@ -376,7 +401,18 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
             tlm_tab_set_s(t, R, 11, kc, strlen(kc));
         }
     }
-    st = sort_desc(t, 4); /* a table out of memory: ENOMEM when added */
+    if (no_parent)
+        tlm_tab_drop_col(t, 1);
+    size_t sc = no_parent ? 3 : 4; /* Kernel duration (µs)_sum */
+    if (ctx->opts.compat & TLM_COMPAT_NP_SORT) {
+        /* groupby's sorted keys, then numpy's quicksort (§A9) */
+        static const size_t keys[] = {0, 1, 2, 3};
+        st = tlm_tab_sort_keys_asc(t, keys, NULL, sc);
+        if (st == TLM_OK)
+            st = tlm_tab_sort_desc_np(t, sc);
+    } else {
+        st = sort_desc(t, sc); /* a table out of memory: ENOMEM when added */
+    }
 done:
     tlm_i3map_free(&map);
     free(g);
@@ -437,6 +473,9 @@ static tlm_status short_histogram(tlm_rctx *ctx, const double *x, size_t n)
         if (idx >= 0 && idx < (long)B)
             cnt[idx]++;
     }
+    /* TraceLens writes the header only when no kernel is short (§A7) */
+    if (!n && (ctx->opts.compat & TLM_COMPAT_SHORT_EMPTY))
+        B = 0;
     for (size_t i = 0; i < B; i++) {
         long r = tlm_tab_add_row(t);
         if (r < 0)
@@ -454,6 +493,35 @@ static tlm_status short_histogram(tlm_rctx *ctx, const double *x, size_t n)
     return tlm_rctx_add_tab(ctx, t);
 }
 
+/* short_kernels_summary when no group is left (TraceLens, §A7): no short
+ * kernel gives an empty DataFrame, written as one newline (a table
+ * without columns); short kernels whose keys are all null give the
+ * grouped frame's two header lines (its un-flattened columns) and no
+ * rows: the second line is kept as a row of text. */
+static tlm_status short_summary_bare(tlm_tab **out, size_t nshort)
+{
+    static const char *const cols[] = {"Kernel duration (\xc2\xb5s)",
+                                       "Kernel duration (\xc2\xb5s)",
+                                       "Kernel duration (\xc2\xb5s)"};
+    static const tlm_coltype ty[] = {TLM_COL_STR, TLM_COL_STR, TLM_COL_STR};
+    static const char *const sub[] = {"sum", "count", "mean"};
+    tlm_tab *t = tlm_tab_new("short_kernels_summary", nshort ? 3 : 0, cols,
+                             ty);
+    if (!t)
+        return TLM_ENOMEM;
+    if (nshort) {
+        long r = tlm_tab_add_row(t);
+        for (size_t c = 0; r >= 0 && c < 3; c++)
+            tlm_tab_set_s(t, (size_t)r, c, sub[c], strlen(sub[c]));
+    }
+    if (t->oom) {
+        tlm_tab_free(t);
+        return TLM_ENOMEM;
+    }
+    *out = t;
+    return TLM_OK;
+}
+
 static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
                                 const char *const *pname,
                                 const int64_t *pkey)
@@ -469,20 +537,35 @@ static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
     static const tlm_arg sa[3] = {TLM_ARG_INPUT_DIMS, TLM_ARG_INPUT_STRIDES,
                                   TLM_ARG_CONCRETE_INPUTS};
     int drop_null = (ctx->opts.compat & TLM_COMPAT_SHORT_NULL_DROP) != 0;
+    /* GPU-only trace: grouped by Kernel name alone (§A8); the columns
+     * from "Kernel name" on, o = 4 fewer */
+    size_t o =
+        ctx->gpu_only && (ctx->opts.compat & TLM_COMPAT_GPU_ONLY) ? 4 : 0;
     double thr = ctx->opts.short_kernel_threshold_us;
     tlm_status st = TLM_ENOMEM;
     tlm_i3map map = {0};
     kgroup *g = malloc((nk + 1) * sizeof *g);
-    size_t ng = 0;
-    tlm_tab *t = tlm_tab_new("short_kernels_summary", 9, cols, ty);
+    size_t ng = 0, nshort = 0;
+    tlm_tab *t =
+        tlm_tab_new("short_kernels_summary", 9 - o, cols + o, ty + o);
     if (!g || !t || tlm_i3map_init(&map, 1024) != TLM_OK)
         goto done;
     for (size_t i = 0; i < nk; i++) {
         double d = ki[i].d;
         if (!(d < thr))
             continue;
+        nshort++;
         tlm_sbuf *b = &ctx->s1;
         tlm_sbuf_reset(b);
+        if (o) {
+            tlm_key_id(b, ki[i].name);
+            int32_t q = kg_of(&map, b, &ng, g, i, d);
+            if (q < 0)
+                goto done;
+            kg_add(&g[q], d);
+            g[q].count++;
+            continue;
+        }
         int has_null = pname[i] == NULL;
         tlm_key_id(b, pkey[i]);
         tlm_argv av[3];
@@ -505,27 +588,33 @@ static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
         kg_add(&g[q], d);
         g[q].count++;
     }
+    if (!ng && (ctx->opts.compat & TLM_COMPAT_SHORT_EMPTY)) {
+        tlm_tab_free(t);
+        t = NULL;
+        st = short_summary_bare(&t, nshort);
+        goto done;
+    }
     double tot = ctx->tl.total_us / 1e3 * 1e3;
     for (size_t q = 0; q < ng; q++) {
         long r = tlm_tab_add_row(t);
         if (r < 0)
             goto done;
         size_t R = (size_t)r, i = (size_t)g[q].first;
-        if (pname[i])
+        if (pname[i] && !o)
             tlm_tab_set_s(t, R, 0, pname[i], strlen(pname[i]));
-        if (ki[i].parent_op >= 0)
+        if (ki[i].parent_op >= 0 && !o)
             for (int c = 0; c < 3; c++)
                 tlm_rctx_set_arg(ctx, t, R, (size_t)(1 + c),
                                  &ctx->ev[ki[i].parent_op], sa[c], 1);
         const char *nm = tlm_rctx_name(ctx, ki[i].uid);
-        tlm_tab_set_s(t, R, 4, nm, strlen(nm));
-        tlm_tab_set_f(t, R, 5, g[q].sum);
-        tlm_tab_set_i(t, R, 6, (int64_t)g[q].count);
-        tlm_tab_set_f(t, R, 7, g[q].sum / (double)g[q].count);
-        tlm_tab_set_f(t, R, 8, g[q].sum / tot * 100.0);
+        tlm_tab_set_s(t, R, 4 - o, nm, strlen(nm));
+        tlm_tab_set_f(t, R, 5 - o, g[q].sum);
+        tlm_tab_set_i(t, R, 6 - o, (int64_t)g[q].count);
+        tlm_tab_set_f(t, R, 7 - o, g[q].sum / (double)g[q].count);
+        tlm_tab_set_f(t, R, 8 - o, g[q].sum / tot * 100.0);
     }
     {
-        st = sort_desc(t, 5);
+        st = sort_desc(t, 5 - o);
         if (st == TLM_OK && ctx->opts.topk_short_kernels >= 0)
             tlm_tab_truncate(t, (size_t)ctx->opts.topk_short_kernels);
         if (st == TLM_OK && t->oom)
@@ -697,7 +786,11 @@ tlm_status tlm_rctx_coll_analysis(tlm_rctx *ctx)
     if (!uids || !next || !head || !tail || !d || !t ||
         tlm_i3map_init(&map, 1024) != TLM_OK)
         goto done;
-    for (size_t j = 0; j < ctx->ngpu; j++) {
+    /* TraceLens writes no coll_analysis for a GPU-only trace (§A8) */
+    size_t ngpu = ctx->ngpu;
+    if (ctx->gpu_only && (ctx->opts.compat & TLM_COMPAT_GPU_ONLY))
+        ngpu = 0;
+    for (size_t j = 0; j < ngpu; j++) {
         if ((ctx->gpu_fl[j] & (TLM_GPU_KERNEL | TLM_GPU_COMM)) !=
             (TLM_GPU_KERNEL | TLM_GPU_COMM))
             continue;
@@ -807,7 +900,20 @@ tlm_status tlm_rctx_coll_analysis(tlm_rctx *ctx)
         tlm_tab_set_f(t, R, 17, mx);
         tlm_tab_set_i(t, R, 18, (int64_t)m);
     }
-    st = sort_desc(t, 13);
+    if (ctx->opts.compat & TLM_COMPAT_NP_SORT) {
+        /* the Python values behind the text: sizes and stream numbers,
+         * ranks and split sizes tuples */
+        static const size_t kcols[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+        static const unsigned char kmode[] = {
+            TLM_KEY_NUM,   TLM_KEY_TEXT,  TLM_KEY_TUPLE, TLM_KEY_TEXT,
+            TLM_KEY_NUM,   TLM_KEY_TEXT,  TLM_KEY_NUM,   TLM_KEY_NUM,
+            TLM_KEY_TUPLE, TLM_KEY_TUPLE, TLM_KEY_NUM};
+        st = tlm_tab_sort_keys_asc(t, kcols, kmode, 11);
+        if (st == TLM_OK)
+            st = tlm_tab_sort_desc_np(t, 13);
+    } else {
+        st = sort_desc(t, 13);
+    }
     if (st == TLM_OK && t->oom)
         st = TLM_ENOMEM;
 done:

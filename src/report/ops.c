@@ -32,7 +32,8 @@ typedef struct ts_ctx {
 static int cmp_k_ts(const void *vc, size_t a, size_t b)
 {
     const ts_ctx *c = vc;
-    int64_t x = c->ev[c->pool[a]].ts, y = c->ev[c->pool[b]].ts;
+    int64_t x = tlm_ts_key(c->ev[c->pool[a]].ts);
+    int64_t y = tlm_ts_key(c->ev[c->pool[b]].ts);
     if (x != y)
         return x < y ? -1 : 1;
     return 0;
@@ -138,7 +139,7 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
             goto done;
         }
         for (size_t j = 0; j < ctx->nlk; j++) {
-            pr[j].key = ev[ctx->lk[j].uid].ts;
+            pr[j].key = tlm_ts_key(ev[ctx->lk[j].uid].ts);
             pr[j].val = (int64_t)j;
         }
         st = tlm_sort_pairs(pr, ctx->nlk);
@@ -360,7 +361,10 @@ static tlm_status ops_by_category(tlm_rctx *ctx)
     free(sums);
     free(cnts);
     free(cats);
-    tlm_status st = sort_table(t, 2, -1);
+    /* categories are in ascending order (the groupby's) */
+    tlm_status st = (ctx->opts.compat & TLM_COMPAT_NP_SORT)
+                        ? tlm_tab_sort_desc_np(t, 2)
+                        : sort_table(t, 2, -1);
     add_percent(t, 2, 3);
     return tlm_rctx_finish_tab(ctx, t, st);
 }
@@ -475,7 +479,9 @@ static tlm_status ops_summary(tlm_rctx *ctx)
     }
     free(head);
     free(next);
-    st = sort_table(t, 1, -1);
+    /* names are in ascending order (the groupby's) */
+    st = (ctx->opts.compat & TLM_COMPAT_NP_SORT) ? tlm_tab_sort_desc_np(t, 1)
+                                                 : sort_table(t, 1, -1);
     if (st == TLM_OK) {
         add_percent(t, 3, 7);
         st = t->oom ? TLM_ENOMEM : TLM_OK;

@@ -432,8 +432,18 @@ static tlm_status build_meta(tlm_rctx *ctx)
     uint32_t pn = tlm_trace_str_find(ctx->trace, "process_name", 12);
     uint32_t pl = tlm_trace_str_find(ctx->trace, "process_labels", 14);
     uint32_t tn = tlm_trace_str_find(ctx->trace, "thread_name", 11);
+    uint32_t pyf = tlm_trace_str_find(ctx->trace, "python_func", 11);
+    ctx->gpu_only = 1;
+    ctx->int_times = TLM_INT_GPU | TLM_INT_HOST;
     for (size_t i = 0; i < ctx->n && st == TLM_OK; i++) {
         const tlm_event *e = &ctx->ev[i];
+        if (e->ph == 'X' &&
+            (((e->flags & TLM_EV_HAS_TS) && !(e->tflags & TLM_EVT_TS_INT)) ||
+             ((e->flags & TLM_EV_HAS_DUR) &&
+              !(e->tflags & TLM_EVT_DUR_INT))))
+            ctx->int_times &= tlm_ev_gpu(e) ? ~TLM_INT_GPU : ~TLM_INT_HOST;
+        if (e->cat == TLM_CAT_CPU_OP || (pyf && e->cat_str == pyf))
+            ctx->gpu_only = 0;
         if (tlm_ev_gpu(e)) {
             /* what the table builders ask of every GPU event, kept in a
              * byte per event: no second read of the event */
@@ -710,6 +720,9 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
     if (st != TLM_OK)
         goto oom;
     st = build_tables(&ctx, err);
+    for (size_t i = 0; i < ctx.ntabs && st == TLM_OK; i++)
+        if (ctx.opts.compat & TLM_COMPAT_INT_TIMES)
+            st = tlm_tab_int_columns(ctx.tabs[i], ctx.int_times);
     if (st == TLM_ENOMEM)
         goto oom; /* the table builders do not fill err */
     if (st != TLM_OK)

@@ -65,6 +65,8 @@ typedef struct tlm_tab {
     tlm_cell *cells; /* row-major, nrows * ncols */
     tlm_tab_text *text;
     int oom;
+    uint8_t *colint; /* NULL, or per column 1: a TLM_COL_F64 column of
+                        integral values printed as integers (inttype.c) */
 } tlm_tab;
 
 /* New empty table.  Column names are copied.  NULL on ENOMEM. */
@@ -87,6 +89,14 @@ long tlm_tab_col(const tlm_tab *t, const char *name);
 tlm_status tlm_tab_permute(tlm_tab *t, const size_t *perm);
 /* Truncates to n rows (n <= nrows). */
 void tlm_tab_truncate(tlm_tab *t, size_t n);
+/* Marks the columns TraceLens has as int64 (sums, minima, maxima of
+ * integer durations: int_times (TLM_INT_* bits) says which events' times
+ * were integer tokens, GPU events for kernel times, host events for op
+ * durations; or all zero, empty sums) to print as integers (inttype.c,
+ * addendum §A1).  Errors: TLM_ENOMEM. */
+tlm_status tlm_tab_int_columns(tlm_tab *t, int int_times);
+/* Removes column col (the cells stay in place, rows closer together). */
+void tlm_tab_drop_col(tlm_tab *t, size_t col);
 
 /* Writes the table as pandas' to_csv(index=False) would. */
 tlm_status tlm_tab_write_csv(const tlm_tab *t, const char *path,
@@ -133,6 +143,10 @@ typedef struct tlm_rctx {
     uint8_t *gpu_fl;      /* per gpu[] entry: TLM_GPU_KERNEL, _COMM */
     size_t ngpu;
     int has_cpu_ops;
+    int gpu_only;         /* no cpu_op, no "python_func" (TraceLens) */
+    int int_times;        /* TLM_INT_GPU: every GPU event's ts and dur
+                             were JSON integers (tlm_event.tflags);
+                             TLM_INT_HOST: every other X event's */
     int32_t max_uid;      /* next synthetic UID - 1 */
     tlm_tab **tabs;
     size_t ntabs, cap_tabs;
@@ -210,6 +224,9 @@ const tlm_tab *tlm_report_memcpy_tab(const tlm_report *r);
  * layer only places it.  Errors: TLM_ENOMEM. */
 tlm_status tlm_report_set_findings_md(tlm_report *r, const char *md,
                                       size_t n);
+
+/* tlm_rctx.int_times bits. */
+enum { TLM_INT_GPU = 1, TLM_INT_HOST = 2 };
 
 /* ctx->gpu_fl bits: cat kernel; tlm_rctx_is_comm. */
 enum { TLM_GPU_KERNEL = 1, TLM_GPU_COMM = 2 };
@@ -345,6 +362,19 @@ int32_t tlm_group_of(tlm_i3map *map, const tlm_sbuf *key, size_t *ng,
 /* Sorts the rows of t by the double column kc descending, then by the
  * UID column uc.  Errors: TLM_ENOMEM. */
 tlm_status tlm_tab_sort_sum_uid(tlm_tab *t, size_t kc, size_t uc);
+/* TraceLens's row order (roworder.c, spec addendum §A9): a stable sort by
+ * the columns cols[0..n) ascending, nulls last at each level (a groupby's
+ * sorted keys; mode[i], or all TLM_KEY_TEXT when NULL, says how a text
+ * key compares); numpy-quicksort order of column col descending, nulls
+ * last (sort_values(col, ascending=False)).  Errors: TLM_ENOMEM. */
+enum {
+    TLM_KEY_TEXT = 0, /* code-point order */
+    TLM_KEY_NUM = 1,  /* a number kept as text */
+    TLM_KEY_TUPLE = 2 /* a tuple / list of integers kept as text */
+};
+tlm_status tlm_tab_sort_keys_asc(tlm_tab *t, const size_t *cols,
+                                 const unsigned char *mode, size_t n);
+tlm_status tlm_tab_sort_desc_np(tlm_tab *t, size_t col);
 /* Ends a table builder: adds t to ctx, or frees it when st is an error
  * or t has no rows.  Returns st, or tlm_rctx_add_tab's status. */
 tlm_status tlm_rctx_keep_tab(tlm_rctx *ctx, tlm_tab *t, tlm_status st);

@@ -61,6 +61,7 @@ void tlm_tab_free(tlm_tab *t)
             free(t->colnames[i]);
     free(t->colnames);
     free(t->coltypes);
+    free(t->colint);
     free(t->cells);
     tlm_tab_text *x = t->text;
     while (x) {
@@ -191,6 +192,27 @@ void tlm_tab_truncate(tlm_tab *t, size_t n)
         t->nrows = n;
 }
 
+void tlm_tab_drop_col(tlm_tab *t, size_t col)
+{
+    if (col >= t->ncols)
+        return;
+    size_t m = t->ncols;
+    for (size_t r = 0; r < t->nrows; r++) {
+        tlm_cell *src = t->cells + r * m;
+        tlm_cell *dst = t->cells + r * (m - 1);
+        memmove(dst, src, col * sizeof *dst);
+        memmove(dst + col, src + col + 1, (m - col - 1) * sizeof *dst);
+    }
+    free(t->colnames[col]);
+    if (t->colint)
+        memmove(t->colint + col, t->colint + col + 1, m - col - 1);
+    memmove(t->colnames + col, t->colnames + col + 1,
+            (m - col - 1) * sizeof *t->colnames);
+    memmove(t->coltypes + col, t->coltypes + col + 1,
+            (m - col - 1) * sizeof *t->coltypes);
+    t->ncols = m - 1;
+}
+
 /* MARK: - CSV ------------------------------------------------------------ */
 
 static void csv_row(const tlm_tab *t, size_t r, tlm_sbuf *b)
@@ -205,7 +227,10 @@ static void csv_row(const tlm_tab *t, size_t r, tlm_sbuf *b)
             continue;
         switch (t->coltypes[j]) {
         case TLM_COL_F64:
-            tlm_sbuf_pyfloat(b, c->v.f);
+            if (t->colint && t->colint[j])
+                tlm_sbuf_printf(b, "%lld", (long long)c->v.f);
+            else
+                tlm_sbuf_pyfloat(b, c->v.f);
             break;
         case TLM_COL_I64:
             tlm_sbuf_printf(b, "%lld", (long long)c->v.i);

@@ -501,6 +501,24 @@ static void synthetic(uctx *u)
     }
 }
 
+/* Kernel name the category of a Synthetic row falls back on: its own
+ * kernel, or with TLM_COMPAT_SYNTH_CATEGORY the first of the parent's
+ * kernel_details, which the row inherits (dict(parent)): the launcher's
+ * direct kernels by ts, so every row of a graph launch takes the
+ * category of the graph's earliest kernel (addendum §A6). */
+static const char *synth_first_kernel(const uctx *u, const urow *r)
+{
+    const tlm_rctx *ctx = u->ctx;
+    int32_t k = r->kernel;
+    if ((ctx->opts.compat & TLM_COMPAT_SYNTH_CATEGORY) && ctx->lk_of &&
+        ctx->lk_of[r->uid] >= 0) {
+        const tlm_launcher *L = &ctx->lk[ctx->lk_of[r->uid]];
+        if (L->nk)
+            k = ctx->lk_kernels[L->k0];
+    }
+    return tlm_rctx_name(ctx, k);
+}
+
 static void row_name(const uctx *u, const urow *r, tlm_sbuf *b)
 {
     tlm_sbuf_reset(b);
@@ -979,8 +997,7 @@ tlm_status tlm_rctx_unified(tlm_rctx *ctx)
             continue;
         }
         row_name(&u, r, &ctx->s1);
-        r->category =
-            tlm_op_category(ctx->s1.p, tlm_rctx_name(ctx, r->kernel));
+        r->category = tlm_op_category(ctx->s1.p, synth_first_kernel(&u, r));
     }
     if (u.st == TLM_OK && u.text.oom)
         u.st = TLM_ENOMEM;

@@ -713,7 +713,8 @@ static inline int digits8(const unsigned char *p, uint64_t *out)
 /* Decimal microseconds with at most 3 fractional digits and no exponent
  * (what Kineto writes), to ns.  1 on success, else 0. */
 static inline int fast_us(const unsigned char *p, const unsigned char *e,
-                          int64_t *out, const unsigned char **endp)
+                          int64_t *out, const unsigned char **endp,
+                          int *is_int)
 {
     int neg = skip_minus(&p, e);
     const unsigned char *d = p;
@@ -744,6 +745,7 @@ static inline int fast_us(const unsigned char *p, const unsigned char *e,
     uint64_t ns = v * 1000 + (uint64_t)frac * scale[nf];
     *out = neg ? -(int64_t)ns : (int64_t)ns;
     *endp = p;
+    *is_int = nf == 0;
     return 1;
 }
 
@@ -1223,11 +1225,11 @@ static int args_member(rd *r, const unsigned char *ks, size_t kl,
 }
 
 static int parse_time(rd *r, const unsigned char **pp, const unsigned char *e,
-                      int64_t *out)
+                      int64_t *out, int *is_int)
 {
     const unsigned char *p = *pp, *v0 = p;
-    int is_int, rc;
-    if (fast_us(p, e, out, pp))
+    int rc;
+    if (fast_us(p, e, out, pp, is_int))
         return P_OK;
     if (!(*p == '-' || (*p >= '0' && *p <= '9'))) {
         if (*p == '"' || *p == '{' || *p == '[' || *p == 't' ||
@@ -1235,7 +1237,7 @@ static int parse_time(rd *r, const unsigned char **pp, const unsigned char *e,
             return fail_at(r, p, TLM_ESCHEMA, "expected a number");
         return fail_at(r, p, TLM_EFORMAT, "unexpected character");
     }
-    if ((rc = scan_number(r, &p, e, &is_int)) != P_OK)
+    if ((rc = scan_number(r, &p, e, is_int)) != P_OK)
         return rc;
     tlm_status st = tlm_parse_us_to_ns((const char *)v0, (size_t)(p - v0), out);
     if (st != TLM_OK)
@@ -1419,14 +1421,20 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
             }
         } else if (kl == 2 && ks[0] == 't' && ks[1] == 's') {
             r->field = "ts";
-            if ((rc = parse_time(r, &p, e, &ev->ts)) != P_OK)
+            int isint = 0;
+            if ((rc = parse_time(r, &p, e, &ev->ts, &isint)) != P_OK)
                 return rc;
             ev->flags |= TLM_EV_HAS_TS;
+            ev->tflags = (uint8_t)((ev->tflags & ~TLM_EVT_TS_INT) |
+                                   (isint ? TLM_EVT_TS_INT : 0));
         } else if (KEYIS("dur")) {
             r->field = "dur";
-            if ((rc = parse_time(r, &p, e, &ev->dur)) != P_OK)
+            int isint = 0;
+            if ((rc = parse_time(r, &p, e, &ev->dur, &isint)) != P_OK)
                 return rc;
             ev->flags |= TLM_EV_HAS_DUR;
+            ev->tflags = (uint8_t)((ev->tflags & ~TLM_EVT_DUR_INT) |
+                                   (isint ? TLM_EVT_DUR_INT : 0));
         } else if (KEYIS("name")) {
             r->field = "name";
             if (*p == '"') {

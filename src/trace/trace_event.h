@@ -11,10 +11,30 @@
 #include "tlmpi/tlm_trace.h"
 
 /* Microseconds as TraceLens sees them: the correctly rounded double of the
- * decimal value (exact for <= 3 fractional digits, see docs). */
+ * decimal value (exact for <= 3 fractional digits, see docs).  One IEEE
+ * division of exact operands while |ns| <= 2^53; above (absolute epoch
+ * microseconds, ~1.7e18 ns) (double)ns would already be rounded, so the
+ * decimal is converted instead (spec addendum §A1). */
+double tlm_ns_to_us_big(int64_t ns);
 static inline double tlm_ns_to_us(int64_t ns)
 {
-    return (double)ns / 1000.0;
+    const int64_t exact = (int64_t)1 << 53;
+    if (ns <= exact && ns >= -exact)
+        return (double)ns / 1000.0;
+    return tlm_ns_to_us_big(ns);
+}
+
+/* Sort key of a timestamp that orders as TraceLens's parsed double does
+ * (addendum §A1 rule 3): ns itself while |ns| <= 2^53 (distinct there);
+ * above, the nanosecond nearest that double, so that timestamps rounding
+ * to the same double tie (and keep UID order in the stable sorts). */
+int64_t tlm_ts_key_big(int64_t ns);
+static inline int64_t tlm_ts_key(int64_t ns)
+{
+    const int64_t exact = (int64_t)1 << 53;
+    if (ns <= exact && ns >= -exact)
+        return ns;
+    return tlm_ts_key_big(ns);
 }
 
 static inline double tlm_ev_ts_us(const tlm_event *e)

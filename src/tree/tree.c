@@ -428,7 +428,7 @@ static tlm_status classify_one(tlm_tree *t, const tlm_trace *tr,
     if (!h)
         return TLM_ENOMEM;
     c->host.v = h;
-    h[c->host.n].ts = e->ts;
+    h[c->host.n].ts = tlm_ts_key(e->ts);
     h[c->host.n].th = th;
     h[c->host.n++].uid = (int32_t)i;
     return TLM_OK;
@@ -653,7 +653,7 @@ static tlm_status build_stacks(tlm_tree *t, const tlm_tree_opts *o,
     for (size_t i = 0; i < nroots; i++) {
         if (i + TLM_PREFETCH_AHEAD < nroots)
             TLM_PREFETCH(&ev[rootbuf[i + TLM_PREFETCH_AHEAD]]);
-        roots[i].key = ev[rootbuf[i]].ts;
+        roots[i].key = tlm_ts_key(ev[rootbuf[i]].ts);
         roots[i].val = rootbuf[i];
     }
     st = tlm_sort_pairs(roots, nroots);
@@ -1084,7 +1084,7 @@ static tlm_status link_fwd_bwd(tlm_tree *t, classes *c)
                 const tlm_event *e = &ev[SEQ_UID(sp[j])];
                 if (e->pid == ev[bw].pid && e->tid == ev[bw].tid)
                     continue;
-                if (fw < 0 || e->ts > ev[fw].ts)
+                if (fw < 0 || tlm_ts_key(e->ts) > tlm_ts_key(ev[fw].ts))
                     fw = SEQ_UID(sp[j]);
             }
             if (fw >= 0) {

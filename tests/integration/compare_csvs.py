@@ -7,11 +7,16 @@ Rules (spec/perfreport.md section 0):
   * every reference CSV must exist in OUT_DIR with the same header;
   * rows are matched by the sheet's key columns (not by position), the
     multiset of keys must be equal (duplicates are paired in order);
-  * a cell that parses as a number on both sides must agree within an
-    absolute 1e-6 (plus 1e-12 relative, for values far above 1e6 where a
-    double has no 1e-6 resolution); list/tuple/dict cells are compared after
-    ast.literal_eval with numpy's np.float64(x) wrappers removed; every other
-    cell must be exactly equal (empty == missing).
+  * a cell that parses as a number on both sides must agree within 1e-6
+    relative plus 1e-9 absolute (issue 15); list/tuple/dict cells are
+    compared after ast.literal_eval with numpy's np.float64(x) wrappers
+    removed; every other cell must be exactly equal (empty == missing);
+  * the sheets TraceLens sorts by one column (ops_summary,
+    ops_summary_by_category, kernel_summary, coll_analysis) must have
+    their rows in the same order (numpy's quicksort order of ties, spec
+    addendum A9);
+  * a file that is byte-identical agrees (also the bare files of spec
+    addendum A7: a lone newline, two header lines).
 Exit status 0 when everything agrees, 1 otherwise.
 """
 import ast
@@ -46,9 +51,16 @@ KEYS = {
 NPF = re.compile(r"np\.float64\(([^()]*)\)")
 
 
+# single-column descending sorts: row order is part of the result
+ORDERED = {"ops_summary", "ops_summary_by_category", "kernel_summary",
+           "coll_analysis"}
+
+
 def read(path):
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
+    if not rows:
+        return [], []
     return rows[0], rows[1:]
 
 
@@ -81,7 +93,7 @@ def cell_equal(a, b):
     if x is not None and y is not None:
         if math.isnan(x) and math.isnan(y):
             return True
-        return abs(x - y) <= 1e-6 + 1e-12 * abs(y)
+        return abs(x - y) <= 1e-9 + 1e-6 * abs(y)
     if a[:1] in "[({" and b[:1] in "[({":
         la, lb = literal(a), literal(b)
         return la is not None and la == lb
@@ -89,6 +101,9 @@ def cell_equal(a, b):
 
 
 def compare(sheet, ref_path, out_path, verbose):
+    with open(ref_path, "rb") as f, open(out_path, "rb") as g:
+        if f.read() == g.read():
+            return []
     rh, rrows = read(ref_path)
     oh, orows = read(out_path)
     problems = []
@@ -123,6 +138,13 @@ def compare(sheet, ref_path, out_path, verbose):
         else:
             unmatched_ref.append(i)
     extra_out = [j for j in range(len(orows)) if j not in used]
+    if sheet in ORDERED and rk != ok:
+        problems.append("row order differs")
+        if verbose:
+            for i, (a, b) in enumerate(zip(rk, ok)):
+                if a != b:
+                    problems.append("   row %d: ref %r, out %r" % (i, a, b))
+                    break
     if unmatched_ref:
         problems.append("%d reference rows without a match" %
                         len(unmatched_ref))

@@ -3,7 +3,8 @@
 # for every trace folder under $TLM_SHARED_DIR/traces that holds
 # tracelens_csvs/, run the report with --tracelens_compat all (TraceLens's
 # quirks reproduced) and compare every reference CSV: same header, same
-# rows by key, numbers within 1e-6, text exact (compare_csvs.py).
+# rows by key, numbers within 1e-6 relative + 1e-9 absolute, row order of
+# the single-column sorts, text exact (compare_csvs.py).
 # Skips (77) when the shared traces are absent.
 set -u
 TRACES="${TLM_SHARED_DIR:-}/traces"
@@ -48,7 +49,7 @@ for ref in "$TRACES"/*/tracelens_csvs; do
         cmp -s "$f" "$out/$(basename "$f")" && ident=$((ident + 1))
     done
     echo "info: $name: $ident of $total CSVs byte-identical to TraceLens"
-    # the comparator must notice a wrong number and a missing row
+    # the comparator must notice a wrong number, swapped rows, a missing row
     bad="$WORK/${name}_perturbed"
     rm -rf "$bad"
     cp -r "$out" "$bad"
@@ -58,6 +59,14 @@ for ref in "$TRACES"/*/tracelens_csvs; do
         fail=1
     fi
     cp "$out/gpu_timeline.csv" "$bad/gpu_timeline.csv"
+    # ... two rows of a sorted sheet swapped (row order, addendum A9)
+    awk 'NR == 2 { keep = $0; next } NR == 3 { print; print keep; next }
+         { print }' "$out/ops_summary.csv" > "$bad/ops_summary.csv"
+    if "$PY" "$HERE/compare_csvs.py" "$ref" "$bad" > /dev/null; then
+        echo "FAIL: comparator accepted swapped ops_summary rows"
+        fail=1
+    fi
+    cp "$out/ops_summary.csv" "$bad/ops_summary.csv"
     sed -i '$d' "$bad/ops_summary.csv"
     if "$PY" "$HERE/compare_csvs.py" "$ref" "$bad" > /dev/null; then
         echo "FAIL: comparator accepted a missing ops_summary row"

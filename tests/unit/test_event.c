@@ -3,7 +3,8 @@
  * (src/trace/event.c and its inline twins in trace_event.h): which events
  * are GPU work (kernel, gpu_memset, gpu_memcpy with ts and a duration
  * >= 0), on hand-made events for every category and through the reader,
- * and nanoseconds to TraceLens's microseconds.
+ * nanoseconds to TraceLens's microseconds (also above 2^53 ns), the sort
+ * keys that tie where those doubles do, and the integer-token flags.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,6 +120,54 @@ static void test_us(void **state)
     assert_true(tlm_ev_end_us(&e) == 1428625746279.544);
 }
 
+/* Above 2^53 ns (epoch microseconds): the double of the decimal, not of
+ * (double)ns / 1000, which rounds ns to a multiple of 256 first (spec
+ * addendum §A1); sort keys tie where the doubles do. */
+static void test_us_big(void **state)
+{
+    (void)state;
+    /* 1712195495521285.337 us: 285.25 (double)ns / 1000 gave 285.5 */
+    assert_true(tlm_ns_to_us(1712195495521285337LL) ==
+                strtod("1712195495521285.337", NULL));
+    assert_true(tlm_ns_to_us(1712195495521285337LL) == 1712195495521285.25);
+    assert_true(tlm_ns_to_us(-1712195495521285337LL) ==
+                -1712195495521285.25);
+    /* integer microseconds stay exact: 1694128201435440 (was ...440.25) */
+    assert_true(tlm_ns_to_us(1694128201435440000LL) == 1694128201435440.0);
+    assert_true(tlm_ns_to_us(INT64_MAX) ==
+                strtod("9223372036854775.807", NULL));
+    /* .300 and .337 are the same double: equal keys; .400 is the next */
+    int64_t k1 = tlm_ts_key(1712195495521285300LL);
+    int64_t k2 = tlm_ts_key(1712195495521285337LL);
+    int64_t k3 = tlm_ts_key(1712195495521285400LL);
+    assert_true(k1 == k2);
+    assert_true(k2 < k3);
+    assert_true(k3 == 1712195495521285500LL); /* 285.5 as ns */
+    assert_true(tlm_ts_key(-1712195495521285337LL) ==
+                -1712195495521285250LL);
+    assert_true(tlm_ts_key(12345) == 12345);
+}
+
+/* The reader keeps whether ts / dur were integer tokens. */
+static void test_int_tokens(void **state)
+{
+    (void)state;
+    tlm_trace *t = tt_read_sq(
+        "[{'ph':'X','cat':'kernel','ts':1694128201435418,'dur':7},"
+        "{'ph':'X','cat':'kernel','ts':1.5,'dur':2.000},"
+        "{'ph':'X','cat':'kernel','ts':12,'dur':1e1},"
+        "{'ph':'X','cat':'kernel','ts':1712195495521285.337,'dur':3}]");
+    size_t n;
+    const tlm_event *ev = tlm_trace_events(t, &n);
+    assert_int_equal(n, 4);
+    const unsigned both = TLM_EVT_TS_INT | TLM_EVT_DUR_INT;
+    assert_int_equal(ev[0].tflags & both, both);
+    assert_int_equal(ev[1].tflags & both, 0);
+    assert_int_equal(ev[2].tflags & both, TLM_EVT_TS_INT);
+    assert_int_equal(ev[3].tflags & both, TLM_EVT_DUR_INT);
+    tlm_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -126,6 +175,8 @@ int main(void)
         cmocka_unit_test(test_gpu_times),
         cmocka_unit_test(test_gpu_read),
         cmocka_unit_test(test_us),
+        cmocka_unit_test(test_us_big),
+        cmocka_unit_test(test_int_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
