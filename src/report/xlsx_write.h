@@ -56,4 +56,14 @@ int tlm_xlsx_name_ok(const char *name);
  * compares them for ASCII names). */
 int tlm_xlsx_same_name(const char *a, const char *b);
 
+/* The report as the workbook path, staged in set (report_xlsx.c): one
+ * worksheet per table in the report's order (TraceLens's), then the
+ * nextra tables of extra (e.g. findings), names made valid and distinct
+ * by tlm_xlsx_sheet_names.  The caller commits or frees the set.  Errors:
+ * those of tlm_outset_stage and tlm_xlsx_write, TLM_ENOMEM. */
+tlm_status tlm_report_stage_xlsx(const tlm_report *r,
+                                 const tlm_tab *const *extra, size_t nextra,
+                                 tlm_outset *set, const char *path,
+                                 tlm_error *err);
+
 #endif /* TLM_XLSX_WRITE_H */
