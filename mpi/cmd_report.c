@@ -118,7 +118,7 @@ static int start_outputs(tlm_outset *set, int force, const char *trace_path,
 {
     tlm_error err;
     char gt[4200];
-    const char *what = "--output_xlsx_path";
+    const char *what = "--output_xlsx_path", *file = xlsx;
     tlm_status st = tlm_outset_init(set, force, &err);
     if (st == TLM_OK)
         st = tlm_outset_add_input(set, trace_path, &err);
@@ -126,17 +126,19 @@ static int start_outputs(tlm_outset *set, int force, const char *trace_path,
         st = tlm_outset_check(set, xlsx, &err);
     if (st == TLM_OK && dir) {
         what = "--output_csvs_dir";
+        file = dir;
         snprintf(gt, sizeof gt, "%s/gpu_timeline.csv", dir);
         st = tlm_outset_check(set, gt, &err);
     }
     if (st == TLM_OK) {
         what = "--output_md";
+        file = md;
         st = tlm_outset_check(set, md, &err);
     }
     if (st != TLM_OK) {
         char m[1200];
-        fprintf(stderr, "tlmpi report: error: %s: %s\n", what,
-                tlm_error_format(&err, m, sizeof m));
+        fprintf(stderr, "tlmpi report: error: %s %s: %s\n", what,
+                file ? file : "", tlm_error_format(&err, m, sizeof m));
         tlm_outset_free(set);
         return 1;
     }

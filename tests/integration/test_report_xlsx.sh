@@ -1,0 +1,99 @@
+#!/bin/bash
+# The report's workbook (issue 15 item 2, docs/report.md "Workbook"):
+#   --output_xlsx_path beside --output_csvs_dir: one worksheet per CSV in
+#   TraceLens's order, the same cells (xlsx_vs_csv.py, an independent
+#   stdlib reader); TraceLens's default path beside the trace with
+#   report.md beside it; an existing workbook kept without --force; an
+#   unwritable workbook folder refused before any work, naming the option
+#   and the file, nothing written; the perf-model coverage in report.md
+#   and on stderr; the shared Qwen trace's workbook against its CSVs.
+set -u
+TLMPI="${TLMPI:?TLMPI not set}"
+S="${TLM_SOURCE_DIR:?}"
+WORK="${TLM_WORK_DIR:-$(mktemp -d)}"
+rm -rf "$WORK"
+mkdir -p "$WORK"
+PY=/usr/bin/python3
+CHECK="$S/tests/integration/xlsx_vs_csv.py"
+fail=0
+check() { # check DESC CMD...
+    local desc="$1"
+    shift
+    if "$@"; then echo "ok   $desc"; else echo "FAIL $desc"; fail=1; fi
+}
+T="$WORK/small.json"
+cp "$S/tests/data/report_small.json" "$T"
+
+# ---- workbook beside the CSVs: same sheets, same order, same cells
+check "report CSVs + workbook: exit 0" "$TLMPI" report "$T" \
+    --output_csvs_dir "$WORK/c" --output_xlsx_path "$WORK/w/r.xlsx" --quiet
+check "workbook written" test -s "$WORK/w/r.xlsx"
+"$PY" "$CHECK" "$WORK/w/r.xlsx" "$WORK/c" > "$WORK/sheets.txt" 2> "$WORK/diff.txt"
+check "workbook cells = CSV cells" test $? -eq 0
+cat "$WORK/diff.txt"
+check "sheets in TraceLens's order" test "$(tr '\n' ' ' < "$WORK/sheets.txt")" = \
+    "gpu_timeline ops_summary_by_category ops_summary ops_unique_args unified_perf_summary GEMM BinaryElementwise kernel_summary short_kernel_histogram short_kernels_summary findings "
+check "one worksheet per CSV" test "$(wc -l < "$WORK/sheets.txt")" -eq \
+    "$(ls "$WORK/c"/*.csv | wc -l)"
+check "report.md stays in the CSV folder" test -s "$WORK/c/report.md"
+check "no report.md beside a named workbook with a CSV folder" \
+    test ! -e "$WORK/w/r.md"
+check "no temporaries left" test -z "$(ls -A "$WORK/w" "$WORK/c" | grep -e '\.tmp$' -e '\.old$')"
+# the checker is not blind: a changed CSV cell is found
+sed -i '2s/^computation_time,[^,]*,/computation_time,0.5,/' "$WORK/c/gpu_timeline.csv"
+"$PY" "$CHECK" "$WORK/w/r.xlsx" "$WORK/c" > /dev/null 2>&1
+check "checker finds a changed cell" test $? -eq 1
+
+# ---- TraceLens's default: <trace>_perf_report.xlsx beside the trace
+mkdir -p "$WORK/d"
+gzip -c "$T" > "$WORK/d/run.json.gz"
+"$TLMPI" report "$WORK/d/run.json.gz" 2> "$WORK/d.err"
+check "default workbook: exit 0" test $? -eq 0
+check "default workbook beside the trace" test -s "$WORK/d/run_perf_report.xlsx"
+check "report.md beside it" grep -q "^## Perf-model coverage" "$WORK/d/run_perf_report.md"
+check "stderr says where the workbook went" grep -q \
+    "run_perf_report.xlsx (beside the trace" "$WORK/d.err"
+check "nothing else written" test "$(ls "$WORK/d" | wc -l)" -eq 3
+"$TLMPI" report "$WORK/d/run.json.gz" --output_csvs_dir "$WORK/dc" --quiet
+"$PY" "$CHECK" "$WORK/d/run_perf_report.xlsx" "$WORK/dc" > /dev/null
+check "default workbook = the CSVs" test $? -eq 0
+before=$(stat -c %Y.%s "$WORK/d/run_perf_report.xlsx")
+"$TLMPI" report "$WORK/d/run.json.gz" 2> "$WORK/d2.err"
+check "existing workbook without --force: exit 1" test $? -eq 1
+check "... names the option" grep -q -- "--output_xlsx_path" "$WORK/d2.err"
+check "... workbook untouched" test "$(stat -c %Y.%s "$WORK/d/run_perf_report.xlsx")" = "$before"
+check "--force replaces it" "$TLMPI" report "$WORK/d/run.json.gz" --force --quiet
+
+# ---- a workbook folder that cannot be written: refused before any work
+echo x > "$WORK/notadir"
+"$TLMPI" report "$T" --output_csvs_dir "$WORK/nc" \
+    --output_xlsx_path "$WORK/notadir/r.xlsx" 2> "$WORK/nd.err"
+check "unwritable workbook folder: exit 1" test $? -eq 1
+check "... names the option" grep -q -- "--output_xlsx_path" "$WORK/nd.err"
+check "... names the file" grep -q "notadir/r.xlsx" "$WORK/nd.err"
+check "... no CSV written" test -z "$(ls -A "$WORK/nc" 2>/dev/null)"
+
+# ---- coverage: the ops without a perf model
+check "coverage on stderr" grep -q "perf-model coverage: 0 op names without a model (0 of 2 ops" "$WORK/d.err"
+check "coverage in report.md: all modelled" grep -q \
+    "^Every op with GPU time has a perf model (2 ops" "$WORK/d/run_perf_report.md"
+
+# ---- the shared Qwen trace: workbook = CSVs, coverage lists aten::cat
+Q="${TLM_SHARED_DIR:-$S/../shared}/traces/qwen_h100/trace.json.gz"
+if [ -f "$Q" ]; then
+    "$TLMPI" report "$Q" --output_csvs_dir "$WORK/q" \
+        --output_xlsx_path "$WORK/q.xlsx" --gpu_arch H100 2> "$WORK/q.err"
+    check "qwen: exit 0" test $? -eq 0
+    "$PY" "$CHECK" "$WORK/q.xlsx" "$WORK/q" > "$WORK/q.sheets" 2> "$WORK/q.diff"
+    check "qwen: workbook cells = CSV cells" test $? -eq 0
+    head -n 5 "$WORK/q.diff"
+    check "qwen: 14 sheets" test "$(wc -l < "$WORK/q.sheets")" -eq 14
+    check "qwen: coverage names aten::cat" grep -q \
+        "^| aten::cat | 49 | " "$WORK/q/report.md"
+    check "qwen: coverage total" grep -q \
+        "^| \*\*total without a model\*\* | 56 | " "$WORK/q/report.md"
+    check "qwen: coverage on stderr" grep -q "top: aten::cat (49," "$WORK/q.err"
+else
+    echo "skip qwen: $Q absent"
+fi
+exit $fail
