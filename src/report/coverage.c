@@ -116,17 +116,17 @@ void tlm_coverage_md(const tlm_coverage *c, size_t top, tlm_sbuf *b)
                     "%.3f ms, %.1f%% of the %.3f ms of op kernel time in "
                     "unified_perf_summary, is outside the roofline "
                     "columns (GFLOPS, TB/s, Pct Roofline).\n\n"
-                    "| op without a perf model | count | kernel time (ms) "
-                    "| %% of op kernel time |\n|---|---|---|---|\n",
+                    "| op without a perf model | kernel time (ms) | %% of op "
+                    "kernel time | count |\n|---|---|---|---|\n",
                     c->n, c->none_count, c->all_count, c->none_us / 1e3,
                     c->none_us / all * 100.0, c->all_us / 1e3);
     size_t k = c->n < top ? c->n : top;
     for (size_t i = 0; i < k; i++) {
         tlm_sbuf_puts(b, "| ");
         tlm_sbuf_md(b, c->v[i].name, 80, TLM_MD_CELL);
-        tlm_sbuf_printf(b, " | %.0f | %.3f | %.1f |\n", c->v[i].count,
+        tlm_sbuf_printf(b, " | %.3f | %.1f | %.0f |\n",
                         c->v[i].time_us / 1e3,
-                        c->v[i].time_us / all * 100.0);
+                        c->v[i].time_us / all * 100.0, c->v[i].count);
     }
     if (c->n > k) {
         double us = 0, n = 0;
@@ -134,11 +134,11 @@ void tlm_coverage_md(const tlm_coverage *c, size_t top, tlm_sbuf *b)
             us += c->v[i].time_us;
             n += c->v[i].count;
         }
-        tlm_sbuf_printf(b, "| (%zu more) | %.0f | %.3f | %.1f |\n",
-                        c->n - k, n, us / 1e3, us / all * 100.0);
+        tlm_sbuf_printf(b, "| (%zu more) | %.3f | %.1f | %.0f |\n",
+                        c->n - k, us / 1e3, us / all * 100.0, n);
     }
-    tlm_sbuf_printf(b, "| **total without a model** | %.0f | %.3f | %.1f "
+    tlm_sbuf_printf(b, "| **total without a model** | %.3f | %.1f | %.0f "
                        "|\n\n",
-                    c->none_count, c->none_us / 1e3,
-                    c->none_us / all * 100.0);
+                    c->none_us / 1e3, c->none_us / all * 100.0,
+                    c->none_count);
 }
