@@ -387,14 +387,20 @@ static tlm_status stage_all(rargs *a, tlm_report *rep, tlm_outset *set,
     tlm_status st = add_findings(rep, &a->fo,
                                  !(a->co.ro.compat & TLM_COMPAT_COLUMNS), &ft,
                                  err);
+    /* the workbook (mostly deflate) beside the CSVs, with 2 threads */
+    tlm_xlsx_job *job = NULL;
+    const tlm_tab *ex[1] = {ft};
+    if (st == TLM_OK && a->xlsx)
+        st = tlm_report_xlsx_start(rep, ex, ft ? 1 : 0, set, a->xlsx,
+                                   a->co.ro.threads >= 2, &job, err);
     if (st == TLM_OK && ft && a->dir)
         st = stage_findings_csv(ft, set, a->dir, err);
     if (st == TLM_OK)
         st = tlm_report_stage(rep, set, a->dir, a->md, err);
-    if (st == TLM_OK && a->xlsx) {
-        const tlm_tab *ex[1] = {ft};
-        st = tlm_report_stage_xlsx(rep, ex, ft ? 1 : 0, set, a->xlsx, err);
-    }
+    tlm_status sx = tlm_report_xlsx_finish(job, st == TLM_OK,
+                                           st == TLM_OK ? err : NULL);
+    if (st == TLM_OK)
+        st = sx;
     tlm_tab_free(ft);
     return st;
 }

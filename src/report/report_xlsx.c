@@ -3,42 +3,138 @@
  * table of the report in TraceLens's sheet order (tlm_report_tab), then
  * the caller's extra tables (findings), each a worksheet of the same name,
  * header and cells as its CSV (xlsx_write.c), staged in an output set.
+ *
+ * Writing a workbook is mostly deflate (libxlsxwriter compresses every
+ * part at zlib's default level, which it does not let us change), so it
+ * may run in a thread of its own beside the CSVs and report.md: staging
+ * (the output set is not thread-safe) happens in the caller's thread,
+ * only the file is written in the other one.
  */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "xlsx_write.h"
+
+struct tlm_xlsx_job {
+    const char **names;
+    char (*sn)[TLM_XLSX_NAME_MAX];
+    tlm_xlsx_sheet *sh;
+    size_t n;
+    char *tmp;         /* the staged temporary (a copy) */
+    const char *path;  /* the final name, for messages */
+    pthread_t th;
+    int threaded;
+    tlm_status st;
+    tlm_error err;
+};
+
+static void job_free(tlm_xlsx_job *j)
+{
+    if (!j)
+        return;
+    free(j->names);
+    free(j->sn);
+    free(j->sh);
+    free(j->tmp);
+    free(j);
+}
+
+static void job_write(tlm_xlsx_job *j)
+{
+    tlm_error_clear(&j->err);
+    j->st = tlm_xlsx_write(j->tmp, j->sh, j->n, &j->err);
+}
+
+static void *job_main(void *arg)
+{
+    job_write(arg);
+    return NULL;
+}
+
+/* The sheets of r and extra with valid, distinct names. */
+static tlm_status job_sheets(tlm_xlsx_job *j, const tlm_report *r,
+                             const tlm_tab *const *extra, size_t nextra)
+{
+    size_t nt = 0;
+    while (tlm_report_tab(r, nt))
+        nt++;
+    size_t n = nt + nextra;
+    j->n = n;
+    j->names = calloc(n ? n : 1, sizeof *j->names);
+    j->sn = calloc(n ? n : 1, sizeof *j->sn);
+    j->sh = calloc(n ? n : 1, sizeof *j->sh);
+    if (!j->names || !j->sn || !j->sh)
+        return TLM_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        j->sh[i].tab = i < nt ? tlm_report_tab(r, i) : extra[i - nt];
+        j->names[i] = j->sh[i].tab->name;
+    }
+    tlm_xlsx_sheet_names(j->names, n, j->sn);
+    for (size_t i = 0; i < n; i++)
+        j->sh[i].name = j->sn[i];
+    return TLM_OK;
+}
+
+tlm_status tlm_report_xlsx_start(const tlm_report *r,
+                                 const tlm_tab *const *extra, size_t nextra,
+                                 tlm_outset *set, const char *path,
+                                 int threaded, tlm_xlsx_job **out,
+                                 tlm_error *err)
+{
+    *out = NULL;
+    tlm_xlsx_job *j = calloc(1, sizeof *j);
+    const char *tmp = NULL;
+    if (!j || job_sheets(j, r, extra, nextra) != TLM_OK) {
+        job_free(j);
+        return tlm_error_set(err, TLM_ENOMEM, path, -1, "out of memory");
+    }
+    j->path = path;
+    tlm_status st = tlm_outset_stage(set, path, &tmp, err);
+    if (st != TLM_OK) {
+        job_free(j);
+        return st;
+    }
+    j->tmp = malloc(strlen(tmp) + 1);
+    if (!j->tmp) {
+        job_free(j);
+        return tlm_error_set(err, TLM_ENOMEM, path, -1, "out of memory");
+    }
+    strcpy(j->tmp, tmp);
+    j->threaded = threaded && pthread_create(&j->th, NULL, job_main, j) == 0;
+    *out = j;
+    return TLM_OK;
+}
+
+tlm_status tlm_report_xlsx_finish(tlm_xlsx_job *j, int ok, tlm_error *err)
+{
+    if (!j)
+        return TLM_OK;
+    if (j->threaded)
+        pthread_join(j->th, NULL);
+    else if (ok)
+        job_write(j);
+    else
+        j->st = TLM_OK; /* not written: nothing to report */
+    tlm_status st = j->st;
+    if (st != TLM_OK && err)
+        *err = j->err;
+    if (st != TLM_OK || !ok)
+        remove(j->tmp); /* the set may have been aborted meanwhile */
+    job_free(j);
+    return st;
+}
 
 tlm_status tlm_report_stage_xlsx(const tlm_report *r,
                                  const tlm_tab *const *extra, size_t nextra,
                                  tlm_outset *set, const char *path,
                                  tlm_error *err)
 {
-    size_t nt = 0;
-    while (tlm_report_tab(r, nt))
-        nt++;
-    size_t n = nt + nextra;
-    const char **names = calloc(n ? n : 1, sizeof *names);
-    char (*sn)[TLM_XLSX_NAME_MAX] = calloc(n ? n : 1, sizeof *sn);
-    tlm_xlsx_sheet *sh = calloc(n ? n : 1, sizeof *sh);
-    const char *tmp = NULL;
-    tlm_status st = TLM_OK;
-    if (!names || !sn || !sh) {
-        st = tlm_error_set(err, TLM_ENOMEM, path, -1, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < n; i++) {
-        sh[i].tab = i < nt ? tlm_report_tab(r, i) : extra[i - nt];
-        names[i] = sh[i].tab->name;
-    }
-    tlm_xlsx_sheet_names(names, n, sn);
-    for (size_t i = 0; i < n; i++)
-        sh[i].name = sn[i];
-    st = tlm_outset_stage(set, path, &tmp, err);
+    tlm_xlsx_job *j = NULL;
+    tlm_status st = tlm_report_xlsx_start(r, extra, nextra, set, path, 0, &j,
+                                          err);
     if (st == TLM_OK)
-        st = tlm_xlsx_write(tmp, sh, n, err);
-done:
-    free(names);
-    free(sn);
-    free(sh);
+        st = tlm_report_xlsx_finish(j, 1, err);
     return st;
 }
