@@ -6,7 +6,10 @@
 #   report.md beside it; an existing workbook kept without --force; an
 #   unwritable workbook folder refused before any work, naming the option
 #   and the file, nothing written; the perf-model coverage in report.md
-#   and on stderr; the shared Qwen trace's workbook against its CSVs.
+#   and on stderr; the shared Qwen trace's workbook against its CSVs; the
+#   multi-rank analysis' workbook (--output_xlsx_path): the collective
+#   sheets = their CSVs, then the per-rank summaries; refused with
+#   --no_report.
 set -u
 TLMPI="${TLMPI:?TLMPI not set}"
 S="${TLM_SOURCE_DIR:?}"
@@ -99,5 +102,24 @@ if [ -f "$Q" ]; then
         bash -c '[[ "$0" == *",False,"* ]]' "$row"
 else
     echo "skip qwen: $Q absent"
+fi
+# ---- the multi-rank analysis' workbook
+MPIEXEC=${MPIEXEC:-mpirun}
+"$TLMPI" --trace_dir "$WORK" --no_report --output_xlsx_path "$WORK/m.xlsx" 2> "$WORK/m.err"
+check "analysis: --output_xlsx_path with --no_report: exit 2" test $? -eq 2
+check "... says why" grep -q -- "--output_xlsx_path and --no_report exclude" "$WORK/m.err"
+D="${TLM_SHARED_DIR:-$S/../shared}/traces/dlrm_v100_8rank"
+if [ -d "$D" ]; then
+    timeout 120 "$MPIEXEC" -n 2 "$TLMPI" --trace_dir "$D" --output "$WORK/m/t.h5" \
+        --output_dir "$WORK/m" --output_xlsx_path "$WORK/m/w.xlsx" --quiet 2> /dev/null
+    check "analysis with a workbook: exit 0" test $? -eq 0
+    "$PY" "$CHECK" "$WORK/m/w.xlsx" "$WORK/m" --skip-missing > "$WORK/m.sheets" 2> "$WORK/m.diff"
+    check "analysis: collective sheets = their CSVs" test $? -eq 0
+    head -n 5 "$WORK/m.diff"
+    check "analysis: collective sheets, then per-rank summaries" test \
+        "$(tr '\n' ' ' < "$WORK/m.sheets")" = \
+        "nccl_summary_implicit_sync nccl_summary_long nccl_long nccl_implicit_sync straggler_summary findings traces timeline steps step_summary "
+else
+    echo "skip the analysis workbook: $D absent"
 fi
 exit $fail
