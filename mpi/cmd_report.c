@@ -3,7 +3,8 @@
  * single-trace performance report (TraceLens's
  * TraceLens_generate_perf_report_pytorch), without MPI.  Reads the trace,
  * builds the call tree and every table, writes one CSV per sheet with
- * TraceLens's names and columns, and report.md (docs/report.md).
+ * TraceLens's names and columns, and report.md (docs/report.md), and/or
+ * the same tables as one Excel workbook (--output_xlsx_path).
  */
 #include "cli.h"
 #include "report_opts.h"
@@ -32,14 +33,13 @@ static void report_usage(FILE *f)
         "Single-trace performance report (TraceLens's perf report): one CSV\n"
         "per sheet in DIR plus DIR/report.md, and/or one workbook F.  With\n"
         "neither, the workbook <trace>_perf_report.xlsx beside the trace\n"
-        "(TraceLens's default) and <trace>_perf_report.md.\n\n"
+        "(TraceLens's default).\n\n"
         "options:\n"
         "  --output_csvs_dir DIR        output folder (created if missing)\n"
         "  --output_xlsx_path F         the sheets as one .xlsx workbook\n"
         "  --output_md FILE             Markdown report path "
-        "(default DIR/report.md,\n"
-        "                               else beside the workbook, "
-        "F without .xlsx + .md)\n"
+        "(default DIR/report.md;\n"
+        "                               without DIR: none)\n"
         "  --gpu_arch NAME              roofline against a bundled GPU "
         "(none: no\n"
         "                               roofline); default: the GPU the "
@@ -130,7 +130,7 @@ static int start_outputs(tlm_outset *set, int force, const char *trace_path,
         snprintf(gt, sizeof gt, "%s/gpu_timeline.csv", dir);
         st = tlm_outset_check(set, gt, &err);
     }
-    if (st == TLM_OK) {
+    if (st == TLM_OK && md) {
         what = "--output_md";
         file = md;
         st = tlm_outset_check(set, md, &err);
@@ -158,7 +158,8 @@ static int need(int i, int argc, char **argv)
 
 /* The findings (src/find): their section of report.md and, unless
  * TraceLens's columns only are asked for, findings.csv's table in *tab
- * (staged by the caller in the CSV folder and the workbook). */
+ * (staged by the caller in the CSV folder; not a sheet of the workbook,
+ * which holds TraceLens's sheets). */
 static tlm_status add_findings(tlm_report *rep, const tlm_find_opts *fo,
                                int csv, tlm_tab **tab, tlm_error *err)
 {
@@ -267,7 +268,8 @@ static int parse_args(int argc, char **argv, rargs *a)
 }
 
 /* The output paths: TraceLens's workbook beside the trace when neither
- * output is named; report.md in the CSV folder, else beside the workbook.
+ * output is named; report.md in the CSV folder, or where --output_md
+ * says (without a CSV folder, none: TraceLens writes only the workbook).
  * 0, or 2 after a message. */
 static int output_paths(rargs *a)
 {
@@ -279,17 +281,10 @@ static int output_paths(rargs *a)
         a->xlsx = a->xbuf;
         a->xlsx_default = 1;
     }
-    if (a->md)
-        return 0;
-    if (a->dir) {
+    if (!a->md && a->dir) {
         snprintf(a->mbuf, sizeof a->mbuf, "%s/report.md", a->dir);
-    } else {
-        size_t l = strlen(a->xlsx);
-        if (l > 5 && !strcmp(a->xlsx + l - 5, ".xlsx"))
-            l -= 5;
-        snprintf(a->mbuf, sizeof a->mbuf, "%.*s.md", (int)l, a->xlsx);
+        a->md = a->mbuf;
     }
-    a->md = a->mbuf;
     return 0;
 }
 
@@ -353,13 +348,13 @@ static void summary(const rargs *a, const tlm_cli_built *b, double t0,
     const tlm_report *rep = b->rep;
     const tlm_tree_stats *s = tlm_tree_stats_get(b->tree);
     fprintf(stderr, "tlmpi report: %s: %zu tables in %s%s%s%s (read %.3f s, "
-            "tree %.3f s, tables %.3f s, write %.3f s); %s\n",
+            "tree %.3f s, tables %.3f s, write %.3f s)%s%s\n",
             a->trace, tlm_report_table_count(rep), a->dir ? a->dir : "",
             a->dir && a->xlsx ? " and " : "", a->xlsx ? a->xlsx : "",
             a->xlsx_default ? " (beside the trace: no --output_csvs_dir "
                               "or --output_xlsx_path)" : "",
             b->t_read - t0, b->t_tree - b->t_read, b->t_tables - b->t_tree,
-            t4 - b->t_tables, a->md);
+            t4 - b->t_tables, a->md ? "; " : "", a->md ? a->md : "");
     fprintf(stderr,
             "  events %llu, GPU ops %llu (linked %llu), cpu roots %llu; "
             "warnings: GPU ops without launch %llu, bleed-dropped %llu, "
@@ -378,21 +373,22 @@ static void summary(const rargs *a, const tlm_cli_built *b, double t0,
     coverage_line(rep);
 }
 
-/* Everything staged in set: CSVs and report.md, findings.csv, the
- * workbook. */
+/* Everything staged in set: the workbook (TraceLens's sheets; written
+ * in a thread of its own with --threads 2, beside the findings, the CSVs
+ * and report.md, as it is mostly deflate), findings.csv, the CSVs and
+ * report.md. */
 static tlm_status stage_all(rargs *a, tlm_report *rep, tlm_outset *set,
                             tlm_error *err)
 {
-    tlm_tab *ft = NULL;
-    tlm_status st = add_findings(rep, &a->fo,
-                                 !(a->co.ro.compat & TLM_COMPAT_COLUMNS), &ft,
-                                 err);
-    /* the workbook (mostly deflate) beside the CSVs, with 2 threads */
     tlm_xlsx_job *job = NULL;
-    const tlm_tab *ex[1] = {ft};
-    if (st == TLM_OK && a->xlsx)
-        st = tlm_report_xlsx_start(rep, ex, ft ? 1 : 0, set, a->xlsx,
-                                   a->co.ro.threads >= 2, &job, err);
+    tlm_tab *ft = NULL;
+    tlm_status st = TLM_OK;
+    if (a->xlsx)
+        st = tlm_report_xlsx_start(rep, set, a->xlsx, a->co.ro.threads >= 2,
+                                   &job, err);
+    if (st == TLM_OK)
+        st = add_findings(rep, &a->fo,
+                          !(a->co.ro.compat & TLM_COMPAT_COLUMNS), &ft, err);
     if (st == TLM_OK && ft && a->dir)
         st = stage_findings_csv(ft, set, a->dir, err);
     if (st == TLM_OK)

@@ -117,11 +117,13 @@ static void mib(char *buf, size_t cap, int64_t b)
 /* "allreduce 16.0 MiB BFloat16 on mesh_tp (pg 1, 4 ranks)" */
 static void coll_subject(char *dst, size_t cap, const tlm_row_summary *s)
 {
-    char b[32];
+    char b[32], n[24] = "";
     mib(b, sizeof b, s->bytes);
-    fmt(dst, cap, "%.16s %s %.24s on %.32s (pg %.64s, %d ranks)", s->coll, b,
-        s->dtype, s->pg_desc[0] ? s->pg_desc : "-", s->pg_name,
-        (int)s->group_size);
+    if (s->group_size > 0)
+        snprintf(n, sizeof n, ", %d ranks", (int)s->group_size);
+    fmt(dst, cap, "%.16s %s%s%.24s on %.32s (pg %.64s%s)", s->coll, b,
+        s->dtype[0] ? " " : "", s->dtype, s->pg_desc[0] ? s->pg_desc : "-",
+        s->pg_name, n);
 }
 
 static int rule_straggler(flist *l, const tlm_mpi_find_in *in)
@@ -329,7 +331,8 @@ tlm_status tlm_mpi_findings_build(const tlm_mpi_find_in *in,
         *n = 0;
         return TLM_ENOMEM;
     }
-    qsort(l.v, l.n, sizeof *l.v, cmp_find);
+    if (l.n)
+        qsort(l.v, l.n, sizeof *l.v, cmp_find);
     for (size_t i = 0; i < l.n; i++)
         snprintf(l.v[i].id, sizeof l.v[i].id, "P%u",
                  (unsigned)(i + 1) % 1000000u);

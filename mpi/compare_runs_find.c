@@ -30,6 +30,15 @@ static const char *hbytes(int64_t b, char *buf, size_t cap)
     return buf;
 }
 
+/* A number, or "-" when it is NaN. */
+static void num(char *buf, size_t cap, const char *fm, double v)
+{
+    if (isfinite(v))
+        snprintf(buf, cap, fm, v);
+    else
+        snprintf(buf, cap, "-");
+}
+
 static const char *severity(double pct)
 {
     double p = fabs(pct);
@@ -113,22 +122,31 @@ static int coll_rule(fctx *c, const tlm_cr_coll *k)
             k->status[5] == 'a' ? "A" : "B");
     const char *verb = k->impact_ns > 0 ? "costs" : "saves";
     double imp = fabs(k->impact_ns) / 1e6;
-    if (fabs(k->wait_ns_diff) > fabs(k->latency_ns_diff))
+    char wa[24], wb[24], la[24], lb[24], ba[24], bb[24], bp[24];
+    num(wa, sizeof wa, "%.1f", k->wait_ns_a / 1e3);
+    num(wb, sizeof wb, "%.1f", k->wait_ns_b / 1e3);
+    num(la, sizeof la, "%.1f", k->latency_ns_a / 1e3);
+    num(lb, sizeof lb, "%.1f", k->latency_ns_b / 1e3);
+    num(ba, sizeof ba, "%.1f", k->busbw_gbps_a);
+    num(bb, sizeof bb, "%.1f", k->busbw_gbps_b);
+    num(bp, sizeof bp, "%+.0f", k->busbw_gbps_pct);
+    if (fabs(k->wait_ns_diff) > fabs(k->latency_ns_diff) ||
+        (!side[0] && isnan(k->wait_ns_a) && k->wait_ns_b > 0))
         fmt(f->text, sizeof f->text,
-            "%s: wait %.1f -> %.1f us per call, latency %.1f -> %.1f us, "
-            "bus bandwidth A %.1f GB/s -> B %.1f GB/s%s; %s %.3f ms per "
-            "rank %s", f->subject, k->wait_ns_a / 1e3, k->wait_ns_b / 1e3,
-            k->latency_ns_a / 1e3, k->latency_ns_b / 1e3, k->busbw_gbps_a,
-            k->busbw_gbps_b, side, verb, imp, c->per);
+            "%s: wait %s -> %s us per call, latency %s -> %s us, bus "
+            "bandwidth A %s GB/s -> B %s GB/s%s; %s %.3f ms per rank %s",
+            f->subject, wa, wb, la, lb, ba, bb, side, verb, imp, c->per);
     else
         fmt(f->text, sizeof f->text,
-            "%s: bus bandwidth %+.0f %% (A %.1f GB/s -> B %.1f GB/s), "
-            "latency %.1f -> %.1f us, wait %.1f -> %.1f us per call%s; %s "
-            "%.3f ms per rank %s", f->subject, k->busbw_gbps_pct,
-            k->busbw_gbps_a, k->busbw_gbps_b, k->latency_ns_a / 1e3,
-            k->latency_ns_b / 1e3, k->wait_ns_a / 1e3, k->wait_ns_b / 1e3,
-            side, verb, imp, c->per);
-    if (k->wait_ns_diff > fabs(k->latency_ns_diff))
+            "%s: bus bandwidth %s %% (A %s GB/s -> B %s GB/s), latency %s "
+            "-> %s us, wait %s -> %s us per call%s; %s %.3f ms per rank %s",
+            f->subject, bp, ba, bb, la, lb, wa, wb, side, verb, imp, c->per);
+    if (side[0])
+        fmt(f->action_a, sizeof f->action_a,
+            "the runs issue different collectives here (message size, "
+            "dtype or group layout): compare the parallel configuration");
+    else if (k->wait_ns_diff > fabs(k->latency_ns_diff) ||
+             (isnan(k->wait_ns_a) && k->wait_ns_b > 0))
         fmt(f->action_a, sizeof f->action_a,
             "the wait grew more than the transfer: look for the rank "
             "arriving last (B: rank %d)", k->last_rank_b);
@@ -153,10 +171,15 @@ static int op_rule(fctx *c, const tlm_cr_op *k)
     if (!f)
         return -1;
     fmt(f->subject, sizeof f->subject, "%s", k->name);
+    char ma[24], mb[24], mp[24], ca[24], cb[24];
+    num(ma, sizeof ma, "%.3f", k->mean_rank_ns_a / 1e6);
+    num(mb, sizeof mb, "%.3f", k->mean_rank_ns_b / 1e6);
+    num(mp, sizeof mp, "%+.1f", k->mean_rank_ns_pct);
+    num(ca, sizeof ca, "%.1f", k->count_a);
+    num(cb, sizeof cb, "%.1f", k->count_b);
     fmt(f->text, sizeof f->text,
-        "%s: GPU time per rank %.3f -> %.3f ms (%+.1f %%), %.1f -> %.1f "
-        "calls%s; %s %.3f ms per rank %s", k->name, k->mean_rank_ns_a / 1e6,
-        k->mean_rank_ns_b / 1e6, k->mean_rank_ns_pct, k->count_a, k->count_b,
+        "%s: GPU time per rank %s -> %s ms (%s %%), %s -> %s calls%s; %s "
+        "%.3f ms per rank %s", k->name, ma, mb, mp, ca, cb,
         strcmp(k->status, "both") ? (k->status[5] == 'a' ? "; only in A"
                                                           : "; only in B")
                                   : "",
@@ -274,7 +297,8 @@ tlm_status tlm_cr_findings(const tlm_cr_run *a, const tlm_cr_run *b,
         rc = strag_rule(&c, a, b);
     if (rc != 0)
         return TLM_ENOMEM;
-    qsort(res->find, res->n_find, sizeof *res->find, cmp_find);
+    if (res->n_find)
+        qsort(res->find, res->n_find, sizeof *res->find, cmp_find);
     for (size_t i = 0; i < res->n_find; i++)
         snprintf(res->find[i].id, sizeof res->find[i].id, "P%u",
                  (unsigned)(i + 1) % 1000000u);

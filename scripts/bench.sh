@@ -29,6 +29,12 @@
 #                             shared trace (../shared/traces) and a
 #                             synthesized trace of BENCH_XLSX_SIZE bytes
 #                             (default 100 MB): target <= 1.3x
+
+#   scripts/bench.sh diff     tlmpi diff of two 18 MB synthesized traces
+#                             (seed 1 against seed 2 with 5 layers) against
+#                             reading both (two tlmpi inspect --keep side
+#                             by side); targets 0.2 s and 2x the memory of
+#                             reading both
 #   scripts/bench.sh all      reader and report
 #
 # Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
@@ -387,6 +393,41 @@ run_report_xlsx() {
     xlsx_pair "$x" "synthesized trace"
 }
 
+# TraceDiff of a pair of ~18 MB traces (issue 16: under 0.2 s, memory
+# within 2x of reading both traces)
+run_diff() {
+    local dd=$dir/diff out=$dir/diff/out t_diff= t_rd= t rss_d rss_a rss_b
+    if [ ! -s "$dd/a/rank0_trace.json" ] || [ ! -s "$dd/b/rank0_trace.json" ]; then
+        echo "synthesizing two 18 MB traces in $dd ..." >&2
+        rm -rf "$dd"
+        mkdir -p "$dd"
+        "$bin/tlmpi-synth" --out "$dd/a" --world_size 8 --tp 4 \
+            --target_size 18M --seed 1 --ranks 0 --quiet
+        "$bin/tlmpi-synth" --out "$dd/b" --world_size 8 --tp 4 \
+            --target_size 18M --seed 2 --layers 5 --ranks 0 --quiet
+    fi
+    local a=$dd/a/rank0_trace.json b=$dd/b/rank0_trace.json
+    cat "$a" "$b" >/dev/null # page cache
+    for _ in $(seq "$repeat"); do
+        t=$(once sh -c "'$bin/tlmpi' inspect --keep '$a' & '$bin/tlmpi' inspect --keep '$b'; wait")
+        t_rd=$(min2 "$t" "$t_rd")
+        t=$(once "$bin/tlmpi" diff "$a" "$b" --output_dir "$out" --force --quiet)
+        t_diff=$(min2 "$t" "$t_diff")
+    done
+    rss_a=$(rss "$bin/tlmpi" inspect --keep "$a")
+    rss_b=$(rss "$bin/tlmpi" inspect --keep "$b")
+    rss_d=$(rss "$bin/tlmpi" diff "$a" "$b" --output_dir "$out" --force --quiet)
+    echo
+    echo "== diff: $(calc %.1f "$(stat -c %s "$a")/1000000") MB + $(calc %.1f "$(stat -c %s "$b")/1000000") MB of JSON (best of $repeat)"
+    printf '  %-40s %7.3f s\n' "read both (2 x tlmpi inspect --keep)" "$t_rd"
+    printf '  %-40s %7.3f s   (target <= 0.2 s)\n' "tlmpi diff" "$t_diff"
+    "$bin/tlmpi" diff "$a" "$b" --output_dir "$out" --force 2>&1 |
+        sed 's/^tlmpi diff: /  /'
+    printf '  peak RSS diff: %d KiB; reading both: %d + %d KiB; ratio %sx   (target <= 2x)\n' \
+        "$rss_d" "$rss_a" "$rss_b" "$(ratio "$rss_d" "$((rss_a + rss_b))")"
+    du -sh "$out" | awk '{print "  outputs: " $1}'
+}
+
 case "$mode" in
 reader) single_trace; run_reader ;;
 compare) run_compare ;;
@@ -396,7 +437,8 @@ bigjob) run_bigjob ;;
 audit) run_audit ;;
 compare_runs) run_compare_runs ;;
 report_xlsx) run_report_xlsx ;;
+diff) run_diff ;;
 all) single_trace; run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|report|report_xlsx|job|bigjob|audit|compare_runs|compare|all" >&2
+*) echo "usage: scripts/bench.sh reader|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|all" >&2
    exit 2 ;;
 esac

@@ -113,6 +113,10 @@ endforeach()
 if(TLM_BUILD_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
   # undefined behaviour aborts: libFuzzer then reports it as a crash
   foreach(_l ${TLM_LAYERS})
+    get_target_property(_ltype ${_l} TYPE)
+    if(_ltype STREQUAL "INTERFACE_LIBRARY")
+      continue() # a layer without sources yet: nothing to instrument
+    endif()
     target_compile_options(${_l} PRIVATE -fsanitize=fuzzer-no-link,address,undefined
                                          -fno-sanitize-recover=undefined)
   endforeach()

@@ -232,6 +232,16 @@ TLM_API tlm_status tlm_report_stage(const tlm_report *r, tlm_outset *set,
                                     const char *dir, const char *md_path,
                                     tlm_error *err);
 
+/* Writes the workbook path, staged in set like tlm_report_stage: one
+ * worksheet per table in the report's order (TraceLens's), named as the
+ * CSVs (cut to Excel's 31 characters, distinct: tlm_xlsx_sheet_names),
+ * with the same headers and values (numbers as numbers, text as text,
+ * empty cells empty; docs/cli.md, "Workbooks").  Errors: TLM_EIO,
+ * TLM_ENOMEM, and those of tlm_outset_stage. */
+TLM_API tlm_status tlm_report_stage_xlsx(const tlm_report *r,
+                                         tlm_outset *set, const char *path,
+                                         tlm_error *err);
+
 /* Writes <dir>/<table>.csv for every table.  All files are staged in a
  * set of their own and published together (tlm_outset_commit): on failure
  * no new file is left and existing files of the same names are untouched;

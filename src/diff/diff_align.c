@@ -128,7 +128,8 @@ static void make_sig(tlm_diff *d, int side, int32_t v, sig *s,
             tlm_ivec_push(names, tlm_diff_nname(d, side, nx->p[k]), oom);
         if (*oom)
             return;
-        qsort(names->p + at, names->n - at, sizeof *names->p, cmp_i32);
+        if (names->n - at > 1)
+            qsort(names->p + at, names->n - at, sizeof *names->p, cmp_i32);
         s->nlev++;
         s->off[s->nlev] = (int32_t)names->n;
         if (!nx->n)
@@ -236,6 +237,9 @@ static tlm_status dis_name(tlm_diff *d, dis *s, const int32_t *c1, size_t m,
     if (*oom)
         return TLM_ENOMEM;
     s->sn1.n = s->sn2.n = 0;
+    /* storage even when every level is empty (no NULL + 0 below) */
+    if (tlm_ivec_reserve(&s->sn1, 1, oom) || tlm_ivec_reserve(&s->sn2, 1, oom))
+        return TLM_ENOMEM;
     free(s->sg1);
     free(s->sg2);
     free(s->cands);
@@ -262,7 +266,8 @@ static tlm_status dis_name(tlm_diff *d, dis *s, const int32_t *c1, size_t m,
             c->j = s->l2.p[q];
             c->old = s->partner[c->i] == c->j;
         }
-    qsort(s->cands, nc, sizeof *s->cands, cmp_cand);
+    if (nc > 1)
+        qsort(s->cands, nc, sizeof *s->cands, cmp_cand);
     size_t want = a < b ? a : b, took = 0;
     for (size_t k = 0; k < nc && took < want; k++) {
         cand *c = &s->cands[k];

@@ -141,8 +141,10 @@ tlm_status tlm_dcells_build(tlm_diff *d, tlm_dcells *c)
                 tlm_sbuf_puts(b, "root");
                 break;
             }
-            c->off[i * TLM_DC_N + (size_t)col] = at;
-            c->len[i * TLM_DC_N + (size_t)col] = b->len - at;
+            if (b->len >= UINT32_MAX)
+                return TLM_ELIMIT;
+            c->off[i * TLM_DC_N + (size_t)col] = (uint32_t)at;
+            c->len[i * TLM_DC_N + (size_t)col] = (uint32_t)(b->len - at);
             tlm_sbuf_putc(b, 0);
         }
     }
@@ -158,7 +160,8 @@ void tlm_dcells_free(tlm_dcells *c)
     memset(c, 0, sizeof *c);
 }
 
-void tlm_diff_stats_csv(const tlm_diff *d, const tlm_dcells *c, tlm_sbuf *b)
+void tlm_diff_stats_csv(const tlm_diff *d, const tlm_dcells *c, tlm_sbuf *b,
+                        FILE *fp, int *werr)
 {
     int first = 1;
     for (int col = 0; col < TLM_DC_N; col++) {
@@ -182,8 +185,9 @@ void tlm_diff_stats_csv(const tlm_diff *d, const tlm_dcells *c, tlm_sbuf *b)
             first = 0;
             size_t n;
             const char *t = tlm_dcell(c, i, col, &n);
-            tlm_sbuf_csv_field(b, t, n);
+            tlm_diff_csv(b, t, n);
         }
         tlm_sbuf_putc(b, '\n');
+        tlm_diff_flush(b, fp, werr);
     }
 }

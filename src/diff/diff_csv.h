@@ -5,6 +5,9 @@
 #ifndef TLM_DIFF_CSV_H
 #define TLM_DIFF_CSV_H
 
+#include <stdio.h>
+#include <string.h>
+
 #include "diff_internal.h"
 
 enum {
@@ -14,10 +17,28 @@ enum {
     TLM_DC_GPU_UID, TLM_DC_NN_STACK, TLM_DC_NN_PARENT, TLM_DC_N
 };
 
+/* tlm_sbuf_csv_field with one copy when the text holds no '"'. */
+static inline void tlm_diff_csv(tlm_sbuf *b, const char *s, size_t n)
+{
+    if (!tlm_csv_needs_quotes(s, n)) {
+        tlm_sbuf_putn(b, s, n);
+    } else if (!memchr(s, '"', n)) {
+        if (tlm_sbuf_reserve(b, n + 2) != 0)
+            return;
+        b->p[b->len++] = '"';
+        memcpy(b->p + b->len, s, n);
+        b->len += n;
+        b->p[b->len++] = '"';
+        b->p[b->len] = 0;
+    } else {
+        tlm_sbuf_csv_field(b, s, n);
+    }
+}
+
 /* Text of every cell of every row (pandas' to_csv forms, unquoted). */
 typedef struct tlm_dcells {
     tlm_sbuf text;
-    size_t *off, *len;
+    uint32_t *off, *len; /* cells' text is below 4 GiB */
     size_t n;
 } tlm_dcells;
 
@@ -47,9 +68,21 @@ tlm_status tlm_dsummary_build(tlm_diff *d, const tlm_dcells *c,
                               tlm_dsummary *s);
 void tlm_dsummary_free(tlm_dsummary *s);
 
-void tlm_diff_stats_csv(const tlm_diff *d, const tlm_dcells *c, tlm_sbuf *b);
+/* With fp, b is written to fp and emptied every MiB (*werr set on a write
+ * error); fp NULL: everything stays in b. */
+static inline void tlm_diff_flush(tlm_sbuf *b, FILE *fp, int *werr)
+{
+    if (fp && b->len >= (1u << 20)) {
+        if (fwrite(b->p, 1, b->len, fp) != b->len)
+            *werr = 1;
+        b->len = 0;
+    }
+}
+void tlm_diff_stats_csv(const tlm_diff *d, const tlm_dcells *c, tlm_sbuf *b,
+                        FILE *fp, int *werr);
 void tlm_diff_unique_csv(tlm_diff *d, const tlm_dcells *c,
-                         const tlm_dsummary *s, tlm_sbuf *b);
+                         const tlm_dsummary *s, tlm_sbuf *b, FILE *fp,
+                         int *werr);
 /* cpu_op_map_trace<side+1>.json (side 0/1) or cpu_op_map.json (-1). */
 tlm_status tlm_diff_map_json(tlm_diff *d, const tlm_dcells *c,
                              const tlm_dsummary *s, int side, tlm_sbuf *b);
@@ -58,6 +91,8 @@ void tlm_diff_float(tlm_sbuf *b, double v);
 /* json.dumps of a string (ensure_ascii=False). */
 void tlm_diff_json_str(tlm_sbuf *b, const char *s, size_t n);
 tlm_status tlm_diff_summary_csv(tlm_diff *d, tlm_sbuf *b);
-void tlm_diff_tree_text(tlm_diff *d, tlm_sbuf *b);
+/* merged_tree_output.txt into b; with fp, b is written to fp (and
+ * emptied) every MiB, *werr set on a write error. */
+void tlm_diff_tree_text(tlm_diff *d, tlm_sbuf *b, FILE *fp, int *werr);
 
 #endif /* TLM_DIFF_CSV_H */

@@ -3,6 +3,7 @@
  * cpu_op_map_trace2.json (§8) in Python's json.dump(indent=2,
  * ensure_ascii=False) layout, without a trailing newline.
  */
+#define _GNU_SOURCE 1 /* qsort_r */
 #include "diff_csv.h"
 
 #include <stdlib.h>
@@ -31,13 +32,11 @@ void tlm_diff_json_str(tlm_sbuf *b, const char *s, size_t n)
     tlm_sbuf_putc(b, '"');
 }
 
-static const tlm_dstrtab *g_names;
-
-static int cmp_id(const void *x, const void *y)
+static int cmp_id(const void *x, const void *y, void *names)
 {
     size_t an, bn;
-    const char *a = tlm_dstrtab_str(g_names, *(const int32_t *)x, &an);
-    const char *b = tlm_dstrtab_str(g_names, *(const int32_t *)y, &bn);
+    const char *a = tlm_dstrtab_str(names, *(const int32_t *)x, &an);
+    const char *b = tlm_dstrtab_str(names, *(const int32_t *)y, &bn);
     size_t n = an < bn ? an : bn;
     int k = memcmp(a, b, n);
     return k ? k : (an > bn) - (an < bn);
@@ -46,8 +45,8 @@ static int cmp_id(const void *x, const void *y)
 /* Sorted distinct names. */
 static void sort_uniq(tlm_diff *d, tlm_ivec *v)
 {
-    g_names = &d->names;
-    qsort(v->p, v->n, sizeof *v->p, cmp_id);
+    if (v->n > 1)
+        qsort_r(v->p, v->n, sizeof *v->p, cmp_id, &d->names);
     size_t k = 0;
     for (size_t i = 0; i < v->n; i++)
         if (!k || v->p[k - 1] != v->p[i])
@@ -74,14 +73,14 @@ typedef struct trip {
     int32_t grp, side, kname;
 } trip;
 
-static int cmp_trip(const void *x, const void *y)
+static int cmp_trip(const void *x, const void *y, void *names)
 {
     const trip *a = x, *b = y;
     if (a->grp != b->grp)
         return a->grp < b->grp ? -1 : 1;
     if (a->side != b->side)
         return a->side < b->side ? -1 : 1;
-    return cmp_id(&a->kname, &b->kname);
+    return cmp_id(&a->kname, &b->kname, names);
 }
 
 /* Sorted distinct triples of the summary rows; grp from grp_of (an id of
@@ -104,8 +103,8 @@ static trip *triples(tlm_diff *d, const tlm_dsummary *s, const int32_t *grp,
         t[k].kname = s->kname[s->r[i].first];
         k++;
     }
-    g_names = &d->names;
-    qsort(t, k, sizeof *t, cmp_trip);
+    if (k > 1)
+        qsort_r(t, k, sizeof *t, cmp_trip, &d->names);
     size_t u = 0;
     for (size_t i = 0; i < k; i++)
         if (!u || t[u - 1].grp != t[i].grp || t[u - 1].side != t[i].side ||

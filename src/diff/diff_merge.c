@@ -156,9 +156,11 @@ tlm_status tlm_diff_merge(tlm_diff *d, tlm_error *err)
     d->st.roots1 = r[0].n;
     d->st.roots2 = r[1].n;
     if (!r[0].n || !r[1].n) {
-        st = tlm_error_set(err, TLM_EINVAL, r[0].n ? "trace2" : "trace1", -1,
-                           "Both trees must have at least one root node in "
-                           "cpu_root_nodes (no cpu_op in the tree)");
+        const char *p = tlm_trace_path(d->s[r[0].n ? 1 : 0].tr);
+        st = tlm_error_set(err, TLM_EINVAL, p && *p ? p : r[0].n ? "trace2"
+                                                             : "trace1",
+                           -1, "no cpu_op in the call tree (TraceDiff needs "
+                           "at least one root node in each trace)");
         goto done;
     }
     size_t nr = r[0].n > r[1].n ? r[0].n : r[1].n;

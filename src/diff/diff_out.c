@@ -2,9 +2,11 @@
  * diff_out.c - merged_tree_output.txt (§5), tlmpi's diff_summary.csv, and
  * the rendering and staging of every output file.
  */
+#define _GNU_SOURCE 1 /* qsort_r */
 #include "diff_csv.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +75,7 @@ static int kind(const tlm_dnode *n)
 
 /* Pre-order with an explicit stack of (id, last, depth); the prefix is
  * cut back to the depth of each node. */
-void tlm_diff_tree_text(tlm_diff *d, tlm_sbuf *b)
+void tlm_diff_tree_text(tlm_diff *d, tlm_sbuf *b, FILE *fp, int *werr)
 {
     tlm_sbuf prefix;
     tlm_sbuf_init(&prefix);
@@ -92,6 +94,7 @@ void tlm_diff_tree_text(tlm_diff *d, tlm_sbuf *b)
         int32_t id = st.p[--st.n];
         prefix.len = (size_t)plen.p[depth];
         tree_line(d, b, &prefix, id, last);
+        tlm_diff_flush(b, fp, werr);
         const tlm_dnode *n = &d->nodes[id];
         if (!n->nkid)
             continue;
@@ -126,8 +129,7 @@ typedef struct opsum {
     double time[2];
 } opsum;
 
-static const tlm_dstrtab *g_nm;
-static int cmp_opsum(const void *x, const void *y)
+static int cmp_opsum(const void *x, const void *y, void *names)
 {
     const opsum *a = x, *b = y;
     double da = a->time[1] - a->time[0], db = b->time[1] - b->time[0];
@@ -135,8 +137,8 @@ static int cmp_opsum(const void *x, const void *y)
     db = db < 0 ? -db : db;
     if (da != db)
         return da > db ? -1 : 1;
-    return strcmp(tlm_dstrtab_str(g_nm, a->name, NULL),
-                  tlm_dstrtab_str(g_nm, b->name, NULL));
+    return strcmp(tlm_dstrtab_str(names, a->name, NULL),
+                  tlm_dstrtab_str(names, b->name, NULL));
 }
 
 /* Per cpu_op name over the whole of both traces: every linked GPU op is
@@ -196,16 +198,15 @@ tlm_status tlm_diff_summary_csv(tlm_diff *d, tlm_sbuf *b)
             v[at].time[k] += (double)s->ev[g].dur / 1000.0;
         }
     }
-    g_nm = &d->names;
-    if (nv)
-        qsort(v, nv, sizeof *v, cmp_opsum);
+    if (nv > 1)
+        qsort_r(v, nv, sizeof *v, cmp_opsum, &d->names);
     tlm_sbuf_puts(b, "op,count_trace1,count_trace2,gpu_time_trace1_us,"
                      "gpu_time_trace2_us,delta_us (trace2 - trace1),"
                      "delta_pct\n");
     for (size_t i = 0; i < nv; i++) {
         size_t n;
         const char *nm = tlm_dstrtab_str(&d->names, v[i].name, &n);
-        tlm_sbuf_csv_field(b, nm, n);
+        tlm_diff_csv(b, nm, n);
         tlm_sbuf_printf(b, ",%lld,%lld,", (long long)v[i].count[0],
                         (long long)v[i].count[1]);
         double t1 = rint(v[i].time[0] * 1000.0) / 1000.0;
@@ -274,16 +275,16 @@ tlm_status tlm_diff_render(tlm_diff *d, tlm_diff_file f, char **text,
     *text = NULL;
     *len = 0;
     if (f == TLM_DIFF_TREE) {
-        tlm_diff_tree_text(d, &b);
+        tlm_diff_tree_text(d, &b, NULL, NULL);
     } else if (f == TLM_DIFF_SUMMARY) {
         st = tlm_diff_summary_csv(d, &b);
     } else if ((unsigned)f < TLM_DIFF_NFILES) {
         st = tables(d);
         if (st == TLM_OK) {
             if (f == TLM_DIFF_STATS)
-                tlm_diff_stats_csv(d, d->cells, &b);
+                tlm_diff_stats_csv(d, d->cells, &b, NULL, NULL);
             else if (f == TLM_DIFF_UNIQUE)
-                tlm_diff_unique_csv(d, d->cells, d->sum, &b);
+                tlm_diff_unique_csv(d, d->cells, d->sum, &b, NULL, NULL);
             else
                 st = tlm_diff_map_json(d, d->cells, d->sum,
                                        f == TLM_DIFF_MAP ? -1
@@ -309,33 +310,96 @@ tlm_status tlm_diff_render(tlm_diff *d, tlm_diff_file f, char **text,
     return TLM_OK;
 }
 
+/* Writes output f to its temporary tmp. */
+static tlm_status write_one(tlm_diff *d, int f, const char *tmp,
+                            tlm_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    tlm_status st = TLM_OK;
+    FILE *fp = fopen(tmp, "wb");
+    if (!fp)
+        return tlm_error_set(err, TLM_EIO, tmp, -1, "cannot create");
+    int werr = 0;
+    if (f == TLM_DIFF_TREE || f == TLM_DIFF_STATS || f == TLM_DIFF_UNIQUE) {
+        /* streamed: they can be large (the cells are made already) */
+        tlm_sbuf b;
+        tlm_sbuf_init(&b);
+        if (f == TLM_DIFF_TREE)
+            tlm_diff_tree_text(d, &b, fp, &werr);
+        else if (f == TLM_DIFF_STATS)
+            tlm_diff_stats_csv(d, d->cells, &b, fp, &werr);
+        else
+            tlm_diff_unique_csv(d, d->cells, d->sum, &b, fp, &werr);
+        if (!b.oom && fwrite(b.p ? b.p : "", 1, b.len, fp) != b.len)
+            werr = 1;
+        if (b.oom)
+            st = tlm_error_set(err, TLM_ENOMEM, tmp, -1, "out of memory");
+        tlm_sbuf_free(&b);
+    } else if ((st = tlm_diff_render(d, (tlm_diff_file)f, &text, &len,
+                                     err)) == TLM_OK) {
+        werr = fwrite(text, 1, len, fp) != len;
+    }
+    free(text);
+    tlm_status cs = tlm_outset_fclose(fp, tmp, err);
+    if (st == TLM_OK)
+        st = cs;
+    if (st == TLM_OK && werr)
+        st = tlm_error_set(err, TLM_EIO, tmp, -1, "short write");
+    return st;
+}
+
+/* The helper thread's share: the tree and diff_stats.csv, which only
+ * read the diff (the cells are made before it starts); the calling
+ * thread writes the rest, which adds names to the diff's table. */
+typedef struct wjob {
+    tlm_diff *d;
+    const char *tmp[TLM_DIFF_NFILES];
+    tlm_error err;
+    tlm_status st;
+} wjob;
+
+static int in_helper(int f) { return f == TLM_DIFF_TREE || f == TLM_DIFF_STATS; }
+
+static void *write_helper(void *arg)
+{
+    wjob *j = arg;
+    j->st = TLM_OK;
+    for (int f = 0; f < TLM_DIFF_NFILES && j->st == TLM_OK; f++)
+        if (in_helper(f))
+            j->st = write_one(j->d, f, j->tmp[f], &j->err);
+    return NULL;
+}
+
 tlm_status tlm_diff_stage(tlm_diff *d, tlm_outset *set, const char *dir,
                           tlm_error *err)
 {
+    wjob j;
+    memset(&j, 0, sizeof j);
+    j.d = d;
+    tlm_error_clear(&j.err);
     for (int f = 0; f < TLM_DIFF_NFILES; f++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, FILE_NAMES[f]);
-        const char *tmp;
-        tlm_status st = tlm_outset_stage(set, path, &tmp, err);
-        if (st != TLM_OK)
-            return st;
-        char *text;
-        size_t len;
-        if ((st = tlm_diff_render(d, (tlm_diff_file)f, &text, &len, err)) !=
-            TLM_OK)
-            return st;
-        FILE *fp = fopen(tmp, "wb");
-        if (!fp) {
-            free(text);
-            return tlm_error_set(err, TLM_EIO, tmp, -1, "cannot create");
-        }
-        size_t w = fwrite(text, 1, len, fp);
-        free(text);
-        st = tlm_outset_fclose(fp, tmp, err);
-        if (st == TLM_OK && w != len)
-            st = tlm_error_set(err, TLM_EIO, tmp, -1, "short write");
+        tlm_status st = tlm_outset_stage(set, path, &j.tmp[f], err);
         if (st != TLM_OK)
             return st;
     }
-    return TLM_OK;
+    tlm_status st = tables(d);
+    if (st != TLM_OK)
+        return tlm_error_set(err, st, NULL, -1, "out of memory");
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, write_helper, &j) == 0;
+    for (int f = 0; f < TLM_DIFF_NFILES && st == TLM_OK; f++)
+        if (!in_helper(f))
+            st = write_one(d, f, j.tmp[f], err);
+    if (threaded)
+        pthread_join(th, NULL);
+    else
+        write_helper(&j);
+    if (st == TLM_OK && j.st != TLM_OK) {
+        *err = j.err;
+        st = j.st;
+    }
+    return st;
 }

@@ -4,7 +4,7 @@
  * then by the text of every column, and the cpu_op renaming of §8 that
  * TraceLens applies to it afterwards.
  */
-#define _GNU_SOURCE 1 /* memmem */
+#define _GNU_SOURCE 1 /* memmem, qsort_r */
 #include "diff_csv.h"
 
 #include <stdio.h>
@@ -25,7 +25,6 @@ typedef struct sctx {
     const tlm_dsum *r;
 } sctx;
 
-static sctx g_s; /* qsort has no context argument */
 
 static int cmp_text(const char *a, size_t an, const char *b, size_t bn)
 {
@@ -36,8 +35,9 @@ static int cmp_text(const char *a, size_t an, const char *b, size_t bn)
     return (an > bn) - (an < bn);
 }
 
-static int cmp_sum(const void *x, const void *y)
+static int cmp_sum(const void *x, const void *y, void *ctx)
 {
+    const sctx *g = ctx;
     const tlm_dsum *a = x, *b = y;
     if (a->ksum != b->ksum)
         return a->ksum > b->ksum ? -1 : 1;
@@ -57,14 +57,14 @@ static int cmp_sum(const void *x, const void *y)
             bn = strlen(pb);
         } else {
             int col = KEY_COLS[k ? k - 1 : 0];
-            pa = tlm_dcell(g_s.c, a->first, col, &an);
-            pb = tlm_dcell(g_s.c, b->first, col, &bn);
+            pa = tlm_dcell(g->c, a->first, col, &an);
+            pb = tlm_dcell(g->c, b->first, col, &bn);
             if (col == TLM_DC_LCA_NAME) {
-                if (g_s.d->rows[a->first].lca < 0) {
+                if (g->d->rows[a->first].lca < 0) {
                     pa = "None";
                     an = 4;
                 }
-                if (g_s.d->rows[b->first].lca < 0) {
+                if (g->d->rows[b->first].lca < 0) {
                     pb = "None";
                     bn = 4;
                 }
@@ -235,20 +235,20 @@ tlm_status tlm_dsummary_build(tlm_diff *d, const tlm_dcells *c,
 {
     memset(s, 0, sizeof *s);
     tlm_status st = TLM_ENOMEM;
-    tlm_dstrtab keys;
+    tlm_i3map keys;
     tlm_sbuf k;
     tlm_sbuf_init(&k);
-    int32_t *gid = NULL, *map = NULL;
-    if (tlm_dstrtab_init(&keys) != TLM_OK)
-        return TLM_ENOMEM;
+    int32_t *map = NULL;
     size_t n = d->nrows;
+    if (tlm_i3map_init(&keys, n + 16) != TLM_OK)
+        return TLM_ENOMEM;
     s->r = malloc((n + 1) * sizeof *s->r);
     s->kname = malloc((n + 1) * sizeof *s->kname);
     s->cname = malloc((n + 1) * sizeof *s->cname);
-    gid = malloc((n + 1) * sizeof *gid);
-    if (!s->r || !s->kname || !s->cname || !gid)
+    if (!s->r || !s->kname || !s->cname)
         goto done;
     for (size_t i = 0; i < n; i++) {
+        const tlm_drow *row = &d->rows[i];
         size_t ln;
         const char *t = tlm_dcell(c, i, TLM_DC_NAME, &ln);
         s->kname[i] = intern(d, t, ln);
@@ -256,31 +256,30 @@ tlm_status tlm_dsummary_build(tlm_diff *d, const tlm_dcells *c,
         s->cname[i] = intern(d, t, ln);
         if (s->kname[i] < 0 || s->cname[i] < 0)
             goto done;
-        if (d->s[d->rows[i].side].ev[d->rows[i].g].dur % 1000)
+        int64_t dur = d->s[row->side].ev[row->g].dur;
+        if (dur % 1000)
             s->kt_float = 1;
-        k.len = 0;
-        for (size_t q = 0; q < NKEY; q++) {
-            t = tlm_dcell(c, i, KEY_COLS[q], &ln);
-            tlm_sbuf_putn(&k, t, ln);
-            tlm_sbuf_putc(&k, '\x1f');
-        }
-        if (KEY_COLS[9] == TLM_DC_LCA_NAME && d->rows[i].lca < 0)
-            tlm_sbuf_putc(&k, '\x1e'); /* missing differs from "" */
-        if (k.oom)
-            goto done;
-        int32_t g = tlm_dstrtab_intern(&keys, k.p, k.len);
-        if (g < 0)
-            goto done;
-        gid[i] = g - 1;
-        if ((size_t)g > s->n) {
+        /* the grouping key (§7): the cpu_op's name and arguments follow
+         * from (side, cpu_op_uid); nn_module columns are constant; the
+         * text of busy_time from its value */
+        uint64_t busy;
+        memcpy(&busy, &row->busy, sizeof busy);
+        int64_t ka = (int64_t)s->kname[i] * 2 + row->side;
+        int64_t kb = (int64_t)row->cpu << 32 |
+                     (uint32_t)(row->lca < 0 ? 1 : row->lca_name * 2 + 2);
+        int32_t g = tlm_i3map_get(&keys, ka, kb, (int64_t)busy);
+        if (g < 0) {
+            g = (int32_t)s->n;
+            if (tlm_i3map_put(&keys, ka, kb, (int64_t)busy, g) != TLM_OK)
+                goto done;
             tlm_dsum *r = &s->r[s->n++];
             r->first = i;
             r->count = 0;
             r->ksum = 0;
         }
-        tlm_dsum *r = &s->r[gid[i]];
+        tlm_dsum *r = &s->r[g];
         r->count++;
-        r->ksum += (double)d->s[d->rows[i].side].ev[d->rows[i].g].dur / 1000.0;
+        r->ksum += (double)dur / 1000.0;
     }
     for (size_t i = 0; i < s->n; i++) {
         s->r[i].kmean = s->r[i].ksum / (double)s->r[i].count;
@@ -291,9 +290,9 @@ tlm_status tlm_dsummary_build(tlm_diff *d, const tlm_dcells *c,
         memcpy(s->r[i].mean_txt, k.p, k.len);
         s->r[i].mean_txt[k.len] = 0;
     }
-    g_s.d = d;
-    g_s.c = c;
-    qsort(s->r, s->n, sizeof *s->r, cmp_sum);
+    sctx g = {d, c, NULL};
+    if (s->n > 1)
+        qsort_r(s->r, s->n, sizeof *s->r, cmp_sum, &g);
     if (rename_map(d, s, &map) != TLM_OK)
         goto done;
     for (size_t i = 0; i < s->n; i++) {
@@ -303,10 +302,9 @@ tlm_status tlm_dsummary_build(tlm_diff *d, const tlm_dcells *c,
     d->st.summary_rows = s->n;
     st = TLM_OK;
 done:
-    free(gid);
     free(map);
     tlm_sbuf_free(&k);
-    tlm_dstrtab_free(&keys);
+    tlm_i3map_free(&keys);
     return st;
 }
 
@@ -319,7 +317,8 @@ void tlm_dsummary_free(tlm_dsummary *s)
 }
 
 void tlm_diff_unique_csv(tlm_diff *d, const tlm_dcells *c,
-                         const tlm_dsummary *s, tlm_sbuf *b)
+                         const tlm_dsummary *s, tlm_sbuf *b, FILE *fp,
+                         int *werr)
 {
     static const int cols[] = {
         TLM_DC_NAME, -1, TLM_DC_CPU_NAME, TLM_DC_CPU_UID, TLM_DC_SOURCE,
@@ -356,12 +355,13 @@ void tlm_diff_unique_csv(tlm_diff *d, const tlm_dcells *c,
                     tlm_sbuf_printf(b, "%.0f", r->ksum);
             } else if (col == TLM_DC_CPU_NAME) {
                 t = tlm_dstrtab_str(&d->names, r->cpu_name, &n);
-                tlm_sbuf_csv_field(b, t, n);
+                tlm_diff_csv(b, t, n);
             } else {
                 t = tlm_dcell(c, r->first, col, &n);
-                tlm_sbuf_csv_field(b, t, n);
+                tlm_diff_csv(b, t, n);
             }
         }
         tlm_sbuf_putc(b, '\n');
+        tlm_diff_flush(b, fp, werr);
     }
 }

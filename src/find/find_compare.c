@@ -61,10 +61,13 @@ static void c1(const fnd_ctx *t, const fnd_ctx *r, tlm_findings *f)
     for (size_t k = 0; k < 5; k++) {
         fnd_timeline(t->tl, rows[k], &tms[k], &tp[k]);
         fnd_timeline(r->tl, rows[k], &rms[k], &rp[k]);
-        tlm_sbuf_printf(b, "| %s | %.3f | %.3f | %+.3f | %+.1f | %.2f | "
-                           "%.2f |\n",
-                        rows[k], rms[k], tms[k], tms[k] - rms[k],
-                        100.0 * (tms[k] - rms[k]) / rms[k], rp[k], tp[k]);
+        tlm_sbuf_printf(b, "| %s | %.3f | %.3f | %+.3f | ", rows[k], rms[k],
+                        tms[k], tms[k] - rms[k]);
+        if (rms[k] != 0.0) /* no percentage of nothing */
+            tlm_sbuf_printf(b, "%+.1f", 100.0 * (tms[k] - rms[k]) / rms[k]);
+        else
+            tlm_sbuf_puts(b, "-");
+        tlm_sbuf_printf(b, " | %.2f | %.2f |\n", rp[k], tp[k]);
     }
     tlm_sbuf_putc(b, '\n');
     tlm_finding *x = fnd_add(f, "C1", TLM_FIND_INFO);
@@ -322,6 +325,60 @@ static void c5_side(const fnd_ctx *a, const fnd_ctx *b, int is_ref,
     }
 }
 
+/* 1 when some unified row of side c is named nm. */
+static int has_uni_name(const fnd_ctx *c, const char *nm)
+{
+    for (size_t i = 0; c->uni && i < c->uni->nrows; i++)
+        if (!strcmp(fnd_str(c->uni, i, "name"), nm))
+            return 1;
+    return 0;
+}
+
+/* C5 over ops_summary: names on one side only (not already reported from
+ * the unified rows), by their direct kernel time. */
+static void c5_ops(const fnd_ctx *a, const fnd_ctx *b, int is_ref,
+                   tlm_findings *f)
+{
+    for (size_t i = 0; a->ops && b->ops && i < a->ops->nrows; i++) {
+        const char *nm = fnd_str(a->ops, i, "name");
+        int other = 0;
+        for (size_t j = 0; j < b->ops->nrows && !other; j++)
+            other = !strcmp(fnd_str(b->ops, j, "name"), nm);
+        if (other || has_uni_name(a, nm))
+            continue;
+        double pct = 100.0 * 1000.0 *
+                     fnd_num(a->ops, i, "total_direct_kernel_time_ms") /
+                     a->e2e_us;
+        if (!(pct >= T(a, missing_pct)))
+            continue;
+        tlm_finding *x = fnd_add(f, "C5", pct >= T(a, missing_medium)
+                                              ? TLM_FIND_MEDIUM
+                                              : TLM_FIND_LOW);
+        if (!x)
+            return;
+        x->pct_e2e = pct;
+        fnd_set(f, &x->subject, nm);
+        tlm_sbuf s;
+        tlm_sbuf_init(&s);
+        tlm_sbuf_printf(&s, "%s (%.1f %% of %s time) has no counterpart in "
+                            "the %s: the two runs lower this part "
+                            "differently.",
+                        nm, pct, is_ref ? "reference" : "target",
+                        is_ref ? "target" : "reference");
+        fnd_setb(f, &x->text, &s);
+        fnd_set(f, &x->action_a, "Align the two call trees (TraceDiff "
+                                 "lowest-common-ancestor view) to compare "
+                                 "the differing subtrees as a whole.");
+        tlm_sbuf_reset(&s);
+        tlm_sbuf_printf(&s, "ops_summary:%s:total_direct_kernel_time_ms="
+                            "%.4f",
+                        is_ref ? "reference" : "target",
+                        fnd_num(a->ops, i, "total_direct_kernel_time_ms"));
+        fnd_setb(f, &x->evidence, &s);
+        tlm_sbuf_free(&s);
+    }
+}
+
 void fnd_rules_compare(const fnd_ctx *t, const fnd_ctx *r, tlm_findings *f)
 {
     if (!t->tl || !r->tl || !(t->e2e_us > 0) || !(r->e2e_us > 0)) {
@@ -330,6 +387,8 @@ void fnd_rules_compare(const fnd_ctx *t, const fnd_ctx *r, tlm_findings *f)
     }
     c1(t, r, f);
     coll_sets(t, r, f);
+    c5_ops(t, r, 0, f);
+    c5_ops(r, t, 1, f);
     if (!t->uni || !r->uni) {
         fnd_skip(f, "C2-C6", "a side has no unified_perf_summary table");
         return;

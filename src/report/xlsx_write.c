@@ -14,7 +14,8 @@
  * - I64: a number when |v| <= 2^53 (exact in Excel's doubles), else the
  *   decimal digits as text, so no digit is lost;
  * - STR: always a string cell (never a formula), cut to Excel's 32,767
- *   characters; an empty text is an empty cell;
+ *   characters; an empty text is an empty cell; a literal _xHHHH_ is
+ *   written _x005F_xHHHH_ (Excel's escape) so that it is not decoded;
  * - BOOL: a boolean.
  * Column widths follow the header's and the first 100 rows' text
  * lengths (numbers estimated, not printed: num_width), bounded to 8..60
@@ -26,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <xlsxwriter.h>
 
 #include "pyrepr.h"
@@ -105,23 +105,56 @@ static size_t excel_prefix(const char *s, int *cut)
     return i;
 }
 
+static int is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+           (c >= 'A' && c <= 'F');
+}
+
+/* s[i..] reads _xHHHH_, which Excel (and the reader) would decode. */
+static int escape_like(const char *s, size_t i, size_t n)
+{
+    return i + 7 <= n && s[i] == '_' && s[i + 1] == 'x' && is_hex(s[i + 2]) &&
+           is_hex(s[i + 3]) && is_hex(s[i + 4]) && is_hex(s[i + 5]) &&
+           s[i + 6] == '_';
+}
+
+/* A string cell of the first n bytes of s, a literal _xHHHH_ written
+ * _x005F_xHHHH_ so that it reads back as written (libxlsxwriter escapes
+ * control characters as _xHHHH_ but not such literals). */
+static lxw_error write_str(lxw_worksheet *ws, lxw_row_t r, lxw_col_t c,
+                           const char *s, size_t n, lxw_format *fmt)
+{
+    size_t extra = 0;
+    for (size_t i = 0; i < n; i++)
+        extra += escape_like(s, i, n) ? 6 : 0;
+    if (!extra && s[n] == '\0')
+        return worksheet_write_string(ws, r, c, s, fmt);
+    char *p = malloc(n + extra + 1);
+    if (!p)
+        return LXW_ERROR_MEMORY_MALLOC_FAILED;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (escape_like(s, i, n)) {
+            memcpy(p + k, "_x005F", 6);
+            k += 6;
+        }
+        p[k++] = s[i];
+    }
+    p[k] = '\0';
+    int cut;
+    p[excel_prefix(p, &cut)] = '\0'; /* the escapes count too */
+    lxw_error e = worksheet_write_string(ws, r, c, p, fmt);
+    free(p);
+    return e;
+}
+
 static lxw_error write_text(lxw_worksheet *ws, lxw_row_t r, lxw_col_t c,
-                            const char *s)
+                            const char *s, lxw_format *fmt)
 {
     int cut;
     size_t n = excel_prefix(s, &cut);
-    if (!n)
-        return LXW_NO_ERROR;
-    if (!cut)
-        return worksheet_write_string(ws, r, c, s, NULL);
-    char *p = malloc(n + 1);
-    if (!p)
-        return LXW_ERROR_MEMORY_MALLOC_FAILED;
-    memcpy(p, s, n);
-    p[n] = '\0';
-    lxw_error e = worksheet_write_string(ws, r, c, p, NULL);
-    free(p);
-    return e;
+    return n ? write_str(ws, r, c, s, n, fmt) : LXW_NO_ERROR;
 }
 
 static lxw_error write_cell(lxw_worksheet *ws, const tlm_tab *t, size_t row,
@@ -146,7 +179,7 @@ static lxw_error write_cell(lxw_worksheet *ws, const tlm_tab *t, size_t row,
     case TLM_COL_BOOL:
         return worksheet_write_boolean(ws, r, k, c->v.i != 0, NULL);
     default:
-        return c->v.s ? write_text(ws, r, k, c->v.s) : LXW_NO_ERROR;
+        return c->v.s ? write_text(ws, r, k, c->v.s, NULL) : LXW_NO_ERROR;
     }
 }
 
@@ -167,8 +200,7 @@ static lxw_error write_sheet(lxw_worksheet *ws, const tlm_xlsx_sheet *s,
         worksheet_freeze_panes(ws, 1, 0);
     for (size_t c = 0; c < t->ncols && !e; c++)
         e = t->colnames[c][0]
-                ? worksheet_write_string(ws, 0, (lxw_col_t)c,
-                                         t->colnames[c], head)
+                ? write_text(ws, 0, (lxw_col_t)c, t->colnames[c], head)
                 : worksheet_write_blank(ws, 0, (lxw_col_t)c, head);
     for (size_t r = 0; r < t->nrows && !e; r++)
         for (size_t c = 0; c < t->ncols && !e; c++)

@@ -3,8 +3,8 @@
 # kernel, an inserted op and a deleted root (tests/data/diff, made by
 # make_pair.py): exact merged tree, key rows of diff_stats.csv and
 # diff_summary.csv; a trace against itself; bad input (missing file,
-# corrupt JSON, outputs exist without --force, no GPU op); two shared
-# traces when ../shared is present.
+# corrupt JSON, outputs exist without --force, no GPU op, no cpu_op);
+# two shared traces when ../shared is present.
 set -u
 TLMPI="${TLMPI:?TLMPI not set}"
 SRC="${TLM_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -65,6 +65,12 @@ JSON
 check "no GPU ops: exit 0" test $? -eq 0
 check "no GPU ops: said on stderr" grep -q "no GPU op" "$WORK/err"
 check "no GPU ops: tree written" grep -qx '└── aten::empty' "$WORK/nogpu/merged_tree_output.txt"
+printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2}]}' \
+    > "$WORK/nocpu.json"
+"$TLMPI" diff "$D/a.json" "$WORK/nocpu.json" --output_dir "$WORK/nocpu" 2> "$WORK/err"
+check "no cpu_op: exit 1" test $? -eq 1
+check "no cpu_op: file named" grep -q "nocpu.json: no cpu_op" "$WORK/err"
+check "no cpu_op: nothing written" test -z "$(ls -A "$WORK/nocpu" 2>/dev/null)"
 "$TLMPI" diff "$D/a.json" --output_dir "$WORK/x" 2> /dev/null
 check "one trace: usage error" test $? -eq 2
 

@@ -1,12 +1,14 @@
 #!/bin/bash
 # The report's workbook (issue 15 item 2, docs/report.md "Workbook"):
 #   --output_xlsx_path beside --output_csvs_dir: one worksheet per CSV in
-#   TraceLens's order, the same cells (xlsx_vs_csv.py, an independent
-#   stdlib reader); TraceLens's default path beside the trace with
-#   report.md beside it; an existing workbook kept without --force; an
+#   TraceLens's order (findings.csv, tlmpi's, is not a sheet), the same
+#   cells (xlsx_vs_csv.py, an independent stdlib reader), header frozen,
+#   no formula; the workbook alone (no report.md without a CSV folder, as
+#   TraceLens); TraceLens's default path beside the trace; an existing workbook kept without --force; an
 #   unwritable workbook folder refused before any work, naming the option
 #   and the file, nothing written; the perf-model coverage in report.md
-#   and on stderr; the shared Qwen trace's workbook against its CSVs; the
+#   and on stderr; a folder that cannot be made and a bad trace write
+#   nothing; the shared Qwen trace's workbook against its CSVs; the
 #   multi-rank analysis' workbook (--output_xlsx_path): the collective
 #   sheets = their CSVs, then the per-rank summaries; refused with
 #   --no_report.
@@ -35,9 +37,22 @@ check "workbook written" test -s "$WORK/w/r.xlsx"
 check "workbook cells = CSV cells" test $? -eq 0
 cat "$WORK/diff.txt"
 check "sheets in TraceLens's order" test "$(tr '\n' ' ' < "$WORK/sheets.txt")" = \
-    "gpu_timeline ops_summary_by_category ops_summary ops_unique_args unified_perf_summary GEMM BinaryElementwise kernel_summary short_kernel_histogram short_kernels_summary findings "
-check "one worksheet per CSV" test "$(wc -l < "$WORK/sheets.txt")" -eq \
-    "$(ls "$WORK/c"/*.csv | wc -l)"
+    "gpu_timeline ops_summary_by_category ops_summary ops_unique_args unified_perf_summary GEMM BinaryElementwise kernel_summary short_kernel_histogram short_kernels_summary "
+check "one worksheet per CSV but findings.csv" test "$(wc -l < "$WORK/sheets.txt")" -eq \
+    "$(ls "$WORK/c"/*.csv | grep -vc /findings.csv)"
+"$PY" - "$WORK/w/r.xlsx" <<'PYEOF'
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+for n in z.namelist():
+    if n.startswith("xl/worksheets/sheet"):
+        x = z.read(n).decode()
+        assert 'ySplit="1"' in x and 'state="frozen"' in x, n
+        assert "<f>" not in x, n
+PYEOF
+check "header rows frozen, no formula" test $? -eq 0
+check "the workbook alone" "$TLMPI" report "$T" --output_xlsx_path "$WORK/alone.xlsx" --quiet
+check "... written, no report.md without a folder" test -s "$WORK/alone.xlsx" -a ! -e "$WORK/alone.md" -a ! -e "$WORK/report.md"
+check "... no CSV" test -z "$(ls "$WORK" | grep '\.csv$')"
 check "report.md stays in the CSV folder" test -s "$WORK/c/report.md"
 check "no report.md beside a named workbook with a CSV folder" \
     test ! -e "$WORK/w/r.md"
@@ -53,10 +68,10 @@ gzip -c "$T" > "$WORK/d/run.json.gz"
 "$TLMPI" report "$WORK/d/run.json.gz" 2> "$WORK/d.err"
 check "default workbook: exit 0" test $? -eq 0
 check "default workbook beside the trace" test -s "$WORK/d/run_perf_report.xlsx"
-check "report.md beside it" grep -q "^## Perf-model coverage" "$WORK/d/run_perf_report.md"
+check "no report.md beside it" test ! -e "$WORK/d/run_perf_report.md"
 check "stderr says where the workbook went" grep -q \
     "run_perf_report.xlsx (beside the trace" "$WORK/d.err"
-check "nothing else written" test "$(ls "$WORK/d" | wc -l)" -eq 3
+check "nothing else written" test "$(ls "$WORK/d" | wc -l)" -eq 2
 "$TLMPI" report "$WORK/d/run.json.gz" --output_csvs_dir "$WORK/dc" --quiet
 "$PY" "$CHECK" "$WORK/d/run_perf_report.xlsx" "$WORK/dc" > /dev/null
 check "default workbook = the CSVs" test $? -eq 0
@@ -76,10 +91,19 @@ check "... names the option" grep -q -- "--output_xlsx_path" "$WORK/nd.err"
 check "... names the file" grep -q "notadir/r.xlsx" "$WORK/nd.err"
 check "... no CSV written" test -z "$(ls -A "$WORK/nc" 2>/dev/null)"
 
+"$TLMPI" report "$T" --output_xlsx_path /proc/no/such/x.xlsx --quiet 2> "$WORK/pr.err"
+check "folder that cannot be made: exit 1" test $? -eq 1
+check "... names it" grep -q "/proc/no" "$WORK/pr.err"
+"$TLMPI" report "$S/tests/data/bad_truncated.json" --output_csvs_dir \
+    "$WORK/bad" --output_xlsx_path "$WORK/bad.xlsx" --quiet 2> /dev/null
+check "bad trace: exit 1" test $? -eq 1
+check "bad trace: no workbook" test ! -e "$WORK/bad.xlsx"
+check "bad trace: no temporaries" test -z "$(ls -A "$WORK" | grep 'bad\.xlsx\..*\.tmp$')"
+
 # ---- coverage: the ops without a perf model
 check "coverage on stderr" grep -q "perf-model coverage: 0 op names without a model (0 of 2 ops" "$WORK/d.err"
 check "coverage in report.md: all modelled" grep -q \
-    "^Every op with GPU time has a perf model (2 ops" "$WORK/d/run_perf_report.md"
+    "^Every op with GPU time has a perf model (2 ops" "$WORK/dc/report.md"
 
 # ---- the shared Qwen trace: workbook = CSVs, coverage lists aten::cat
 Q="${TLM_SHARED_DIR:-$S/../shared}/traces/qwen_h100/trace.json.gz"
@@ -90,7 +114,7 @@ if [ -f "$Q" ]; then
     "$PY" "$CHECK" "$WORK/q.xlsx" "$WORK/q" > "$WORK/q.sheets" 2> "$WORK/q.diff"
     check "qwen: workbook cells = CSV cells" test $? -eq 0
     head -n 5 "$WORK/q.diff"
-    check "qwen: 14 sheets" test "$(wc -l < "$WORK/q.sheets")" -eq 14
+    check "qwen: 13 sheets" test "$(wc -l < "$WORK/q.sheets")" -eq 13
     # (which ops lack a model moves with the op registry: read it back)
     top=$(sed -n 's/.*perf-model coverage: .*; top: \([^ ]*\) (.*/\1/p' "$WORK/q.err")
     check "qwen: coverage on stderr names the top op" test -n "$top"

@@ -27,7 +27,7 @@ check "... the report of that trace" grep -q "^total_time,0.10425,100.0$" "$WORK
 R "$T" --profile_json_path "$WORK/other.json" --output_csvs_dir "$WORK/x" 2> "$WORK/e"
 check "two traces: exit 2" test $? -eq 2
 check "--output_xlsx_path" R --profile_json_path "$T" --output_xlsx_path "$WORK/o.xlsx"
-check "... workbook only (no CSV folder)" test -s "$WORK/o.xlsx" -a -s "$WORK/o.md"
+check "... workbook only (no CSV folder, no report.md)" test -s "$WORK/o.xlsx" -a ! -e "$WORK/o.md"
 check "--enable_kernel_summary" R "$T" --disable_kernel_summary --enable_kernel_summary --output_csvs_dir "$WORK/ks"
 check "... kernel_summary written" test -s "$WORK/ks/kernel_summary.csv"
 check "--short_kernel_study --short_kernel_threshold_us 5" R "$T" --disable_short_kernel_study --short_kernel_study --short_kernel_threshold_us 5 --output_csvs_dir "$WORK/sk"

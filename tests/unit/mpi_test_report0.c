@@ -144,7 +144,7 @@ static void test_sheets(void **state)
     assert_int_equal(tlm_outset_init(&set, 0, &err), TLM_OK);
     assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
     /* nothing is published before the commit */
-    assert_int_equal(set.n, 6);
+    assert_int_equal(set.n, 7); /* report.md, 5 sheets, findings.csv */
     assert_null(slurp("report.md"));
     assert_int_equal(tlm_outset_commit(&set, &err), TLM_OK);
     tlm_outset_free(&set);
@@ -173,6 +173,11 @@ static void test_sheets(void **state)
     assert_non_null(slurp("nccl_summary_implicit_sync.csv"));
     assert_non_null(slurp("nccl_long.csv"));
     assert_non_null(slurp("nccl_summary_long.csv"));
+    s = slurp("findings.csv"); /* no findings: the header */
+    assert_non_null(s);
+    assert_string_equal(s, "id,rule,mode,severity,subject,pct_e2e,eff,"
+                           "bound,impact_low,impact_mid,impact_high,text,"
+                           "action_a,action_b,replay,evidence\n");
 
     /* existing outputs are refused without force, naming the file */
     assert_int_equal(tlm_outset_init(&set, 0, &err), TLM_OK);

@@ -801,6 +801,30 @@ static void test_compare_latency_missing_count(void **state)
     tlm_findings_free(f);
     fx_free(&t);
     fx_free(&r);
+    /* ops_summary names on one side only (no unified row): 1.5 % vs
+     * 0.99 % of E2E */
+    side(&t, 10000, 100, NULL, 0);
+    side(&r, 10000, 100, NULL, 0);
+    const char *on[2] = {"aten::only_ops_t", "aten::only_ops_r"};
+    const double oms[2] = {1.5, 0.99};
+    fx *sd[2] = {&t, &r};
+    for (size_t k = 0; k < 2; k++) {
+        tlm_tab *o = mk("ops_summary", "name:s|total_direct_kernel_time_ms:"
+                                       "f|Count:i|Percentage (%):f");
+        size_t q = row(o);
+        sets(o, q, "name", on[k]);
+        setn(o, q, "total_direct_kernel_time_ms", oms[k]);
+        q = row(o);
+        sets(o, q, "name", "aten::x");
+        setn(o, q, "total_direct_kernel_time_ms", 10);
+        fx_add(sd[k], o);
+    }
+    f = compare(&t, &r);
+    assert_int_equal(count(f, "C5"), 1);
+    assert_string_equal(get(f, "C5")->subject, "aten::only_ops_t");
+    tlm_findings_free(f);
+    fx_free(&t);
+    fx_free(&r);
     /* idle +5 points: a C1 finding; +4.99: none */
     const double idle[] = {10, 9.99};
     const int want[] = {2, 1};

@@ -4,7 +4,9 @@
  * - every column type round-trips: floats (null and NaN empty, inf
  *   empty; 16 significant digits, libxlsxwriter's %.16G), ints (above
  *   2^53 as exact text), texts (µ, a formula-like
- *   "=1+1" stays a string, an empty text is an empty cell), booleans;
+ *   "=1+1" stays a string, an empty text is an empty cell, a literal
+ *   _x0041_ and a control character come back as written, a text
+ *   above 32,767 characters is cut there), booleans;
  *   typed again (tlm_rawtab_to_tab) the table writes the same CSV;
  * - sheets in order with their names, an empty table (header only), a
  *   table with no columns;
@@ -80,7 +82,7 @@ static tlm_tab *sample(void)
     tlm_tab_set_s(t, 1, 2, "=1+1", 4);
     tlm_tab_set_s(t, 2, 2, "a,\"b\"\nc", 7);
     tlm_tab_set_s(t, 0, 5, "aten::mm", 8);
-    tlm_tab_set_s(t, 3, 5, "x", 1);
+    tlm_tab_set_s(t, 3, 5, "x_x0041_\001y", 10); /* reads back as is */
     return t;
 }
 
@@ -224,6 +226,35 @@ static void test_special_values(void **state)
     tlm_tab_free(t);
 }
 
+/* Texts above Excel's 32,767 characters are cut there (characters, not
+ * bytes). */
+static void test_long_text(void **state)
+{
+    (void)state;
+    const char *cols[] = {"s"};
+    const tlm_coltype ty[] = {TLM_COL_STR};
+    tlm_tab *t = tlm_tab_new("l", 1, cols, ty);
+    size_t n = 40000 * strlen("µ");
+    char *big = malloc(n + 1);
+    for (size_t i = 0; i < n; i += 2)
+        memcpy(big + i, "µ", 2);
+    big[n] = '\0';
+    tlm_tab_add_row(t);
+    tlm_tab_add_row(t);
+    tlm_tab_set_s(t, 0, 0, big, n);
+    memset(big, 'a', 40000);
+    tlm_tab_set_s(t, 1, 0, big, 40000);
+    free(big);
+    tlm_xlsx_sheet s = {t, "l", NULL};
+    const char *path = tmp("long.xlsx");
+    assert_int_equal(tlm_xlsx_write(path, &s, 1, NULL), TLM_OK);
+    tlm_tab *b = read_back(path, "l");
+    assert_int_equal(strlen(tlm_tab_cell(b, 0, 0)->v.s), 32767 * 2);
+    assert_int_equal(strlen(tlm_tab_cell(b, 1, 0)->v.s), 32767);
+    tlm_tab_free(b);
+    tlm_tab_free(t);
+}
+
 static void refused(const char *name1, const char *name2, tlm_status st,
                     const char *want)
 {
@@ -304,6 +335,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_special_values),
+        cmocka_unit_test(test_long_text),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_sheet_names),
     };

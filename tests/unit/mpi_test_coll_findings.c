@@ -1,0 +1,203 @@
+/*
+ * mpi_test_coll_findings.c - the collective findings of the analysis
+ * (coll_findings.c) on hand-made rows: each rule M1-M4 triggered and not
+ * triggered by its threshold, the link peaks, the order and the ids.
+ */
+#define _GNU_SOURCE 1 /* open_memstream */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "coll_findings.h"
+
+/* Two ranks of 10 ms GPU time, 2 ms exposed communication of 4 ms. */
+static tlm_row_timeline tl[2];
+/* pg "1": 16 MiB allreduce, busbw 100 GB/s, skew 50 us vs 100 us latency */
+static tlm_row_summary sum[1];
+static tlm_row_straggler strag[3];
+
+static void setup_rows(void)
+{
+    memset(tl, 0, sizeof tl);
+    for (int i = 0; i < 2; i++) {
+        tl[i].trace_rank = i;
+        tl[i].total_ns = 10000000;
+        tl[i].exposed_comm_ns = 2000000;
+        tl[i].total_comm_ns = 4000000;
+    }
+    memset(sum, 0, sizeof sum);
+    snprintf(sum[0].pg_name, sizeof sum[0].pg_name, "1");
+    snprintf(sum[0].pg_desc, sizeof sum[0].pg_desc, "TP");
+    snprintf(sum[0].coll, sizeof sum[0].coll, "allreduce");
+    snprintf(sum[0].dtype, sizeof sum[0].dtype, "BFloat16");
+    sum[0].bytes = 16 << 20;
+    sum[0].group_size = 2;
+    sum[0].count = 10;
+    sum[0].total_latency_ns = 1000000;
+    sum[0].latency_ns_mean = 100000;
+    sum[0].start_skew_corr_ns_mean = 50000;
+    sum[0].busbw_gbps_mean = 100.0;
+    memset(strag, 0, sizeof strag);
+    strag[0].trace_rank = 0; /* a per-group row: ignored */
+    strag[0].wait_caused_corr_ns = 999999999;
+    strag[1].trace_rank = 0;
+    strag[1].overall = 1;
+    strag[2].trace_rank = 1;
+    strag[2].overall = 1;
+    strag[2].n_instances = 10;
+    strag[2].times_last_corr = 10;
+    strag[2].wait_caused_corr_ns = 1000000;
+}
+
+static tlm_mpi_find_in input(int64_t straggler)
+{
+    tlm_mpi_find_in in = {tl,    2, sum, 1, strag, 3, straggler,
+                          100000, "H100"};
+    return in;
+}
+
+static const tlm_row_finding *rule(const tlm_row_finding *v, size_t n,
+                                   const char *r)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i].rule, r))
+            return &v[i];
+    return NULL;
+}
+
+static void test_all_rules(void **state)
+{
+    (void)state;
+    setup_rows();
+    tlm_mpi_find_opts o;
+    tlm_mpi_find_opts_init(&o);
+    tlm_mpi_find_in in = input(1);
+    tlm_row_finding *v = NULL;
+    size_t n = 0;
+    assert_int_equal(tlm_mpi_findings_build(&in, &o, &v, &n), TLM_OK);
+    assert_int_equal(n, 4);
+    /* M1: 1 ms caused over 2 ranks x 10 ms = 5 % */
+    const tlm_row_finding *f = rule(v, n, "M1");
+    assert_non_null(f);
+    assert_string_equal(f->subject, "rank 1");
+    assert_true(fabs(f->pct_e2e - 5.0) < 1e-9);
+    assert_string_equal(f->severity, "high");
+    assert_string_equal(f->mode, "mpi");
+    /* M2: 50 us x 10 calls / 10 ms = 5 % */
+    f = rule(v, n, "M2");
+    assert_non_null(f);
+    assert_true(fabs(f->pct_e2e - 5.0) < 1e-9);
+    assert_non_null(strstr(f->subject, "allreduce 16.0 MiB BFloat16 on TP"));
+    /* M3: 100 of 450 GB/s: 22 %, 1 ms x (1 - 100/450) / 10 ms */
+    f = rule(v, n, "M3");
+    assert_non_null(f);
+    assert_true(fabs(f->eff - 100.0 * 100.0 / 450.0) < 1e-9);
+    assert_true(fabs(f->pct_e2e - 10.0 * (1.0 - 100.0 / 450.0)) < 1e-9);
+    assert_string_equal(f->severity, "high");
+    /* M4: 2 of 10 ms */
+    f = rule(v, n, "M4");
+    assert_non_null(f);
+    assert_true(fabs(f->pct_e2e - 20.0) < 1e-9);
+    /* report order: by severity, then impact; ids P1.. */
+    assert_string_equal(v[0].rule, "M4");
+    assert_string_equal(v[1].rule, "M3");
+    assert_string_equal(v[0].id, "P1");
+    assert_string_equal(v[3].id, "P4");
+    free(v);
+}
+
+static void test_rules_off(void **state)
+{
+    (void)state;
+    setup_rows();
+    tlm_mpi_find_opts o;
+    tlm_mpi_find_opts_init(&o);
+    tlm_row_finding *v = NULL;
+    size_t n = 0;
+    /* no straggler verdict; skew under 60 % of latency; peak 150 GB/s
+     * (100 > 50 % of it); exposed 20 % under 25 % */
+    tlm_mpi_find_in in = input(-1);
+    o.skew_pct = 60;
+    o.link_peak_gbps = 150;
+    o.exposed_pct = 25;
+    assert_int_equal(tlm_mpi_findings_build(&in, &o, &v, &n), TLM_OK);
+    assert_int_equal(n, 0);
+    free(v);
+    /* the absolute skew floor alone, and the message size floor alone */
+    tlm_mpi_find_opts_init(&o);
+    o.skew_min_us = 51;
+    o.busbw_min_bytes = (double)(32 << 20);
+    o.exposed_pct = 25;
+    assert_int_equal(tlm_mpi_findings_build(&in, &o, &v, &n), TLM_OK);
+    assert_int_equal(n, 0);
+    free(v);
+    /* an unknown GPU has no peak: no M3 */
+    tlm_mpi_find_opts_init(&o);
+    in.gpu_arch = "";
+    assert_int_equal(tlm_mpi_findings_build(&in, &o, &v, &n), TLM_OK);
+    assert_null(rule(v, n, "M3"));
+    assert_non_null(rule(v, n, "M2"));
+    free(v);
+}
+
+static void test_link_peak(void **state)
+{
+    (void)state;
+    tlm_mpi_find_opts o;
+    tlm_mpi_find_opts_init(&o);
+    assert_true(tlm_mpi_link_peak(&o, "H100", 8) == 450.0);
+    assert_true(tlm_mpi_link_peak(&o, "MI300X", 8) == 448.0);
+    assert_true(tlm_mpi_link_peak(&o, "MI300X-MAF", 4) == 448.0);
+    assert_true(tlm_mpi_link_peak(&o, "B200", 2) == 900.0);
+    assert_true(tlm_mpi_link_peak(&o, "H100", 16) == TLM_FIND_INTER_GBPS);
+    assert_true(tlm_mpi_link_peak(&o, "", 8) == 0.0);
+    o.gpus_per_node = 4;
+    assert_true(tlm_mpi_link_peak(&o, "H100", 8) == TLM_FIND_INTER_GBPS);
+    o.link_peak_gbps = 123;
+    assert_true(tlm_mpi_link_peak(&o, "H100", 64) == 123.0);
+}
+
+static void test_md(void **state)
+{
+    (void)state;
+    setup_rows();
+    tlm_mpi_find_opts o;
+    tlm_mpi_find_opts_init(&o);
+    tlm_mpi_find_in in = input(1);
+    snprintf(sum[0].pg_desc, sizeof sum[0].pg_desc, "a|b");
+    tlm_row_finding *v = NULL;
+    size_t n = 0;
+    assert_int_equal(tlm_mpi_findings_build(&in, &o, &v, &n), TLM_OK);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    tlm_mpi_findings_md(f, v, n, &o);
+    tlm_mpi_findings_md_appendix(f, &o);
+    fclose(f);
+    assert_non_null(strstr(buf, "## Findings"));
+    assert_non_null(strstr(buf, "on a\\|b")); /* escaped */
+    assert_null(strstr(buf, "on a|b"));
+    assert_non_null(strstr(buf, "| --findings_skew_pct | 25 |"));
+    assert_non_null(strstr(buf, "| --findings_busbw_min_bytes | 1048576 |"));
+    free(buf);
+    free(v);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_all_rules),
+        cmocka_unit_test(test_rules_off),
+        cmocka_unit_test(test_link_peak),
+        cmocka_unit_test(test_md),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
