@@ -320,6 +320,17 @@ static int check_inputs(rargs *a)
     return 0;
 }
 
+/* At most 60 bytes of a name from the trace, control characters as '?'
+ * (a terminal must not receive escape sequences from a trace). */
+static const char *safe_name(const char *s, char *buf, size_t cap)
+{
+    size_t k = 0;
+    for (; s[k] && k < 60 && k + 1 < cap; k++)
+        buf[k] = (unsigned char)s[k] < 0x20 || s[k] == 0x7f ? '?' : s[k];
+    buf[k] = '\0';
+    return buf;
+}
+
 /* The ops without a perf model on stderr (coverage.c). */
 static void coverage_line(const tlm_report *rep)
 {
@@ -334,9 +345,11 @@ static void coverage_line(const tlm_report *rep)
             "%.0f ops, %.3f ms = %.1f%% of op kernel time)%s",
             c.n, c.none_count, c.all_count, c.none_us / 1e3,
             c.none_us / all * 100.0, c.n ? "; top:" : "\n");
+    char nb[64];
     for (size_t i = 0; i < c.n && i < 5; i++)
-        fprintf(stderr, "%s %.60s (%.0f, %.3f ms)", i ? "," : "",
-                c.v[i].name, c.v[i].count, c.v[i].time_us / 1e3);
+        fprintf(stderr, "%s %s (%.0f, %.3f ms)", i ? "," : "",
+                safe_name(c.v[i].name, nb, sizeof nb), c.v[i].count,
+                c.v[i].time_us / 1e3);
     if (c.n)
         fprintf(stderr, "%s\n", c.n > 5 ? ", ..." : "");
     tlm_coverage_free(&c);
