@@ -92,8 +92,11 @@ TLM_API int tlm_kernel_is_communication(const char *kernel_name);
     X(TLM_PERF_SHEET_SDPA_BWD, "SDPA_bwd")                  \
     X(TLM_PERF_SHEET_CONV_FWD, "CONV_fwd")                  \
     X(TLM_PERF_SHEET_CONV_BWD, "CONV_bwd")                  \
+    X(TLM_PERF_SHEET_INFATTN_FWD, "InferenceAttention_fwd") \
     X(TLM_PERF_SHEET_BINARY, "BinaryElementwise")           \
+    X(TLM_PERF_SHEET_ROPE_FWD, "RoPE_fwd")                  \
     X(TLM_PERF_SHEET_UNARY, "UnaryElementwise")             \
+    X(TLM_PERF_SHEET_RMSNORM_FWD, "RMSNorm_fwd")            \
     X(TLM_PERF_SHEET_NORM, "Normalization")                 \
     X(TLM_PERF_SHEET_REDUCE_FWD, "Reduce_fwd")              \
     X(TLM_PERF_SHEET_REDUCE_BWD, "Reduce_bwd")
@@ -110,7 +113,9 @@ TLM_API const char *tlm_perf_sheet_name(tlm_perf_sheet s);
 
 /* 1 if tlmpi has a perf model for this exact op name (TraceLens's
  * op_to_perf_model_class_map restricted to the models tlmpi implements;
- * see docs/metrics-perf.md), else 0. */
+ * see docs/metrics-perf.md), or the name is a Triton-compiled op
+ * (triton_poi_, triton_red_, triton_per_: modelled only when its args
+ * allow, tlm_perf_can_model), else 0. */
 TLM_API int tlm_perf_has_model(const char *op_name);
 
 /* The model's own category for a pass (class.category for bwd == 0,
@@ -143,7 +148,17 @@ typedef struct tlm_perf_args {
      * param, [perfreport] §5.2); may be NULL when n_kernels == 0. */
     const char *const *kernel_names;
     size_t n_kernels;
+    /* The op's annotation text (TraceToTree.apply_annotation: only
+     * vllm::unified_attention_with_output ops get one), or NULL (None).
+     * Read by the InferenceAttention models (addendum A4.4). */
+    const char *annotation;
 } tlm_perf_args;
+
+/* has_perf_model of one op event: tlm_perf_has_model(args->name), and for
+ * a Triton-compiled op TraceLens's can_model: "Concrete Inputs", "Input
+ * Dims" and "Input type" non-empty and some Concrete Input an integer.
+ * NULL -> 0. */
+TLM_API int tlm_perf_can_model(const tlm_perf_args *args);
 
 #define TLM_PERF_MAX_PARAMS 24
 #define TLM_PERF_PARAM_NAME 32

@@ -64,6 +64,9 @@ tlm_tab *tlm_tab_select(const tlm_tab *t, const char *name,
  * into a text column prints as Python's str()). */
 void tlm_tab_copy_cell(tlm_tab *d, size_t dr, size_t dc, const tlm_tab *s,
                        size_t sr, size_t sc);
+/* Appends a non-missing cell's text as pandas prints an object column's
+ * value (Python's str(): 48, 1.5, True, the text itself). */
+void tlm_tab_cell_text(const tlm_tab *t, size_t r, size_t c, tlm_sbuf *b);
 /* 1 when every cell of column c is missing. */
 int tlm_tab_col_empty(const tlm_tab *t, size_t c);
 /* Stable sort of row indices by column c descending, missing last. */

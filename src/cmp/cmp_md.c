@@ -48,6 +48,20 @@ static void put_num(tlm_sbuf *b, const tlm_tab *t, size_t row,
         tlm_sbuf_puts(b, "-");
 }
 
+/* Cell (row, col) of t, of any type, escaped (empty when missing). */
+static void put_cell(tlm_sbuf *b, const tlm_tab *t, size_t row, size_t col,
+                     size_t maxlen)
+{
+    tlm_sbuf s;
+    tlm_sbuf_init(&s);
+    if (!tlm_tab_cell(t, row, col)->null)
+        tlm_tab_cell_text(t, row, col, &s);
+    if (s.oom)
+        b->oom = 1;
+    tlm_sbuf_md(b, s.len ? s.p : "", maxlen, TLM_MD_TEXT);
+    tlm_sbuf_free(&s);
+}
+
 static void inputs(const tlm_cmp_md_in *in, tlm_sbuf *b)
 {
     tlm_sbuf_puts(b, "| tag | role | report |\n|---|---|---|\n");
@@ -79,9 +93,8 @@ static void timeline(const tlm_cmp_md_in *in, tlm_sbuf *b)
         tlm_sbuf_puts(b, "|---:|---:|---:");
     tlm_sbuf_puts(b, "|\n");
     for (size_t r = 0; r < t->nrows; r++) {
-        const tlm_cell *c = tlm_tab_cell(t, r, (size_t)ty);
         tlm_sbuf_puts(b, "| ");
-        tlm_sbuf_md(b, c->null ? "" : c->v.s, 64, TLM_MD_TEXT);
+        put_cell(b, t, r, (size_t)ty, 64);
         tlm_sbuf_puts(b, " | ");
         put_num(b, t, r, in->tags[0], "time ms", "%.3f");
         for (size_t v = 1; v < in->n; v++) {
@@ -146,12 +159,11 @@ static void top_ops(const tlm_cmp_md_in *in, size_t v, tlm_sbuf *b)
                      "|---|---:|---:|---:|---:|\n");
     for (size_t i = 0; i < k && i < TOP_OPS; i++) {
         size_t r = d[i].row;
-        const tlm_cell *c = tlm_tab_cell(t, r, (size_t)nm);
         char pn[300];
         snprintf(pn, sizeof pn, "total_direct_kernel_time_ms__%s_pct",
                  in->tags[v]);
         tlm_sbuf_puts(b, "| ");
-        tlm_sbuf_md(b, c->null ? "" : c->v.s, 120, TLM_MD_TEXT);
+        put_cell(b, t, r, (size_t)nm, 120);
         tlm_sbuf_puts(b, " | ");
         put_num(b, t, r, in->tags[0], "total_direct_kernel_time_ms", "%.3f");
         tlm_sbuf_puts(b, " | ");
@@ -205,10 +217,30 @@ static int formula_like(const char *s)
     return end == s || *end != '\0';
 }
 
+/* A column name (a tag or a report's header) guarded as a cell is. */
+static int guard_name(char **name)
+{
+    if (!formula_like(*name))
+        return 0;
+    size_t n = strlen(*name);
+    char *p = malloc(n + 2);
+    if (!p)
+        return -1;
+    p[0] = '\'';
+    memcpy(p + 1, *name, n + 1);
+    free(*name);
+    *name = p;
+    return 0;
+}
+
 tlm_status tlm_cmp_guard_formulas(tlm_cmp_result *r, tlm_error *err)
 {
     for (size_t i = 0; i < r->n; i++) {
         tlm_tab *t = r->v[i].t;
+        for (size_t c = 0; c < t->ncols; c++)
+            if (guard_name(&t->colnames[c]) != 0)
+                return tlm_error_set(err, TLM_ENOMEM, NULL, -1,
+                                     "out of memory");
         for (size_t c = 0; c < t->ncols; c++) {
             if (t->coltypes[c] != TLM_COL_STR)
                 continue;

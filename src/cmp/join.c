@@ -46,8 +46,18 @@ static int key_cell_cmp(const tlm_tab *a, size_t ra, size_t ca,
         int c = strcmp(x->v.s, y->v.s);
         return (c > 0) - (c < 0);
     }
+    if (tx == TLM_COL_BOOL || ty == TLM_COL_BOOL) { /* vs "True"/"False" */
+        const char *u = tx == TLM_COL_BOOL ? (x->v.i ? "True" : "False")
+                                           : x->v.s;
+        const char *v = ty == TLM_COL_BOOL ? (y->v.i ? "True" : "False")
+                                           : y->v.s;
+        if (tx == TLM_COL_STR || ty == TLM_COL_STR) {
+            int c = strcmp(u, v);
+            return (c > 0) - (c < 0);
+        }
+    }
     if (tx == TLM_COL_STR || ty == TLM_COL_STR)
-        return tx == TLM_COL_STR ? 1 : -1; /* excluded by key_types */
+        return tx == TLM_COL_STR ? 1 : -1; /* excluded by key_type */
     if (tx != TLM_COL_F64 && ty != TLM_COL_F64)
         return (x->v.i > y->v.i) - (x->v.i < y->v.i);
     double u = tx == TLM_COL_F64 ? x->v.f : (double)x->v.i;
@@ -167,6 +177,20 @@ typedef struct side {
     const char *label;
 } side;
 
+/* A text column holding only "True" and "False": pandas' object column of
+ * booleans (a boolean column with a missing value). */
+static int bool_text(const tlm_tab *t, size_t c)
+{
+    if (t->coltypes[c] != TLM_COL_STR)
+        return 0;
+    for (size_t r = 0; r < t->nrows; r++) {
+        const tlm_cell *x = tlm_tab_cell(t, r, c);
+        if (!x->null && strcmp(x->v.s, "True") && strcmp(x->v.s, "False"))
+            return 0;
+    }
+    return 1;
+}
+
 static tlm_coltype key_type(const tlm_tab *a, size_t ca, const tlm_tab *b,
                             size_t cb, int *bad)
 {
@@ -178,6 +202,9 @@ static tlm_coltype key_type(const tlm_tab *a, size_t ca, const tlm_tab *b,
         return ex && x == TLM_COL_F64 ? y : x;
     if (x == y)
         return x;
+    if ((x == TLM_COL_BOOL && bool_text(b, cb)) ||
+        (y == TLM_COL_BOOL && bool_text(a, ca)))
+        return TLM_COL_STR; /* booleans match booleans in an object column */
     if (is_num(x) && is_num(y))
         return TLM_COL_F64;
     *bad = 1;
@@ -418,8 +445,11 @@ static tlm_status diff_pair(const tlm_cmp_tab *c, const char *m, int v,
     if (b < 0 || x < 0)
         return tlm_error_set(err, TLM_EFORMAT, labels[b < 0 ? 0 : v], -1,
                              "sheet %s has no column '%s'", t->name, m);
-    int bs = t->coltypes[b] == TLM_COL_STR;
-    if (bs || t->coltypes[x] == TLM_COL_STR)
+    /* a text column with no value (a sheet with a header and no rows is
+     * all text, as pandas' object) subtracts as missing */
+    int bs = t->coltypes[b] == TLM_COL_STR && !tlm_tab_col_empty(t, (size_t)b);
+    if (bs || (t->coltypes[x] == TLM_COL_STR &&
+               !tlm_tab_col_empty(t, (size_t)x)))
         return tlm_error_set(err, TLM_EFORMAT, labels[bs ? 0 : v], -1,
                              "sheet %s: column '%s' is not numeric", t->name,
                              m);

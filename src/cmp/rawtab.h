@@ -28,7 +28,7 @@ typedef enum tlm_rawkind {
     TLM_RAW_TEXT = 1,  /* CSV field: missing/int/float/bool/string by text */
     TLM_RAW_NUM = 2,   /* workbook number (double) */
     TLM_RAW_INT = 3,   /* workbook integer */
-    TLM_RAW_STR = 4,   /* workbook string: always text */
+    TLM_RAW_STR = 4,   /* workbook string: typed as TEXT (read_excel) */
     TLM_RAW_BOOL = 5   /* workbook boolean */
 } tlm_rawkind;
 

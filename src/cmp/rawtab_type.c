@@ -25,8 +25,12 @@
  * -> STR, where a CSV field keeps its original text, a workbook string
  * its text, a workbook number Python's str() (48, 1.5) and a boolean
  * True / False.  A table with no rows has STR columns (pandas: object).
- * Workbook cells are typed by their kind: NUM / INT as numbers (a NaN
- * NUM is missing), STR always text, BOOL boolean, EMPTY missing.
+ * Workbook cells: NUM / INT are numbers (a NaN NUM is missing), BOOL a
+ * boolean, EMPTY missing, and a STR is typed as a CSV field is: pandas'
+ * read_excel hands the cells to its TextParser, which applies the NA
+ * strings ("None" -> missing) and the numeric and boolean inference to
+ * text cells too (a column of "48" strings is numeric); in an object
+ * column a string keeps its text.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -202,8 +206,8 @@ static int cell_kind(const tlm_rawcell *c, double *f, int64_t *i, int *b)
     case TLM_RAW_INT:
         *i = c->v.i;
         return K_INT;
-    case TLM_RAW_STR:
-        return K_TEXT;
+    case TLM_RAW_STR: /* read_excel: TextParser infers text cells too */
+        return text_kind(c->s, c->n, f, i, b);
     case TLM_RAW_BOOL:
         *b = c->v.b;
         return K_BOOL;
@@ -238,7 +242,8 @@ static void set_object(tlm_tab *t, size_t row, size_t col,
                        int b)
 {
     char buf[TLM_PY_FLOAT_MAX + 8];
-    if (k == K_TEXT || (c->kind == TLM_RAW_TEXT && k != K_BOOL)) {
+    int text = c->kind == TLM_RAW_TEXT || c->kind == TLM_RAW_STR;
+    if (k == K_TEXT || (text && k != K_BOOL)) {
         tlm_tab_set_s(t, row, col, c->s, c->n);
         return;
     }
@@ -278,7 +283,8 @@ static void fill_column(tlm_tab *t, const tlm_rawtab *r, size_t col,
         default:
             /* a boolean keeps its text only beside texts or numbers;
              * a column of booleans and missing cells holds bool objects */
-            if (k == K_BOOL && c->kind == TLM_RAW_TEXT && mixed_bool_text)
+            if (k == K_BOOL && mixed_bool_text &&
+                (c->kind == TLM_RAW_TEXT || c->kind == TLM_RAW_STR))
                 tlm_tab_set_s(t, row, col, c->s, c->n);
             else
                 set_object(t, row, col, c, k, f, i, b);

@@ -13,8 +13,7 @@
 #include "sbuf.h"
 #include "sortutil.h"
 
-/* Text of a cell as pandas prints an object column's value (str()). */
-static void cell_text(const tlm_tab *s, size_t r, size_t c, tlm_sbuf *b)
+void tlm_tab_cell_text(const tlm_tab *s, size_t r, size_t c, tlm_sbuf *b)
 {
     const tlm_cell *x = tlm_tab_cell(s, r, c);
     switch (s->coltypes[c]) {
@@ -45,7 +44,7 @@ void tlm_tab_copy_cell(tlm_tab *d, size_t dr, size_t dc, const tlm_tab *s,
     if (dt == TLM_COL_STR && st != TLM_COL_STR) {
         tlm_sbuf b;
         tlm_sbuf_init(&b);
-        cell_text(s, sr, sc, &b);
+        tlm_tab_cell_text(s, sr, sc, &b);
         if (b.oom)
             d->oom = 1;
         else

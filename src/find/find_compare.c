@@ -47,6 +47,19 @@ static double roof(const fnd_ctx *c, const tlm_tab *u, size_t i)
     return r > 0 ? r : NAN;
 }
 
+/* "12.345 ms (+1.2 % vs reference)"; "unknown" without a value, no
+ * percentage of a zero or unknown reference. */
+static void ms_vs(tlm_sbuf *s, double t, double r)
+{
+    if (isnan(t)) {
+        tlm_sbuf_puts(s, "unknown");
+        return;
+    }
+    tlm_sbuf_printf(s, "%.3f ms", t);
+    if (!isnan(r) && r != 0.0)
+        tlm_sbuf_printf(s, " (%+.1f %% vs reference)", 100.0 * (t - r) / r);
+}
+
 static void c1(const fnd_ctx *t, const fnd_ctx *r, tlm_findings *f)
 {
     static const char *const rows[] = {"computation_time",
@@ -61,6 +74,10 @@ static void c1(const fnd_ctx *t, const fnd_ctx *r, tlm_findings *f)
     for (size_t k = 0; k < 5; k++) {
         fnd_timeline(t->tl, rows[k], &tms[k], &tp[k]);
         fnd_timeline(r->tl, rows[k], &rms[k], &rp[k]);
+        if (isnan(tms[k]) || isnan(rms[k])) { /* no such row (rocprof) */
+            tlm_sbuf_printf(b, "| %s | - | - | - | - | - | - |\n", rows[k]);
+            continue;
+        }
         tlm_sbuf_printf(b, "| %s | %.3f | %.3f | %+.3f | ", rows[k], rms[k],
                         tms[k], tms[k] - rms[k]);
         if (rms[k] != 0.0) /* no percentage of nothing */
@@ -75,10 +92,11 @@ static void c1(const fnd_ctx *t, const fnd_ctx *r, tlm_findings *f)
         return;
     tlm_sbuf s;
     tlm_sbuf_init(&s);
-    tlm_sbuf_printf(&s, "Target compute time is %.3f ms (%+.1f %% vs "
-                        "reference); total %.3f ms (%+.1f %%).",
-                    tms[0], 100.0 * (tms[0] - rms[0]) / rms[0], tms[4],
-                    100.0 * (tms[4] - rms[4]) / rms[4]);
+    tlm_sbuf_puts(&s, "Target compute time is ");
+    ms_vs(&s, tms[0], rms[0]);
+    tlm_sbuf_puts(&s, "; total ");
+    ms_vs(&s, tms[4], rms[4]);
+    tlm_sbuf_putc(&s, '.');
     fnd_setb(f, &x->text, &s);
     fnd_set(f, &x->subject, "computation_time");
     x->ratio = tms[0] / rms[0];

@@ -3,13 +3,8 @@
  * dtype tables, Python-style number formatting and the derived metrics
  * (TFLOPS/s, TB/s, roofline) of TraceLens's perf reports.
  *
- * The op registry below mirrors TraceLens's op_to_perf_model_class_map
- * plus CATEGORY_ONLY_OP_MAPPING (AMD-AGI/TraceLens:TraceLens/PerfModel/
- * torch_op_mapping.py, [perfreport] 5.1): every name maps to the
- * category categorize_torch_op prints and to the model tlmpi runs for it
- * (TLM_PM_NONE when tlmpi only knows the category).  It is kept sorted by
- * strcmp so lookups are a binary search; test_perf checks the order.
- * The models themselves live in perf_models.c.
+ * The op registry is in perf_registry.c; the models in perf_models.c,
+ * perf_models_ext.c, perf_infattn.c and perf_triton.c.
  */
 #include <ctype.h>
 #include <math.h>
@@ -20,255 +15,6 @@
 #include "perf_internal.h"
 #include "pyrepr.h"
 #include "tlmpi/tlm_perf.h"
-
-/* ------------------------------------------------------------------ */
-/* MARK: - Op registry                                                */
-/* ------------------------------------------------------------------ */
-
-#define M_NONE TLM_PM_NONE
-#define M_MM TLM_PM_MM
-#define M_ADDMM TLM_PM_ADDMM
-#define M_SCALED_MM TLM_PM_SCALED_MM
-#define M_BMM TLM_PM_BMM
-#define M_BADDBMM TLM_PM_BADDBMM
-#define M_TE_GEMM_TS TLM_PM_TE_GEMM_TS
-#define M_VLLM_GEMM_DQ TLM_PM_VLLM_GEMM_DQ
-#define M_TEV2_GEMM TLM_PM_TEV2_GEMM
-#define M_SDPA_FLASH TLM_PM_SDPA_FLASH
-#define M_SDPA_EFFICIENT TLM_PM_SDPA_EFFICIENT
-#define M_SDPA_CUDNN TLM_PM_SDPA_CUDNN
-#define M_FA TLM_PM_FA
-#define M_FA_BWD TLM_PM_FA_BWD
-#define M_FA_VARLEN_FWD TLM_PM_FA_VARLEN_FWD
-#define M_FA_VARLEN_BWD TLM_PM_FA_VARLEN_BWD
-#define M_AITER_FA_FWD TLM_PM_AITER_FA_FWD
-#define M_AITER_FA_BWD TLM_PM_AITER_FA_BWD
-#define M_AITER_WRAP_V3_FWD TLM_PM_AITER_WRAP_V3_FWD
-#define M_AITER_WRAP_V3_BWD TLM_PM_AITER_WRAP_V3_BWD
-#define M_AITER_MHA_FWD TLM_PM_AITER_MHA_FWD
-#define M_AITER_MHA_BWD TLM_PM_AITER_MHA_BWD
-#define M_FA3_FWD TLM_PM_FA3_FWD
-#define M_VLLM_ATTN TLM_PM_VLLM_ATTN
-#define M_EVOFORMER TLM_PM_EVOFORMER
-#define M_CONV TLM_PM_CONV
-#define M_CONV_BWD TLM_PM_CONV_BWD
-#define M_CONVBIAS TLM_PM_CONVBIAS
-#define M_CONVBIAS_BWD TLM_PM_CONVBIAS_BWD
-#define M_UNARY TLM_PM_UNARY
-#define M_BINARY TLM_PM_BINARY
-#define M_LIGER TLM_PM_LIGER
-#define M_REDUCE TLM_PM_REDUCE
-#define M_BATCHNORM TLM_PM_BATCHNORM
-#define M_BATCHNORM_BWD TLM_PM_BATCHNORM_BWD
-#define M_LAYERNORM TLM_PM_LAYERNORM
-#define M_LAYERNORM_BWD TLM_PM_LAYERNORM_BWD
-#define M_GROUPNORM TLM_PM_GROUPNORM
-#define M_GROUPNORM_BWD TLM_PM_GROUPNORM_BWD
-#define M_INSTANCENORM TLM_PM_INSTANCENORM
-#define M_INSTANCENORM_BWD TLM_PM_INSTANCENORM_BWD
-#define M_RMSNORM TLM_PM_RMSNORM
-#define M_RMSNORM_BWD TLM_PM_RMSNORM_BWD
-
-/* Sorted by strcmp.  Generated from the lists in [perfreport] §5.1 / 6.x. */
-static const tlm_perf_op_entry op_table[] = {
-    {"ConvBiasReLU_", "CONV_fwd", M_CONVBIAS},
-    {"ConvBiasReLU_Backward", "CONV_bwd", M_CONVBIAS_BWD},
-    {"ConvBias_", "CONV_fwd", M_CONVBIAS},
-    {"ConvBias_Backward", "CONV_bwd", M_CONVBIAS_BWD},
-    {"CrossEntropyFunction", "CrossEntropy_fwd", M_NONE},
-    {"CrossEntropyFunctionBackward", "CrossEntropy_bwd", M_NONE},
-    {"DaoAILab::_causal_conv1d_bwd_cpp", "SSM_bwd", M_NONE},
-    {"DaoAILab::_causal_conv1d_fwd_cpp", "SSM_fwd", M_NONE},
-    {"EvoformerAttention", "SDPA_fwd", M_EVOFORMER},
-    {"FlashAttnFunc", "SDPA_fwd", M_FA},
-    {"FlashAttnFuncBackward", "SDPA_bwd", M_NONE},
-    {"FusedAttnFuncBackward", "SDPA_bwd", M_NONE},
-    {"FusedRoPEFunc", "RoPE_fwd", M_NONE},
-    {"FusedRoPEFuncBackward", "RoPE_bwd", M_NONE},
-    {"LigerSiLUMulFunction", "elementwise", M_LIGER},
-    {"MambaSplitConv1dScanCombinedFn", "SSM_fwd", M_NONE},
-    {"MambaSplitConv1dScanCombinedFnBackward", "SSM_bwd", M_NONE},
-    {"MoECombine", "MoE_comm_fwd", M_NONE},
-    {"MoECombineBackward", "MoE_comm_bwd", M_NONE},
-    {"MoEDispatch", "MoE_comm_fwd", M_NONE},
-    {"MoEDispatchBackward", "MoE_comm_bwd", M_NONE},
-    {"TokenPermuteMaskMap", "MoE_comm_fwd", M_NONE},
-    {"TokenPermuteMaskMapBackward", "MoE_comm_bwd", M_NONE},
-    {"_C_cache_ops::reshape_and_cache_flash", "InferenceAttention", M_NONE},
-    {"_LayerNormLinearBackward_wgrad_mm", "GEMM", M_TEV2_GEMM},
-    {"_LayerNormLinearBackward_xgrad_mm", "GEMM", M_TEV2_GEMM},
-    {"_LayerNormLinear_yfwd_mm", "GEMM", M_TEV2_GEMM},
-    {"_LinearBackward_wgrad_mm", "GEMM", M_TEV2_GEMM},
-    {"_LinearBackward_xgrad_mm", "GEMM", M_TEV2_GEMM},
-    {"_Linear_yfwd_mm", "GEMM", M_TEV2_GEMM},
-    {"_OperationFuserAutogradFunction", "MoE_comm_fwd", M_NONE},
-    {"_OperationFuserAutogradFunctionBackward", "MoE_comm_bwd", M_NONE},
-    {"_moe_C::moe_align_block_size", "MoE_aux", M_NONE},
-    {"aiter::_flash_attn_backward", "SDPA_bwd", M_AITER_FA_BWD},
-    {"aiter::_flash_attn_forward", "SDPA_fwd", M_AITER_FA_FWD},
-    {"aiter::_gemm_a4w4_asm", "GEMM", M_NONE},
-    {"aiter::fmha_v3_fwd", "SDPA_fwd", M_AITER_MHA_FWD},
-    {"aiter::gemm_a4w4", "GEMM", M_NONE},
-    {"aiter::grouped_topk", "MoE_aux", M_NONE},
-    {"aiter::mha_bwd", "SDPA_bwd", M_AITER_MHA_BWD},
-    {"aiter::mha_fwd", "SDPA_fwd", M_AITER_MHA_FWD},
-    {"aiter::moe_align_block_size", "MoE_aux", M_NONE},
-    {"aiter::moe_fused_gate", "MoE_aux", M_NONE},
-    {"aiter::moe_sorting_opus_fwd", "MoE_aux", M_NONE},
-    {"aiter::moe_sum", "MoE_aux", M_NONE},
-    {"aiter::topk_sigmoid", "MoE_aux", M_NONE},
-    {"aiter::topk_softmax", "MoE_aux", M_NONE},
-    {"aiter::topk_softmax_asm", "MoE_aux", M_NONE},
-    {"aiter::wrapper_fmha_v3_bwd", "SDPA_bwd", M_AITER_WRAP_V3_BWD},
-    {"aiter::wrapper_fmha_v3_fwd", "SDPA_fwd", M_AITER_WRAP_V3_FWD},
-    {"aten::_efficient_attention_backward", "SDPA_bwd", M_NONE},
-    {"aten::_efficient_attention_forward", "SDPA_fwd", M_NONE},
-    {"aten::_fused_rms_norm", "NORM_fwd", M_RMSNORM},
-    {"aten::_fused_rms_norm_backward", "NORM_bwd", M_RMSNORM_BWD},
-    {"aten::_scaled_dot_product_cudnn_attention", "SDPA_fwd", M_SDPA_CUDNN},
-    {"aten::_scaled_dot_product_cudnn_attention_backward", "SDPA_bwd", M_NONE},
-    {"aten::_scaled_dot_product_efficient_attention", "SDPA_fwd", M_SDPA_EFFICIENT},
-    {"aten::_scaled_dot_product_efficient_attention_backward", "SDPA_bwd", M_NONE},
-    {"aten::_scaled_dot_product_flash_attention", "SDPA_fwd", M_SDPA_FLASH},
-    {"aten::_scaled_dot_product_flash_attention_backward", "SDPA_bwd", M_NONE},
-    {"aten::_scaled_mm", "GEMM", M_SCALED_MM},
-    {"aten::add", "elementwise", M_BINARY},
-    {"aten::add_", "elementwise", M_BINARY},
-    {"aten::addmm", "GEMM", M_ADDMM},
-    {"aten::amax", "reduce", M_REDUCE},
-    {"aten::amin", "reduce", M_REDUCE},
-    {"aten::baddbmm", "GEMM", M_BADDBMM},
-    {"aten::batch_norm", "NORM_fwd", M_BATCHNORM},
-    {"aten::batch_norm_backward", "NORM_bwd", M_BATCHNORM_BWD},
-    {"aten::bmm", "GEMM", M_BMM},
-    {"aten::clamp_max", "elementwise", M_UNARY},
-    {"aten::clamp_max_", "elementwise", M_UNARY},
-    {"aten::clamp_min", "elementwise", M_UNARY},
-    {"aten::clamp_min_", "elementwise", M_UNARY},
-    {"aten::convolution", "CONV_fwd", M_CONV},
-    {"aten::convolution_backward", "CONV_bwd", M_CONV_BWD},
-    {"aten::copy", "elementwise", M_UNARY},
-    {"aten::copy_", "elementwise", M_UNARY},
-    {"aten::cudnn_batch_norm", "NORM_fwd", M_BATCHNORM},
-    {"aten::cudnn_batch_norm_backward", "NORM_bwd", M_BATCHNORM_BWD},
-    {"aten::cudnn_convolution", "CONV_fwd", M_NONE},
-    {"aten::cudnn_group_norm", "NORM_fwd", M_GROUPNORM},
-    {"aten::cudnn_group_norm_backward", "NORM_bwd", M_GROUPNORM_BWD},
-    {"aten::cudnn_instance_norm", "NORM_fwd", M_INSTANCENORM},
-    {"aten::cudnn_instance_norm_backward", "NORM_bwd", M_INSTANCENORM_BWD},
-    {"aten::cudnn_layer_norm", "NORM_fwd", M_LAYERNORM},
-    {"aten::cudnn_layer_norm_backward", "NORM_bwd", M_LAYERNORM_BWD},
-    {"aten::cudnn_rms_norm_backward", "NORM_bwd", M_RMSNORM_BWD},
-    {"aten::cumprod", "reduce", M_REDUCE},
-    {"aten::cumsum", "reduce", M_REDUCE},
-    {"aten::div", "elementwise", M_BINARY},
-    {"aten::div_", "elementwise", M_BINARY},
-    {"aten::group_norm", "NORM_fwd", M_GROUPNORM},
-    {"aten::group_norm_backward", "NORM_bwd", M_GROUPNORM_BWD},
-    {"aten::instance_norm", "NORM_fwd", M_INSTANCENORM},
-    {"aten::instance_norm_backward", "NORM_bwd", M_INSTANCENORM_BWD},
-    {"aten::layer_norm", "NORM_fwd", M_LAYERNORM},
-    {"aten::layer_norm_backward", "NORM_bwd", M_LAYERNORM_BWD},
-    {"aten::linalg_norm", "reduce", M_REDUCE},
-    {"aten::logsumexp", "reduce", M_REDUCE},
-    {"aten::max", "reduce", M_REDUCE},
-    {"aten::mean", "reduce", M_REDUCE},
-    {"aten::min", "reduce", M_REDUCE},
-    {"aten::miopen_batch_norm", "NORM_fwd", M_BATCHNORM},
-    {"aten::miopen_batch_norm_backward", "NORM_bwd", M_BATCHNORM_BWD},
-    {"aten::miopen_convolution", "CONV_fwd", M_NONE},
-    {"aten::miopen_group_norm", "NORM_fwd", M_GROUPNORM},
-    {"aten::miopen_group_norm_backward", "NORM_bwd", M_GROUPNORM_BWD},
-    {"aten::miopen_instance_norm", "NORM_fwd", M_INSTANCENORM},
-    {"aten::miopen_instance_norm_backward", "NORM_bwd", M_INSTANCENORM_BWD},
-    {"aten::miopen_layer_norm", "NORM_fwd", M_LAYERNORM},
-    {"aten::miopen_layer_norm_backward", "NORM_bwd", M_LAYERNORM_BWD},
-    {"aten::miopen_rms_norm_backward", "NORM_bwd", M_RMSNORM_BWD},
-    {"aten::mm", "GEMM", M_MM},
-    {"aten::mul", "elementwise", M_BINARY},
-    {"aten::mul_", "elementwise", M_BINARY},
-    {"aten::native_batch_norm", "NORM_fwd", M_BATCHNORM},
-    {"aten::native_batch_norm_backward", "NORM_bwd", M_BATCHNORM_BWD},
-    {"aten::native_group_norm", "NORM_fwd", M_GROUPNORM},
-    {"aten::native_group_norm_backward", "NORM_bwd", M_GROUPNORM_BWD},
-    {"aten::native_instance_norm", "NORM_fwd", M_INSTANCENORM},
-    {"aten::native_instance_norm_backward", "NORM_bwd", M_INSTANCENORM_BWD},
-    {"aten::native_layer_norm", "NORM_fwd", M_LAYERNORM},
-    {"aten::native_layer_norm_backward", "NORM_bwd", M_LAYERNORM_BWD},
-    {"aten::native_rms_norm_backward", "NORM_bwd", M_RMSNORM_BWD},
-    {"aten::neg", "elementwise", M_UNARY},
-    {"aten::norm", "reduce", M_REDUCE},
-    {"aten::pow", "elementwise", M_UNARY},
-    {"aten::replication_pad1d", "elementwise", M_NONE},
-    {"aten::replication_pad2d", "elementwise", M_NONE},
-    {"aten::replication_pad3d", "elementwise", M_NONE},
-    {"aten::rms_norm_backward", "NORM_bwd", M_RMSNORM_BWD},
-    {"aten::rsqrt", "elementwise", M_UNARY},
-    {"aten::sigmoid", "elementwise", M_UNARY},
-    {"aten::sigmoid_backward", "elementwise", M_BINARY},
-    {"aten::silu", "elementwise", M_UNARY},
-    {"aten::std", "reduce", M_REDUCE},
-    {"aten::sum", "reduce", M_REDUCE},
-    {"aten::threshold_backward", "elementwise", M_BINARY},
-    {"aten::upsample_nearest1d", "elementwise", M_NONE},
-    {"aten::upsample_nearest2d", "elementwise", M_NONE},
-    {"aten::upsample_nearest3d", "elementwise", M_NONE},
-    {"aten::var", "reduce", M_REDUCE},
-    {"bitsandbytes::int8_linear_matmul", "GEMM", M_SCALED_MM},
-    {"flash_attn::_flash_attn_backward", "SDPA_bwd", M_FA_BWD},
-    {"flash_attn::_flash_attn_forward", "SDPA_fwd", M_FA},
-    {"flash_attn::_flash_attn_varlen_backward", "SDPA_bwd", M_FA_VARLEN_BWD},
-    {"flash_attn::_flash_attn_varlen_forward", "SDPA_fwd", M_FA_VARLEN_FWD},
-    {"flash_attn_3::fwd", "SDPA_fwd", M_FA3_FWD},
-    {"primus::fused_ln_modulate", "NORM_fwd", M_NONE},
-    {"primus::fused_ln_modulate_backward", "NORM_bwd", M_NONE},
-    {"primus_turbo::grouped_gemm", "GroupedGEMM_fwd", M_NONE},
-    {"primus_turbo::grouped_gemm_impl", "GroupedGEMM_fwd", M_NONE},
-    {"primus_turbo::grouped_gemm_variable_k", "GroupedGEMM_fwd", M_NONE},
-    {"primus_turbo::grouped_gemm_variable_k_impl", "GroupedGEMM_fwd", M_NONE},
-    {"primus_turbo::hipblaslt_gemm_fp4", "GEMM", M_NONE},
-    {"primus_turbo::hipblaslt_gemm_fp8", "GEMM", M_NONE},
-    {"primus_turbo_cpp_extension::ck_grouped_gemm", "GroupedGEMM_fwd", M_NONE},
-    {"primus_turbo_cpp_extension::ck_grouped_gemm_variable_k", "GroupedGEMM_fwd", M_NONE},
-    {"primus_turbo_cpp_extension::grouped_gemm", "GroupedGEMM_fwd", M_NONE},
-    {"primus_turbo_cpp_extension::grouped_gemm_variable_k", "GroupedGEMM_fwd", M_NONE},
-    {"primus_turbo_cpp_extension::hipblaslt_gemm_fp4", "GEMM", M_NONE},
-    {"primus_turbo_cpp_extension::hipblaslt_gemm_fp8", "GEMM", M_NONE},
-    {"tex_ts::te_gemm_ts", "GEMM", M_TE_GEMM_TS},
-    {"trtllm::cublas_scaled_mm", "GEMM", M_SCALED_MM},
-    {"vllm::gemm_with_dynamic_quant", "GEMM", M_VLLM_GEMM_DQ},
-    {"vllm::unified_attention_with_output", "SDPA_fwd", M_VLLM_ATTN},
-};
-
-const tlm_perf_op_entry *tlm_perf_op_table(size_t *n)
-{
-    if (n != NULL) {
-        *n = sizeof(op_table) / sizeof(op_table[0]);
-    }
-    return op_table;
-}
-
-const tlm_perf_op_entry *tlm_perf_op_find(const char *name)
-{
-    size_t lo = 0;
-    size_t hi = sizeof(op_table) / sizeof(op_table[0]);
-    if (name == NULL) {
-        return NULL;
-    }
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(name, op_table[mid].name);
-        if (c == 0) {
-            return &op_table[mid];
-        }
-        if (c < 0) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    return NULL;
-}
 
 /* ------------------------------------------------------------------ */
 /* MARK: - Op category (categorize_torch_op)                          */
@@ -513,8 +259,19 @@ const char *tlm_perf_sheet_name(tlm_perf_sheet s)
 
 int tlm_perf_has_model(const char *op_name)
 {
-    const tlm_perf_op_entry *e = tlm_perf_op_find(op_name);
-    return e != NULL && e->model != TLM_PM_NONE;
+    return tlm_perf_model_of(op_name) != TLM_PM_NONE;
+}
+
+int tlm_perf_can_model(const tlm_perf_args *args)
+{
+    tlm_perf_model_id m;
+    if (args == NULL)
+        return 0;
+    m = tlm_perf_model_of(args->name);
+    if (m == TLM_PM_TRITON)
+        return tlm_perf_triton_can_model(args->input_dims, args->input_types,
+                                         args->concrete_inputs);
+    return m != TLM_PM_NONE;
 }
 
 tlm_perf_family tlm_perf_family_of(tlm_perf_model_id m)
@@ -547,6 +304,20 @@ tlm_perf_family tlm_perf_family_of(tlm_perf_model_id m)
     case TLM_PM_INSTANCENORM: case TLM_PM_INSTANCENORM_BWD:
     case TLM_PM_RMSNORM: case TLM_PM_RMSNORM_BWD:
         return TLM_FAM_NORM;
+    case TLM_PM_GEMM_A16W16: case TLM_PM_GEMM_A16W16_ATOMIC:
+    case TLM_PM_ROCM_UNQ_GEMM:
+        return TLM_FAM_GEMM;
+    case TLM_PM_SILU_AND_MUL: case TLM_PM_UPSAMPLE: case TLM_PM_REPPAD:
+        return TLM_FAM_UNARY;
+    case TLM_PM_AITER_RMSNORM:
+        return TLM_FAM_RMSNORM_EXT;
+    case TLM_PM_SGL_ROTARY:
+        return TLM_FAM_ROPE;
+    case TLM_PM_STORE_CACHE: case TLM_PM_INF_ATTN:
+    case TLM_PM_INF_ATTN_PREFILL:
+        return TLM_FAM_INFATTN;
+    case TLM_PM_TRITON:
+        return TLM_FAM_TRITON;
     case TLM_PM_NONE:
     default:
         return TLM_FAM_NONE;
@@ -560,6 +331,10 @@ const char *tlm_perf_model_category(const char *op_name, int bwd)
         return NULL;
     }
     switch (tlm_perf_family_of(e->model)) {
+    case TLM_FAM_RMSNORM_EXT:
+    case TLM_FAM_ROPE:
+    case TLM_FAM_INFATTN:
+        return bwd ? NULL : e->category;
     case TLM_FAM_GEMM:
         return bwd ? NULL : "GEMM";
     case TLM_FAM_SDPA:
@@ -589,6 +364,12 @@ tlm_perf_sheet tlm_perf_sheet_for(const char *op_name, int bwd)
         return TLM_PERF_SHEET_NONE;
     }
     switch (tlm_perf_family_of(e->model)) {
+    case TLM_FAM_RMSNORM_EXT:
+        return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_RMSNORM_FWD;
+    case TLM_FAM_ROPE:
+        return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_ROPE_FWD;
+    case TLM_FAM_INFATTN:
+        return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_INFATTN_FWD;
     case TLM_FAM_GEMM:
         return bwd ? TLM_PERF_SHEET_NONE : TLM_PERF_SHEET_GEMM;
     case TLM_FAM_SDPA:

@@ -117,7 +117,22 @@ typedef enum tlm_perf_model_id {
     TLM_PM_INSTANCENORM,
     TLM_PM_INSTANCENORM_BWD,
     TLM_PM_RMSNORM,
-    TLM_PM_RMSNORM_BWD
+    TLM_PM_RMSNORM_BWD,
+    /* newer TraceLens extension families (perf_models_ext.c, addendum
+     * A3/A4); everything from here on is dispatched there */
+    TLM_PM_EXT_FIRST,
+    TLM_PM_GEMM_A16W16 = TLM_PM_EXT_FIRST,
+    TLM_PM_GEMM_A16W16_ATOMIC,
+    TLM_PM_ROCM_UNQ_GEMM,
+    TLM_PM_AITER_RMSNORM,
+    TLM_PM_SILU_AND_MUL,
+    TLM_PM_UPSAMPLE,
+    TLM_PM_REPPAD,
+    TLM_PM_SGL_ROTARY,
+    TLM_PM_STORE_CACHE,
+    TLM_PM_INF_ATTN,
+    TLM_PM_INF_ATTN_PREFILL,
+    TLM_PM_TRITON /* not in the registry: the triton_* name matcher */
 } tlm_perf_model_id;
 
 /* The families of models: one sheet kind and one model function each. */
@@ -129,7 +144,11 @@ typedef enum tlm_perf_family {
     TLM_FAM_UNARY,
     TLM_FAM_BINARY,
     TLM_FAM_NORM,
-    TLM_FAM_REDUCE
+    TLM_FAM_REDUCE,
+    TLM_FAM_RMSNORM_EXT, /* sheet RMSNorm_fwd */
+    TLM_FAM_ROPE,        /* sheet RoPE_fwd */
+    TLM_FAM_INFATTN,     /* sheet InferenceAttention_fwd */
+    TLM_FAM_TRITON       /* no sheet: unified_perf_summary only */
 } tlm_perf_family;
 
 /* The family of a model id (TLM_FAM_NONE for TLM_PM_NONE). */
@@ -145,5 +164,21 @@ typedef struct tlm_perf_op_entry {
 const tlm_perf_op_entry *tlm_perf_op_find(const char *name);
 /* The whole registry, sorted by strcmp (tests check the order). */
 const tlm_perf_op_entry *tlm_perf_op_table(size_t *n);
+
+/* The model of an op name: the registry's, else TLM_PM_TRITON for names
+ * starting with triton_poi_, triton_red_ or triton_per_ (TraceLens's name
+ * matcher), else TLM_PM_NONE. */
+tlm_perf_model_id tlm_perf_model_of(const char *name);
+
+/* TritonCompiledPerfModel.can_model over the arg texts (NULL = absent):
+ * Concrete Inputs, Input Dims and Input type all non-empty lists and at
+ * least one Concrete Inputs entry that int() parses. */
+int tlm_perf_triton_can_model(const char *dims, const char *types,
+                              const char *concrete);
+
+/* KNOWN_OPS of TraceLens's Triton model (aten op names, sorted by strcmp)
+ * and an exact lookup. */
+const char *const *tlm_perf_known_aten_ops(size_t *n);
+int tlm_perf_is_known_aten_op(const char *s, size_t len);
 
 #endif /* TLM_PERF_INTERNAL_H */

@@ -22,37 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf_internal.h"
+#include "perf_pm.h"
 #include "pyrepr.h"
 #include "tlmpi/tlm_perf.h"
-
-#define MAX_DIMS 16
-
-/* ------------------------------------------------------------------ */
-/* MARK: - Context and errors                                         */
-/* ------------------------------------------------------------------ */
-
-enum { A_DIMS, A_TYPES, A_STRIDES, A_CONCRETE, A_OUTTYPE, A_COUNT };
 
 static const char *const arg_names[A_COUNT] = {
     "Input Dims", "Input type", "Input Strides", "Concrete Inputs",
     "Output type"};
 
-typedef struct pm_ctx {
-    const tlm_perf_args *a;
-    const char *name;
-    int bwd;
-    tlm_pj_doc doc[A_COUNT];
-    const tlm_pj_node *root[A_COUNT]; /* NULL when the arg is absent */
-    tlm_perf_result *out;
-    tlm_error *err;
-    tlm_status st;
-    /* precision source for Compute Spec */
-    const char *prec_dtype;
-    const char *maf;
-} pm_ctx;
-
-static tlm_status pm_fail(pm_ctx *c, tlm_status st, const char *fmt,
+tlm_status pm_fail(pm_ctx *c, tlm_status st, const char *fmt,
                           const char *detail)
 {
     if (c->st == TLM_OK) {
@@ -63,27 +41,18 @@ static tlm_status pm_fail(pm_ctx *c, tlm_status st, const char *fmt,
     return c->st;
 }
 
-/* Return early with the recorded status when a step failed. */
-#define TRY(expr)                                                          \
-    do {                                                                   \
-        if (!(expr)) {                                                     \
-            return c->st != TLM_OK ? c->st                                 \
-                                   : pm_fail(c, TLM_EFORMAT, "bad args",   \
-                                             NULL);                        \
-        }                                                                  \
-    } while (0)
 
 /* ------------------------------------------------------------------ */
 /* MARK: - Arg access                                                 */
 /* ------------------------------------------------------------------ */
 
-static int has_arg(const pm_ctx *c, int which)
+int has_arg(const pm_ctx *c, int which)
 {
     return c->root[which] != NULL;
 }
 
 /* Count of items of a list arg (KeyError when absent). */
-static int arg_len(pm_ctx *c, int which, size_t *n)
+int arg_len(pm_ctx *c, int which, size_t *n)
 {
     const tlm_pj_node *r = c->root[which];
     if (r == NULL) {
@@ -99,7 +68,7 @@ static int arg_len(pm_ctx *c, int which, size_t *n)
 }
 
 /* i-th item of a list arg (KeyError / IndexError -> error). */
-static const tlm_pj_node *arg_at(pm_ctx *c, int which, size_t i)
+const tlm_pj_node *arg_at(pm_ctx *c, int which, size_t i)
 {
     size_t n;
     const tlm_pj_node *r;
@@ -117,7 +86,7 @@ static const tlm_pj_node *arg_at(pm_ctx *c, int which, size_t i)
 }
 
 /* i-th Concrete Input as a string (they are strings in Kineto traces). */
-static const char *concrete_str(pm_ctx *c, size_t i)
+const char *concrete_str(pm_ctx *c, size_t i)
 {
     const tlm_pj_node *n = arg_at(c, A_CONCRETE, i);
     if (n == NULL) {
@@ -132,7 +101,7 @@ static const char *concrete_str(pm_ctx *c, size_t i)
 }
 
 /* i-th Input type; a JSON null gives "" with *is_null = 1. */
-static const char *type_at(pm_ctx *c, size_t i)
+const char *type_at(pm_ctx *c, size_t i)
 {
     const tlm_pj_node *n = arg_at(c, A_TYPES, i);
     if (n == NULL) {
@@ -146,7 +115,7 @@ static const char *type_at(pm_ctx *c, size_t i)
 }
 
 /* A node of the Input Dims doc that must be a list of integers. */
-static int node_shape(pm_ctx *c, const tlm_pj_node *n, int64_t *dims,
+int node_shape(pm_ctx *c, const tlm_pj_node *n, int64_t *dims,
                       size_t *nd)
 {
     size_t i;
@@ -173,12 +142,12 @@ static int node_shape(pm_ctx *c, const tlm_pj_node *n, int64_t *dims,
     return 1;
 }
 
-static int dims_shape(pm_ctx *c, size_t i, int64_t *dims, size_t *nd)
+int dims_shape(pm_ctx *c, size_t i, int64_t *dims, size_t *nd)
 {
     return node_shape(c, arg_at(c, A_DIMS, i), dims, nd);
 }
 
-static double prod(const int64_t *d, size_t n)
+double prod(const int64_t *d, size_t n)
 {
     double p = 1.0;
     size_t i;
@@ -307,7 +276,7 @@ static tlm_perf_param *p_new(pm_ctx *c, const char *name)
     return p;
 }
 
-static int p_text(pm_ctx *c, const char *name, const char *text, int is_str)
+int p_text(pm_ctx *c, const char *name, const char *text, int is_str)
 {
     tlm_perf_param *p = p_new(c, name);
     if (p == NULL) {
@@ -331,7 +300,7 @@ static int p_sb(pm_ctx *c, const char *name, const sbuf *b)
     return p_text(c, name, b->p, 0);
 }
 
-static int p_none(pm_ctx *c, const char *name)
+int p_none(pm_ctx *c, const char *name)
 {
     tlm_perf_param *p = p_new(c, name);
     if (p == NULL) {
@@ -342,7 +311,7 @@ static int p_none(pm_ctx *c, const char *name)
     return 1;
 }
 
-static int p_int(pm_ctx *c, const char *name, int64_t v)
+int p_int(pm_ctx *c, const char *name, int64_t v)
 {
     char t[32];
     snprintf(t, sizeof(t), "%lld", (long long)v);
@@ -351,7 +320,7 @@ static int p_int(pm_ctx *c, const char *name, int64_t v)
 
 /* An integer count computed in double (products of dims): printed as an
  * int while it fits int64, else as the exact decimal of the double. */
-static int p_count(pm_ctx *c, const char *name, double v)
+int p_count(pm_ctx *c, const char *name, double v)
 {
     char t[400];
     if (v == floor(v) && fabs(v) < 9.0e18) {
@@ -365,19 +334,19 @@ static int p_count(pm_ctx *c, const char *name, double v)
     return p_text(c, name, t, 0);
 }
 
-static int p_bool(pm_ctx *c, const char *name, int v)
+int p_bool(pm_ctx *c, const char *name, int v)
 {
     return p_text(c, name, v ? "True" : "False", 0);
 }
 
-static int p_float(pm_ctx *c, const char *name, double v)
+int p_float(pm_ctx *c, const char *name, double v)
 {
     char t[40];
     tlm_perf_float_repr(v, t, sizeof(t));
     return p_text(c, name, t, 0);
 }
 
-static int p_str(pm_ctx *c, const char *name, const char *s)
+int p_str(pm_ctx *c, const char *name, const char *s)
 {
     return p_text(c, name, s, 1);
 }
@@ -439,7 +408,7 @@ static void item_bool(sbuf *b, const void *items, size_t i)
 }
 
 /* tuple(node): "(a, b)", "(a,)", "()". */
-static int p_tuple_node(pm_ctx *c, int which, const char *name,
+int p_tuple_node(pm_ctx *c, int which, const char *name,
                         const tlm_pj_node *n)
 {
     node_items x;
@@ -460,13 +429,13 @@ static int p_tuple_node(pm_ctx *c, int which, const char *name,
     return p_seq(c, name, 1, &x, n->count, item_node);
 }
 
-static int p_shape(pm_ctx *c, const char *name, const int64_t *d, size_t nd)
+int p_shape(pm_ctx *c, const char *name, const int64_t *d, size_t nd)
 {
     return p_seq(c, name, 1, d, nd, item_int);
 }
 
 /* tuple of strings / None: dtype tuples. */
-static int p_str_tuple(pm_ctx *c, const char *name, const char *const *s,
+int p_str_tuple(pm_ctx *c, const char *name, const char *const *s,
                        size_t n)
 {
     return p_seq(c, name, 1, s, n, item_str);
@@ -486,7 +455,7 @@ static int p_bool_list(pm_ctx *c, const char *name, const int *v, size_t n)
 
 /* tuple(arg[i]) with Python's try/except KeyError: None when the arg is
  * absent, an error when the index is out of range. */
-static int p_stride_opt(pm_ctx *c, const char *name, size_t i)
+int p_stride_opt(pm_ctx *c, const char *name, size_t i)
 {
     if (!has_arg(c, A_STRIDES)) {
         return p_none(c, name);
@@ -495,7 +464,7 @@ static int p_stride_opt(pm_ctx *c, const char *name, size_t i)
 }
 
 /* tuple(arg[i]), KeyError not caught. */
-static int p_stride(pm_ctx *c, const char *name, size_t i)
+int p_stride(pm_ctx *c, const char *name, size_t i)
 {
     return p_tuple_node(c, A_STRIDES, name, arg_at(c, A_STRIDES, i));
 }
@@ -540,7 +509,7 @@ static int py_number(const char *s, int is_float, int64_t *iv, double *dv)
     return 1;
 }
 
-static int py_int(const char *s, int64_t *out)
+int py_int(const char *s, int64_t *out)
 {
     return py_number(s, 0, out, NULL);
 }
@@ -661,7 +630,7 @@ static int dims_not_none(pm_ctx *c, size_t i, int *out)
 }
 
 /* Python truthiness of a JSON value. */
-static int node_truthy(const tlm_pj_node *n)
+int node_truthy(const tlm_pj_node *n)
 {
     switch (n->type) {
     case TLM_PJ_NULL:
@@ -705,7 +674,7 @@ static int is_tensile(const char *k)
 
 /* Returns 1 and sets ta/tb (0 false, 1 true, -1 None) when a kernel name
  * parses; 0 when none does; -1 on a nvjet name too short (IndexError). */
-static int gemm_transpose(const tlm_perf_args *a, int *ta, int *tb)
+int gemm_transpose(const tlm_perf_args *a, int *ta, int *tb)
 {
     size_t i;
     for (i = 0; i < a->n_kernels; i++) {
@@ -2556,6 +2525,8 @@ static tlm_status m_norm(pm_ctx *c, tlm_perf_model_id m)
 
 static tlm_status dispatch(pm_ctx *c, tlm_perf_model_id m)
 {
+    if (m >= TLM_PM_EXT_FIRST)
+        return pm_ext_dispatch(c, m);
     switch (tlm_perf_family_of(m)) {
     case TLM_FAM_GEMM:
         return m_gemm(c, m);
@@ -2581,7 +2552,7 @@ tlm_status tlm_perf_compute(const tlm_perf_args *args, int bwd,
                             tlm_perf_result *out, tlm_error *err)
 {
     pm_ctx c;
-    const tlm_perf_op_entry *e;
+    tlm_perf_model_id model;
     const char *texts[A_COUNT];
     tlm_status st = TLM_OK;
     int i;
@@ -2597,8 +2568,8 @@ tlm_status tlm_perf_compute(const tlm_perf_args *args, int bwd,
     c.out = out;
     c.err = err;
     out->bwd = c.bwd;
-    e = tlm_perf_op_find(args->name);
-    if (e == NULL || e->model == TLM_PM_NONE) {
+    model = tlm_perf_model_of(args->name);
+    if (model == TLM_PM_NONE) {
         return tlm_error_set(err, TLM_ENOTFOUND, NULL, -1,
                              "%s: no perf model", args->name);
     }
@@ -2626,11 +2597,13 @@ tlm_status tlm_perf_compute(const tlm_perf_args *args, int bwd,
         }
         c.root[i] = tlm_pj_node_at(&c.doc[i], c.doc[i].root);
     }
-    st = dispatch(&c, e->model);
+    st = dispatch(&c, model);
     if (st == TLM_OK) {
         const char *prec =
             c.prec_dtype && c.prec_dtype[0] ? tlm_perf_dtype_precision(c.prec_dtype)
                                             : NULL;
+        if (c.prec_text[0] != '\0')
+            prec = c.prec_text;
         if (prec != NULL && c.maf != NULL) {
             snprintf(out->compute_spec, sizeof(out->compute_spec), "%s_%s",
                      c.maf, prec);

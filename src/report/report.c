@@ -213,9 +213,37 @@ void tlm_rctx_meta_ids(const tlm_rctx *ctx, const tlm_event *e,
     memcpy(ids, m->meta_last, sizeof m->meta_last);
 }
 
+static const tlm_arg shape_keys[4] = {
+    TLM_ARG_INPUT_DIMS, TLM_ARG_INPUT_TYPE, TLM_ARG_INPUT_STRIDES,
+    TLM_ARG_CONCRETE_INPUTS};
+
+/* The four shape arguments of e as texts (NULL when absent). */
+static void shape_texts(const tlm_rctx *ctx, const tlm_argv *sv,
+                        tlm_perf_args *pa)
+{
+    const char **ps[4] = {&pa->input_dims, &pa->input_types,
+                          &pa->input_strides, &pa->concrete_inputs};
+    for (int q = 0; q < 4; q++)
+        *ps[q] = sv[q].type == TLM_ARGV_STR
+                     ? tlm_trace_str(ctx->trace, sv[q].str, NULL)
+                     : NULL;
+}
+
 int tlm_rctx_has_model(const tlm_rctx *ctx, int32_t u)
 {
-    return name_flag(ctx, ctx->model_cache, u, tlm_perf_has_model);
+    if (!name_flag(ctx, ctx->model_cache, u, tlm_perf_has_model))
+        return 0;
+    const char *nm = tlm_rctx_name(ctx, u);
+    if (strncmp(nm, "triton_", 7) != 0)
+        return 1;
+    /* a Triton-compiled op has a model only when its args allow */
+    tlm_argv sv[4];
+    tlm_perf_args pa;
+    memset(&pa, 0, sizeof pa);
+    pa.name = nm;
+    tlm_rctx_args(ctx, &ctx->ev[u], shape_keys, 4, sv);
+    shape_texts(ctx, sv, &pa);
+    return tlm_perf_can_model(&pa);
 }
 
 int64_t tlm_rctx_meta_id(const tlm_rctx *ctx, const tlm_event *e, int field)
@@ -283,9 +311,6 @@ void tlm_rctx_args(const tlm_rctx *ctx, const tlm_event *e,
 tlm_status tlm_rctx_perf(tlm_rctx *ctx, int32_t u, int bwd, const int32_t *k,
                          size_t nk, const tlm_perf_result **out)
 {
-    static const tlm_arg shape_keys[4] = {
-        TLM_ARG_INPUT_DIMS, TLM_ARG_INPUT_TYPE, TLM_ARG_INPUT_STRIDES,
-        TLM_ARG_CONCRETE_INPUTS};
     const tlm_event *e = &ctx->ev[u];
     tlm_argv sv[4];
     tlm_rctx_args(ctx, e, shape_keys, 4, sv);
@@ -296,6 +321,9 @@ tlm_status tlm_rctx_perf(tlm_rctx *ctx, int32_t u, int bwd, const int32_t *k,
     for (size_t i = 0; i < nk; i++)
         kh = (kh ^ ctx->ev[k[i]].name) * 0x100000001B3ull;
     kh ^= (uint64_t)nk << 40;
+    int32_t ann = tlm_rctx_annotation(ctx, u);
+    if (ann >= 0)
+        kh = (kh ^ (uint64_t)(ctx->ev[ann].name + 1)) * 0x9E3779B97F4A7C15ull;
     int64_t a = (int64_t)(((uint64_t)ids[0] << 32) ^ (uint64_t)ids[1]);
     int64_t b = (int64_t)(((uint64_t)ids[2] << 32) ^ (uint64_t)ids[3]);
     int64_t c = (int64_t)(((uint64_t)ids[4] << 40) ^ kh);
@@ -335,12 +363,8 @@ tlm_status tlm_rctx_perf(tlm_rctx *ctx, int32_t u, int bwd, const int32_t *k,
     tlm_perf_args pa;
     memset(&pa, 0, sizeof pa);
     pa.name = tlm_rctx_name(ctx, u);
-    const char **ps[4] = {&pa.input_dims, &pa.input_types, &pa.input_strides,
-                          &pa.concrete_inputs};
-    for (int q = 0; q < 4; q++)
-        *ps[q] = sv[q].type == TLM_ARGV_STR
-                     ? tlm_trace_str(ctx->trace, sv[q].str, NULL)
-                     : NULL;
+    shape_texts(ctx, sv, &pa);
+    pa.annotation = ann >= 0 ? tlm_rctx_name(ctx, ann) : NULL;
     pa.kernel_names = kn;
     pa.n_kernels = nk;
     size_t i = ctx->nperf;
@@ -468,6 +492,7 @@ static void ctx_free(tlm_rctx *ctx)
     free(ctx->lk_of);
     free(ctx->gpu);
     free(ctx->gpu_fl);
+    free(ctx->ann);
     tlm_i3map_free(&ctx->meta);
 }
 
@@ -680,6 +705,8 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
         tlm_i3map_init(ctx.perf_cache, 256) != TLM_OK)
         goto oom;
     st = build_meta(&ctx);
+    if (st == TLM_OK)
+        st = tlm_rctx_annotations(&ctx);
     if (st != TLM_OK)
         goto oom;
     st = build_tables(&ctx, err);

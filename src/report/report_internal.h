@@ -162,7 +162,17 @@ typedef struct tlm_rctx {
      * in; anything reading them (tlm_rctx_op_category) calls this first */
     tlm_status (*launchers_wait)(struct tlm_rctx *ctx);
     void *launchers_ud;
+    int32_t *ann;          /* user_annotation events by ts (annotate.c);
+                            * none unless the trace has vLLM attention */
+    size_t nann;
 } tlm_rctx;
+
+/* annotate.c: the annotations of vllm::unified_attention_with_output
+ * ops (addendum A4.4).  tlm_rctx_annotations fills ctx->ann (shared by the
+ * threads' contexts; errors: TLM_ENOMEM); tlm_rctx_annotation gives the
+ * UID of op u's annotation event, or -1. */
+tlm_status tlm_rctx_annotations(tlm_rctx *ctx);
+int32_t tlm_rctx_annotation(const tlm_rctx *ctx, int32_t u);
 
 /* Busy time (us) of the union of GPU events uids[0..n) (tlm_tree_busy_us,
  * with this context's scratch). */

@@ -199,6 +199,8 @@ static void csv_row(const tlm_tab *t, size_t r, tlm_sbuf *b)
         if (j)
             tlm_sbuf_putc(b, ',');
         const tlm_cell *c = tlm_tab_cell(t, r, j);
+        if (c->null && t->ncols == 1)
+            tlm_sbuf_puts(b, "\"\""); /* pandas: a blank line would vanish */
         if (c->null)
             continue;
         switch (t->coltypes[j]) {

@@ -863,6 +863,44 @@ static tlm_status set_percentages(usum *s)
     return TLM_OK;
 }
 
+/* 1 for the perf columns that exist only when some row computed metrics
+ * (GFLOPS .. Compute Spec, roofline, TB/s_*, TFLOPS/s_*, Pct Roofline_*). */
+static int perf_col(const ucols *k, size_t i)
+{
+    return (i >= k->g && i < k->kms) || (i >= k->mmm && i < k->kmm);
+}
+
+/* TraceLens builds the frame from the rows' dicts: without any row with
+ * metrics the perf columns do not exist (addendum A5).  Removes them in
+ * place. */
+static void drop_perf_cols(tlm_tab *t, const ucols *k)
+{
+    size_t on = t->ncols, nn = 0;
+    size_t keep[64];
+    for (size_t i = 0; i < on && i < 64; i++) {
+        if (perf_col(k, i)) {
+            free(t->colnames[i]);
+            continue;
+        }
+        keep[nn] = i;
+        t->colnames[nn] = t->colnames[i];
+        t->coltypes[nn] = t->coltypes[i];
+        nn++;
+    }
+    for (size_t r = 0; r < t->nrows; r++)
+        for (size_t j = 0; j < nn; j++)
+            t->cells[r * nn + j] = t->cells[r * on + keep[j]];
+    t->ncols = nn;
+}
+
+static int any_metrics(const uctx *u)
+{
+    for (size_t i = 0; i < u->nrows; i++)
+        if (u->rows[i].metrics_ok)
+            return 1;
+    return 0;
+}
+
 /* unified_perf_summary from the collected rows: one table row per group
  * of rows with the same key, sorted by kernel time. */
 static tlm_status summarize(uctx *u)
@@ -888,6 +926,9 @@ static tlm_status summarize(uctx *u)
     st = set_percentages(&s);
     if (st == TLM_OK && (s.t->oom || s.key.oom))
         st = TLM_ENOMEM;
+    if (st == TLM_OK && (u->ctx->opts.compat & TLM_COMPAT_COLUMNS) &&
+        !any_metrics(u))
+        drop_perf_cols(s.t, &s.col);
 done:
     tlm_i3map_free(&s.map);
     tlm_sbuf_free(&s.key);

@@ -119,6 +119,8 @@ void tlm_sbuf_md(tlm_sbuf *b, const char *s, size_t maxlen, int mode)
 {
     size_t n = s ? strlen(s) : 0;
     size_t cut = n > maxlen ? maxlen : n;
+    while (cut < n && cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+        cut--; /* never inside a UTF-8 character */
     for (size_t i = 0; i < cut; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c < 0x20 || c == 0x7f)

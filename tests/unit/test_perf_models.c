@@ -189,9 +189,10 @@ static const pcase cases[] = {
      "[[1,4,2,8],[1,4,2,8],[1,4,2,8]]", "[" BF "," BF "," BF "]", NULL,
      "[\"\",\"\",\"\",\"0.0\",\"0.125\",\"True\"]", NULL, NULL, 0, TLM_OK,
      512.0, 1, 512.0, "", NULL},
-    {"vllm attention has no model", "vllm::unified_attention_with_output",
+    {"vllm attention without annotation (TypeError)",
+     "vllm::unified_attention_with_output",
      "[[4,2,8],[4,2,8],[],[4,2,8]]", NULL, NULL, NULL, NULL, NULL, 0,
-     TLM_EINVAL, 0, 0, 0, NULL, NULL},
+     TLM_ERANGE, 0, 0, 0, NULL, NULL},
 
     /* ---- CONV ---- */
     {"conv2d fwd (ResNet)", "aten::convolution",

@@ -6,7 +6,7 @@
  * text, hex and "1_000" are text), booleans (any case; with a missing
  * cell an object column of True/False), object columns keeping the
  * original text, int + missing -> float, all missing -> float, no rows
- * -> object; workbook cells by kind (a string that looks numeric stays
+ * -> object; workbook cells by kind (a string typed as a CSV field, as
  * text, numbers in a mixed column print as Python's str()); cells set
  * out of range are ignored.  Values are checked through the CSV form
  * pandas would write (tlm_tab_csv_sbuf).  The expectations were taken
@@ -83,7 +83,7 @@ static void test_missing(void **state)
            "('float', None)");
     COLUMN(TLM_COL_STR, "a\n1\n+nan\n", "1", "+nan");
     /* all missing: float64, every cell null */
-    COLUMN(TLM_COL_F64, "a\n\n\n\n", "", "NA", NULL);
+    COLUMN(TLM_COL_F64, "a\n\"\"\n\"\"\n\"\"\n", "", "NA", NULL);
 }
 
 static void test_integers(void **state)
@@ -94,7 +94,7 @@ static void test_integers(void **state)
     COLUMN(TLM_COL_I64, "a\n9223372036854775807\n-9223372036854775808\n",
            "9223372036854775807", "-9223372036854775808");
     /* with a missing cell the column is float */
-    COLUMN(TLM_COL_F64, "a\n48.0\n\n", "48", "NA");
+    COLUMN(TLM_COL_F64, "a\n48.0\n\"\"\n", "48", "NA");
     /* outside int64: a float (pandas: uint64 or object) */
     COLUMN(TLM_COL_F64, "a\n1.0\n1e+20\n", "1", "100000000000000000000");
     COLUMN(TLM_COL_F64, "a\n-9.223372036854776e+18\n",
@@ -127,7 +127,7 @@ static void test_booleans(void **state)
     COLUMN(TLM_COL_BOOL, "a\nTrue\nTrue\nTrue\nFalse\nTrue\nFalse\n",
            "True", "true", "TRUE", "False", "tRUE", "false");
     /* with a missing cell: an object column of Python bools */
-    COLUMN(TLM_COL_STR, "a\nTrue\n\nFalse\n", "true", "", "FALSE");
+    COLUMN(TLM_COL_STR, "a\nTrue\n\"\"\nFalse\n", "true", "", "FALSE");
     /* beside a number or a text: the original texts */
     COLUMN(TLM_COL_STR, "a\n1\ntrue\n", "1", "true");
     COLUMN(TLM_COL_STR, "a\ntrue\nyes\n", "true", "yes");
@@ -139,7 +139,7 @@ static void test_objects(void **state)
 {
     (void)state;
     /* a text column keeps every field as written, missing ones null */
-    COLUMN(TLM_COL_STR, "a\n1\n2.50\nx\n\n007\n", "1", "2.50", "x", "NA",
+    COLUMN(TLM_COL_STR, "a\n1\n2.50\nx\n\"\"\n007\n", "1", "2.50", "x", "NA",
            "007");
     /* a column of integers and floats is float */
     COLUMN(TLM_COL_F64, "a\n1.0\n2.5\n", "1", "2.5");
@@ -197,8 +197,9 @@ static void test_workbook_cells(void **state)
     tlm_rawtab_set_int(r, 0, 1, 48);
     tlm_rawtab_set_int(r, 1, 1, -1);
     tlm_rawtab_set_int(r, 0, 2, 48);
-    tlm_rawtab_set_str(r, 0, 3, "48", 2); /* looks numeric: still text */
-    tlm_rawtab_set_str(r, 1, 3, "NA", 2); /* a string, not missing */
+    /* read_excel types text cells as read_csv types fields */
+    tlm_rawtab_set_str(r, 0, 3, "48", 2); /* numeric */
+    tlm_rawtab_set_str(r, 1, 3, "NA", 2); /* missing */
     tlm_rawtab_set_str(r, 0, 4, "x", 1);
     tlm_rawtab_set_num(r, 1, 4, 1.5);
     tlm_rawtab_set_bool(r, 0, 5, 1);
@@ -209,13 +210,13 @@ static void test_workbook_cells(void **state)
     tlm_tab *t = NULL;
     assert_int_equal(tlm_rawtab_to_tab(r, "wb", &t, NULL), TLM_OK);
     const tlm_coltype want[] = {TLM_COL_F64, TLM_COL_I64, TLM_COL_F64,
-                                TLM_COL_STR, TLM_COL_STR, TLM_COL_BOOL,
+                                TLM_COL_F64, TLM_COL_STR, TLM_COL_BOOL,
                                 TLM_COL_STR, TLM_COL_F64, TLM_COL_STR};
     for (size_t c = 0; c < 9; c++)
         assert_int_equal(t->coltypes[c], want[c]);
     csv_is(t, "num,int,intna,str,mix,bool,boolna,nan,µ\n"
-              "1.5,48,48.0,48,x,True,False,,µs\n"
-              "2.0,-1,,NA,1.5,False,,,\n");
+              "1.5,48,48.0,48.0,x,True,False,,µs\n"
+              "2.0,-1,,,1.5,False,,,\n");
     tlm_tab_free(t);
     /* a mixed column prints ints as ints and booleans as True/False */
     tlm_rawtab_free(r);
@@ -229,6 +230,26 @@ static void test_workbook_cells(void **state)
     tlm_rawtab_set_str(r, 3, 0, "a,b", 3);
     assert_int_equal(tlm_rawtab_to_tab(r, "wb", &t, NULL), TLM_OK);
     csv_is(t, "m\n48\n1e+16\nTrue\n\"a,b\"\n");
+    tlm_tab_free(t);
+    tlm_rawtab_free(r);
+    /* text cells beside texts keep their text ("007", "1.50"); "None"
+     * is missing; "True" text beside booleans is a boolean (pandas'
+     * TextParser, as read_excel runs it) */
+    const char *two[] = {"s", "b"};
+    r = tlm_rawtab_new(2, two);
+    for (int i = 0; i < 4; i++)
+        tlm_rawtab_add_row(r);
+    tlm_rawtab_set_str(r, 0, 0, "007", 3);
+    tlm_rawtab_set_str(r, 1, 0, "1.50", 4);
+    tlm_rawtab_set_str(r, 2, 0, "None", 4);
+    tlm_rawtab_set_str(r, 3, 0, "x", 1);
+    tlm_rawtab_set_bool(r, 0, 1, 1);
+    tlm_rawtab_set_str(r, 1, 1, "True", 4);
+    tlm_rawtab_set_bool(r, 2, 1, 0);
+    tlm_rawtab_set_str(r, 3, 1, "False", 5);
+    assert_int_equal(tlm_rawtab_to_tab(r, "wb", &t, NULL), TLM_OK);
+    assert_int_equal(t->coltypes[1], TLM_COL_BOOL);
+    csv_is(t, "s,b\n007,True\n1.50,True\n,False\nx,False\n");
     tlm_tab_free(t);
     tlm_rawtab_free(r);
 }
