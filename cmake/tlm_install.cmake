@@ -1,7 +1,7 @@
 # Install rules and the Debian package (cpack -G DEB), included by the top
 # CMakeLists.txt.  The layout follows Debian's for the prefix (default
 # /usr/local, /usr in the package):
-#   bin/tlmpi, bin/tlmpi-synth, bin/tlmpi-run
+#   bin/tlmpi, bin/tlmpi-synth, bin/tlmpi-run, bin/tlmpi-tracelens
 #   lib/python3/dist-packages/tlmpi_h5.py (and every scripts/tlmpi_*.py):
 #       the notebook loader, importable by Debian's python3 from /usr and
 #       /usr/local without PYTHONPATH
@@ -13,6 +13,8 @@ set(TLM_INSTALL_PYTHONDIR "lib/python3/dist-packages" CACHE STRING
 
 install(TARGETS tlmpi tlmpi-synth RUNTIME DESTINATION bin)
 install(PROGRAMS ${CMAKE_SOURCE_DIR}/scripts/tlmpi-run DESTINATION bin)
+# TraceLens's perf-report command line -> tlmpi report (docs/cli.md)
+install(PROGRAMS ${CMAKE_SOURCE_DIR}/scripts/tlmpi-tracelens DESTINATION bin)
 file(GLOB TLM_PY_MODULES CONFIGURE_DEPENDS
      ${CMAKE_SOURCE_DIR}/scripts/tlmpi_*.py)
 install(FILES ${TLM_PY_MODULES} DESTINATION ${TLM_INSTALL_PYTHONDIR})

@@ -160,6 +160,7 @@ static tlm_status refuse(const tlm_mpi_opts *a, tlm_error *err)
                       : a->trace_glob    ? "--trace_glob"
                       : a->output        ? "--output"
                       : a->output_csvs_dir ? "--output_csvs_dir"
+                      : a->output_xlsx_path ? "--output_xlsx_path"
                       : a->world_size > 0 ? "--world_size"
                       : a->no_report     ? "--no_report"
                                          : NULL;

@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 #include "report_opts.h"
+#include "report_tl.h"
 #include "sigclean.h"
 
 #include "tlmpi/tlm_perf.h"
@@ -15,7 +16,9 @@
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
 
+#include "coverage.h"
 #include "find.h"
+#include "xlsx_write.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,16 +28,18 @@
 static void report_usage(FILE *f)
 {
     fprintf(f,
-        "usage: tlmpi report TRACE --output_csvs_dir DIR [options]\n"
-        "       tlmpi report TRACE --output_xlsx_path FILE.xlsx [options]\n\n"
+        "usage: tlmpi report TRACE [--output_csvs_dir DIR] "
+        "[--output_xlsx_path F] [options]\n\n"
         "Single-trace performance report (TraceLens's perf report): one CSV\n"
-        "per sheet in DIR plus DIR/report.md, and/or one workbook.\n\n"
+        "per sheet in DIR plus DIR/report.md, and/or one workbook F.  With\n"
+        "neither, the workbook <trace>_perf_report.xlsx beside the trace\n"
+        "(TraceLens's default).\n\n"
         "options:\n"
         "  --output_csvs_dir DIR        output folder (created if missing)\n"
-        "  --output_xlsx_path FILE      Excel workbook, one worksheet per "
-        "sheet\n"
+        "  --output_xlsx_path F         the sheets as one .xlsx workbook\n"
         "  --output_md FILE             Markdown report path "
-        "(default DIR/report.md)\n"
+        "(default DIR/report.md;\n"
+        "                               without DIR: none)\n"
         "  --gpu_arch NAME              roofline against a bundled GPU "
         "(none: no\n"
         "                               roofline); default: the GPU the "
@@ -75,6 +80,29 @@ static void report_usage(FILE *f)
         "appendix)\n"
         "  --force                      replace outputs that exist already\n"
         "  --quiet                      no summary on stderr\n"
+        "\nTraceLens's command line (TraceLens_generate_perf_report_pytorch;"
+        "\n"
+        "tlmpi-tracelens runs this with TraceLens's defaults):\n"
+        "  --profile_json_path TRACE    the trace\n"
+        "  --enable_kernel_summary      kernel_summary sheet (on by default "
+        "here)\n"
+        "  --short_kernel_study         short-kernel sheets (on by default "
+        "here)\n"
+        "  --gpu_arch_platform NAME     roofline against TraceLens's "
+        "platform file\n"
+        "                               (MI300X, MI325X: their -MAF entries),"
+        " else\n"
+        "                               the bundled GPU NAME\n"
+        "  --topk_ops N, --topk_roofline_ops N  accepted; no effect, as in "
+        "TraceLens\n"
+        "  refused, with the reason: --extension_file, --python_path,\n"
+        "    --enable-origami (Python code), --comparison_json_path (use "
+        "tlmpi diff),\n"
+        "    --inductor_cache_dir, --include_overlap_info, "
+        "--include_call_stack,\n"
+        "    --detect_recompute, --enable_pseudo_ops, "
+        "--group_by_num_kernels,\n"
+        "    --include_first_occurrence_time (not implemented)\n"
         "\nbundled GPUs:");
     for (size_t i = 0; i < tlm_gpu_arch_count(); i++)
         fprintf(f, " %s", tlm_gpu_arch_at(i)->name);
@@ -82,22 +110,35 @@ static void report_usage(FILE *f)
 }
 
 /* Before any work: the output rules on the files every run writes (the
- * folder is created and probed; the trace is never an output), and the
- * set tracked by the signal handlers.  0, or 1 with a message. */
+ * folders are created and probed; the trace is never an output), and the
+ * set tracked by the signal handlers.  0, or 1 with a message naming the
+ * option and the file. */
 static int start_outputs(tlm_outset *set, int force, const char *trace_path,
                          const char *dir, const char *md, const char *xlsx)
 {
     tlm_error err;
     char gt[4200];
-    snprintf(gt, sizeof gt, "%s/gpu_timeline.csv", dir ? dir : ".");
-    if (tlm_outset_init(set, force, &err) != TLM_OK ||
-        tlm_outset_add_input(set, trace_path, &err) != TLM_OK ||
-        (md && tlm_outset_check(set, md, &err) != TLM_OK) ||
-        (dir && tlm_outset_check(set, gt, &err) != TLM_OK) ||
-        (xlsx && tlm_outset_check(set, xlsx, &err) != TLM_OK)) {
+    const char *what = "--output_xlsx_path", *file = xlsx;
+    tlm_status st = tlm_outset_init(set, force, &err);
+    if (st == TLM_OK)
+        st = tlm_outset_add_input(set, trace_path, &err);
+    if (st == TLM_OK && xlsx)
+        st = tlm_outset_check(set, xlsx, &err);
+    if (st == TLM_OK && dir) {
+        what = "--output_csvs_dir";
+        file = dir;
+        snprintf(gt, sizeof gt, "%s/gpu_timeline.csv", dir);
+        st = tlm_outset_check(set, gt, &err);
+    }
+    if (st == TLM_OK && md) {
+        what = "--output_md";
+        file = md;
+        st = tlm_outset_check(set, md, &err);
+    }
+    if (st != TLM_OK) {
         char m[1200];
-        fprintf(stderr, "tlmpi report: error: %s\n",
-                tlm_error_format(&err, m, sizeof m));
+        fprintf(stderr, "tlmpi report: error: %s %s: %s\n", what,
+                file ? file : "", tlm_error_format(&err, m, sizeof m));
         tlm_outset_free(set);
         return 1;
     }
@@ -116,11 +157,13 @@ static int need(int i, int argc, char **argv)
 }
 
 /* The findings (src/find): their section of report.md and, unless
- * TraceLens's columns only are asked for, findings.csv staged in set. */
+ * TraceLens's columns only are asked for, findings.csv's table in *tab
+ * (staged by the caller in the CSV folder; not a sheet of the workbook,
+ * which holds TraceLens's sheets). */
 static tlm_status add_findings(tlm_report *rep, const tlm_find_opts *fo,
-                               tlm_outset *set, const char *dir, int csv,
-                               tlm_error *err)
+                               int csv, tlm_tab **tab, tlm_error *err)
 {
+    *tab = NULL;
     tlm_findings *f = NULL;
     tlm_status st = tlm_find_report(rep, fo, &f, err);
     if (st != TLM_OK)
@@ -131,146 +174,277 @@ static tlm_status add_findings(tlm_report *rep, const tlm_find_opts *fo,
     st = b.oom ? TLM_ENOMEM
                : tlm_report_set_findings_md(rep, b.p ? b.p : "", b.len);
     tlm_sbuf_free(&b);
-    tlm_tab *t = NULL;
     if (st == TLM_OK && csv) {
-        t = tlm_findings_table(f);
-        st = t ? TLM_OK : TLM_ENOMEM;
+        *tab = tlm_findings_table(f);
+        st = *tab ? TLM_OK : TLM_ENOMEM;
     }
     tlm_findings_free(f);
     if (st == TLM_ENOMEM)
         tlm_error_set(err, st, NULL, -1, "findings: out of memory");
-    if (st == TLM_OK && t) {
-        char path[4200];
-        const char *tmp = NULL;
-        snprintf(path, sizeof path, "%s/findings.csv", dir);
-        st = tlm_outset_stage(set, path, &tmp, err);
-        if (st == TLM_OK)
-            st = tlm_tab_write_csv(t, tmp, err);
+    return st;
+}
+
+static tlm_status stage_findings_csv(const tlm_tab *t, tlm_outset *set,
+                                     const char *dir, tlm_error *err)
+{
+    char path[4200];
+    const char *tmp = NULL;
+    snprintf(path, sizeof path, "%s/findings.csv", dir);
+    tlm_status st = tlm_outset_stage(set, path, &tmp, err);
+    if (st == TLM_OK)
+        st = tlm_tab_write_csv(t, tmp, err);
+    return st;
+}
+
+/* The command line of `tlmpi report`, its own and TraceLens's. */
+typedef struct rargs {
+    const char *trace, *dir, *md, *xlsx;
+    int quiet, force, xlsx_default;
+    tlm_cli_ropts co;
+    tlm_find_opts fo;
+    tlm_cli_tl tl;
+    char xbuf[4096], mbuf[4096];
+} rargs;
+
+/* 0 ok, 1 --help printed, 2 usage error (message printed). */
+static int parse_args(int argc, char **argv, rargs *a)
+{
+    tlm_cli_ropts_init(&a->co);
+    tlm_find_opts_init(&a->fo);
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        int r = tlm_cli_ropt("report", argc, argv, &i, &a->co);
+        if (r == 0)
+            r = tlm_cli_find_opt("report", argc, argv, &i, &a->fo);
+        if (r == 0)
+            r = tlm_cli_tl_opt(argc, argv, &i, &a->tl, &a->co);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+            report_usage(stdout);
+            return 1;
+        } else if (!strcmp(o, "--output_csvs_dir")) {
+            if (!need(i, argc, argv))
+                return 2;
+            a->dir = argv[++i];
+        } else if (!strcmp(o, "--output_md")) {
+            if (!need(i, argc, argv))
+                return 2;
+            a->md = argv[++i];
+        } else if (!strcmp(o, "--quiet")) {
+            a->quiet = 1;
+        } else if (!strcmp(o, "--force")) {
+            a->force = 1;
+        } else if (o[0] == '-' && o[1]) {
+            fprintf(stderr, "tlmpi report: unknown option %s (see tlmpi "
+                    "report --help)\n", o);
+            return 2;
+        } else if (!a->trace) {
+            a->trace = o;
+        } else {
+            fprintf(stderr, "tlmpi report: one trace only (got %s)\n", o);
+            return 2;
+        }
     }
-    tlm_tab_free(t);
+    if (a->tl.profile_json_path) {
+        if (a->trace && strcmp(a->trace, a->tl.profile_json_path) != 0) {
+            fprintf(stderr, "tlmpi report: one trace only (got %s and "
+                    "--profile_json_path %s)\n", a->trace,
+                    a->tl.profile_json_path);
+            return 2;
+        }
+        a->trace = a->tl.profile_json_path;
+    }
+    if (!a->trace) {
+        report_usage(stderr);
+        return 2;
+    }
+    if (tlm_cli_tl_finish(&a->tl, &a->co) != 0)
+        return 2;
+    a->xlsx = a->tl.output_xlsx_path;
+    return 0;
+}
+
+/* The output paths: TraceLens's workbook beside the trace when neither
+ * output is named; report.md in the CSV folder, or where --output_md
+ * says (without a CSV folder, none: TraceLens writes only the workbook).
+ * 0, or 2 after a message. */
+static int output_paths(rargs *a)
+{
+    if (!a->dir && !a->xlsx) {
+        if (tlm_cli_tl_default_xlsx(a->trace, a->xbuf, sizeof a->xbuf)) {
+            fprintf(stderr, "tlmpi report: output path too long\n");
+            return 2;
+        }
+        a->xlsx = a->xbuf;
+        a->xlsx_default = 1;
+    }
+    if (!a->md && a->dir) {
+        snprintf(a->mbuf, sizeof a->mbuf, "%s/report.md", a->dir);
+        a->md = a->mbuf;
+    }
+    return 0;
+}
+
+/* Bad options and inputs named before any work: the findings platform,
+ * the arch JSON (missing, unreadable or not an arch file).  0, or the
+ * exit status after a message. */
+static int check_inputs(rargs *a)
+{
+    tlm_error err;
+    tlm_error_clear(&err);
+    if (tlm_cli_ropts_finish(&a->co, &err) != TLM_OK) {
+        fprintf(stderr, "tlmpi report: %s\n", err.msg);
+        return 2;
+    }
+    if (a->fo.platform) {
+        tlm_find_hw hw;
+        if (tlm_find_hw_resolve(&a->fo, NULL, NULL, &hw, &err) != TLM_OK) {
+            fprintf(stderr, "tlmpi report: %s\n", err.msg);
+            return 2;
+        }
+    }
+    if (a->co.ro.gpu_arch_json_path) {
+        tlm_gpu_arch arch;
+        char m[1200];
+        if (tlm_gpu_arch_load_json(a->co.ro.gpu_arch_json_path, &arch,
+                                   &err) != TLM_OK) {
+            fprintf(stderr, "tlmpi report: error: --gpu_arch_json_path "
+                    "%s: %s\n", a->co.ro.gpu_arch_json_path,
+                    tlm_error_format(&err, m, sizeof m));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* At most 60 bytes of a name from the trace, control characters as '?'
+ * (a terminal must not receive escape sequences from a trace). */
+static const char *safe_name(const char *s, char *buf, size_t cap)
+{
+    size_t k = 0;
+    for (; s[k] && k < 60 && k + 1 < cap; k++)
+        buf[k] = (unsigned char)s[k] < 0x20 || s[k] == 0x7f ? '?' : s[k];
+    buf[k] = '\0';
+    return buf;
+}
+
+/* The ops without a perf model on stderr (coverage.c). */
+static void coverage_line(const tlm_report *rep)
+{
+    tlm_coverage c;
+    if (tlm_report_coverage(rep, &c) != TLM_OK || !c.available) {
+        tlm_coverage_free(&c);
+        return;
+    }
+    double all = c.all_us > 0 ? c.all_us : 1.0;
+    fprintf(stderr,
+            "  perf-model coverage: %zu op names without a model (%.0f of "
+            "%.0f ops, %.3f ms = %.1f%% of op kernel time)%s",
+            c.n, c.none_count, c.all_count, c.none_us / 1e3,
+            c.none_us / all * 100.0, c.n ? "; top:" : "\n");
+    char nb[64];
+    for (size_t i = 0; i < c.n && i < 5; i++)
+        fprintf(stderr, "%s %s (%.0f, %.3f ms)", i ? "," : "",
+                safe_name(c.v[i].name, nb, sizeof nb), c.v[i].count,
+                c.v[i].time_us / 1e3);
+    if (c.n)
+        fprintf(stderr, "%s\n", c.n > 5 ? ", ..." : "");
+    tlm_coverage_free(&c);
+}
+
+static void summary(const rargs *a, const tlm_cli_built *b, double t0,
+                    double t4)
+{
+    const tlm_report *rep = b->rep;
+    const tlm_tree_stats *s = tlm_tree_stats_get(b->tree);
+    fprintf(stderr, "tlmpi report: %s: %zu tables in %s%s%s%s (read %.3f s, "
+            "tree %.3f s, tables %.3f s, write %.3f s)%s%s\n",
+            a->trace, tlm_report_table_count(rep), a->dir ? a->dir : "",
+            a->dir && a->xlsx ? " and " : "", a->xlsx ? a->xlsx : "",
+            a->xlsx_default ? " (beside the trace: no --output_csvs_dir "
+                              "or --output_xlsx_path)" : "",
+            b->t_read - t0, b->t_tree - b->t_read, b->t_tables - b->t_tree,
+            t4 - b->t_tables, a->md ? "; " : "", a->md ? a->md : "");
+    fprintf(stderr,
+            "  events %llu, GPU ops %llu (linked %llu), cpu roots %llu; "
+            "warnings: GPU ops without launch %llu, bleed-dropped %llu, "
+            "flow targets not GPU %llu, "
+            "half flows %llu, duplicate links %llu, without valid "
+            "ts/dur %llu\n",
+            (unsigned long long)s->n_events, (unsigned long long)s->n_gpu,
+            (unsigned long long)s->n_gpu_linked,
+            (unsigned long long)s->n_cpu_roots,
+            (unsigned long long)s->n_gpu_unlinked,
+            (unsigned long long)s->n_bleed_drop,
+            (unsigned long long)s->n_flow_bad_target,
+            (unsigned long long)s->n_flow_half,
+            (unsigned long long)s->n_gpu_dup_link,
+            (unsigned long long)s->n_no_time);
+    coverage_line(rep);
+}
+
+/* Everything staged in set: the workbook (TraceLens's sheets; written
+ * in a thread of its own with --threads 2, beside the findings, the CSVs
+ * and report.md, as it is mostly deflate), findings.csv, the CSVs and
+ * report.md. */
+static tlm_status stage_all(rargs *a, tlm_report *rep, tlm_outset *set,
+                            tlm_error *err)
+{
+    tlm_xlsx_job *job = NULL;
+    tlm_tab *ft = NULL;
+    tlm_status st = TLM_OK;
+    if (a->xlsx)
+        st = tlm_report_xlsx_start(rep, set, a->xlsx, a->co.ro.threads >= 2,
+                                   &job, err);
+    if (st == TLM_OK)
+        st = add_findings(rep, &a->fo,
+                          !(a->co.ro.compat & TLM_COMPAT_COLUMNS), &ft, err);
+    if (st == TLM_OK && ft && a->dir)
+        st = stage_findings_csv(ft, set, a->dir, err);
+    if (st == TLM_OK)
+        st = tlm_report_stage(rep, set, a->dir, a->md, err);
+    tlm_status sx = tlm_report_xlsx_finish(job, st == TLM_OK,
+                                           st == TLM_OK ? err : NULL);
+    if (st == TLM_OK)
+        st = sx;
+    tlm_tab_free(ft);
     return st;
 }
 
 int tlm_cmd_report(int argc, char **argv)
 {
-    const char *trace_path = NULL, *dir = NULL, *md = NULL, *xlsx = NULL;
-    int quiet = 0, force = 0;
-    tlm_cli_ropts co;
-    tlm_cli_ropts_init(&co);
-    tlm_find_opts fo;
-    tlm_find_opts_init(&fo);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int r = tlm_cli_ropt("report", argc, argv, &i, &co);
-        if (r == 0)
-            r = tlm_cli_find_opt("report", argc, argv, &i, &fo);
-        if (r < 0)
-            return 2;
-        if (r > 0)
-            continue;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            report_usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--output_csvs_dir")) {
-            if (!need(i, argc, argv))
-                return 2;
-            dir = argv[++i];
-        } else if (!strcmp(a, "--output_xlsx_path")) {
-            if (!need(i, argc, argv))
-                return 2;
-            xlsx = argv[++i];
-        } else if (!strcmp(a, "--output_md")) {
-            if (!need(i, argc, argv))
-                return 2;
-            md = argv[++i];
-        } else if (!strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--force")) {
-            force = 1;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "tlmpi report: unknown option %s\n", a);
-            report_usage(stderr);
-            return 2;
-        } else if (!trace_path) {
-            trace_path = a;
-        } else {
-            fprintf(stderr, "tlmpi report: one trace only (got %s)\n", a);
-            return 2;
-        }
-    }
-    if (!trace_path || (!dir && !xlsx)) {
-        report_usage(stderr);
+    static rargs a; /* large path buffers: not on the stack */
+    memset(&a, 0, sizeof a);
+    int pr = parse_args(argc, argv, &a);
+    if (pr)
+        return pr == 1 ? 0 : 2;
+    if (output_paths(&a))
         return 2;
-    }
-    tlm_error err;
-    tlm_error_clear(&err);
-    if (tlm_cli_ropts_finish(&co, &err) != TLM_OK) {
-        fprintf(stderr, "tlmpi report: %s\n", err.msg);
-        return 2;
-    }
-    if (fo.platform) { /* an unknown name fails before any work */
-        tlm_find_hw hw;
-        if (tlm_find_hw_resolve(&fo, NULL, NULL, &hw, &err) != TLM_OK) {
-            fprintf(stderr, "tlmpi report: %s\n", err.msg);
-            return 2;
-        }
-    }
-    char mdpath[4096];
-    if (!md && dir) {
-        snprintf(mdpath, sizeof mdpath, "%s/report.md", dir);
-        md = mdpath;
-    }
+    int bad = check_inputs(&a);
+    if (bad)
+        return bad;
     tlm_outset set;
-    if (start_outputs(&set, force, trace_path, dir, md, xlsx) != 0)
+    if (start_outputs(&set, a.force, a.trace, a.dir, a.md, a.xlsx) != 0)
         return 1;
     double t0 = tlm_cli_now();
     tlm_cli_built b = {0};
+    tlm_error err;
+    tlm_error_clear(&err);
     char msg[1024];
     int rc = 1;
-    if (tlm_cli_build_report(trace_path, &co, &b, &err) != TLM_OK)
-        goto fail;
-    tlm_report *rep = b.rep;
-    double t1 = b.t_read, t2 = b.t_tree, t3 = b.t_tables;
-    if (add_findings(rep, &fo, &set, dir, dir &&
-                     !(co.ro.compat & TLM_COMPAT_COLUMNS), &err) != TLM_OK)
-        goto fail;
-    if (tlm_report_stage(rep, &set, dir, md, &err) != TLM_OK ||
-        (xlsx && tlm_report_stage_xlsx(rep, &set, xlsx, &err) != TLM_OK) ||
-        tlm_outset_commit(&set, &err) != TLM_OK)
-        goto fail;
-    double t4 = tlm_cli_now();
-    if (!quiet) {
-        const tlm_tree_stats *s = tlm_tree_stats_get(b.tree);
-        fprintf(stderr,
-                "tlmpi report: %s: %zu tables in %s%s%s (read %.3f s, tree "
-                "%.3f s, tables %.3f s, write %.3f s)\n",
-                trace_path, tlm_report_table_count(rep), dir ? dir : xlsx,
-                dir && xlsx ? " and " : "", dir && xlsx ? xlsx : "",
-                t1 - t0,
-                t2 - t1, t3 - t2, t4 - t3);
-        fprintf(stderr,
-                "  events %llu, GPU ops %llu (linked %llu), cpu roots %llu; "
-                "warnings: GPU ops without launch %llu, bleed-dropped %llu, "
-                "flow targets not GPU %llu, "
-                "half flows %llu, duplicate links %llu, without valid "
-                "ts/dur %llu\n",
-                (unsigned long long)s->n_events,
-                (unsigned long long)s->n_gpu,
-                (unsigned long long)s->n_gpu_linked,
-                (unsigned long long)s->n_cpu_roots,
-                (unsigned long long)s->n_gpu_unlinked,
-                (unsigned long long)s->n_bleed_drop,
-                (unsigned long long)s->n_flow_bad_target,
-                (unsigned long long)s->n_flow_half,
-                (unsigned long long)s->n_gpu_dup_link,
-                (unsigned long long)s->n_no_time);
+    if (tlm_cli_build_report(a.trace, &a.co, &b, &err) != TLM_OK ||
+        stage_all(&a, b.rep, &set, &err) != TLM_OK ||
+        tlm_outset_commit(&set, &err) != TLM_OK) {
+        fprintf(stderr, "tlmpi report: error: %s\n",
+                tlm_error_format(&err, msg, sizeof msg));
+    } else {
+        rc = 0;
+        if (!a.quiet)
+            summary(&a, &b, t0, tlm_cli_now());
     }
-    rc = 0;
-    goto done;
-fail:
-    fprintf(stderr, "tlmpi report: error: %s\n",
-            tlm_error_format(&err, msg, sizeof msg));
-done:
     tlm_mpi_signals_untrack(&set);
     tlm_outset_free(&set);
     tlm_cli_built_free(&b);

@@ -26,7 +26,8 @@ static const char usage[] =
     "                         [--recursive] [--strict]\n"
     "                         [--world_size W] [--allow_missing]\n"
     "                         [--output F.h5] [--force] [--output_dir D]\n"
-    "                         [--output_csvs_dir D] [--no_report]\n"
+    "                         [--output_csvs_dir D] [--output_xlsx_path F]\n"
+    "                         [--no_report]\n"
     "                         [--gpus_per_node G] [--gpu_arch NAME]\n"
     "                         [--gpu_arch_json_path F]\n"
     "                         [--straggler_threshold_us T]\n"
@@ -55,6 +56,8 @@ static const char usage[] =
     "  --force              replace an existing output file\n"
     "  --output_dir D       folder for report.md and the CSV sheets\n"
     "  --output_csvs_dir D  folder for the CSV sheets (default output_dir)\n"
+    "  --output_xlsx_path F the collective sheets and the per-rank\n"
+    "                       summaries as one .xlsx workbook\n"
     "  --no_report          write only the HDF5 file\n"
     "  --gpus_per_node G    node = rank / G in the node columns\n"
     "  --gpu_arch NAME      GPU of the job (bundled name, or none); default:\n"
@@ -142,6 +145,7 @@ static const optdef defs[] = {
     {"output", K_STR, O_(output)},
     {"output_dir", K_STR, O_(output_dir)},
     {"output_csvs_dir", K_STR, O_(output_csvs_dir)},
+    {"output_xlsx_path", K_STR, O_(output_xlsx_path)},
     {"gpu_arch_json_path", K_STR, O_(gpu_arch_json_path)},
     {"gpus_per_node", K_LONG, O_(gpus_per_node)},
     {"gpu_arch", K_STR, O_(gpu_arch)},
@@ -289,6 +293,11 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
                                  "--trace_pattern must contain exactly one "
                                  "'*' (got '%s')", o->trace_pattern);
     }
+    if (o->output_xlsx_path && o->no_report)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "--output_xlsx_path and --no_report exclude "
+                             "each other (the workbook is part of the "
+                             "report)");
     tlm_status ast = check_gpu_arch(o, err);
     if (ast != TLM_OK)
         return ast;

@@ -45,6 +45,7 @@ typedef struct tlm_mpi_opts {
     const char *output;        /* --output FILE.h5 */
     const char *output_dir;    /* --output_dir D (report.md, CSVs) */
     const char *output_csvs_dir; /* --output_csvs_dir D (CSV sheets) */
+    const char *output_xlsx_path; /* --output_xlsx_path F (workbook) */
     const char *gpu_arch_json_path; /* --gpu_arch_json_path F */
     long gpus_per_node;        /* --gpus_per_node N; -1 = unknown */
     const char *steps;         /* --steps LIST: per-step tables of these

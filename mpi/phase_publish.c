@@ -90,6 +90,9 @@ static tlm_status write_report(tlm_mpi_ctx *c)
     tlm_mpi_results r;
     results_of(c, rows, tls, &r);
     st = tlm_mpi_report_write(&r, c->su.rdir, c->su.cdir, &c->out, &err);
+    if (st == TLM_OK && c->o.output_xlsx_path)
+        st = tlm_mpi_report_xlsx(&r, c->su.cdir, c->o.output_xlsx_path,
+                                 &c->out, &err);
     if (st == TLM_OK && c->on_results)
         c->on_results(c->on_results_arg, &r);
     if (st != TLM_OK) {

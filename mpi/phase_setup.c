@@ -87,6 +87,8 @@ tlm_status tlm_mpi_setup_outputs(tlm_mpi_ctx *c, tlm_error *err)
         return tlm_error_set(err, TLM_ELIMIT, NULL, -1,
                              "output path too long");
     st = tlm_outset_check(&c->out, p, err);
+    if (st == TLM_OK && c->o.output_xlsx_path)
+        st = tlm_outset_check(&c->out, c->o.output_xlsx_path, err);
     for (size_t i = 0; st == TLM_OK && tlm_mpi_report_csvs[i]; i++) {
         if (pathf(p, sizeof p, "%s/%s", s->cdir, tlm_mpi_report_csvs[i]))
             return tlm_error_set(err, TLM_ELIMIT, NULL, -1,

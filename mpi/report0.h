@@ -95,6 +95,16 @@ tlm_status tlm_mpi_report_write(const tlm_mpi_results *r,
                                 const char *report_dir, const char *csv_dir,
                                 tlm_outset *set, tlm_error *err);
 
+/* The workbook of the analysis (report0_xlsx.c), staged in *set after
+ * tlm_mpi_report_write staged the CSVs in csv_dir: TraceLens's collective
+ * sheets (the staged CSVs read back, so the cells are theirs), then the
+ * per-rank summaries (traces, timeline, steps, step_summary).  Errors:
+ * those of tlm_outset_stage, the CSV reader and the workbook writer,
+ * TLM_ENOMEM. */
+tlm_status tlm_mpi_report_xlsx(const tlm_mpi_results *r, const char *csv_dir,
+                               const char *path, tlm_outset *set,
+                               tlm_error *err);
+
 /* A double as Python's repr() prints it (shortest text that reads back to
  * the same value; fixed notation for 1e-4 <= |v| < 1e16 with at least one
  * decimal, else "1e-05" style), NaN as "" (pandas' to_csv).  cap >= 32. */

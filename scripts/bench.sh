@@ -24,6 +24,11 @@
 #                             the second with a slow kernel) against the
 #                             two tlmpi report runs it replaces (target
 #                             <= 1.1x their sum), and peak RSS
+#   scripts/bench.sh report_xlsx  tlmpi report with CSVs against CSVs +
+#                             workbook (--output_xlsx_path), on the largest
+#                             shared trace (../shared/traces) and a
+#                             synthesized trace of BENCH_XLSX_SIZE bytes
+#                             (default 100 MB): target <= 1.3x
 
 #   scripts/bench.sh diff     tlmpi diff of two 18 MB synthesized traces
 #                             (seed 1 against seed 2 with 5 layers) against
@@ -349,6 +354,45 @@ run_compare() {
     printf '  peak RSS compare: %d KiB\n' "$r"
 }
 
+# tlmpi report of $1 with CSVs, then with CSVs and the workbook
+xlsx_pair() {
+    local tr=$1 label=$2 t tc= tx= out=$dir/xlsx.out
+    for _ in $(seq "$repeat"); do
+        t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' report '$tr' --output_csvs_dir '$out' --quiet")
+        tc=$(min2 "$t" "$tc")
+        t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' report '$tr' --output_csvs_dir '$out' --output_xlsx_path '$out/r.xlsx' --quiet")
+        tx=$(min2 "$t" "$tx")
+    done
+    local wb
+    wb=$(stat -c %s "$out/r.xlsx")
+    rm -rf "$out"
+    echo
+    echo "== report_xlsx: $label, $(stat -c %s "$tr") bytes (best of $repeat)"
+    printf '  %-34s %7.3f s\n' "tlmpi report, CSVs" "$tc"
+    printf '  %-34s %7.3f s   (workbook %d bytes)\n' "tlmpi report, CSVs + workbook" "$tx" "$wb"
+    printf '  CSVs + workbook / CSVs: %sx   (target <= 1.3x)\n' "$(ratio "$tx" "$tc")"
+}
+
+run_report_xlsx() {
+    local xsize=${BENCH_XLSX_SIZE:-100000000} big=
+    local shared=${TLM_SHARED_DIR:-$root/../shared}
+    big=$(ls -S "$shared"/traces/*/*.json* 2>/dev/null | head -n 1 || true)
+    if [ -n "$big" ]; then
+        cat "$big" >/dev/null
+        xlsx_pair "$big" "largest shared trace $(basename "$big")"
+    fi
+    local x=$dir/xlsx_synth/rank0_trace.json
+    if [ ! -s "$x" ] || [ "$(cat "$dir/.xlsx_size" 2>/dev/null)" != "$xsize" ]; then
+        echo "synthesizing a ${xsize}-byte trace ..." >&2
+        rm -rf "$dir/xlsx_synth"
+        "$bin/tlmpi-synth" --out "$dir/xlsx_synth" --world_size 8 --tp 4 \
+            --target_size "$xsize" --seed 42 --ranks 0 --quiet
+        echo "$xsize" > "$dir/.xlsx_size"
+    fi
+    cat "$x" >/dev/null
+    xlsx_pair "$x" "synthesized trace"
+}
+
 # TraceDiff of a pair of ~18 MB traces (issue 16: under 0.2 s, memory
 # within 2x of reading both traces)
 run_diff() {
@@ -392,8 +436,9 @@ job) single_trace; run_job ;;
 bigjob) run_bigjob ;;
 audit) run_audit ;;
 compare_runs) run_compare_runs ;;
+report_xlsx) run_report_xlsx ;;
 diff) run_diff ;;
 all) single_trace; run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|report|job|bigjob|audit|compare_runs|compare|diff|all" >&2
+*) echo "usage: scripts/bench.sh reader|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|all" >&2
    exit 2 ;;
 esac

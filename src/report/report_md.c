@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coverage.h"
 #include "report_internal.h"
 
 static const tlm_tab *find(const tlm_report *r, const char *name)
@@ -332,6 +333,14 @@ tlm_status tlm_report_md_to(const tlm_report *r, const char *path,
                            "% of window"};
         top_table(&body, find(r, "short_kernels_summary"), "Short kernels",
                   c, h, 5, 10);
+    }
+    { /* what the roofline leaves out (coverage.c) */
+        tlm_coverage cov;
+        if (tlm_report_coverage(r, &cov) == TLM_OK)
+            tlm_coverage_md(&cov, 10, &body);
+        else
+            body.oom = 1;
+        tlm_coverage_free(&cov);
     }
     const tlm_tree_stats *s = &r->stats;
     tlm_sbuf_printf(&body,

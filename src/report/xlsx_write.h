@@ -56,4 +56,18 @@ int tlm_xlsx_name_ok(const char *name);
  * compares them for ASCII names). */
 int tlm_xlsx_same_name(const char *a, const char *b);
 
+/* tlm_report_stage_xlsx (tlm_report.h) in two steps, so that the
+ * workbook may be written in a thread of its own while the caller writes
+ * other files: _start stages path in set (in the caller's thread) and,
+ * when threaded, starts writing; _finish waits for it (or, not threaded,
+ * writes it now), and must be called once for every started job, before
+ * r or set go.  ok = 0 (the caller's other outputs failed): the workbook
+ * is not written, or its temporary removed.  Errors: those of
+ * tlm_report_stage_xlsx. */
+typedef struct tlm_xlsx_job tlm_xlsx_job;
+tlm_status tlm_report_xlsx_start(const tlm_report *r, tlm_outset *set,
+                                 const char *path, int threaded,
+                                 tlm_xlsx_job **out, tlm_error *err);
+tlm_status tlm_report_xlsx_finish(tlm_xlsx_job *j, int ok, tlm_error *err);
+
 #endif /* TLM_XLSX_WRITE_H */

@@ -75,6 +75,10 @@ for o in $(src_opts < "$S/mpi/report_opts.c"); do
         grep -q -- "$o\b" "$W/h_$sub" || fail "tlmpi $sub --help lacks $o"
     done
 done
+# TraceLens's command line (report_tl.c) is report's
+for o in $(src_opts < "$S/mpi/report_tl.c") --enable-origami; do
+    grep -q -- "$o\b" "$W/h_report" || fail "tlmpi report --help lacks $o"
+done
 for o in $(sed '/^int tlm_cmd_modules/,$d' "$S/mpi/cmd_tree.c" | src_opts); do
     grep -q -- "$o\b" "$W/h_tree" || fail "tlmpi tree --help lacks $o"
 done

@@ -20,7 +20,7 @@ PYDIR=lib/python3/dist-packages
 
 cmake --install "$TLM_BUILD_DIR" --prefix "$P" > "$W/install.log" 2>&1 \
     || { cat "$W/install.log"; fail "cmake --install: exit $?"; }
-for f in bin/tlmpi bin/tlmpi-synth bin/tlmpi-run; do
+for f in bin/tlmpi bin/tlmpi-synth bin/tlmpi-run bin/tlmpi-tracelens; do
     [ -x "$P/$f" ] || fail "$f not installed or not executable"
 done
 for f in $PYDIR/tlmpi_h5.py share/tlmpi/slurm/postprocess.sbatch \

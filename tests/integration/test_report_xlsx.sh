@@ -1,90 +1,149 @@
 #!/bin/bash
-# tlmpi report --output_xlsx_path (issue 15 item 2): the workbook beside
-# the CSVs or alone; one worksheet per CSV sheet with the same name and
-# header row (read back from the package with Python's zipfile); the
-# output rules (an existing workbook needs --force, an unwritable folder
-# fails with a message naming it, nothing half-written, no temporaries).
+# The report's workbook (issue 15 item 2, docs/report.md "Workbook"):
+#   --output_xlsx_path beside --output_csvs_dir: one worksheet per CSV in
+#   TraceLens's order (findings.csv, tlmpi's, is not a sheet), the same
+#   cells (xlsx_vs_csv.py, an independent stdlib reader), header frozen,
+#   no formula; the workbook alone (no report.md without a CSV folder, as
+#   TraceLens); TraceLens's default path beside the trace; an existing workbook kept without --force; an
+#   unwritable workbook folder refused before any work, naming the option
+#   and the file, nothing written; the perf-model coverage in report.md
+#   and on stderr; a folder that cannot be made and a bad trace write
+#   nothing; the shared Qwen trace's workbook against its CSVs; the
+#   multi-rank analysis' workbook (--output_xlsx_path): the collective
+#   sheets = their CSVs, then the per-rank summaries; refused with
+#   --no_report.
 set -u
 TLMPI="${TLMPI:?TLMPI not set}"
 S="${TLM_SOURCE_DIR:?}"
 WORK="${TLM_WORK_DIR:-$(mktemp -d)}"
 rm -rf "$WORK"
 mkdir -p "$WORK"
+PY=/usr/bin/python3
+CHECK="$S/tests/integration/xlsx_vs_csv.py"
 fail=0
 check() { # check DESC CMD...
     local desc="$1"
     shift
     if "$@"; then echo "ok   $desc"; else echo "FAIL $desc"; fail=1; fi
 }
-PY=python3
-T="$S/tests/data/ok_small_trace.json"
-OUT="$WORK/out"
-X="$WORK/book/report.xlsx"
+T="$WORK/small.json"
+cp "$S/tests/data/report_small.json" "$T"
 
-check "csvs and workbook: exit 0" \
-    "$TLMPI" report "$T" --output_csvs_dir "$OUT" --output_xlsx_path "$X" --quiet
-check "workbook written" test -s "$X"
-check "no temporaries" test -z "$(ls -A "$WORK/book" "$OUT" | grep '\.tmp$')"
+# ---- workbook beside the CSVs: same sheets, same order, same cells
+check "report CSVs + workbook: exit 0" "$TLMPI" report "$T" \
+    --output_csvs_dir "$WORK/c" --output_xlsx_path "$WORK/w/r.xlsx" --quiet
+check "workbook written" test -s "$WORK/w/r.xlsx"
+"$PY" "$CHECK" "$WORK/w/r.xlsx" "$WORK/c" > "$WORK/sheets.txt" 2> "$WORK/diff.txt"
+check "workbook cells = CSV cells" test $? -eq 0
+cat "$WORK/diff.txt"
+check "sheets in TraceLens's order" test "$(tr '\n' ' ' < "$WORK/sheets.txt")" = \
+    "gpu_timeline ops_summary_by_category ops_summary ops_unique_args unified_perf_summary GEMM BinaryElementwise kernel_summary short_kernel_histogram short_kernels_summary "
+check "one worksheet per CSV but findings.csv" test "$(wc -l < "$WORK/sheets.txt")" -eq \
+    "$(ls "$WORK/c"/*.csv | grep -vc /findings.csv)"
+"$PY" - "$WORK/w/r.xlsx" <<'PYEOF'
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+for n in z.namelist():
+    if n.startswith("xl/worksheets/sheet"):
+        x = z.read(n).decode()
+        assert 'ySplit="1"' in x and 'state="frozen"' in x, n
+        assert "<f>" not in x, n
+PYEOF
+check "header rows frozen, no formula" test $? -eq 0
+check "the workbook alone" "$TLMPI" report "$T" --output_xlsx_path "$WORK/alone.xlsx" --quiet
+check "... written, no report.md without a folder" test -s "$WORK/alone.xlsx" -a ! -e "$WORK/alone.md" -a ! -e "$WORK/report.md"
+check "... no CSV" test -z "$(ls "$WORK" | grep '\.csv$')"
+check "report.md stays in the CSV folder" test -s "$WORK/c/report.md"
+check "no report.md beside a named workbook with a CSV folder" \
+    test ! -e "$WORK/w/r.md"
+check "no temporaries left" test -z "$(ls -A "$WORK/w" "$WORK/c" | grep -e '\.tmp$' -e '\.old$')"
+# the checker is not blind: a changed CSV cell is found
+sed -i '2s/^computation_time,[^,]*,/computation_time,0.5,/' "$WORK/c/gpu_timeline.csv"
+"$PY" "$CHECK" "$WORK/w/r.xlsx" "$WORK/c" > /dev/null 2>&1
+check "checker finds a changed cell" test $? -eq 1
 
-# every CSV is a worksheet of the same name, with the same header row
-cat > "$WORK/sheets.py" <<'PY'
-import csv, os, re, sys, zipfile
-book, out = sys.argv[1], sys.argv[2]
-z = zipfile.ZipFile(book)
-wb = z.read("xl/workbook.xml").decode()
-names = re.findall(r'<sheet name="([^"]*)"', wb)
-rels = z.read("xl/_rels/workbook.xml.rels").decode()
-csvs = sorted(f[:-4] for f in os.listdir(out) if f.endswith(".csv") and f != "findings.csv")
-assert sorted(names) == csvs, (names, csvs)
-assert names[0] == "gpu_timeline", names
-for i, n in enumerate(names):
-    xml = z.read("xl/worksheets/sheet%d.xml" % (i + 1)).decode()
-    row1 = re.search(r'<row r="1".*?</row>', xml, re.S).group(0)
-    got = [t.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
-           for t in re.findall(r"<t[^>]*>(.*?)</t>", row1, re.S)]
-    with open(os.path.join(out, n + ".csv"), newline="") as f:
-        want = next(csv.reader(f))
-    assert got == want, (n, got, want)
-    assert 'ySplit="1"' in xml and 'state="frozen"' in xml, n
-    assert "<f>" not in xml, n
-print(len(names), "sheets")
-PY
-check "sheets match the CSVs" $PY "$WORK/sheets.py" "$X" "$OUT"
+# ---- TraceLens's default: <trace>_perf_report.xlsx beside the trace
+mkdir -p "$WORK/d"
+gzip -c "$T" > "$WORK/d/run.json.gz"
+"$TLMPI" report "$WORK/d/run.json.gz" 2> "$WORK/d.err"
+check "default workbook: exit 0" test $? -eq 0
+check "default workbook beside the trace" test -s "$WORK/d/run_perf_report.xlsx"
+check "no report.md beside it" test ! -e "$WORK/d/run_perf_report.md"
+check "stderr says where the workbook went" grep -q \
+    "run_perf_report.xlsx (beside the trace" "$WORK/d.err"
+check "nothing else written" test "$(ls "$WORK/d" | wc -l)" -eq 2
+"$TLMPI" report "$WORK/d/run.json.gz" --output_csvs_dir "$WORK/dc" --quiet
+"$PY" "$CHECK" "$WORK/d/run_perf_report.xlsx" "$WORK/dc" > /dev/null
+check "default workbook = the CSVs" test $? -eq 0
+before=$(stat -c %Y.%s "$WORK/d/run_perf_report.xlsx")
+"$TLMPI" report "$WORK/d/run.json.gz" 2> "$WORK/d2.err"
+check "existing workbook without --force: exit 1" test $? -eq 1
+check "... names the option" grep -q -- "--output_xlsx_path" "$WORK/d2.err"
+check "... workbook untouched" test "$(stat -c %Y.%s "$WORK/d/run_perf_report.xlsx")" = "$before"
+check "--force replaces it" "$TLMPI" report "$WORK/d/run.json.gz" --force --quiet
 
-# the workbook alone
-X2="$WORK/alone.xlsx"
-check "workbook alone: exit 0" "$TLMPI" report "$T" --output_xlsx_path "$X2" --quiet
-check "workbook alone written" test -s "$X2"
-check "no report.md without a folder" test ! -e "$WORK/report.md"
+# ---- a workbook folder that cannot be written: refused before any work
+echo x > "$WORK/notadir"
+"$TLMPI" report "$T" --output_csvs_dir "$WORK/nc" \
+    --output_xlsx_path "$WORK/notadir/r.xlsx" 2> "$WORK/nd.err"
+check "unwritable workbook folder: exit 1" test $? -eq 1
+check "... names the option" grep -q -- "--output_xlsx_path" "$WORK/nd.err"
+check "... names the file" grep -q "notadir/r.xlsx" "$WORK/nd.err"
+check "... no CSV written" test -z "$(ls -A "$WORK/nc" 2>/dev/null)"
 
-# output rules
-before=$(cksum < "$X2")
-"$TLMPI" report "$T" --output_xlsx_path "$X2" --quiet 2> "$WORK/err"
-rc=$?
-check "existing workbook: exit 1" test $rc -eq 1
-check "existing workbook: says --force" grep -q -- "--force" "$WORK/err"
-check "existing workbook: untouched" test "$(cksum < "$X2")" = "$before"
-check "--force replaces it" \
-    "$TLMPI" report "$T" --output_xlsx_path "$X2" --quiet --force
-mkdir -p "$WORK/ro"
-chmod 0555 "$WORK/ro"
-if [ "$(id -u)" != 0 ]; then
-    "$TLMPI" report "$T" --output_xlsx_path "$WORK/ro/x.xlsx" --quiet \
-        2> "$WORK/err"
-    rc=$?
-    check "unwritable folder: exit 1" test $rc -eq 1
-    check "unwritable folder: names it" grep -q "$WORK/ro" "$WORK/err"
-fi
-"$TLMPI" report "$T" --output_xlsx_path /proc/no/such/x.xlsx --quiet \
-    2> "$WORK/err"
-rc=$?
-check "folder that cannot be made: exit 1" test $rc -eq 1
-check "folder that cannot be made: names it" grep -q "/proc/no" "$WORK/err"
-# a failing report writes neither the CSVs nor the workbook
+"$TLMPI" report "$T" --output_xlsx_path /proc/no/such/x.xlsx --quiet 2> "$WORK/pr.err"
+check "folder that cannot be made: exit 1" test $? -eq 1
+check "... names it" grep -q "/proc/no" "$WORK/pr.err"
 "$TLMPI" report "$S/tests/data/bad_truncated.json" --output_csvs_dir \
     "$WORK/bad" --output_xlsx_path "$WORK/bad.xlsx" --quiet 2> /dev/null
+check "bad trace: exit 1" test $? -eq 1
 check "bad trace: no workbook" test ! -e "$WORK/bad.xlsx"
-check "bad trace: no temporaries" \
-    test -z "$(ls -A "$WORK" | grep 'bad\.xlsx\..*\.tmp$')"
-chmod 0755 "$WORK/ro"
+check "bad trace: no temporaries" test -z "$(ls -A "$WORK" | grep 'bad\.xlsx\..*\.tmp$')"
+
+# ---- coverage: the ops without a perf model
+check "coverage on stderr" grep -q "perf-model coverage: 0 op names without a model (0 of 2 ops" "$WORK/d.err"
+check "coverage in report.md: all modelled" grep -q \
+    "^Every op with GPU time has a perf model (2 ops" "$WORK/dc/report.md"
+
+# ---- the shared Qwen trace: workbook = CSVs, coverage lists aten::cat
+Q="${TLM_SHARED_DIR:-$S/../shared}/traces/qwen_h100/trace.json.gz"
+if [ -f "$Q" ]; then
+    "$TLMPI" report "$Q" --output_csvs_dir "$WORK/q" \
+        --output_xlsx_path "$WORK/q.xlsx" --gpu_arch H100 2> "$WORK/q.err"
+    check "qwen: exit 0" test $? -eq 0
+    "$PY" "$CHECK" "$WORK/q.xlsx" "$WORK/q" > "$WORK/q.sheets" 2> "$WORK/q.diff"
+    check "qwen: workbook cells = CSV cells" test $? -eq 0
+    head -n 5 "$WORK/q.diff"
+    check "qwen: 13 sheets" test "$(wc -l < "$WORK/q.sheets")" -eq 13
+    # (which ops lack a model moves with the op registry: read it back)
+    top=$(sed -n 's/.*perf-model coverage: .*; top: \([^ ]*\) (.*/\1/p' "$WORK/q.err")
+    check "qwen: coverage on stderr names the top op" test -n "$top"
+    check "qwen: ... and report.md's table too" grep -q "^| $top | [0-9.]* | [0-9.]* | [0-9]* |$" "$WORK/q/report.md"
+    check "qwen: coverage total" grep -q \
+        "^| \*\*total without a model\*\* | [0-9.]* | [0-9.]* | [0-9]* |$" "$WORK/q/report.md"
+    row=$(grep -m1 "^$top," "$WORK/q/unified_perf_summary.csv")
+    check "qwen: the top op has no perf model in unified_perf_summary" \
+        bash -c '[[ "$0" == *",False,"* ]]' "$row"
+else
+    echo "skip qwen: $Q absent"
+fi
+# ---- the multi-rank analysis' workbook
+MPIEXEC=${MPIEXEC:-mpirun}
+"$TLMPI" --trace_dir "$WORK" --no_report --output_xlsx_path "$WORK/m.xlsx" 2> "$WORK/m.err"
+check "analysis: --output_xlsx_path with --no_report: exit 2" test $? -eq 2
+check "... says why" grep -q -- "--output_xlsx_path and --no_report exclude" "$WORK/m.err"
+D="${TLM_SHARED_DIR:-$S/../shared}/traces/dlrm_v100_8rank"
+if [ -d "$D" ]; then
+    timeout 120 "$MPIEXEC" -n 2 "$TLMPI" --trace_dir "$D" --output "$WORK/m/t.h5" \
+        --output_dir "$WORK/m" --output_xlsx_path "$WORK/m/w.xlsx" --quiet 2> /dev/null
+    check "analysis with a workbook: exit 0" test $? -eq 0
+    "$PY" "$CHECK" "$WORK/m/w.xlsx" "$WORK/m" --skip-missing > "$WORK/m.sheets" 2> "$WORK/m.diff"
+    check "analysis: collective sheets = their CSVs" test $? -eq 0
+    head -n 5 "$WORK/m.diff"
+    check "analysis: collective sheets, then per-rank summaries" test \
+        "$(tr '\n' ' ' < "$WORK/m.sheets")" = \
+        "nccl_summary_implicit_sync nccl_summary_long nccl_long nccl_implicit_sync straggler_summary findings traces timeline steps step_summary "
+else
+    echo "skip the analysis workbook: $D absent"
+fi
 exit $fail
