@@ -50,12 +50,6 @@ static const struct {
     {"--enable_pseudo_ops", 0,
      "injecting pseudo-ops for fused MoE/MLA kernels is not implemented in "
      "tlmpi yet; leave it out, or run TraceLens itself for it"},
-    {"--group_by_num_kernels", 0,
-     "the num_kernels grouping key is not implemented in tlmpi yet; leave "
-     "it out, or run TraceLens itself for it"},
-    {"--include_first_occurrence_time", 0,
-     "ops_unique_args' first_occurrence_time column is not implemented in "
-     "tlmpi yet; leave it out, or run TraceLens itself for it"},
 };
 
 /* TraceLens parses these and applies them nowhere (perfreport.md §8). */
@@ -107,6 +101,14 @@ int tlm_cli_tl_opt(int argc, char **argv, int *i, tlm_cli_tl *t,
     }
     if (!strcmp(a, "--short_kernel_study")) {
         co->ro.short_kernel_study = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--group_by_num_kernels")) {
+        co->ro.group_by_num_kernels = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--include_first_occurrence_time")) {
+        co->ro.first_occurrence_time = 1;
         return 1;
     }
     const char **dst = !strcmp(a, "--profile_json_path")  ? &t->profile_json_path

@@ -92,6 +92,12 @@ typedef struct tlm_report_opts {
                                       (default) or 2 (unified_perf_summary
                                       beside the other sheets; the same
                                       tables either way) */
+    int group_by_num_kernels;      /* ops_unique_args: num_kernels (the
+                                      launcher's direct kernel count) as
+                                      an extra group key (default 0) */
+    int first_occurrence_time;     /* ops_unique_args: the group's
+                                      earliest launcher ts minus the
+                                      table's earliest, us (default 0) */
 } tlm_report_opts;
 
 TLM_API void tlm_report_opts_init(tlm_report_opts *opts);
@@ -199,6 +205,9 @@ TLM_API const tlm_report_gpu *tlm_report_gpu_get(const tlm_report *r);
 #define TLM_COLNAME_UARGS_DIRECT_SUM "total_direct_kernel_time_sum"
 #define TLM_COLNAME_UARGS_SUBTREE_SUM "total_subtree_kernel_time_sum"
 #define TLM_COLNAME_UARGS_EX_UID "ex_UID"
+/* only with group_by_num_kernels / first_occurrence_time */
+#define TLM_COLNAME_UARGS_NUM_KERNELS "num_kernels"
+#define TLM_COLNAME_UARGS_FIRST_TIME "first_occurrence_time"
 #define TLM_COLNAME_UARGS_PERCENT "Percentage (%)"
 /* kernel_summary (durations in microseconds; \xc2\xb5 is UTF-8 for µ) */
 #define TLM_COLNAME_KERNEL_PARENT_CATEGORY "Parent op category"

@@ -16,6 +16,7 @@
  * of the key text; no per-row allocation.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -519,31 +520,72 @@ static void unique_key(tlm_rctx *ctx, int32_t u, const char *cat,
         tlm_key_id(b, tlm_argv_id(&av[k]));
 }
 
-static tlm_status ops_unique_args(tlm_rctx *ctx)
+/* Column layout of ops_unique_args: TraceLens's order, with the optional
+ * num_kernels (a group key, after the shape keys) and
+ * first_occurrence_time (after operation_count). */
+typedef struct uargs_layout {
+    const char *cols[32];
+    tlm_coltype ty[32];
+    size_t nc, c_nk, c_cnt, c_first, c_stat, c_ex, c_kd, c_pct;
+} uargs_layout;
+
+static size_t ua_add(uargs_layout *u, const char *name, tlm_coltype ty)
 {
-    static const char *const cols[] = {
+    u->cols[u->nc] = name;
+    u->ty[u->nc] = ty;
+    return u->nc++;
+}
+
+static void uargs_layout_init(uargs_layout *u, const tlm_report_opts *o)
+{
+    static const char *const keys[] = {
         TLM_COLNAME_UARGS_NAME, TLM_COLNAME_UARGS_CATEGORY, "process_name",
         "process_label", "thread_name", TLM_COLNAME_UARGS_INPUT_DIMS,
         TLM_COLNAME_UARGS_INPUT_TYPE, TLM_COLNAME_UARGS_INPUT_STRIDES,
-        TLM_COLNAME_UARGS_CONCRETE_INPUTS, TLM_COLNAME_UARGS_COUNT,
+        TLM_COLNAME_UARGS_CONCRETE_INPUTS};
+    static const char *const stats[] = {
         TLM_COLNAME_UARGS_DIRECT_MEAN, "total_subtree_kernel_time_mean",
         TLM_COLNAME_UARGS_DIRECT_MEDIAN,
         "total_subtree_kernel_time_median", "total_direct_kernel_time_std",
         "total_subtree_kernel_time_std", TLM_COLNAME_UARGS_DIRECT_MIN,
         "total_subtree_kernel_time_min", TLM_COLNAME_UARGS_DIRECT_MAX,
         "total_subtree_kernel_time_max", TLM_COLNAME_UARGS_DIRECT_SUM,
-        TLM_COLNAME_UARGS_SUBTREE_SUM, TLM_COLNAME_UARGS_EX_UID,
-        "kernel_details_summary", "trunc_kernel_details",
-        TLM_COLNAME_UARGS_PERCENT, "Cumulative Percentage (%)"};
-    enum { NC = sizeof cols / sizeof cols[0] };
-    tlm_coltype ty[NC];
-    for (size_t i = 0; i < NC; i++)
-        ty[i] = TLM_COL_F64;
+        TLM_COLNAME_UARGS_SUBTREE_SUM};
+    memset(u, 0, sizeof *u);
     for (size_t i = 0; i < 9; i++)
-        ty[i] = TLM_COL_STR;
-    ty[9] = TLM_COL_I64;
-    ty[22] = TLM_COL_I64;
-    ty[23] = ty[24] = TLM_COL_STR;
+        ua_add(u, keys[i], TLM_COL_STR);
+    u->c_nk = o->group_by_num_kernels
+                  ? ua_add(u, TLM_COLNAME_UARGS_NUM_KERNELS, TLM_COL_I64)
+                  : SIZE_MAX;
+    u->c_cnt = ua_add(u, TLM_COLNAME_UARGS_COUNT, TLM_COL_I64);
+    u->c_first = o->first_occurrence_time
+                     ? ua_add(u, TLM_COLNAME_UARGS_FIRST_TIME, TLM_COL_F64)
+                     : SIZE_MAX;
+    u->c_stat = u->nc;
+    for (size_t i = 0; i < 12; i++)
+        ua_add(u, stats[i], TLM_COL_F64);
+    u->c_ex = ua_add(u, TLM_COLNAME_UARGS_EX_UID, TLM_COL_I64);
+    u->c_kd = ua_add(u, "kernel_details_summary", TLM_COL_STR);
+    ua_add(u, "trunc_kernel_details", TLM_COL_STR);
+    u->c_pct = ua_add(u, TLM_COLNAME_UARGS_PERCENT, TLM_COL_F64);
+    ua_add(u, "Cumulative Percentage (%)", TLM_COL_F64);
+}
+
+/* first_occurrence_time: the group's earliest launcher ts minus the
+ * earliest of the table (pandas' column minus its min, in doubles). */
+static void uargs_first_time(tlm_tab *t, size_t c)
+{
+    double lo = INFINITY;
+    for (size_t r = 0; r < t->nrows; r++)
+        lo = fmin(lo, tlm_tab_cell(t, r, c)->v.f);
+    for (size_t r = 0; r < t->nrows; r++)
+        tlm_tab_set_f(t, r, c, tlm_tab_cell(t, r, c)->v.f - lo);
+}
+
+static tlm_status ops_unique_args(tlm_rctx *ctx)
+{
+    uargs_layout U;
+    uargs_layout_init(&U, &ctx->opts);
     tlm_status st = TLM_ENOMEM;
     grouper gr = {{0}, 0};
     size_t nl = ctx->nlk;
@@ -555,7 +597,7 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
     double *vs = malloc((nl + 1) * sizeof *vs);
     size_t *off = malloc((nl + 1) * sizeof *off);
     size_t *len = malloc((nl + 1) * sizeof *len);
-    tlm_tab *t = tlm_tab_new(TLM_TABNAME_OPS_UNIQUE_ARGS, NC, cols, ty);
+    tlm_tab *t = tlm_tab_new(TLM_TABNAME_OPS_UNIQUE_ARGS, U.nc, U.cols, U.ty);
     if (!gid || !head || !tail || !next || !vd || !vs || !off || !len ||
         !t || tlm_i3map_init(&gr.map, 1024) != TLM_OK)
         goto done;
@@ -563,6 +605,8 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
         if (j + TLM_PREFETCH_AHEAD < nl)
             TLM_PREFETCH(&ctx->ev[ctx->lk[j + TLM_PREFETCH_AHEAD].uid]);
         unique_key(ctx, ctx->lk[j].uid, ctx->lk[j].category, &ctx->s1);
+        if (U.c_nk != SIZE_MAX) /* str(num_kernels), an extra key */
+            tlm_key_id(&ctx->s1, ctx->lk[j].nk);
         if (ctx->s1.oom)
             goto done;
         long g = group_key(&gr, ctx->s1.p, ctx->s1.len);
@@ -584,7 +628,9 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
     for (size_t g = 0; g < gr.ngroups; g++) {
         size_t k = 0;
         const tlm_launcher *L0 = &ctx->lk[head[g]];
+        double ts0 = INFINITY;
         for (int32_t j = head[g]; j >= 0; j = next[j]) {
+            ts0 = fmin(ts0, tlm_ev_ts_us(&ctx->ev[ctx->lk[j].uid]));
             vd[k] = ctx->lk[j].direct_us;
             vs[k] = ctx->lk[j].subtree_us;
             off[k] = ctx->lk[j].k0;
@@ -602,7 +648,11 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
         tlm_rctx_set_proc(ctx, t, R, 2, e);
         for (int q = 0; q < 4; q++)
             tlm_rctx_set_arg(ctx, t, R, (size_t)(5 + q), e, shape_args[q], 1);
-        tlm_tab_set_i(t, R, 9, (int64_t)k);
+        if (U.c_nk != SIZE_MAX)
+            tlm_tab_set_i(t, R, U.c_nk, L0->nk);
+        tlm_tab_set_i(t, R, U.c_cnt, (int64_t)k);
+        if (U.c_first != SIZE_MAX)
+            tlm_tab_set_f(t, R, U.c_first, ts0);
         tlm_kd_summary(ctx, ctx->lk_kernels, off, len, k, &ctx->s1,
                        &ctx->s2);
         tlm_stats a, b;
@@ -611,15 +661,17 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
         double av[6] = {a.mean, a.median, a.std, a.min, a.max, a.sum};
         double bv[6] = {b.mean, b.median, b.std, b.min, b.max, b.sum};
         for (int q = 0; q < 6; q++) {
-            tlm_tab_set_f(t, R, (size_t)(10 + 2 * q), av[q]);
-            tlm_tab_set_f(t, R, (size_t)(11 + 2 * q), bv[q]);
+            tlm_tab_set_f(t, R, U.c_stat + 2 * (size_t)q, av[q]);
+            tlm_tab_set_f(t, R, U.c_stat + 1 + 2 * (size_t)q, bv[q]);
         }
-        tlm_tab_set_i(t, R, 22, L0->uid);
-        tlm_kd_set(ctx, t, R, 23);
+        tlm_tab_set_i(t, R, U.c_ex, L0->uid);
+        tlm_kd_set(ctx, t, R, U.c_kd);
     }
-    st = sort_table(t, 20, 22);
+    if (U.c_first != SIZE_MAX)
+        uargs_first_time(t, U.c_first);
+    st = sort_table(t, U.c_stat + 10, (long)U.c_ex);
     if (st == TLM_OK) {
-        add_percent(t, 20, 25);
+        add_percent(t, U.c_stat + 10, U.c_pct);
         st = t->oom ? TLM_ENOMEM : TLM_OK;
     }
 done:
