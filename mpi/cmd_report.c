@@ -95,14 +95,16 @@ static void report_usage(FILE *f)
         "                               the bundled GPU NAME\n"
         "  --topk_ops N, --topk_roofline_ops N  accepted; no effect, as in "
         "TraceLens\n"
+        "  --group_by_num_kernels       ops_unique_args: num_kernels as a "
+        "group key\n"
+        "  --include_first_occurrence_time  ops_unique_args: "
+        "first_occurrence_time\n"
         "  refused, with the reason: --extension_file, --python_path,\n"
         "    --enable-origami (Python code), --comparison_json_path (use "
         "tlmpi diff),\n"
         "    --inductor_cache_dir, --include_overlap_info, "
         "--include_call_stack,\n"
-        "    --detect_recompute, --enable_pseudo_ops, "
-        "--group_by_num_kernels,\n"
-        "    --include_first_occurrence_time (not implemented)\n"
+        "    --detect_recompute, --enable_pseudo_ops (not implemented)\n"
         "\nbundled GPUs:");
     for (size_t i = 0; i < tlm_gpu_arch_count(); i++)
         fprintf(f, " %s", tlm_gpu_arch_at(i)->name);
