@@ -157,8 +157,9 @@ void tlm_findings_md(const tlm_findings *f, tlm_sbuf *b, int comparative)
     for (size_t i = 0; i < f->n; i++)
         shown += !f->v[i].appendix;
     tlm_sbuf_printf(b, "%zu findings (%zu more in the appendix); details in "
-                       "findings.csv.\n\n### Findings\n\n",
-                    shown, f->n - shown);
+                       "the findings table (%s).\n\n### Findings\n\n",
+                    shown, f->n - shown,
+                    comparative ? "findings_<target>.csv" : "findings.csv");
     if (!shown)
         tlm_sbuf_puts(b, "No finding above the thresholds.\n\n");
     for (size_t i = 0; i < f->n; i++)
