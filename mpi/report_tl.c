@@ -40,10 +40,6 @@ static const struct {
     {"--include_overlap_info", 0,
      "the *_kl_overlap sheets are not implemented in tlmpi yet; leave it "
      "out, or run TraceLens itself for them"},
-    {"--include_call_stack", 0,
-     "python_function call stacks (call_stack_full, entry_point) are not "
-     "implemented in tlmpi yet; leave it out, or see `tlmpi tree` and "
-     "`tlmpi modules` for the call tree"},
     {"--detect_recompute", 0,
      "the is_recompute split is not implemented in tlmpi yet; leave it "
      "out, or run TraceLens itself for it"},
@@ -107,6 +103,11 @@ int tlm_cli_tl_opt(int argc, char **argv, int *i, tlm_cli_tl *t,
     }
     if (!strcmp(a, "--short_kernel_study")) {
         co->ro.short_kernel_study = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--include_call_stack")) {
+        /* python functions join the tree (tlm_cli_build_report) */
+        co->ro.include_call_stack = 1;
         return 1;
     }
     const char **dst = !strcmp(a, "--profile_json_path")  ? &t->profile_json_path

@@ -92,6 +92,10 @@ typedef struct tlm_report_opts {
                                       (default) or 2 (unified_perf_summary
                                       beside the other sheets; the same
                                       tables either way) */
+    int include_call_stack;        /* unified_perf_summary's entry_point
+                                      and call_stack_full (build the tree
+                                      with python_functions for TraceLens's
+                                      stacks; default 0) */
 } tlm_report_opts;
 
 TLM_API void tlm_report_opts_init(tlm_report_opts *opts);

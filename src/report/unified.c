@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callstack.h"
 #include "report_internal.h"
 
 enum { ROW_OWN = 0, ROW_SOLE_BWD = 1, ROW_LEAF = 2, ROW_SYNTH = 3 };
@@ -546,10 +547,10 @@ typedef struct ucols {
     const char *name[64];
     tlm_coltype ty[64];
     size_t n;
-    size_t ex, dur, g, rb, ms, pms, kms, dm, mmm, pmm, kmm, kd, pct;
+    size_t ex, dur, g, rb, ms, pms, kms, dm, mmm, pmm, kmm, kd, cs, pct;
 } ucols;
 
-static void unified_columns(ucols *k, int arch)
+static void unified_columns(ucols *k, int arch, int call_stack)
 {
     k->n = 0;
 #define COL(nm, tp) (k->name[k->n] = (nm), k->ty[k->n++] = (tp))
@@ -619,6 +620,11 @@ static void unified_columns(ucols *k, int arch)
     COL("trunc_kernel_details", TLM_COL_STR);
     COL("perf_params", TLM_COL_STR);
     COL("has_perf_model", TLM_COL_BOOL);
+    k->cs = k->n;
+    if (call_stack) { /* --include_call_stack */
+        COL("entry_point", TLM_COL_STR);
+        COL("call_stack_full", TLM_COL_STR);
+    }
     k->pct = k->n;
     COL("Percentage (%)", TLM_COL_F64);
     COL("Cumulative Percentage (%)", TLM_COL_F64);
@@ -644,6 +650,7 @@ typedef struct usum {
     double *mv; /* 4 metrics per row of a group (tlm_grp_metrics) */
     int32_t *pool;     /* kernels of a group's rows */
     size_t *off, *len; /* each row's slice of pool */
+    tlm_cstack *cs;    /* with --include_call_stack */
 } usum;
 
 /* Grouping key of row r into s->key: name, synthetic kernel, category,
@@ -824,6 +831,26 @@ static void set_rate_stats(usum *s, size_t R, const tlm_grp_metrics *gm)
     }
 }
 
+/* entry_point and call_stack_full of row R: the stacks of the kernels of
+ * group g's first row (the kernel_details_summary template).  Errors:
+ * TLM_ENOMEM. */
+static tlm_status set_call_stack(usum *s, size_t R, size_t g)
+{
+    const urow *r0 = &s->u->rows[s->head[g]];
+    size_t n;
+    const int32_t *kg = row_kernels(s->u, r0, &n);
+    row_name(s->u, r0, &s->key);
+    tlm_status st =
+        tlm_cstack_row(s->cs, s->u->ctx, kg, n, s->key.p, s->key.len);
+    if (st != TLM_OK)
+        return st;
+    const tlm_sbuf *ep = tlm_cstack_entry_point(s->cs);
+    const tlm_sbuf *full = tlm_cstack_full(s->cs);
+    tlm_tab_set_s(s->t, R, s->col.cs, ep->p, ep->len);
+    tlm_tab_set_s(s->t, R, s->col.cs + 1, full->p, full->len);
+    return TLM_OK;
+}
+
 /* Adds the table row of group g.  Errors: TLM_ENOMEM. */
 static tlm_status fill_group(usum *s, size_t g)
 {
@@ -856,7 +883,7 @@ static tlm_status fill_group(usum *s, size_t g)
     if (f.pp)
         tlm_tab_set_s(t, R, k->kd + 2, f.pp, strlen(f.pp));
     tlm_tab_set_b(t, R, k->kd + 3, f.hm > 0);
-    return TLM_OK;
+    return s->cs ? set_call_stack(s, R, g) : TLM_OK;
 }
 
 /* Sorts the rows by kernel time and fills the percentage columns. */
@@ -927,13 +954,15 @@ static tlm_status summarize(uctx *u)
     memset(&s, 0, sizeof s);
     s.u = u;
     s.arch = u->ctx->has_arch;
-    unified_columns(&s.col, s.arch);
+    unified_columns(&s.col, s.arch, u->ctx->opts.include_call_stack);
     tlm_sbuf_init(&s.key);
     tlm_status st = TLM_ENOMEM;
     size_t nr = u->nrows;
     s.head = malloc((nr + 1) * sizeof *s.head);
     s.tail = malloc((nr + 1) * sizeof *s.tail);
     s.t = tlm_tab_new("unified_perf_summary", s.col.n, s.col.name, s.col.ty);
+    if (u->ctx->opts.include_call_stack && !(s.cs = tlm_cstack_new()))
+        goto done;
     if (!s.head || !s.tail || !s.t || tlm_i3map_init(&s.map, 1024) != TLM_OK)
         goto done;
     if (group_rows(&s) != TLM_OK || alloc_group_scratch(&s) != TLM_OK)
@@ -957,6 +986,7 @@ done:
     free(s.pool);
     free(s.off);
     free(s.len);
+    tlm_cstack_free(s.cs);
     return tlm_rctx_keep_tab(u->ctx, s.t, st);
 }
 
