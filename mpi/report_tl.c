@@ -40,9 +40,6 @@ static const struct {
     {"--include_overlap_info", 0,
      "the *_kl_overlap sheets are not implemented in tlmpi yet; leave it "
      "out, or run TraceLens itself for them"},
-    {"--detect_recompute", 0,
-     "the is_recompute split is not implemented in tlmpi yet; leave it "
-     "out, or run TraceLens itself for it"},
     {"--enable_pseudo_ops", 0,
      "injecting pseudo-ops for fused MoE/MLA kernels is not implemented in "
      "tlmpi yet; leave it out, or run TraceLens itself for it"},
@@ -103,6 +100,11 @@ int tlm_cli_tl_opt(int argc, char **argv, int *i, tlm_cli_tl *t,
     }
     if (!strcmp(a, "--short_kernel_study")) {
         co->ro.short_kernel_study = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--detect_recompute")) {
+        /* python functions join the tree too */
+        co->ro.detect_recompute = 1;
         return 1;
     }
     if (!strcmp(a, "--include_call_stack")) {

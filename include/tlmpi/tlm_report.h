@@ -96,6 +96,10 @@ typedef struct tlm_report_opts {
                                       and call_stack_full (build the tree
                                       with python_functions for TraceLens's
                                       stacks; default 0) */
+    int detect_recompute;          /* split gpu_timeline, the ops tables
+                                      and unified_perf_summary by
+                                      is_recompute (needs python_functions
+                                      in the tree; default 0) */
 } tlm_report_opts;
 
 TLM_API void tlm_report_opts_init(tlm_report_opts *opts);

@@ -681,6 +681,8 @@ static void row_key(usum *s, const urow *r)
         for (int q = 0; q < 4; q++)
             tlm_key_id(key, tlm_argv_id(&av[q]));
     }
+    if (ctx->rc) /* --detect_recompute: a key after Concrete Inputs */
+        tlm_key_id(key, tlm_rctx_rc(ctx, r->uid));
 }
 
 /* Chains the rows into groups of equal key (head, tail, next).  Errors:
@@ -883,6 +885,9 @@ static tlm_status fill_group(usum *s, size_t g)
     if (f.pp)
         tlm_tab_set_s(t, R, k->kd + 2, f.pp, strlen(f.pp));
     tlm_tab_set_b(t, R, k->kd + 3, f.hm > 0);
+    if (ctx->rc) /* appended after the columns of unified_columns */
+        tlm_tab_set_b(t, R, k->n,
+                      tlm_rctx_rc(ctx, s->u->rows[s->head[g]].uid));
     return s->cs ? set_call_stack(s, R, g) : TLM_OK;
 }
 
@@ -967,6 +972,9 @@ static tlm_status summarize(uctx *u)
         goto done;
     if (group_rows(&s) != TLM_OK || alloc_group_scratch(&s) != TLM_OK)
         goto done;
+    if (u->ctx->rc &&
+        tlm_tab_append_col(s.t, "is_recompute", TLM_COL_BOOL) != TLM_OK)
+        goto done;
     for (size_t g = 0; g < s.ng; g++)
         if (fill_group(&s, g) != TLM_OK)
             goto done;
@@ -976,6 +984,8 @@ static tlm_status summarize(uctx *u)
     if (st == TLM_OK && (u->ctx->opts.compat & TLM_COMPAT_COLUMNS) &&
         !any_metrics(u))
         drop_perf_cols(s.t, &s.col);
+    if (st == TLM_OK && u->ctx->rc) /* grouping key after Concrete Inputs */
+        tlm_tab_move_col(s.t, s.t->ncols - 1, 9);
 done:
     tlm_i3map_free(&s.map);
     tlm_sbuf_free(&s.key);
