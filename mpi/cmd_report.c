@@ -99,12 +99,14 @@ static void report_usage(FILE *f)
         "entry_point,\n"
         "                               call_stack_full in "
         "unified_perf_summary\n"
+        "  --detect_recompute           is_recompute split of gpu_timeline, "
+        "the ops\n"
+        "                               tables and unified_perf_summary\n"
         "  refused, with the reason: --extension_file, --python_path,\n"
         "    --enable-origami (Python code), --comparison_json_path (use "
         "tlmpi diff),\n"
         "    --inductor_cache_dir, --include_overlap_info,\n"
-        "    --detect_recompute, --enable_pseudo_ops, "
-        "--group_by_num_kernels,\n"
+        "    --enable_pseudo_ops, --group_by_num_kernels,\n"
         "    --include_first_occurrence_time (not implemented)\n"
         "\nbundled GPUs:");
     for (size_t i = 0; i < tlm_gpu_arch_count(); i++)

@@ -4,7 +4,10 @@
 # the call tree and unified_perf_summary gains entry_point and
 # call_stack_full (checked on tests/data/callstack_small.json: one op with
 # two kernels -> common prefix + two tails, an inward and an outward entry
-# point, "Not found"); without the option the report is unchanged.
+# point, "Not found"), and events under torch.utils.checkpoint's
+# recompute_fn split from the others by is_recompute
+# (tests/data/recompute_small.json: one of three aten::mm recomputed);
+# without the options the report is unchanged.
 set -u
 TLMPI="${TLMPI:?TLMPI not set}"
 S="${TLM_SOURCE_DIR:?}"
@@ -45,4 +48,18 @@ for f in os.listdir(a):
     pd.testing.assert_frame_equal(x, y)
 PYEOF
 fi
+
+# ---- --detect_recompute
+RC="$S/tests/data/recompute_small.json"
+check "--detect_recompute" R --profile_json_path "$RC" --detect_recompute --output_csvs_dir "$WORK/rc"
+check "default run" R --profile_json_path "$RC" --output_csvs_dir "$WORK/rd"
+check "... gpu_timeline per subset: total_time 0.33 ms without, 0.01 ms of recompute" \
+    bash -c "grep -q '^total_time,0.33,100.0,False$' '$WORK/rc/gpu_timeline.csv' && grep -q '^total_time,0.01,100.0,True$' '$WORK/rc/gpu_timeline.csv'"
+check "... ops_summary: aten::mm twice, 2 + 1 calls" \
+    bash -c "grep -q '^aten::mm,False,30.0,30.0,0.03,0.03,2,' '$WORK/rc/ops_summary.csv' && grep -q '^aten::mm,True,10.0,10.0,0.01,0.01,1,' '$WORK/rc/ops_summary.csv'"
+check "... ops_summary_by_category: GEMM split" grep -q "^GEMM,True,1,0.01,25.0,100.0$" "$WORK/rc/ops_summary_by_category.csv"
+check "... ops_unique_args, unified_perf_summary: is_recompute after Concrete Inputs" \
+    bash -c "grep -q '^name,op category,process_name,process_label,thread_name,Input Dims,Input type,Input Strides,Concrete Inputs,is_recompute,' '$WORK/rc/ops_unique_args.csv' && grep -q '^name,op category,process_name,process_label,thread_name,Input Dims,Input type,Input Strides,Concrete Inputs,is_recompute,ex_UID,' '$WORK/rc/unified_perf_summary.csv'"
+check "... not without the option" bash -c "! grep -q is_recompute '$WORK'/rd/*.csv"
+check "... one aten::mm row without the option" test "$(grep -c '^aten::mm,' "$WORK/rd/ops_summary.csv")" -eq 1
 exit $fail
