@@ -62,4 +62,15 @@ check "... ops_unique_args, unified_perf_summary: is_recompute after Concrete In
     bash -c "grep -q '^name,op category,process_name,process_label,thread_name,Input Dims,Input type,Input Strides,Concrete Inputs,is_recompute,' '$WORK/rc/ops_unique_args.csv' && grep -q '^name,op category,process_name,process_label,thread_name,Input Dims,Input type,Input Strides,Concrete Inputs,is_recompute,ex_UID,' '$WORK/rc/unified_perf_summary.csv'"
 check "... not without the option" bash -c "! grep -q is_recompute '$WORK'/rd/*.csv"
 check "... one aten::mm row without the option" test "$(grep -c '^aten::mm,' "$WORK/rd/ops_summary.csv")" -eq 1
+
+# ---- a real checkpointed trace (ResNet on MI300X, 12 recompute_fn regions)
+RN="${TLM_SHARED_DIR:-}/traces/resnet_mi300/resnet_act_checkpoint.json.gz"
+if [ -r "$RN" ]; then
+    check "resnet: both options" R --profile_json_path "$RN" --detect_recompute --include_call_stack --output_csvs_dir "$WORK/rn"
+    check "... recomputed convolutions (57 of them)" grep -q "^CONV_fwd,True,57," "$WORK/rn/ops_summary_by_category.csv"
+    check "... a recompute timeline without communication" grep -q "^total_comm_time,0.0,0.0,True$" "$WORK/rn/gpu_timeline.csv"
+    check "... model code as entry point" grep -q "torchvision/models/resnet.py(89): forward" "$WORK/rn/unified_perf_summary.csv"
+else
+    echo "skip resnet checks: no $RN"
+fi
 exit $fail
