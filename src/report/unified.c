@@ -4,7 +4,9 @@
  * else leaf ops, plus "Synthetic Op" rows for GPU work no collected op
  * covers.  Rows are grouped by name, category, thread and shapes.
  *
- * The collection walk starts at every cpu_op root in (ts, UID) order.  The
+ * The collection walk starts at every parentless python_function (when
+ * python functions are in the tree; they are transparent), then at every
+ * cpu_op root in (ts, UID) order.  The
  * test "some cpu_op below has a perf model and GPU work" is answered from a
  * memo filled bottom-up once per node, so the walk is linear.
  */
@@ -429,7 +431,15 @@ static void visit(uctx *u, int32_t x, int depth)
     if ((u->fl[x] & U_VISITED) || depth > 4000)
         return;
     u->fl[x] |= U_VISITED;
-    if (!is_cpu_op(u, x) || !has_gpu(u, x))
+    if (!has_gpu(u, x))
+        return;
+    /* python functions (in the tree with --include_call_stack or
+     * --detect_recompute) are transparent */
+    if (tlm_nd(u->ctx->tree, x)->cat == TLM_CAT_PYTHON_FUNCTION) {
+        visit_children(u, x, depth);
+        return;
+    }
+    if (!is_cpu_op(u, x))
         return;
     if (has_model(u, x)) {
         collect_own(u, x);
@@ -1017,6 +1027,14 @@ tlm_status tlm_rctx_unified(tlm_rctx *ctx)
     if (tlm_i3map_init(&u.pp_map, 256) != TLM_OK) {
         u.st = TLM_ENOMEM;
         goto done;
+    }
+    /* python functions in the tree: TraceLens starts from each parentless
+     * one (UID order), then from the cpu_op roots not reached */
+    for (size_t i = 0; i < ctx->n && u.st == TLM_OK; i++) {
+        const tlm_tnode *d = tlm_nd(ctx->tree, (int32_t)i);
+        if (d->cat == TLM_CAT_PYTHON_FUNCTION && d->parent < 0 &&
+            (d->flags & TLM_NODE_TREE))
+            visit(&u, (int32_t)i, 0);
     }
     size_t nr;
     const int32_t *roots = tlm_tree_cpu_roots(ctx->tree, &nr);
