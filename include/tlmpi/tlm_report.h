@@ -96,8 +96,9 @@ typedef struct tlm_report_opts {
                                       and call_stack_full (build the tree
                                       with python_functions for TraceLens's
                                       stacks; default 0) */
-    int detect_recompute;          /* split gpu_timeline, the ops tables
-                                      and unified_perf_summary by
+    int detect_recompute;          /* split gpu_timeline, the ops tables,
+                                      unified_perf_summary and the
+                                      perf-model sheets by
                                       is_recompute (needs python_functions
                                       in the tree; default 0) */
 } tlm_report_opts;

@@ -60,6 +60,8 @@ check "... ops_summary: aten::mm twice, 2 + 1 calls" \
 check "... ops_summary_by_category: GEMM split" grep -q "^GEMM,True,1,0.01,25.0,100.0$" "$WORK/rc/ops_summary_by_category.csv"
 check "... ops_unique_args, unified_perf_summary: is_recompute after Concrete Inputs" \
     bash -c "grep -q '^name,op category,process_name,process_label,thread_name,Input Dims,Input type,Input Strides,Concrete Inputs,is_recompute,' '$WORK/rc/ops_unique_args.csv' && grep -q '^name,op category,process_name,process_label,thread_name,Input Dims,Input type,Input Strides,Concrete Inputs,is_recompute,ex_UID,' '$WORK/rc/unified_perf_summary.csv'"
+check "... GEMM: is_recompute after the param columns, two rows" \
+    bash -c "grep -q ',param: B,is_recompute,GFLOPS_first,' '$WORK/rc/GEMM.csv' && test \$(grep -c '^aten::mm,' '$WORK/rc/GEMM.csv') -eq 2"
 check "... not without the option" bash -c "! grep -q is_recompute '$WORK'/rd/*.csv"
 check "... one aten::mm row without the option" test "$(grep -c '^aten::mm,' "$WORK/rd/ops_summary.csv")" -eq 1
 

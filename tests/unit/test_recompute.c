@@ -9,7 +9,7 @@
  * - ops_summary_by_category, ops_summary: one row per (key, is_recompute),
  *   the column second, percentages over both;
  * - ops_unique_args, unified_perf_summary: is_recompute after Concrete
- *   Inputs;
+ *   Inputs; perf-model sheets (GEMM): after the param columns;
  * - python functions left out of the tree: nothing is marked, every row
  *   False; the option off: no such column anywhere.
  */
@@ -107,6 +107,11 @@ static void test_split(void **state)
     assert_string_equal(colname(r, "ops_unique_args", 9), "is_recompute");
     assert_string_equal(colname(r, "unified_perf_summary", 9),
                         "is_recompute");
+    /* perf-model sheets: after the param columns */
+    assert_int_equal(tr_rows(r, "GEMM"), 2);
+    assert_string_equal(colname(r, "GEMM", 9), "is_recompute");
+    assert_string_equal(tr_cell(r, "GEMM", 1, "is_recompute"), "True");
+    assert_string_equal(tr_cell(r, "GEMM", 1, "name_count"), "1");
     size_t i = tr_find_row(r, "unified_perf_summary", "is_recompute", "True");
     assert_string_equal(tr_cell(r, "unified_perf_summary", i, "ex_UID"), "9");
     tlm_report_free(r);
@@ -124,8 +129,8 @@ static void test_split(void **state)
     static const char *const tabs[] = {"gpu_timeline",
                                        "ops_summary_by_category",
                                        "ops_summary", "ops_unique_args",
-                                       "unified_perf_summary"};
-    for (size_t k = 0; k < 5; k++)
+                                       "unified_perf_summary", "GEMM"};
+    for (size_t k = 0; k < 6; k++)
         assert_false(has_col(r, tabs[k], "is_recompute"));
     assert_int_equal(tr_rows(r, "ops_summary"), 1);
     tlm_report_free(r);
