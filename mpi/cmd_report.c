@@ -99,12 +99,20 @@ static void report_usage(FILE *f)
         "group key\n"
         "  --include_first_occurrence_time  ops_unique_args: "
         "first_occurrence_time\n"
+        "  --include_call_stack         python functions in the tree; "
+        "entry_point,\n"
+        "                               call_stack_full in "
+        "unified_perf_summary\n"
+        "  --detect_recompute           is_recompute split of gpu_timeline, "
+        "the ops\n"
+        "                               tables, unified_perf_summary and the "
+        "perf-model\n"
+        "                               sheets\n"
         "  refused, with the reason: --extension_file, --python_path,\n"
         "    --enable-origami (Python code), --comparison_json_path (use "
         "tlmpi diff),\n"
-        "    --inductor_cache_dir, --include_overlap_info, "
-        "--include_call_stack,\n"
-        "    --detect_recompute, --enable_pseudo_ops (not implemented)\n"
+        "    --inductor_cache_dir, --include_overlap_info,\n"
+        "    --enable_pseudo_ops (not implemented)\n"
         "\nbundled GPUs:");
     for (size_t i = 0; i < tlm_gpu_arch_count(); i++)
         fprintf(f, " %s", tlm_gpu_arch_at(i)->name);

@@ -142,6 +142,9 @@ tlm_status tlm_cli_build_report(const char *path, const tlm_cli_ropts *o,
     to.bleed_tolerance = o->bleed_tolerance;
     to.corr_fallback = !(ro.compat & TLM_COMPAT_NO_CORR_FALLBACK);
     to.threads = ro.threads;
+    /* --include_call_stack, --detect_recompute: TraceLens's
+     * add_python_func */
+    to.python_functions = ro.include_call_stack || ro.detect_recompute;
     if (tlm_tree_stream_new(&to, &b->ts) != TLM_OK)
         return tlm_error_set(err, TLM_ENOMEM, path, -1,
                              "out of memory before reading");

@@ -40,13 +40,6 @@ static const struct {
     {"--include_overlap_info", 0,
      "the *_kl_overlap sheets are not implemented in tlmpi yet; leave it "
      "out, or run TraceLens itself for them"},
-    {"--include_call_stack", 0,
-     "python_function call stacks (call_stack_full, entry_point) are not "
-     "implemented in tlmpi yet; leave it out, or see `tlmpi tree` and "
-     "`tlmpi modules` for the call tree"},
-    {"--detect_recompute", 0,
-     "the is_recompute split is not implemented in tlmpi yet; leave it "
-     "out, or run TraceLens itself for it"},
     {"--enable_pseudo_ops", 0,
      "injecting pseudo-ops for fused MoE/MLA kernels is not implemented in "
      "tlmpi yet; leave it out, or run TraceLens itself for it"},
@@ -109,6 +102,16 @@ int tlm_cli_tl_opt(int argc, char **argv, int *i, tlm_cli_tl *t,
     }
     if (!strcmp(a, "--include_first_occurrence_time")) {
         co->ro.first_occurrence_time = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--detect_recompute")) {
+        /* python functions join the tree too */
+        co->ro.detect_recompute = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--include_call_stack")) {
+        /* python functions join the tree (tlm_cli_build_report) */
+        co->ro.include_call_stack = 1;
         return 1;
     }
     const char **dst = !strcmp(a, "--profile_json_path")  ? &t->profile_json_path

@@ -98,6 +98,15 @@ typedef struct tlm_report_opts {
     int first_occurrence_time;     /* ops_unique_args: the group's
                                       earliest launcher ts minus the
                                       table's earliest, us (default 0) */
+    int include_call_stack;        /* unified_perf_summary's entry_point
+                                      and call_stack_full (build the tree
+                                      with python_functions for TraceLens's
+                                      stacks; default 0) */
+    int detect_recompute;          /* split gpu_timeline, the ops tables,
+                                      unified_perf_summary and the
+                                      perf-model sheets by
+                                      is_recompute (needs python_functions
+                                      in the tree; default 0) */
 } tlm_report_opts;
 
 TLM_API void tlm_report_opts_init(tlm_report_opts *opts);

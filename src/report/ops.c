@@ -325,8 +325,9 @@ static tlm_status ops_by_category(tlm_rctx *ctx)
     }
     /* one pass: each launcher's category slot (pointer compare first, the
      * strings are mostly the same static ones), sums in launcher order */
-    tlm_kahan *sums = calloc(nc + 1, sizeof *sums);
-    int64_t *cnts = calloc(nc + 1, sizeof *cnts);
+    /* slot 2q + is_recompute (always 0 without --detect_recompute) */
+    tlm_kahan *sums = calloc(2 * nc + 1, sizeof *sums);
+    int64_t *cnts = calloc(2 * nc + 1, sizeof *cnts);
     if (!sums || !cnts) {
         free(sums);
         free(cnts);
@@ -346,18 +347,26 @@ static tlm_status ops_by_category(tlm_rctx *ctx)
                     ;
         }
         last = q;
-        tlm_kahan_add(&sums[q], ctx->lk[j].direct_us);
-        cnts[q]++;
+        size_t qs = 2 * q + (size_t)tlm_rctx_rc(ctx, ctx->lk[j].uid);
+        tlm_kahan_add(&sums[qs], ctx->lk[j].direct_us);
+        cnts[qs]++;
     }
-    for (size_t q = 0; q < nc; q++) {
-        tlm_kahan sum = sums[q];
-        int64_t cnt = cnts[q];
+    if (ctx->rc && tlm_tab_append_col(t, "is_recompute", TLM_COL_BOOL))
+        t->oom = 1;
+    for (size_t qs = 0; qs < 2 * nc && !t->oom; qs++) {
+        size_t q = qs / 2;
+        tlm_kahan sum = sums[qs];
+        int64_t cnt = cnts[qs];
+        if (!cnt)
+            continue;
         long r = tlm_tab_add_row(t);
         if (r < 0)
             break;
         tlm_tab_set_s(t, (size_t)r, 0, cats[q], strlen(cats[q]));
         tlm_tab_set_i(t, (size_t)r, 1, cnt);
         tlm_tab_set_f(t, (size_t)r, 2, sum.sum / 1000.0);
+        if (ctx->rc)
+            tlm_tab_set_b(t, (size_t)r, 5, (int)(qs & 1));
     }
     free(sums);
     free(cnts);
@@ -367,6 +376,10 @@ static tlm_status ops_by_category(tlm_rctx *ctx)
                         ? tlm_tab_sort_desc_np(t, 2)
                         : sort_table(t, 2, -1);
     add_percent(t, 2, 3);
+    if (ctx->rc) /* groupby(["op category", "is_recompute"]) */
+        tlm_tab_move_col(t, 5, 1);
+    if (st == TLM_OK && t->oom)
+        st = TLM_ENOMEM;
     return tlm_rctx_finish_tab(ctx, t, st);
 }
 
@@ -378,8 +391,10 @@ typedef struct name_ctx {
 static int cmp_group_name(const void *vc, size_t a, size_t b)
 {
     const name_ctx *c = vc;
-    return strcmp(tlm_rctx_name(c->ctx, c->ctx->lk[c->first[a]].uid),
-                  tlm_rctx_name(c->ctx, c->ctx->lk[c->first[b]].uid));
+    int32_t ua = c->ctx->lk[c->first[a]].uid, ub = c->ctx->lk[c->first[b]].uid;
+    int d = strcmp(tlm_rctx_name(c->ctx, ua), tlm_rctx_name(c->ctx, ub));
+    /* then is_recompute (False first) with --detect_recompute */
+    return d ? d : tlm_rctx_rc(c->ctx, ua) - tlm_rctx_rc(c->ctx, ub);
 }
 
 static tlm_status ops_summary(tlm_rctx *ctx)
@@ -406,11 +421,12 @@ static tlm_status ops_summary(tlm_rctx *ctx)
         goto done;
     for (size_t j = 0; j < ctx->nlk; j++) {
         uint32_t nm = ctx->ev[ctx->lk[j].uid].name;
-        int32_t g = tlm_i3map_get(&m, nm, 0, 0);
+        int rc = tlm_rctx_rc(ctx, ctx->lk[j].uid);
+        int32_t g = tlm_i3map_get(&m, nm, rc, 0);
         if (g < 0) {
             g = (int32_t)ng++;
             first[g] = (int32_t)j;
-            if (tlm_i3map_put(&m, nm, 0, 0, g))
+            if (tlm_i3map_put(&m, nm, rc, 0, g))
                 goto done;
         }
         gid[j] = g;
@@ -424,6 +440,11 @@ static tlm_status ops_summary(tlm_rctx *ctx)
     int32_t *head = malloc((ng + 1) * sizeof *head);
     int32_t *next = malloc((ctx->nlk + 1) * sizeof *next);
     if (!head || !next) {
+        free(head);
+        free(next);
+        goto done;
+    }
+    if (ctx->rc && tlm_tab_append_col(t, "is_recompute", TLM_COL_BOOL)) {
         free(head);
         free(next);
         goto done;
@@ -477,6 +498,9 @@ static tlm_status ops_summary(tlm_rctx *ctx)
         tlm_tab_set_f(t, (size_t)r, 4, ss / 1000.0);
         tlm_tab_set_i(t, (size_t)r, 5, cnt);
         tlm_tab_set_s(t, (size_t)r, 6, b->p, b->len);
+        if (ctx->rc)
+            tlm_tab_set_b(t, (size_t)r, 9,
+                          tlm_rctx_rc(ctx, ctx->lk[first[g]].uid));
     }
     free(head);
     free(next);
@@ -485,6 +509,8 @@ static tlm_status ops_summary(tlm_rctx *ctx)
                                                  : sort_table(t, 1, -1);
     if (st == TLM_OK) {
         add_percent(t, 3, 7);
+        if (ctx->rc) /* groupby(["name", "is_recompute"]) */
+            tlm_tab_move_col(t, 9, 1);
         st = t->oom ? TLM_ENOMEM : TLM_OK;
     }
 done:
@@ -518,6 +544,8 @@ static void unique_key(tlm_rctx *ctx, int32_t u, const char *cat,
     tlm_rctx_args(ctx, e, shape_args, 4, av);
     for (int k = 0; k < 4; k++)
         tlm_key_id(b, tlm_argv_id(&av[k]));
+    if (ctx->rc) /* a grouping key after Concrete Inputs */
+        tlm_key_id(b, tlm_rctx_rc(ctx, u));
 }
 
 /* Column layout of ops_unique_args: TraceLens's order, with the optional
@@ -615,6 +643,8 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
         gid[j] = (int32_t)g;
         next[j] = -1;
     }
+    if (ctx->rc && tlm_tab_append_col(t, "is_recompute", TLM_COL_BOOL))
+        goto done;
     for (size_t g = 0; g < gr.ngroups; g++)
         head[g] = tail[g] = -1;
     for (size_t j = 0; j < nl; j++) {
@@ -666,12 +696,16 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
         }
         tlm_tab_set_i(t, R, U.c_ex, L0->uid);
         tlm_kd_set(ctx, t, R, U.c_kd);
+        if (ctx->rc)
+            tlm_tab_set_b(t, R, U.nc, tlm_rctx_rc(ctx, L0->uid));
     }
     if (U.c_first != SIZE_MAX)
         uargs_first_time(t, U.c_first);
     st = sort_table(t, U.c_stat + 10, (long)U.c_ex);
     if (st == TLM_OK) {
         add_percent(t, U.c_stat + 10, U.c_pct);
+        if (ctx->rc) /* a key: after Concrete Inputs (and num_kernels) */
+            tlm_tab_move_col(t, U.nc, U.c_nk != SIZE_MAX ? U.c_nk + 1 : 9);
         st = t->oom ? TLM_ENOMEM : TLM_OK;
     }
 done:

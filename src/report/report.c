@@ -503,6 +503,7 @@ static void ctx_free(tlm_rctx *ctx)
     free(ctx->gpu);
     free(ctx->gpu_fl);
     free(ctx->ann);
+    free(ctx->rc);
     tlm_i3map_free(&ctx->meta);
 }
 
@@ -717,6 +718,8 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
     st = build_meta(&ctx);
     if (st == TLM_OK)
         st = tlm_rctx_annotations(&ctx);
+    if (st == TLM_OK && ctx.opts.detect_recompute)
+        st = tlm_rctx_recompute(&ctx);
     if (st != TLM_OK)
         goto oom;
     st = build_tables(&ctx, err);

@@ -75,6 +75,10 @@ tlm_tab *tlm_tab_new(const char *name, size_t ncols,
 void tlm_tab_free(tlm_tab *t);
 /* Appends a row of null cells and returns its index, or -1 on ENOMEM. */
 long tlm_tab_add_row(tlm_tab *t);
+/* Appends a column of null cells (last).  TLM_ENOMEM (table unchanged). */
+tlm_status tlm_tab_append_col(tlm_tab *t, const char *name, tlm_coltype ty);
+/* Moves column from to position to, the columns between shifting. */
+void tlm_tab_move_col(tlm_tab *t, size_t from, size_t to);
 void tlm_tab_set_f(tlm_tab *t, size_t row, size_t col, double v);
 void tlm_tab_set_i(tlm_tab *t, size_t row, size_t col, int64_t v);
 void tlm_tab_set_b(tlm_tab *t, size_t row, size_t col, int v);
@@ -179,7 +183,17 @@ typedef struct tlm_rctx {
     int32_t *ann;          /* user_annotation events by ts (annotate.c);
                             * none unless the trace has vLLM attention */
     size_t nann;
+    uint8_t *rc;           /* --detect_recompute: per UID 1 under a
+                            * recompute_fn (recompute.c); NULL when off */
 } tlm_rctx;
+
+/* --detect_recompute: fills ctx->rc.  Errors: TLM_ENOMEM. */
+tlm_status tlm_rctx_recompute(tlm_rctx *ctx);
+/* 1 when event u is recomputed (always 0 without --detect_recompute). */
+static inline int tlm_rctx_rc(const tlm_rctx *ctx, int32_t u)
+{
+    return ctx->rc && u >= 0 && ctx->rc[u];
+}
 
 /* annotate.c: the annotations of vllm::unified_attention_with_output
  * ops (addendum A4.4).  tlm_rctx_annotations fills ctx->ann (shared by the

@@ -322,6 +322,8 @@ static int param_key(tlm_rctx *ctx, const prow *r)
         else
             tlm_sbuf_puts(b, pr->params[q].value);
     }
+    if (ctx->rc) /* --detect_recompute: a key after the params */
+        tlm_sbuf_puts(b, tlm_rctx_rc(ctx, r->uid) ? "\x1frc" : "\x1f");
     return !b->oom;
 }
 
@@ -348,8 +350,10 @@ static tlm_status group_sheet_rows(sheet_build *b)
     for (size_t i = 0; i < s->nrows; i++) {
         prow *r = &s->rows[i];
         int32_t g = gof[r->perf_idx];
-        if (g >= 0 && ctx->ev[s->rows[b->head[g]].uid].name ==
-                          ctx->ev[r->uid].name) {
+        if (g >= 0 &&
+            ctx->ev[s->rows[b->head[g]].uid].name == ctx->ev[r->uid].name &&
+            tlm_rctx_rc(ctx, s->rows[b->head[g]].uid) ==
+                tlm_rctx_rc(ctx, r->uid)) {
             chain_row(b, g, i);
         } else {
             if (!param_key(ctx, r))
@@ -477,6 +481,8 @@ static int fill_sheet_group(sheet_build *b, size_t g)
     set_group_args(b, R, b->head[g]);
     tlm_tab_set_i(t, R, b->col.kt + 6, (int64_t)gm.k);
     tlm_tab_set_i(t, R, b->col.kt + 7, r0->uid);
+    if (ctx->rc) /* appended after the columns of sheet_columns */
+        tlm_tab_set_b(t, R, b->col.n, tlm_rctx_rc(ctx, r0->uid));
     return 0;
 }
 
@@ -505,10 +511,15 @@ static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
     if (!b.head || !b.tail || !b.vals || !b.off || !b.len ||
         group_sheet_rows(&b) != TLM_OK)
         goto done;
+    if (ctx->rc &&
+        tlm_tab_append_col(b.t, "is_recompute", TLM_COL_BOOL) != TLM_OK)
+        goto done;
     for (size_t g = 0; g < b.ngroups; g++)
         if (fill_sheet_group(&b, g))
             break;
     st = tlm_tab_sort_sum_uid(b.t, b.col.kt + 5, b.col.kt + 7);
+    if (ctx->rc) /* is_recompute follows the param columns */
+        tlm_tab_move_col(b.t, b.col.n, b.col.pc0 + s->npcols);
     if (st == TLM_OK && b.t->oom)
         st = TLM_ENOMEM;
 done:

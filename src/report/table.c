@@ -94,6 +94,81 @@ long tlm_tab_add_row(tlm_tab *t)
     return (long)r;
 }
 
+tlm_status tlm_tab_append_col(tlm_tab *t, const char *name, tlm_coltype ty)
+{
+    size_t m = t->ncols, l = strlen(name);
+    char *nm = malloc(l + 1);
+    char **cn = realloc(t->colnames, (m + 1) * sizeof *cn);
+    if (cn)
+        t->colnames = cn;
+    tlm_coltype *ct = cn ? realloc(t->coltypes, (m + 1) * sizeof *ct) : NULL;
+    if (ct)
+        t->coltypes = ct;
+    uint8_t *ci = NULL;
+    if (ct && t->colint) {
+        ci = realloc(t->colint, m + 1);
+        if (ci)
+            t->colint = ci;
+    }
+    tlm_cell *c = NULL;
+    if (ct && (!t->colint || ci) && t->cap_rows)
+        c = realloc(t->cells, t->cap_rows * (m + 1) * sizeof *c);
+    if (!nm || !cn || !ct || (t->colint && !ci) || (t->cap_rows && !c)) {
+        free(nm);
+        return TLM_ENOMEM;
+    }
+    if (c)
+        t->cells = c;
+    for (size_t r = t->nrows; r-- > 0;) {
+        memmove(t->cells + r * (m + 1), t->cells + r * m, m * sizeof *c);
+        tlm_cell *x = &t->cells[r * (m + 1) + m];
+        memset(x, 0, sizeof *x);
+        x->null = 1;
+    }
+    memcpy(nm, name, l + 1);
+    t->colnames[m] = nm;
+    t->coltypes[m] = ty;
+    if (t->colint)
+        t->colint[m] = 0;
+    t->ncols = m + 1;
+    return TLM_OK;
+}
+
+void tlm_tab_move_col(tlm_tab *t, size_t from, size_t to)
+{
+    if (from >= t->ncols || to >= t->ncols || from == to)
+        return;
+    size_t m = t->ncols;
+    size_t lo = from < to ? from : to, hi = from < to ? to : from;
+    for (size_t r = 0; r < t->nrows; r++) {
+        tlm_cell *row = t->cells + r * m, x = row[from];
+        if (from < to)
+            memmove(row + lo, row + lo + 1, (hi - lo) * sizeof x);
+        else
+            memmove(row + lo + 1, row + lo, (hi - lo) * sizeof x);
+        row[to] = x;
+    }
+    char *n = t->colnames[from];
+    tlm_coltype y = t->coltypes[from];
+    if (from < to) {
+        memmove(t->colnames + lo, t->colnames + lo + 1, (hi - lo) * sizeof n);
+        memmove(t->coltypes + lo, t->coltypes + lo + 1, (hi - lo) * sizeof y);
+    } else {
+        memmove(t->colnames + lo + 1, t->colnames + lo, (hi - lo) * sizeof n);
+        memmove(t->coltypes + lo + 1, t->coltypes + lo, (hi - lo) * sizeof y);
+    }
+    t->colnames[to] = n;
+    t->coltypes[to] = y;
+    if (t->colint) {
+        uint8_t b = t->colint[from];
+        if (from < to)
+            memmove(t->colint + lo, t->colint + lo + 1, hi - lo);
+        else
+            memmove(t->colint + lo + 1, t->colint + lo, hi - lo);
+        t->colint[to] = b;
+    }
+}
+
 tlm_cell *tlm_tab_cell(const tlm_tab *t, size_t row, size_t col)
 {
     return &t->cells[row * t->ncols + col];

@@ -136,9 +136,12 @@ int tlm_rocm_legacy_kind(const char *nm)
     return 0;
 }
 
-tlm_status tlm_gpu_timeline_compute(tlm_tree *tree, int include_unlinked,
-                                    double micro_idle_thresh_us,
-                                    tlm_gpu_timeline *out, tlm_error *err)
+/* The timeline of the GPU events i with sel[i] == want (every one when
+ * sel is NULL). */
+static tlm_status timeline_of(tlm_tree *tree, int include_unlinked,
+                              double micro_idle_thresh_us,
+                              const uint8_t *sel, int want,
+                              tlm_gpu_timeline *out, tlm_error *err)
 {
     const tlm_trace *tr = tlm_tree_trace(tree);
     size_t n = 0;
@@ -156,6 +159,8 @@ tlm_status tlm_gpu_timeline_compute(tlm_tree *tree, int include_unlinked,
             continue;
         if (!include_unlinked &&
             !(tlm_nd(tree, (int32_t)i)->flags & TLM_NODE_TREE))
+            continue;
+        if (sel && (sel[i] != 0) != (want != 0))
             continue;
         double s = tlm_ev_ts_us(e), en = tlm_ev_end_us(e);
         ivec *b;
@@ -247,20 +252,18 @@ done:
     return st;
 }
 
-tlm_status tlm_rctx_timeline(tlm_rctx *ctx, tlm_error *err)
+tlm_status tlm_gpu_timeline_compute(tlm_tree *tree, int include_unlinked,
+                                    double micro_idle_thresh_us,
+                                    tlm_gpu_timeline *out, tlm_error *err)
 {
-    tlm_status st = tlm_gpu_timeline_compute(
-        ctx->tree, ctx->opts.include_unlinked_kernels,
-        ctx->opts.micro_idle_thresh_us, &ctx->tl, err);
-    if (st != TLM_OK)
-        return st;
-    ctx->has_timeline = 1;
-    static const char *const cols[] = {"type", "time ms", "percent"};
-    static const tlm_coltype ty[] = {TLM_COL_STR, TLM_COL_F64, TLM_COL_F64};
-    tlm_tab *t = tlm_tab_new("gpu_timeline", 3, cols, ty);
-    if (!t)
-        return TLM_ENOMEM;
-    const tlm_gpu_timeline *g = &ctx->tl;
+    return timeline_of(tree, include_unlinked, micro_idle_thresh_us, NULL, 0,
+                       out, err);
+}
+
+/* The rows of timeline g into t (with is_recompute rc in column 3 when
+ * rc >= 0). */
+static void timeline_rows(tlm_tab *t, const tlm_gpu_timeline *g, int rc)
+{
     struct {
         const char *name;
         double v;
@@ -286,6 +289,47 @@ tlm_status tlm_rctx_timeline(tlm_rctx *ctx, tlm_error *err)
         tlm_tab_set_s(t, (size_t)r, 0, rows[i].name, strlen(rows[i].name));
         tlm_tab_set_f(t, (size_t)r, 1, rows[i].v / 1e3);
         tlm_tab_set_f(t, (size_t)r, 2, rows[i].v / g->total_us * 100.0);
+        if (rc >= 0)
+            tlm_tab_set_b(t, (size_t)r, 3, rc);
+    }
+}
+
+tlm_status tlm_rctx_timeline(tlm_rctx *ctx, tlm_error *err)
+{
+    tlm_status st = tlm_gpu_timeline_compute(
+        ctx->tree, ctx->opts.include_unlinked_kernels,
+        ctx->opts.micro_idle_thresh_us, &ctx->tl, err);
+    if (st != TLM_OK)
+        return st;
+    ctx->has_timeline = 1;
+    static const char *const cols[] = {"type", "time ms", "percent",
+                                       "is_recompute"};
+    static const tlm_coltype ty[] = {TLM_COL_STR, TLM_COL_F64, TLM_COL_F64,
+                                     TLM_COL_BOOL};
+    tlm_tab *t = tlm_tab_new("gpu_timeline", ctx->rc ? 4 : 3, cols, ty);
+    if (!t)
+        return TLM_ENOMEM;
+    if (!ctx->rc) {
+        timeline_rows(t, &ctx->tl, -1);
+        return tlm_rctx_add_tab(ctx, t);
+    }
+    /* --detect_recompute: each subset on its own (its own total_time);
+     * a subset without GPU events has no rows.  The whole timeline
+     * (ctx->tl) stays the denominator of the kernel tables and report.md */
+    for (int rc = 0; rc <= 1; rc++) {
+        tlm_gpu_timeline g;
+        tlm_error e2;
+        tlm_error_clear(&e2);
+        st = timeline_of(ctx->tree, ctx->opts.include_unlinked_kernels,
+                         ctx->opts.micro_idle_thresh_us, ctx->rc, rc, &g,
+                         &e2);
+        if (st == TLM_ENOTFOUND)
+            continue;
+        if (st != TLM_OK) {
+            tlm_tab_free(t);
+            return st;
+        }
+        timeline_rows(t, &g, rc);
     }
     return tlm_rctx_add_tab(ctx, t);
 }

@@ -4,7 +4,9 @@
  * else leaf ops, plus "Synthetic Op" rows for GPU work no collected op
  * covers.  Rows are grouped by name, category, thread and shapes.
  *
- * The collection walk starts at every cpu_op root in (ts, UID) order.  The
+ * The collection walk starts at every parentless python_function (when
+ * python functions are in the tree; they are transparent), then at every
+ * cpu_op root in (ts, UID) order.  The
  * test "some cpu_op below has a perf model and GPU work" is answered from a
  * memo filled bottom-up once per node, so the walk is linear.
  */
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callstack.h"
 #include "report_internal.h"
 
 enum { ROW_OWN = 0, ROW_SOLE_BWD = 1, ROW_LEAF = 2, ROW_SYNTH = 3 };
@@ -428,7 +431,15 @@ static void visit(uctx *u, int32_t x, int depth)
     if ((u->fl[x] & U_VISITED) || depth > 4000)
         return;
     u->fl[x] |= U_VISITED;
-    if (!is_cpu_op(u, x) || !has_gpu(u, x))
+    if (!has_gpu(u, x))
+        return;
+    /* python functions (in the tree with --include_call_stack or
+     * --detect_recompute) are transparent */
+    if (tlm_nd(u->ctx->tree, x)->cat == TLM_CAT_PYTHON_FUNCTION) {
+        visit_children(u, x, depth);
+        return;
+    }
+    if (!is_cpu_op(u, x))
         return;
     if (has_model(u, x)) {
         collect_own(u, x);
@@ -546,10 +557,10 @@ typedef struct ucols {
     const char *name[64];
     tlm_coltype ty[64];
     size_t n;
-    size_t ex, dur, g, rb, ms, pms, kms, dm, mmm, pmm, kmm, kd, pct;
+    size_t ex, dur, g, rb, ms, pms, kms, dm, mmm, pmm, kmm, kd, cs, pct;
 } ucols;
 
-static void unified_columns(ucols *k, int arch)
+static void unified_columns(ucols *k, int arch, int call_stack)
 {
     k->n = 0;
 #define COL(nm, tp) (k->name[k->n] = (nm), k->ty[k->n++] = (tp))
@@ -619,6 +630,11 @@ static void unified_columns(ucols *k, int arch)
     COL("trunc_kernel_details", TLM_COL_STR);
     COL("perf_params", TLM_COL_STR);
     COL("has_perf_model", TLM_COL_BOOL);
+    k->cs = k->n;
+    if (call_stack) { /* --include_call_stack */
+        COL("entry_point", TLM_COL_STR);
+        COL("call_stack_full", TLM_COL_STR);
+    }
     k->pct = k->n;
     COL("Percentage (%)", TLM_COL_F64);
     COL("Cumulative Percentage (%)", TLM_COL_F64);
@@ -644,6 +660,7 @@ typedef struct usum {
     double *mv; /* 4 metrics per row of a group (tlm_grp_metrics) */
     int32_t *pool;     /* kernels of a group's rows */
     size_t *off, *len; /* each row's slice of pool */
+    tlm_cstack *cs;    /* with --include_call_stack */
 } usum;
 
 /* Grouping key of row r into s->key: name, synthetic kernel, category,
@@ -674,6 +691,8 @@ static void row_key(usum *s, const urow *r)
         for (int q = 0; q < 4; q++)
             tlm_key_id(key, tlm_argv_id(&av[q]));
     }
+    if (ctx->rc) /* --detect_recompute: a key after Concrete Inputs */
+        tlm_key_id(key, tlm_rctx_rc(ctx, r->uid));
 }
 
 /* Chains the rows into groups of equal key (head, tail, next).  Errors:
@@ -824,6 +843,26 @@ static void set_rate_stats(usum *s, size_t R, const tlm_grp_metrics *gm)
     }
 }
 
+/* entry_point and call_stack_full of row R: the stacks of the kernels of
+ * group g's first row (the kernel_details_summary template).  Errors:
+ * TLM_ENOMEM. */
+static tlm_status set_call_stack(usum *s, size_t R, size_t g)
+{
+    const urow *r0 = &s->u->rows[s->head[g]];
+    size_t n;
+    const int32_t *kg = row_kernels(s->u, r0, &n);
+    row_name(s->u, r0, &s->key);
+    tlm_status st =
+        tlm_cstack_row(s->cs, s->u->ctx, kg, n, s->key.p, s->key.len);
+    if (st != TLM_OK)
+        return st;
+    const tlm_sbuf *ep = tlm_cstack_entry_point(s->cs);
+    const tlm_sbuf *full = tlm_cstack_full(s->cs);
+    tlm_tab_set_s(s->t, R, s->col.cs, ep->p, ep->len);
+    tlm_tab_set_s(s->t, R, s->col.cs + 1, full->p, full->len);
+    return TLM_OK;
+}
+
 /* Adds the table row of group g.  Errors: TLM_ENOMEM. */
 static tlm_status fill_group(usum *s, size_t g)
 {
@@ -856,7 +895,10 @@ static tlm_status fill_group(usum *s, size_t g)
     if (f.pp)
         tlm_tab_set_s(t, R, k->kd + 2, f.pp, strlen(f.pp));
     tlm_tab_set_b(t, R, k->kd + 3, f.hm > 0);
-    return TLM_OK;
+    if (ctx->rc) /* appended after the columns of unified_columns */
+        tlm_tab_set_b(t, R, k->n,
+                      tlm_rctx_rc(ctx, s->u->rows[s->head[g]].uid));
+    return s->cs ? set_call_stack(s, R, g) : TLM_OK;
 }
 
 /* Sorts the rows by kernel time and fills the percentage columns. */
@@ -927,16 +969,21 @@ static tlm_status summarize(uctx *u)
     memset(&s, 0, sizeof s);
     s.u = u;
     s.arch = u->ctx->has_arch;
-    unified_columns(&s.col, s.arch);
+    unified_columns(&s.col, s.arch, u->ctx->opts.include_call_stack);
     tlm_sbuf_init(&s.key);
     tlm_status st = TLM_ENOMEM;
     size_t nr = u->nrows;
     s.head = malloc((nr + 1) * sizeof *s.head);
     s.tail = malloc((nr + 1) * sizeof *s.tail);
     s.t = tlm_tab_new("unified_perf_summary", s.col.n, s.col.name, s.col.ty);
+    if (u->ctx->opts.include_call_stack && !(s.cs = tlm_cstack_new()))
+        goto done;
     if (!s.head || !s.tail || !s.t || tlm_i3map_init(&s.map, 1024) != TLM_OK)
         goto done;
     if (group_rows(&s) != TLM_OK || alloc_group_scratch(&s) != TLM_OK)
+        goto done;
+    if (u->ctx->rc &&
+        tlm_tab_append_col(s.t, "is_recompute", TLM_COL_BOOL) != TLM_OK)
         goto done;
     for (size_t g = 0; g < s.ng; g++)
         if (fill_group(&s, g) != TLM_OK)
@@ -947,6 +994,8 @@ static tlm_status summarize(uctx *u)
     if (st == TLM_OK && (u->ctx->opts.compat & TLM_COMPAT_COLUMNS) &&
         !any_metrics(u))
         drop_perf_cols(s.t, &s.col);
+    if (st == TLM_OK && u->ctx->rc) /* grouping key after Concrete Inputs */
+        tlm_tab_move_col(s.t, s.t->ncols - 1, 9);
 done:
     tlm_i3map_free(&s.map);
     tlm_sbuf_free(&s.key);
@@ -957,6 +1006,7 @@ done:
     free(s.pool);
     free(s.off);
     free(s.len);
+    tlm_cstack_free(s.cs);
     return tlm_rctx_keep_tab(u->ctx, s.t, st);
 }
 
@@ -977,6 +1027,14 @@ tlm_status tlm_rctx_unified(tlm_rctx *ctx)
     if (tlm_i3map_init(&u.pp_map, 256) != TLM_OK) {
         u.st = TLM_ENOMEM;
         goto done;
+    }
+    /* python functions in the tree: TraceLens starts from each parentless
+     * one (UID order), then from the cpu_op roots not reached */
+    for (size_t i = 0; i < ctx->n && u.st == TLM_OK; i++) {
+        const tlm_tnode *d = tlm_nd(ctx->tree, (int32_t)i);
+        if (d->cat == TLM_CAT_PYTHON_FUNCTION && d->parent < 0 &&
+            (d->flags & TLM_NODE_TREE))
+            visit(&u, (int32_t)i, 0);
     }
     size_t nr;
     const int32_t *roots = tlm_tree_cpu_roots(ctx->tree, &nr);

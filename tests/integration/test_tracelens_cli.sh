@@ -71,7 +71,7 @@ check "... names the file" grep -q "bad.json" "$WORK/e"
 for o in "--extension_file ext.py" "--python_path /usr/bin/python3" \
          --enable-origami "--comparison_json_path $T" \
          "--inductor_cache_dir /tmp" --include_overlap_info \
-         --include_call_stack --detect_recompute --enable_pseudo_ops; do
+         --enable_pseudo_ops; do
     # shellcheck disable=SC2086
     R "$T" $o --output_csvs_dir "$WORK/ref" 2> "$WORK/e"
     rc=$?

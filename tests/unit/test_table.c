@@ -142,6 +142,41 @@ static void test_csv(void **state)
     tlm_tab_free(t);
 }
 
+/* A column appended to a table with rows (null cells, then set), moved
+ * forward and back; an empty table too. */
+static void test_append_move_col(void **state)
+{
+    (void)state;
+    const char *cols[] = {"a", "b", "c"};
+    tlm_tab *t = tlm_tab_new("x", 3, cols, NULL);
+    for (int k = 0; k < 20; k++) { /* past the first 16-row block */
+        long r = tlm_tab_add_row(t);
+        for (size_t c = 0; c < 3; c++)
+            tlm_tab_set_f(t, (size_t)r, c, (double)(k * 10 + (int)c));
+    }
+    assert_int_equal(tlm_tab_append_col(t, "d", TLM_COL_BOOL), TLM_OK);
+    assert_int_equal(t->ncols, 4);
+    assert_true(tlm_tab_cell(t, 19, 3)->null);
+    assert_true(tlm_tab_cell(t, 19, 2)->v.f == 192.0);
+    tlm_tab_set_b(t, 0, 3, 1);
+    tlm_tab_move_col(t, 3, 1);
+    assert_string_equal(t->colnames[1], "d");
+    assert_string_equal(t->colnames[3], "c");
+    assert_int_equal(t->coltypes[1], TLM_COL_BOOL);
+    assert_int_equal(tlm_tab_cell(t, 0, 1)->v.i, 1);
+    assert_true(tlm_tab_cell(t, 0, 2)->v.f == 1.0);
+    assert_true(tlm_tab_cell(t, 7, 3)->v.f == 72.0);
+    tlm_tab_move_col(t, 1, 3);
+    assert_string_equal(t->colnames[3], "d");
+    assert_true(tlm_tab_cell(t, 5, 1)->v.f == 51.0);
+    tlm_tab_free(t);
+    t = tlm_tab_new("y", 1, cols, NULL);
+    assert_int_equal(tlm_tab_append_col(t, "z", TLM_COL_STR), TLM_OK);
+    assert_int_equal(tlm_tab_add_row(t), 0);
+    assert_true(tlm_tab_cell(t, 0, 1)->null);
+    tlm_tab_free(t);
+}
+
 /* Quoting of every special character, in a header too, and floats as
  * Python prints them. */
 static void test_csv_quoting_and_floats(void **state)
@@ -225,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_cells),
         cmocka_unit_test(test_permute_truncate),
         cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_append_move_col),
         cmocka_unit_test(test_csv_quoting_and_floats),
         cmocka_unit_test(test_write_csv),
     };
