@@ -92,6 +92,10 @@ typedef struct tlm_report_opts {
                                       (default) or 2 (unified_perf_summary
                                       beside the other sheets; the same
                                       tables either way) */
+    int keep_gpu_rows;             /* keep, beside unified_perf_summary,
+                                      the row of each GPU op (the TraceDiff
+                                      enrichment of --comparison_json_path;
+                                      default 0) */
 } tlm_report_opts;
 
 TLM_API void tlm_report_opts_init(tlm_report_opts *opts);

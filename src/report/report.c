@@ -778,6 +778,27 @@ const tlm_tab *tlm_report_tab(const tlm_report *r, size_t i)
     return r && i < r->ntabs ? r->tabs[i] : NULL;
 }
 
+tlm_tab *tlm_report_tab_mut(tlm_report *r, size_t i)
+{
+    return r && i < r->ntabs ? r->tabs[i] : NULL;
+}
+
+tlm_status tlm_report_insert_tab(tlm_report *r, size_t at, tlm_tab *t)
+{
+    tlm_tab **p = realloc(r->tabs, (r->ntabs + 1) * sizeof *p);
+    if (!p) {
+        tlm_tab_free(t);
+        return TLM_ENOMEM;
+    }
+    r->tabs = p;
+    if (at > r->ntabs)
+        at = r->ntabs;
+    memmove(p + at + 1, p + at, (r->ntabs - at) * sizeof *p);
+    p[at] = t;
+    r->ntabs++;
+    return TLM_OK;
+}
+
 const tlm_tab *tlm_report_memcpy_tab(const tlm_report *r)
 {
     return r ? r->memcpy_tab : NULL;
