@@ -69,7 +69,7 @@ check "... names the file" grep -q "bad.json" "$WORK/e"
 
 # ---- refused: Python code or not implemented, one sentence each
 for o in "--extension_file ext.py" "--python_path /usr/bin/python3" \
-         --enable-origami "--comparison_json_path $T" \
+         --enable-origami \
          "--inductor_cache_dir /tmp" --include_overlap_info \
          --include_call_stack --detect_recompute --enable_pseudo_ops \
          --group_by_num_kernels --include_first_occurrence_time; do
@@ -81,8 +81,6 @@ for o in "--extension_file ext.py" "--python_path /usr/bin/python3" \
     check "$name: named, with the reason" grep -q -- "^tlmpi report: $name.*: not supported: " "$WORK/e"
 done
 check "refused: nothing written" test ! -e "$WORK/ref"
-grep -q "tlmpi diff" <(R "$T" --comparison_json_path "$T" 2>&1)
-check "--comparison_json_path points at tlmpi diff" test $? -eq 0
 
 # ---- an unknown option
 R "$T" --enable_something --output_csvs_dir "$WORK/u" 2> "$WORK/e"
