@@ -29,10 +29,6 @@ static const struct {
     {"--enable-origami", 0,
      "Origami's simulated GEMM/SDPA times come from a Python package that "
      "tlmpi does not run; run TraceLens itself for them"},
-    {"--inductor_cache_dir", 1,
-     "the Triton perf-model fallback reads the Python source of Inductor's "
-     "compiled kernels, which tlmpi does not parse; leave it out (Triton "
-     "ops keep no perf model)"},
     {"--include_overlap_info", 0,
      "the *_kl_overlap sheets are not implemented in tlmpi yet; leave it "
      "out, or run TraceLens itself for them"},
@@ -110,6 +106,8 @@ int tlm_cli_tl_opt(int argc, char **argv, int *i, tlm_cli_tl *t,
                        : !strcmp(a, "--gpu_arch_platform") ? &t->platform
                        : !strcmp(a, "--comparison_json_path")
                            ? &t->comparison_json_path
+                       : !strcmp(a, "--inductor_cache_dir")
+                           ? &co->ro.inductor_cache_dir
                            : NULL;
     int is_unused = 0;
     for (size_t k = 0; k < sizeof unused / sizeof *unused; k++)

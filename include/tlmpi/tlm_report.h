@@ -92,6 +92,9 @@ typedef struct tlm_report_opts {
                                       (default) or 2 (unified_perf_summary
                                       beside the other sheets; the same
                                       tables either way) */
+    const char *inductor_cache_dir; /* Inductor's cache folder: the
+                                      Triton model's V1 fallback
+                                      (tlm_inductor_cache_load), or NULL */
     int keep_gpu_rows;             /* keep, beside unified_perf_summary,
                                       the row of each GPU op (the TraceDiff
                                       enrichment of --comparison_json_path;

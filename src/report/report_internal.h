@@ -185,6 +185,8 @@ typedef struct tlm_rctx {
      * in; anything reading them (tlm_rctx_op_category) calls this first */
     tlm_status (*launchers_wait)(struct tlm_rctx *ctx);
     void *launchers_ud;
+    const tlm_inductor_cache *inductor; /* opts.inductor_cache_dir's
+                                         * kernels, or NULL (shared) */
     int32_t *ann;          /* user_annotation events by ts (annotate.c);
                             * none unless the trace has vLLM attention */
     size_t nann;
