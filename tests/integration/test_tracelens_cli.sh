@@ -69,8 +69,7 @@ check "... names the file" grep -q "bad.json" "$WORK/e"
 
 # ---- refused: Python code or not implemented, one sentence each
 for o in "--extension_file ext.py" "--python_path /usr/bin/python3" \
-         --enable-origami \
-         "--inductor_cache_dir /tmp" --include_overlap_info \
+         --enable-origami --include_overlap_info \
          --include_call_stack --detect_recompute --enable_pseudo_ops \
          --group_by_num_kernels --include_first_occurrence_time; do
     # shellcheck disable=SC2086

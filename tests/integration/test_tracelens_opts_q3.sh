@@ -1,12 +1,17 @@
 #!/bin/bash
-# TraceLens's --comparison_json_path T2 in `tlmpi report` (tracediff.md
-# §10.2, docs/cli.md "TraceLens's command line"): TraceDiff of the trace
+# TraceLens's --comparison_json_path T2 and --inductor_cache_dir D in
+# `tlmpi report` (docs/cli.md "TraceLens's command line").
+# --comparison_json_path (tracediff.md §10.2): TraceDiff of the trace
 # against T2 in memory; the diff_stats sheet (the same text as `tlmpi
 # diff`'s diff_stats.csv) right after unified_perf_summary; the seven
 # columns after Kernel Time (µs)_sum with their values on a pair whose
 # LCAs are known (tests/data/diff: a kernel pair, a trace-1-only root);
 # a trace compared with itself; the workbook; T2 never overwritten; a T2
 # that is not a trace or has no cpu ops; other sheets unchanged.
+# --inductor_cache_dir (the Triton model's V1 fallback): Triton ops without
+# arguments get FLOPs, bytes and perf_params from the wrapper in
+# tests/data/inductor/cache, an op not in it stays without a model, ops
+# are unchanged without the option, a missing folder exits 1.
 set -u
 TLMPI="${TLMPI:?TLMPI not set}"
 S="${TLM_SOURCE_DIR:?}"
@@ -71,4 +76,22 @@ check "T2 without cpu ops: exit 1" test $? -eq 1
 check "... TraceDiff's reason, the option named" grep -q -- "--comparison_json_path: .*root node" "$WORK/e"
 R "$A" --comparison_json_path 2> /dev/null
 check "no value: exit 2" test $? -eq 2
+
+# ---- --inductor_cache_dir D
+IT="$S/tests/data/inductor/triton_noargs.json"
+IC="$S/tests/data/inductor/cache"
+check "--inductor_cache_dir: exit 0" R "$IT" --inductor_cache_dir "$IC" --output_csvs_dir "$WORK/i1"
+R "$IT" --output_csvs_dir "$WORK/i0"
+U1="$WORK/i1/unified_perf_summary.csv"
+U0="$WORK/i0/unified_perf_summary.csv"
+check "... pointwise op: has_perf_model, 2 x 1024 FLOPs, 3 x 1024 x 2 bytes" \
+    test "$(col "$U1" 0 name)|$(col "$U1" 0 has_perf_model)|$(col "$U1" 0 GFLOPS)|$(col "$U1" 0 'Data Moved (MB)')" = "triton_poi_fused_add_mul_0|True|2.048e-06|0.005859375"
+check "... its perf_params from the wrapper" test "$(col "$U1" 0 perf_params)" = "{'fused_ops': 'aten.add, aten.mul', 'xnumel': 1024, 'rnumel': 1}"
+check "... reduction: (n-1) x r b + x b bytes" test "$(col "$U1" 1 name)|$(col "$U1" 1 'Data Moved (MB)')" = "triton_red_fused_sum_1|0.062744140625"
+check "... an op not in the cache: no model" test "$(col "$U1" 2 name)|$(col "$U1" 2 has_perf_model)" = "triton_poi_fused_cos_2|False"
+check "without the option: no model" test "$(col "$U0" 0 has_perf_model)|$(col "$U0" 1 has_perf_model)" = "False|False"
+R "$IT" --inductor_cache_dir "$WORK/nodir" --output_csvs_dir "$WORK/i2" 2> "$WORK/e"
+check "missing folder: exit 1" test $? -eq 1
+check "... named" grep -q -- "--inductor_cache_dir: " "$WORK/e"
+check "... nothing written" test ! -e "$WORK/i2/gpu_timeline.csv"
 exit $fail
