@@ -327,6 +327,12 @@ static int valid_utf8(const unsigned char *s, size_t n)
         for (size_t j = 1; j <= k; j++)
             if ((s[i + j] & 0xC0) != 0x80)
                 return 0;
+        /* overlong forms, surrogates, beyond U+10FFFF: Python refuses */
+        unsigned char c1 = k ? s[i + 1] : 0;
+        if ((ch == 0xE0 && c1 < 0xA0) || (ch == 0xED && c1 >= 0xA0) ||
+            (ch == 0xF0 && c1 < 0x90) || (ch == 0xF4 && c1 >= 0x90) ||
+            ch > 0xF4)
+            return 0;
         i += k + 1;
     }
     return 1;

@@ -111,10 +111,17 @@ static void test_left_out(void **state)
              "size_hints=[s0, 4]\n''', device_str='cuda')\n");
     assert_false(tlm_inductor_cache_has(c, "triton_poi_a"));
     assert_int_equal(tlm_inductor_cache_stats(c)->skipped, 1);
-    /* not UTF-8 */
+    /* not UTF-8 (a stray byte, a surrogate): left out; UTF-8 text kept */
     parse(c, "triton_poi_c = async_compile.triton('c', '''\n\xff\n"
              "''', device_str='cuda')\n");
     assert_false(tlm_inductor_cache_has(c, "triton_poi_c"));
+    parse(c, "triton_poi_c2 = async_compile.triton('c', '''\n\xed\xa0\x80"
+             "\n''', device_str='cuda')\n");
+    assert_false(tlm_inductor_cache_has(c, "triton_poi_c2"));
+    parse(c, "# \xc2\xb5s Original ATen: [aten.mul]\n"
+             "triton_poi_c3 = async_compile.triton('c', '''\n"
+             "''', device_str='cuda')\n");
+    assert_true(tlm_inductor_cache_has(c, "triton_poi_c3"));
     /* CR line ends, '_' in numbers, dict size_hints (newer Inductor): 0/1 */
     parse(c, "x = 1\rtriton_poi_d = async_compile.triton('d', '''\r\n"
              "size_hints=[1_024]\r''', device_str='cuda')\r"
@@ -129,6 +136,25 @@ static void test_left_out(void **state)
              " triton_poi_g = async_compile.triton(\n");
     assert_false(tlm_inductor_cache_has(c, "triton_poi_f"));
     assert_false(tlm_inductor_cache_has(c, "triton_poi_g"));
+    /* the comment counts within 600 characters (code points) only */
+    {
+        char t[4096];
+        int k = snprintf(t, sizeof t, "# Original ATen: [aten.mul]\n#");
+        for (int i = 0; i < 560; i++) /* 560 characters, 1120 bytes */
+            k += snprintf(t + k, sizeof t - (size_t)k, "\xc2\xb5");
+        snprintf(t + k, sizeof t - (size_t)k,
+                 "\ntriton_poi_w1 = async_compile.triton('w', '''\n"
+                 "''', device_str='cuda')\n");
+        parse(c, t);
+        assert_true(tlm_inductor_v1(c, "triton_poi_w1", &m));
+        assert_string_equal(m.fused_ops, "aten.mul");
+        k = snprintf(t, sizeof t, "# Original ATen: [aten.mul]\n#%0600d"
+                     "\ntriton_poi_w2 = async_compile.triton('w', '''\n"
+                     "''', device_str='cuda')\n", 0);
+        parse(c, t);
+        assert_true(tlm_inductor_v1(c, "triton_poi_w2", &m));
+        assert_string_equal(m.fused_ops, "");
+    }
     /* the first file wins; in a file the last definition */
     parse(c, "triton_poi_h = async_compile.triton('h', '''\n"
              "size_hints=[1]\n''', device_str='cuda')\n"
