@@ -21,7 +21,7 @@
 #include "tlmpi/tlm_perf.h"
 
 #define MAX_BLOCK (4u << 20)
-#define FILE_BUDGET (256u << 20) /* source bytes scanned per file */
+#define FILE_BUDGET (256u << 20) /* bytes scanned per file */
 #define MAX_NAME 4096
 
 typedef struct ientry {
@@ -407,10 +407,12 @@ static int parse_text(tlm_inductor_cache *c, const char *t, size_t n)
                 bend = memmem(p, (size_t)(e - p), endm, sizeof endm - 1);
             if (!bend)
                 break; /* no later kernel has an end either */
+            /* the source and the comment window (600 characters, at
+             * most 2,400 bytes) count against the file's budget */
             size_t bl = (size_t)(bend - p);
-            if (bl > MAX_BLOCK || bl > budget)
+            if (bl > MAX_BLOCK || bl + 2400 > budget)
                 goto skip;
-            budget -= bl;
+            budget -= bl + 2400;
             ientry x;
             memset(&x, 0, sizeof x);
             x.order = ((uint64_t)c->nfile << 32) | (UINT32_MAX - pos);
