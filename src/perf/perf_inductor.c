@@ -449,7 +449,8 @@ static int cmp_entry(const void *a, const void *b, void *arena)
 /* Sorted by name, one entry per name (the smallest order). */
 void tlm_inductor_finalize(tlm_inductor_cache *c)
 {
-    qsort_r(c->e, c->n, sizeof *c->e, cmp_entry, c->arena);
+    if (c->n > 1)
+        qsort_r(c->e, c->n, sizeof *c->e, cmp_entry, c->arena);
     size_t w = 0;
     for (size_t i = 0; i < c->n; i++)
         if (!w || strcmp(c->arena + c->e[w - 1].name, c->arena + c->e[i].name))
@@ -484,7 +485,8 @@ tlm_status tlm_inductor_cache_parse(tlm_inductor_cache *c, const char *text,
     char *buf = malloc(len + 1);
     if (!buf)
         return TLM_ENOMEM;
-    memcpy(buf, text, len);
+    if (len)
+        memcpy(buf, text, len);
     int r = tlm_inductor_take_text(c, buf, len);
     free(buf);
     if (r < 0)
