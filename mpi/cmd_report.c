@@ -108,10 +108,17 @@ static void report_usage(FILE *f)
         "                               tables, unified_perf_summary and the "
         "perf-model\n"
         "                               sheets\n"
+        "  --comparison_json_path T2    TraceDiff against trace T2: a "
+        "diff_stats sheet\n"
+        "                               and speedup/delta/LCA columns in\n"
+        "                               unified_perf_summary\n"
+        "  --inductor_cache_dir D       Triton ops without usable arguments:"
+        " FLOPs\n"
+        "                               and bytes from Inductor's wrapper "
+        "files in D\n"
+        "                               (read as text, never run)\n"
         "  refused, with the reason: --extension_file, --python_path,\n"
-        "    --enable-origami (Python code), --comparison_json_path (use "
-        "tlmpi diff),\n"
-        "    --inductor_cache_dir, --include_overlap_info,\n"
+        "    --enable-origami (Python code), --include_overlap_info,\n"
         "    --enable_pseudo_ops (not implemented)\n"
         "\nbundled GPUs:");
     for (size_t i = 0; i < tlm_gpu_arch_count(); i++)
@@ -124,7 +131,8 @@ static void report_usage(FILE *f)
  * set tracked by the signal handlers.  0, or 1 with a message naming the
  * option and the file. */
 static int start_outputs(tlm_outset *set, int force, const char *trace_path,
-                         const char *dir, const char *md, const char *xlsx)
+                         const char *trace2, const char *dir, const char *md,
+                         const char *xlsx)
 {
     tlm_error err;
     char gt[4200];
@@ -132,6 +140,8 @@ static int start_outputs(tlm_outset *set, int force, const char *trace_path,
     tlm_status st = tlm_outset_init(set, force, &err);
     if (st == TLM_OK)
         st = tlm_outset_add_input(set, trace_path, &err);
+    if (st == TLM_OK && trace2) /* --comparison_json_path: never written */
+        st = tlm_outset_add_input(set, trace2, &err);
     if (st == TLM_OK && xlsx)
         st = tlm_outset_check(set, xlsx, &err);
     if (st == TLM_OK && dir) {
@@ -437,7 +447,8 @@ int tlm_cmd_report(int argc, char **argv)
     if (bad)
         return bad;
     tlm_outset set;
-    if (start_outputs(&set, a.force, a.trace, a.dir, a.md, a.xlsx) != 0)
+    if (start_outputs(&set, a.force, a.trace, a.tl.comparison_json_path,
+                      a.dir, a.md, a.xlsx) != 0)
         return 1;
     double t0 = tlm_cli_now();
     tlm_cli_built b = {0};
@@ -446,6 +457,7 @@ int tlm_cmd_report(int argc, char **argv)
     char msg[1024];
     int rc = 1;
     if (tlm_cli_build_report(a.trace, &a.co, &b, &err) != TLM_OK ||
+        tlm_cli_tl_compare(&a.tl, &a.co, &b, &err) != TLM_OK ||
         stage_all(&a, b.rep, &set, &err) != TLM_OK ||
         tlm_outset_commit(&set, &err) != TLM_OK) {
         fprintf(stderr, "tlmpi report: error: %s\n",

@@ -131,8 +131,8 @@ void tlm_cli_built_free(tlm_cli_built *b)
     memset(b, 0, sizeof *b);
 }
 
-tlm_status tlm_cli_build_report(const char *path, const tlm_cli_ropts *o,
-                                tlm_cli_built *b, tlm_error *err)
+tlm_status tlm_cli_build_tree(const char *path, const tlm_cli_ropts *o,
+                              tlm_cli_built *b, tlm_error *err)
 {
     memset(b, 0, sizeof *b);
     tlm_report_opts ro = o->ro;
@@ -166,6 +166,16 @@ tlm_status tlm_cli_build_report(const char *path, const tlm_cli_ropts *o,
     if (st == TLM_OK)
         st = tlm_tree_build_stream(b->tr, b->ts, &b->tree, err);
     b->t_tree = tlm_cli_now();
+    if (st != TLM_OK)
+        tlm_cli_built_free(b);
+    return st;
+}
+
+tlm_status tlm_cli_build_report(const char *path, const tlm_cli_ropts *o,
+                                tlm_cli_built *b, tlm_error *err)
+{
+    tlm_report_opts ro = o->ro;
+    tlm_status st = tlm_cli_build_tree(path, o, b, err);
 #ifdef __GLIBC__
     /* and keep what the tables free for their next allocations (after
      * the tree: trimming its temporaries keeps the peak lower) */

@@ -39,6 +39,10 @@ typedef struct tlm_cli_built {
 tlm_status tlm_cli_build_report(const char *path, const tlm_cli_ropts *o,
                                 tlm_cli_built *b, tlm_error *err);
 void tlm_cli_built_free(tlm_cli_built *b);
+/* The trace and its tree only (b->rep stays NULL), with the same options
+ * (--comparison_json_path's trace 2). */
+tlm_status tlm_cli_build_tree(const char *path, const tlm_cli_ropts *o,
+                              tlm_cli_built *b, tlm_error *err);
 double tlm_cli_now(void);
 
 /* Consumes a findings option (--platform, --findings_<name>) as

@@ -29,14 +29,6 @@ static const struct {
     {"--enable-origami", 0,
      "Origami's simulated GEMM/SDPA times come from a Python package that "
      "tlmpi does not run; run TraceLens itself for them"},
-    {"--comparison_json_path", 1,
-     "the TraceDiff enrichment of unified_perf_summary is not implemented "
-     "in tlmpi; run `tlmpi diff TRACE1 TRACE2` for TraceDiff's tables "
-     "(diff_stats and the merged tree)"},
-    {"--inductor_cache_dir", 1,
-     "the Triton perf-model fallback reads the Python source of Inductor's "
-     "compiled kernels, which tlmpi does not parse; leave it out (Triton "
-     "ops keep no perf model)"},
     {"--include_overlap_info", 0,
      "the *_kl_overlap sheets are not implemented in tlmpi yet; leave it "
      "out, or run TraceLens itself for them"},
@@ -117,7 +109,11 @@ int tlm_cli_tl_opt(int argc, char **argv, int *i, tlm_cli_tl *t,
     const char **dst = !strcmp(a, "--profile_json_path")  ? &t->profile_json_path
                        : !strcmp(a, "--output_xlsx_path") ? &t->output_xlsx_path
                        : !strcmp(a, "--gpu_arch_platform") ? &t->platform
-                                                           : NULL;
+                       : !strcmp(a, "--comparison_json_path")
+                           ? &t->comparison_json_path
+                       : !strcmp(a, "--inductor_cache_dir")
+                           ? &co->ro.inductor_cache_dir
+                           : NULL;
     int is_unused = 0;
     for (size_t k = 0; k < sizeof unused / sizeof *unused; k++)
         is_unused |= !strcmp(a, unused[k]);
@@ -136,6 +132,8 @@ int tlm_cli_tl_opt(int argc, char **argv, int *i, tlm_cli_tl *t,
 
 int tlm_cli_tl_finish(tlm_cli_tl *t, tlm_cli_ropts *co)
 {
+    if (t->comparison_json_path) /* the GPU op -> summary row map */
+        co->ro.keep_gpu_rows = 1;
     if (!t->platform)
         return 0;
     if (co->ro.gpu_arch_json_path || co->ro.gpu_arch) {

@@ -14,6 +14,7 @@ typedef struct tlm_cli_tl {
     const char *profile_json_path; /* --profile_json_path */
     const char *output_xlsx_path;  /* --output_xlsx_path */
     const char *platform;          /* --gpu_arch_platform NAME */
+    const char *comparison_json_path; /* --comparison_json_path T2 */
     char arch[64];                 /* the bundled entry it stands for */
 } tlm_cli_tl;
 
@@ -28,6 +29,14 @@ int tlm_cli_tl_opt(int argc, char **argv, int *i, tlm_cli_tl *t,
  * and checked against --gpu_arch / --gpu_arch_json_path.  0, or -1 after
  * printing why (exit 2). */
 int tlm_cli_tl_finish(tlm_cli_tl *t, tlm_cli_ropts *co);
+
+/* --comparison_json_path T2 (report_tdiff.c): T2's tree built with the
+ * report's options, TraceDiff(the report's tree, T2's tree), and the
+ * report enriched (src/rdiff: unified_perf_summary's comparison columns,
+ * the diff_stats sheet).  Nothing without the option.  Errors: those of
+ * reading T2, tlm_diff_build (a trace without cpu ops), TLM_ENOMEM. */
+tlm_status tlm_cli_tl_compare(const tlm_cli_tl *t, const tlm_cli_ropts *co,
+                              tlm_cli_built *b, tlm_error *err);
 
 /* TraceLens's default workbook for a trace: <trace without .json.gz /
  * .json>_perf_report.xlsx, beside the trace.  0, or -1 when too long. */

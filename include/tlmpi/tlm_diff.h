@@ -63,6 +63,31 @@ TLM_API tlm_status tlm_diff_build(const tlm_tree *tree1,
 TLM_API void tlm_diff_free(tlm_diff *d);
 TLM_API const tlm_diff_stats *tlm_diff_stats_get(const tlm_diff *d);
 
+/* One row of diff_stats (§6.2), in row order: trace1 and trace2 rows
+ * both, also when the traces are identical (the file keeps trace1's). */
+typedef struct tlm_diff_row {
+    int32_t gpu_uid;      /* gpu_op_uid: the GPU op's UID in its trace */
+    int32_t cpu_uid;      /* cpu_op_uid: its nearest cpu_op */
+    int32_t lca_id;       /* merged id of the LCA, -1 = none */
+    int side;             /* 0 = trace1, 1 = trace2 */
+    double busy_time;     /* the group's busy time, rounded as the file */
+    const char *lca_name; /* lowest_common_ancestor_name ("" = none) */
+    size_t lca_name_len;
+} tlm_diff_row;
+
+TLM_API size_t tlm_diff_row_count(const tlm_diff *d);
+/* Row i (< tlm_diff_row_count); the name lives as long as d. */
+TLM_API void tlm_diff_row_get(const tlm_diff *d, size_t i, tlm_diff_row *out);
+
+/* The columns of diff_stats.csv and the text of one cell of row i as the
+ * file has it (unquoted; "" for an empty cell), valid until the next
+ * tlm_diff_render / _stage / _stats_cell call.  Errors: TLM_ENOMEM,
+ * TLM_EINVAL (row or column out of range). */
+#define TLM_DIFF_STATS_NCOLS 15
+TLM_API const char *tlm_diff_stats_colname(int col);
+TLM_API tlm_status tlm_diff_stats_cell(tlm_diff *d, size_t i, int col,
+                                       const char **text, size_t *len);
+
 /* Every output of the diff, in the order tlm_diff_stage writes them. */
 #define TLM_DIFF_FILES(X)                                  \
     X(TLM_DIFF_TREE, "merged_tree_output.txt")             \

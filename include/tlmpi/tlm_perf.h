@@ -152,12 +152,51 @@ typedef struct tlm_perf_args {
      * vllm::unified_attention_with_output ops get one), or NULL (None).
      * Read by the InferenceAttention models (addendum A4.4). */
     const char *annotation;
+    /* Inductor's generated wrappers (--inductor_cache_dir), or NULL: the
+     * Triton model's fallback for an op its arguments cannot model. */
+    const struct tlm_inductor_cache *inductor;
 } tlm_perf_args;
+
+/* TraceLens's TritonCompiledPerfModel V1 (--inductor_cache_dir D): the
+ * kernels of the Python wrappers torch.compile writes to its Inductor
+ * cache, read as text (never run): per `triton_* = async_compile.triton(`
+ * definition its "Original ATen: [...]" ops, size_hints [xnumel(, rnumel)]
+ * and the pointer dtypes of its signature (docs/report.md, "Triton
+ * fallback").  Bounded: regular *.py files only (no symlink followed),
+ * 32 levels, 100,000 files, 64 MiB a file, 4 MiB a kernel's source.
+ * A file whose size_hints do not parse is left out (as TraceLens); the
+ * first definition of a name in path order wins. */
+typedef struct tlm_inductor_cache tlm_inductor_cache;
+
+typedef struct tlm_inductor_stats {
+    size_t files;        /* *.py files read */
+    size_t wrappers;     /* of them, with async_compile.triton */
+    size_t kernels;      /* distinct kernel names kept */
+    size_t skipped;      /* files left out: too large, unreadable, bad
+                            size_hints, beyond the limits */
+} tlm_inductor_stats;
+
+/* Reads the folder dir.  Errors: TLM_EIO (dir missing or not a folder:
+ * the message names it), TLM_ENOMEM. */
+TLM_API tlm_status tlm_inductor_cache_load(const char *dir,
+                                           tlm_inductor_cache **out,
+                                           tlm_error *err);
+TLM_API void tlm_inductor_cache_free(tlm_inductor_cache *c);
+TLM_API const tlm_inductor_stats *
+tlm_inductor_cache_stats(const tlm_inductor_cache *c);
+/* 1 when kernel `name` was found. */
+TLM_API int tlm_inductor_cache_has(const tlm_inductor_cache *c,
+                                   const char *name);
+/* The text of one wrapper file parsed into c (tests, fuzzing): as a file
+ * of the folder.  Errors: TLM_ENOMEM. */
+TLM_API tlm_status tlm_inductor_cache_parse(tlm_inductor_cache *c,
+                                            const char *text, size_t len);
+TLM_API tlm_inductor_cache *tlm_inductor_cache_new(void);
 
 /* has_perf_model of one op event: tlm_perf_has_model(args->name), and for
  * a Triton-compiled op TraceLens's can_model: "Concrete Inputs", "Input
- * Dims" and "Input type" non-empty and some Concrete Input an integer.
- * NULL -> 0. */
+ * Dims" and "Input type" non-empty and some Concrete Input an integer,
+ * or its kernel in args->inductor.  NULL -> 0. */
 TLM_API int tlm_perf_can_model(const tlm_perf_args *args);
 
 #define TLM_PERF_MAX_PARAMS 24

@@ -107,6 +107,13 @@ typedef struct tlm_report_opts {
                                       perf-model sheets by
                                       is_recompute (needs python_functions
                                       in the tree; default 0) */
+    const char *inductor_cache_dir; /* Inductor's cache folder: the
+                                      Triton model's V1 fallback
+                                      (tlm_inductor_cache_load), or NULL */
+    int keep_gpu_rows;             /* keep, beside unified_perf_summary,
+                                      the row of each GPU op (the TraceDiff
+                                      enrichment of --comparison_json_path;
+                                      default 0) */
 } tlm_report_opts;
 
 TLM_API void tlm_report_opts_init(tlm_report_opts *opts);

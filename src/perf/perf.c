@@ -270,7 +270,8 @@ int tlm_perf_can_model(const tlm_perf_args *args)
     m = tlm_perf_model_of(args->name);
     if (m == TLM_PM_TRITON)
         return tlm_perf_triton_can_model(args->input_dims, args->input_types,
-                                         args->concrete_inputs);
+                                         args->concrete_inputs) ||
+               tlm_inductor_cache_has(args->inductor, args->name);
     return m != TLM_PM_NONE;
 }
 

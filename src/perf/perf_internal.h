@@ -181,4 +181,23 @@ int tlm_perf_triton_can_model(const char *dims, const char *types,
 const char *const *tlm_perf_known_aten_ops(size_t *n);
 int tlm_perf_is_known_aten_op(const char *s, size_t len);
 
+/* The Inductor cache (perf_inductor.c): V1's view of one kernel. */
+typedef struct tlm_inductor_cache tlm_inductor_cache;
+typedef struct tlm_inductor_v1_meta {
+    const char *fused_ops; /* the comment's ops, ", "-joined */
+    double fpe;            /* Σ FLOPs per element over them */
+    double xnumel, rnumel;
+    unsigned nptr, bpe0;   /* pointer args of a known dtype, bytes per
+                              element of the first */
+} tlm_inductor_v1_meta;
+/* 1 and *m when kernel `name` is in c (c may be NULL). */
+int tlm_inductor_v1(const tlm_inductor_cache *c, const char *name,
+                    tlm_inductor_v1_meta *m);
+/* One file's text (modified in place): counted, parsed; 0, or -1 when out
+ * of memory.  tlm_inductor_finalize sorts once every file is in. */
+int tlm_inductor_take_text(tlm_inductor_cache *c, char *buf, size_t n);
+void tlm_inductor_finalize(tlm_inductor_cache *c);
+/* Counts a file that was not read (file = 1) and / or left out. */
+void tlm_inductor_count(tlm_inductor_cache *c, int file, int skipped);
+
 #endif /* TLM_PERF_INTERNAL_H */

@@ -538,6 +538,32 @@ static int triton_bytes(pm_ctx *c, double *bytes, int *b0,
     return 1;
 }
 
+/* V1 (--inductor_cache_dir): the kernel's wrapper in the Inductor cache
+ * when its arguments cannot model it.  FLOPs = Σ fpe · xnumel · rnumel;
+ * bytes = n · xnumel · b (pointwise: rnumel 1) or (n - 1) · xnumel ·
+ * rnumel · b + xnumel · b, n the pointer args of a known dtype, b the
+ * first one's bytes per element. */
+static tlm_status pm_triton_v1(pm_ctx *c)
+{
+    tlm_inductor_v1_meta m;
+    if (!tlm_inductor_v1(c->a->inductor, c->name, &m))
+        return pm_fail(c, TLM_ENOTFOUND, "Triton op without arguments", NULL);
+    TRY(p_str(c, "fused_ops", m.fused_ops));
+    TRY(p_count(c, "xnumel", m.xnumel) && p_count(c, "rnumel", m.rnumel));
+    if (c->bwd)
+        return pm_fail(c, TLM_EINVAL, "no backward model", NULL);
+    double b = m.bpe0, n = m.nptr, x = m.xnumel, r = m.rnumel;
+    c->out->flops = m.fpe * x * r;
+    c->out->has_bytes = 1;
+    c->out->bytes = !m.nptr ? 0.0
+                    : r > 1 ? (n - 1) * x * r * b + x * b
+                            : n * x * b;
+    c->maf = "vector";
+    c->prec_dtype = NULL;
+    c->prec_text[0] = '\0';
+    return TLM_OK;
+}
+
 tlm_status pm_triton(pm_ctx *c)
 {
     char list[TLM_PERF_PARAM_VALUE];
@@ -547,7 +573,7 @@ tlm_status pm_triton(pm_ctx *c)
     int pointwise = !strncmp(c->name, "triton_poi_", 11);
     if (!tlm_perf_triton_can_model(c->a->input_dims, c->a->input_types,
                                    c->a->concrete_inputs))
-        return pm_fail(c, TLM_ENOTFOUND, "Triton op without arguments", NULL);
+        return pm_triton_v1(c);
     TRY(triton_numels(c, !pointwise, &x, &r));
     fused_ops(c->name, list, sizeof list, &w);
     TRY(triton_bytes(c, &bytes, &b0, &prec));

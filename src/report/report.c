@@ -241,6 +241,7 @@ int tlm_rctx_has_model(const tlm_rctx *ctx, int32_t u)
     tlm_perf_args pa;
     memset(&pa, 0, sizeof pa);
     pa.name = nm;
+    pa.inductor = ctx->inductor;
     tlm_rctx_args(ctx, &ctx->ev[u], shape_keys, 4, sv);
     shape_texts(ctx, sv, &pa);
     return tlm_perf_can_model(&pa);
@@ -365,6 +366,7 @@ tlm_status tlm_rctx_perf(tlm_rctx *ctx, int32_t u, int bwd, const int32_t *k,
     pa.name = tlm_rctx_name(ctx, u);
     shape_texts(ctx, sv, &pa);
     pa.annotation = ann >= 0 ? tlm_rctx_name(ctx, ann) : NULL;
+    pa.inductor = ctx->inductor;
     pa.kernel_names = kn;
     pa.n_kernels = nk;
     size_t i = ctx->nperf;
@@ -682,6 +684,7 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
 {
     tlm_rctx ctx;
     tlm_status st;
+    tlm_inductor_cache *ic = NULL;
     memset(&ctx, 0, sizeof ctx);
     *out = NULL;
     if (!tree)
@@ -722,6 +725,12 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
         st = tlm_rctx_recompute(&ctx);
     if (st != TLM_OK)
         goto oom;
+    if (ctx.opts.inductor_cache_dir) {
+        st = tlm_inductor_cache_load(ctx.opts.inductor_cache_dir, &ic, err);
+        if (st != TLM_OK)
+            goto fail;
+        ctx.inductor = ic;
+    }
     st = build_tables(&ctx, err);
     for (size_t i = 0; i < ctx.ntabs && st == TLM_OK; i++)
         if (ctx.opts.compat & TLM_COMPAT_INT_TIMES)
@@ -749,6 +758,7 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
     r->n_gpu_linked = (size_t)r->stats.n_gpu_linked;
     int unl = ctx.opts.include_unlinked_kernels;
     ctx_free(&ctx);
+    tlm_inductor_cache_free(ic);
     if (tlm_memcpy_summary(tree, unl, &r->memcpy_tab) != TLM_OK) {
         tlm_report_free(r);
         return tlm_error_set(err, TLM_ENOMEM, path, -1,
@@ -761,6 +771,7 @@ oom:
                        "report: out of memory while building tables");
 fail:
     ctx_free(&ctx);
+    tlm_inductor_cache_free(ic);
     return st;
 }
 
@@ -779,6 +790,27 @@ void tlm_report_free(tlm_report *r)
 const tlm_tab *tlm_report_tab(const tlm_report *r, size_t i)
 {
     return r && i < r->ntabs ? r->tabs[i] : NULL;
+}
+
+tlm_tab *tlm_report_tab_mut(tlm_report *r, size_t i)
+{
+    return r && i < r->ntabs ? r->tabs[i] : NULL;
+}
+
+tlm_status tlm_report_insert_tab(tlm_report *r, size_t at, tlm_tab *t)
+{
+    tlm_tab **p = realloc(r->tabs, (r->ntabs + 1) * sizeof *p);
+    if (!p) {
+        tlm_tab_free(t);
+        return TLM_ENOMEM;
+    }
+    r->tabs = p;
+    if (at > r->ntabs)
+        at = r->ntabs;
+    memmove(p + at + 1, p + at, (r->ntabs - at) * sizeof *p);
+    p[at] = t;
+    r->ntabs++;
+    return TLM_OK;
 }
 
 const tlm_tab *tlm_report_memcpy_tab(const tlm_report *r)

@@ -67,6 +67,10 @@ typedef struct tlm_tab {
     int oom;
     uint8_t *colint; /* NULL, or per column 1: a TLM_COL_F64 column of
                         integral values printed as integers (inttype.c) */
+    int32_t *gpu_row; /* NULL, or (unified_perf_summary with
+                         opts.keep_gpu_rows) per event UID < n_gpu_row the
+                         row whose kernel_details hold that GPU op, -1 */
+    size_t n_gpu_row;
 } tlm_tab;
 
 /* New empty table.  Column names are copied.  NULL on ENOMEM. */
@@ -101,6 +105,11 @@ void tlm_tab_truncate(tlm_tab *t, size_t n);
 tlm_status tlm_tab_int_columns(tlm_tab *t, int int_times);
 /* Removes column col (the cells stay in place, rows closer together). */
 void tlm_tab_drop_col(tlm_tab *t, size_t col);
+/* Inserts k empty (null) columns before column at (at <= ncols), names
+ * copied.  Errors: TLM_ENOMEM (the table unchanged). */
+tlm_status tlm_tab_insert_cols(tlm_tab *t, size_t at, size_t k,
+                               const char *const *names,
+                               const tlm_coltype *types);
 
 /* Writes the table as pandas' to_csv(index=False) would. */
 tlm_status tlm_tab_write_csv(const tlm_tab *t, const char *path,
@@ -180,6 +189,8 @@ typedef struct tlm_rctx {
      * in; anything reading them (tlm_rctx_op_category) calls this first */
     tlm_status (*launchers_wait)(struct tlm_rctx *ctx);
     void *launchers_ud;
+    const tlm_inductor_cache *inductor; /* opts.inductor_cache_dir's
+                                         * kernels, or NULL (shared) */
     int32_t *ann;          /* user_annotation events by ts (annotate.c);
                             * none unless the trace has vLLM attention */
     size_t nann;
@@ -238,6 +249,11 @@ const tlm_tab *tlm_report_memcpy_tab(const tlm_report *r);
  * layer only places it.  Errors: TLM_ENOMEM. */
 tlm_status tlm_report_set_findings_md(tlm_report *r, const char *md,
                                       size_t n);
+/* The i-th table, writable (NULL past the end). */
+tlm_tab *tlm_report_tab_mut(tlm_report *r, size_t i);
+/* Inserts t as table number at (at <= count; takes ownership, frees t on
+ * failure).  Errors: TLM_ENOMEM. */
+tlm_status tlm_report_insert_tab(tlm_report *r, size_t at, tlm_tab *t);
 
 /* tlm_rctx.int_times bits. */
 enum { TLM_INT_GPU = 1, TLM_INT_HOST = 2 };

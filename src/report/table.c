@@ -62,6 +62,7 @@ void tlm_tab_free(tlm_tab *t)
     free(t->colnames);
     free(t->coltypes);
     free(t->colint);
+    free(t->gpu_row);
     free(t->cells);
     tlm_tab_text *x = t->text;
     while (x) {
@@ -286,6 +287,65 @@ void tlm_tab_drop_col(tlm_tab *t, size_t col)
     memmove(t->coltypes + col, t->coltypes + col + 1,
             (m - col - 1) * sizeof *t->coltypes);
     t->ncols = m - 1;
+}
+
+tlm_status tlm_tab_insert_cols(tlm_tab *t, size_t at, size_t k,
+                               const char *const *names,
+                               const tlm_coltype *types)
+{
+    size_t m = t->ncols, n = m + k, rows = t->cap_rows;
+    if (at > m)
+        at = m;
+    char **cn = calloc(n + 1, sizeof *cn);
+    tlm_coltype *ct = calloc(n + 1, sizeof *ct);
+    uint8_t *ci = t->colint ? calloc(n + 1, 1) : NULL;
+    tlm_cell *c = malloc((rows ? rows : 1) * (n ? n : 1) * sizeof *c);
+    int ok = cn && ct && c && (!t->colint || ci);
+    for (size_t j = 0; ok && j < k; j++) {
+        size_t l = strlen(names[j]);
+        cn[at + j] = malloc(l + 1);
+        if (!cn[at + j])
+            ok = 0;
+        else
+            memcpy(cn[at + j], names[j], l + 1);
+    }
+    if (!ok) {
+        for (size_t j = 0; cn && j < k; j++)
+            free(cn[at + j]);
+        free(cn);
+        free(ct);
+        free(ci);
+        free(c);
+        return TLM_ENOMEM;
+    }
+    for (size_t j = 0; j < m; j++) {
+        size_t d = j < at ? j : j + k;
+        cn[d] = t->colnames[j];
+        ct[d] = t->coltypes[j];
+        if (ci)
+            ci[d] = t->colint[j];
+    }
+    for (size_t j = 0; j < k; j++)
+        ct[at + j] = types[j];
+    for (size_t r = 0; r < t->nrows; r++) {
+        tlm_cell *src = t->cells + r * m, *dst = c + r * n;
+        memcpy(dst, src, at * sizeof *dst);
+        for (size_t j = 0; j < k; j++) {
+            memset(&dst[at + j], 0, sizeof *dst);
+            dst[at + j].null = 1;
+        }
+        memcpy(dst + at + k, src + at, (m - at) * sizeof *dst);
+    }
+    free(t->colnames);
+    free(t->coltypes);
+    free(t->colint);
+    free(t->cells);
+    t->colnames = cn;
+    t->coltypes = ct;
+    t->colint = ci;
+    t->cells = c;
+    t->ncols = n;
+    return TLM_OK;
 }
 
 /* MARK: - CSV ------------------------------------------------------------ */

@@ -961,6 +961,47 @@ static int any_metrics(const uctx *u)
     return 0;
 }
 
+/* With opts.keep_gpu_rows: the final row of every GPU op of the rows'
+ * kernel_details (t->gpu_row), the rows in collection order, a later row
+ * winning (TraceLens's uid -> summary row map of --comparison_json_path).
+ * A group's table row is found by its ex_UID (its first row's, distinct
+ * per group) as the rows are sorted by now.  Errors: TLM_ENOMEM. */
+static tlm_status keep_gpu_rows(usum *s)
+{
+    const uctx *u = s->u;
+    tlm_tab *t = s->t;
+    size_t n = u->ctx->n;
+    tlm_i3map m;
+    int32_t *rowof = malloc((u->nrows + 1) * sizeof *rowof);
+    t->gpu_row = malloc((n + 1) * sizeof *t->gpu_row);
+    if (!rowof || !t->gpu_row || tlm_i3map_init(&m, t->nrows + 1) != TLM_OK) {
+        free(rowof);
+        return TLM_ENOMEM;
+    }
+    tlm_status st = TLM_OK;
+    for (size_t R = 0; R < t->nrows && st == TLM_OK; R++)
+        st = tlm_i3map_put(&m, tlm_tab_cell(t, R, s->col.ex)->v.i, 0, 0,
+                           (int32_t)R);
+    for (size_t g = 0; g < s->ng && st == TLM_OK; g++) {
+        int32_t R = tlm_i3map_get(&m, u->rows[s->head[g]].row_uid, 0, 0);
+        for (int32_t j = s->head[g]; j >= 0; j = u->rows[j].next)
+            rowof[j] = R;
+    }
+    for (size_t k = 0; k < n; k++)
+        t->gpu_row[k] = -1;
+    for (size_t i = 0; i < u->nrows && st == TLM_OK; i++) {
+        size_t nk;
+        const int32_t *kg = row_kernels(u, &u->rows[i], &nk);
+        for (size_t q = 0; q < nk; q++)
+            if (kg[q] >= 0 && (size_t)kg[q] < n)
+                t->gpu_row[kg[q]] = rowof[i];
+    }
+    t->n_gpu_row = n;
+    tlm_i3map_free(&m);
+    free(rowof);
+    return st;
+}
+
 /* unified_perf_summary from the collected rows: one table row per group
  * of rows with the same key, sorted by kernel time. */
 static tlm_status summarize(uctx *u)
@@ -989,6 +1030,8 @@ static tlm_status summarize(uctx *u)
         if (fill_group(&s, g) != TLM_OK)
             goto done;
     st = set_percentages(&s);
+    if (st == TLM_OK && u->ctx->opts.keep_gpu_rows)
+        st = keep_gpu_rows(&s);
     if (st == TLM_OK && (s.t->oom || s.key.oom))
         st = TLM_ENOMEM;
     if (st == TLM_OK && (u->ctx->opts.compat & TLM_COMPAT_COLUMNS) &&

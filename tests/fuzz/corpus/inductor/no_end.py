@@ -1,0 +1,2 @@
+triton_poi_b = async_compile.triton('b'
+# Original ATen: [
