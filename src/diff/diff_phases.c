@@ -308,6 +308,18 @@ static int32_t position(const tlm_dside *s, int32_t u)
 }
 
 /* Phase 3 (§4 step 8). */
+/* dst[k] = the items of src[k] at the free positions w->f[k] (both
+ * sides).  -1 when out of memory. */
+static int gather_free(tlm_dwork *w, const tlm_ivec src[2], tlm_ivec dst[2])
+{
+    for (int k = 0; k < 2; k++) {
+        dst[k].n = 0;
+        for (size_t i = 0; i < w->f[k].n; i++)
+            tlm_ivec_push(&dst[k], src[k].p[w->f[k].p[i]], &w->oom);
+    }
+    return w->oom ? -1 : 0;
+}
+
 static tlm_status phase3(tlm_diff *d, tlm_dwork *w)
 {
     w->u[0].n = w->u[1].n = 0;
@@ -356,12 +368,7 @@ static tlm_status phase3(tlm_diff *d, tlm_dwork *w)
     if (w->f[0].n && w->f[1].n) {
         /* the free items themselves */
         tlm_ivec *a = &w->x[0], *b = &w->x[1];
-        a->n = b->n = 0;
-        for (size_t i = 0; i < w->f[0].n; i++)
-            tlm_ivec_push(a, w->r[0].p[w->f[0].p[i]], &w->oom);
-        for (size_t i = 0; i < w->f[1].n; i++)
-            tlm_ivec_push(b, w->r[1].p[w->f[1].p[i]], &w->oom);
-        if (w->oom)
+        if (gather_free(w, w->r, w->x) != 0)
             return TLM_ENOMEM;
         tlm_status st = pair_or_align(d, a->p, a->n, b->p, b->n, &w->p,
                                       &w->oom);
@@ -436,12 +443,7 @@ static tlm_status phase4(tlm_diff *d, tlm_dwork *w)
     /* combined ops over X indices into p */
     if (w->f[0].n && w->f[1].n) {
         tlm_ivec *a = &w->r[0], *b = &w->r[1];
-        a->n = b->n = 0;
-        for (size_t i = 0; i < w->f[0].n; i++)
-            tlm_ivec_push(a, w->x[0].p[w->f[0].p[i]], &w->oom);
-        for (size_t i = 0; i < w->f[1].n; i++)
-            tlm_ivec_push(b, w->x[1].p[w->f[1].p[i]], &w->oom);
-        if (w->oom)
+        if (gather_free(w, w->x, w->r) != 0)
             return TLM_ENOMEM;
         st = tlm_diff_align(d, a->p, a->n, b->p, b->n, 1, &w->q);
         if (st != TLM_OK)

@@ -302,6 +302,33 @@ static void c4(const fnd_ctx *t, tlm_findings *f, const pair *v, size_t n)
     tlm_sbuf_free(&b);
 }
 
+
+/* One C5 finding: nm (pct % of its side's time) has no counterpart on
+ * the other side.  NULL when out of memory. */
+static tlm_finding *c5_add(const fnd_ctx *a, tlm_findings *f, const char *nm,
+                           double pct, int is_ref)
+{
+    tlm_finding *x = fnd_add(f, "C5", pct >= T(a, missing_medium)
+                                          ? TLM_FIND_MEDIUM
+                                          : TLM_FIND_LOW);
+    if (!x)
+        return NULL;
+    x->pct_e2e = pct;
+    fnd_set(f, &x->subject, nm);
+    tlm_sbuf s;
+    tlm_sbuf_init(&s);
+    tlm_sbuf_printf(&s, "%s (%.1f %% of %s time) has no counterpart in the "
+                        "%s: the two runs lower this part differently.",
+                    nm, pct, is_ref ? "reference" : "target",
+                    is_ref ? "target" : "reference");
+    fnd_setb(f, &x->text, &s);
+    tlm_sbuf_free(&s);
+    fnd_set(f, &x->action_a, "Align the two call trees (TraceDiff "
+                             "lowest-common-ancestor view) to compare the "
+                             "differing subtrees as a whole.");
+    return x;
+}
+
 /* C5: names of one side's unmatched rows (unified, then ops_summary). */
 static void c5_side(const fnd_ctx *a, const fnd_ctx *b, int is_ref,
                     tlm_findings *f)
@@ -321,25 +348,8 @@ static void c5_side(const fnd_ctx *a, const fnd_ctx *b, int is_ref,
                 pct += 100.0 * fnd_num(u, r, FND_US) / a->e2e_us;
         if (!(pct >= T(a, missing_pct)))
             continue;
-        tlm_finding *x = fnd_add(f, "C5", pct >= T(a, missing_medium)
-                                              ? TLM_FIND_MEDIUM
-                                              : TLM_FIND_LOW);
-        if (!x)
+        if (!c5_add(a, f, nm, pct, is_ref))
             return;
-        x->pct_e2e = pct;
-        fnd_set(f, &x->subject, nm);
-        tlm_sbuf s;
-        tlm_sbuf_init(&s);
-        tlm_sbuf_printf(&s, "%s (%.1f %% of %s time) has no counterpart in "
-                            "the %s: the two runs lower this part "
-                            "differently.",
-                        nm, pct, is_ref ? "reference" : "target",
-                        is_ref ? "target" : "reference");
-        fnd_setb(f, &x->text, &s);
-        fnd_set(f, &x->action_a, "Align the two call trees (TraceDiff "
-                                 "lowest-common-ancestor view) to compare "
-                                 "the differing subtrees as a whole.");
-        tlm_sbuf_free(&s);
     }
 }
 
@@ -369,25 +379,11 @@ static void c5_ops(const fnd_ctx *a, const fnd_ctx *b, int is_ref,
                      a->e2e_us;
         if (!(pct >= T(a, missing_pct)))
             continue;
-        tlm_finding *x = fnd_add(f, "C5", pct >= T(a, missing_medium)
-                                              ? TLM_FIND_MEDIUM
-                                              : TLM_FIND_LOW);
+        tlm_finding *x = c5_add(a, f, nm, pct, is_ref);
         if (!x)
             return;
-        x->pct_e2e = pct;
-        fnd_set(f, &x->subject, nm);
         tlm_sbuf s;
         tlm_sbuf_init(&s);
-        tlm_sbuf_printf(&s, "%s (%.1f %% of %s time) has no counterpart in "
-                            "the %s: the two runs lower this part "
-                            "differently.",
-                        nm, pct, is_ref ? "reference" : "target",
-                        is_ref ? "target" : "reference");
-        fnd_setb(f, &x->text, &s);
-        fnd_set(f, &x->action_a, "Align the two call trees (TraceDiff "
-                                 "lowest-common-ancestor view) to compare "
-                                 "the differing subtrees as a whole.");
-        tlm_sbuf_reset(&s);
         tlm_sbuf_printf(&s, "ops_summary:%s:total_direct_kernel_time_ms="
                             "%.4f",
                         is_ref ? "reference" : "target",
