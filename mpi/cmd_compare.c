@@ -515,6 +515,10 @@ int tlm_cmd_compare(int argc, char **argv)
         return 2;
     }
     c.co.compat = c.ro.ro.compat == TLM_COMPAT_ALL;
+    /* an arch JSON gives the findings' peaks of every report, CSV folders
+     * and workbooks included (a trace's report uses it as its GPU too) */
+    if (c.ro.ro.gpu_arch_json_path && !c.fo.gpu_arch_json)
+        c.fo.gpu_arch_json = c.ro.ro.gpu_arch_json_path;
     output_paths(&c, xb, mb, sizeof xb);
     cstate s;
     memset(&s, 0, sizeof s);
