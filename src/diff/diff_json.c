@@ -84,9 +84,11 @@ static int cmp_trip(const void *x, const void *y, void *names)
 }
 
 /* Sorted distinct triples of the summary rows; grp from grp_of (an id of
- * the row's op), rows of side only when side >= 0. */
+ * the row's op), rows of side only when side >= 0; the trace2 rows of
+ * identical traces left out when skip_ident (d is only read: another
+ * thread writes diff_stats.csv from it meanwhile). */
 static trip *triples(tlm_diff *d, const tlm_dsummary *s, const int32_t *grp,
-                     int side, size_t *n)
+                     int side, int skip_ident, size_t *n)
 {
     trip *t = malloc((s->n + 1) * sizeof *t);
     if (!t)
@@ -96,7 +98,7 @@ static trip *triples(tlm_diff *d, const tlm_dsummary *s, const int32_t *grp,
         int sd = d->rows[s->r[i].first].side;
         if (side >= 0 && sd != side)
             continue;
-        if (d->identical && sd)
+        if (skip_ident && d->identical && sd)
             continue;
         t[k].grp = grp[i];
         t[k].side = sd;
@@ -181,7 +183,7 @@ static tlm_status map_all(tlm_diff *d, const tlm_dsummary *s, tlm_sbuf *b)
         grp[i] = g;
     }
     size_t n;
-    if (!(t = triples(d, s, grp, -1, &n)))
+    if (!(t = triples(d, s, grp, -1, 1, &n)))
         goto done;
     if (!ops.n) {
         tlm_sbuf_puts(b, "{}");
@@ -257,11 +259,8 @@ tlm_status tlm_diff_map_json(tlm_diff *d, const tlm_dcells *c,
             goto done;
     for (size_t i = 0; i < s->n; i++)
         grp[i] = tlm_i3map_get(&m, s->cname[s->r[i].first], 0, 0);
-    int ident = d->identical;
-    d->identical = 0; /* both sides' rows count here */
     size_t n;
-    t = triples(d, s, grp, side, &n);
-    d->identical = ident;
+    t = triples(d, s, grp, side, 0, &n); /* both sides' rows count here */
     if (!t)
         goto done;
     if (!keys.n)
