@@ -13,5 +13,6 @@ int tlm_cmd_modules(int argc, char **argv);
 int tlm_cmd_compare(int argc, char **argv);
 
 int tlm_cmd_diff(int argc, char **argv);
+int tlm_cmd_replay(int argc, char **argv);
 
 #endif

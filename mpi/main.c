@@ -39,6 +39,8 @@ static const command commands[] = {
 
     {"diff", tlm_cmd_diff,
      "TRACE_A TRACE_B --output_dir D  TraceDiff of two call trees"},
+    {"replay", tlm_cmd_replay,
+     "TRACE --output_dir D  safe event-replay reproducer (PyTorch runner)"},
 };
 
 static void usage(FILE *f)

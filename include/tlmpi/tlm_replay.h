@@ -58,6 +58,9 @@ extern "C" {
       "a tensor's storage exceeds --replay_max_tensor_bytes")                \
     X(TLM_RR_OP_TOO_LARGE, "op_too_large",                                   \
       "the op's tensors exceed --replay_max_op_bytes")                       \
+    X(TLM_RR_EMPTY_LIST, "empty_tensor_list",                                \
+      "a TensorList without recorded tensors (older PyTorch records "       \
+      "none)")                                                               \
     X(TLM_RR_UNKNOWN_TYPE, "unknown_type",                                   \
       "an Input type outside the fixed table")                               \
     X(TLM_RR_BAD_CONCRETE, "bad_concrete_input",                             \
@@ -92,6 +95,11 @@ typedef struct tlm_replay_opts {
 } tlm_replay_opts;
 
 TLM_API void tlm_replay_opts_init(tlm_replay_opts *o);
+/* Checks the options before any work: the namespace list
+ * (tlm_replay_ns_validate) and the filter's syntax.  TLM_EINVAL with
+ * why. */
+TLM_API tlm_status tlm_replay_opts_check(const tlm_replay_opts *o,
+                                         tlm_error *err);
 
 /* One op: its checked form. */
 typedef struct tlm_replay_op {
@@ -157,6 +165,10 @@ TLM_API tlm_status tlm_replay_ir_json(const tlm_replay_set *s, char **text,
  * malloc'd text. */
 TLM_API tlm_status tlm_replay_readme(const tlm_replay_set *s, char **text,
                                      size_t *len);
+
+/* The runner scripts/tlmpi_replay.py, byte for byte as it was at build
+ * time (not NUL-terminated data of *len bytes; a NUL follows). */
+TLM_API const char *tlm_replay_runner(size_t *len);
 
 /* SHA-256 of data, as 64 lowercase hex digits and a NUL. */
 TLM_API void tlm_sha256_hex(const void *data, size_t len, char hex[65]);

@@ -41,6 +41,9 @@ typedef struct ck {
     tlm_sbuf out[4];
     const tlm_replay_opts *o;
     uint64_t bytes;     /* the op's storage bytes so far */
+    unsigned list_elsize; /* TensorList element size: the op's first
+                             tensor's, else TLM_RP_LIST_ELSIZE (the
+                             runner builds lists with that dtype) */
     int arg;            /* entry being checked */
 } ck;
 
@@ -110,11 +113,13 @@ static tlm_replay_reason tensor_list(ck *c, const tlm_pj_node *d,
         return TLM_RR_BAD_DIMS;
     if (!s || s->type != TLM_PJ_ARR || s->count != d->count)
         return TLM_RR_BAD_STRIDES;
+    if (d->count == 0)
+        return TLM_RR_EMPTY_LIST;
     for (size_t i = 0; i < d->count; i++) {
         uint64_t b;
         tlm_replay_reason r =
             tensor(c, &c->doc[0], tlm_pj_child(&c->doc[0], d, i), &c->doc[2],
-                   tlm_pj_child(&c->doc[2], s, i), TLM_RP_LIST_ELSIZE, &b);
+                   tlm_pj_child(&c->doc[2], s, i), c->list_elsize, &b);
         if (r != TLM_RR_OK)
             return r;
     }
@@ -217,6 +222,16 @@ static tlm_replay_reason parse4(ck *c, const char *const text[4],
     for (int k = 0; k < 4; k++)
         if (c->arr[k]->count != n)
             return TLM_RR_LENGTH_MISMATCH;
+    c->list_elsize = TLM_RP_LIST_ELSIZE;
+    for (size_t i = 0; i < n && i < TLM_RP_MAX_ARGS; i++) {
+        const tlm_pj_node *t = tlm_pj_child(&c->doc[1], c->arr[1], i);
+        const tlm_rp_type *ty =
+            t->type == TLM_PJ_STR ? tlm_rp_type_find(t->str, t->slen) : NULL;
+        if (ty && ty->kind == TLM_RPK_TENSOR) {
+            c->list_elsize = ty->elsize;
+            break;
+        }
+    }
     return n > TLM_RP_MAX_ARGS ? TLM_RR_TOO_MANY_ARGS : TLM_RR_OK;
 }
 

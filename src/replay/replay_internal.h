@@ -38,8 +38,9 @@ typedef struct tlm_rp_type {
 
 /* The entry of the type table for s[0..n), or NULL (unknown_type). */
 const tlm_rp_type *tlm_rp_type_find(const char *s, size_t n);
-/* Element size assumed for the tensors of a TensorList (no dtype is
- * recorded; the runner builds them as float32). */
+/* Element size of the tensors of a TensorList when the op has no other
+ * tensor (no dtype is recorded; the runner then builds them as float32,
+ * else with the dtype of the op's first tensor). */
 #define TLM_RP_LIST_ELSIZE 4u
 
 /* The op-name rules: TLM_RR_OK, _BAD_OP_NAME, _NAMESPACE or _DENIED_OP.

@@ -13,6 +13,24 @@
 #include "replay_internal.h"
 #include "sortutil.h"
 
+tlm_status tlm_replay_opts_check(const tlm_replay_opts *o, tlm_error *err)
+{
+    if (o->namespaces) {
+        tlm_status st = tlm_replay_ns_validate(o->namespaces, err);
+        if (st != TLM_OK)
+            return st;
+    }
+    regex_t re;
+    if (o->filter) {
+        if (regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB) != 0)
+            return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                                 "--replay_filter: not a POSIX extended "
+                                 "regular expression");
+        regfree(&re);
+    }
+    return TLM_OK;
+}
+
 tlm_status tlm_replay_set_new(const char *trace_name, tlm_replay_set **out)
 {
     *out = NULL;
