@@ -2,8 +2,9 @@
  * replay_concrete.c - the strict grammar of "Concrete Inputs" (spec
  * replay.md §10.3, rule S2):
  *   ""  |  integer -?[0-9]{1,19} fitting int64  |  a finite decimal float
- *   -?[0-9]*(.[0-9]*)?([eE][+-]?[0-9]+)? with at least one digit before
- *   the exponent  |  True | False  |  "[" item (", " item)* "]" | "[]"
+ *   -?[0-9]*(.[0-9]*)?([eE][+-]?[0-9]+)? with a '.' or an exponent and
+ *   at least one digit before the exponent  |  True | False
+ *   |  "[" item (", " item)* "]" | "[]"
  * at most 4096 bytes.  Values become typed JSON (null, integers, floats
  * with a '.' or an exponent, true/false, arrays); the original text is
  * never passed on.  Python's float() is laxer (nan, inf, 1_0, spaces):
@@ -58,10 +59,14 @@ static int parse_int(const char *s, size_t n, int64_t *v)
     return 1;
 }
 
-/* The float syntax (no strtod yet): 1 when s[0..n) matches it. */
+/* The float syntax (no strtod yet): 1 when s[0..n) matches it and has a
+ * '.' or an exponent (digits alone are an integer, which must fit
+ * int64). */
 static int float_syntax(const char *s, size_t n)
 {
     size_t i = 0, digits = 0;
+    if (!memchr(s, '.', n) && !memchr(s, 'e', n) && !memchr(s, 'E', n))
+        return 0;
     if (i < n && s[i] == '-')
         i++;
     while (i < n && s[i] >= '0' && s[i] <= '9') {
