@@ -40,7 +40,7 @@ grep -q "^\.TH TLMPI 1 .*\"tlmpi $want\"" "$MAN" \
 # ---- tlmpi --help: every subcommand, every analysis option
 "$TLMPI" --help > "$W/help" || fail "--help exit $?"
 [ ! -s "$W/err" ] || true
-for sub in inspect report tree modules diff compare; do
+for sub in inspect report tree modules diff compare replay; do
     grep -q "^  $sub " "$W/help" || fail "--help does not list '$sub'"
 done
 opts=$(grep -o '{"[a-z_]*", K_' "$S/mpi/opts.c" | cut -d'"' -f2)
@@ -54,7 +54,7 @@ done
 cmp -s "$W/err" "$W/help" || fail "no arguments: usage differs from --help"
 
 # ---- tlmpi SUB --help
-for sub in inspect report tree modules diff compare; do
+for sub in inspect report tree modules diff compare replay; do
     "$TLMPI" $sub --help > "$W/h_$sub" || fail "$sub --help exit $?"
     head -n 1 "$W/h_$sub" | grep -q "^usage: tlmpi $sub " \
         || fail "$sub --help starts '$(head -n 1 "$W/h_$sub")'"
@@ -64,7 +64,7 @@ done
 # every "--option" literal a subcommand's source parses is in its help
 # (tree and modules share cmd_tree.c: the modules part is after its entry)
 src_opts() { grep -o '"--[a-z_]*"' | tr -d '"' | grep -vx -- '--help' | sort -u; }
-for sub in inspect report diff compare; do
+for sub in inspect report diff compare replay; do
     for o in $(src_opts < "$S/mpi/cmd_$sub.c"); do
         grep -q -- "$o\b" "$W/h_$sub" || fail "tlmpi $sub --help lacks $o"
     done
@@ -104,7 +104,7 @@ for f in "$W/help" "$W"/h_*; do
             || fail "docs/tlmpi.1 lacks $o (from $(basename "$f"))"
     done
 done
-for sub in inspect report tree modules audit diff compare; do
+for sub in inspect report tree modules audit diff compare replay; do
     grep -q "^\.SS \"tlmpi $sub" "$MAN" || fail "docs/tlmpi.1 lacks tlmpi $sub"
 done
 if command -v groff >/dev/null; then
