@@ -35,6 +35,12 @@
 #                             reading both (two tlmpi inspect --keep side
 #                             by side); targets 0.2 s and 2x the memory of
 #                             reading both
+#   scripts/bench.sh replay   tlmpi replay on the largest shared trace
+#                             (../shared/traces; target well under 1 s)
+#                             against tlmpi report of it, and the runner's
+#                             own overhead per op (excluding the op calls;
+#                             target < 1 ms) over 2,000 tiny CPU ops
+#                             (needs /usr/bin/python3 with torch)
 #   scripts/bench.sh all      reader and report
 #
 # Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
@@ -428,6 +434,53 @@ run_diff() {
     du -sh "$out" | awk '{print "  outputs: " $1}'
 }
 
+# tlmpi replay (issue 18): well under a second on the largest shared
+# trace; the runner's own overhead per op below 1 ms
+run_replay() {
+    local shared=${TLM_SHARED_DIR:-$root/../shared} rd=$dir/replay t_rep t_rp
+    local tr
+    tr=$(find "$shared/traces" -type f \( -name '*.json' -o -name '*.json.gz' \) \
+        -printf '%s %p\n' 2>/dev/null | sort -n | tail -n 1 | cut -d' ' -f2-)
+    mkdir -p "$rd"
+    echo
+    if [ -n "$tr" ]; then
+        t_rp=$(best "$bin/tlmpi" report "$tr" --output_csvs_dir "$rd/csv" --force --quiet)
+        t_rep=$(best "$bin/tlmpi" replay "$tr" --output_dir "$rd/out" --force --quiet)
+        echo "== replay: $tr ($(stat -c %s "$tr") bytes on disk; best of $repeat)"
+        printf '  %-40s %7.3f s\n' "tlmpi report (CSVs)" "$t_rp"
+        printf '  %-40s %7.3f s   (target well under 1 s)\n' "tlmpi replay" "$t_rep"
+        "$bin/tlmpi" replay "$tr" --output_dir "$rd/out" --force 2>&1 | head -n 1 |
+            sed 's/^tlmpi replay: /  /'
+    else
+        echo "== replay: no shared trace under $shared/traces: skipped"
+    fi
+    if ! /usr/bin/python3 -I -c 'import torch' 2>/dev/null; then
+        echo "  runner overhead: no torch for /usr/bin/python3: skipped"
+        return
+    fi
+    /usr/bin/python3 - "$rd/tiny.json" <<'PYEOF'
+import json, sys
+ops = []
+for k in range(2000):
+    if k % 2:
+        a = {"Input Dims": [[8], [8], []], "Input type": ["float", "float", "Scalar"],
+             "Input Strides": [[1], [1], []], "Concrete Inputs": [None, None, 1]}
+        name = "aten::add"
+    else:
+        a = {"Input Dims": [[4, 4], [4, 4]], "Input type": ["float", "float"],
+             "Input Strides": [[4, 1], [4, 1]], "Concrete Inputs": [None, None]}
+        name = "aten::mm"
+    ops.append({"op_name": name, "count": 1, "source": {"trace": "tiny", "uid": k},
+                "trace_kernel_us_mean": 1.0, "args": a, "status": "ok"})
+json.dump({"format": "tlmpi.replay.v1", "ops": ops}, open(sys.argv[1], "w"))
+PYEOF
+    for _ in $(seq "$repeat"); do
+        /usr/bin/python3 -I "$root/scripts/tlmpi_replay.py" "$rd/tiny.json" \
+            --device cpu --warmup 0 --iters 1 --output "$rd/tiny.csv" 2>&1 |
+            sed -n 's/.*runner overhead \([0-9.]*\) ms.*/\1/p'
+    done | sort -n | head -n 1 | awk '{printf "  %-40s %7.3f ms   (target < 1 ms)\n", "runner overhead per op (2,000 tiny ops)", $1}'
+}
+
 case "$mode" in
 reader) single_trace; run_reader ;;
 compare) run_compare ;;
@@ -438,7 +491,8 @@ audit) run_audit ;;
 compare_runs) run_compare_runs ;;
 report_xlsx) run_report_xlsx ;;
 diff) run_diff ;;
+replay) run_replay ;;
 all) single_trace; run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|all" >&2
+*) echo "usage: scripts/bench.sh reader|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|all" >&2
    exit 2 ;;
 esac

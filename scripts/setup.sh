@@ -6,6 +6,9 @@ pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
       libhdf5-openmpi-dev hdf5-tools zlib1g-dev libcmocka-dev
       python3-h5py python3-pandas time
       libxlsxwriter-dev libzip-dev libexpat1-dev)
+# CPU PyTorch (1.13 on Debian 12) for the event-replay runner
+# (scripts/tlmpi_replay.py, tests/integration/test_replay.sh)
+pkgs+=(python3-torch)
 [ "${TLM_WITH_CLANG:-0}" = 1 ] && pkgs+=(clang libclang-rt-14-dev)
 # the real-Slurm test (tests/integration/test_slurm.sh, docs/slurm.md)
 [ "${TLM_WITH_SLURM:-0}" = 1 ] && pkgs+=(slurm-wlm munge)
