@@ -43,6 +43,11 @@ cd "$W"
 "$P/bin/tlmpi" --help | grep -q '^  report ' || fail "installed --help"
 "$P/bin/tlmpi-synth" --out "$W/job" --world_size 4 --seed 9 --gzip > /dev/null \
     || fail "installed tlmpi-synth"
+# the installed tlmpi replay writes the installed runner, byte for byte
+"$P/bin/tlmpi" replay "$(ls "$W"/job/rank0_trace.json* | head -n 1)" \
+    --output_dir "$W/replay" --quiet || fail "installed tlmpi replay"
+cmp -s "$W/replay/tlmpi_replay.py" "$P/$PYDIR/tlmpi_replay.py" \
+    || fail "tlmpi replay's runner differs from the installed tlmpi_replay.py"
 command -v mpirun > /dev/null || { echo "no mpirun: skipped"; exit 77; }
 env -u TLMPI timeout 120 "$P/bin/tlmpi-run" -n 2 --trace_dir "$W/job" --quiet \
     || fail "installed tlmpi-run: exit $?"
