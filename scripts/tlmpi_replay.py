@@ -101,13 +101,27 @@ def csv_cell(s):
     return "'" + s if s[:1] in ("=", "+", "-", "@") else s
 
 
+DENIED_NS = frozenset((
+    "c10d", "_c10d_functional", "c10d_functional",
+    "_c10d_functional_autograd", "_dtensor", "profiler", "prim",
+    "record_param_comms", "cuda", "nccl", "builtins", "os", "sys",
+    "subprocess", "posix", "importlib"))
+
+
 def name_ok(name):
+    """The op-name grammar and the deny-lists (any namespace)."""
     m = OP_RE.match(name) if isinstance(name, str) else None
     if not m or m.group(1).startswith("__") or m.group(2).startswith("__"):
         return False
     op = m.group(2).lower()
-    return (m.group(1) in NAMESPACES and m.group(2) not in DENIED_OPS
+    return (m.group(1) not in DENIED_NS and m.group(2) not in DENIED_OPS
             and not any(p in op for p in DENIED_PARTS))
+
+
+def namespace_ok(name):
+    """Only aten: other namespaces need their extension library, which
+    this runner never loads (rule S11)."""
+    return name.split("::", 1)[0] in NAMESPACES
 
 
 # ------------------------------------------------------------ reading
@@ -555,6 +569,8 @@ def main(argv):
                is None else op["trace_kernel_us_mean"]}
         if op["status"] != "ok":
             row["status"] = op["status"]
+        elif not namespace_ok(op["op_name"]):
+            row["status"] = "namespace_not_allowed"
         else:
             t0 = time.perf_counter()
             with torch.no_grad():
@@ -579,7 +595,8 @@ def main(argv):
             json.dump(tl, f, indent=2)
             f.write("\n")
     n_ok = sum(1 for r in rows if r["status"] == "ok")
-    n_run = sum(1 for op in ops if op["status"] == "ok")
+    n_run = sum(1 for op in ops if op["status"] == "ok"
+                and namespace_ok(op["op_name"]))
     over = (stats["total"] - stats["in_op"]) / n_run * 1e3 if n_run else 0
     print("tlmpi_replay.py: %d ops, %d ok in the file, %d replayed ok; "
           "runner overhead %.3f ms/op (excluding the op calls)"

@@ -47,6 +47,7 @@ const tlm_rp_type *tlm_rp_type_find(const char *s, size_t n)
 static const char *const denied_ns[] = {
     "c10d", "_c10d_functional", "c10d_functional", "_c10d_functional_autograd",
     "_dtensor", "profiler", "prim", "record_param_comms", "cuda", "nccl",
+    "builtins", "os", "sys", "subprocess", "posix", "importlib",
 };
 
 /* Op names (any allowed namespace) never replayed: files, stream and

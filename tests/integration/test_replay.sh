@@ -120,8 +120,8 @@ while read -r op want; do
 done <<'EOF'
 aten::mm ok
 aten::add ok
-builtins::eval namespace_not_allowed
-os::system namespace_not_allowed
+builtins::eval denied_op
+os::system denied_op
 aten::save denied_op
 c10d::allreduce_ denied_op
 aten::__init__ bad_op_name
@@ -134,10 +134,19 @@ aten::relu tensor_too_large
 aten::neg bad_strides
 aten::sin length_mismatch
 EOF
+check "hostile: vllm not allowed by default" \
+    test "$(status_of "$IR" vllm::rms_norm)" = namespace_not_allowed
+"$TLMPI" replay "$H" --output_dir "$WORK/ns" --quiet \
+    --replay_namespaces aten,vllm
+check "hostile: --replay_namespaces aten,vllm: vllm op ok" \
+    test "$(status_of "$WORK/ns/replay_events.json" vllm::rms_norm)" = ok
+"$TLMPI" replay "$H" --output_dir "$WORK/ns2" --quiet \
+    --replay_namespaces aten,builtins 2> "$WORK/err"
+check "hostile: --replay_namespaces builtins refused" test $? -eq 2
 check "hostile: injected name is bad_op_name" \
     test "$(status_of "$IR" 'aten::_ops; import os')" = bad_op_name
 check "hostile: stderr lists the rejected ops" \
-    grep -q "uid .* os::system: namespace_not_allowed" "$WORK/herr"
+    grep -q "uid .* os::system: denied_op" "$WORK/herr"
 
 # ---------------------------------------------------------------- runner
 if ! "$PY" -I -c 'import torch' 2> /dev/null; then
@@ -155,8 +164,8 @@ check "runner: CSV header" test "$(head -n 1 "$WORK/h.csv")" = \
     "op_name,uid,overload,status,replay_us_mean,trace_kernel_us_mean,ratio"
 check "runner: mm ok with a time" grep -q '^aten::mm,3,default,ok,[0-9.]*,5.0,[0-9.]*$' "$WORK/h.csv"
 check "runner: add ok (Tensor overload)" grep -q '^aten::add,7,Tensor,ok,' "$WORK/h.csv"
-check "runner: hostile rows keep their reason" grep -q '^os::system,15,,namespace_not_allowed,,8.0,$' "$WORK/h.csv"
-check "runner: 16 rows" test "$(tail -n +2 "$WORK/h.csv" | wc -l)" -eq 16
+check "runner: hostile rows keep their reason" grep -q '^os::system,15,,denied_op,,8.0,$' "$WORK/h.csv"
+check "runner: 17 rows" test "$(tail -n +2 "$WORK/h.csv" | wc -l)" -eq 17
 check "runner: CSV cells cannot be formulas" sh -c "! grep -q '^[=+@-]' '$WORK/h.csv'"
 "$PY" - "$WORK/h_tl.json" <<'PYEOF'
 import json, sys
@@ -170,6 +179,11 @@ for e in ir:
             assert list(a["value"]) == ["shape", "dtype", "strides", "init"]
 PYEOF
 check "runner: TraceLens IR (4-key tensors)" test $? -eq 0
+"$PY" -I "$R" "$WORK/ns/replay_events.json" --device cpu --iters 1 \
+    --op-filter vllm --output "$WORK/ns.csv" 2> /dev/null
+check "runner: an ok op outside aten is not run (exit 0)" test $? -eq 0
+check "runner: ... and says namespace_not_allowed" grep -q \
+    '^vllm::rms_norm,[0-9]*,,namespace_not_allowed,' "$WORK/ns.csv"
 "$PY" -I "$R" "$IR" --device cpu --iters 1 --op-filter aten::mm \
     --op-limit 1 --output "$WORK/lim.csv" 2> /dev/null
 check "runner: --op-filter/--op-limit" test "$(tail -n +2 "$WORK/lim.csv" \

@@ -35,8 +35,11 @@ static void test_names(void **state)
     assert_int_equal(name_rc("aten::mm", NULL), TLM_RR_OK);
     assert_int_equal(name_rc("aten::_scaled_dot_product_flash_attention",
                              NULL), TLM_RR_OK);
-    assert_int_equal(name_rc("builtins::eval", NULL), TLM_RR_NAMESPACE);
-    assert_int_equal(name_rc("os::system", NULL), TLM_RR_NAMESPACE);
+    assert_int_equal(name_rc("builtins::eval", NULL), TLM_RR_DENIED_OP);
+    assert_int_equal(name_rc("builtins::eval", "aten,builtins"),
+                     TLM_RR_DENIED_OP);
+    assert_int_equal(name_rc("os::system", NULL), TLM_RR_DENIED_OP);
+    assert_int_equal(name_rc("evil::system", NULL), TLM_RR_NAMESPACE);
     assert_int_equal(name_rc("vllm::rms_norm", NULL), TLM_RR_NAMESPACE);
     assert_int_equal(name_rc("vllm::rms_norm", "aten,vllm"), TLM_RR_OK);
     assert_int_equal(name_rc("aten::save", NULL), TLM_RR_DENIED_OP);
@@ -350,7 +353,7 @@ static void test_check_reasons(void **state)
                          C1),
                      TLM_RR_BAD_DIMS);
     /* name first, then args: a bad name wins */
-    r = check4("os::system", D1, T1, S1, "[\"1\"]", NULL);
+    r = check4("evil::system", D1, T1, S1, "[\"1\"]", NULL);
     assert_int_equal(r.status, TLM_RR_NAMESPACE);
     assert_int_equal(r.arg, -1);
     /* every code has a text */
@@ -394,7 +397,7 @@ static const char *hostile_json(void)
         "'Concrete Inputs':['',''],'Call stack':'" SECRET "'}},"
         TR_RT("cudaLaunchKernel", 2, 1) ","
         TR_KER("sgemm", 10, 30, 1) ","
-        "{'ph':'X','cat':'cpu_op','name':'os::system','pid':1,'tid':1,"
+        "{'ph':'X','cat':'cpu_op','name':'evil::system','pid':1,'tid':1,"
         "'ts':100,'dur':20,'args':{'Input Dims':[[]],"
         "'Input type':['Scalar'],'Input Strides':[[]],"
         "'Concrete Inputs':['touch X']}},"
