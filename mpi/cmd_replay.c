@@ -252,7 +252,8 @@ static tlm_status stage_all(tlm_outset *set, const pargs *p,
     return st == TLM_OK ? tlm_targz_write(tmp, m, F_N, err) : st;
 }
 
-/* At most 60 bytes of a name, control characters as '?'. */
+/* The counts, and each rejected op: UID, name (printable ASCII, checked
+ * by the replay layer; at most 60 bytes here), reason, argument. */
 static void summary(const pargs *p, const tlm_replay_set *s, double dt)
 {
     size_t c[TLM_RR_COUNT];
