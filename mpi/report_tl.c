@@ -29,9 +29,6 @@ static const struct {
     {"--enable-origami", 0,
      "Origami's simulated GEMM/SDPA times come from a Python package that "
      "tlmpi does not run; run TraceLens itself for them"},
-    {"--include_overlap_info", 0,
-     "the *_kl_overlap sheets are not implemented in tlmpi yet; leave it "
-     "out, or run TraceLens itself for them"},
     {"--enable_pseudo_ops", 0,
      "injecting pseudo-ops for fused MoE/MLA kernels is not implemented in "
      "tlmpi yet; leave it out, or run TraceLens itself for it"},
@@ -99,6 +96,11 @@ int tlm_cli_tl_opt(int argc, char **argv, int *i, tlm_cli_tl *t,
     if (!strcmp(a, "--detect_recompute")) {
         /* python functions join the tree too */
         co->ro.detect_recompute = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--include_overlap_info")) {
+        /* the *_kl_overlap sheets */
+        co->ro.include_overlap_info = 1;
         return 1;
     }
     if (!strcmp(a, "--include_call_stack")) {
