@@ -30,8 +30,11 @@ static const struct {
      "Origami's simulated GEMM/SDPA times come from a Python package that "
      "tlmpi does not run; run TraceLens itself for them"},
     {"--enable_pseudo_ops", 0,
-     "injecting pseudo-ops for fused MoE/MLA kernels is not implemented in "
-     "tlmpi yet; leave it out, or run TraceLens itself for it"},
+     "injecting TraceLens's pseudo-ops (fused/unfused MoE, MLA decode and "
+     "prefill, DeepSeek-V4 paged decode) between an op and its kernels is "
+     "not implemented in tlmpi yet (nor the MoE/MLA models they feed); "
+     "leave it out (the ops keep their kernels), or run TraceLens itself "
+     "for it"},
 };
 
 /* TraceLens parses these and applies them nowhere (perfreport.md §8). */
