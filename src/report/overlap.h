@@ -51,6 +51,11 @@ typedef struct tlm_ovl {
     uint32_t n_names;       /* 1 + the largest name id given */
 } tlm_ovl;
 
+/* The report's bound on the sweep's comparisons: this many per GPU event
+ * plus a base. */
+#define TLM_OVL_WORK_PER_EVENT 8u
+#define TLM_OVL_WORK_BASE (1u << 20)
+
 /* The minimum common time of two overlapping events, us. */
 #define TLM_OVL_MIN_US 1.0
 

@@ -90,6 +90,29 @@ if command -v unzip > /dev/null; then
     check "... sheet order" test "$order" = "gpu_timeline ops_summary_by_category ops_summary ops_unique_args ops_unique_args_kl_overlap unified_perf_summary unified_perf_summary_kl_overlap GEMM GEMM_kl_overlap BinaryElementwise BinaryElementwise_kl_overlap UnaryElementwise UnaryElementwise_kl_overlap kernel_summary short_kernel_histogram short_kernels_summary "
 fi
 
+# ---- bounded: 2000 kernels of 2000 streams all running at once under one
+# op need 2000 x 1999 / 2 comparisons, over 8 x 2000 + 2^20: refused
+/usr/bin/python3 - "$WORK/wide.json" <<'PY'
+import json, sys
+ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::wide", "pid": 1, "tid": 1,
+       "ts": 0, "dur": 100000, "args": {}}]
+for i in range(2000):
+    c = 10 + i
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel",
+               "pid": 1, "tid": 1, "ts": 1 + i, "dur": 1, "args": {"correlation": c}})
+    ev.append({"ph": "s", "cat": "ac2g", "name": "ac2g", "id": c, "pid": 1, "tid": 1, "ts": 1 + i})
+    ev.append({"ph": "f", "cat": "ac2g", "name": "ac2g", "id": c, "pid": 0, "tid": 100 + i,
+               "ts": 200000 + i * 0.001, "bp": "e"})
+    ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 100 + i,
+               "ts": 200000 + i * 0.001, "dur": 1000, "args": {"correlation": c, "stream": 100 + i}})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+R "$WORK/wide.json" --include_overlap_info --output_csvs_dir "$WORK/wide" 2> "$WORK/e"
+check "2000 streams at once: exit 1" test $? -eq 1
+check "... the option named, the reason" grep -q -- "--include_overlap_info: too many GPU events of different streams" "$WORK/e"
+check "... nothing written" test ! -e "$WORK/wide/gpu_timeline.csv"
+check "... without the option: exit 0" R "$WORK/wide.json" --output_csvs_dir "$WORK/wide0"
+
 # ---- shared traces: written without error (no TraceLens reference)
 TR="${TLM_SHARED_DIR:-}/traces"
 if [ -n "${TLM_SHARED_DIR:-}" ] && [ -d "$TR" ]; then
