@@ -735,9 +735,12 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
             goto oom;
         if (st != TLM_OK) {
             st = tlm_error_set(err, st, path, -1,
-                               "--include_overlap_info: too many GPU "
-                               "events of different streams run at the "
-                               "same time for the overlap sweep");
+                               st == TLM_ELIMIT
+                                   ? "--include_overlap_info: too many GPU "
+                                     "events of different streams run at "
+                                     "the same time for the overlap sweep"
+                                   : "--include_overlap_info: the overlap "
+                                     "sweep failed");
             goto fail;
         }
     }

@@ -329,6 +329,12 @@ static int param_key(tlm_rctx *ctx, const prow *r)
     return !b->oom;
 }
 
+/* The kernels of row r (NULL when the sheet has none at all). */
+static const int32_t *row_pool(const sheet_state *s, const prow *r)
+{
+    return s->pool.v ? s->pool.v + r->k0 : NULL;
+}
+
 /* Appends row i to group g. */
 static void chain_row(sheet_build *b, int32_t g, size_t i)
 {
@@ -363,7 +369,7 @@ static tlm_status group_sheet_rows(sheet_build *b)
             if (!param_key(ctx, r))
                 goto done;
             if (ctx->kl) { /* the overlapping kernel names, a key */
-                if (tlm_rctx_kl_eval(ctx, s->pool.v + r->k0, r->nk))
+                if (tlm_rctx_kl_eval(ctx, row_pool(s, r), r->nk))
                     goto done;
                 tlm_rctx_kl_key(ctx, &ctx->s1);
                 if (ctx->s1.oom)
@@ -457,17 +463,16 @@ static int set_kl(sheet_build *b, size_t R, size_t g)
 {
     tlm_rctx *ctx = b->ctx;
     const prow *rows = b->s->rows;
-    const int32_t *pool = b->s->pool.v;
     tlm_kl_acc acc = {0.0, 0};
     for (int32_t j = b->head[g]; j >= 0; j = rows[j].next) {
-        if (tlm_rctx_kl_eval(ctx, pool + rows[j].k0, rows[j].nk)) {
+        if (tlm_rctx_kl_eval(ctx, row_pool(b->s, &rows[j]), rows[j].nk)) {
             b->t->oom = 1;
             return -1;
         }
         tlm_kl_acc_add(&acc, tlm_rctx_kl_pct(ctx));
     }
     const prow *r0 = &rows[b->head[g]];
-    if (tlm_rctx_kl_eval(ctx, pool + r0->k0, r0->nk)) {
+    if (tlm_rctx_kl_eval(ctx, row_pool(b->s, r0), r0->nk)) {
         b->t->oom = 1;
         return -1;
     }
