@@ -117,9 +117,15 @@ static void report_usage(FILE *f)
         "                               and bytes from Inductor's wrapper "
         "files in D\n"
         "                               (read as text, never run)\n"
+        "  --include_overlap_info       *_kl_overlap sheets: ops_unique_args,"
+        "\n"
+        "                               unified_perf_summary and perf "
+        "sheets regrouped\n"
+        "                               by the names of the kernels that "
+        "overlapped\n"
         "  refused, with the reason: --extension_file, --python_path,\n"
-        "    --enable-origami (Python code), --include_overlap_info,\n"
-        "    --enable_pseudo_ops (not implemented)\n"
+        "    --enable-origami (Python code), --enable_pseudo_ops (not\n"
+        "    implemented)\n"
         "\nbundled GPUs:");
     for (size_t i = 0; i < tlm_gpu_arch_count(); i++)
         fprintf(f, " %s", tlm_gpu_arch_at(i)->name);

@@ -28,7 +28,8 @@
 #                             workbook (--output_xlsx_path), on the largest
 #                             shared trace (../shared/traces) and a
 #                             synthesized trace of BENCH_XLSX_SIZE bytes
-#                             (default 100 MB): target <= 1.3x
+#                             (default 100 MB): target <= 1.3x; and
+#                             CSVs + --include_overlap_info against CSVs
 
 #   scripts/bench.sh diff     tlmpi diff of two 18 MB synthesized traces
 #                             (seed 1 against seed 2 with 5 layers) against
@@ -360,12 +361,15 @@ run_compare() {
     printf '  peak RSS compare: %d KiB\n' "$r"
 }
 
-# tlmpi report of $1 with CSVs, then with CSVs and the workbook
+# tlmpi report of $1 with CSVs, then with CSVs and the workbook, then with
+# CSVs and --include_overlap_info (the *_kl_overlap sheets)
 xlsx_pair() {
-    local tr=$1 label=$2 t tc= tx= out=$dir/xlsx.out
+    local tr=$1 label=$2 t tc= tx= to= out=$dir/xlsx.out
     for _ in $(seq "$repeat"); do
         t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' report '$tr' --output_csvs_dir '$out' --quiet")
         tc=$(min2 "$t" "$tc")
+        t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' report '$tr' --output_csvs_dir '$out' --include_overlap_info --quiet")
+        to=$(min2 "$t" "$to")
         t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' report '$tr' --output_csvs_dir '$out' --output_xlsx_path '$out/r.xlsx' --quiet")
         tx=$(min2 "$t" "$tx")
     done
@@ -376,7 +380,9 @@ xlsx_pair() {
     echo "== report_xlsx: $label, $(stat -c %s "$tr") bytes (best of $repeat)"
     printf '  %-34s %7.3f s\n' "tlmpi report, CSVs" "$tc"
     printf '  %-34s %7.3f s   (workbook %d bytes)\n' "tlmpi report, CSVs + workbook" "$tx" "$wb"
+    printf '  %-34s %7.3f s\n' "tlmpi report, CSVs + overlap info" "$to"
     printf '  CSVs + workbook / CSVs: %sx   (target <= 1.3x)\n' "$(ratio "$tx" "$tc")"
+    printf '  CSVs + --include_overlap_info / CSVs: %sx\n' "$(ratio "$to" "$tc")"
 }
 
 run_report_xlsx() {

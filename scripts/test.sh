@@ -35,11 +35,11 @@ if [ "${TLM_TEST_SANITIZE:-1}" = 1 ]; then
     cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=Debug \
         -DCMAKE_C_COMPILER=clang -DTLM_SANITIZER=thread >/dev/null
     cmake --build "$root/build-tsan" -j"$jobs" --target test_tree test_ops \
-        test_reader test_instream tlmpi tlmpi-synth
+        test_reader test_instream test_kl_overlap tlmpi tlmpi-synth
     echo "== test (clang, TSan)"
     (cd "$root/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest \
         --output-on-failure -R \
-        '^(unit_test_(tree|ops|reader|instream)|integration_test_(report|report_xlsx|diff))$')
+        '^(unit_test_(tree|ops|reader|instream|kl_overlap)|integration_test_(report|report_xlsx|diff))$')
     tsd=$(mktemp -d)
     "$root/build-tsan/tlmpi-synth" --out "$tsd" --world_size 8 --tp 4 \
         --target_size 30000000 --seed 3 --ranks 0 >/dev/null
@@ -48,6 +48,10 @@ if [ "${TLM_TEST_SANITIZE:-1}" = 1 ]; then
         TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/tlmpi" report "$f" \
             --output_csvs_dir "$tsd/out" --force --threads 2
     done
+    # the *_kl_overlap builders in both threads
+    TSAN_OPTIONS=halt_on_error=1 "$root/build-tsan/tlmpi" report \
+        "$tsd/rank0_trace.json" --output_csvs_dir "$tsd/out" --force \
+        --threads 2 --include_overlap_info
     rm -rf "$tsd"
 fi
 echo "== all tests passed"

@@ -110,6 +110,11 @@ typedef struct tlm_report_opts {
     const char *inductor_cache_dir; /* Inductor's cache folder: the
                                       Triton model's V1 fallback
                                       (tlm_inductor_cache_load), or NULL */
+    int include_overlap_info;      /* the *_kl_overlap sheets of
+                                      ops_unique_args, unified_perf_summary
+                                      and the perf-model sheets: the
+                                      overlapping kernel names as an extra
+                                      key (perfreport §4.11; default 0) */
     int keep_gpu_rows;             /* keep, beside unified_perf_summary,
                                       the row of each GPU op (the TraceDiff
                                       enrichment of --comparison_json_path;

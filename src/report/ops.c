@@ -17,6 +17,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -625,9 +626,17 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
     double *vs = malloc((nl + 1) * sizeof *vs);
     size_t *off = malloc((nl + 1) * sizeof *off);
     size_t *len = malloc((nl + 1) * sizeof *len);
-    tlm_tab *t = tlm_tab_new(TLM_TABNAME_OPS_UNIQUE_ARGS, U.nc, U.cols, U.ty);
+    /* --include_overlap_info: each launcher's overlap_pct */
+    double *pk = ctx->kl ? malloc((nl + 1) * sizeof *pk) : NULL;
+    char tname[300];
+    if (ctx->kl)
+        tlm_rctx_kl_name(TLM_TABNAME_OPS_UNIQUE_ARGS, tname, sizeof tname);
+    else
+        snprintf(tname, sizeof tname, "%s", TLM_TABNAME_OPS_UNIQUE_ARGS);
+    tlm_tab *t = tlm_tab_new(tname, U.nc, U.cols, U.ty);
+    size_t kc = 0; /* the first overlap column */
     if (!gid || !head || !tail || !next || !vd || !vs || !off || !len ||
-        !t || tlm_i3map_init(&gr.map, 1024) != TLM_OK)
+        !t || (ctx->kl && !pk) || tlm_i3map_init(&gr.map, 1024) != TLM_OK)
         goto done;
     for (size_t j = 0; j < nl; j++) {
         if (j + TLM_PREFETCH_AHEAD < nl)
@@ -635,6 +644,13 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
         unique_key(ctx, ctx->lk[j].uid, ctx->lk[j].category, &ctx->s1);
         if (U.c_nk != SIZE_MAX) /* str(num_kernels), an extra key */
             tlm_key_id(&ctx->s1, ctx->lk[j].nk);
+        if (ctx->kl) { /* the overlapping kernel names, a key */
+            const tlm_launcher *L = &ctx->lk[j];
+            if (tlm_rctx_kl_eval(ctx, ctx->lk_kernels + L->k0, L->nk))
+                goto done;
+            tlm_rctx_kl_key(ctx, &ctx->s1);
+            pk[j] = tlm_rctx_kl_pct(ctx);
+        }
         if (ctx->s1.oom)
             goto done;
         long g = group_key(&gr, ctx->s1.p, ctx->s1.len);
@@ -644,6 +660,8 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
         next[j] = -1;
     }
     if (ctx->rc && tlm_tab_append_col(t, "is_recompute", TLM_COL_BOOL))
+        goto done;
+    if (ctx->kl && tlm_rctx_kl_add_cols(t, &kc))
         goto done;
     for (size_t g = 0; g < gr.ngroups; g++)
         head[g] = tail[g] = -1;
@@ -659,7 +677,10 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
         size_t k = 0;
         const tlm_launcher *L0 = &ctx->lk[head[g]];
         double ts0 = INFINITY;
+        tlm_kl_acc acc = {0.0, 0};
         for (int32_t j = head[g]; j >= 0; j = next[j]) {
+            if (pk)
+                tlm_kl_acc_add(&acc, pk[j]);
             ts0 = fmin(ts0, tlm_ev_ts_us(&ctx->ev[ctx->lk[j].uid]));
             vd[k] = ctx->lk[j].direct_us;
             vs[k] = ctx->lk[j].subtree_us;
@@ -698,14 +719,22 @@ static tlm_status ops_unique_args(tlm_rctx *ctx)
         tlm_kd_set(ctx, t, R, U.c_kd);
         if (ctx->rc)
             tlm_tab_set_b(t, R, U.nc, tlm_rctx_rc(ctx, L0->uid));
+        if (ctx->kl) {
+            if (tlm_rctx_kl_eval(ctx, ctx->lk_kernels + L0->k0, L0->nk))
+                goto done;
+            tlm_rctx_kl_set(ctx, t, R, kc, tlm_kl_acc_mean(&acc));
+        }
     }
     if (U.c_first != SIZE_MAX)
         uargs_first_time(t, U.c_first);
     st = sort_table(t, U.c_stat + 10, (long)U.c_ex);
     if (st == TLM_OK) {
         add_percent(t, U.c_stat + 10, U.c_pct);
+        size_t keys_end = U.c_nk != SIZE_MAX ? U.c_nk + 1 : 9;
         if (ctx->rc) /* a key: after Concrete Inputs (and num_kernels) */
-            tlm_tab_move_col(t, U.nc, U.c_nk != SIZE_MAX ? U.c_nk + 1 : 9);
+            tlm_tab_move_col(t, U.nc, keys_end++);
+        if (ctx->kl) /* overlapping_kernel_names: the last key */
+            tlm_tab_move_col(t, kc, keys_end);
         st = t->oom ? TLM_ENOMEM : TLM_OK;
     }
 done:
@@ -718,6 +747,7 @@ done:
     free(vs);
     free(off);
     free(len);
+    free(pk);
     return tlm_rctx_finish_tab(ctx, t, st);
 }
 
@@ -728,5 +758,10 @@ tlm_status tlm_rctx_ops_tables(tlm_rctx *ctx)
         st = ops_summary(ctx);
     if (st == TLM_OK)
         st = ops_unique_args(ctx);
+    if (st == TLM_OK && ctx->ovl) { /* ops_unique_args_kl_overlap */
+        ctx->kl = 1;
+        st = ops_unique_args(ctx);
+        ctx->kl = 0;
+    }
     return st;
 }

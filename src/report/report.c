@@ -494,6 +494,7 @@ static void ctx_free_own(tlm_rctx *ctx)
     free(ctx->perf_st);
     free(ctx->perf_ids);
     free(ctx->busy);
+    tlm_rctx_ovs_free(ctx);
 }
 
 static void ctx_free(tlm_rctx *ctx)
@@ -506,6 +507,7 @@ static void ctx_free(tlm_rctx *ctx)
     free(ctx->gpu_fl);
     free(ctx->ann);
     free(ctx->rc);
+    tlm_rctx_overlap_free(ctx);
     tlm_i3map_free(&ctx->meta);
 }
 
@@ -525,6 +527,8 @@ static tlm_status ctx_init_own(tlm_rctx *ctx)
     ctx->nperf = ctx->cap_perf = 0;
     ctx->busy = NULL;
     ctx->busy_cap = 0;
+    ctx->ovs = NULL;
+    ctx->kl = 0;
     ctx->comm_cache = calloc(ctx->n_names ? ctx->n_names : 1, 1);
     ctx->model_cache = calloc(ctx->n_names ? ctx->n_names : 1, 1);
     ctx->cat_cache = calloc(1, sizeof *ctx->cat_cache);
@@ -725,6 +729,21 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
         st = tlm_rctx_recompute(&ctx);
     if (st != TLM_OK)
         goto oom;
+    if (ctx.opts.include_overlap_info && ctx.has_cpu_ops) {
+        st = tlm_rctx_overlap(&ctx);
+        if (st == TLM_ENOMEM)
+            goto oom;
+        if (st != TLM_OK) {
+            st = tlm_error_set(err, st, path, -1,
+                               st == TLM_ELIMIT
+                                   ? "--include_overlap_info: too many GPU "
+                                     "events of different streams run at "
+                                     "the same time for the overlap sweep"
+                                   : "--include_overlap_info: the overlap "
+                                     "sweep failed");
+            goto fail;
+        }
+    }
     if (ctx.opts.inductor_cache_dir) {
         st = tlm_inductor_cache_load(ctx.opts.inductor_cache_dir, &ic, err);
         if (st != TLM_OK)

@@ -15,6 +15,7 @@
 #ifndef TLM_REPORT_INTERNAL_H
 #define TLM_REPORT_INTERNAL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -196,7 +197,54 @@ typedef struct tlm_rctx {
     size_t nann;
     uint8_t *rc;           /* --detect_recompute: per UID 1 under a
                             * recompute_fn (recompute.c); NULL when off */
+    struct tlm_ovl *ovl;   /* --include_overlap_info: the overlap sweep
+                            * (kl_overlap.c; shared, read-only); NULL off */
+    struct tlm_ovl_sum *ovs; /* this thread's overlap summary scratch */
+    int kl;                /* 1 while a builder makes its *_kl_overlap
+                            * sheet: overlapping_kernel_names is a key */
 } tlm_rctx;
+
+/* --include_overlap_info (kl_overlap.c, perfreport §4.11). */
+#define TLM_KL_SUFFIX "_kl_overlap"
+#define TLM_COLNAME_KL_NAMES "overlapping_kernel_names"
+#define TLM_COLNAME_KL_DETAILS "overlapping_kernels_details"
+#define TLM_COLNAME_KL_PCT "overlap_pct_mean"
+/* The sweep over the GPU events into ctx->ovl.  Errors: TLM_ENOMEM,
+ * TLM_ELIMIT (too many concurrent events of different streams). */
+tlm_status tlm_rctx_overlap(tlm_rctx *ctx);
+void tlm_rctx_overlap_free(tlm_rctx *ctx);
+void tlm_rctx_ovs_free(tlm_rctx *ctx);
+/* Summarises the kernels k[0..nk) (ts order) into ctx->ovs.  Errors:
+ * TLM_ENOMEM. */
+tlm_status tlm_rctx_kl_eval(tlm_rctx *ctx, const int32_t *k, size_t nk);
+/* Appends the last summary's names (count, name ids) to a grouping key. */
+void tlm_rctx_kl_key(const tlm_rctx *ctx, tlm_sbuf *key);
+/* The last summary's overlap_pct (NaN when its kernels were never busy). */
+double tlm_rctx_kl_pct(const tlm_rctx *ctx);
+/* Appends the three overlap columns to t, the first at *c0.  Errors:
+ * TLM_ENOMEM. */
+tlm_status tlm_rctx_kl_add_cols(tlm_tab *t, size_t *c0);
+/* Row R's names and details from the last summary, and pct_mean. */
+void tlm_rctx_kl_set(tlm_rctx *ctx, tlm_tab *t, size_t R, size_t c0,
+                     double pct_mean);
+/* base + TLM_KL_SUFFIX into out. */
+void tlm_rctx_kl_name(const char *base, char *out, size_t size);
+/* Mean of the non-NaN values added. */
+typedef struct tlm_kl_acc {
+    double sum;
+    size_t n;
+} tlm_kl_acc;
+static inline void tlm_kl_acc_add(tlm_kl_acc *a, double v)
+{
+    if (!isnan(v)) {
+        a->sum += v;
+        a->n++;
+    }
+}
+static inline double tlm_kl_acc_mean(const tlm_kl_acc *a)
+{
+    return a->n ? a->sum / (double)a->n : (double)NAN;
+}
 
 /* --detect_recompute: fills ctx->rc.  Errors: TLM_ENOMEM. */
 tlm_status tlm_rctx_recompute(tlm_rctx *ctx);

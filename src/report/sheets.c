@@ -12,6 +12,7 @@
  * summarised as TraceLens's summarize_df_perf_metrics does.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -302,6 +303,7 @@ typedef struct sheet_build {
     size_t ngroups;
     double *vals;      /* statistics scratch, then 4 metrics per row */
     size_t *off, *len; /* kernel slices of a group's rows */
+    size_t kc;         /* the first overlap column (ctx->kl) */
 } sheet_build;
 
 /* Grouping key of row r in ctx->s1: its name and parameter values.
@@ -327,6 +329,12 @@ static int param_key(tlm_rctx *ctx, const prow *r)
     return !b->oom;
 }
 
+/* The kernels of row r (NULL when the sheet has none at all). */
+static const int32_t *row_pool(const sheet_state *s, const prow *r)
+{
+    return s->pool.v ? s->pool.v + r->k0 : NULL;
+}
+
 /* Appends row i to group g. */
 static void chain_row(sheet_build *b, int32_t g, size_t i)
 {
@@ -347,10 +355,12 @@ static tlm_status group_sheet_rows(sheet_build *b)
     if (!gof)
         return TLM_ENOMEM;
     memset(gof, 0xff, (ctx->nperf + 1) * sizeof *gof);
+    for (size_t i = 0; i < s->nrows; i++) /* a second sheet regroups */
+        s->rows[i].next = -1;
     for (size_t i = 0; i < s->nrows; i++) {
         prow *r = &s->rows[i];
         int32_t g = gof[r->perf_idx];
-        if (g >= 0 &&
+        if (g >= 0 && !ctx->kl &&
             ctx->ev[s->rows[b->head[g]].uid].name == ctx->ev[r->uid].name &&
             tlm_rctx_rc(ctx, s->rows[b->head[g]].uid) ==
                 tlm_rctx_rc(ctx, r->uid)) {
@@ -358,6 +368,13 @@ static tlm_status group_sheet_rows(sheet_build *b)
         } else {
             if (!param_key(ctx, r))
                 goto done;
+            if (ctx->kl) { /* the overlapping kernel names, a key */
+                if (tlm_rctx_kl_eval(ctx, row_pool(s, r), r->nk))
+                    goto done;
+                tlm_rctx_kl_key(ctx, &ctx->s1);
+                if (ctx->s1.oom)
+                    goto done;
+            }
             int is_new;
             g = tlm_group_of(&b->map, &ctx->s1, &b->ngroups, &is_new);
             if (g < 0)
@@ -439,6 +456,30 @@ static void set_group_args(sheet_build *b, size_t R, int32_t j0)
     }
 }
 
+/* The overlap columns of row R: names and details of group g's first
+ * row, the mean overlap_pct of its rows.  Returns -1 when out of memory
+ * (the table is marked). */
+static int set_kl(sheet_build *b, size_t R, size_t g)
+{
+    tlm_rctx *ctx = b->ctx;
+    const prow *rows = b->s->rows;
+    tlm_kl_acc acc = {0.0, 0};
+    for (int32_t j = b->head[g]; j >= 0; j = rows[j].next) {
+        if (tlm_rctx_kl_eval(ctx, row_pool(b->s, &rows[j]), rows[j].nk)) {
+            b->t->oom = 1;
+            return -1;
+        }
+        tlm_kl_acc_add(&acc, tlm_rctx_kl_pct(ctx));
+    }
+    const prow *r0 = &rows[b->head[g]];
+    if (tlm_rctx_kl_eval(ctx, row_pool(b->s, r0), r0->nk)) {
+        b->t->oom = 1;
+        return -1;
+    }
+    tlm_rctx_kl_set(ctx, b->t, R, b->kc, tlm_kl_acc_mean(&acc));
+    return 0;
+}
+
 /* Adds the table row of group g.  Returns -1 when out of memory (the
  * table is marked). */
 static int fill_sheet_group(sheet_build *b, size_t g)
@@ -483,7 +524,7 @@ static int fill_sheet_group(sheet_build *b, size_t g)
     tlm_tab_set_i(t, R, b->col.kt + 7, r0->uid);
     if (ctx->rc) /* appended after the columns of sheet_columns */
         tlm_tab_set_b(t, R, b->col.n, tlm_rctx_rc(ctx, r0->uid));
-    return 0;
+    return ctx->kl ? set_kl(b, R, g) : 0;
 }
 
 /* Builds sheet sh from its rows s: one table row per group of rows with
@@ -499,7 +540,12 @@ static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
     tlm_status st = TLM_ENOMEM;
     if (sheet_columns(&b.col, s, b.arch) != TLM_OK)
         goto done;
-    b.t = tlm_tab_new(tlm_perf_sheet_name(sh), b.col.n, b.col.cn, b.col.ty);
+    char tname[300];
+    if (ctx->kl)
+        tlm_rctx_kl_name(tlm_perf_sheet_name(sh), tname, sizeof tname);
+    else
+        snprintf(tname, sizeof tname, "%s", tlm_perf_sheet_name(sh));
+    b.t = tlm_tab_new(tname, b.col.n, b.col.cn, b.col.ty);
     if (!b.t || tlm_i3map_init(&b.map, 1024) != TLM_OK)
         goto done;
     size_t n1 = s->nrows + 1;
@@ -514,12 +560,17 @@ static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
     if (ctx->rc &&
         tlm_tab_append_col(b.t, "is_recompute", TLM_COL_BOOL) != TLM_OK)
         goto done;
+    if (ctx->kl && tlm_rctx_kl_add_cols(b.t, &b.kc) != TLM_OK)
+        goto done;
     for (size_t g = 0; g < b.ngroups; g++)
         if (fill_sheet_group(&b, g))
             break;
     st = tlm_tab_sort_sum_uid(b.t, b.col.kt + 5, b.col.kt + 7);
+    size_t keys_end = b.col.pc0 + s->npcols;
     if (ctx->rc) /* is_recompute follows the param columns */
-        tlm_tab_move_col(b.t, b.col.n, b.col.pc0 + s->npcols);
+        tlm_tab_move_col(b.t, b.col.n, keys_end++);
+    if (ctx->kl) /* overlapping_kernel_names: the last key */
+        tlm_tab_move_col(b.t, b.kc, keys_end);
     if (st == TLM_OK && b.t->oom)
         st = TLM_ENOMEM;
 done:
@@ -571,9 +622,16 @@ tlm_status tlm_rctx_perf_sheets(tlm_rctx *ctx)
             st = compute_row(ctx, (int32_t)i, 1, &ss[bs], &tmpcap, &tmp,
                              &ok);
     }
-    for (int sh = 1; sh < TLM_PERF_SHEET_COUNT && st == TLM_OK; sh++)
-        if (ss[sh].nrows)
+    for (int sh = 1; sh < TLM_PERF_SHEET_COUNT && st == TLM_OK; sh++) {
+        if (!ss[sh].nrows)
+            continue;
+        st = emit_sheet(ctx, (tlm_perf_sheet)sh, &ss[sh]);
+        if (st == TLM_OK && ctx->ovl) { /* <sheet>_kl_overlap */
+            ctx->kl = 1;
             st = emit_sheet(ctx, (tlm_perf_sheet)sh, &ss[sh]);
+            ctx->kl = 0;
+        }
+    }
 done:
     if (ss)
         for (int sh = 0; sh < TLM_PERF_SHEET_COUNT; sh++) {

@@ -661,6 +661,7 @@ typedef struct usum {
     int32_t *pool;     /* kernels of a group's rows */
     size_t *off, *len; /* each row's slice of pool */
     tlm_cstack *cs;    /* with --include_call_stack */
+    size_t kc;         /* the first overlap column (ctx->kl) */
 } usum;
 
 /* Grouping key of row r into s->key: name, synthetic kernel, category,
@@ -695,18 +696,54 @@ static void row_key(usum *s, const urow *r)
         tlm_key_id(key, tlm_rctx_rc(ctx, r->uid));
 }
 
+/* The overlapping kernel names of row r, a key (*_kl_overlap).  Errors:
+ * TLM_ENOMEM. */
+static tlm_status row_kl_key(usum *s, const urow *r)
+{
+    size_t n;
+    const int32_t *kg = row_kernels(s->u, r, &n);
+    tlm_status st = tlm_rctx_kl_eval(s->u->ctx, kg, n);
+    if (st == TLM_OK)
+        tlm_rctx_kl_key(s->u->ctx, &s->key);
+    return st;
+}
+
+/* The overlap columns of row R: names and details of group g's first
+ * row, the mean overlap_pct of its rows.  Errors: TLM_ENOMEM. */
+static tlm_status set_kl(usum *s, size_t R, size_t g)
+{
+    const uctx *u = s->u;
+    tlm_kl_acc acc = {0.0, 0};
+    size_t n;
+    for (int32_t j = s->head[g]; j >= 0; j = u->rows[j].next) {
+        const int32_t *kg = row_kernels(u, &u->rows[j], &n);
+        if (tlm_rctx_kl_eval(u->ctx, kg, n) != TLM_OK)
+            return TLM_ENOMEM;
+        tlm_kl_acc_add(&acc, tlm_rctx_kl_pct(u->ctx));
+    }
+    const int32_t *k0 = row_kernels(u, &u->rows[s->head[g]], &n);
+    if (tlm_rctx_kl_eval(u->ctx, k0, n) != TLM_OK)
+        return TLM_ENOMEM;
+    tlm_rctx_kl_set(u->ctx, s->t, R, s->kc, tlm_kl_acc_mean(&acc));
+    return TLM_OK;
+}
+
 /* Chains the rows into groups of equal key (head, tail, next).  Errors:
  * TLM_ENOMEM. */
 static tlm_status group_rows(usum *s)
 {
     uctx *u = s->u;
     size_t nr = u->nrows;
+    for (size_t i = 0; i < nr; i++) /* a second summary regroups */
+        u->rows[i].next = -1;
     for (size_t i = 0; i < nr; i++) {
         urow *r = &u->rows[i];
         if (i + TLM_PREFETCH_AHEAD < nr)
             TLM_PREFETCH(
                 &u->ctx->ev[u->rows[i + TLM_PREFETCH_AHEAD].uid]);
         row_key(s, r);
+        if (u->ctx->kl && row_kl_key(s, r) != TLM_OK)
+            return TLM_ENOMEM;
         if (s->key.oom)
             return TLM_ENOMEM;
         int is_new;
@@ -898,6 +935,8 @@ static tlm_status fill_group(usum *s, size_t g)
     if (ctx->rc) /* appended after the columns of unified_columns */
         tlm_tab_set_b(t, R, k->n,
                       tlm_rctx_rc(ctx, s->u->rows[s->head[g]].uid));
+    if (ctx->kl && set_kl(s, R, g) != TLM_OK)
+        return TLM_ENOMEM;
     return s->cs ? set_call_stack(s, R, g) : TLM_OK;
 }
 
@@ -1016,7 +1055,10 @@ static tlm_status summarize(uctx *u)
     size_t nr = u->nrows;
     s.head = malloc((nr + 1) * sizeof *s.head);
     s.tail = malloc((nr + 1) * sizeof *s.tail);
-    s.t = tlm_tab_new("unified_perf_summary", s.col.n, s.col.name, s.col.ty);
+    char tname[64] = "unified_perf_summary";
+    if (u->ctx->kl)
+        tlm_rctx_kl_name("unified_perf_summary", tname, sizeof tname);
+    s.t = tlm_tab_new(tname, s.col.n, s.col.name, s.col.ty);
     if (u->ctx->opts.include_call_stack && !(s.cs = tlm_cstack_new()))
         goto done;
     if (!s.head || !s.tail || !s.t || tlm_i3map_init(&s.map, 1024) != TLM_OK)
@@ -1026,11 +1068,13 @@ static tlm_status summarize(uctx *u)
     if (u->ctx->rc &&
         tlm_tab_append_col(s.t, "is_recompute", TLM_COL_BOOL) != TLM_OK)
         goto done;
+    if (u->ctx->kl && tlm_rctx_kl_add_cols(s.t, &s.kc) != TLM_OK)
+        goto done;
     for (size_t g = 0; g < s.ng; g++)
         if (fill_group(&s, g) != TLM_OK)
             goto done;
     st = set_percentages(&s);
-    if (st == TLM_OK && u->ctx->opts.keep_gpu_rows)
+    if (st == TLM_OK && u->ctx->opts.keep_gpu_rows && !u->ctx->kl)
         st = keep_gpu_rows(&s);
     if (st == TLM_OK && (s.t->oom || s.key.oom))
         st = TLM_ENOMEM;
@@ -1038,7 +1082,9 @@ static tlm_status summarize(uctx *u)
         !any_metrics(u))
         drop_perf_cols(s.t, &s.col);
     if (st == TLM_OK && u->ctx->rc) /* grouping key after Concrete Inputs */
-        tlm_tab_move_col(s.t, s.t->ncols - 1, 9);
+        tlm_tab_move_col(s.t, s.t->ncols - (u->ctx->kl ? 4 : 1), 9);
+    if (st == TLM_OK && u->ctx->kl) /* the names: the last key */
+        tlm_tab_move_col(s.t, s.t->ncols - 3, u->ctx->rc ? 10 : 9);
 done:
     tlm_i3map_free(&s.map);
     tlm_sbuf_free(&s.key);
@@ -1104,6 +1150,11 @@ tlm_status tlm_rctx_unified(tlm_rctx *ctx)
         u.st = TLM_ENOMEM;
     if (u.st == TLM_OK)
         u.st = summarize(&u);
+    if (u.st == TLM_OK && ctx->ovl) { /* unified_perf_summary_kl_overlap */
+        ctx->kl = 1;
+        u.st = summarize(&u);
+        ctx->kl = 0;
+    }
 done:
     free(u.fl);
     free(u.rows);

@@ -69,7 +69,7 @@ check "... names the file" grep -q "bad.json" "$WORK/e"
 
 # ---- refused: Python code or not implemented, one sentence each
 for o in "--extension_file ext.py" "--python_path /usr/bin/python3" \
-         --enable-origami --include_overlap_info \
+         --enable-origami \
          --enable_pseudo_ops; do
     # shellcheck disable=SC2086
     R "$T" $o --output_csvs_dir "$WORK/ref" 2> "$WORK/e"
