@@ -16,11 +16,13 @@
  * launching thread, "(untraced)" where none); after it, the work was
  * issued but had not started (late_launch).  A gap whose op has no launch
  * goes to other.  GPU busy time is attributed to the op that launched it
- * (the cpu_op with the GPU op's External id; else the GPU op's name).
+ * (the innermost host event around its launch; else the GPU op's name).
  *
  * Cost: one sort of the GPU ops and of the host events, then each window
  * looks only at the GPU ops it overlaps and, for each of its host parts,
- * at most HOST_SCAN host events: O(E log E) per trace.
+ * at the chain of host events open at its start (parent links computed
+ * once) and at most HOST_SCAN events starting inside it: O(E log E) per
+ * trace.
  */
 #include "coll_internal.h"
 #include "i3map.h"
@@ -29,7 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HOST_SCAN 512   /* host events looked at per host part */
+#define HOST_SCAN 512   /* host events starting inside one host part */
+#define MAX_DEPTH 64    /* nesting of host events followed */
 #define MAX_OPS 32      /* distinct ops counted per window and kind */
 
 static const char *const cause_names[TLM_CAUSE_COUNT] = {
@@ -48,6 +51,8 @@ const char *tlm_cause_name(int cause)
 typedef struct gop {
     int64_t t0, t1;
     uint32_t ev;    /* event index */
+    uint32_t name;  /* the op it is charged to (gop_name) */
+    int32_t launch; /* its launch event, -1 none */
 } gop;
 
 typedef struct hev {
@@ -63,9 +68,9 @@ typedef struct wctx {
     int64_t *gmax;  /* prefix maximum of their ends */
     size_t ng;
     hev *h;         /* host events by (pid, tid, start, -dur) */
+    int32_t *up;    /* per host event: the one enclosing it, -1 none */
     size_t nh;
     tlm_i3map corr; /* correlation -> launch event */
-    tlm_i3map ext;  /* External id -> cpu_op event */
 } wctx;
 
 static int cmp_gop(const void *a, const void *b)
@@ -99,17 +104,19 @@ static int is_host(const tlm_event *ev)
 
 static tlm_status index_trace(wctx *w, const tlm_alloc *a)
 {
-    size_t ng = 0, nh = 0;
+    size_t ng = 0, nh = 0, nr = 0;
     for (size_t i = 0; i < w->ne; i++) {
-        ng += tlm_event_is_gpu(&w->e[i]) != 0;
-        nh += is_host(&w->e[i]);
+        const tlm_event *ev = &w->e[i];
+        ng += tlm_event_is_gpu(ev) != 0;
+        nh += is_host(ev);
+        nr += ev->cat == TLM_CAT_CUDA_RUNTIME || ev->cat == TLM_CAT_CUDA_DRIVER;
     }
     w->g = tlm_coll_malloc(a, (ng ? ng : 1) * sizeof *w->g);
     w->gmax = tlm_coll_malloc(a, (ng ? ng : 1) * sizeof *w->gmax);
     w->h = tlm_coll_malloc(a, (nh ? nh : 1) * sizeof *w->h);
-    if (!w->g || !w->gmax || !w->h ||
-        tlm_i3map_init(&w->corr, 1024) != TLM_OK ||
-        tlm_i3map_init(&w->ext, 1024) != TLM_OK)
+    w->up = tlm_coll_malloc(a, (nh ? nh : 1) * sizeof *w->up);
+    if (!w->g || !w->gmax || !w->h || !w->up ||
+        tlm_i3map_init(&w->corr, nr) != TLM_OK)
         return TLM_ENOMEM;
     for (size_t i = 0; i < w->ne && i <= INT32_MAX; i++) {
         const tlm_event *ev = &w->e[i];
@@ -132,18 +139,20 @@ static tlm_status index_trace(wctx *w, const tlm_alloc *a)
             h->t0 = ev->ts;
             h->t1 = ev->ts + ev->dur;
             h->ev = (uint32_t)i;
-            if (ev->cat == TLM_CAT_CPU_OP &&
-                tlm_event_arg_int(w->tr, ev, TLM_ARG_EXTERNAL_ID, &v) &&
-                tlm_i3map_get(&w->ext, v, 0, 0) < 0 &&
-                tlm_i3map_put(&w->ext, v, 0, 0, (int32_t)i) != TLM_OK)
-                return TLM_ENOMEM;
         }
     }
-    qsort(w->g, w->ng, sizeof *w->g, cmp_gop);
     qsort(w->h, w->nh, sizeof *w->h, cmp_hev);
-    for (size_t i = 0; i < w->ng; i++)
-        w->gmax[i] = i && w->gmax[i - 1] > w->g[i].t1 ? w->gmax[i - 1]
-                                                      : w->g[i].t1;
+    /* parent links: a stack per thread (up[] doubles as the stack) */
+    int32_t top = -1;
+    for (size_t i = 0; i < w->nh; i++) {
+        const hev *h = &w->h[i];
+        if (i && (h->pid != w->h[i - 1].pid || h->tid != w->h[i - 1].tid))
+            top = -1;
+        while (top >= 0 && w->h[top].t1 <= h->t0)
+            top = w->up[top];
+        w->up[i] = top;
+        top = (int32_t)i;
+    }
     return TLM_OK;
 }
 
@@ -214,19 +223,6 @@ static void tally_top(const tlm_trace *tr, const tally *t, tlm_cause_op *out)
 
 /* MARK: - one window */
 
-/* The name the GPU op ev is charged to: its launching cpu_op, else its
- * own name. */
-static uint32_t gop_name(const wctx *w, uint32_t ev)
-{
-    int64_t x;
-    if (tlm_event_arg_int(w->tr, &w->e[ev], TLM_ARG_EXTERNAL_ID, &x)) {
-        int32_t op = tlm_i3map_get(&w->ext, x, 0, 0);
-        if (op >= 0 && w->e[op].name)
-            return w->e[op].name;
-    }
-    return w->e[ev].name;
-}
-
 /* The launch event of GPU op ev, or -1. */
 static int32_t launch_of(const wctx *w, uint32_t ev)
 {
@@ -253,6 +249,37 @@ static size_t host_lower(const wctx *w, int64_t pid, int64_t tid, int64_t t)
     return lo;
 }
 
+/* The name GPU op ev is charged to: the innermost host event running on
+ * the launching thread when launch l began, else the GPU op's own name. */
+static uint32_t gop_name(const wctx *w, uint32_t ev, int32_t l)
+{
+    if (l >= 0) {
+        const tlm_event *le = &w->e[l];
+        size_t k = host_lower(w, le->pid, le->tid, le->ts + 1);
+        if (k > 0 && w->h[k - 1].pid == le->pid &&
+            w->h[k - 1].tid == le->tid) {
+            for (int32_t j = (int32_t)k - 1; j >= 0; j = w->up[j])
+                if (w->h[j].t1 > le->ts)
+                    return w->e[w->h[j].ev].name;
+        }
+    }
+    return w->e[ev].name;
+}
+
+/* Resolves each GPU op's charged name and launch once (the windows of
+ * several groups overlap), then orders them by start. */
+static void finish_index(wctx *w)
+{
+    for (size_t i = 0; i < w->ng; i++) {
+        w->g[i].launch = launch_of(w, w->g[i].ev);
+        w->g[i].name = gop_name(w, w->g[i].ev, w->g[i].launch);
+    }
+    qsort(w->g, w->ng, sizeof *w->g, cmp_gop);
+    for (size_t i = 0; i < w->ng; i++)
+        w->gmax[i] = i && w->gmax[i - 1] > w->g[i].t1 ? w->gmax[i - 1]
+                                                      : w->g[i].t1;
+}
+
 /* Charges [h0, h1) on the launching thread of launch event l to the
  * innermost host event covering each instant (self time clipped to the
  * interval), "(untraced)" where none covers. */
@@ -260,25 +287,37 @@ static void host_part(const wctx *w, int32_t l, int64_t h0, int64_t h1,
                       tally *t)
 {
     const tlm_event *le = &w->e[l];
+    /* the events open at h0 (the chain above the last one starting at or
+     * before h0, outermost first), then those starting in (h0, h1) */
+    size_t first = host_lower(w, le->pid, le->tid, h0 + 1);
     size_t end = host_lower(w, le->pid, le->tid, h1);
-    size_t beg = end;
-    int n = 0;
-    while (beg > 0 && n < HOST_SCAN) {
-        const hev *h = &w->h[beg - 1];
-        if (h->pid != le->pid || h->tid != le->tid)
-            break;
-        beg--;
-        n++;
+    int32_t chain[MAX_DEPTH];
+    int nc = 0;
+    if (first > 0 && w->h[first - 1].pid == le->pid &&
+        w->h[first - 1].tid == le->tid) {
+        for (int32_t j = (int32_t)first - 1; j >= 0; j = w->up[j]) {
+            if (w->h[j].t1 <= h0)
+                continue;
+            if (nc == MAX_DEPTH) {
+                t->cut = 1;
+                break;
+            }
+            chain[nc++] = j;
+        }
     }
-    if (n == HOST_SCAN)
+    if (end - first > HOST_SCAN) {
+        end = first + HOST_SCAN;
         t->cut = 1;
+    }
     /* stack of open events (clipped), self time = clipped - children */
-    int32_t stk[64];
-    int64_t self[64];
-    int64_t s_end[64];
+    int32_t stk[MAX_DEPTH];
+    int64_t self[MAX_DEPTH];
+    int64_t s_end[MAX_DEPTH];
     int depth = 0;
     int64_t covered = 0;
-    for (size_t i = beg; i < end; i++) {
+    for (size_t k = 0; k < (size_t)nc + (end - first); k++) {
+        size_t i = k < (size_t)nc ? (size_t)chain[nc - 1 - (int)k]
+                                  : first + (k - (size_t)nc);
         const hev *h = &w->h[i];
         int64_t c0 = h->t0 > h0 ? h->t0 : h0;
         int64_t c1 = h->t1 < h1 ? h->t1 : h1;
@@ -292,7 +331,7 @@ static void host_part(const wctx *w, int32_t l, int64_t h0, int64_t h1,
             self[depth - 1] -= c1 - c0;
         else
             covered += c1 - c0;
-        if (depth == 64) {
+        if (depth == MAX_DEPTH) {
             t->cut = 1;
             continue;
         }
@@ -307,13 +346,13 @@ static void host_part(const wctx *w, int32_t l, int64_t h0, int64_t h1,
     tally_add(t, 0, (h1 - h0) - covered);
 }
 
-/* Idle gap [g0, g1) ending with GPU op ev. */
-static void gap(const wctx *w, uint32_t ev, int64_t g0, int64_t g1,
+/* Idle gap [g0, g1) ending with the GPU op launched by event l (-1:
+ * none found). */
+static void gap(const wctx *w, int32_t l, int64_t g0, int64_t g1,
                 tlm_coll_window *o, tally *ht)
 {
     if (g1 <= g0)
         return;
-    int32_t l = launch_of(w, ev);
     if (l < 0) {
         o->other_ns += g1 - g0;
         return;
@@ -353,9 +392,9 @@ static void window(const wctx *w, const tlm_coll_record *r, int64_t w0,
             continue;
         int64_t c0 = g->t0 > w0 ? g->t0 : w0;
         int64_t c1 = g->t1 < w1 ? g->t1 : w1;
-        tally_add(&kt, gop_name(w, g->ev), c1 - c0);
+        tally_add(&kt, g->name, c1 - c0);
         if (c0 > cur) {
-            gap(w, g->ev, cur, c0, o, &ht);
+            gap(w, g->launch, cur, c0, o, &ht);
             cur = c0;
         }
         if (c1 > cur) {
@@ -364,7 +403,7 @@ static void window(const wctx *w, const tlm_coll_record *r, int64_t w0,
         }
     }
     if (cur < w1)
-        gap(w, (uint32_t)r->event_index, cur, w1, o, &ht);
+        gap(w, launch_of(w, (uint32_t)r->event_index), cur, w1, o, &ht);
     if (kt.cut || ht.cut)
         o->flags |= TLM_WIN_CUT;
     tally_top(w->tr, &kt, o->kop);
@@ -412,6 +451,7 @@ tlm_status tlm_coll_windows(const tlm_trace *trace,
     tlm_coll_window *o = tlm_coll_calloc(a, nw ? nw : 1, sizeof *o);
     if (!p || !o || (nw && index_trace(&w, a) != TLM_OK))
         goto nomem;
+    finish_index(&w);
     nw = 0;
     for (size_t i = 0; i < n; i++)
         if (wanted(&recs[i]))
@@ -449,7 +489,7 @@ done:
     tlm_coll_mfree(a, w.g);
     tlm_coll_mfree(a, w.gmax);
     tlm_coll_mfree(a, w.h);
+    tlm_coll_mfree(a, w.up);
     tlm_i3map_free(&w.corr);
-    tlm_i3map_free(&w.ext);
     return st;
 }
