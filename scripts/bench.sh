@@ -35,6 +35,13 @@
 #                             reading both (two tlmpi inspect --keep side
 #                             by side); targets 0.2 s and 2x the memory of
 #                             reading both
+#   scripts/bench.sh causes   why the straggler is late: an 8-rank job
+#                             (BENCH_CAUSES_SIZE bytes per trace, default
+#                             25 MB) with an injected host_busy straggler
+#                             at mpirun -n 2: tlmpi's phase times (the
+#                             windows are part of "read") and its causes;
+#                             with BENCH_BASE_TLMPI=path/to/older/tlmpi the
+#                             same run without them, for the cost
 #   scripts/bench.sh all      reader and report
 #
 # Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
@@ -428,6 +435,36 @@ run_diff() {
     du -sh "$out" | awk '{print "  outputs: " $1}'
 }
 
+# The straggler causes (docs/straggler-causes.md): their cost is the
+# windows computed while reading, so compare the read phase with and
+# without (an older tlmpi given as BENCH_BASE_TLMPI).
+run_causes() {
+    local jd=$dir/causes csize=${BENCH_CAUSES_SIZE:-25000000} b
+    if [ "$(cat "$jd/.size" 2>/dev/null)" != "$csize" ]; then
+        echo "synthesizing an 8-rank job of ${csize}-byte traces ..." >&2
+        rm -rf "$jd"
+        "$bin/tlmpi-synth" --out "$jd" --world_size 8 --tp 4 \
+            --target_size "$csize" --seed 42 --straggler 5 \
+            --straggler_delay_us 400 --straggler_cause host_busy --quiet
+        rm -f "$jd/ground_truth.json"
+        echo "$csize" > "$jd/.size"
+    fi
+    . "$root/scripts/env.sh"
+    cat "$jd"/rank*_trace.json >/dev/null
+    echo
+    echo "== causes: 8 traces of $(calc %.1f "$csize/1000000") MB, mpirun -n 2 ($repeat runs)"
+    for b in "$bin/tlmpi" ${BENCH_BASE_TLMPI:+"$BENCH_BASE_TLMPI"}; do
+        for _ in $(seq "$repeat"); do
+            rm -rf "$jd.out"
+            mkdir -p "$jd.out"
+            mpirun -n 2 "$b" --trace_dir "$jd" --output "$jd.out/tlmpi.h5" \
+                --output_dir "$jd.out" 2>&1 | grep 'wrote' |
+                sed -E "s|.* in ([0-9.]+ s): |  $(basename "$(dirname "$b")"): \1: |"
+        done
+    done
+    sed -n '/^Why rank/,/^|/p' "$jd.out/report.md" | grep '^- ' | cut -c1-160
+}
+
 case "$mode" in
 reader) single_trace; run_reader ;;
 compare) run_compare ;;
@@ -438,7 +475,8 @@ audit) run_audit ;;
 compare_runs) run_compare_runs ;;
 report_xlsx) run_report_xlsx ;;
 diff) run_diff ;;
+causes) run_causes ;;
 all) single_trace; run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|all" >&2
+*) echo "usage: scripts/bench.sh reader|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|causes|all" >&2
    exit 2 ;;
 esac
