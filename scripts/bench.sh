@@ -439,7 +439,7 @@ run_diff() {
 # windows computed while reading, so compare the read phase with and
 # without (an older tlmpi given as BENCH_BASE_TLMPI).
 run_causes() {
-    local jd=$dir/causes csize=${BENCH_CAUSES_SIZE:-25000000} b
+    local jd=$dir/causes csize=${BENCH_CAUSES_SIZE:-25000000} b label
     if [ "$(cat "$jd/.size" 2>/dev/null)" != "$csize" ]; then
         echo "synthesizing an 8-rank job of ${csize}-byte traces ..." >&2
         rm -rf "$jd"
@@ -453,13 +453,15 @@ run_causes() {
     cat "$jd"/rank*_trace.json >/dev/null
     echo
     echo "== causes: 8 traces of $(calc %.1f "$csize/1000000") MB, mpirun -n 2 ($repeat runs)"
-    for b in "$bin/tlmpi" ${BENCH_BASE_TLMPI:+"$BENCH_BASE_TLMPI"}; do
+    for b in ${BENCH_BASE_TLMPI:+"$BENCH_BASE_TLMPI"} "$bin/tlmpi"; do
+        label=this
+        [ "$b" = "$bin/tlmpi" ] || label=base
         for _ in $(seq "$repeat"); do
             rm -rf "$jd.out"
             mkdir -p "$jd.out"
             mpirun -n 2 "$b" --trace_dir "$jd" --output "$jd.out/tlmpi.h5" \
                 --output_dir "$jd.out" 2>&1 | grep 'wrote' |
-                sed -E "s|.* in ([0-9.]+ s): |  $(basename "$(dirname "$b")"): \1: |"
+                sed -E "s|.* in ([0-9.]+ s): |  $label: \1: |"
         done
     done
     sed -n '/^Why rank/,/^|/p' "$jd.out/report.md" | grep '^- ' | cut -c1-160
