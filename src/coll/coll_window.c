@@ -451,7 +451,8 @@ tlm_status tlm_coll_windows(const tlm_trace *trace,
     tlm_coll_window *o = tlm_coll_calloc(a, nw ? nw : 1, sizeof *o);
     if (!p || !o || (nw && index_trace(&w, a) != TLM_OK))
         goto nomem;
-    finish_index(&w);
+    if (nw)
+        finish_index(&w);
     nw = 0;
     for (size_t i = 0; i < n; i++)
         if (wanted(&recs[i]))
