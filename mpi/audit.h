@@ -173,6 +173,9 @@ typedef struct tlm_audit_acc {
     tlm_arow_cmp *cmp;
     size_t n_cmp;
     int32_t base_index;   /* --baseline's run, -1 none */
+    char *causes_md;      /* why each run's straggler is late: Markdown
+                           * (cause.c's sentences under a run heading) */
+    size_t n_causes_md;
 } tlm_audit_acc;
 
 /* Fills the run row (index, run, job, status, reason, n_files and h5

@@ -343,6 +343,14 @@ int tlm_audit_md_write(FILE *f, const tlm_audit_acc *acc,
     md_scaling(f, acc);
     md_colls(f, acc);
     md_stragglers(f, acc);
+    if (acc->n_causes_md) {
+        fputs("## Why the stragglers are late\n\nEach named straggler's "
+              "delay per process group split into causes "
+              "(docs/straggler-causes.md; `/straggler_causes` in the "
+              "run's tlmpi.h5):\n\n",
+              f);
+        fputs(acc->causes_md, f);
+    }
     md_stand_out(f, acc);
     md_compare(f, acc);
     fprintf(f, "## Settings\n\nstraggler threshold %.1f us per collective; "

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cause.h"
 #include "grow.h"
 #include "jobinfo.h"
 
@@ -298,6 +299,39 @@ static tlm_status sig_rows(tlm_audit_acc *acc, const tlm_arow_run *row,
     return st;
 }
 
+/* The sentences of why the run's straggler is late (cause.c), under the
+ * run's name, appended to acc->causes_md. */
+static tlm_status cause_text(tlm_audit_acc *acc, const tlm_arow_run *row,
+                             const tlm_mpi_results *r)
+{
+    if (!r->n_cause)
+        return TLM_OK;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return TLM_ENOMEM;
+    fputs("Run ", f);
+    tlm_mpi_md_cell(f, row->run, sizeof row->run);
+    fputs(":\n\n", f);
+    tlm_mpi_cause_md(f, r->cause, r->n_cause);
+    fputc('\n', f);
+    if (fclose(f) != 0 || !buf) {
+        free(buf);
+        return TLM_ENOMEM;
+    }
+    char *n = realloc(acc->causes_md, acc->n_causes_md + len + 1);
+    if (!n) {
+        free(buf);
+        return TLM_ENOMEM;
+    }
+    memcpy(n + acc->n_causes_md, buf, len + 1);
+    acc->causes_md = n;
+    acc->n_causes_md += len;
+    free(buf);
+    return TLM_OK;
+}
+
 tlm_status tlm_audit_add_results(tlm_audit_acc *acc, size_t run,
                                  const tlm_mpi_results *r,
                                  double straggler_threshold_us)
@@ -323,6 +357,8 @@ tlm_status tlm_audit_add_results(tlm_audit_acc *acc, size_t run,
         st = strag_cols(acc, run, row, r, straggler_threshold_us);
     if (st == TLM_OK)
         st = sig_rows(acc, row, r);
+    if (st == TLM_OK)
+        st = cause_text(acc, row, r);
     return st;
 }
 
@@ -334,5 +370,6 @@ void tlm_audit_acc_free(tlm_audit_acc *acc)
     free(acc->jobs);
     free(acc->strag);
     free(acc->cmp);
+    free(acc->causes_md);
     memset(acc, 0, sizeof *acc);
 }

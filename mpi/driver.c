@@ -121,6 +121,7 @@ void tlm_mpi_colls_free(tlm_mpi_colls *k)
     tlm_coll_free(NULL, k->clk);
     free(k->offsets);
     free(k->strag);
+    free(k->cause);
     tlm_coll_free(NULL, k->sum);
     free(k->mrows);
     free(k->tl_sync);
@@ -140,6 +141,7 @@ void tlm_mpi_ctx_free(tlm_mpi_ctx *c)
     free(c->owner);
     free(c->lres);
     free(c->recs);
+    free(c->wins);
     free(c->rt.ops);
     free(c->rt.ua);
     free(c->rt.kn);

@@ -47,6 +47,7 @@
 #include "progress.h"
 #include "report0.h"
 #include "tables.h"
+#include "tlmpi/tlm_cause.h"
 #include "tlmpi/tlm_coll.h"
 #include "tlmpi/tlm_outset.h"
 #include "tlmpi/tlm_report.h"
@@ -110,6 +111,9 @@ typedef struct tlm_mpi_colls {
                                       * trace of res[i]'s (n_res entries) */
     tlm_coll_straggler_row *strag;   /* rank 0, merged */
     size_t n_strag;
+    tlm_coll_cause_row *cause;       /* rank 0, merged: why the straggler
+                                      * is late (cause.c) */
+    size_t n_cause;
     tlm_coll_summary_row *sum;       /* rank 0 */
     size_t n_sum;
     tlm_row_member *mrows;           /* rows held here (own traces) */
@@ -177,6 +181,8 @@ typedef struct tlm_mpi_ctx {
     size_t n_lres;
     tlm_coll_record *recs;   /* records of all local traces */
     size_t n_recs;
+    tlm_coll_window *wins;   /* their windows (cause.c), until routed */
+    size_t n_wins;
     tlm_mpi_rtabs rt;        /* report table rows of local traces */
     tlm_row_op *ord_ops;     /* the same, ordered by trace rank */
     tlm_row_uargs *ord_ua;
@@ -329,6 +335,8 @@ typedef struct tlm_mpi_h5rows {
     size_t nc;
     tlm_row_straggler *gr;
     size_t ng;
+    tlm_row_cause *xr;       /* /straggler_causes (cause.c) */
+    size_t nx;
 } tlm_mpi_h5rows;
 
 /* Fills *h with rank 0's rows (other ranks: none; every array allocated,

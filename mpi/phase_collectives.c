@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cause.h"
 #include "exchange.h"
 
 /* Rank 0: says what in the collectives does not add up, so that odd
@@ -317,6 +318,8 @@ tlm_status tlm_mpi_phase_collectives(tlm_mpi_ctx *c)
         st = clock_offsets(c, &mo, &err);
     if (st == TLM_OK)
         st = stragglers(c, &err);
+    if (st == TLM_OK)
+        st = tlm_mpi_cause_phase(c, &err);
     if (st == TLM_OK)
         st = gather_instances(c, &err);
     if (st == TLM_OK)

@@ -44,6 +44,8 @@ static void results_of(const tlm_mpi_ctx *c, const tlm_row_trace *rows,
     r->n_sum = k->n_sum;
     r->strag = k->strag;
     r->n_strag = k->n_strag;
+    r->cause = k->cause;
+    r->n_cause = k->n_cause;
     r->clk = k->clk;
     r->n_clk = k->n_clk;
     r->tl_simplified = k->simplified;

@@ -19,6 +19,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "cause.h"
 #include "exchange.h"
 #include "h5write.h"
 #include "coll_findings.h"
@@ -102,7 +103,8 @@ static tlm_status check_space(tlm_mpi_ctx *c, tlm_error *err)
                  (uint64_t)k->n_unm * sizeof(tlm_row_unmatched) +
                  (uint64_t)k->n_sum * sizeof(tlm_row_summary) +
                  (uint64_t)k->n_clk * sizeof(tlm_row_clock) +
-                 (uint64_t)k->n_strag * sizeof(tlm_row_straggler);
+                 (uint64_t)k->n_strag * sizeof(tlm_row_straggler) +
+                 (uint64_t)k->n_cause * sizeof(tlm_row_cause);
     uint64_t total = 0;
     MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, c->comm);
     tlm_status st = TLM_OK;
@@ -235,6 +237,7 @@ static tlm_status write_tables(tlm_mpi_ctx *c, hid_t f,
         {&tlm_tab_summary, h->sr, h->ns, 0},
         {&tlm_tab_clock, h->cr, h->nc, 0},
         {&tlm_tab_stragglers, h->gr, h->ng, 0},
+        {&tlm_tab_straggler_causes, h->xr, h->nx, 0},
         {&tlm_tab_steps, c->steps.rows, c->steps.n_rows, 1},
         {&tlm_tab_step_summary, c->steps.sum, c->steps.n_sum, 0},
         {&tlm_tab_findings, c->find, c->me == 0 ? c->n_find : 0, 0},
@@ -293,6 +296,8 @@ static tlm_status write_h5(tlm_mpi_ctx *c, tlm_error *err)
         goto done;
     }
     tlm_status fst = findings(c, &h);
+    if (fst == TLM_OK && c->me == 0)
+        fst = tlm_mpi_cause_rows(c->k.cause, c->k.n_cause, &h.xr, &h.nx);
     st = file_attrs(c, f, err); /* collective: every rank calls it */
     if (fst != TLM_OK && st == TLM_OK)
         st = tlm_error_set(err, fst, NULL, -1,
@@ -306,6 +311,7 @@ done:;
     if (st == TLM_OK)
         st = cst;
     st = tlm_mpi_agree(st, c->comm);
+    free(h.xr);
     tlm_mpi_h5rows_free(&h);
     return st;
 }

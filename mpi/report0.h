@@ -14,6 +14,7 @@
 
 #include "opts.h"
 #include "tables.h"
+#include "tlmpi/tlm_cause.h"
 #include "tlmpi/tlm_coll.h"
 #include "tlmpi/tlm_outset.h"
 
@@ -59,6 +60,8 @@ typedef struct tlm_mpi_results {
     size_t n_sum;
     const tlm_coll_straggler_row *strag;
     size_t n_strag;
+    const tlm_coll_cause_row *cause;     /* why the straggler is late */
+    size_t n_cause;
     const tlm_coll_clock *clk;
     size_t n_clk;
     int tl_simplified;

@@ -9,6 +9,7 @@
  */
 #include "report0_out.h"
 
+#include "cause.h"
 #include "coll_findings.h"
 #include "jobinfo.h"
 
@@ -390,6 +391,14 @@ static void md_straggler_verdict(FILE *f, const tlm_mpi_results *r,
             t->trace_rank, ms(t->wait_caused_corr_ns),
             (double)wait_ns / 1e3, thr,
             (double)t->last_credit_corr_u / 1e6, (long long)t->n_instances);
+    if (r->n_cause) {
+        fprintf(f, "Why rank %d is late (its window before each collective "
+                   "it arrived last at against the median rank's; "
+                   "docs/straggler-causes.md, `/straggler_causes`):\n\n",
+                r->cause[0].trace_rank);
+        tlm_mpi_cause_md(f, r->cause, r->n_cause);
+        fputc('\n', f);
+    }
 }
 
 /* Who arrives last over all process groups, most expensive first (sp:

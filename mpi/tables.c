@@ -88,6 +88,17 @@ TLM_MPI_TABLE_(tlm_tab_stragglers, tlm_row_straggler, "stragglers",
                "pg_hash, trace_rank).",
                TLM_TAB_STRAGGLERS)
 #undef TLM_MPI_ROW
+#define TLM_MPI_ROW tlm_row_cause
+TLM_MPI_TABLE_(tlm_tab_straggler_causes, tlm_row_cause, "straggler_causes",
+               "Why the straggler is late: per process group, its delay "
+               "(start minus the median member's start at the instances it "
+               "arrived last at) split into slow_kernels, host_busy, "
+               "late_launch, clock and other by comparing its window "
+               "before each collective with the median member's; rows "
+               "with a share > 0, sorted by (group hash, cause); "
+               "docs/straggler-causes.md.",
+               TLM_TAB_STRAGGLER_CAUSES)
+#undef TLM_MPI_ROW
 
 #define TLM_MPI_ROW tlm_row_step
 TLM_MPI_TABLE_(tlm_tab_steps, tlm_row_step, "steps/per_rank",
@@ -116,5 +127,6 @@ const tlm_mpi_table *const tlm_mpi_tables[] = {
     &tlm_tab_ops_merged, &tlm_tab_uargs,  &tlm_tab_kernels,
     &tlm_tab_instances, &tlm_tab_members,
     &tlm_tab_unmatched, &tlm_tab_summary,   &tlm_tab_clock,
-    &tlm_tab_stragglers, &tlm_tab_steps, &tlm_tab_step_summary,
+    &tlm_tab_stragglers, &tlm_tab_straggler_causes, &tlm_tab_steps,
+    &tlm_tab_step_summary,
     &tlm_tab_findings, NULL};

@@ -278,6 +278,25 @@ extern "C" {
     X(I64, dur_sum_ns, 0, "ns", "sum of its member durations")             \
     X(U64, pg_hash, 0, "", "hash of pg_name (0 overall)")
 
+/* /straggler_causes: why the straggler of report.md is late, one row per
+ * (process group, cause) with a share > 0; docs/straggler-causes.md. */
+#define TLM_TAB_STRAGGLER_CAUSES(X)                                         \
+    X(STR, group, 64, "", "process group name (pg_name)")                  \
+    X(I32, rank, 0, "", "the straggler (root attribute straggler_rank)")   \
+    X(STR, cause, 16, "",                                                  \
+      "slow_kernels, host_busy, late_launch, clock or other")              \
+    X(F64, delay_us, 0, "us", "delay attributed to the cause")             \
+    X(F64, share, 0, "", "delay_us / group_delay_us (0..1)")               \
+    X(F64, group_delay_us, 0, "us",                                        \
+      "the rank's delay in the group: over the instances it arrived last " \
+      "at, its start minus the median member's (corrected clocks)")       \
+    X(I64, n_instances, 0, "", "instances it delayed in the group")        \
+    X(STR, top_op, 48, "",                                                 \
+      "op with the most extra time over the median members (slow_kernels:" \
+      " GPU time, host_busy: host time), \"\" none")                      \
+    X(F64, top_op_extra_us, 0, "us", "that op's extra time, summed")       \
+    X(U64, pg_hash, 0, "", "hash of group")
+
 /* /steps/per_rank: one row per (trace, ProfilerStep#N), sorted by
  * (trace_rank, step); docs/metrics-steps.md. */
 #define TLM_TAB_STEPS(X)                                                    \
@@ -348,6 +367,7 @@ TLM_MPI_ROWDEF_(tlm_row_unmatched, TLM_TAB_UNMATCHED)
 TLM_MPI_ROWDEF_(tlm_row_summary, TLM_TAB_SUMMARY)
 TLM_MPI_ROWDEF_(tlm_row_clock, TLM_TAB_CLOCK)
 TLM_MPI_ROWDEF_(tlm_row_straggler, TLM_TAB_STRAGGLERS)
+TLM_MPI_ROWDEF_(tlm_row_cause, TLM_TAB_STRAGGLER_CAUSES)
 TLM_MPI_ROWDEF_(tlm_row_step, TLM_TAB_STEPS)
 TLM_MPI_ROWDEF_(tlm_row_step_sum, TLM_TAB_STEP_SUMMARY)
 TLM_MPI_ROWDEF_(tlm_row_finding, TLM_TAB_FINDINGS)
@@ -365,6 +385,7 @@ extern const tlm_mpi_table tlm_tab_unmatched;
 extern const tlm_mpi_table tlm_tab_summary;
 extern const tlm_mpi_table tlm_tab_clock;
 extern const tlm_mpi_table tlm_tab_stragglers;
+extern const tlm_mpi_table tlm_tab_straggler_causes;
 extern const tlm_mpi_table tlm_tab_steps;
 extern const tlm_mpi_table tlm_tab_step_summary;
 extern const tlm_mpi_table tlm_tab_findings;

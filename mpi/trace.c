@@ -9,6 +9,8 @@
  */
 #include "driver.h"
 
+#include "cause.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +181,8 @@ static tlm_status analyse_events(tlm_mpi_ctx *c, const tlm_trace *tr,
     tlm_coll_extract_stats xs;
     memset(&xs, 0, sizeof xs);
     st = tlm_coll_extract(tr, &xo, recs, n_recs, &xs, err);
+    if (st == TLM_OK)
+        st = tlm_mpi_cause_keep(c, tr, *recs, *n_recs, err);
     if (st != TLM_OK)
         return st;
     row->n_coll_records = (int64_t)*n_recs;

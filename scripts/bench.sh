@@ -42,6 +42,13 @@
 #                             own overhead per op (excluding the op calls;
 #                             target < 1 ms) over 2,000 tiny CPU ops
 #                             (needs /usr/bin/python3 with torch)
+#   scripts/bench.sh causes   why the straggler is late: an 8-rank job
+#                             (BENCH_CAUSES_SIZE bytes per trace, default
+#                             25 MB) with an injected host_busy straggler
+#                             at mpirun -n 2: tlmpi's phase times (the
+#                             windows are part of "read") and its causes;
+#                             with BENCH_BASE_TLMPI=path/to/older/tlmpi the
+#                             same run without them, for the cost
 #   scripts/bench.sh all      reader and report
 #
 # Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
@@ -485,6 +492,36 @@ PYEOF
             --device cpu --warmup 0 --iters 1 --output "$rd/tiny.csv" 2>&1 |
             sed -n 's/.*runner overhead \([0-9.]*\) ms.*/\1/p'
     done | sort -n | head -n 1 | awk '{printf "  %-40s %7.3f ms   (target < 1 ms)\n", "runner overhead per op (2,000 tiny ops)", $1}'
+# The straggler causes (docs/straggler-causes.md): their cost is the
+# windows computed while reading, so compare the read phase with and
+# without (an older tlmpi given as BENCH_BASE_TLMPI).
+run_causes() {
+    local jd=$dir/causes csize=${BENCH_CAUSES_SIZE:-25000000} b label
+    if [ "$(cat "$jd/.size" 2>/dev/null)" != "$csize" ]; then
+        echo "synthesizing an 8-rank job of ${csize}-byte traces ..." >&2
+        rm -rf "$jd"
+        "$bin/tlmpi-synth" --out "$jd" --world_size 8 --tp 4 \
+            --target_size "$csize" --seed 42 --straggler 5 \
+            --straggler_delay_us 400 --straggler_cause host_busy --quiet
+        rm -f "$jd/ground_truth.json"
+        echo "$csize" > "$jd/.size"
+    fi
+    . "$root/scripts/env.sh"
+    cat "$jd"/rank*_trace.json >/dev/null
+    echo
+    echo "== causes: 8 traces of $(calc %.1f "$csize/1000000") MB, mpirun -n 2 ($repeat runs)"
+    for b in ${BENCH_BASE_TLMPI:+"$BENCH_BASE_TLMPI"} "$bin/tlmpi"; do
+        label=this
+        [ "$b" = "$bin/tlmpi" ] || label=base
+        for _ in $(seq "$repeat"); do
+            rm -rf "$jd.out"
+            mkdir -p "$jd.out"
+            mpirun -n 2 "$b" --trace_dir "$jd" --output "$jd.out/tlmpi.h5" \
+                --output_dir "$jd.out" 2>&1 | grep 'wrote' |
+                sed -E "s|.* in ([0-9.]+ s): |  $label: \1: |"
+        done
+    done
+    sed -n '/^Why rank/,/^|/p' "$jd.out/report.md" | grep '^- ' | cut -c1-160
 }
 
 case "$mode" in
@@ -498,7 +535,8 @@ compare_runs) run_compare_runs ;;
 report_xlsx) run_report_xlsx ;;
 diff) run_diff ;;
 replay) run_replay ;;
+causes) run_causes ;;
 all) single_trace; run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|all" >&2
+*) echo "usage: scripts/bench.sh reader|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|causes|all" >&2
    exit 2 ;;
 esac

@@ -56,6 +56,9 @@ static const char usage[] =
     "  --slow_kernel_factor F  F times longer (default 1)\n"
     "  --straggler RANK        this rank arrives late at every collective\n"
     "  --straggler_delay_us D  by D us\n"
+    "  --straggler_cause C     what makes it late: slow_kernels, host_busy\n"
+    "                          or late_launch (truth per member in\n"
+    "                          ground_truth.json)\n"
     "  --slow_step N           in ProfilerStep#N every rank arrives late at\n"
     "  --slow_step_delay_us D  each collective by D us\n"
     "  --jitter_us J           per-rank per-collective arrival jitter in\n"
@@ -228,6 +231,10 @@ int main(int argc, char **argv)
             o.device_name = val;
         } else if (strcmp(name, "--straggler") == 0) {
             if (parse_int(val, &o.straggler_rank))
+                return bad(name, val);
+        } else if (strcmp(name, "--straggler_cause") == 0) {
+            o.straggler_cause = tlm_synth_cause_parse(val);
+            if (o.straggler_cause < 0)
                 return bad(name, val);
         } else if (strcmp(name, "--slow_kernel") == 0) {
             o.slow_kernel = val;

@@ -108,7 +108,29 @@ typedef struct tlm_synth_opts {
                                  NULL = "NVIDIA H100 80GB HBM3" */
     int no_dist_info;         /* 1: no distributedInfo key in the traces
                                  (ranks only from the file names) */
+    int straggler_cause;      /* TLM_SYNTH_CAUSE_*: what makes the
+                                 straggler late (needs straggler_rank);
+                                 NONE = its kernels just start
+                                 straggler_delay_ns late (default) */
 } tlm_synth_opts;
+
+/* Causes of --straggler_cause (docs/synth.md, docs/straggler-causes.md). */
+enum {
+    TLM_SYNTH_CAUSE_NONE = 0,
+    TLM_SYNTH_CAUSE_SLOW_KERNELS = 1, /* the last compute kernel before each
+                                         blocking collective runs D longer */
+    TLM_SYNTH_CAUSE_HOST_BUSY = 2,    /* before each collective the host
+                                         runs a python function until the
+                                         GPU has idled D */
+    TLM_SYNTH_CAUSE_LATE_LAUNCH = 3   /* each collective kernel starts D
+                                         after its launch, the GPU idle */
+};
+
+/* "slow_kernels", "host_busy", "late_launch" (NULL for NONE / out of
+ * range); tlm_synth_cause_parse gives the value of such a name, -1 if
+ * none. */
+TLM_API const char *tlm_synth_cause_name(int cause);
+TLM_API int tlm_synth_cause_parse(const char *name);
 
 /* Fills opts with the defaults above (out_dir NULL). */
 TLM_API void tlm_synth_opts_init(tlm_synth_opts *opts);
@@ -131,6 +153,10 @@ typedef struct tlm_synth_member {
     int64_t end_ns;           /* kernel end, global clock */
     int64_t local_start_ns;   /* start_ns + the rank's clock offset */
     int kept;                 /* 1: in the rank's trace after clipping */
+    int64_t cause_delay_ns;   /* --straggler_cause: how much later the
+                                 injected cause made this member arrive
+                                 (its arrival minus the arrival without
+                                 the injection); 0 otherwise */
 } tlm_synth_member;
 
 typedef struct tlm_synth_coll {

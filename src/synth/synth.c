@@ -31,6 +31,24 @@
 
 /* The defaults, one assignment per option (a table of values: the lines
  * look alike because they are data). */
+static const char *const cause_names[] = {NULL, "slow_kernels",
+                                          "host_busy", "late_launch"};
+
+const char *tlm_synth_cause_name(int cause)
+{
+    return cause > 0 && cause <= TLM_SYNTH_CAUSE_LATE_LAUNCH
+               ? cause_names[cause]
+               : NULL;
+}
+
+int tlm_synth_cause_parse(const char *name)
+{
+    for (int c = 1; name && c <= TLM_SYNTH_CAUSE_LATE_LAUNCH; c++)
+        if (strcmp(name, cause_names[c]) == 0)
+            return c;
+    return -1;
+}
+
 void tlm_synth_opts_init(tlm_synth_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
@@ -132,6 +150,11 @@ static tlm_status validate(const tlm_synth_opts *o, tlm_error *err)
             "--slow_kernel_factor a number in (0, 1e6]");
     if (o->slow_step < 0 || o->slow_step_delay_ns < 0)
         BAD("--slow_step and --slow_step_delay_us must be >= 0");
+    if (o->straggler_cause < TLM_SYNTH_CAUSE_NONE ||
+        o->straggler_cause > TLM_SYNTH_CAUSE_LATE_LAUNCH)
+        BAD("--straggler_cause: slow_kernels, host_busy or late_launch");
+    if (o->straggler_cause != TLM_SYNTH_CAUSE_NONE && o->straggler_rank < 0)
+        BAD("--straggler_cause needs --straggler RANK");
     if (o->n_clips < 0 || o->n_clips > TLM_SYNTH_MAX_CLIPS)
         BAD("at most %d --clip_first/--clip_last options",
             TLM_SYNTH_MAX_CLIPS);
@@ -597,6 +620,9 @@ static tlm_status write_truth(const syn_job *job, tlm_error *err)
     gt_key(o, "n_nodes", job->n_nodes, 0);
     gt_key(o, "straggler_rank", op->straggler_rank, 0);
     gt_key(o, "straggler_delay_ns", op->straggler_delay_ns, 0);
+    if (op->straggler_cause) /* only when used: older truths unchanged */
+        gt_keys(o, "straggler_cause",
+                tlm_synth_cause_name(op->straggler_cause));
     if (op->slow_step > 0) { /* only when used: older truths unchanged */
         gt_key(o, "slow_step", op->slow_step, 0);
         gt_key(o, "slow_step_delay_ns", op->slow_step_delay_ns, 0);
@@ -695,6 +721,10 @@ static tlm_status write_truth(const syn_job *job, tlm_error *err)
             gt_key(o, "local_start_ns", m->local_start_ns, 0);
             PUTL(o, ", \"kept\": ");
             tlm_synth_puts(o, m->kept ? "true" : "false");
+            if (op->straggler_cause && m->rank == op->straggler_rank) {
+                gt_keys(o, "cause", tlm_synth_cause_name(op->straggler_cause));
+                gt_key(o, "cause_delay_ns", m->cause_delay_ns, 0);
+            }
             tlm_synth_putc(o, '}');
         }
         PUTL(o, "]}");

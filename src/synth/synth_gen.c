@@ -127,6 +127,8 @@ typedef struct syn_op {
     int32_t block[3];
     int32_t regs;
     int32_t smem;
+    int pre;           /* OP_LAUNCH: the last GPU work before a blocking
+                          collective (--straggler_cause slow_kernels) */
 } syn_op;
 
 typedef struct syn_prog {
@@ -1007,6 +1009,11 @@ typedef struct rs {
     int64_t we;
     size_t kcoll;
     pend pc;
+    int64_t slow_extra; /* --straggler_cause: added to pre kernels */
+    int64_t host_extra; /* GPU idle the host work before a collective
+                           leaves */
+    int64_t late_extra; /* collective kernels start this much late */
+    int64_t inj;        /* slow_extra pending on the compute stream */
 } rs;
 
 static int stream_of(int pgkind)
@@ -1632,6 +1639,45 @@ static void nccl_kernel_name(char *buf, size_t size, const cinfo *ci,
                          : "ncclDevKernelArgsStorage<4096ul>");
 }
 
+/* --straggler_cause host_busy: before a collective the host runs a
+ * python function until the GPU (compute stream and the group's stream)
+ * has been idle host_extra ns, as a host that blocks and then computes
+ * would.  Returns how far the host cursor moved. */
+static int64_t host_work(rs *s, thr *th, int k)
+{
+    if (s->host_extra <= 0)
+        return 0;
+    int64_t gpu = s->sfree[0] > s->sfree[1 + k] ? s->sfree[0]
+                                                : s->sfree[1 + k];
+    int64_t t0 = th->t;
+    int64_t end = (gpu > t0 ? gpu : t0) + s->host_extra;
+    int64_t pyid = ++s->pyid;
+    int64_t evidx = s->evidx++;
+    th->t = end;
+    note_t(s, end);
+    if (!keep_ts(s, t0))
+        return end - t0;
+    int64_t parent = -1;
+    for (int i = th->depth - 1; i >= 0; i--) {
+        if (th->st[i].pyid > 0) {
+            parent = th->st[i].pyid;
+            break;
+        }
+    }
+    tlm_synth_out *o = s->out;
+    ev_x(s, "python_function", "train.py(210): host_work", s->pid, th->tid,
+         t0, end - t0);
+    PUTL(o, ", \"args\": {\"Python parent id\": ");
+    if (parent < 0)
+        PUTL(o, "null");
+    else
+        tlm_synth_puti(o, parent);
+    key_i(o, "Python id", pyid, 0);
+    key_i(o, "Ev Idx", evidx, 0);
+    PUTL(o, "}}");
+    return end - t0;
+}
+
 static void coll_arrive(syn_job *job, rs *s, int mode, const syn_op *op,
                         size_t inst)
 {
@@ -1649,6 +1695,7 @@ static void coll_arrive(syn_job *job, rs *s, int mode, const syn_op *op,
     int64_t ext[4] = {0, 0, 0, 0};
     int64_t ev[4] = {0, 0, 0, 0};
 
+    int64_t shift = host_work(s, th, k);
     tm[0] = th->t + rng_range(&s->r, 300, 1200);
     tm[2] = tm[0] + rng_range(&s->r, 2000, 4000);
     tm[4] = tm[2] + rng_range(&s->r, 3000, 6000);
@@ -1671,17 +1718,30 @@ static void coll_arrive(syn_job *job, rs *s, int mode, const syn_op *op,
     }
     th->t += rng_range(&s->r, 300, 1000);
     s->pc.corr = ++s->corr;
-    int64_t a = tm[6] + rng_range(&s->r, 3000, 6000);
+    int64_t lat = rng_range(&s->r, 3000, 6000);
+    int64_t a = tm[6] + lat;
+    int64_t a0 = tm[6] - shift + lat; /* without the injected cause */
     if (s->sfree[1 + k] > a)
         a = s->sfree[1 + k];
+    if (s->sfree[1 + k] > a0)
+        a0 = s->sfree[1 + k];
     if (s->sfree[0] > a)
         a = s->sfree[0];
-    if (job->o.jitter_ns > 0)
-        a += rng_range(&s->r, 0, job->o.jitter_ns);
-    if (s->rank == job->o.straggler_rank)
+    if (s->sfree[0] - s->inj > a0)
+        a0 = s->sfree[0] - s->inj;
+    s->inj = 0;
+    if (job->o.jitter_ns > 0) {
+        int64_t j = rng_range(&s->r, 0, job->o.jitter_ns);
+        a += j;
+        a0 += j;
+    }
+    if (s->rank == job->o.straggler_rank && !job->o.straggler_cause)
         a += job->o.straggler_delay_ns;
-    if (s->step + 1 == job->o.slow_step)
+    a += s->late_extra;
+    if (s->step + 1 == job->o.slow_step) {
         a += job->o.slow_step_delay_ns;
+        a0 += job->o.slow_step_delay_ns;
+    }
 
     s->pc.active = 1;
     s->pc.inst = inst;
@@ -1694,6 +1754,8 @@ static void coll_arrive(syn_job *job, rs *s, int mode, const syn_op *op,
     s->pc.kept = mode == SYN_REPLAY ? t->members[member].kept : 1;
     if (mode == SYN_RESOLVE) {
         t->members[member].start_ns = a;
+        t->members[member].cause_delay_ns = job->o.straggler_cause ? a - a0
+                                                                   : 0;
         job->member_issue[member] = tm[0];
     } else {
         assert(t->members[member].start_ns == a);
@@ -1865,6 +1927,12 @@ static void gpu_work(rs *s, const syn_op *op)
     int64_t kst = lts + rng_range(&s->r, 2500, 6000);
     if (s->sfree[0] > kst)
         kst = s->sfree[0];
+    if (op->kind == OP_LAUNCH && op->pre && s->slow_extra > 0) {
+        dur += s->slow_extra;
+        s->inj = s->slow_extra;
+    } else {
+        s->inj = 0;
+    }
     s->sfree[0] = kst + dur;
     th->t = lts + ldur;
     note_t(s, kst + dur);
@@ -2140,6 +2208,49 @@ static void slow_kernels(const syn_job *job, syn_prog *p)
     }
 }
 
+/* --straggler_cause slow_kernels: marks each launch that is the last GPU
+ * work before a blocking collective (no other collective, copy, wait or
+ * sync between), whose kernel the straggler then runs longer. */
+static void mark_pre(syn_prog *p)
+{
+    int next_blocking = 0;
+    for (size_t i = p->n; i-- > 0;) {
+        syn_op *op = &p->ops[i];
+        if (op->kind == OP_COLL) {
+            cinfo ci;
+            coll_info(op->ckind, 0, &ci);
+            next_blocking = ci.blocking;
+        } else if (op->kind == OP_LAUNCH) {
+            op->pre = next_blocking;
+            next_blocking = 0;
+        } else if (op->kind == OP_MEMCPY || op->kind == OP_MEMSET ||
+                   op->kind == OP_WAIT || op->kind == OP_SYNC) {
+            next_blocking = 0;
+        }
+    }
+}
+
+/* The injection of --straggler_cause into the straggler's state. */
+static void cause_init(const syn_job *job, rs *s)
+{
+    if (s->rank != job->o.straggler_rank)
+        return;
+    int64_t d = job->o.straggler_delay_ns;
+    switch (job->o.straggler_cause) {
+    case TLM_SYNTH_CAUSE_SLOW_KERNELS:
+        s->slow_extra = d;
+        break;
+    case TLM_SYNTH_CAUSE_HOST_BUSY:
+        s->host_extra = d;
+        break;
+    case TLM_SYNTH_CAUSE_LATE_LAUNCH:
+        s->late_extra = d;
+        break;
+    default:
+        break;
+    }
+}
+
 tlm_status tlm_synth_engine(syn_job *job, int mode, const int *ranks, int n,
                             int steps, tlm_synth_out **outs,
                             uint64_t *step_bytes)
@@ -2154,6 +2265,7 @@ tlm_status tlm_synth_engine(syn_job *job, int mode, const int *ranks, int n,
         return TLM_ENOMEM;
     build_program(job, &p, &nm);
     slow_kernels(job, &p);
+    mark_pre(&p);
     if (p.fail) {
         st = TLM_ENOMEM;
         goto done;
@@ -2169,6 +2281,7 @@ tlm_status tlm_synth_engine(syn_job *job, int mode, const int *ranks, int n,
         s->th[1].tid = s->pid + 43;
         s->dev = r % job->o.gpus_per_node;
         s->off = t->ranks[r].clock_offset_ns;
+        cause_init(job, s);
         int64_t start = job->t0 + rng_range(&s->r, 0, 20000);
         s->th[0].t = start;
         s->th[1].t = start;

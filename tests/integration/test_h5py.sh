@@ -35,7 +35,8 @@ b = tlmpi_h5.load(sys.argv[2])
 want = {"traces", "timeline", "ops/per_rank", "ops/merged", "ops_unique_args",
         "kernels", "collectives/instances", "collectives/per_rank",
         "collectives/unmatched", "collectives/summary", "collectives/clock",
-        "stragglers", "steps/per_rank", "steps/summary", "findings"}
+        "stragglers", "straggler_causes", "steps/per_rank", "steps/summary",
+        "findings"}
 assert set(a) == want, sorted(a)
 assert a.attrs["schema_version"] == 1 and a.attrs["world_size"] == 4
 assert a.attrs["n_traces"] == 4

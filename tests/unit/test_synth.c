@@ -377,6 +377,66 @@ static void test_schema3(void **state)
     run_schema(3, 0);
 }
 
+/* --straggler_cause: each cause delays the straggler's arrivals by what
+ * the truth records (late_launch exactly D everywhere; slow_kernels D at
+ * the tensor-parallel all-reduces, whose last kernel it lengthens;
+ * host_busy at least D: the host work ends D after the GPU's last op),
+ * the other ranks record 0, and the traces stay consistent. */
+static void test_straggler_cause(void **state)
+{
+    (void)state;
+    assert_string_equal(tlm_synth_cause_name(TLM_SYNTH_CAUSE_HOST_BUSY),
+                        "host_busy");
+    assert_int_equal(tlm_synth_cause_parse("slow_kernels"),
+                     TLM_SYNTH_CAUSE_SLOW_KERNELS);
+    assert_int_equal(tlm_synth_cause_parse("slow"), -1);
+    assert_null(tlm_synth_cause_name(TLM_SYNTH_CAUSE_NONE));
+    for (int cause = 1; cause <= TLM_SYNTH_CAUSE_LATE_LAUNCH; cause++) {
+        char dir[256];
+        tt_tmpdir(dir, sizeof dir);
+        tlm_synth_opts o;
+        tlm_error err;
+        ts_small_opts(&o, dir);
+        o.straggler_rank = 1;
+        o.straggler_delay_ns = 300000;
+        o.straggler_cause = cause;
+        tlm_synth_truth *t = NULL;
+        assert_int_equal(tlm_synth_run(&o, &t, &err), TLM_OK);
+        check_truth(t);
+        check_traces(dir, t, o.schema);
+        size_t n_tp = 0;
+        for (size_t i = 0; i < t->n_colls; i++) {
+            const tlm_synth_coll *c = &t->colls[i];
+            const tlm_synth_member *m = &t->members[c->first_member];
+            int tp = strcmp(t->pgs[c->pg].desc, "mesh_tp") == 0;
+            for (int k = 0; k < c->n_members; k++) {
+                int64_t d = m[k].cause_delay_ns;
+                if (m[k].rank != 1) {
+                    assert_int_equal(d, 0);
+                    continue;
+                }
+                if (cause == TLM_SYNTH_CAUSE_LATE_LAUNCH)
+                    assert_int_equal(d, 300000);
+                else if (cause == TLM_SYNTH_CAUSE_HOST_BUSY)
+                    assert_true(d >= 300000 && d < 400000);
+                else if (tp) /* all of D when the GPU is the bottleneck */
+                    assert_true(d > 0 && d <= 300000);
+                n_tp += tp;
+            }
+        }
+        assert_true(n_tp > 0);
+        tlm_synth_truth_free(t);
+        tt_rm_rf(dir);
+    }
+    tlm_synth_opts o;
+    tlm_error err;
+    tlm_synth_opts_init(&o);
+    o.out_dir = "/nonexistent";
+    o.straggler_cause = TLM_SYNTH_CAUSE_HOST_BUSY;
+    assert_int_equal(tlm_synth_run(&o, NULL, &err), TLM_EINVAL);
+    assert_non_null(strstr(err.msg, "--straggler_cause needs --straggler"));
+}
+
 /* MARK: - clipping, --ranks, target size */
 
 static void test_clip(void **state)
@@ -572,6 +632,7 @@ int main(void)
         cmocka_unit_test(test_schema1),
         cmocka_unit_test(test_schema2_gzip),
         cmocka_unit_test(test_schema3),
+        cmocka_unit_test(test_straggler_cause),
         cmocka_unit_test(test_clip),
         cmocka_unit_test(test_only_ranks_and_gzip),
         cmocka_unit_test(test_no_dist_info),

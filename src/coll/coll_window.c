@@ -1,0 +1,496 @@
+/*
+ * coll_window.c - the window before each collective of one trace, for the
+ * straggler causes (tlm_cause.h, docs/straggler-causes.md).
+ *
+ * The window of a collective is [end of the previous instance of the same
+ * process group on this rank, start of this collective's kernel).  Every
+ * implicit-sync instance ends at nearly the same true time on all of its
+ * members, so the windows of two members of one instance start together
+ * and their lengths differ by how much later one arrived than the other.
+ *
+ * Inside the window the GPU (every stream of the trace) is busy or idle.
+ * Each idle gap ends when a GPU op starts (or the collective itself); the
+ * host launch of that op (cuda_runtime/cuda_driver event with the same
+ * correlation) splits the gap: before the launch began, the GPU waited for
+ * the host (host_busy, attributed to the innermost host event on the
+ * launching thread, "(untraced)" where none); after it, the work was
+ * issued but had not started (late_launch).  A gap whose op has no launch
+ * goes to other.  GPU busy time is attributed to the op that launched it
+ * (the innermost host event around its launch; else the GPU op's name).
+ *
+ * Cost: one sort of the GPU ops and of the host events, then each window
+ * looks only at the GPU ops it overlaps and, for each of its host parts,
+ * at the chain of host events open at its start (parent links computed
+ * once) and at most HOST_SCAN events starting inside it: O(E log E) per
+ * trace.
+ */
+#include "coll_internal.h"
+#include "i3map.h"
+#include "tlmpi/tlm_cause.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HOST_SCAN 512   /* host events starting inside one host part */
+#define MAX_DEPTH 64    /* nesting of host events followed */
+#define MAX_OPS 32      /* distinct ops counted per window and kind */
+
+static const char *const cause_names[TLM_CAUSE_COUNT] = {
+#define TLM_X_(e, s) s,
+    TLM_CAUSE_LIST(TLM_X_)
+#undef TLM_X_
+};
+
+const char *tlm_cause_name(int cause)
+{
+    return cause >= 0 && cause < TLM_CAUSE_COUNT ? cause_names[cause] : NULL;
+}
+
+/* MARK: - per-trace indexes */
+
+typedef struct gop {
+    int64_t t0, t1;
+    uint32_t ev;    /* event index */
+    uint32_t name;  /* the op it is charged to (gop_name) */
+    int32_t launch; /* its launch event, -1 none */
+} gop;
+
+typedef struct hev {
+    int64_t pid, tid, t0, t1;
+    uint32_t ev;
+} hev;
+
+typedef struct wctx {
+    const tlm_trace *tr;
+    const tlm_event *e;
+    size_t ne;
+    gop *g;         /* GPU ops by start */
+    int64_t *gmax;  /* prefix maximum of their ends */
+    size_t ng;
+    hev *h;         /* host events by (pid, tid, start, -dur) */
+    int32_t *up;    /* per host event: the one enclosing it, -1 none */
+    size_t nh;
+    tlm_i3map corr; /* correlation -> launch event */
+} wctx;
+
+static int cmp_gop(const void *a, const void *b)
+{
+    const gop *x = a, *y = b;
+    if (x->t0 != y->t0)
+        return x->t0 < y->t0 ? -1 : 1;
+    return x->ev < y->ev ? -1 : x->ev > y->ev;
+}
+
+static int cmp_hev(const void *a, const void *b)
+{
+    const hev *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    if (x->t0 != y->t0)
+        return x->t0 < y->t0 ? -1 : 1;
+    if (x->t1 != y->t1)
+        return x->t1 > y->t1 ? -1 : 1; /* longer (outer) first */
+    return x->ev < y->ev ? -1 : x->ev > y->ev;
+}
+
+static int is_host(const tlm_event *ev)
+{
+    return ev->ph == 'X' && ev->has_tid && (ev->flags & TLM_EV_HAS_TS) &&
+           (ev->cat == TLM_CAT_CPU_OP || ev->cat == TLM_CAT_PYTHON_FUNCTION ||
+            ev->cat == TLM_CAT_USER_ANNOTATION) && ev->dur >= 0;
+}
+
+static tlm_status index_trace(wctx *w, const tlm_alloc *a)
+{
+    size_t ng = 0, nh = 0, nr = 0;
+    for (size_t i = 0; i < w->ne; i++) {
+        const tlm_event *ev = &w->e[i];
+        ng += tlm_event_is_gpu(ev) != 0;
+        nh += is_host(ev);
+        nr += ev->cat == TLM_CAT_CUDA_RUNTIME || ev->cat == TLM_CAT_CUDA_DRIVER;
+    }
+    w->g = tlm_coll_malloc(a, (ng ? ng : 1) * sizeof *w->g);
+    w->gmax = tlm_coll_malloc(a, (ng ? ng : 1) * sizeof *w->gmax);
+    w->h = tlm_coll_malloc(a, (nh ? nh : 1) * sizeof *w->h);
+    w->up = tlm_coll_malloc(a, (nh ? nh : 1) * sizeof *w->up);
+    if (!w->g || !w->gmax || !w->h || !w->up ||
+        tlm_i3map_init(&w->corr, nr) != TLM_OK)
+        return TLM_ENOMEM;
+    for (size_t i = 0; i < w->ne && i <= INT32_MAX; i++) {
+        const tlm_event *ev = &w->e[i];
+        int64_t v;
+        if (tlm_event_is_gpu(ev)) {
+            w->g[w->ng].t0 = ev->ts;
+            w->g[w->ng].t1 = ev->ts + ev->dur;
+            w->g[w->ng++].ev = (uint32_t)i;
+        } else if ((ev->cat == TLM_CAT_CUDA_RUNTIME ||
+                    ev->cat == TLM_CAT_CUDA_DRIVER) &&
+                   (ev->flags & TLM_EV_HAS_TS) &&
+                   tlm_event_arg_int(w->tr, ev, TLM_ARG_CORRELATION, &v)) {
+            if (tlm_i3map_put(&w->corr, v, 0, 0, (int32_t)i) != TLM_OK)
+                return TLM_ENOMEM;
+        }
+        if (is_host(ev)) {
+            hev *h = &w->h[w->nh++];
+            h->pid = ev->pid;
+            h->tid = ev->tid;
+            h->t0 = ev->ts;
+            h->t1 = ev->ts + ev->dur;
+            h->ev = (uint32_t)i;
+        }
+    }
+    qsort(w->h, w->nh, sizeof *w->h, cmp_hev);
+    /* parent links: a stack per thread (up[] doubles as the stack) */
+    int32_t top = -1;
+    for (size_t i = 0; i < w->nh; i++) {
+        const hev *h = &w->h[i];
+        if (i && (h->pid != w->h[i - 1].pid || h->tid != w->h[i - 1].tid))
+            top = -1;
+        while (top >= 0 && w->h[top].t1 <= h->t0)
+            top = w->up[top];
+        w->up[i] = top;
+        top = (int32_t)i;
+    }
+    return TLM_OK;
+}
+
+/* MARK: - op tallies */
+
+typedef struct tally {
+    uint32_t name[MAX_OPS]; /* interned name; 0 = "(untraced)" */
+    int64_t ns[MAX_OPS];
+    int n;
+    int cut;
+} tally;
+
+static void tally_add(tally *t, uint32_t name, int64_t ns)
+{
+    if (ns <= 0)
+        return;
+    for (int i = 0; i < t->n; i++) {
+        if (t->name[i] == name) {
+            t->ns[i] += ns;
+            return;
+        }
+    }
+    if (t->n == MAX_OPS) {
+        t->cut = 1;
+        return;
+    }
+    t->name[t->n] = name;
+    t->ns[t->n++] = ns;
+}
+
+static void op_set(const tlm_trace *tr, tlm_cause_op *o, uint32_t name,
+                   int64_t ns)
+{
+    size_t len = 0;
+    const char *s = name ? tlm_trace_str(tr, name, &len) : "(untraced)";
+    if (!name)
+        len = strlen(s);
+    o->hash = tlm_hash64(s, len);
+    if (o->hash == 0)
+        o->hash = 1;
+    o->ns = ns;
+    size_t n = len < TLM_CAUSE_OP_LEN - 1 ? len : TLM_CAUSE_OP_LEN - 1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        o->name[i] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
+    }
+    o->name[n] = 0;
+}
+
+/* The TLM_CAUSE_TOP largest entries into out (largest first; ties: the
+ * lower name id). */
+static void tally_top(const tlm_trace *tr, const tally *t, tlm_cause_op *out)
+{
+    int used[MAX_OPS] = {0};
+    for (int k = 0; k < TLM_CAUSE_TOP; k++) {
+        int best = -1;
+        for (int i = 0; i < t->n; i++)
+            if (!used[i] && (best < 0 || t->ns[i] > t->ns[best] ||
+                             (t->ns[i] == t->ns[best] &&
+                              t->name[i] < t->name[best])))
+                best = i;
+        if (best < 0)
+            break;
+        used[best] = 1;
+        op_set(tr, &out[k], t->name[best], t->ns[best]);
+    }
+}
+
+/* MARK: - one window */
+
+/* The launch event of GPU op ev, or -1. */
+static int32_t launch_of(const wctx *w, uint32_t ev)
+{
+    int64_t c;
+    if (!tlm_event_arg_int(w->tr, &w->e[ev], TLM_ARG_CORRELATION, &c))
+        return -1;
+    return tlm_i3map_get(&w->corr, c, 0, 0);
+}
+
+/* First host event of (pid, tid) with start >= t, as an index in w->h. */
+static size_t host_lower(const wctx *w, int64_t pid, int64_t tid, int64_t t)
+{
+    size_t lo = 0, hi = w->nh;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const hev *h = &w->h[mid];
+        int before = h->pid < pid || (h->pid == pid && (h->tid < tid ||
+                     (h->tid == tid && h->t0 < t)));
+        if (before)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The name GPU op ev is charged to: the innermost host event running on
+ * the launching thread when launch l began, else the GPU op's own name. */
+static uint32_t gop_name(const wctx *w, uint32_t ev, int32_t l)
+{
+    if (l >= 0) {
+        const tlm_event *le = &w->e[l];
+        size_t k = host_lower(w, le->pid, le->tid, le->ts + 1);
+        if (k > 0 && w->h[k - 1].pid == le->pid &&
+            w->h[k - 1].tid == le->tid) {
+            for (int32_t j = (int32_t)k - 1; j >= 0; j = w->up[j])
+                if (w->h[j].t1 > le->ts)
+                    return w->e[w->h[j].ev].name;
+        }
+    }
+    return w->e[ev].name;
+}
+
+/* Resolves each GPU op's charged name and launch once (the windows of
+ * several groups overlap), then orders them by start. */
+static void finish_index(wctx *w)
+{
+    for (size_t i = 0; i < w->ng; i++) {
+        w->g[i].launch = launch_of(w, w->g[i].ev);
+        w->g[i].name = gop_name(w, w->g[i].ev, w->g[i].launch);
+    }
+    qsort(w->g, w->ng, sizeof *w->g, cmp_gop);
+    for (size_t i = 0; i < w->ng; i++)
+        w->gmax[i] = i && w->gmax[i - 1] > w->g[i].t1 ? w->gmax[i - 1]
+                                                      : w->g[i].t1;
+}
+
+/* Charges [h0, h1) on the launching thread of launch event l to the
+ * innermost host event covering each instant (self time clipped to the
+ * interval), "(untraced)" where none covers. */
+static void host_part(const wctx *w, int32_t l, int64_t h0, int64_t h1,
+                      tally *t)
+{
+    const tlm_event *le = &w->e[l];
+    /* the events open at h0 (the chain above the last one starting at or
+     * before h0, outermost first), then those starting in (h0, h1) */
+    size_t first = host_lower(w, le->pid, le->tid, h0 + 1);
+    size_t end = host_lower(w, le->pid, le->tid, h1);
+    int32_t chain[MAX_DEPTH];
+    int nc = 0;
+    if (first > 0 && w->h[first - 1].pid == le->pid &&
+        w->h[first - 1].tid == le->tid) {
+        for (int32_t j = (int32_t)first - 1; j >= 0; j = w->up[j]) {
+            if (w->h[j].t1 <= h0)
+                continue;
+            if (nc == MAX_DEPTH) {
+                t->cut = 1;
+                break;
+            }
+            chain[nc++] = j;
+        }
+    }
+    if (end - first > HOST_SCAN) {
+        end = first + HOST_SCAN;
+        t->cut = 1;
+    }
+    /* stack of open events (clipped), self time = clipped - children */
+    int32_t stk[MAX_DEPTH];
+    int64_t self[MAX_DEPTH];
+    int64_t s_end[MAX_DEPTH];
+    int depth = 0;
+    int64_t covered = 0;
+    for (size_t k = 0; k < (size_t)nc + (end - first); k++) {
+        size_t i = k < (size_t)nc ? (size_t)chain[nc - 1 - (int)k]
+                                  : first + (k - (size_t)nc);
+        const hev *h = &w->h[i];
+        int64_t c0 = h->t0 > h0 ? h->t0 : h0;
+        int64_t c1 = h->t1 < h1 ? h->t1 : h1;
+        if (c1 <= c0)
+            continue;
+        while (depth > 0 && s_end[depth - 1] <= h->t0) {
+            depth--;
+            tally_add(t, w->e[stk[depth]].name, self[depth]);
+        }
+        if (depth > 0)
+            self[depth - 1] -= c1 - c0;
+        else
+            covered += c1 - c0;
+        if (depth == MAX_DEPTH) {
+            t->cut = 1;
+            continue;
+        }
+        stk[depth] = (int32_t)h->ev;
+        self[depth] = c1 - c0;
+        s_end[depth++] = h->t1;
+    }
+    while (depth > 0) {
+        depth--;
+        tally_add(t, w->e[stk[depth]].name, self[depth]);
+    }
+    tally_add(t, 0, (h1 - h0) - covered);
+}
+
+/* Idle gap [g0, g1) ending with the GPU op launched by event l (-1:
+ * none found). */
+static void gap(const wctx *w, int32_t l, int64_t g0, int64_t g1,
+                tlm_coll_window *o, tally *ht)
+{
+    if (g1 <= g0)
+        return;
+    if (l < 0) {
+        o->other_ns += g1 - g0;
+        return;
+    }
+    int64_t l0 = w->e[l].ts;
+    int64_t split = l0 < g0 ? g0 : l0 > g1 ? g1 : l0;
+    if (split > g0) {
+        o->host_ns += split - g0;
+        host_part(w, l, g0, split, ht);
+    }
+    o->launch_ns += g1 - split;
+}
+
+static void window(const wctx *w, const tlm_coll_record *r, int64_t w0,
+                   tlm_coll_window *o)
+{
+    int64_t w1 = r->ts_ns;
+    tally kt, ht;
+    memset(&kt, 0, sizeof kt);
+    memset(&ht, 0, sizeof ht);
+    o->win_ns = w1 > w0 ? w1 - w0 : 0;
+    if (w1 <= w0)
+        return;
+    /* first GPU op that may overlap w0 */
+    size_t lo = 0, hi = w->ng;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->gmax[mid] <= w0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t cur = w0; /* busy up to here */
+    for (size_t i = lo; i < w->ng && w->g[i].t0 < w1; i++) {
+        const gop *g = &w->g[i];
+        if (g->ev == r->event_index || g->t1 <= w0)
+            continue;
+        int64_t c0 = g->t0 > w0 ? g->t0 : w0;
+        int64_t c1 = g->t1 < w1 ? g->t1 : w1;
+        tally_add(&kt, g->name, c1 - c0);
+        if (c0 > cur) {
+            gap(w, g->launch, cur, c0, o, &ht);
+            cur = c0;
+        }
+        if (c1 > cur) {
+            o->busy_ns += c1 - cur;
+            cur = c1;
+        }
+    }
+    if (cur < w1)
+        gap(w, launch_of(w, (uint32_t)r->event_index), cur, w1, o, &ht);
+    if (kt.cut || ht.cut)
+        o->flags |= TLM_WIN_CUT;
+    tally_top(w->tr, &kt, o->kop);
+    tally_top(w->tr, &ht, o->hop);
+}
+
+/* MARK: - all windows of a trace */
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const tlm_coll_record *x = *(const tlm_coll_record *const *)a;
+    const tlm_coll_record *y = *(const tlm_coll_record *const *)b;
+    if (x->match_key != y->match_key)
+        return x->match_key < y->match_key ? -1 : 1;
+    if (x->ts_ns != y->ts_ns)
+        return x->ts_ns < y->ts_ns ? -1 : 1;
+    return x->event_index < y->event_index ? -1
+                                           : x->event_index > y->event_index;
+}
+
+static int wanted(const tlm_coll_record *r)
+{
+    return r->part == 0 && tlm_coll_type_implicit_sync(r->coll);
+}
+
+tlm_status tlm_coll_windows(const tlm_trace *trace,
+                            const tlm_coll_record *recs, size_t n,
+                            const tlm_alloc *a, tlm_coll_window **out,
+                            size_t *n_out, tlm_error *err)
+{
+    tlm_status st = tlm_coll_outputs((void **)out, n_out,
+                                     trace && (recs || !n),
+                                     "tlm_coll_windows", err);
+    if (st != TLM_OK)
+        return st;
+    wctx w;
+    memset(&w, 0, sizeof w);
+    w.tr = trace;
+    w.e = tlm_trace_events(trace, &w.ne);
+    size_t nw = 0;
+    for (size_t i = 0; i < n; i++)
+        nw += wanted(&recs[i]);
+    const tlm_coll_record **p =
+        tlm_coll_malloc(a, (nw ? nw : 1) * sizeof *p);
+    tlm_coll_window *o = tlm_coll_calloc(a, nw ? nw : 1, sizeof *o);
+    if (!p || !o || (nw && index_trace(&w, a) != TLM_OK))
+        goto nomem;
+    if (nw)
+        finish_index(&w);
+    nw = 0;
+    for (size_t i = 0; i < n; i++)
+        if (wanted(&recs[i]))
+            p[nw++] = &recs[i];
+    qsort(p, nw, sizeof *p, cmp_rec);
+    for (size_t i = 0; i < nw; i++) {
+        const tlm_coll_record *r = p[i];
+        tlm_coll_window *wi = &o[i];
+        wi->owner_key = tlm_coll_record_owner_key(r);
+        wi->event_index = r->event_index;
+        wi->trace_rank = r->trace_rank;
+        int has_prev = i > 0 && p[i - 1]->match_key == r->match_key &&
+                       r->event_index < w.ne;
+        if (!has_prev) {
+            wi->flags |= TLM_WIN_NO_PREV;
+            wi->win_start_ns = r->start_ns;
+            continue;
+        }
+        const tlm_coll_record *q = p[i - 1];
+        int64_t w0 = q->ts_ns + q->dur_ns;
+        wi->win_start_ns = q->start_ns + q->dur_ns;
+        window(&w, r, w0, wi);
+    }
+    *out = o;
+    *n_out = nw;
+    o = NULL;
+    st = TLM_OK;
+    goto done;
+nomem:
+    st = tlm_error_set(err, TLM_ENOMEM, NULL, -1,
+                       "out of memory computing collective windows");
+done:
+    tlm_coll_mfree(a, o);
+    tlm_coll_mfree(a, p);
+    tlm_coll_mfree(a, w.g);
+    tlm_coll_mfree(a, w.gmax);
+    tlm_coll_mfree(a, w.h);
+    tlm_coll_mfree(a, w.up);
+    tlm_i3map_free(&w.corr);
+    return st;
+}
