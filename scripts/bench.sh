@@ -492,6 +492,8 @@ PYEOF
             --device cpu --warmup 0 --iters 1 --output "$rd/tiny.csv" 2>&1 |
             sed -n 's/.*runner overhead \([0-9.]*\) ms.*/\1/p'
     done | sort -n | head -n 1 | awk '{printf "  %-40s %7.3f ms   (target < 1 ms)\n", "runner overhead per op (2,000 tiny ops)", $1}'
+}
+
 # The straggler causes (docs/straggler-causes.md): their cost is the
 # windows computed while reading, so compare the read phase with and
 # without (an older tlmpi given as BENCH_BASE_TLMPI).
