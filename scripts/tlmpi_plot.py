@@ -200,8 +200,11 @@ def scaling(plt, np, jobs):
         a1.plot(x, g["step_time_ns"].to_numpy() / 1e6, "o-",
                 label=_label(job))
         a2.plot(x, g["eff_weak"].to_numpy(), "o-", label=_label(job))
-    a1.set_xscale("log", base=2)
-    a2.set_xscale("log", base=2)
+    from matplotlib.ticker import ScalarFormatter
+    for a in (a1, a2):
+        a.set_xscale("log", base=2)
+        a.xaxis.set_major_formatter(ScalarFormatter())
+    a2.set_ylim(bottom=0, top=max(1.1, float(jobs["eff_weak"].max()) * 1.05))
     a1.set_xlabel("world size (ranks)")
     a2.set_xlabel("world size (ranks)")
     a1.set_ylabel("step time (ms)")
