@@ -48,10 +48,10 @@ def main(path, gt_path, clock, filt="all"):
             tids[e["tid"]].add(e["pid"])
     if any(len(p) > 1 for p in tids.values()):
         fail("a thread id is shared by two processes")
-    if filt != "all" and any(e.get("cat") in ("cpu_op", "python_function")
-                             and "args" not in e for e in ev
-                             if e.get("ph") == "X"):
-        fail("filter %s kept CPU events" % filt)
+    gpu = ("kernel", "gpu_memcpy", "gpu_memset")
+    if filt == "kernels" and any(e.get("cat") not in gpu for e in ev
+                                 if e.get("ph") == "X"):
+        fail("filter kernels kept CPU events")
 
     # kernels of collectives: (pid, pg, seq) -> first kernel
     kern = {}
