@@ -161,8 +161,10 @@ TLM_API tlm_status tlm_mtrace_emit_part(FILE *part, uint64_t from,
                                         uint64_t to, int64_t shift_ns,
                                         tlm_mtrace_z *z, tlm_error *err);
 
-/* Writes the flow event of every anchor with a role (ts + shift_ns; a
- * trace's anchors share its shift: shift_of(arg, trace_rank)). */
+/* Writes the flow event of every anchor with a role (",\n"-preceded, at
+ * ts + shift_of(arg, trace_rank), on the anchor's pid and tid, binding to
+ * the enclosing slice).  Errors: TLM_EINVAL (shift_of NULL), TLM_EIO,
+ * TLM_EGZIP. */
 TLM_API tlm_status tlm_mtrace_emit_flows(const tlm_mtrace_anchor *a,
                                          size_t n,
                                          int64_t (*shift_of)(void *arg,

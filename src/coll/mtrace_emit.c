@@ -193,6 +193,9 @@ tlm_status tlm_mtrace_emit_flows(const tlm_mtrace_anchor *a, size_t n,
                                  void *arg, tlm_mtrace_z *z, tlm_error *err)
 {
     char b[256];
+    if (!shift_of)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "merged trace: no clock shift for the flows");
     for (size_t i = 0; i < n; i++) {
         if (a[i].role == TLM_MTRACE_ROLE_NONE)
             continue;
