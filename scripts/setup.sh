@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
       libhdf5-openmpi-dev hdf5-tools zlib1g-dev libcmocka-dev
-      python3-h5py python3-pandas time
+      python3-h5py python3-pandas python3-matplotlib time
       libxlsxwriter-dev libzip-dev libexpat1-dev)
 [ "${TLM_WITH_CLANG:-0}" = 1 ] && pkgs+=(clang libclang-rt-14-dev)
 # the real-Slurm test (tests/integration/test_slurm.sh, docs/slurm.md)

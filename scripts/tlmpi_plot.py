@@ -17,6 +17,11 @@ an audit file (tlmpi audit) gives
   busbw.png            bus bandwidth against message size per collective
                        kind, coloured by world size
 
+and, with --timeline MERGED.json.gz (a --merged_trace), a picture of it:
+  timeline.png         GPU streams of every rank over a window, collective
+                       kernels in colour, their flow links drawn across
+                       ranks (a static view of what Perfetto UI shows)
+
 `tlmpi --plots` and `tlmpi audit --plots` run it after their HDF5 file is
 written.  Reads through tlmpi_h5.py (same folder, or installed beside it).
 Each PNG is written under a temporary name and renamed.  Exit status: 0
@@ -89,12 +94,12 @@ def arrival_heatmap(plt, np, t):
     finite = mat[np.isfinite(mat)]
     fig, ax = plt.subplots(figsize=(11, 5.5))
     ax.set_facecolor("#e8e8e8")  # not a member of that instance
-    vmax = float(np.percentile(finite, 99.5)) if finite.size else 1.0
+    vmax = float(np.percentile(finite, 97)) if finite.size else 1.0
     im = ax.imshow(mat, aspect="auto", interpolation="nearest",
                    cmap="magma", vmin=0, vmax=max(vmax, 1e-3),
                    extent=(-0.5, len(uniq) - 0.5, ranks[-1] + 0.5,
                            ranks[0] - 0.5))
-    cb = fig.colorbar(im, ax=ax)
+    cb = fig.colorbar(im, ax=ax, extend="max")
     cb.set_label("arrival after the first rank (us, corrected clocks)")
     ax.set_xlabel("collective instance (by first arrival; grey: rank not "
                   "in its group)")
@@ -200,10 +205,12 @@ def scaling(plt, np, jobs):
         a1.plot(x, g["step_time_ns"].to_numpy() / 1e6, "o-",
                 label=_label(job))
         a2.plot(x, g["eff_weak"].to_numpy(), "o-", label=_label(job))
-    from matplotlib.ticker import ScalarFormatter
+    ws = sorted(int(w) for w in jobs["world_size"].unique())
     for a in (a1, a2):
         a.set_xscale("log", base=2)
-        a.xaxis.set_major_formatter(ScalarFormatter())
+        a.set_xticks(ws)
+        a.set_xticklabels([str(w) for w in ws])
+        a.minorticks_off()
     a2.set_ylim(bottom=0, top=max(1.1, float(jobs["eff_weak"].max()) * 1.05))
     a1.set_xlabel("world size (ranks)")
     a2.set_xlabel("world size (ranks)")
@@ -232,22 +239,114 @@ def plot_audit(plt, np, tlmpi_h5, path, out_dir, written):
             _save(plt, fig, out_dir, name, written)
 
 
+# ------------------------------------------------------------ timeline
+
+def timeline(plt, np, path, window_us):
+    """GPU streams of a merged trace over a window: kernels as bars,
+    collectives coloured by kind, flows as lines across ranks."""
+    import gzip
+    import json
+    with gzip.open(path, "rb") as f:
+        doc = json.load(f)
+    ev = doc["traceEvents"]
+    gpu = ("kernel", "gpu_memcpy", "gpu_memset")
+    flows = [e for e in ev if e.get("ph") in ("s", "t", "f")]
+    kern = [e for e in ev if e.get("ph") == "X" and e.get("cat") in gpu]
+    if not kern:
+        return None
+    t0 = min(e["ts"] for e in kern)
+    lo = hi = 0.0
+    if window_us:
+        lo, hi = (float(x) for x in window_us.split(":"))
+    else:  # 3 ms from just before the first linked collective
+        first = min((e["ts"] for e in flows), default=t0) - t0
+        lo, hi = max(first - 200.0, 0.0), max(first - 200.0, 0.0) + 3000.0
+    def seen(e):
+        return e["ts"] - t0 + e.get("dur", 0) >= lo and e["ts"] - t0 <= hi
+    kern = [e for e in kern if seen(e)]
+    flows = [e for e in flows if seen(e)]
+    rows = sorted({(e["pid"], e["tid"]) for e in kern})
+    if not rows:
+        return None
+    row = {k: i for i, k in enumerate(rows)}
+    fig, ax = plt.subplots(figsize=(12, 0.3 * len(rows) + 1.6))
+    kinds = sorted({e["args"]["coll"] for e in kern if "coll" in
+                    (e.get("args") or {})})
+    cmap = plt.get_cmap("tab10")
+    colour = {k: cmap((i + 1) % 10) for i, k in enumerate(kinds)}
+    bars = {}
+    for e in kern:
+        s, d = e["ts"] - t0, e.get("dur", 0)
+        if s + d < lo or s > hi:
+            continue
+        a = e.get("args") or {}
+        key = a.get("coll", "")
+        bars.setdefault((row[(e["pid"], e["tid"])], key), []).append((s, d))
+    for (r, key), xs in bars.items():
+        ax.broken_barh(xs, (r - 0.35, 0.7), linewidth=0,
+                       facecolor=colour.get(key, "#9db4d3"))
+    chains = {}
+    for e in flows:
+        chains.setdefault(e["id"], []).append(e)
+    for ch in chains.values():
+        ch.sort(key=lambda e: (e["ts"], e["pid"]))
+        xs = [e["ts"] - t0 for e in ch]
+        ys = [row.get((e["pid"], e["tid"]), np.nan) for e in ch]
+        if max(xs) < lo or min(xs) > hi:
+            continue
+        ax.plot(xs, ys, color="black", linewidth=0.7, alpha=0.8)
+        ax.plot(xs[:1], ys[:1], "o", color="black", markersize=2.5)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(["rank %d / %d" % (p, t % 1024) for p, t in rows],
+                       fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlim(lo, hi)
+    ax.set_xlabel("time (us since the first kernel, clock-aligned: %s)"
+                  % doc.get("otherData", {}).get("clock", "?"))
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colour[k]) for k in kinds]
+    handles.append(plt.Rectangle((0, 0), 1, 1, color="#9db4d3"))
+    ax.legend(handles, [_label(k) for k in kinds] + ["other kernels"],
+              fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    ax.set_title("Merged trace: GPU streams per rank, collectives linked "
+                 "by flows")
+    fig.tight_layout()
+    return fig
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description="PNG plots of a tlmpi file")
-    ap.add_argument("h5", help="tlmpi.h5 (analysis) or audit.h5 (audit)")
+    ap.add_argument("h5", nargs="?",
+                    help="tlmpi.h5 (analysis) or audit.h5 (audit)")
     ap.add_argument("--out", required=True, help="folder for the PNGs")
+    ap.add_argument("--timeline", metavar="MERGED.json.gz",
+                    help="also draw timeline.png of a merged trace")
+    ap.add_argument("--window_us", metavar="START:END",
+                    help="its window, us after the first kernel")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv[1:])
+    if not a.h5 and not a.timeline:
+        ap.error("give an HDF5 file, --timeline, or both")
     mods = _imports()
     if mods is None:
         return MISSING
     plt, np, tlmpi_h5 = mods
     import h5py
+    written = []
+    if a.timeline:
+        try:
+            os.makedirs(a.out, exist_ok=True)
+            fig = timeline(plt, np, a.timeline, a.window_us)
+            if fig is not None:
+                _save(plt, fig, a.out, "timeline.png", written)
+        except (OSError, KeyError, ValueError) as e:
+            sys.stderr.write("tlmpi_plot: %s: %s\n" % (a.timeline, e))
+            return 1
+        if not a.h5:
+            return 0
     try:
         with h5py.File(a.h5, "r") as f:
             audit = "runs" in f and "scaling" in f
         os.makedirs(a.out, exist_ok=True)
-        written = []
         (plot_audit if audit else plot_analysis)(plt, np, tlmpi_h5, a.h5,
                                                  a.out, written)
     except (OSError, KeyError, ValueError) as e:
