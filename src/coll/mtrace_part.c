@@ -269,10 +269,64 @@ static tlm_status note_thread_name(part *p, const tlm_event *ev)
     return TLM_OK;
 }
 
+/* The JSON string naming thread t: the trace's thread_name, else
+ * "thread T" / "GPU D stream S", or "other threads" for the shared id. */
+static int thread_label(const part *p, const thr *t, char *b, size_t cap,
+                        size_t *o)
+{
+    if (t->dense == MAX_THREADS)
+        return lit(b, cap, o, "\"other threads\"");
+    if (t->name)
+        return str_id(b, cap, o, p->tr, t->name);
+    char lab[2 * TLM_MTRACE_STR_MAX + 64];
+    size_t lo = 0;
+    int bad = lit(lab, sizeof lab, &lo, t->gpu ? "GPU " : "thread ");
+    if (t->gpu && !bad) {
+        bad = (t->strf & TLM_EV_PID_STR)
+                  ? lit(lab, sizeof lab, &lo,
+                        tlm_trace_str(p->tr, (uint32_t)t->pid, NULL))
+                  : num(lab, sizeof lab, &lo, t->pid);
+        bad = bad || lit(lab, sizeof lab, &lo, " stream ");
+    }
+    if (!bad)
+        bad = (t->strf & TLM_EV_TID_STR)
+                  ? lit(lab, sizeof lab, &lo,
+                        tlm_trace_str(p->tr, (uint32_t)t->tid, NULL))
+                  : num(lab, sizeof lab, &lo, t->tid);
+    return bad || tlm_mtrace_json_str(b, cap, o, lab, lo);
+}
+
+/* The two metadata records of thread t. */
+static tlm_status put_thread(part *p, const thr *t)
+{
+    char b[EV_BUF];
+    size_t o = 0;
+    int64_t tid = merged_tid(p->rank, t->dense);
+    int bad = lit(b, sizeof b, &o, "\"ph\":\"M\",\"pid\":") ||
+              num(b, sizeof b, &o, p->rank) ||
+              lit(b, sizeof b, &o, ",\"tid\":") ||
+              num(b, sizeof b, &o, tid) ||
+              lit(b, sizeof b, &o,
+                  ",\"name\":\"thread_name\",\"args\":{\"name\":") ||
+              thread_label(p, t, b, sizeof b, &o) ||
+              lit(b, sizeof b, &o, "}}");
+    tlm_status st = bad ? TLM_ELIMIT : put(p, 0, 1, b, o);
+    if (st != TLM_OK)
+        return st;
+    o = 0;
+    bad = lit(b, sizeof b, &o, "\"ph\":\"M\",\"pid\":") ||
+          num(b, sizeof b, &o, p->rank) ||
+          lit(b, sizeof b, &o, ",\"tid\":") || num(b, sizeof b, &o, tid) ||
+          lit(b, sizeof b, &o, ",\"name\":\"thread_sort_index\","
+                               "\"args\":{\"sort_index\":") ||
+          num(b, sizeof b, &o, (t->gpu ? 100000 : 0) + t->dense) ||
+          lit(b, sizeof b, &o, "}}");
+    return bad ? TLM_ELIMIT : put(p, 0, 1, b, o);
+}
+
 /* thread_name and thread_sort_index of every thread an event used. */
 static tlm_status put_threads(part *p)
 {
-    char b[EV_BUF];
     int other_done = 0;
     for (size_t i = 0; i < p->cap; i++) {
         const thr *t = &p->map[i];
@@ -283,55 +337,7 @@ static tlm_status put_threads(part *p)
                 continue;
             other_done = 1;
         }
-        size_t o = 0;
-        int64_t tid = merged_tid(p->rank, t->dense);
-        int bad = lit(b, sizeof b, &o, "\"ph\":\"M\",\"pid\":") ||
-                  num(b, sizeof b, &o, p->rank) ||
-                  lit(b, sizeof b, &o, ",\"tid\":") ||
-                  num(b, sizeof b, &o, tid) ||
-                  lit(b, sizeof b, &o,
-                      ",\"name\":\"thread_name\",\"args\":{\"name\":");
-        if (bad)
-            return TLM_ELIMIT;
-        if (t->dense == MAX_THREADS) {
-            bad = lit(b, sizeof b, &o, "\"other threads\"");
-        } else if (t->name) {
-            bad = str_id(b, sizeof b, &o, p->tr, t->name);
-        } else {
-            char lab[2 * TLM_MTRACE_STR_MAX + 64];
-            size_t lo = 0;
-            const char *pre = t->gpu ? "GPU " : "thread ";
-            bad = lit(lab, sizeof lab, &lo, pre);
-            if (t->gpu && !bad) {
-                bad = (t->strf & TLM_EV_PID_STR)
-                          ? lit(lab, sizeof lab, &lo,
-                                tlm_trace_str(p->tr, (uint32_t)t->pid, NULL))
-                          : num(lab, sizeof lab, &lo, t->pid);
-                bad = bad || lit(lab, sizeof lab, &lo, " stream ");
-            }
-            if (!bad)
-                bad = (t->strf & TLM_EV_TID_STR)
-                          ? lit(lab, sizeof lab, &lo,
-                                tlm_trace_str(p->tr, (uint32_t)t->tid, NULL))
-                          : num(lab, sizeof lab, &lo, t->tid);
-            bad = bad || tlm_mtrace_json_str(b, sizeof b, &o, lab, lo);
-        }
-        bad = bad || lit(b, sizeof b, &o, "}}");
-        if (bad)
-            return tlm_error_set(p->err, TLM_ELIMIT, NULL, -1,
-                                 "merged trace: thread name too long");
-        tlm_status st = put(p, 0, 1, b, o);
-        if (st != TLM_OK)
-            return st;
-        o = 0;
-        bad = lit(b, sizeof b, &o, "\"ph\":\"M\",\"pid\":") ||
-              num(b, sizeof b, &o, p->rank) ||
-              lit(b, sizeof b, &o, ",\"tid\":") || num(b, sizeof b, &o, tid) ||
-              lit(b, sizeof b, &o, ",\"name\":\"thread_sort_index\","
-                                   "\"args\":{\"sort_index\":") ||
-              num(b, sizeof b, &o, (t->gpu ? 100000 : 0) + t->dense) ||
-              lit(b, sizeof b, &o, "}}");
-        st = bad ? TLM_ELIMIT : put(p, 0, 1, b, o);
+        tlm_status st = put_thread(p, t);
         if (st != TLM_OK)
             return st;
     }

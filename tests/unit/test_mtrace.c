@@ -444,6 +444,63 @@ static void test_flows_text(void **state)
     fclose(out);
 }
 
+/* More threads than ids: the rest share the last id, named once. */
+static void test_many_threads(void **state)
+{
+    (void)state;
+    size_t cap = 1 << 20, len = 0;
+    char *js = malloc(cap);
+    assert_non_null(js);
+    len += (size_t)snprintf(js, cap, "{\"traceEvents\":[");
+    for (int i = 0; i < 1100; i++)
+        len += (size_t)snprintf(js + len, cap - len,
+                                "%s{\"ph\":\"X\",\"cat\":\"cpu_op\","
+                                "\"name\":\"op\",\"pid\":1,\"tid\":%d,"
+                                "\"ts\":%d,\"dur\":1}",
+                                i ? "," : "", 5000 + i, i);
+    snprintf(js + len, cap - len, "]}");
+    tlm_trace *tr = NULL;
+    tlm_error err;
+    assert_int_equal(tlm_trace_read_mem(js, strlen(js), "t.json", NULL, &tr,
+                                        &err), TLM_OK);
+    FILE *part = tmpfile(), *out = tmpfile();
+    tlm_mtrace_anchors an = {NULL, 0, 0};
+    uint64_t bytes = 0;
+    assert_int_equal(tlm_mtrace_part_write(tr, 2, TLM_MTRACE_ALL, NULL, 0,
+                                           part, &an, &bytes, &err),
+                     TLM_OK);
+    assert_int_equal(an.n, 0);
+    unsigned char gh[10];
+    tlm_mtrace_gzip_header(gh);
+    fwrite(gh, 1, 10, out);
+    tlm_mtrace_z z;
+    assert_int_equal(tlm_mtrace_z_open(&z, out, 1, &err), TLM_OK);
+    fflush(part);
+    assert_int_equal(tlm_mtrace_emit_part(part, 0, bytes, 0, &z, &err),
+                     TLM_OK);
+    assert_int_equal(tlm_mtrace_z_close(&z, 1, &err), TLM_OK);
+    unsigned char tl[8];
+    tlm_mtrace_gzip_trailer(z.crc, z.in_bytes, tl);
+    fwrite(tl, 1, 8, out);
+    fflush(out);
+    size_t n = 0;
+    char *t = gunzip_file(out, &n);
+    size_t names = 0, others = 0;
+    for (const char *q = t; (q = strstr(q, "\"thread_name\"")); q++)
+        names++;
+    for (const char *q = t; (q = strstr(q, "\"other threads\"")); q++)
+        others++;
+    assert_int_equal(names, 1024); /* 1,023 own ids + the shared one */
+    assert_int_equal(others, 1);
+    assert_non_null(strstr(t, "\"tid\":3072,")); /* 2 x 1024 + 1023 + 1 */
+    assert_null(strstr(t, "\"tid\":3073,"));
+    free(t);
+    fclose(part);
+    fclose(out);
+    tlm_trace_free(tr);
+    free(js);
+}
+
 static void test_damaged_part(void **state)
 {
     (void)state;
@@ -487,6 +544,7 @@ int main(void)
         cmocka_unit_test(test_part_filters),
         cmocka_unit_test(test_flows),
         cmocka_unit_test(test_flows_text),
+        cmocka_unit_test(test_many_threads),
         cmocka_unit_test(test_damaged_part),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
