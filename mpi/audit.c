@@ -23,6 +23,7 @@
  * tables, whatever the number of runs.
  */
 #include "audit.h"
+#include "plots.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -87,6 +88,7 @@ static tlm_mpi_ctx *run_ctx(tlm_audit *A, size_t i)
     c->np = A->np;
     c->o = A->o.a;
     c->o.quiet = 1;
+    c->o.plots = 0; /* the audit's own, from audit.h5 */
     c->o.files = NULL;
     c->o.n_files = 0;
     memcpy(c->cmdline, A->cmdline, sizeof c->cmdline);
@@ -387,6 +389,11 @@ static int audit_run(tlm_audit *A)
                 "failed, in %.2f s", A->o.a.output_dir, A->n_run,
              A->n_run == 1 ? "" : "s", A->n_failed,
              tlm_mpi_now() - A->t_launch);
+    if (A->o.a.plots && A->me == 0) {
+        char h5[TLM_MPI_PATH_CAP];
+        snprintf(h5, sizeof h5, "%s/audit.h5", A->o.a.output_dir);
+        tlm_mpi_plots(h5, A->o.a.output_dir, A->o.a.quiet);
+    }
     return partial ? TLM_AUDIT_EXIT_PARTIAL : TLM_AUDIT_EXIT_OK;
 }
 

@@ -20,6 +20,7 @@ static const char usage[] =
     "                         [--gpu_arch_json_path F]\n"
     "                         [--straggler_threshold_us T] [--steps LIST]\n"
     "                         [--step_outlier_pct P] [--rank_regex R]\n"
+    "                         [--merged_trace NAME.json.gz] [--plots]\n"
     "                         [--progress | --quiet] [--print_schema] [--help]\n"
     "\n"
     "Analyses every job found under ROOT in one MPI run: a run is a folder\n"
@@ -45,6 +46,9 @@ static const char usage[] =
     "                       base run's stand out (default 20)\n"
     "  --wave_files N       trace files read per wave (memory bound; default\n"
     "                       8 per MPI process)\n"
+    "  --merged_trace NAME  each run's merged trace, D/runs/<run>/NAME\n"
+    "  --plots              PNGs of audit.h5 (scaling curve, bus bandwidth)\n"
+    "                       under D/plots\n"
     "  other options        as in the analysis (tlmpi --help)\n";
 
 const char *tlm_audit_usage(void)
@@ -207,5 +211,11 @@ tlm_status tlm_audit_opts_parse(int argc, char **argv, tlm_audit_opts *o,
     o->a.allow_missing |= flags & 1;
     if (o->a.help || o->a.print_schema || o->a.version)
         return TLM_OK;
+    if (o->a.merged_trace && strchr(o->a.merged_trace, '/'))
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "tlmpi audit --merged_trace takes a file name "
+                             "(written in each run's folder, "
+                             "D/runs/<run>/NAME), not a path: '%s'",
+                             o->a.merged_trace);
     return refuse(&o->a, err);
 }

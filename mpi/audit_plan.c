@@ -7,6 +7,7 @@
  * traces, else from the names: discover.c).
  */
 #include "audit.h"
+#include "plots.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -154,10 +155,14 @@ static tlm_status precheck_run(const tlm_audit *A, const char *rel,
     if (tlm_audit_run_dir(A, rel, dir, sizeof dir) != 0)
         return tlm_error_set(err, TLM_ELIMIT, NULL, -1, "output path too "
                              "long");
-    for (size_t i = 0; i < 2 || tlm_mpi_report_csvs[i - 2]; i++) {
+    const char *mt = A->o.a.merged_trace;
+    for (size_t i = 0; i < 3 || tlm_mpi_report_csvs[i - 3]; i++) {
         const char *name = i == 0 ? "tlmpi.h5"
                            : i == 1 ? "report.md"
-                                    : tlm_mpi_report_csvs[i - 2];
+                           : i == 2 ? mt
+                                    : tlm_mpi_report_csvs[i - 3];
+        if (!name)
+            continue;
         snprintf(p, sizeof p, "%s/%s", dir, name);
         struct stat sb;
         if (lstat(p, &sb) != 0)
@@ -190,6 +195,8 @@ static tlm_status check_outputs(tlm_audit *A, tlm_error *err)
         snprintf(p, sizeof p, "%s/%s", A->o.a.output_dir, names[i]);
         st = tlm_outset_stage(&A->out, p, &tmp, err);
     }
+    if (st == TLM_OK && A->o.a.plots)
+        st = tlm_mpi_plots_check(&A->out, A->o.a.output_dir, err);
     for (size_t i = 0; st == TLM_OK && i < A->plan.n_run; i++)
         st = precheck_run(A, A->plan.run[i].rel, err);
     return st;

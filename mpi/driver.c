@@ -20,6 +20,8 @@
 #endif
 
 #include "exchange.h"
+#include "mtrace.h"
+#include "plots.h"
 #include "sigclean.h"
 #include "tlmpi/tlm_version.h"
 
@@ -36,6 +38,7 @@ static const phase phases[] = {
     {"read", tlm_mpi_phase_read, TLM_MPI_T_READ},
     {"check", tlm_mpi_phase_check, TLM_MPI_T_CHECK},
     {"collectives", tlm_mpi_phase_collectives, -1},
+    {"timeline", tlm_mpi_phase_timeline, -1},
     {"tracelens", tlm_mpi_phase_tracelens, TLM_MPI_T_COLLECTIVES},
     {"steps", tlm_mpi_phase_steps, -1},
     {"merge", tlm_mpi_phase_merge, TLM_MPI_T_TABLES},
@@ -154,6 +157,7 @@ void tlm_mpi_ctx_free(tlm_mpi_ctx *c)
     c->find = NULL;
     c->n_find = 0;
     free(c->res);
+    tlm_mpi_mtrace_free(c);
 }
 
 /* The command line as one string (the HDF5 file records it). */
@@ -284,6 +288,8 @@ int tlm_mpi_analyze(int argc, char **argv)
                    ? 0
                    : 1;
         c.prog = NULL;
+        if (code == 0 && c.o.plots && c.me == 0)
+            tlm_mpi_plots(c.su.out, c.su.rdir, c.o.quiet);
     }
     tlm_mpi_ctx_free(&c);
     if (we_init)

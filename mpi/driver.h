@@ -13,6 +13,8 @@
  *                        duplicate and missing ranks, the world size
  *   phase_collectives.c  records routed to owners, matched, clock offsets,
  *                        stragglers, per-rank member rows
+ *   phase_timeline.c     --merged_trace: the clock-aligned trace of every
+ *                        rank, joined on rank 0 (mtrace.h)
  *   phase_tracelens.c    TraceLens parity tables the same way
  *   phase_steps.c        per-step rows in trace-rank order, gathered and
  *                        summarised per step on rank 0
@@ -154,7 +156,7 @@ enum {
 };
 
 /* The phases driver.c runs (setup ... publish), for their durations. */
-#define TLM_MPI_N_PHASES 9
+#define TLM_MPI_N_PHASES 10
 
 /* The driver context: everything the phases pass on to each other. */
 typedef struct tlm_mpi_ctx {
@@ -211,6 +213,7 @@ typedef struct tlm_mpi_ctx {
     /* rank 0, after the report is written: the results it was made of */
     void (*on_results)(void *arg, const tlm_mpi_results *r);
     void *on_results_arg;
+    struct tlm_mpi_mtrace *mt; /* --merged_trace state (mtrace.h) */
 } tlm_mpi_ctx;
 
 /* ---- phases, in the order driver.c runs them: each returns the status
@@ -219,6 +222,7 @@ tlm_status tlm_mpi_phase_setup(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_read(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_check(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_collectives(tlm_mpi_ctx *c);
+tlm_status tlm_mpi_phase_timeline(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_tracelens(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_steps(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_merge(tlm_mpi_ctx *c);
@@ -231,6 +235,7 @@ enum {
     TLM_MPI_PH_READ,
     TLM_MPI_PH_CHECK,
     TLM_MPI_PH_COLLECTIVES,
+    TLM_MPI_PH_TIMELINE,
     TLM_MPI_PH_TRACELENS,
     TLM_MPI_PH_STEPS,
     TLM_MPI_PH_MERGE,

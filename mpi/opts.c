@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tlmpi/tlm_mtrace.h"
 #include "tlmpi/tlm_perf.h"
 #include "tlmpi/tlm_report.h"
 
@@ -33,6 +34,9 @@ static const char usage[] =
     "                         [--straggler_threshold_us T]\n"
     "                         [--steps LIST] [--step_outlier_pct P]\n"
     "                         [--link_peak_gbps X] [finding thresholds]\n"
+    "                         [--merged_trace F.json.gz]\n"
+    "                         [--merged_trace_filter all|kernels|collectives]\n"
+    "                         [--plots]\n"
     "                         [--progress | --quiet] [--print_schema]\n"
     "                         [--version] [--help]\n"
     "\n"
@@ -81,6 +85,18 @@ static const char usage[] =
     "                       (default 1048576)\n"
     "  --findings_exposed_comm_pct X  exposed communication finding over\n"
     "                       X% of the GPU time (default 5)\n"
+    ;
+
+/* The rest of the usage (one literal would pass the 4,095 characters
+ * ISO C requires compilers to support). */
+static const char usage_b[] =
+    "  --merged_trace F     one Chrome/Perfetto trace of every rank (gzip\n"
+    "                       JSON), clock-aligned, collectives linked by\n"
+    "                       flows (docs/views.md)\n"
+    "  --merged_trace_filter W  its events: all (default), kernels (GPU\n"
+    "                       events) or collectives\n"
+    "  --plots              PNG plots under <output_dir>/plots (needs\n"
+    "                       python3 with matplotlib; docs/views.md)\n"
     "  --progress           progress as plain lines on stderr (log files;\n"
     "                       default: one updating line on a terminal only)\n"
     "  --quiet              no progress and no summary line\n"
@@ -90,7 +106,10 @@ static const char usage[] =
 
 const char *tlm_mpi_opts_usage(void)
 {
-    return usage;
+    static char all[sizeof usage + sizeof usage_b];
+    if (!all[0])
+        snprintf(all, sizeof all, "%s%s", usage, usage_b);
+    return all;
 }
 
 static int parse_long(const char *s, long min, long *out)
@@ -158,6 +177,9 @@ static const optdef defs[] = {
     {"findings_busbw_pct", K_NUM, O_(findings_busbw_pct)},
     {"findings_busbw_min_bytes", K_NUM, O_(findings_busbw_min_bytes)},
     {"findings_exposed_comm_pct", K_NUM, O_(findings_exposed_comm_pct)},
+    {"merged_trace", K_STR, O_(merged_trace)},
+    {"merged_trace_filter", K_STR, O_(merged_trace_filter)},
+    {"plots", K_FLAG, O_(plots)},
 };
 #undef O_
 
@@ -183,6 +205,28 @@ static tlm_status check_gpu_arch(const tlm_mpi_opts *o, tlm_error *err)
                          "unknown GPU '%s' for --gpu_arch (known: %s, none)",
                          o->gpu_arch,
                          tlm_gpu_arch_names(known, sizeof known));
+}
+
+/* --merged_trace: a .gz name; its filter one of three words, and only
+ * with it. */
+static tlm_status check_merged_trace(const tlm_mpi_opts *o, tlm_error *err)
+{
+    tlm_mtrace_filter f;
+    if (o->merged_trace_filter && !o->merged_trace)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "--merged_trace_filter needs --merged_trace");
+    if (o->merged_trace_filter &&
+        tlm_mtrace_filter_parse(o->merged_trace_filter, &f) != 0)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "--merged_trace_filter: '%s' is not all, "
+                             "kernels or collectives",
+                             o->merged_trace_filter);
+    size_t n = o->merged_trace ? strlen(o->merged_trace) : 0;
+    if (o->merged_trace && (n < 4 || strcmp(o->merged_trace + n - 3, ".gz")))
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "--merged_trace: '%s' must end in .json.gz (the "
+                             "trace is gzip-compressed)", o->merged_trace);
+    return TLM_OK;
 }
 
 tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
@@ -298,6 +342,9 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
                              "--output_xlsx_path and --no_report exclude "
                              "each other (the workbook is part of the "
                              "report)");
+    tlm_status mst = check_merged_trace(o, err);
+    if (mst != TLM_OK)
+        return mst;
     tlm_status ast = check_gpu_arch(o, err);
     if (ast != TLM_OK)
         return ast;

@@ -61,6 +61,12 @@ typedef struct tlm_mpi_opts {
     double findings_busbw_pct; /* --findings_busbw_pct X */
     double findings_busbw_min_bytes; /* --findings_busbw_min_bytes X */
     double findings_exposed_comm_pct; /* --findings_exposed_comm_pct X */
+    const char *merged_trace;  /* --merged_trace F.json.gz (mtrace.h; in an
+                                * audit a file name in each run's folder) */
+    const char *merged_trace_filter; /* --merged_trace_filter all|kernels|
+                                      * collectives (NULL = all) */
+    int plots;                 /* --plots: PNGs under <output_dir>/plots
+                                * (plots.h) */
 } tlm_mpi_opts;
 
 /* Parses argv[1..argc-1].  argv[0] is the program name.  Returns TLM_OK,

@@ -15,6 +15,8 @@
 
 #include "assign.h"
 #include "exchange.h"
+#include "mtrace.h"
+#include "plots.h"
 #include "sigclean.h"
 
 /* snprintf for paths: 0, or -1 when the result did not fit. */
@@ -80,6 +82,10 @@ tlm_status tlm_mpi_setup_outputs(tlm_mpi_ctx *c, tlm_error *err)
         st = tlm_outset_stage(&c->out, s->out, &tmp, err);
     if (st == TLM_OK && pathf(s->tmp, sizeof s->tmp, "%s", tmp) != 0)
         st = tlm_error_set(err, TLM_ELIMIT, NULL, -1, "output path too long");
+    if (st == TLM_OK)
+        st = tlm_mpi_mtrace_stage(c, err);
+    if (st == TLM_OK && c->o.plots)
+        st = tlm_mpi_plots_check(&c->out, s->rdir, err);
     if (st != TLM_OK || c->o.no_report)
         return st;
     char p[TLM_MPI_PATH_CAP];

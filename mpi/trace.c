@@ -8,6 +8,7 @@
  * name every bad trace at once.
  */
 #include "driver.h"
+#include "mtrace.h"
 
 #include "cause.h"
 
@@ -232,6 +233,12 @@ void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
     tlm_trace_events(tr, &n_ev);
     if (n_ev > 0) {
         st = analyse_events(c, tr, path, fr, &recs, &n_recs, &err);
+        if (st != TLM_OK)
+            goto fail;
+    }
+    if (n_ev > 0 && c->o.merged_trace) {
+        st = tlm_mpi_mtrace_add(c, tr, fr->row.trace_rank, recs, n_recs,
+                                &err);
         if (st != TLM_OK)
             goto fail;
     }

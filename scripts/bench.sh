@@ -49,6 +49,13 @@
 #                             windows are part of "read") and its causes;
 #                             with BENCH_BASE_TLMPI=path/to/older/tlmpi the
 #                             same run without them, for the cost
+#   scripts/bench.sh merged_trace  the analysis of an 8-rank job of
+#                             BENCH_MTRACE_SIZE-byte traces (default 100 MB)
+#                             at mpirun -n 2, alone and with --merged_trace
+#                             (filters all and kernels): ratio (target <=
+#                             1.5x), peak RSS per process, trace size
+#   scripts/bench.sh plots    scripts/tlmpi_plot.py on the tlmpi.h5 of the
+#                             1,024-rank bigjob (target < 10 s)
 #   scripts/bench.sh all      reader and report
 #
 # Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
@@ -526,8 +533,91 @@ run_causes() {
     sed -n '/^Why rank/,/^|/p' "$jd.out/report.md" | grep '^- ' | cut -c1-160
 }
 
+# --merged_trace against the analysis alone (issue 22: at most 1.5x), the
+# two alternating; best of $repeat each.  Peak RSS of the largest process.
+run_merged_trace() {
+    local jd=$dir/mtjob jsize=${BENCH_MTRACE_SIZE:-100000000} out=$dir/mtjob.out
+    local t_a= t_m= t_k= t r_a r_m
+    if [ "$(cat "$jd/.size" 2>/dev/null)" != "$jsize" ]; then
+        echo "synthesizing an 8-rank job of ${jsize}-byte traces ..." >&2
+        rm -rf "$jd"
+        "$bin/tlmpi-synth" --out "$jd" --world_size 8 --tp 4 \
+            --target_size "$jsize" --seed 42 --gpus_per_node 4 \
+            --node_offset_us 0,250 --straggler 5 --straggler_delay_us 300 \
+            --quiet
+        rm -f "$jd/ground_truth.json"
+        echo "$jsize" > "$jd/.size"
+    fi
+    . "$root/scripts/env.sh"
+    local jbytes
+    jbytes=$(cat "$jd"/rank*_trace.json | wc -c)
+    local base="mpirun -n 2 '$bin/tlmpi' --trace_dir '$jd' --gpus_per_node 4 \
+        --output '$out/tlmpi.h5' --output_dir '$out' --quiet --force"
+    for _ in $(seq "$repeat"); do
+        t=$(once sh -c "$base"); t_a=$(min2 "$t" "$t_a")
+        t=$(once sh -c "$base --merged_trace '$out/m.json.gz'")
+        t_m=$(min2 "$t" "$t_m")
+        t=$(once sh -c "$base --merged_trace '$out/k.json.gz' \
+            --merged_trace_filter kernels"); t_k=$(min2 "$t" "$t_k")
+    done
+    rm -f "$out/rss"
+    mpirun -n 2 /usr/bin/time -f %M -a -o "$out/rss" "$bin/tlmpi" \
+        --trace_dir "$jd" --gpus_per_node 4 --output "$out/tlmpi.h5" \
+        --output_dir "$out" --quiet --force >/dev/null
+    r_a=$(sort -n "$out/rss" | tail -n 1); rm -f "$out/rss"
+    mpirun -n 2 /usr/bin/time -f %M -a -o "$out/rss" "$bin/tlmpi" \
+        --trace_dir "$jd" --gpus_per_node 4 --output "$out/tlmpi.h5" \
+        --output_dir "$out" --quiet --force \
+        --merged_trace "$out/m.json.gz" >/dev/null
+    r_m=$(sort -n "$out/rss" | tail -n 1)
+    local phases
+    phases=$(mpirun -n 2 "$bin/tlmpi" --trace_dir "$jd" --gpus_per_node 4 \
+        --output "$out/tlmpi.h5" --output_dir "$out" --force \
+        --merged_trace "$out/m.json.gz" 2>&1 | sed -n 's/.* in \(.* s: .*\)/\1/p')
+    echo
+    echo "== merged_trace: 8 traces, $(calc %.1f "$jbytes/1000000") MB of JSON, mpirun -n 2 (best of $repeat)"
+    printf '  %-46s %7.3f s   peak RSS %d KiB\n' "analysis alone" "$t_a" "$r_a"
+    printf '  %-46s %7.3f s   peak RSS %d KiB\n' "analysis + --merged_trace (all)" "$t_m" "$r_m"
+    printf '  %-46s %7.3f s\n' "analysis + --merged_trace (kernels)" "$t_k"
+    printf '  ratio all: %sx, kernels: %sx   (target <= 1.5x)\n' \
+        "$(ratio "$t_m" "$t_a")" "$(ratio "$t_k" "$t_a")"
+    printf '  merged trace: all %s MB, kernels %s MB (gzip)\n' \
+        "$(calc %.1f "$(stat -c %s "$out/m.json.gz")/1000000")" \
+        "$(calc %.1f "$(stat -c %s "$out/k.json.gz")/1000000")"
+    printf '  one run with --merged_trace: %s\n' "${phases:-?}"
+}
+
+# The plots of a 1,024-rank job (issue 22: under 10 s): the bigjob's
+# tlmpi.h5 (analysed once), then tlmpi_plot.py $repeat times.
+run_plots() {
+    local jd=$dir/bigjob out=$dir/plots.out t_p= t
+    if [ ! -s "$jd/rank1023_trace.json" ]; then
+        echo "synthesizing a 1,024-rank job ..." >&2
+        rm -rf "$jd"
+        "$bin/tlmpi-synth" --out "$jd" --world_size 1024 --tp 8 \
+            --layers 1 --steps 1 --seed 42 --quiet
+    fi
+    . "$root/scripts/env.sh"
+    rm -rf "$out"; mkdir -p "$out"
+    mpirun -n 2 "$bin/tlmpi" --trace_dir "$jd" --output "$out/tlmpi.h5" \
+        --no_report --quiet
+    local py=${TLMPI_PYTHON:-/usr/bin/python3}
+    for _ in $(seq "$repeat"); do
+        t=$(once "$py" "$root/scripts/tlmpi_plot.py" "$out/tlmpi.h5" \
+            --out "$out/plots" --quiet)
+        t_p=$(min2 "$t" "$t_p")
+    done
+    echo
+    echo "== plots: 1,024-rank job (best of $repeat)"
+    printf '  %-42s %7.3f s   (target < 10 s)\n' "tlmpi_plot.py, 3 PNGs" "$t_p"
+    printf '  rows: %s\n' "$("$py" -c "import sys; sys.path.insert(0, '$root/scripts'); import tlmpi_h5; t = tlmpi_h5.load('$out/tlmpi.h5', ['collectives/per_rank', 'collectives/instances', 'timeline']); print(', '.join('%s %d' % (k, len(v)) for k, v in t.items()))")"
+    ls -l "$out/plots" | awk 'NR > 1 {print "  " $9 ": " $5 " bytes"}'
+}
+
 case "$mode" in
 reader) single_trace; run_reader ;;
+merged_trace) run_merged_trace ;;
+plots) run_plots ;;
 compare) run_compare ;;
 report) single_trace; run_report ;;
 job) single_trace; run_job ;;
@@ -539,6 +629,6 @@ diff) run_diff ;;
 replay) run_replay ;;
 causes) run_causes ;;
 all) single_trace; run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|causes|all" >&2
+*) echo "usage: scripts/bench.sh reader|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|causes|merged_trace|plots|all" >&2
    exit 2 ;;
 esac

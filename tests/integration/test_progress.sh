@@ -17,7 +17,7 @@ rm -rf "$W"; mkdir -p "$W"
 fail() { echo "FAIL: $*"; exit 1; }
 "$TLMPI_SYNTH" --out "$W/job" --world_size 4 --seed 5 --gzip > /dev/null \
     || fail "tlmpi-synth"
-PHASES="setup read check collectives tracelens steps merge write publish"
+PHASES="setup read check collectives timeline tracelens steps merge write publish"
 
 run() { # NPROCS ARGS...; stdout in $W/out, stderr in $W/err
     local n=$1; shift
@@ -70,7 +70,7 @@ for n in 1 4; do
     grep -q "^tlmpi: \[read\] 4/4 traces, .* $n/$n ranks done$" "$W/lines" \
         || { cat "$W/err"; fail "-n $n: no final read line"; }
     got=$(sed -n 's/^tlmpi: \[\([a-z]*\)\] done in .*/\1/p' "$W/lines" | tr '\n' ' ')
-    [ "$got" = "setup read check collectives tracelens steps merge write " ] \
+    [ "$got" = "setup read check collectives timeline tracelens steps merge write " ] \
         || fail "-n $n: done lines for '$got'"
     # the progress lines come before the summary, which is last
     tail -n 1 "$W/err" | grep -q '^tlmpi: wrote ' || fail "-n $n: summary not last"

@@ -1,0 +1,142 @@
+/*
+ * plots.c - --plots (plots.h): finding the plot script and an interpreter
+ * and running it as a child of rank 0 (posix_spawn, no shell: the paths
+ * are passed as arguments, never parsed).
+ *
+ * Exit codes of scripts/tlmpi_plot.py: 0 written, 3 a module it needs
+ * (matplotlib, h5py, pandas) is missing, anything else a failure it has
+ * explained on stderr.
+ */
+#include "plots.h"
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef TLM_SCRIPTS_DIR
+#define TLM_SCRIPTS_DIR "scripts"
+#endif
+
+extern char **environ;
+
+const char *const tlm_mpi_plot_names[] = {
+    "arrival_heatmap.png", "busbw.png", "gpu_time.png", "scaling.png", NULL};
+
+tlm_status tlm_mpi_plots_check(tlm_outset *out, const char *dir,
+                               tlm_error *err)
+{
+    char p[4096];
+    for (size_t i = 0; tlm_mpi_plot_names[i]; i++) {
+        int w = snprintf(p, sizeof p, "%s/plots/%s", dir,
+                         tlm_mpi_plot_names[i]);
+        if (w < 0 || (size_t)w >= sizeof p)
+            return tlm_error_set(err, TLM_ELIMIT, NULL, -1,
+                                 "--plots: output path too long");
+        tlm_status st = tlm_outset_check(out, p, err);
+        if (st != TLM_OK)
+            return st;
+    }
+    return TLM_OK;
+}
+
+static int is_file(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* The script's path into out: environment, install tree, source tree. */
+static int find_script(char *out, size_t cap)
+{
+    const char *env = getenv("TLMPI_PLOT_SCRIPT");
+    if (env && *env) {
+        snprintf(out, cap, "%s", env);
+        return is_file(out) ? 0 : -1;
+    }
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0;
+            int w = snprintf(out, cap,
+                             "%s/../lib/python3/dist-packages/tlmpi_plot.py",
+                             exe);
+            if (w > 0 && (size_t)w < cap && is_file(out))
+                return 0;
+        }
+    }
+    int w = snprintf(out, cap, "%s/tlmpi_plot.py", TLM_SCRIPTS_DIR);
+    return w > 0 && (size_t)w < cap && is_file(out) ? 0 : -1;
+}
+
+/* Runs py script h5 --out dir/plots; returns its exit code, 127 when it
+ * cannot be started, -1 when killed. */
+static int run(const char *py, const char *script, const char *h5,
+               const char *pdir, int quiet)
+{
+    char *argv[8];
+    int k = 0;
+    argv[k++] = (char *)py;
+    argv[k++] = (char *)script;
+    argv[k++] = (char *)h5;
+    argv[k++] = (char *)"--out";
+    argv[k++] = (char *)pdir;
+    if (quiet)
+        argv[k++] = (char *)"--quiet";
+    argv[k] = NULL;
+    pid_t pid;
+    fflush(stdout);
+    fflush(stderr);
+    int rc = strchr(py, '/') ? posix_spawn(&pid, py, NULL, NULL, argv, environ)
+                             : posix_spawnp(&pid, py, NULL, NULL, argv,
+                                            environ);
+    if (rc != 0)
+        return 127;
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    if (!WIFEXITED(ws))
+        return -1;
+    return WEXITSTATUS(ws);
+}
+
+int tlm_mpi_plots(const char *h5, const char *dir, int quiet)
+{
+    char script[4096], pdir[4096];
+    if (find_script(script, sizeof script) != 0) {
+        fprintf(stderr, "tlmpi: plots skipped: tlmpi_plot.py not found "
+                        "(set TLMPI_PLOT_SCRIPT); the analysis is complete\n");
+        return -1;
+    }
+    int w = snprintf(pdir, sizeof pdir, "%s/plots", dir);
+    if (w < 0 || (size_t)w >= sizeof pdir)
+        return -1;
+    const char *env = getenv("TLMPI_PYTHON");
+    const char *py = env && *env ? env : "python3";
+    int rc = run(py, script, h5, pdir, quiet);
+    if (rc == 3 && !(env && *env) && is_file("/usr/bin/python3"))
+        rc = run("/usr/bin/python3", script, h5, pdir, quiet);
+    if (rc == 0)
+        return 0;
+    if (rc == 127)
+        fprintf(stderr, "tlmpi: plots skipped: no Python interpreter '%s' "
+                        "(install python3 and python3-matplotlib, or set "
+                        "TLMPI_PYTHON); the analysis is complete\n", py);
+    else if (rc == 3)
+        fprintf(stderr, "tlmpi: plots skipped: Python has no matplotlib, "
+                        "h5py or pandas (Debian: apt install "
+                        "python3-matplotlib python3-h5py python3-pandas); "
+                        "the analysis is complete\n");
+    else
+        fprintf(stderr, "tlmpi: warning: plots failed (tlmpi_plot.py exit "
+                        "%d); the analysis is complete\n", rc);
+    return -1;
+}
