@@ -37,8 +37,8 @@ static const struct {
     /* ---- HOOK for spec §9, the critical path (branch h-p23b): add
      *   {tlm_hta_build_critical_path, SEQ_RANK},
      * here.  It adds critical_path_summary and critical_path_edges with
-     * tlm_hta_result_add (their tlm_hta_tdef in its own file, listed in
-     * tdefs below), or leaves them out and writes r->notes.cp_reason
+     * tlm_hta_result_add (their tlm_hta_tdef, with rank_only = 1, in its
+     * own file, listed in tdefs below), or leaves them out and writes r->notes.cp_reason
      * (one line: no event matches --hta_critical_path ...).  The window
      * is o->cp_annotation, o->cp_first .. o->cp_last. */
 };
@@ -59,6 +59,30 @@ const tlm_hta_tdef *tlm_hta_tdef_find(const char *name)
             return tdefs[i];
     }
     return NULL;
+}
+
+int tlm_hta_table_def(size_t i, const char **name, const char **doc,
+                      const tlm_hta_col **cols, size_t *ncols)
+{
+    if (i >= sizeof tdefs / sizeof tdefs[0])
+        return 0;
+    *name = tdefs[i]->name;
+    *doc = tdefs[i]->doc;
+    *cols = tdefs[i]->cols;
+    *ncols = tdefs[i]->ncols;
+    return 1;
+}
+
+void tlm_hta_drop_rank_tables(tlm_hta_result *r)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (r->t[i]->def->rank_only)
+            tlm_hta_table_free(r->t[i]);
+        else
+            r->t[k++] = r->t[i];
+    }
+    r->n = k;
 }
 
 /* ---------------------------------------------------------------- MARK: -
