@@ -8,6 +8,7 @@
  */
 #include "analyze.h"
 #include "driver.h"
+#include "hta_mpi.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@ static const phase phases[] = {
     {"tracelens", tlm_mpi_phase_tracelens, TLM_MPI_T_COLLECTIVES},
     {"steps", tlm_mpi_phase_steps, -1},
     {"merge", tlm_mpi_phase_merge, TLM_MPI_T_TABLES},
+    {"hta", tlm_mpi_phase_hta, -1},
     {"write", tlm_mpi_phase_write, TLM_MPI_T_HDF5},
     {"publish", tlm_mpi_phase_publish, -1},
 };
@@ -136,6 +138,7 @@ void tlm_mpi_ctx_free(tlm_mpi_ctx *c)
     tlm_mpi_signals_untrack(&c->out);
     tlm_outset_free(&c->out);
     tlm_mpi_colls_free(&c->k);
+    tlm_mpi_hta_free(c);
     tlm_mpi_filelist_free(&c->fl);
     free(c->owner);
     free(c->lres);
