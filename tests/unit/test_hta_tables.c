@@ -163,7 +163,8 @@ static void test_queue_tie_order(void **state)
     (void)state;
     tlm_hta_events *ev;
     tlm_trace *t;
-    tlm_hta_result *r = build("{'traceEvents':["
+    /* (a kernel at index 0 would read as "no partner": icorr 0) */
+    tlm_hta_result *r = build("{'traceEvents':[{'ph':'M','name':'x'},"
                               KN("k1", 10, 5, 1) "," L(10, 2) ","
                               L(0, 1) "," KN("k2", 20, 5, 2) "]}",
                               &ev, &t);
