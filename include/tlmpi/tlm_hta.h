@@ -226,6 +226,9 @@ typedef struct tlm_hta_notes {
     int has_seq;              /* the kernel-sequence table was asked */
     int seq_rank_found;
     char cp_reason[160];      /* why no critical path ("" = built) */
+    char steps[160];          /* ProfilerStep names analysed on the
+                               * first rank (after the filter; Q4) */
+    int64_t steps_rank;       /* that rank; -1 none */
 } tlm_hta_notes;
 
 typedef struct tlm_hta_result tlm_hta_result;
