@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exchange.h"
 #include "hta_mpi.h"
 
 struct tlm_mpi_hta_loc {
@@ -210,32 +211,41 @@ static tlm_status join0(const tlm_mpi_ctx *c, const char *all, size_t n,
     return st;
 }
 
-/* Gathers every rank's blob on rank 0 (sizes, then the bytes). */
+/* Gathers every rank's blob on rank 0 (sizes, then the bytes); the
+ * agreed status (rank 0's buffers allocated before the bytes move). */
 static tlm_status gather(const tlm_mpi_ctx *c, const char *b, size_t len,
                          char **all, size_t *n_all)
 {
     int n = (int)len, *cnt = NULL, *dsp = NULL;
-    if (len > (size_t)INT32_MAX)
-        return TLM_ELIMIT;
+    tlm_status st = TLM_OK;
     if (c->me == 0) {
         cnt = calloc((size_t)c->np, sizeof *cnt);
         dsp = calloc((size_t)c->np, sizeof *dsp);
+        if (!cnt || !dsp)
+            st = TLM_ENOMEM;
     }
-    MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, 0, c->comm);
+    st = tlm_mpi_agree(st, c->comm);
+    if (st == TLM_OK)
+        MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, 0, c->comm);
     size_t total = 0;
-    if (c->me == 0) {
+    if (st == TLM_OK && c->me == 0) {
         for (int i = 0; i < c->np; i++) {
             dsp[i] = (int)total;
             total += (size_t)cnt[i];
         }
-        *all = malloc(total ? total : 1);
+        if (total > (size_t)INT32_MAX)
+            st = TLM_ELIMIT;
+        else if (!(*all = malloc(total ? total : 1)))
+            st = TLM_ENOMEM;
         *n_all = total;
     }
-    MPI_Gatherv(b, n, MPI_BYTE, c->me == 0 ? *all : NULL, cnt, dsp,
-                MPI_BYTE, 0, c->comm);
+    st = tlm_mpi_agree(st, c->comm);
+    if (st == TLM_OK)
+        MPI_Gatherv(b, n, MPI_BYTE, c->me == 0 ? *all : NULL, cnt, dsp,
+                    MPI_BYTE, 0, c->comm);
     free(cnt);
     free(dsp);
-    return TLM_OK;
+    return st;
 }
 
 tlm_status tlm_mpi_phase_hta(tlm_mpi_ctx *c)
@@ -254,8 +264,14 @@ tlm_status tlm_mpi_phase_hta(tlm_mpi_ctx *c)
     if (len > (size_t)INT32_MAX)
         st = TLM_ELIMIT;
     st = tlm_mpi_check(c, st, &err);
-    if (st == TLM_OK)
-        gather(c, b, len, &all, &n_all);
+    if (st == TLM_OK) {
+        st = gather(c, b, len, &all, &n_all);
+        if (st != TLM_OK) {
+            tlm_error_set(&err, st, NULL, -1,
+                          "gathering the HTA tables on rank 0 failed");
+            st = tlm_mpi_check(c, st, &err);
+        }
+    }
     free(b);
     void *pk = NULL;
     size_t pk_len = 0;
