@@ -252,6 +252,13 @@ TLM_API tlm_status tlm_hta_merge(tlm_hta_result *const *parts, size_t n,
  * sequences, the critical path): the job keeps them from one rank. */
 TLM_API void tlm_hta_drop_rank_tables(tlm_hta_result *r);
 
+/* Moves the rank-only tables (and the notes that belong to them: Q9
+ * count, seq_rank_found, cp_reason) of r into a new result *rank_part
+ * (empty when r has none), so that a job sends them only for the chosen
+ * rank.  Errors: TLM_ENOMEM (r unchanged). */
+TLM_API tlm_status tlm_hta_split_rank_tables(tlm_hta_result *r,
+                                             tlm_hta_result **rank_part);
+
 /* The definitions of every table tlmpi may write, for the schema: the
  * i-th's name, doc and columns; 0 past the last. */
 TLM_API int tlm_hta_table_def(size_t i, const char **name, const char **doc,

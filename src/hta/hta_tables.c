@@ -85,6 +85,31 @@ void tlm_hta_drop_rank_tables(tlm_hta_result *r)
     r->n = k;
 }
 
+tlm_status tlm_hta_split_rank_tables(tlm_hta_result *r,
+                                     tlm_hta_result **rank_part)
+{
+    tlm_hta_result *p = calloc(1, sizeof *p);
+    *rank_part = p;
+    if (!p)
+        return TLM_ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (r->t[i]->def->rank_only)
+            p->t[p->n++] = r->t[i];
+        else
+            r->t[k++] = r->t[i];
+    }
+    r->n = k;
+    p->notes.steps_rank = -1;
+    p->notes.n_seq_clamped = r->notes.n_seq_clamped;
+    p->notes.seq_rank_found = r->notes.seq_rank_found;
+    memcpy(p->notes.cp_reason, r->notes.cp_reason, sizeof p->notes.cp_reason);
+    r->notes.n_seq_clamped = 0;
+    r->notes.seq_rank_found = 0;
+    r->notes.cp_reason[0] = '\0';
+    return TLM_OK;
+}
+
 /* ---------------------------------------------------------------- MARK: -
  * options */
 
