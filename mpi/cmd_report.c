@@ -7,6 +7,7 @@
  * the same tables as one Excel workbook (--output_xlsx_path).
  */
 #include "cli.h"
+#include "hta_cli.h"
 #include "report_opts.h"
 #include "report_tl.h"
 #include "sigclean.h"
@@ -123,6 +124,22 @@ static void report_usage(FILE *f)
         "sheets regrouped\n"
         "                               by the names of the kernels that "
         "overlapped\n"
+        "  --hta                        also HTA's tables in DIR/hta/ and a "
+        "report.md\n"
+        "                               section (docs/hta.md); with:\n"
+        "  --hta_time us|ns             HTA's microsecond rounding (us) or "
+        "full ns\n"
+        "  --hta_consecutive_kernel_delay US  kernel_wait bound (30)\n"
+        "  --hta_runtime_cutoff US      launch summary bound (50)\n"
+        "  --hta_launch_delay_cutoff US launch summary bound (100)\n"
+        "  --hta_include_last_step      keep the last ProfilerStep\n"
+        "  --hta_kernel_sequences OP    frequent_cuda_kernel_sequences under "
+        "OP\n"
+        "  --hta_min_pattern_len N      shortest kernel sequence (3)\n"
+        "  --hta_critical_path A[:I[-J]] critical path window "
+        "(ProfilerStep:0)\n"
+        "  --hta_rank R                 rank of the sequences / critical "
+        "path\n"
         "  refused, with the reason: --extension_file, --python_path,\n"
         "    --enable-origami (Python code), --enable_pseudo_ops (not\n"
         "    implemented)\n"
@@ -173,6 +190,28 @@ static int start_outputs(tlm_outset *set, int force, const char *trace_path,
     return 0;
 }
 
+/* --hta: DIR/hta/<table>.csv checked before any work, as the other
+ * outputs.  0, or 1 after a message. */
+static int check_hta_outputs(tlm_outset *set, const char *dir)
+{
+    const char *name, *doc;
+    const tlm_hta_col *cols;
+    size_t nc;
+    tlm_error err;
+    tlm_error_clear(&err);
+    for (size_t i = 0; tlm_hta_table_def(i, &name, &doc, &cols, &nc); i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/hta/%s.csv", dir, name);
+        if (tlm_outset_check(set, path, &err) != TLM_OK) {
+            char m[1024];
+            fprintf(stderr, "tlmpi report: error: --hta: %s\n",
+                    tlm_error_format(&err, m, sizeof m));
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int need(int i, int argc, char **argv)
 {
     if (i + 1 >= argc) {
@@ -187,7 +226,8 @@ static int need(int i, int argc, char **argv)
  * (staged by the caller in the CSV folder; not a sheet of the workbook,
  * which holds TraceLens's sheets). */
 static tlm_status add_findings(tlm_report *rep, const tlm_find_opts *fo,
-                               int csv, tlm_tab **tab, tlm_error *err)
+                               int csv, const char *extra_md, tlm_tab **tab,
+                               tlm_error *err)
 {
     *tab = NULL;
     tlm_findings *f = NULL;
@@ -197,6 +237,8 @@ static tlm_status add_findings(tlm_report *rep, const tlm_find_opts *fo,
     tlm_sbuf b;
     tlm_sbuf_init(&b);
     tlm_findings_md(f, &b, 0);
+    if (extra_md) /* the HTA section (--hta) follows the findings */
+        tlm_sbuf_puts(&b, extra_md);
     st = b.oom ? TLM_ENOMEM
                : tlm_report_set_findings_md(rep, b.p ? b.p : "", b.len);
     tlm_sbuf_free(&b);
@@ -229,6 +271,7 @@ typedef struct rargs {
     tlm_cli_ropts co;
     tlm_find_opts fo;
     tlm_cli_tl tl;
+    tlm_cli_hta hta;
     char xbuf[4096], mbuf[4096];
 } rargs;
 
@@ -237,11 +280,14 @@ static int parse_args(int argc, char **argv, rargs *a)
 {
     tlm_cli_ropts_init(&a->co);
     tlm_find_opts_init(&a->fo);
+    tlm_cli_hta_init(&a->hta);
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         int r = tlm_cli_ropt("report", argc, argv, &i, &a->co);
         if (r == 0)
             r = tlm_cli_find_opt("report", argc, argv, &i, &a->fo);
+        if (r == 0)
+            r = tlm_cli_hta_opt("report", argc, argv, &i, &a->hta);
         if (r == 0)
             r = tlm_cli_tl_opt(argc, argv, &i, &a->tl, &a->co);
         if (r < 0)
@@ -289,6 +335,13 @@ static int parse_args(int argc, char **argv, rargs *a)
     }
     if (tlm_cli_tl_finish(&a->tl, &a->co) != 0)
         return 2;
+    if (tlm_cli_hta_check("report", &a->hta) != 0)
+        return 2;
+    if (a->hta.on && !a->dir) {
+        fprintf(stderr, "tlmpi report: --hta writes DIR/hta/*.csv: it "
+                "needs --output_csvs_dir DIR\n");
+        return 2;
+    }
     a->xlsx = a->tl.output_xlsx_path;
     return 0;
 }
@@ -394,6 +447,9 @@ static void summary(const rargs *a, const tlm_cli_built *b, double t0,
                               "or --output_xlsx_path)" : "",
             b->t_read - t0, b->t_tree - b->t_read, b->t_tables - b->t_tree,
             t4 - b->t_tables, a->md ? "; " : "", a->md ? a->md : "");
+    if (a->hta.on) /* the HTA tables are computed at the start of write */
+        fprintf(stderr, "  HTA tables %.3f s (in write)\n",
+                b->t_hta - b->t_tables);
     fprintf(stderr,
             "  events %llu, GPU ops %llu (linked %llu), cpu roots %llu; "
             "warnings: GPU ops without launch %llu, bleed-dropped %llu, "
@@ -416,18 +472,30 @@ static void summary(const rargs *a, const tlm_cli_built *b, double t0,
  * in a thread of its own with --threads 2, beside the findings, the CSVs
  * and report.md, as it is mostly deflate), findings.csv, the CSVs and
  * report.md. */
-static tlm_status stage_all(rargs *a, tlm_report *rep, tlm_outset *set,
+static tlm_status stage_all(rargs *a, tlm_cli_built *b, tlm_outset *set,
                             tlm_error *err)
 {
+    tlm_report *rep = b->rep;
     tlm_xlsx_job *job = NULL;
     tlm_tab *ft = NULL;
+    tlm_hta_result *hta = NULL;
+    char *hta_md = NULL;
     tlm_status st = TLM_OK;
-    if (a->xlsx)
+    if (a->hta.on) { /* HTA's tables: DIR/hta/ and a report.md section */
+        st = tlm_cli_hta_single(b->tr, &a->hta, &hta, err);
+        if (st == TLM_OK && tlm_hta_markdown(hta, &hta_md) != TLM_OK)
+            st = tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
+        if (st == TLM_OK)
+            st = tlm_hta_stage_csvs(hta, set, a->dir, err);
+        b->t_hta = tlm_cli_now();
+    }
+    if (st == TLM_OK && a->xlsx)
         st = tlm_report_xlsx_start(rep, set, a->xlsx, a->co.ro.threads >= 2,
                                    &job, err);
     if (st == TLM_OK)
         st = add_findings(rep, &a->fo,
-                          !(a->co.ro.compat & TLM_COMPAT_COLUMNS), &ft, err);
+                          !(a->co.ro.compat & TLM_COMPAT_COLUMNS), hta_md,
+                          &ft, err);
     if (st == TLM_OK && ft && a->dir)
         st = stage_findings_csv(ft, set, a->dir, err);
     if (st == TLM_OK)
@@ -437,6 +505,8 @@ static tlm_status stage_all(rargs *a, tlm_report *rep, tlm_outset *set,
     if (st == TLM_OK)
         st = sx;
     tlm_tab_free(ft);
+    free(hta_md);
+    tlm_hta_result_free(hta);
     return st;
 }
 
@@ -456,6 +526,11 @@ int tlm_cmd_report(int argc, char **argv)
     if (start_outputs(&set, a.force, a.trace, a.tl.comparison_json_path,
                       a.dir, a.md, a.xlsx) != 0)
         return 1;
+    if (a.hta.on && check_hta_outputs(&set, a.dir) != 0) {
+        tlm_mpi_signals_untrack(&set);
+        tlm_outset_free(&set);
+        return 1;
+    }
     double t0 = tlm_cli_now();
     tlm_cli_built b = {0};
     tlm_error err;
@@ -464,7 +539,7 @@ int tlm_cmd_report(int argc, char **argv)
     int rc = 1;
     if (tlm_cli_build_report(a.trace, &a.co, &b, &err) != TLM_OK ||
         tlm_cli_tl_compare(&a.tl, &a.co, &b, &err) != TLM_OK ||
-        stage_all(&a, b.rep, &set, &err) != TLM_OK ||
+        stage_all(&a, &b, &set, &err) != TLM_OK ||
         tlm_outset_commit(&set, &err) != TLM_OK) {
         fprintf(stderr, "tlmpi report: error: %s\n",
                 tlm_error_format(&err, msg, sizeof msg));

@@ -97,6 +97,19 @@ static const char usage_b[] =
     "                       events) or collectives\n"
     "  --plots              PNG plots under <output_dir>/plots (needs\n"
     "                       python3 with matplotlib; docs/views.md)\n"
+    "  --hta                HTA's per-rank tables: HDF5 /hta/<table> and\n"
+    "                       <csv dir>/hta/<table>.csv (docs/hta.md)\n"
+    "  --hta_time us|ns     HTA's microsecond rounding (us, default) or ns\n"
+    "  --hta_consecutive_kernel_delay US  kernel_wait bound (default 30)\n"
+    "  --hta_runtime_cutoff US  launch summary bound (default 50)\n"
+    "  --hta_launch_delay_cutoff US  launch summary bound (default 100)\n"
+    "  --hta_include_last_step  keep the last ProfilerStep (HTA drops it)\n"
+    "  --hta_kernel_sequences OP  frequent_cuda_kernel_sequences under OP\n"
+    "  --hta_min_pattern_len N  shortest kernel sequence (default 3)\n"
+    "  --hta_critical_path A[:I[-J]]  critical path window\n"
+    "                       (default ProfilerStep:0)\n"
+    "  --hta_rank R         rank of the kernel sequences and critical path\n"
+    "                       (default: the lowest rank)\n"
     "  --progress           progress as plain lines on stderr (log files;\n"
     "                       default: one updating line on a terminal only)\n"
     "  --quiet              no progress and no summary line\n"
@@ -135,7 +148,7 @@ static int parse_usec(const char *s, double *out)
     return 0;
 }
 
-typedef enum { K_FLAG, K_STR, K_LONG, K_USEC, K_NUM } kind;
+typedef enum { K_FLAG, K_STR, K_LONG, K_USEC, K_NUM, K_LONG0 } kind;
 
 typedef struct optdef {
     const char *name;
@@ -180,6 +193,17 @@ static const optdef defs[] = {
     {"merged_trace", K_STR, O_(merged_trace)},
     {"merged_trace_filter", K_STR, O_(merged_trace_filter)},
     {"plots", K_FLAG, O_(plots)},
+    {"hta", K_FLAG, O_(hta)},
+    {"hta_time", K_STR, O_(hta_time)},
+    {"hta_consecutive_kernel_delay", K_USEC,
+     O_(hta_consecutive_kernel_delay)},
+    {"hta_runtime_cutoff", K_USEC, O_(hta_runtime_cutoff)},
+    {"hta_launch_delay_cutoff", K_USEC, O_(hta_launch_delay_cutoff)},
+    {"hta_min_pattern_len", K_LONG, O_(hta_min_pattern_len)},
+    {"hta_include_last_step", K_FLAG, O_(hta_include_last_step)},
+    {"hta_kernel_sequences", K_STR, O_(hta_kernel_sequences)},
+    {"hta_critical_path", K_STR, O_(hta_critical_path)},
+    {"hta_rank", K_LONG0, O_(hta_rank)},
 };
 #undef O_
 
@@ -229,6 +253,38 @@ static tlm_status check_merged_trace(const tlm_mpi_opts *o, tlm_error *err)
     return TLM_OK;
 }
 
+/* The --hta_* options into o->hta_o; refused without --hta. */
+static tlm_status hta_opts(tlm_mpi_opts *o, tlm_error *err)
+{
+    tlm_hta_opts *h = &o->hta_o;
+    int any = o->hta_time || o->hta_kernel_sequences ||
+              o->hta_critical_path || o->hta_include_last_step ||
+              o->hta_rank >= 0 ||
+              o->hta_consecutive_kernel_delay != h->consecutive_kernel_delay ||
+              o->hta_runtime_cutoff != h->runtime_cutoff ||
+              o->hta_launch_delay_cutoff != h->launch_delay_cutoff ||
+              o->hta_min_pattern_len != h->min_pattern_len;
+    if (any && !o->hta)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "the --hta_* options need --hta");
+    if (o->hta_time && strcmp(o->hta_time, "us") && strcmp(o->hta_time, "ns"))
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "--hta_time: us or ns (got '%s')", o->hta_time);
+    h->time = o->hta_time && o->hta_time[0] == 'n' ? TLM_HTA_TIME_NS
+                                                   : TLM_HTA_TIME_US;
+    h->consecutive_kernel_delay = o->hta_consecutive_kernel_delay;
+    h->runtime_cutoff = o->hta_runtime_cutoff;
+    h->launch_delay_cutoff = o->hta_launch_delay_cutoff;
+    h->min_pattern_len = (int)(o->hta_min_pattern_len > 1000000
+                                   ? 1000000
+                                   : o->hta_min_pattern_len);
+    h->include_last_step = o->hta_include_last_step;
+    h->kernel_seq_op = o->hta_kernel_sequences;
+    if (o->hta_critical_path)
+        return tlm_hta_cp_parse(o->hta_critical_path, h, err);
+    return TLM_OK;
+}
+
 tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
                               tlm_error *err)
 {
@@ -242,6 +298,12 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
     o->findings_busbw_min_bytes = TLM_FIND_BUSBW_MIN_BYTES;
     o->findings_exposed_comm_pct = TLM_FIND_EXPOSED_PCT;
     o->step_outlier_pct = (long)(TLM_STEP_OUTLIER_DEFAULT * 100 + 0.5);
+    tlm_hta_opts_init(&o->hta_o);
+    o->hta_consecutive_kernel_delay = o->hta_o.consecutive_kernel_delay;
+    o->hta_runtime_cutoff = o->hta_o.runtime_cutoff;
+    o->hta_launch_delay_cutoff = o->hta_o.launch_delay_cutoff;
+    o->hta_min_pattern_len = o->hta_o.min_pattern_len;
+    o->hta_rank = -1;
     tlm_error_clear(err);
     /* Positional files are collected in place at the front of argv + 1:
      * argv is ours to reorder, the strings are not touched. */
@@ -304,6 +366,13 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
                 return tlm_error_set(err, TLM_EINVAL, NULL, -1,
                                      "option --%s: '%s' is not a number of "
                                      "microseconds >= 0", d->name, val);
+        } else if (d->k == K_LONG0) {
+            long v = 0;
+            if (parse_long(val, 0, &v) != 0)
+                return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                                     "option --%s: '%s' is not an integer "
+                                     ">= 0", d->name, val);
+            *(long *)(void *)field = v;
         } else {
             long v = 0;
             if (parse_long(val, 1, &v) != 0)
@@ -347,6 +416,8 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
         return mst;
     tlm_status ast = check_gpu_arch(o, err);
     if (ast != TLM_OK)
+        return ast;
+    if ((ast = hta_opts(o, err)) != TLM_OK)
         return ast;
     tlm_step_sel sel; /* --steps: checked here, parsed again by its user */
     if (tlm_step_sel_parse(o->steps, &sel, err) != TLM_OK)

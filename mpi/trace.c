@@ -11,6 +11,7 @@
 #include "mtrace.h"
 
 #include "cause.h"
+#include "hta_mpi.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -239,6 +240,11 @@ void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
     if (n_ev > 0 && c->o.merged_trace) {
         st = tlm_mpi_mtrace_add(c, tr, fr->row.trace_rank, recs, n_recs,
                                 &err);
+        if (st != TLM_OK)
+            goto fail;
+    }
+    if (c->o.hta) { /* HTA's tables, packed (phase_hta.c) */
+        st = tlm_mpi_hta_trace(c, tr, fr, &err);
         if (st != TLM_OK)
             goto fail;
     }
