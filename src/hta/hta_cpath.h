@@ -104,10 +104,9 @@ tlm_status tlm_hta_critical_path(const tlm_hta_events *ev,
 void tlm_hta_cpath_free(tlm_hta_cpath *cp);
 
 /* HTA's shorten_name: "->" removed, <...> and (...) removed (unbalanced
- * closers pop to the bottom), the last space-separated word.  Writes at
- * most cap - 1 bytes and a NUL to dst; returns the length. */
-size_t tlm_hta_shorten_name(const char *s, size_t len, char *dst,
-                            size_t cap);
+ * closers pop to the bottom), the last space-separated word.  dst holds
+ * len + 1 bytes; the result is NUL-terminated; returns its length. */
+size_t tlm_hta_shorten_name(const char *s, size_t len, char *dst);
 /* §1.6 rule 1 on a (shortened) name: nccl*, hip*, hccl*, *ncclKernel*. */
 int tlm_hta_is_comm_name(const char *s, size_t len);
 

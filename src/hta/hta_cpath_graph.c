@@ -21,6 +21,7 @@
  */
 #include "hta_cpath.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

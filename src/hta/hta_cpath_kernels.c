@@ -12,7 +12,8 @@
  * their end -, index) order: an operator edge start -> end, then a launch
  * delay edge when the launch found an empty queue (1 after it, 0 at the
  * kernel) and the stream's previous kernel ended before the launch, else
- * a kernel-kernel edge from the previous kernel's end.  Context Sync and
+ * a kernel-kernel edge from the previous kernel's end if it ended less
+ * than 1500 us before.  Context Sync and
  * Stream Sync add sync edges from the streams' last kernels to the CPU
  * call's end.
  */
@@ -26,6 +27,9 @@
 #include "sortutil.h"
 
 #define Q_NONE INT64_MIN
+/* A gap this long or longer between two kernels of a stream is no
+ * kernel-kernel edge (spec §9: 1500 us). */
+#define KK_MAX_NS ((int64_t)1500 * 1000)
 
 static const char *const launch_names[] = {
     "cudaLaunchKernel",
@@ -240,7 +244,7 @@ static tlm_status one_kernel(tlm_cp_graph *g, int32_t s, const int64_t *q,
             g->out->n_missing_node++;
         else
             r = tlm_cp_add_edge(g, rsn, sn, TLM_CP_LAUNCH_DELAY, 0);
-    } else if (last >= 0) {
+    } else if (last >= 0 && g->node[sn].ts - g->node[last].ts < KK_MAX_NS) {
         r = tlm_cp_add_edge(g, last, sn, TLM_CP_KERNEL_DELAY, 0);
         tlm_cp_attribute(g, r, -1);
     } else {
