@@ -7,6 +7,7 @@
  * the same tables as one Excel workbook (--output_xlsx_path).
  */
 #include "cli.h"
+#include "hta_cli.h"
 #include "report_opts.h"
 #include "report_tl.h"
 #include "sigclean.h"
@@ -117,6 +118,22 @@ static void report_usage(FILE *f)
         "                               and bytes from Inductor's wrapper "
         "files in D\n"
         "                               (read as text, never run)\n"
+        "  --hta                        also HTA's tables in DIR/hta/ and a "
+        "report.md\n"
+        "                               section (docs/hta.md); with:\n"
+        "  --hta_time us|ns             HTA's microsecond rounding (us) or "
+        "full ns\n"
+        "  --hta_consecutive_kernel_delay US  kernel_wait bound (30)\n"
+        "  --hta_runtime_cutoff US      launch summary bound (50)\n"
+        "  --hta_launch_delay_cutoff US launch summary bound (100)\n"
+        "  --hta_include_last_step      keep the last ProfilerStep\n"
+        "  --hta_kernel_sequences OP    frequent_cuda_kernel_sequences under "
+        "OP\n"
+        "  --hta_min_pattern_len N      shortest kernel sequence (3)\n"
+        "  --hta_critical_path A[:I[-J]] critical path window "
+        "(ProfilerStep:0)\n"
+        "  --hta_rank R                 rank of the sequences / critical "
+        "path\n"
         "  refused, with the reason: --extension_file, --python_path,\n"
         "    --enable-origami (Python code), --include_overlap_info,\n"
         "    --enable_pseudo_ops (not implemented)\n"
@@ -181,7 +198,8 @@ static int need(int i, int argc, char **argv)
  * (staged by the caller in the CSV folder; not a sheet of the workbook,
  * which holds TraceLens's sheets). */
 static tlm_status add_findings(tlm_report *rep, const tlm_find_opts *fo,
-                               int csv, tlm_tab **tab, tlm_error *err)
+                               int csv, const char *extra_md, tlm_tab **tab,
+                               tlm_error *err)
 {
     *tab = NULL;
     tlm_findings *f = NULL;
@@ -191,6 +209,8 @@ static tlm_status add_findings(tlm_report *rep, const tlm_find_opts *fo,
     tlm_sbuf b;
     tlm_sbuf_init(&b);
     tlm_findings_md(f, &b, 0);
+    if (extra_md) /* the HTA section (--hta) follows the findings */
+        tlm_sbuf_puts(&b, extra_md);
     st = b.oom ? TLM_ENOMEM
                : tlm_report_set_findings_md(rep, b.p ? b.p : "", b.len);
     tlm_sbuf_free(&b);
@@ -223,6 +243,7 @@ typedef struct rargs {
     tlm_cli_ropts co;
     tlm_find_opts fo;
     tlm_cli_tl tl;
+    tlm_cli_hta hta;
     char xbuf[4096], mbuf[4096];
 } rargs;
 
@@ -231,11 +252,14 @@ static int parse_args(int argc, char **argv, rargs *a)
 {
     tlm_cli_ropts_init(&a->co);
     tlm_find_opts_init(&a->fo);
+    tlm_cli_hta_init(&a->hta);
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         int r = tlm_cli_ropt("report", argc, argv, &i, &a->co);
         if (r == 0)
             r = tlm_cli_find_opt("report", argc, argv, &i, &a->fo);
+        if (r == 0)
+            r = tlm_cli_hta_opt("report", argc, argv, &i, &a->hta);
         if (r == 0)
             r = tlm_cli_tl_opt(argc, argv, &i, &a->tl, &a->co);
         if (r < 0)
@@ -283,6 +307,13 @@ static int parse_args(int argc, char **argv, rargs *a)
     }
     if (tlm_cli_tl_finish(&a->tl, &a->co) != 0)
         return 2;
+    if (tlm_cli_hta_check("report", &a->hta) != 0)
+        return 2;
+    if (a->hta.on && !a->dir) {
+        fprintf(stderr, "tlmpi report: --hta writes DIR/hta/*.csv: it "
+                "needs --output_csvs_dir DIR\n");
+        return 2;
+    }
     a->xlsx = a->tl.output_xlsx_path;
     return 0;
 }
@@ -410,18 +441,30 @@ static void summary(const rargs *a, const tlm_cli_built *b, double t0,
  * in a thread of its own with --threads 2, beside the findings, the CSVs
  * and report.md, as it is mostly deflate), findings.csv, the CSVs and
  * report.md. */
-static tlm_status stage_all(rargs *a, tlm_report *rep, tlm_outset *set,
+static tlm_status stage_all(rargs *a, tlm_cli_built *b, tlm_outset *set,
                             tlm_error *err)
 {
+    tlm_report *rep = b->rep;
     tlm_xlsx_job *job = NULL;
     tlm_tab *ft = NULL;
+    tlm_hta_result *hta = NULL;
+    char *hta_md = NULL;
     tlm_status st = TLM_OK;
-    if (a->xlsx)
+    if (a->hta.on) { /* HTA's tables: DIR/hta/ and a report.md section */
+        st = tlm_cli_hta_single(b->tr, &a->hta, &hta, err);
+        if (st == TLM_OK && tlm_hta_markdown(hta, &hta_md) != TLM_OK)
+            st = tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
+        if (st == TLM_OK)
+            st = tlm_hta_stage_csvs(hta, set, a->dir, err);
+        b->t_hta = tlm_cli_now();
+    }
+    if (st == TLM_OK && a->xlsx)
         st = tlm_report_xlsx_start(rep, set, a->xlsx, a->co.ro.threads >= 2,
                                    &job, err);
     if (st == TLM_OK)
         st = add_findings(rep, &a->fo,
-                          !(a->co.ro.compat & TLM_COMPAT_COLUMNS), &ft, err);
+                          !(a->co.ro.compat & TLM_COMPAT_COLUMNS), hta_md,
+                          &ft, err);
     if (st == TLM_OK && ft && a->dir)
         st = stage_findings_csv(ft, set, a->dir, err);
     if (st == TLM_OK)
@@ -431,6 +474,8 @@ static tlm_status stage_all(rargs *a, tlm_report *rep, tlm_outset *set,
     if (st == TLM_OK)
         st = sx;
     tlm_tab_free(ft);
+    free(hta_md);
+    tlm_hta_result_free(hta);
     return st;
 }
 
@@ -458,7 +503,7 @@ int tlm_cmd_report(int argc, char **argv)
     int rc = 1;
     if (tlm_cli_build_report(a.trace, &a.co, &b, &err) != TLM_OK ||
         tlm_cli_tl_compare(&a.tl, &a.co, &b, &err) != TLM_OK ||
-        stage_all(&a, b.rep, &set, &err) != TLM_OK ||
+        stage_all(&a, &b, &set, &err) != TLM_OK ||
         tlm_outset_commit(&set, &err) != TLM_OK) {
         fprintf(stderr, "tlmpi report: error: %s\n",
                 tlm_error_format(&err, msg, sizeof msg));

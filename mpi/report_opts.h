@@ -34,6 +34,7 @@ typedef struct tlm_cli_built {
     tlm_tree *tree;
     tlm_report *rep;
     double t_read, t_tree, t_tables; /* tlm_cli_now() after each stage */
+    double t_hta;                    /* after the HTA tables (--hta) */
 } tlm_cli_built;
 
 tlm_status tlm_cli_build_report(const char *path, const tlm_cli_ropts *o,

@@ -146,6 +146,128 @@ TLM_API const tlm_hta_ev *tlm_hta_events_find(const tlm_hta_events *ev,
 TLM_API void tlm_hta_round_us(int64_t ts_ns, int64_t dur_ns,
                               int64_t *ts_out, int64_t *dur_out);
 
+
+/* ================================================================ tables
+ * The tables of spec §2-§8 (§9, the critical path, plugs in through
+ * tlm_hta_build's builder list: see hta_tables.c).  One tlm_hta_result
+ * per rank (tlm_hta_build), rows of several ranks joined by tlm_hta_merge
+ * (the job: rank order, gpu_kernel_breakdown_by_type summed over ranks).
+ */
+
+#include "tlm_outset.h"
+
+/* Options (HTA's defaults by tlm_hta_opts_init). */
+typedef struct tlm_hta_opts {
+    tlm_hta_time time;            /* --hta_time (us) */
+    double consecutive_kernel_delay; /* us, idle kernel_wait bound (30) */
+    double runtime_cutoff;        /* us, launch summary (50) */
+    double launch_delay_cutoff;   /* us, launch summary (100) */
+    int min_pattern_len;          /* kernel sequences (3) */
+    int include_last_step;        /* iteration filter (0) */
+    const char *kernel_seq_op;    /* --hta_kernel_sequences; NULL = none */
+    char cp_annotation[256];      /* --hta_critical_path (ProfilerStep) */
+    int cp_first, cp_last;        /* instance range (0, 0) */
+} tlm_hta_opts;
+
+TLM_API void tlm_hta_opts_init(tlm_hta_opts *o);
+
+/* "ANNOTATION[:I[-J]]" into o->cp_* (instances I..J, 0-based; I alone:
+ * I..I).  Errors: TLM_EINVAL (message in err). */
+TLM_API tlm_status tlm_hta_cp_parse(const char *text, tlm_hta_opts *o,
+                                    tlm_error *err);
+
+typedef enum tlm_hta_type {
+    TLM_HTA_I64 = 0,
+    TLM_HTA_F64 = 1, /* NaN = empty cell */
+    TLM_HTA_STR = 2
+} tlm_hta_type;
+
+typedef struct tlm_hta_col {
+    const char *name; /* the CSV header (HTA's) */
+    tlm_hta_type type;
+    const char *unit; /* "us", "%", "" */
+} tlm_hta_col;
+
+typedef struct tlm_hta_table tlm_hta_table;
+
+TLM_API const char *tlm_hta_table_name(const tlm_hta_table *t);
+TLM_API const char *tlm_hta_table_doc(const tlm_hta_table *t);
+TLM_API size_t tlm_hta_table_cols(const tlm_hta_table *t);
+TLM_API const tlm_hta_col *tlm_hta_table_col(const tlm_hta_table *t,
+                                             size_t c);
+TLM_API size_t tlm_hta_table_rows(const tlm_hta_table *t);
+/* Cells; the accessor must match the column's type. */
+TLM_API int64_t tlm_hta_cell_i64(const tlm_hta_table *t, size_t row,
+                                 size_t col);
+TLM_API double tlm_hta_cell_f64(const tlm_hta_table *t, size_t row,
+                                size_t col);
+TLM_API const char *tlm_hta_cell_str(const tlm_hta_table *t, size_t row,
+                                     size_t col, size_t *len);
+
+/* Counts report.md states (quirks that changed a number, bad input). */
+typedef struct tlm_hta_notes {
+    uint64_t n_events;        /* rows analysed (after the filter) */
+    uint64_t n_neg_dur;       /* Q1: durations -1 us after the rounding */
+    uint64_t n_neg_dur_gpu;   /* ... of GPU events */
+    uint64_t n_no_ts;         /* kept-category events without ts */
+    uint64_t n_dup_corr;      /* correlations shared by > 1 event a side */
+    uint64_t n_filtered_out;  /* rows the iteration filter removed */
+    uint64_t n_ranks_filtered;/* ranks the filter ran on */
+    uint64_t n_rounded_ranks; /* ranks HTA's rounding applied to */
+    uint64_t n_no_gpu;        /* ranks without GPU events */
+    uint64_t n_temporal_neg;  /* Q2: ranks with a negative time */
+    uint64_t n_seq_clamped;   /* Q9: durations < 0 taken as 0 */
+    uint64_t n_driver_launches; /* Q8: cuLaunchKernel* kept out */
+    uint64_t n_rocm_launches;   /* Q8: hip* launches added */
+    uint64_t n_orphan_kernels;  /* GPU events without a launch partner */
+    int has_seq;              /* the kernel-sequence table was asked */
+    int seq_rank_found;
+    char cp_reason[160];      /* why no critical path ("" = built) */
+} tlm_hta_notes;
+
+typedef struct tlm_hta_result tlm_hta_result;
+
+/* Builds every table of one rank from its filtered, shifted event table.
+ * is_seq_rank: this rank gets the kernel sequences and the critical path
+ * (--hta_rank).  *out is freed with tlm_hta_result_free.  Errors:
+ * TLM_ENOMEM. */
+TLM_API tlm_status tlm_hta_build(const tlm_hta_events *ev,
+                                 const tlm_hta_opts *o, int is_seq_rank,
+                                 tlm_hta_result **out, tlm_error *err);
+TLM_API void tlm_hta_result_free(tlm_hta_result *r);
+
+/* Joins the results of several ranks (given in rank order) into one:
+ * rows concatenated, gpu_kernel_breakdown_by_type summed per kernel_type
+ * with its percentage recomputed, notes summed.  Errors: TLM_ENOMEM. */
+TLM_API tlm_status tlm_hta_merge(tlm_hta_result *const *parts, size_t n,
+                                 tlm_hta_result **out, tlm_error *err);
+
+TLM_API size_t tlm_hta_result_tables(const tlm_hta_result *r);
+TLM_API const tlm_hta_table *tlm_hta_result_table(const tlm_hta_result *r,
+                                                  size_t i);
+/* The table named name, or NULL. */
+TLM_API const tlm_hta_table *tlm_hta_result_find(const tlm_hta_result *r,
+                                                 const char *name);
+TLM_API const tlm_hta_notes *tlm_hta_result_notes(const tlm_hta_result *r);
+
+/* Serialises a result into one malloc'd buffer (*buf, *len; the caller
+ * frees it) and back, for the driver's gathers.  Errors: TLM_ENOMEM,
+ * TLM_EFORMAT (a buffer that is not a packed result). */
+TLM_API tlm_status tlm_hta_pack(const tlm_hta_result *r, void **buf,
+                                size_t *len);
+TLM_API tlm_status tlm_hta_unpack(const void *buf, size_t len,
+                                  tlm_hta_result **out);
+
+/* Stages <dir>/hta/<table>.csv for every table in set (the caller
+ * commits).  Errors: those of tlm_outset_stage, TLM_EIO. */
+TLM_API tlm_status tlm_hta_stage_csvs(const tlm_hta_result *r,
+                                      tlm_outset *set, const char *dir,
+                                      tlm_error *err);
+
+/* Appends the report.md "HTA" section (Markdown) to a malloc'd string
+ * (*md, NUL-terminated; the caller frees it).  Errors: TLM_ENOMEM. */
+TLM_API tlm_status tlm_hta_markdown(const tlm_hta_result *r, char **md);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,10 +10,133 @@
 #include <stdint.h>
 
 #include "tlmpi/tlm_hta.h"
+#include "tlmpi/tlm_outset.h"
 
 /* §1.3: index_correlation of every row (rows in file order). */
 tlm_status tlm_hta_link(tlm_hta_events *ev);
 /* Rebuilds row_of_index after the rows changed. */
 tlm_status tlm_hta_reindex(tlm_hta_events *ev);
+
+
+/* ================================================================ tables */
+
+/* A table's definition: name, doc, columns, how ranks combine. */
+typedef struct tlm_hta_tdef {
+    const char *name;
+    const char *doc;
+    const tlm_hta_col *cols;
+    size_t ncols;
+    int sum_by_type; /* gpu_kernel_breakdown_by_type: summed over ranks */
+} tlm_hta_tdef;
+
+typedef struct tlm_hta_cell {
+    int64_t i;
+    double d;
+    char *s;
+    size_t len;
+} tlm_hta_cell;
+
+struct tlm_hta_table {
+    const tlm_hta_tdef *def;
+    tlm_hta_cell *cells; /* nrows * ncols */
+    size_t nrows, cap;
+};
+
+#define TLM_HTA_MAX_TABLES 16
+
+struct tlm_hta_result {
+    tlm_hta_table *t[TLM_HTA_MAX_TABLES];
+    size_t n;
+    tlm_hta_notes notes;
+};
+
+/* Every table definition, for tlm_hta_unpack and the docs test. */
+const tlm_hta_tdef *tlm_hta_tdef_find(const char *name);
+
+/* A new empty table of def appended to r; NULL when out of memory. */
+tlm_hta_table *tlm_hta_result_add(tlm_hta_result *r,
+                                  const tlm_hta_tdef *def);
+void tlm_hta_table_free(tlm_hta_table *t);
+/* Appends a row (cells zero, F64 NaN); its index in *row. */
+tlm_status tlm_hta_row_add(tlm_hta_table *t, size_t *row);
+void tlm_hta_set_i64(tlm_hta_table *t, size_t row, size_t col, int64_t v);
+void tlm_hta_set_f64(tlm_hta_table *t, size_t row, size_t col, double v);
+tlm_status tlm_hta_set_str(tlm_hta_table *t, size_t row, size_t col,
+                           const char *s, size_t len);
+
+/* ---- kernel types (§1.6) */
+typedef enum tlm_hta_ktype {
+    TLM_HTA_K_COMPUTATION = 0,
+    TLM_HTA_K_COMMUNICATION = 1,
+    TLM_HTA_K_MEMORY = 2,
+    TLM_HTA_K_OTHER = 3
+} tlm_hta_ktype;
+tlm_hta_ktype tlm_hta_kernel_type(const char *name, size_t len);
+const char *tlm_hta_ktype_name(tlm_hta_ktype k);
+
+/* ---- merged intervals (§1.7) */
+typedef struct tlm_hta_iv {
+    int64_t start, end; /* ns; end may be < start (Q1) */
+} tlm_hta_iv;
+/* Merges iv[0..n) in place (sorted stably by start, the input order
+ * breaking ties): *ngroups groups at the front.  Errors: TLM_ENOMEM. */
+tlm_status tlm_hta_merge_iv(tlm_hta_iv *iv, size_t n, size_t *ngroups);
+/* Sum of (end - start) over groups. */
+int64_t tlm_hta_iv_length(const tlm_hta_iv *g, size_t n);
+
+/* ---- statistics (pandas describe) */
+typedef struct tlm_hta_describe {
+    double count, mean, std, min, q25, q50, q75, max;
+} tlm_hta_describe;
+/* Over the non-NaN values of v (sorted in place). */
+void tlm_hta_describe_of(double *v, size_t n, tlm_hta_describe *d);
+double tlm_hta_round(double x, int digits);
+
+/* ---- rows helpers */
+/* The GPU events of §2/§4/§6: rows with stream != -1. */
+static inline int tlm_hta_is_gpu(const tlm_hta_ev *r)
+{
+    return r->stream != -1;
+}
+/* us as the tables print them */
+static inline double tlm_hta_us(int64_t ns)
+{
+    return (double)ns / 1000.0;
+}
+
+/* "COMPUTATION overlapping MEMORY" for bits 1|4 (§6). */
+void tlm_hta_by_type_label(int bits, char *buf, size_t size);
+/* 1 when the rank has a GPU event (stream != -1). */
+int tlm_hta_has_gpu(const tlm_hta_events *ev);
+
+/* ---- builders (one per file); temporal also builds comm_comp_overlap
+ * and gpu_kernel_breakdown_by_type (same merged groups) */
+tlm_status tlm_hta_build_temporal(const tlm_hta_events *ev,
+                                  const tlm_hta_opts *o, tlm_hta_result *r,
+                                  tlm_error *err);
+tlm_status tlm_hta_build_idle(const tlm_hta_events *ev,
+                              const tlm_hta_opts *o, tlm_hta_result *r,
+                              tlm_error *err);
+tlm_status tlm_hta_build_launch(const tlm_hta_events *ev,
+                                const tlm_hta_opts *o, tlm_hta_result *r,
+                                tlm_error *err);
+tlm_status tlm_hta_build_queue(const tlm_hta_events *ev,
+                               const tlm_hta_opts *o, tlm_hta_result *r,
+                               tlm_error *err);
+tlm_status tlm_hta_build_kernels(const tlm_hta_events *ev,
+                                 const tlm_hta_opts *o, tlm_hta_result *r,
+                                 tlm_error *err);
+tlm_status tlm_hta_build_seq(const tlm_hta_events *ev,
+                             const tlm_hta_opts *o, tlm_hta_result *r,
+                             tlm_error *err);
+
+/* The rows of frequent_cuda_kernel_sequences (hta_callstack.c). */
+tlm_status tlm_hta_seq_rows(const tlm_hta_events *ev, const tlm_hta_opts *o,
+                            tlm_hta_table *t, tlm_hta_notes *notes);
+
+extern const tlm_hta_tdef tlm_hta_def_temporal, tlm_hta_def_idle,
+    tlm_hta_def_idle_stats, tlm_hta_def_overlap, tlm_hta_def_launch_stats,
+    tlm_hta_def_launch_summary, tlm_hta_def_queue, tlm_hta_def_by_type,
+    tlm_hta_def_kernels, tlm_hta_def_seq;
 
 #endif /* TLM_HTA_INTERNAL_H */

@@ -1,0 +1,291 @@
+/*
+ * hta_tables.c - the list of HTA table builders, the options, and the
+ * job-level join of several ranks' tables (tlm_hta_merge).
+ *
+ * tlm_hta_build runs every builder of `builders` on one rank's event
+ * table, in order; the tables appear in the result (and the CSV/HDF5
+ * outputs) in that order.  A builder marked SEQ_RANK runs on the rank
+ * chosen by --hta_rank only (the kernel sequences and the critical path).
+ */
+#include "hta_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef tlm_status (*builder_fn)(const tlm_hta_events *ev,
+                                 const tlm_hta_opts *o, tlm_hta_result *r,
+                                 tlm_error *err);
+
+enum { ALL_RANKS = 0, SEQ_RANK = 1 };
+
+static const struct {
+    builder_fn fn;
+    int scope;
+} builders[] = {
+    /* temporal_breakdown, comm_comp_overlap, gpu_kernel_breakdown_by_type */
+    {tlm_hta_build_temporal, ALL_RANKS},
+    /* idle_time_breakdown, idle_interval_stats */
+    {tlm_hta_build_idle, ALL_RANKS},
+    /* cuda_kernel_launch_stats, cuda_kernel_launch_summary */
+    {tlm_hta_build_launch, ALL_RANKS},
+    {tlm_hta_build_queue, ALL_RANKS},
+    {tlm_hta_build_kernels, ALL_RANKS},
+    /* frequent_cuda_kernel_sequences (only with --hta_kernel_sequences) */
+    {tlm_hta_build_seq, SEQ_RANK},
+    /* ---- HOOK for spec §9, the critical path (branch h-p23b): add
+     *   {tlm_hta_build_critical_path, SEQ_RANK},
+     * here.  It adds critical_path_summary and critical_path_edges with
+     * tlm_hta_result_add (their tlm_hta_tdef in its own file, listed in
+     * tdefs below), or leaves them out and writes r->notes.cp_reason
+     * (one line: no event matches --hta_critical_path ...).  The window
+     * is o->cp_annotation, o->cp_first .. o->cp_last. */
+};
+
+static const tlm_hta_tdef *const tdefs[] = {
+    &tlm_hta_def_temporal,      &tlm_hta_def_idle,
+    &tlm_hta_def_idle_stats,    &tlm_hta_def_overlap,
+    &tlm_hta_def_launch_stats,  &tlm_hta_def_launch_summary,
+    &tlm_hta_def_queue,         &tlm_hta_def_by_type,
+    &tlm_hta_def_kernels,       &tlm_hta_def_seq,
+    /* HOOK (h-p23b): the two critical-path definitions */
+};
+
+const tlm_hta_tdef *tlm_hta_tdef_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof tdefs / sizeof tdefs[0]; i++) {
+        if (strcmp(tdefs[i]->name, name) == 0)
+            return tdefs[i];
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- MARK: -
+ * options */
+
+void tlm_hta_opts_init(tlm_hta_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->time = TLM_HTA_TIME_US;
+    o->consecutive_kernel_delay = 30;
+    o->runtime_cutoff = 50;
+    o->launch_delay_cutoff = 100;
+    o->min_pattern_len = 3;
+    memcpy(o->cp_annotation, "ProfilerStep", sizeof "ProfilerStep");
+    o->cp_first = 0;
+    o->cp_last = 0;
+}
+
+static int parse_uint(const char *s, size_t n, int *out)
+{
+    if (n == 0 || n > 9)
+        return 0;
+    int v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return 1;
+}
+
+tlm_status tlm_hta_cp_parse(const char *text, tlm_hta_opts *o,
+                            tlm_error *err)
+{
+    const char *colon = strrchr(text, ':');
+    int a = 0, b;
+    size_t alen = colon ? (size_t)(colon - text) : strlen(text);
+    if (alen >= sizeof o->cp_annotation)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "--hta_critical_path: annotation too long");
+    if (colon) {
+        const char *r = colon + 1, *dash = strchr(r, '-');
+        size_t l1 = dash ? (size_t)(dash - r) : strlen(r);
+        if (!parse_uint(r, l1, &a))
+            goto bad;
+        b = a;
+        if (dash && !parse_uint(dash + 1, strlen(dash + 1), &b))
+            goto bad;
+        if (b < a)
+            goto bad;
+        o->cp_first = a;
+        o->cp_last = b;
+    } else {
+        o->cp_first = o->cp_last = 0;
+    }
+    memcpy(o->cp_annotation, text, alen);
+    o->cp_annotation[alen] = '\0';
+    return TLM_OK;
+bad:
+    return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                         "--hta_critical_path '%.100s': expected "
+                         "ANNOTATION[:I[-J]] with I <= J",
+                         text);
+}
+
+/* ---------------------------------------------------------------- MARK: -
+ * one rank */
+
+tlm_status tlm_hta_build(const tlm_hta_events *ev, const tlm_hta_opts *o,
+                         int is_seq_rank, tlm_hta_result **out,
+                         tlm_error *err)
+{
+    *out = NULL;
+    tlm_hta_result *r = calloc(1, sizeof *r);
+    if (!r)
+        return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
+    tlm_hta_notes *nt = &r->notes;
+    nt->n_events = ev->n;
+    nt->n_neg_dur = ev->n_neg_dur;
+    nt->n_neg_dur_gpu = ev->n_neg_dur_gpu;
+    nt->n_no_ts = ev->n_no_ts;
+    nt->n_dup_corr = ev->n_dup_corr;
+    nt->n_filtered_out =
+        ev->n_before_filter > ev->n ? ev->n_before_filter - ev->n : 0;
+    nt->n_ranks_filtered = ev->filtered ? 1 : 0;
+    nt->n_rounded_ranks = ev->rounded ? 1 : 0;
+    nt->n_no_gpu = tlm_hta_has_gpu(ev) ? 0 : 1;
+    nt->has_seq = o->kernel_seq_op != NULL;
+    for (size_t i = 0; i < ev->n; i++) {
+        const tlm_hta_ev *e = &ev->ev[i];
+        nt->n_orphan_kernels += e->gpu_side && e->icorr == 0;
+    }
+    tlm_status st = TLM_OK;
+    for (size_t i = 0; i < sizeof builders / sizeof builders[0]; i++) {
+        if (builders[i].scope == SEQ_RANK && !is_seq_rank)
+            continue;
+        st = builders[i].fn(ev, o, r, err);
+        if (st != TLM_OK)
+            break;
+    }
+    if (st != TLM_OK) {
+        tlm_hta_result_free(r);
+        if (st == TLM_ENOMEM)
+            return tlm_error_set(err, st, tlm_trace_path(ev->trace), -1,
+                                 "out of memory building the HTA tables");
+        return st;
+    }
+    *out = r;
+    return TLM_OK;
+}
+
+/* ---------------------------------------------------------------- MARK: -
+ * several ranks */
+
+static tlm_status copy_rows(tlm_hta_table *dst, const tlm_hta_table *src)
+{
+    size_t nc = src->def->ncols;
+    for (size_t i = 0; i < src->nrows; i++) {
+        size_t row;
+        if (tlm_hta_row_add(dst, &row) != TLM_OK)
+            return TLM_ENOMEM;
+        for (size_t c = 0; c < nc; c++) {
+            const tlm_hta_cell *x = &src->cells[i * nc + c];
+            tlm_hta_cell *y = &dst->cells[row * nc + c];
+            y->i = x->i;
+            y->d = x->d;
+            if (x->s && tlm_hta_set_str(dst, row, c, x->s, x->len) != TLM_OK)
+                return TLM_ENOMEM;
+        }
+    }
+    return TLM_OK;
+}
+
+/* gpu_kernel_breakdown_by_type of the job: sums per label (bits order),
+ * percentages of the job's total. */
+static tlm_status sum_by_type(tlm_hta_table *t)
+{
+    double sum[8] = {0};
+    for (size_t i = 0; i < t->nrows; i++) {
+        const char *s = t->cells[i * 3].s ? t->cells[i * 3].s : "";
+        for (int b = 1; b < 8; b++) {
+            char label[96];
+            tlm_hta_by_type_label(b, label, sizeof label);
+            if (strcmp(label, s) == 0)
+                sum[b] += t->cells[i * 3 + 1].d;
+        }
+    }
+    for (size_t i = 0; i < t->nrows * 3; i++)
+        free(t->cells[i].s);
+    t->nrows = 0;
+    double total = 0;
+    for (int b = 1; b < 8; b++)
+        total += sum[b];
+    for (int b = 1; b < 8; b++) {
+        if (sum[b] == 0)
+            continue;
+        char label[96];
+        size_t row;
+        tlm_hta_by_type_label(b, label, sizeof label);
+        if (tlm_hta_row_add(t, &row) != TLM_OK ||
+            tlm_hta_set_str(t, row, 0, label, strlen(label)) != TLM_OK)
+            return TLM_ENOMEM;
+        tlm_hta_set_f64(t, row, 1, sum[b]);
+        tlm_hta_set_f64(t, row, 2,
+                        total != 0 ? tlm_hta_round(100.0 * sum[b] / total, 1)
+                                   : NAN);
+    }
+    return TLM_OK;
+}
+
+static void add_notes(tlm_hta_notes *a, const tlm_hta_notes *b)
+{
+    a->n_events += b->n_events;
+    a->n_neg_dur += b->n_neg_dur;
+    a->n_neg_dur_gpu += b->n_neg_dur_gpu;
+    a->n_no_ts += b->n_no_ts;
+    a->n_dup_corr += b->n_dup_corr;
+    a->n_filtered_out += b->n_filtered_out;
+    a->n_ranks_filtered += b->n_ranks_filtered;
+    a->n_rounded_ranks += b->n_rounded_ranks;
+    a->n_no_gpu += b->n_no_gpu;
+    a->n_temporal_neg += b->n_temporal_neg;
+    a->n_seq_clamped += b->n_seq_clamped;
+    a->n_driver_launches += b->n_driver_launches;
+    a->n_rocm_launches += b->n_rocm_launches;
+    a->n_orphan_kernels += b->n_orphan_kernels;
+    a->has_seq |= b->has_seq;
+    a->seq_rank_found |= b->seq_rank_found;
+    if (!a->cp_reason[0] && b->cp_reason[0])
+        memcpy(a->cp_reason, b->cp_reason, sizeof a->cp_reason);
+}
+
+static tlm_hta_table *find_mut(tlm_hta_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        if (strcmp(r->t[i]->def->name, name) == 0)
+            return r->t[i];
+    }
+    return NULL;
+}
+
+tlm_status tlm_hta_merge(tlm_hta_result *const *parts, size_t n,
+                         tlm_hta_result **out, tlm_error *err)
+{
+    *out = NULL;
+    tlm_hta_result *m = calloc(1, sizeof *m);
+    tlm_status st = m ? TLM_OK : TLM_ENOMEM;
+    for (size_t p = 0; p < n && st == TLM_OK; p++) {
+        add_notes(&m->notes, &parts[p]->notes);
+        for (size_t i = 0; i < parts[p]->n && st == TLM_OK; i++) {
+            const tlm_hta_table *src = parts[p]->t[i];
+            tlm_hta_table *dst = find_mut(m, src->def->name);
+            if (!dst)
+                dst = tlm_hta_result_add(m, src->def);
+            st = dst ? copy_rows(dst, src) : TLM_ENOMEM;
+        }
+    }
+    for (size_t i = 0; m && i < m->n && st == TLM_OK; i++) {
+        if (m->t[i]->def->sum_by_type)
+            st = sum_by_type(m->t[i]);
+    }
+    if (st != TLM_OK) {
+        tlm_hta_result_free(m);
+        return tlm_error_set(err, st, NULL, -1,
+                             "out of memory joining the HTA tables");
+    }
+    *out = m;
+    return TLM_OK;
+}
