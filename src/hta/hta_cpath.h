@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hta_internal.h"
 #include "i3map.h"
 #include "tlmpi/tlm_hta.h"
 
@@ -171,5 +172,16 @@ tlm_status tlm_cp_pass_kernels(tlm_cp_graph *g);
  * TLM_OK with *npath 0.  Errors: TLM_ENOMEM. */
 tlm_status tlm_cp_longest_path(tlm_cp_graph *g, int32_t **path,
                                size_t *npath);
+
+/* ------------------------------------------------------------ tables */
+
+/* The builder in hta_tables.c's list (hta_cpath_out.c): adds
+ * critical_path_summary and critical_path_edges for the window
+ * o->cp_annotation, o->cp_first..o->cp_last, or leaves them out and
+ * writes r->notes.cp_reason.  Errors: TLM_ENOMEM. */
+tlm_status tlm_hta_build_critical_path(const tlm_hta_events *ev,
+                                       const tlm_hta_opts *o,
+                                       tlm_hta_result *r, tlm_error *err);
+extern const tlm_hta_tdef tlm_hta_def_cp_summary, tlm_hta_def_cp_edges;
 
 #endif /* TLM_HTA_CPATH_H */
