@@ -65,9 +65,20 @@ uint32_t tlm_cp_name_id(const tlm_cp_graph *g, const char *lit)
 /* ---------------------------------------------------------------- MARK: -
  * names */
 
+static int has_brackets(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '<' || s[i] == '>' || s[i] == '(' || s[i] == ')')
+            return 1;
+    }
+    return 0;
+}
+
 size_t tlm_hta_shorten_name(const char *s, size_t len, char *dst)
 {
     size_t n = 0; /* the stack: dst[0..n) */
+    if (!has_brackets(s, len))
+        goto whole;
     for (size_t i = 0; i < len; i++) {
         char c = s[i];
         if (c == '-' && i + 1 < len && s[i + 1] == '>') {
@@ -87,9 +98,15 @@ size_t tlm_hta_shorten_name(const char *s, size_t len, char *dst)
     size_t b = n;
     while (b > 0 && dst[b - 1] != ' ')
         b--;
+    if (n - b == 0)
+        goto whole;
     memmove(dst, dst + b, n - b);
     dst[n - b] = '\0';
     return n - b;
+whole:
+    memcpy(dst, s, len);
+    dst[len] = '\0';
+    return len;
 }
 
 static int starts(const char *s, size_t len, const char *p)

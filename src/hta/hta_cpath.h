@@ -104,9 +104,12 @@ tlm_status tlm_hta_critical_path(const tlm_hta_events *ev,
                                  tlm_hta_cpath *out, tlm_error *err);
 void tlm_hta_cpath_free(tlm_hta_cpath *cp);
 
-/* HTA's shorten_name: "->" removed, <...> and (...) removed (unbalanced
- * closers pop to the bottom), the last space-separated word.  dst holds
- * len + 1 bytes; the result is NUL-terminated; returns its length. */
+/* HTA's s_name (shorten_name) as its critical_path_edges show it: a name
+ * with a bracket (<, >, (, )) loses "->", its <...> and (...) groups (an
+ * unbalanced closer pops to the bottom) and all but its last
+ * space-separated word; a name without brackets, or one this leaves
+ * empty ("Memset (Device)"), stays whole.  dst holds len + 1 bytes; the
+ * result is NUL-terminated; returns its length. */
 size_t tlm_hta_shorten_name(const char *s, size_t len, char *dst);
 /* §1.6 rule 1 on a (shortened) name: nccl*, hip*, hccl*, *ncclKernel*. */
 int tlm_hta_is_comm_name(const char *s, size_t len);

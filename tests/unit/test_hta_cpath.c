@@ -420,6 +420,13 @@ static void test_shorten_and_comm(void **state)
                "at::native::vectorized_elementwise_kernel");
     shorten_is("aten::add", "aten::add");
     shorten_is("a->b", "ab");
+    shorten_is("a b", "a b"); /* no bracket: whole */
+    shorten_is("f<a->b>(x) g->h(y)", "gh");
+    shorten_is("Memset (Device)", "Memset (Device)");
+    shorten_is("autograd::engine::evaluate_function: DivBackward1",
+               "autograd::engine::evaluate_function: DivBackward1");
+    shorten_is("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)",
+               "ncclDevKernel_Generic");
     shorten_is("x)) y", "y");
     shorten_is("", "");
     assert_true(tlm_hta_is_comm_name("ncclDevKernel_Generic", 21));
