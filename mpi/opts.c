@@ -80,7 +80,22 @@ static const char usage[] =
     "  --findings_busbw_min_bytes X  ... for messages of X bytes or more\n"
     "                       (default 1048576)\n"
     "  --findings_exposed_comm_pct X  exposed communication finding over\n"
-    "                       X% of the GPU time (default 5)\n"
+    "                       X% of the GPU time (default 5)\n";
+/* the rest (one string literal may hold 4095 bytes) */
+static const char usage_tail[] =
+    "  --hta                HTA's per-rank tables: HDF5 /hta/<table> and\n"
+    "                       <csv dir>/hta/<table>.csv (docs/hta.md)\n"
+    "  --hta_time us|ns     HTA's microsecond rounding (us, default) or ns\n"
+    "  --hta_consecutive_kernel_delay US  kernel_wait bound (default 30)\n"
+    "  --hta_runtime_cutoff US  launch summary bound (default 50)\n"
+    "  --hta_launch_delay_cutoff US  launch summary bound (default 100)\n"
+    "  --hta_include_last_step  keep the last ProfilerStep (HTA drops it)\n"
+    "  --hta_kernel_sequences OP  frequent_cuda_kernel_sequences under OP\n"
+    "  --hta_min_pattern_len N  shortest kernel sequence (default 3)\n"
+    "  --hta_critical_path A[:I[-J]]  critical path window\n"
+    "                       (default ProfilerStep:0)\n"
+    "  --hta_rank R         rank of the kernel sequences and critical path\n"
+    "                       (default: the lowest rank)\n"
     "  --progress           progress as plain lines on stderr (log files;\n"
     "                       default: one updating line on a terminal only)\n"
     "  --quiet              no progress and no summary line\n"
@@ -90,7 +105,12 @@ static const char usage[] =
 
 const char *tlm_mpi_opts_usage(void)
 {
-    return usage;
+    static char all[sizeof usage + sizeof usage_tail];
+    if (!all[0]) { /* rank 0's main thread only */
+        memcpy(all, usage, sizeof usage - 1);
+        memcpy(all + sizeof usage - 1, usage_tail, sizeof usage_tail);
+    }
+    return all;
 }
 
 static int parse_long(const char *s, long min, long *out)
@@ -116,7 +136,7 @@ static int parse_usec(const char *s, double *out)
     return 0;
 }
 
-typedef enum { K_FLAG, K_STR, K_LONG, K_USEC, K_NUM } kind;
+typedef enum { K_FLAG, K_STR, K_LONG, K_USEC, K_NUM, K_LONG0 } kind;
 
 typedef struct optdef {
     const char *name;
@@ -158,6 +178,17 @@ static const optdef defs[] = {
     {"findings_busbw_pct", K_NUM, O_(findings_busbw_pct)},
     {"findings_busbw_min_bytes", K_NUM, O_(findings_busbw_min_bytes)},
     {"findings_exposed_comm_pct", K_NUM, O_(findings_exposed_comm_pct)},
+    {"hta", K_FLAG, O_(hta)},
+    {"hta_time", K_STR, O_(hta_time)},
+    {"hta_consecutive_kernel_delay", K_USEC,
+     O_(hta_consecutive_kernel_delay)},
+    {"hta_runtime_cutoff", K_USEC, O_(hta_runtime_cutoff)},
+    {"hta_launch_delay_cutoff", K_USEC, O_(hta_launch_delay_cutoff)},
+    {"hta_min_pattern_len", K_LONG, O_(hta_min_pattern_len)},
+    {"hta_include_last_step", K_FLAG, O_(hta_include_last_step)},
+    {"hta_kernel_sequences", K_STR, O_(hta_kernel_sequences)},
+    {"hta_critical_path", K_STR, O_(hta_critical_path)},
+    {"hta_rank", K_LONG0, O_(hta_rank)},
 };
 #undef O_
 
@@ -185,6 +216,38 @@ static tlm_status check_gpu_arch(const tlm_mpi_opts *o, tlm_error *err)
                          tlm_gpu_arch_names(known, sizeof known));
 }
 
+/* The --hta_* options into o->hta_o; refused without --hta. */
+static tlm_status hta_opts(tlm_mpi_opts *o, tlm_error *err)
+{
+    tlm_hta_opts *h = &o->hta_o;
+    int any = o->hta_time || o->hta_kernel_sequences ||
+              o->hta_critical_path || o->hta_include_last_step ||
+              o->hta_rank >= 0 ||
+              o->hta_consecutive_kernel_delay != h->consecutive_kernel_delay ||
+              o->hta_runtime_cutoff != h->runtime_cutoff ||
+              o->hta_launch_delay_cutoff != h->launch_delay_cutoff ||
+              o->hta_min_pattern_len != h->min_pattern_len;
+    if (any && !o->hta)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "the --hta_* options need --hta");
+    if (o->hta_time && strcmp(o->hta_time, "us") && strcmp(o->hta_time, "ns"))
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "--hta_time: us or ns (got '%s')", o->hta_time);
+    h->time = o->hta_time && o->hta_time[0] == 'n' ? TLM_HTA_TIME_NS
+                                                   : TLM_HTA_TIME_US;
+    h->consecutive_kernel_delay = o->hta_consecutive_kernel_delay;
+    h->runtime_cutoff = o->hta_runtime_cutoff;
+    h->launch_delay_cutoff = o->hta_launch_delay_cutoff;
+    h->min_pattern_len = (int)(o->hta_min_pattern_len > 1000000
+                                   ? 1000000
+                                   : o->hta_min_pattern_len);
+    h->include_last_step = o->hta_include_last_step;
+    h->kernel_seq_op = o->hta_kernel_sequences;
+    if (o->hta_critical_path)
+        return tlm_hta_cp_parse(o->hta_critical_path, h, err);
+    return TLM_OK;
+}
+
 tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
                               tlm_error *err)
 {
@@ -198,6 +261,12 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
     o->findings_busbw_min_bytes = TLM_FIND_BUSBW_MIN_BYTES;
     o->findings_exposed_comm_pct = TLM_FIND_EXPOSED_PCT;
     o->step_outlier_pct = (long)(TLM_STEP_OUTLIER_DEFAULT * 100 + 0.5);
+    tlm_hta_opts_init(&o->hta_o);
+    o->hta_consecutive_kernel_delay = o->hta_o.consecutive_kernel_delay;
+    o->hta_runtime_cutoff = o->hta_o.runtime_cutoff;
+    o->hta_launch_delay_cutoff = o->hta_o.launch_delay_cutoff;
+    o->hta_min_pattern_len = o->hta_o.min_pattern_len;
+    o->hta_rank = -1;
     tlm_error_clear(err);
     /* Positional files are collected in place at the front of argv + 1:
      * argv is ours to reorder, the strings are not touched. */
@@ -260,6 +329,13 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
                 return tlm_error_set(err, TLM_EINVAL, NULL, -1,
                                      "option --%s: '%s' is not a number of "
                                      "microseconds >= 0", d->name, val);
+        } else if (d->k == K_LONG0) {
+            long v = 0;
+            if (parse_long(val, 0, &v) != 0)
+                return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                                     "option --%s: '%s' is not an integer "
+                                     ">= 0", d->name, val);
+            *(long *)(void *)field = v;
         } else {
             long v = 0;
             if (parse_long(val, 1, &v) != 0)
@@ -300,6 +376,8 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
                              "report)");
     tlm_status ast = check_gpu_arch(o, err);
     if (ast != TLM_OK)
+        return ast;
+    if ((ast = hta_opts(o, err)) != TLM_OK)
         return ast;
     tlm_step_sel sel; /* --steps: checked here, parsed again by its user */
     if (tlm_step_sel_parse(o->steps, &sel, err) != TLM_OK)

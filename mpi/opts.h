@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "tlmpi/tlm_common.h"
+#include "tlmpi/tlm_hta.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,6 +62,18 @@ typedef struct tlm_mpi_opts {
     double findings_busbw_pct; /* --findings_busbw_pct X */
     double findings_busbw_min_bytes; /* --findings_busbw_min_bytes X */
     double findings_exposed_comm_pct; /* --findings_exposed_comm_pct X */
+    /* HTA's tables (--hta, docs/hta.md); hta_o is built from the rest */
+    int hta;                   /* --hta */
+    const char *hta_time;      /* --hta_time us|ns */
+    double hta_consecutive_kernel_delay; /* --hta_consecutive_kernel_delay */
+    double hta_runtime_cutoff; /* --hta_runtime_cutoff */
+    double hta_launch_delay_cutoff; /* --hta_launch_delay_cutoff */
+    long hta_min_pattern_len;  /* --hta_min_pattern_len */
+    int hta_include_last_step; /* --hta_include_last_step */
+    const char *hta_kernel_sequences; /* --hta_kernel_sequences OP */
+    const char *hta_critical_path; /* --hta_critical_path A[:I[-J]] */
+    long hta_rank;             /* --hta_rank R; -1 = the lowest rank */
+    tlm_hta_opts hta_o;        /* the above as the core takes them */
 } tlm_mpi_opts;
 
 /* Parses argv[1..argc-1].  argv[0] is the program name.  Returns TLM_OK,

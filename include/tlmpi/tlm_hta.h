@@ -242,6 +242,15 @@ TLM_API void tlm_hta_result_free(tlm_hta_result *r);
 TLM_API tlm_status tlm_hta_merge(tlm_hta_result *const *parts, size_t n,
                                  tlm_hta_result **out, tlm_error *err);
 
+/* Removes the tables built on the --hta_rank rank only (the kernel
+ * sequences, the critical path): the job keeps them from one rank. */
+TLM_API void tlm_hta_drop_rank_tables(tlm_hta_result *r);
+
+/* The definitions of every table tlmpi may write, for the schema: the
+ * i-th's name, doc and columns; 0 past the last. */
+TLM_API int tlm_hta_table_def(size_t i, const char **name, const char **doc,
+                              const tlm_hta_col **cols, size_t *ncols);
+
 TLM_API size_t tlm_hta_result_tables(const tlm_hta_result *r);
 TLM_API const tlm_hta_table *tlm_hta_result_table(const tlm_hta_result *r,
                                                   size_t i);

@@ -27,7 +27,7 @@ const tlm_hta_tdef tlm_hta_def_cp_summary = {
     "hta.md §9): per bound_by the summed edge weights on the path (us), "
     "their count and share; edge weights <= -1 us count 0 in the path "
     "search but their own weight here (Q10)",
-    summary_cols, sizeof summary_cols / sizeof summary_cols[0], 0};
+    summary_cols, sizeof summary_cols / sizeof summary_cols[0], 0, 1};
 
 static const tlm_hta_col edge_cols[] = {
     {"event_idx", TLM_HTA_F64, ""}, {"type", TLM_HTA_STR, ""},
@@ -42,7 +42,7 @@ const tlm_hta_tdef tlm_hta_def_cp_edges = {
     "attributed event (traceEvents index; empty for dependency, sync and "
     "launch-delay edges), edge type, weight (us), bound_by, HTA's "
     "shortened name, category, pid, tid, stream",
-    edge_cols, sizeof edge_cols / sizeof edge_cols[0], 0};
+    edge_cols, sizeof edge_cols / sizeof edge_cols[0], 0, 1};
 
 /* ---------------------------------------------------------------- MARK: -
  * summary */

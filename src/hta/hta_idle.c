@@ -24,7 +24,7 @@ const tlm_hta_tdef tlm_hta_def_idle = {
     "idle_time_breakdown",
     "HTA idle time per rank, stream and cause (spec/hta.md §3): sum of the "
     "gaps before each GPU operation and its share of the stream's gaps",
-    idle_cols, sizeof idle_cols / sizeof idle_cols[0], 0};
+    idle_cols, sizeof idle_cols / sizeof idle_cols[0], 0, 0};
 
 static const tlm_hta_col stats_cols[] = {
     {"rank", TLM_HTA_I64, ""},        {"stream", TLM_HTA_I64, ""},
@@ -38,7 +38,7 @@ const tlm_hta_tdef tlm_hta_def_idle_stats = {
     "idle_interval_stats",
     "HTA idle intervals per rank, stream and cause (spec/hta.md §3): "
     "pandas describe() of the gaps",
-    stats_cols, sizeof stats_cols / sizeof stats_cols[0], 0};
+    stats_cols, sizeof stats_cols / sizeof stats_cols[0], 0, 0};
 
 static const char *const cat_names[3] = {"host_wait", "kernel_wait",
                                          "other"};

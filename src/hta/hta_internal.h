@@ -27,6 +27,8 @@ typedef struct tlm_hta_tdef {
     const tlm_hta_col *cols;
     size_t ncols;
     int sum_by_type; /* gpu_kernel_breakdown_by_type: summed over ranks */
+    int rank_only;   /* built on the --hta_rank rank only (sequences,
+                      * critical path) */
 } tlm_hta_tdef;
 
 typedef struct tlm_hta_cell {

@@ -23,7 +23,7 @@ const tlm_hta_tdef tlm_hta_def_kernels = {
     "gpu_kernel_breakdown",
     "HTA GPU kernels per rank, type and name (spec/hta.md §6): duration "
     "statistics, every name (no 'others' row)",
-    cols, sizeof cols / sizeof cols[0], 0};
+    cols, sizeof cols / sizeof cols[0], 0, 0};
 
 typedef struct krow {
     uint8_t type;

@@ -24,7 +24,7 @@ const tlm_hta_tdef tlm_hta_def_launch_stats = {
     "cuda_kernel_launch_stats",
     "HTA kernel launches per rank (spec/hta.md §7): runtime call and GPU "
     "durations, delay from the call's end to the GPU start (>= 0)",
-    stats_cols, sizeof stats_cols / sizeof stats_cols[0], 0};
+    stats_cols, sizeof stats_cols / sizeof stats_cols[0], 0, 0};
 
 static const tlm_hta_col sum_cols[] = {
     {"rank", TLM_HTA_I64, ""},
@@ -43,7 +43,7 @@ const tlm_hta_tdef tlm_hta_def_launch_summary = {
     "HTA kernel launch summary per rank (spec/hta.md §7): counts of short "
     "kernels and outliers by --hta_runtime_cutoff and "
     "--hta_launch_delay_cutoff, sums",
-    sum_cols, sizeof sum_cols / sizeof sum_cols[0], 0};
+    sum_cols, sizeof sum_cols / sizeof sum_cols[0], 0, 0};
 
 static int name_in(const char *s, size_t len, const char *const *names,
                    size_t n)

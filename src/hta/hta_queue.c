@@ -23,7 +23,7 @@ const tlm_hta_tdef tlm_hta_def_queue = {
     "queue_length_summary",
     "HTA queue length per rank and stream (spec/hta.md §5): launched GPU "
     "operations not yet started, describe() of the samples",
-    queue_cols, sizeof queue_cols / sizeof queue_cols[0], 0};
+    queue_cols, sizeof queue_cols / sizeof queue_cols[0], 0, 0};
 
 /* TraceSymbolTable.get_runtime_launch_events_mask */
 static int is_queue_launch(const char *s, size_t len)

@@ -18,7 +18,7 @@ const tlm_hta_tdef tlm_hta_def_seq = {
     "frequent_cuda_kernel_sequences",
     "HTA frequent kernel sequences on one rank (spec/hta.md §8): operator "
     "name and the kernels below it joined by '|', count, GPU and CPU time",
-    cols, sizeof cols / sizeof cols[0], 0};
+    cols, sizeof cols / sizeof cols[0], 0, 1};
 
 tlm_status tlm_hta_build_seq(const tlm_hta_events *ev,
                              const tlm_hta_opts *o, tlm_hta_result *r,

@@ -58,6 +58,30 @@ const tlm_hta_tdef *tlm_hta_tdef_find(const char *name)
     return NULL;
 }
 
+int tlm_hta_table_def(size_t i, const char **name, const char **doc,
+                      const tlm_hta_col **cols, size_t *ncols)
+{
+    if (i >= sizeof tdefs / sizeof tdefs[0])
+        return 0;
+    *name = tdefs[i]->name;
+    *doc = tdefs[i]->doc;
+    *cols = tdefs[i]->cols;
+    *ncols = tdefs[i]->ncols;
+    return 1;
+}
+
+void tlm_hta_drop_rank_tables(tlm_hta_result *r)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (r->t[i]->def->rank_only)
+            tlm_hta_table_free(r->t[i]);
+        else
+            r->t[k++] = r->t[i];
+    }
+    r->n = k;
+}
+
 /* ---------------------------------------------------------------- MARK: -
  * options */
 

@@ -26,7 +26,7 @@ const tlm_hta_tdef tlm_hta_def_temporal = {
     "temporal_breakdown",
     "HTA temporal breakdown per rank (spec/hta.md §2): GPU idle, compute "
     "and non-compute time over the span of its GPU events",
-    temporal_cols, sizeof temporal_cols / sizeof temporal_cols[0], 0};
+    temporal_cols, sizeof temporal_cols / sizeof temporal_cols[0], 0, 0};
 
 static const tlm_hta_col overlap_cols[] = {
     {"rank", TLM_HTA_I64, ""},
@@ -36,7 +36,7 @@ const tlm_hta_tdef tlm_hta_def_overlap = {
     "comm_comp_overlap",
     "HTA communication/computation overlap per rank (spec/hta.md §4): "
     "share of the communication time during which computation runs",
-    overlap_cols, sizeof overlap_cols / sizeof overlap_cols[0], 0};
+    overlap_cols, sizeof overlap_cols / sizeof overlap_cols[0], 0, 0};
 
 static const tlm_hta_col by_type_cols[] = {
     {"kernel_type", TLM_HTA_STR, ""},
@@ -47,7 +47,7 @@ const tlm_hta_tdef tlm_hta_def_by_type = {
     "gpu_kernel_breakdown_by_type",
     "HTA GPU time by kernel type, summed over ranks (spec/hta.md §6): "
     "merged time per type and per overlap of types",
-    by_type_cols, sizeof by_type_cols / sizeof by_type_cols[0], 1};
+    by_type_cols, sizeof by_type_cols / sizeof by_type_cols[0], 1, 0};
 
 /* ---------------------------------------------------------------- MARK: -
  * intervals of one rank */
