@@ -161,7 +161,8 @@ static int window_bounds(const tlm_hta_events *ev, const tlm_hta_cp_opts *o,
             continue;
         if (k >= o->first && k <= o->last) {
             lo = e->ts < lo ? e->ts : lo;
-            hi = e->ts + e->dur > hi ? e->ts + e->dur : hi;
+            int64_t end = tlm_cp_add(e->ts, e->dur);
+            hi = end > hi ? end : hi;
         }
         k++;
     }
@@ -238,8 +239,8 @@ static tlm_status window_rows(tlm_cp_graph *g)
         k[n].index = e->index;
         k[n++].row = (int32_t)r;
     }
-    if (sort_ikeys(k, n) != TLM_OK)
-        goto oom;
+    if (n >= (size_t)INT32_MAX / 2 || sort_ikeys(k, n) != TLM_OK)
+        goto oom; /* slots and node ids are int32 */
     g->win = malloc((n ? n : 1) * sizeof *g->win);
     if (!g->win || tlm_i3map_init(&g->slot_of, n) != TLM_OK)
         goto oom;
@@ -315,7 +316,7 @@ static tlm_status make_nodes(tlm_cp_graph *g)
         a.lock = (uint8_t)in_ids(lid, 3, e->name);
         a.blocking = (uint8_t)in_ids(bid, 6, e->name);
         tlm_cp_node b = a;
-        b.ts = e->ts + e->dur;
+        b.ts = tlm_cp_add(e->ts, e->dur);
         b.start = 0;
         g->node[g->nn++] = a;
         g->node[g->nn++] = b;
@@ -375,9 +376,9 @@ static tlm_status path_rows(tlm_cp_graph *g, const int32_t *path, size_t np)
             return TLM_ENOMEM;
         r->bound = (uint8_t)b;
         r->dur_ns = e->w;
-        out->bound_ns[r->bound] += e->w;
+        out->bound_ns[r->bound] = tlm_cp_add(out->bound_ns[r->bound], e->w);
         out->bound_edges[r->bound]++;
-        out->total_ns += e->w;
+        out->total_ns = tlm_cp_add(out->total_ns, e->w);
         if (e->w <= -1000)
             out->n_neg_on_path++;
     }

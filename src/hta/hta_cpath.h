@@ -116,6 +116,25 @@ int tlm_hta_is_comm_name(const char *s, size_t len);
 
 /* ------------------------------------------------------------ graph */
 
+/* Saturating int64 arithmetic: times come from the trace (each within
+ * int64 ns), their sums and differences must not overflow. */
+static inline int64_t tlm_cp_add(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b)
+        return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b)
+        return INT64_MIN;
+    return a + b;
+}
+static inline int64_t tlm_cp_sub(int64_t a, int64_t b)
+{
+    if (b < 0 && a > INT64_MAX + b)
+        return INT64_MAX;
+    if (b > 0 && a < INT64_MIN + b)
+        return INT64_MIN;
+    return a - b;
+}
+
 typedef struct tlm_cp_node {
     int64_t ts;     /* ns */
     int32_t slot;   /* window slot of the event */

@@ -34,7 +34,7 @@ int32_t tlm_cp_add_edge(tlm_cp_graph *g, int32_t u, int32_t v, int type,
     if (u < 0 || v < 0 || u == v)
         return -2;
     if (!(type == TLM_CP_DEPENDENCY || type == TLM_CP_SYNC || zero_weight))
-        w = g->node[v].ts - g->node[u].ts;
+        w = tlm_cp_sub(g->node[v].ts, g->node[u].ts);
     int32_t id = tlm_i3map_get(&g->emap, u, v, 0);
     if (id >= 0) {
         g->edge[id].type = (uint8_t)type;
@@ -173,7 +173,7 @@ static int32_t relax(const tlm_cp_graph *g, const csr *in,
         int32_t p = -1;
         for (int32_t j = in->off[v]; j < in->off[v + 1]; j++) {
             const tlm_cp_edge *e = &g->edge[in->ids[j]];
-            int64_t c = dist[e->u] + graph_weight(e);
+            int64_t c = tlm_cp_add(dist[e->u], graph_weight(e));
             if (!have || c > d) {
                 have = 1;
                 d = c;

@@ -244,7 +244,8 @@ static tlm_status one_kernel(tlm_cp_graph *g, int32_t s, const int64_t *q,
             g->out->n_missing_node++;
         else
             r = tlm_cp_add_edge(g, rsn, sn, TLM_CP_LAUNCH_DELAY, 0);
-    } else if (last >= 0 && g->node[sn].ts - g->node[last].ts < KK_MAX_NS) {
+    } else if (last >= 0 &&
+               tlm_cp_sub(g->node[sn].ts, g->node[last].ts) < KK_MAX_NS) {
         r = tlm_cp_add_edge(g, last, sn, TLM_CP_KERNEL_DELAY, 0);
         tlm_cp_attribute(g, r, -1);
     } else {
@@ -277,7 +278,7 @@ tlm_status tlm_cp_pass_kernels(tlm_cp_graph *g)
             continue;
         kkey kk = {e->ts, e->index, (int32_t)s};
         if (is_sync_cat(g, e))
-            kk.t = e->ts + e->dur;
+            kk.t = tlm_cp_add(e->ts, e->dur);
         k[nk++] = kk;
     }
     if (sort_kkeys(k, nk) != TLM_OK)

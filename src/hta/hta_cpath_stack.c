@@ -284,7 +284,7 @@ static tlm_status one_group(tlm_cp_graph *g, tree *t, const grp_key *k,
         const tlm_hta_ev *e = tlm_cp_ev(g, k[i].slot);
         int64_t d = e->dur > 0 ? e->dur : 0;
         rec a = {e->ts, d, e->index, k[i].slot, 1};
-        rec b = {e->ts + d, d, e->index, k[i].slot, 0};
+        rec b = {tlm_cp_add(e->ts, d), d, e->index, k[i].slot, 0};
         r[m++] = a;
         r[m++] = b;
     }
