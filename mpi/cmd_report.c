@@ -419,6 +419,9 @@ static void summary(const rargs *a, const tlm_cli_built *b, double t0,
                               "or --output_xlsx_path)" : "",
             b->t_read - t0, b->t_tree - b->t_read, b->t_tables - b->t_tree,
             t4 - b->t_tables, a->md ? "; " : "", a->md ? a->md : "");
+    if (a->hta.on) /* the HTA tables are computed at the start of write */
+        fprintf(stderr, "  HTA tables %.3f s (in write)\n",
+                b->t_hta - b->t_tables);
     fprintf(stderr,
             "  events %llu, GPU ops %llu (linked %llu), cpu roots %llu; "
             "warnings: GPU ops without launch %llu, bleed-dropped %llu, "

@@ -8,6 +8,7 @@
  */
 #include "analyze.h"
 #include "driver.h"
+#include "hta_mpi.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@ static const phase phases[] = {
     {"tracelens", tlm_mpi_phase_tracelens, TLM_MPI_T_COLLECTIVES},
     {"steps", tlm_mpi_phase_steps, -1},
     {"merge", tlm_mpi_phase_merge, TLM_MPI_T_TABLES},
+    {"hta", tlm_mpi_phase_hta, -1},
     {"write", tlm_mpi_phase_write, TLM_MPI_T_HDF5},
     {"publish", tlm_mpi_phase_publish, -1},
 };
@@ -136,6 +138,7 @@ void tlm_mpi_ctx_free(tlm_mpi_ctx *c)
     tlm_mpi_signals_untrack(&c->out);
     tlm_outset_free(&c->out);
     tlm_mpi_colls_free(&c->k);
+    tlm_mpi_hta_free(c);
     tlm_mpi_filelist_free(&c->fl);
     free(c->owner);
     free(c->lres);
@@ -169,6 +172,13 @@ static void join_cmdline(int argc, char **argv, char *out, size_t cap)
     }
 }
 
+/* A phase that has nothing to do in this run and is neither shown nor
+ * timed: the HTA phase without --hta. */
+static int skipped(const tlm_mpi_ctx *c, int i)
+{
+    return i == TLM_MPI_PH_HTA && !c->o.hta;
+}
+
 void tlm_mpi_phase_times(const tlm_mpi_ctx *c, double now, char *buf,
                          size_t cap, double *total)
 {
@@ -181,6 +191,8 @@ void tlm_mpi_phase_times(const tlm_mpi_ctx *c, double now, char *buf,
     int w = snprintf(buf, cap, "init %.2f", first - c->t_launch);
     size_t len = w > 0 && (size_t)w < cap ? (size_t)w : 0;
     for (int i = 0; i <= c->cur && len < cap; i++) {
+        if (skipped(c, i))
+            continue;
         double d = i < c->cur ? c->pdur[i] : now - c->pstart;
         w = snprintf(buf + len, cap - len, " + %s %.2f", phases[i].name, d);
         if (w < 0)
@@ -216,6 +228,10 @@ tlm_status tlm_mpi_run_phases(tlm_mpi_ctx *c, int first, int last)
     double t = tlm_mpi_now();
     tlm_status st = TLM_OK;
     for (int i = first; i <= last && i < TLM_MPI_N_PHASES; i++) {
+        if (skipped(c, i)) {
+            c->pdur[i] = 0;
+            continue;
+        }
         c->cur = i;
         c->pstart = t;
         tlm_mpi_progress_phase(c->prog, phases[i].name, t);

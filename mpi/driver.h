@@ -18,6 +18,8 @@
  *                        summarised per step on rank 0
  *   phase_merge.c        per-trace report rows in trace-rank order; ops
  *                        merged across ranks on rank 0
+ *   phase_hta.c          --hta: HTA's per-rank tables gathered on rank 0,
+ *                        joined, broadcast (hta_h5.c writes /hta)
  *   phase_write.c        tlmpi.h5 written collectively under a temporary
  *                        name (h5rows.c: rank 0's collective rows)
  *   phase_publish.c      rank 0 writes report.md and the CSV sheets under
@@ -48,6 +50,7 @@
 #include "report0.h"
 #include "tables.h"
 #include "tlmpi/tlm_coll.h"
+#include "tlmpi/tlm_hta.h"
 #include "tlmpi/tlm_outset.h"
 #include "tlmpi/tlm_report.h"
 #include "tlmpi/tlm_tree.h"
@@ -84,6 +87,8 @@ typedef struct tlm_mpi_fileres {
     tlm_row_timeline tl;
     int64_t span[3][2];      /* local rows of ops, uargs, kernels: first,
                               * count (meaningful on the owner only) */
+    int32_t hta_nsteps;      /* --hta: distinct ProfilerStep names */
+    char hta_steps[2][128];  /* ... the first two (phase_hta.c) */
     char msg[TLM_MPI_MSG_CAP];
 } tlm_mpi_fileres;
 
@@ -150,7 +155,7 @@ enum {
 };
 
 /* The phases driver.c runs (setup ... publish), for their durations. */
-#define TLM_MPI_N_PHASES 9
+#define TLM_MPI_N_PHASES 10
 
 /* The driver context: everything the phases pass on to each other. */
 typedef struct tlm_mpi_ctx {
@@ -197,6 +202,11 @@ typedef struct tlm_mpi_ctx {
     tlm_row_finding *find;   /* rank 0: collective findings (write phase,
                               * coll_findings.c) */
     size_t n_find;
+    /* --hta (phase_hta.c) */
+    struct tlm_mpi_hta_loc *hta_loc; /* packed tables of local traces */
+    size_t n_hta_loc;
+    tlm_hta_result *hta;     /* every rank: the joined tables */
+    char *hta_md;            /* rank 0: report.md's HTA section */
     /* set by tlmpi audit (audit.c) for each of its runs */
     const char *label;       /* messages read "run <label>: ..." */
     char *sink;              /* rank 0: its error and warning lines are
@@ -216,6 +226,7 @@ tlm_status tlm_mpi_phase_collectives(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_tracelens(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_steps(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_merge(tlm_mpi_ctx *c);
+tlm_status tlm_mpi_phase_hta(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_write(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_publish(tlm_mpi_ctx *c);
 
@@ -228,6 +239,7 @@ enum {
     TLM_MPI_PH_TRACELENS,
     TLM_MPI_PH_STEPS,
     TLM_MPI_PH_MERGE,
+    TLM_MPI_PH_HTA,
     TLM_MPI_PH_WRITE,
     TLM_MPI_PH_PUBLISH
 };

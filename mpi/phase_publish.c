@@ -63,6 +63,7 @@ static void results_of(const tlm_mpi_ctx *c, const tlm_row_trace *rows,
     r->n_step_sum = c->steps.n_sum;
     r->find = c->find;
     r->n_find = c->n_find;
+    r->hta_md = c->hta_md;
     uint64_t b = 0;
     for (size_t i = 0; i < c->n_res; i++)
         b += (uint64_t)c->res[i].row.bytes_on_disk;
@@ -93,6 +94,8 @@ static tlm_status write_report(tlm_mpi_ctx *c)
     if (st == TLM_OK && c->o.output_xlsx_path)
         st = tlm_mpi_report_xlsx(&r, c->su.cdir, c->o.output_xlsx_path,
                                  &c->out, &err);
+    if (st == TLM_OK && c->hta) /* --hta: <csv dir>/hta/<table>.csv */
+        st = tlm_hta_stage_csvs(c->hta, &c->out, c->su.cdir, &err);
     if (st == TLM_OK && c->on_results)
         c->on_results(c->on_results_arg, &r);
     if (st != TLM_OK) {

@@ -21,6 +21,7 @@
 
 #include "exchange.h"
 #include "h5write.h"
+#include "hta_mpi.h"
 #include "coll_findings.h"
 #include "jobinfo.h"
 #include "tlmpi/tlm_version.h"
@@ -300,6 +301,8 @@ static tlm_status write_h5(tlm_mpi_ctx *c, tlm_error *err)
     st = tlm_mpi_agree(st, c->comm);
     if (st == TLM_OK)
         st = write_tables(c, f, &h, err);
+    if (st == TLM_OK) /* --hta: /hta/<table> */
+        st = tlm_mpi_hta_write_h5(c, f, err);
 done:;
     tlm_status cst = tlm_mpi_h5_close(f, c->su.tmp, st != TLM_OK, c->comm,
                                       st == TLM_OK ? err : NULL);

@@ -11,6 +11,7 @@
  * caller publishes them all (with the HDF5 file) or removes them all.
  */
 #include "report0.h"
+#include "hta_mpi.h"
 #include "report0_out.h"
 
 #include "pyrepr.h"
@@ -584,6 +585,7 @@ void tlm_mpi_schema_markdown(FILE *f)
                "hand -->\n\n## Datasets (schema version %d)\n\n",
             TLM_MPI_SCHEMA_VERSION);
     tlm_mpi_schema_tables(f, tlm_mpi_tables);
+    tlm_mpi_hta_schema(f);
 }
 
 void tlm_mpi_schema_tables(FILE *f, const tlm_mpi_table *const *tabs)

@@ -78,6 +78,7 @@ typedef struct tlm_mpi_results {
     size_t n_step_sum;
     const tlm_row_finding *find;         /* collective findings, in order */
     size_t n_find;
+    const char *hta_md;                  /* --hta: report.md's section */
 } tlm_mpi_results;
 
 #define TLM_MPI_PATH_MAX 4200

@@ -501,6 +501,8 @@ tlm_status tlm_mpi_report_md(const tlm_mpi_results *r,
     md_collectives(f, r);
     md_stragglers(f, r, sp);
     md_clocks(f, r);
+    if (r->hta_md) /* --hta: the section of src/hta (hta_md.c) */
+        fputs(r->hta_md, f);
     fputs("## Files\n\n- TraceLens-style CSV sheets: "
           "nccl_summary_implicit_sync.csv, nccl_implicit_sync.csv, "
           "nccl_long.csv, nccl_summary_long.csv, straggler_summary.csv "

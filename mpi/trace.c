@@ -8,6 +8,7 @@
  * name every bad trace at once.
  */
 #include "driver.h"
+#include "hta_mpi.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -228,6 +229,11 @@ void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
     tlm_trace_events(tr, &n_ev);
     if (n_ev > 0) {
         st = analyse_events(c, tr, path, fr, &recs, &n_recs, &err);
+        if (st != TLM_OK)
+            goto fail;
+    }
+    if (c->o.hta) { /* HTA's tables, packed (phase_hta.c) */
+        st = tlm_mpi_hta_trace(c, tr, fr, &err);
         if (st != TLM_OK)
             goto fail;
     }

@@ -64,7 +64,10 @@ typedef struct tlm_hta_ev {
     uint8_t pid_str;  /* 1: pid is a string id */
     uint8_t tid_str;  /* 1: tid is a string id */
     uint8_t step;     /* 1: name matches ^ProfilerStep#\d+ */
-    uint8_t reserved_[2];
+    uint8_t ktype;    /* HTA's kernel type of the name (§1.6): 0
+                       * COMPUTATION, 1 COMMUNICATION, 2 MEMORY, 3 OTHER;
+                       * set for rows with stream != -1, else 3 */
+    uint8_t reserved_;
 } tlm_hta_ev;
 
 /* A rank's event table.  Plain data: read the fields; change it only

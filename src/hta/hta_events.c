@@ -166,6 +166,17 @@ static tlm_status fill_row(tlm_hta_events *ev, const tlm_event *e,
     return TLM_OK;
 }
 
+/* Kernel type of an interned name, computed once per name. */
+static uint8_t kind_of(const tlm_trace *t, uint8_t *cache, uint32_t name)
+{
+    if (cache[name] == 0xff) {
+        size_t len;
+        const char *s = tlm_trace_str(t, name, &len);
+        cache[name] = (uint8_t)tlm_hta_kernel_type(s, len);
+    }
+    return cache[name];
+}
+
 static int kept(const tlm_trace *t, const tlm_event *e)
 {
     if (e->cat_str == 0 || e->cat == TLM_CAT_TRACE)
@@ -189,7 +200,9 @@ tlm_status tlm_hta_events_build(const tlm_trace *trace, int64_t rank,
                                 tlm_error *err)
 {
     *out = NULL;
-    size_t n = 0;
+    size_t n = 0, nstr = 0;
+    uint8_t *kcache = NULL;
+    tlm_hta_events *ev = NULL;
     const tlm_event *e = tlm_trace_events(trace, &n);
     if (!e && n == 0 && tlm_trace_stats(trace)->n_events > 0)
         return tlm_error_set(err, TLM_EINVAL, tlm_trace_path(trace), -1,
@@ -197,7 +210,7 @@ tlm_status tlm_hta_events_build(const tlm_trace *trace, int64_t rank,
     if (n > INT32_MAX)
         return tlm_error_set(err, TLM_ELIMIT, tlm_trace_path(trace), -1,
                              "HTA tables: more than 2^31 events");
-    tlm_hta_events *ev = calloc(1, sizeof *ev);
+    ev = calloc(1, sizeof *ev);
     if (!ev)
         goto oom;
     ev->trace = trace;
@@ -206,6 +219,11 @@ tlm_status tlm_hta_events_build(const tlm_trace *trace, int64_t rank,
     ev->n_trace_events = n;
     ev->min_ts = INT64_MAX;
     ev->rounded = trace_rounds(e, n) && time == TLM_HTA_TIME_US;
+    nstr = tlm_trace_str_count(trace);
+    kcache = malloc(nstr ? nstr : 1);
+    if (!kcache)
+        goto oom;
+    memset(kcache, 0xff, nstr ? nstr : 1);
     ev->ev = malloc((n ? n : 1) * sizeof *ev->ev);
     ev->row_of_index = malloc((n ? n : 1) * sizeof(int32_t));
     if (!ev->ev || !ev->row_of_index)
@@ -220,6 +238,9 @@ tlm_status tlm_hta_events_build(const tlm_trace *trace, int64_t rank,
         tlm_hta_ev *r = &ev->ev[ev->n];
         if (fill_row(ev, &e[i], i, ev->rounded, r) != TLM_OK)
             goto oom;
+        r->ktype = TLM_HTA_K_OTHER;
+        if (r->stream != -1) /* kernel type once per name */
+            r->ktype = kind_of(trace, kcache, r->name);
         if (r->dur < 0) {
             ev->n_neg_dur++;
             ev->n_neg_dur_gpu += r->stream != -1;
@@ -232,9 +253,11 @@ tlm_status tlm_hta_events_build(const tlm_trace *trace, int64_t rank,
     if (tlm_hta_link(ev) != TLM_OK)
         goto oom;
     ev->n_before_filter = ev->n;
+    free(kcache);
     *out = ev;
     return TLM_OK;
 oom:
+    free(kcache);
     tlm_hta_events_free(ev);
     return tlm_error_set(err, TLM_ENOMEM, tlm_trace_path(trace), -1,
                          "out of memory building the HTA event table");

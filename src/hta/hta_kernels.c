@@ -86,9 +86,7 @@ tlm_status tlm_hta_build_kernels(const tlm_hta_events *ev,
         const tlm_hta_ev *e = &ev->ev[i];
         if (!tlm_hta_is_gpu(e))
             continue;
-        size_t len;
-        const char *s = tlm_trace_str(ev->trace, e->name, &len);
-        tlm_hta_ktype ty = tlm_hta_kernel_type(s, len);
+        tlm_hta_ktype ty = (tlm_hta_ktype)e->ktype;
         if (ty != TLM_HTA_K_OTHER)
             k[m++] = (krow){(uint8_t)ty, e->name, i};
     }

@@ -99,9 +99,14 @@ static void quirks(tlm_sbuf *b, const tlm_hta_notes *n)
         tlm_sbuf_printf(b, "- HTA's microsecond rounding applied on %llu "
                            "rank(s) (`--hta_time us`)\n",
                         (unsigned long long)n->n_rounded_ranks);
-    if (n->n_neg_dur)
+    if (n->n_neg_dur && n->n_rounded_ranks)
         tlm_sbuf_printf(b, "- Q1: %llu events had duration -1 us after "
                            "HTA's rounding (%llu of them GPU events)\n",
+                        (unsigned long long)n->n_neg_dur,
+                        (unsigned long long)n->n_neg_dur_gpu);
+    else if (n->n_neg_dur)
+        tlm_sbuf_printf(b, "- %llu events with a negative duration in the "
+                           "trace, used as given (%llu GPU events)\n",
                         (unsigned long long)n->n_neg_dur,
                         (unsigned long long)n->n_neg_dur_gpu);
     if (n->n_temporal_neg)

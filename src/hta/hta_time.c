@@ -84,13 +84,8 @@ static tlm_status types_of(const tlm_hta_events *ev, uint8_t **out)
     uint8_t *kt = malloc(ev->n ? ev->n : 1);
     if (!kt)
         return TLM_ENOMEM;
-    for (size_t i = 0; i < ev->n; i++) {
-        size_t len;
-        const char *s = tlm_trace_str(ev->trace, ev->ev[i].name, &len);
-        kt[i] = (uint8_t)(tlm_hta_is_gpu(&ev->ev[i])
-                              ? tlm_hta_kernel_type(s, len)
-                              : TLM_HTA_K_OTHER);
-    }
+    for (size_t i = 0; i < ev->n; i++)
+        kt[i] = ev->ev[i].ktype;
     *out = kt;
     return TLM_OK;
 }

@@ -1,0 +1,133 @@
+/*
+ * hta_h5.c - the HTA tables as HDF5 datasets /hta/<table> (compound,
+ * field names = the CSV headers, "doc"/"columns"/"units" attributes as
+ * every table of the file), and their part of --print_schema.  The row
+ * layout is made from the table itself: text columns are as wide as their
+ * longest value (+ NUL), so every rank, holding the same joined result
+ * (phase_hta.c), builds the same layout; rank 0 passes the rows.
+ */
+#include "driver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exchange.h"
+#include "h5write.h"
+#include "hta_mpi.h"
+
+static tlm_mpi_ctype ctype(tlm_hta_type t)
+{
+    return t == TLM_HTA_I64 ? TLM_MPI_I64
+                            : t == TLM_HTA_F64 ? TLM_MPI_F64 : TLM_MPI_STR;
+}
+
+/* The layout of one table; cols and the names are malloc'd into *mt. */
+static tlm_status layout(const tlm_hta_table *t, tlm_mpi_table *mt,
+                         tlm_mpi_col **cols, char *name, size_t ncap)
+{
+    size_t nc = tlm_hta_table_cols(t), off = 0;
+    tlm_mpi_col *c = calloc(nc ? nc : 1, sizeof *c);
+    if (!c)
+        return TLM_ENOMEM;
+    for (size_t i = 0; i < nc; i++) {
+        const tlm_hta_col *h = tlm_hta_table_col(t, i);
+        size_t size = 8;
+        if (h->type == TLM_HTA_STR) {
+            size = 2;
+            for (size_t r = 0; r < tlm_hta_table_rows(t); r++) {
+                size_t len;
+                tlm_hta_cell_str(t, r, i, &len);
+                if (len + 1 > size)
+                    size = len + 1;
+            }
+        }
+        c[i] = (tlm_mpi_col){h->name, ctype(h->type), off, size,
+                             h->unit, "HTA column (docs/hta.md)"};
+        off += size;
+    }
+    snprintf(name, ncap, "hta/%s", tlm_hta_table_name(t));
+    *mt = (tlm_mpi_table){name, tlm_hta_table_doc(t), c, nc, off ? off : 1};
+    *cols = c;
+    return TLM_OK;
+}
+
+static void fill_rows(const tlm_hta_table *t, const tlm_mpi_table *mt,
+                      char *rows)
+{
+    for (size_t r = 0; r < tlm_hta_table_rows(t); r++) {
+        char *row = rows + r * mt->row_size;
+        for (size_t i = 0; i < mt->n_cols; i++) {
+            const tlm_mpi_col *c = &mt->cols[i];
+            if (c->type == TLM_MPI_I64) {
+                int64_t v = tlm_hta_cell_i64(t, r, i);
+                memcpy(row + c->offset, &v, 8);
+            } else if (c->type == TLM_MPI_F64) {
+                double v = tlm_hta_cell_f64(t, r, i);
+                memcpy(row + c->offset, &v, 8);
+            } else {
+                size_t len;
+                const char *s = tlm_hta_cell_str(t, r, i, &len);
+                memset(row + c->offset, 0, c->size);
+                memcpy(row + c->offset, s, len < c->size ? len : c->size - 1);
+            }
+        }
+    }
+}
+
+tlm_status tlm_mpi_hta_write_h5(tlm_mpi_ctx *c, hid_t f, tlm_error *err)
+{
+    if (!c->o.hta || !c->hta)
+        return TLM_OK;
+    tlm_status st = TLM_OK;
+    for (size_t k = 0; k < tlm_hta_result_tables(c->hta) && st == TLM_OK;
+         k++) {
+        const tlm_hta_table *t = tlm_hta_result_table(c->hta, k);
+        tlm_mpi_table mt;
+        tlm_mpi_col *cols = NULL;
+        char name[128];
+        char *rows = NULL;
+        size_t n = c->me == 0 ? tlm_hta_table_rows(t) : 0;
+        tlm_status ls = layout(t, &mt, &cols, name, sizeof name);
+        if (ls == TLM_OK && n) {
+            rows = calloc(n, mt.row_size);
+            if (rows)
+                fill_rows(t, &mt, rows);
+            else
+                ls = TLM_ENOMEM;
+        }
+        st = tlm_mpi_agree(ls, c->comm);
+        if (st == TLM_OK)
+            st = tlm_mpi_h5_write_table(f, &mt, rows, n, c->comm, err);
+        else
+            tlm_error_set(err, st, NULL, -1, "out of memory writing /hta");
+        free(rows);
+        free(cols);
+    }
+    return st;
+}
+
+void tlm_mpi_hta_schema(FILE *f)
+{
+    const char *name, *doc;
+    const tlm_hta_col *cols;
+    size_t nc;
+    fputs("### `/hta/<table>` (with `--hta`)\n\nHTA's per-rank tables "
+          "(docs/hta.md): one compound dataset per table, field names = "
+          "the CSV headers of `<csv dir>/hta/<table>.csv`, rows of all "
+          "ranks in rank order; text fields as wide as their longest "
+          "value.\n\n",
+          f);
+    for (size_t i = 0; tlm_hta_table_def(i, &name, &doc, &cols, &nc); i++) {
+        fprintf(f, "#### `/hta/%s`\n\n%s\n\n| column | type | unit |\n"
+                   "|---|---|---|\n",
+                name, doc);
+        for (size_t k = 0; k < nc; k++)
+            fprintf(f, "| `%s` | %s | %s |\n", cols[k].name,
+                    cols[k].type == TLM_HTA_I64   ? "int64"
+                    : cols[k].type == TLM_HTA_F64 ? "float64"
+                                                  : "string",
+                    cols[k].unit[0] ? cols[k].unit : "-");
+        fputc('\n', f);
+    }
+}

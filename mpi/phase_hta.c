@@ -1,0 +1,298 @@
+/*
+ * phase_hta.c - HTA's per-rank tables in the analysis mode (--hta,
+ * docs/hta.md).
+ *
+ * While reading (tlm_mpi_hta_trace, called by trace.c on the rank that
+ * reads the trace) each trace gets its HTA event table and its tables,
+ * packed (tlm_hta_pack) and kept; the trace itself is freed as usual.  The
+ * job-level rule that depends on other traces is the iteration filter
+ * (spec §1.5: at least two distinct ProfilerStep names over all ranks).
+ * A trace with two names of its own decides it alone; otherwise both
+ * variants (unfiltered, filtered) are packed, and the hta phase picks one
+ * once the step names of every trace (all-gathered with the file
+ * results, at most two per trace: enough to tell "at least two") are
+ * known.  The job's time origin (§1.4) changes no output (durations and
+ * gaps only), so each trace keeps its own.
+ *
+ * The hta phase gathers the chosen tables on rank 0 in trace-rank order,
+ * keeps the rank-only tables (kernel sequences, critical path) of the
+ * --hta_rank rank (default: the lowest), joins them (tlm_hta_merge) and
+ * broadcasts the result, so that every rank writes the same /hta
+ * datasets (phase_write.c); rank 0 stages <csv dir>/hta/<table>.csv and the
+ * report.md section (phase_publish.c).
+ */
+#include "driver.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hta_mpi.h"
+
+struct tlm_mpi_hta_loc {
+    int64_t trace_rank;
+    void *pk[2];   /* 0: filtered (or the only variant), 1: unfiltered */
+    size_t len[2];
+};
+
+static tlm_status pack_one(const tlm_hta_events *ev, const tlm_hta_opts *o,
+                           int seq, void **pk, size_t *len, tlm_error *err)
+{
+    tlm_hta_result *r = NULL;
+    tlm_status st = tlm_hta_build(ev, o, seq, &r, err);
+    if (st == TLM_OK && tlm_hta_pack(r, pk, len) != TLM_OK)
+        st = tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
+    tlm_hta_result_free(r);
+    return st;
+}
+
+static void keep_steps(const tlm_hta_events *ev, tlm_mpi_fileres *fr)
+{
+    size_t n = ev->n_step_names < 2 ? ev->n_step_names : 2;
+    fr->hta_nsteps = (int32_t)ev->n_step_names;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = 0;
+        const char *s = tlm_hta_events_step_name(ev, i, &len);
+        size_t k = len < sizeof fr->hta_steps[i] - 1
+                       ? len
+                       : sizeof fr->hta_steps[i] - 1;
+        memcpy(fr->hta_steps[i], s, k);
+        fr->hta_steps[i][k] = '\0';
+    }
+}
+
+tlm_status tlm_mpi_hta_trace(tlm_mpi_ctx *c, const tlm_trace *tr,
+                             tlm_mpi_fileres *fr, tlm_error *err)
+{
+    const tlm_hta_opts *o = &c->o.hta_o;
+    int64_t rank = fr->row.trace_rank;
+    int seq = c->o.hta_rank < 0 || c->o.hta_rank == rank;
+    struct tlm_mpi_hta_loc loc = {rank, {NULL, NULL}, {0, 0}};
+    tlm_hta_events *ev = NULL;
+    tlm_status st = tlm_hta_events_build(tr, rank, o->time, &ev, err);
+    if (st != TLM_OK)
+        return st;
+    keep_steps(ev, fr);
+    tlm_hta_events_shift(ev, ev->min_ts == INT64_MAX ? 0 : ev->min_ts);
+    if (ev->n_step_names < 2) /* the job decides: keep both */
+        st = pack_one(ev, o, seq, &loc.pk[1], &loc.len[1], err);
+    if (st == TLM_OK)
+        st = tlm_hta_events_filter(ev, 2, o->include_last_step, err);
+    if (st == TLM_OK)
+        st = pack_one(ev, o, seq, &loc.pk[0], &loc.len[0], err);
+    tlm_hta_events_free(ev);
+    struct tlm_mpi_hta_loc *nl =
+        st == TLM_OK ? realloc(c->hta_loc, (c->n_hta_loc + 1) * sizeof *nl)
+                     : NULL;
+    if (st == TLM_OK && !nl)
+        st = tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
+    if (st != TLM_OK) {
+        free(loc.pk[0]);
+        free(loc.pk[1]);
+        return st;
+    }
+    c->hta_loc = nl;
+    c->hta_loc[c->n_hta_loc++] = loc;
+    return TLM_OK;
+}
+
+void tlm_mpi_hta_free(tlm_mpi_ctx *c)
+{
+    for (size_t i = 0; i < c->n_hta_loc; i++) {
+        free(c->hta_loc[i].pk[0]);
+        free(c->hta_loc[i].pk[1]);
+    }
+    free(c->hta_loc);
+    c->hta_loc = NULL;
+    c->n_hta_loc = 0;
+    tlm_hta_result_free(c->hta);
+    c->hta = NULL;
+    free(c->hta_md);
+    c->hta_md = NULL;
+}
+
+/* ---------------------------------------------------------------- MARK: -
+ * the phase */
+
+/* Distinct ProfilerStep names of the job (capped at what decides). */
+static size_t job_step_names(const tlm_mpi_ctx *c)
+{
+    size_t n = 0;
+    const char **names = malloc((2 * c->n_res + 1) * sizeof *names);
+    if (!names)
+        return 2; /* filtering is HTA's usual case */
+    for (size_t i = 0; i < c->n_res; i++) {
+        int k = c->res[i].hta_nsteps < 2 ? c->res[i].hta_nsteps : 2;
+        for (int j = 0; j < k; j++)
+            names[n++] = c->res[i].hta_steps[j];
+    }
+    size_t d = tlm_hta_count_distinct(names, NULL, n);
+    free(names);
+    return d;
+}
+
+/* This rank's chosen variants: (trace_rank, len, bytes) back to back. */
+static tlm_status local_blob(const tlm_mpi_ctx *c, int filtered,
+                             char **out, size_t *len)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < c->n_hta_loc; i++) {
+        int v = (!filtered && c->hta_loc[i].pk[1]) ? 1 : 0;
+        total += 16 + c->hta_loc[i].len[v];
+    }
+    char *b = malloc(total ? total : 1);
+    if (!b)
+        return TLM_ENOMEM;
+    size_t o = 0;
+    for (size_t i = 0; i < c->n_hta_loc; i++) {
+        int v = (!filtered && c->hta_loc[i].pk[1]) ? 1 : 0;
+        uint64_t l = c->hta_loc[i].len[v];
+        memcpy(b + o, &c->hta_loc[i].trace_rank, 8);
+        memcpy(b + o + 8, &l, 8);
+        memcpy(b + o + 16, c->hta_loc[i].pk[v], l);
+        o += 16 + l;
+    }
+    *out = b;
+    *len = total;
+    return TLM_OK;
+}
+
+typedef struct part {
+    int64_t rank;
+    tlm_hta_result *r;
+} part;
+
+static int cmp_part(const void *a, const void *b)
+{
+    const part *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Rank 0: every trace's result from the gathered blobs, joined. */
+static tlm_status join0(const tlm_mpi_ctx *c, const char *all, size_t n,
+                        tlm_hta_result **out, tlm_error *err)
+{
+    part *p = calloc(c->n_res + 1, sizeof *p);
+    size_t np = 0, o = 0;
+    tlm_status st = p ? TLM_OK : TLM_ENOMEM;
+    while (st == TLM_OK && o + 16 <= n && np < c->n_res) {
+        uint64_t l;
+        memcpy(&p[np].rank, all + o, 8);
+        memcpy(&l, all + o + 8, 8);
+        if (l > n - o - 16) {
+            st = TLM_EFORMAT;
+            break;
+        }
+        st = tlm_hta_unpack(all + o + 16, l, &p[np].r);
+        o += 16 + l;
+        if (st == TLM_OK)
+            np++;
+    }
+    if (st == TLM_OK) {
+        qsort(p, np, sizeof *p, cmp_part);
+        int64_t keep = c->o.hta_rank >= 0 ? c->o.hta_rank
+                                          : (np ? p[0].rank : -1);
+        tlm_hta_result **rs = malloc((np ? np : 1) * sizeof *rs);
+        st = rs ? TLM_OK : TLM_ENOMEM;
+        for (size_t i = 0; i < np && st == TLM_OK; i++) {
+            if (p[i].rank != keep)
+                tlm_hta_drop_rank_tables(p[i].r);
+            rs[i] = p[i].r;
+        }
+        if (st == TLM_OK)
+            st = tlm_hta_merge(rs, np, out, err);
+        free(rs);
+    }
+    for (size_t i = 0; p && i < np; i++)
+        tlm_hta_result_free(p[i].r);
+    free(p);
+    if (st != TLM_OK && !err->msg[0])
+        tlm_error_set(err, st, NULL, -1, "joining the HTA tables failed");
+    return st;
+}
+
+/* Gathers every rank's blob on rank 0 (sizes, then the bytes). */
+static tlm_status gather(const tlm_mpi_ctx *c, const char *b, size_t len,
+                         char **all, size_t *n_all)
+{
+    int n = (int)len, *cnt = NULL, *dsp = NULL;
+    if (len > (size_t)INT32_MAX)
+        return TLM_ELIMIT;
+    if (c->me == 0) {
+        cnt = calloc((size_t)c->np, sizeof *cnt);
+        dsp = calloc((size_t)c->np, sizeof *dsp);
+    }
+    MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, 0, c->comm);
+    size_t total = 0;
+    if (c->me == 0) {
+        for (int i = 0; i < c->np; i++) {
+            dsp[i] = (int)total;
+            total += (size_t)cnt[i];
+        }
+        *all = malloc(total ? total : 1);
+        *n_all = total;
+    }
+    MPI_Gatherv(b, n, MPI_BYTE, c->me == 0 ? *all : NULL, cnt, dsp,
+                MPI_BYTE, 0, c->comm);
+    free(cnt);
+    free(dsp);
+    return TLM_OK;
+}
+
+tlm_status tlm_mpi_phase_hta(tlm_mpi_ctx *c)
+{
+    if (!c->o.hta)
+        return TLM_OK;
+    tlm_error err;
+    tlm_error_clear(&err);
+    int filtered = job_step_names(c) >= 2;
+    char *b = NULL, *all = NULL;
+    size_t len = 0, n_all = 0;
+    tlm_status st = local_blob(c, filtered, &b, &len);
+    st = tlm_mpi_check(c, st, &err);
+    if (st != TLM_OK)
+        return st;
+    if (len > (size_t)INT32_MAX)
+        st = TLM_ELIMIT;
+    st = tlm_mpi_check(c, st, &err);
+    if (st == TLM_OK)
+        gather(c, b, len, &all, &n_all);
+    free(b);
+    void *pk = NULL;
+    size_t pk_len = 0;
+    tlm_hta_result *m = NULL;
+    tlm_status s0 = TLM_OK;
+    if (st == TLM_OK && c->me == 0) {
+        s0 = all ? join0(c, all, n_all, &m, &err) : TLM_ENOMEM;
+        if (s0 == TLM_OK)
+            s0 = tlm_hta_pack(m, &pk, &pk_len);
+        if (s0 == TLM_OK && tlm_hta_markdown(m, &c->hta_md) != TLM_OK)
+            s0 = TLM_ENOMEM;
+    }
+    free(all);
+    if (st == TLM_OK)
+        st = tlm_mpi_check(c, s0, &err);
+    /* every rank gets the joined tables (the /hta datasets' layout) */
+    uint64_t plen = pk_len;
+    if (st == TLM_OK)
+        MPI_Bcast(&plen, 1, MPI_UINT64_T, 0, c->comm);
+    if (st == TLM_OK && c->me != 0) {
+        pk = malloc(plen ? plen : 1);
+        s0 = pk ? TLM_OK : TLM_ENOMEM;
+    }
+    if (st == TLM_OK)
+        st = tlm_mpi_check(c, s0, &err);
+    if (st == TLM_OK && plen > (uint64_t)INT32_MAX)
+        st = tlm_mpi_check(c, TLM_ELIMIT, &err);
+    if (st == TLM_OK)
+        MPI_Bcast(pk, (int)plen, MPI_BYTE, 0, c->comm);
+    if (st == TLM_OK && c->me != 0)
+        s0 = tlm_hta_unpack(pk, plen, &m);
+    if (st == TLM_OK)
+        st = tlm_mpi_check(c, s0, &err);
+    free(pk);
+    if (st == TLM_OK)
+        c->hta = m;
+    else
+        tlm_hta_result_free(m);
+    return st;
+}
