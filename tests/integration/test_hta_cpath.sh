@@ -7,7 +7,11 @@
 #    exactly HTA's rows (as a multiset, every column);
 #  - --hta_critical_path selections: a range, an instance that does not
 #    exist and an annotation that matches nothing give exit 0; the last
-#    two write no critical-path CSV and say why in report.md.
+#    two write no critical-path CSV and say why in report.md;
+#  - the 8-rank DLRM job (mpirun -n 2): rank 0's path (the default
+#    --hta_rank) holds exactly HTA's edges; --hta_rank 3 gives rank 3's,
+#    in the CSVs and in HDF5 /hta (same rows), its bound_by durations
+#    adding up to its total.
 set -eu
 : "${TLMPI:?}"
 S=${TLM_SHARED_DIR:-}/traces
@@ -79,4 +83,34 @@ for sel in 'ProfilerStep:7' 'NoSuchAnnotation'; do
     grep -q "^Critical path: none (" "$W/none/report.md" ||
         { echo "report.md lacks the reason for $sel"; exit 1; }
 done
+# The job: rank 0 by default, rank 3 when asked.
+: "${MPIEXEC:=mpirun}"
+D=$S/dlrm_v100_8rank
+mkdir -p "$W/job" "$W/job3"
+"$MPIEXEC" -n 2 "$TLMPI" --trace_dir "$D" --hta --output "$W/job/d.h5" \
+    --output_csvs_dir "$W/job/csv" --quiet >/dev/null 2>&1
+same_edges "$W/job/csv/hta/critical_path_edges.csv" \
+    "$D/hta_csvs/critical_path_edges.csv.gz"
+"$MPIEXEC" -n 2 "$TLMPI" --trace_dir "$D" --hta --hta_rank 3 \
+    --output "$W/job3/d.h5" --output_csvs_dir "$W/job3/csv" --quiet \
+    >/dev/null 2>&1
+"$PY" - "$W/job3/csv" "$W/job3/d.h5" "$W/job/csv" <<'PY'
+import csv, sys
+import h5py
+def rows(p):
+    with open(p, newline="") as f:
+        return list(csv.DictReader(f))
+s3 = rows(sys.argv[1] + "/hta/critical_path_summary.csv")
+s0 = rows(sys.argv[3] + "/hta/critical_path_summary.csv")
+tot = {r["bound_by"]: float(r["duration"]) for r in s3}
+assert abs(sum(v for k, v in tot.items() if k != "total") - tot["total"]) < 1e-6
+assert s3 != s0, "rank 3's path is rank 0's"
+e3 = rows(sys.argv[1] + "/hta/critical_path_edges.csv")
+assert len(e3) == int(next(r["edges"] for r in s3 if r["bound_by"] == "total"))
+with h5py.File(sys.argv[2], "r") as f:
+    h = f["hta/critical_path_summary"][()]
+    assert [x.decode() for x in h["bound_by"]] == [r["bound_by"] for r in s3]
+    assert list(h["duration"]) == [float(r["duration"]) for r in s3]
+    assert len(f["hta/critical_path_edges"]) == len(e3)
+PY
 echo ok
