@@ -129,18 +129,27 @@ int tlm_hta_is_comm_name(const char *s, size_t len)
     return 0;
 }
 
+/* 1 when s[0..len) contains a[0..alen) (alen > 0). */
+static int has_sub(const char *s, size_t len, const char *a, size_t alen)
+{
+    const char *p = s, *end = s + len;
+    while ((size_t)(end - p) >= alen) {
+        p = memchr(p, a[0], (size_t)(end - p) - alen + 1);
+        if (!p)
+            return 0;
+        if (memcmp(p, a, alen) == 0)
+            return 1;
+        p++;
+    }
+    return 0;
+}
+
 static int name_has(const tlm_hta_events *ev, uint32_t name, const char *a,
                     size_t alen)
 {
     size_t len = 0;
     const char *s = tlm_trace_str(ev->trace, name, &len);
-    if (!s || alen > len)
-        return 0;
-    for (size_t i = 0; i + alen <= len; i++) {
-        if (memcmp(s + i, a, alen) == 0)
-            return 1;
-    }
-    return 0;
+    return s && has_sub(s, len, a, alen);
 }
 
 /* ---------------------------------------------------------------- MARK: -
@@ -155,9 +164,17 @@ static int window_bounds(const tlm_hta_events *ev, const tlm_hta_cp_opts *o,
     if (o->annotation_len == 0)
         return 1;
     int64_t k = 0, lo = INT64_MAX, hi = INT64_MIN;
+    uint32_t last_name = 0;
+    int last_has = 0, have_last = 0;
     for (size_t r = 0; r < ev->n; r++) {
         const tlm_hta_ev *e = &ev->ev[r];
-        if (!name_has(ev, e->name, o->annotation, o->annotation_len))
+        if (!have_last || e->name != last_name) {
+            last_has = name_has(ev, e->name, o->annotation,
+                                o->annotation_len);
+            last_name = e->name;
+            have_last = 1;
+        }
+        if (!last_has)
             continue;
         if (k >= o->first && k <= o->last) {
             lo = e->ts < lo ? e->ts : lo;

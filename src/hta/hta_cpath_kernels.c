@@ -6,16 +6,17 @@
  * index_correlation > 0) is +1 at its ts on its kernel's stream, the
  * kernel -1 at its start; per stream in (ts, launch first, index) order
  * the running sum after each step is the value at that event.  Only the
- * values of the window's kernels and their launches are kept.
+ * window's kernels and launches need it: they are sorted, and one scan of
+ * the rank's launches counts every step into the window events at or
+ * after it (no array of the rank's steps).
  *
  * Kernels (and sync events) of the window in (ts - cuda_sync events by
  * their end -, index) order: an operator edge start -> end, then a launch
  * delay edge when the launch found an empty queue (1 after it, 0 at the
  * kernel) and the stream's previous kernel ended before the launch, else
  * a kernel-kernel edge from the previous kernel's end if it ended less
- * than 1500 us before.  Context Sync and
- * Stream Sync add sync edges from the streams' last kernels to the CPU
- * call's end.
+ * than 1500 us before.  Context Sync and Stream Sync add sync edges from
+ * the streams' last kernels to the CPU call's end.
  */
 #include "hta_cpath.h"
 
@@ -50,13 +51,16 @@ static const char *const launch_names[] = {
 /* ---------------------------------------------------------------- MARK: -
  * queue lengths */
 
+/* A step of the queue-length series (a query when it is a window
+ * event's): per stream in (ts, launch first, index) order. */
 typedef struct step {
     int64_t stream, ts, index;
-    int32_t slot; /* window slot, -1 outside */
+    int32_t slot; /* window slot (queries) */
     int8_t kind;  /* 0 launch (+1), 1 kernel (-1) */
+    int8_t valid; /* query: the step exists (a launch pairs with it) */
 } step;
 
-static int step_le(const step *a, const step *b)
+static int step_lt(const step *a, const step *b)
 {
     if (a->stream != b->stream)
         return a->stream < b->stream;
@@ -64,7 +68,11 @@ static int step_le(const step *a, const step *b)
         return a->ts < b->ts;
     if (a->kind != b->kind)
         return a->kind < b->kind;
-    return a->index <= b->index;
+    return a->index < b->index;
+}
+static int step_le(const step *a, const step *b)
+{
+    return !step_lt(b, a);
 }
 TLM_DEFINE_RUN_SORT(sort_steps, step, step_le)
 
@@ -87,16 +95,98 @@ static const tlm_hta_ev *partner(const tlm_cp_graph *g, const tlm_hta_ev *l)
     return k;
 }
 
-/* q[slot] = the queue length at that window event, Q_NONE elsewhere. */
+/* First query not before s (queries sorted). */
+static size_t lower(const step *qs, size_t n, const step *s)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (step_lt(&qs[mid], s))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* First query of a later stream than `stream`. */
+static size_t stream_end(const step *qs, size_t n, int64_t stream)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (qs[mid].stream <= stream)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Adds step s to every query at or after it on its stream. */
+static void count_step(const step *qs, size_t n, int64_t *diff, const step *s,
+                       int sign)
+{
+    size_t from = lower(qs, n, s);
+    if (from >= n || qs[from].stream != s->stream)
+        return;
+    diff[from] += sign;
+    diff[stream_end(qs, n, s->stream)] -= sign;
+}
+
+/* The window's queries: its launches (on their kernel's stream) and its
+ * GPU events; *n of them, sorted. */
+static tlm_status queries(const tlm_cp_graph *g, const uint32_t *ids,
+                          step **out, size_t *n)
+{
+    step *qs = malloc((g->nwin ? g->nwin : 1) * sizeof *qs);
+    size_t m = 0;
+    if (!qs)
+        return TLM_ENOMEM;
+    for (size_t s = 0; s < g->nwin; s++) {
+        const tlm_hta_ev *e = tlm_cp_ev(g, (int32_t)s);
+        step q = {e->stream, e->ts, e->index, (int32_t)s, 1, 0};
+        if (e->stream == -1) {
+            const tlm_hta_ev *k;
+            if (e->icorr <= 0 || !is_launch(ids, e->name) ||
+                !(k = partner(g, e)))
+                continue;
+            q.stream = k->stream;
+            q.kind = 0;
+            q.valid = 1;
+        }
+        qs[m++] = q;
+    }
+    if (sort_steps(qs, m) != TLM_OK) {
+        free(qs);
+        return TLM_ENOMEM;
+    }
+    *out = qs;
+    *n = m;
+    return TLM_OK;
+}
+
+/* q[slot] = the queue length at that window event (§5: over the whole
+ * rank, the running sum of its stream's steps up to and including the
+ * event's own), Q_NONE elsewhere.  One scan of the rank's launches counts
+ * each step into the window's queries at or after it (a difference array
+ * over the sorted queries): memory linear in the window. */
 static tlm_status queue_lengths(const tlm_cp_graph *g, int64_t *q)
 {
     uint32_t ids[N_LAUNCH];
-    step *st = NULL;
-    size_t n = 0, cap = 0;
+    step *qs = NULL;
+    size_t n = 0;
     for (size_t i = 0; i < N_LAUNCH; i++)
         ids[i] = tlm_cp_name_id(g, launch_names[i]);
     for (size_t s = 0; s < g->nwin; s++)
         q[s] = Q_NONE;
+    if (queries(g, ids, &qs, &n) != TLM_OK)
+        return TLM_ENOMEM;
+    int64_t *diff = calloc(n + 1, sizeof *diff);
+    if (!diff) {
+        free(qs);
+        return TLM_ENOMEM;
+    }
     for (size_t r = 0; r < g->ev->n; r++) {
         const tlm_hta_ev *l = &g->ev->ev[r];
         if (l->icorr <= 0 || !is_launch(ids, l->name))
@@ -104,28 +194,22 @@ static tlm_status queue_lengths(const tlm_cp_graph *g, int64_t *q)
         const tlm_hta_ev *k = partner(g, l);
         if (!k)
             continue;
-        if (tlm_grow((void **)&st, &cap, n + 2, sizeof *st, 256) != TLM_OK) {
-            free(st);
-            return TLM_ENOMEM;
-        }
-        step a = {k->stream, l->ts, l->index, tlm_cp_slot(g, l->index), 0};
-        step b = {k->stream, k->ts, k->index, tlm_cp_slot(g, k->index), 1};
-        st[n++] = a;
-        st[n++] = b;
-    }
-    if (sort_steps(st, n) != TLM_OK) {
-        free(st);
-        return TLM_ENOMEM;
+        step a = {k->stream, l->ts, l->index, -1, 0, 0};
+        step b = {k->stream, k->ts, k->index, -1, 1, 0};
+        count_step(qs, n, diff, &a, 1);
+        count_step(qs, n, diff, &b, -1);
+        size_t at = lower(qs, n, &b); /* the kernel's own query */
+        if (at < n && !step_lt(&b, &qs[at]))
+            qs[at].valid = 1;
     }
     int64_t run = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i == 0 || st[i].stream != st[i - 1].stream)
-            run = 0;
-        run += st[i].kind == 0 ? 1 : -1;
-        if (st[i].slot >= 0)
-            q[st[i].slot] = run;
+        run += diff[i];
+        if (qs[i].valid)
+            q[qs[i].slot] = run;
     }
-    free(st);
+    free(diff);
+    free(qs);
     return TLM_OK;
 }
 

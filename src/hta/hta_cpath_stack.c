@@ -73,9 +73,14 @@ oom:
 static int contains(const char *s, size_t n, const char *lit)
 {
     size_t l = strlen(lit);
-    for (size_t i = 0; i + l <= n; i++) {
-        if (memcmp(s + i, lit, l) == 0)
+    const char *p = s, *end = s + n;
+    while ((size_t)(end - p) >= l) {
+        p = memchr(p, lit[0], (size_t)(end - p) - l + 1);
+        if (!p)
+            return 0;
+        if (memcmp(p, lit, l) == 0)
             return 1;
+        p++;
     }
     return 0;
 }
