@@ -138,6 +138,31 @@ static void test_kernel_kernel(void **state)
     done(&f);
 }
 
+/* Queue-length tie (spec §5, Q7): the second launch and the first
+ * kernel's start share ts 12; the launch counts first, so k1 starts with
+ * one more kernel queued (1, not 0) and gets no launch edge (kernel first
+ * would give it one, and a longer path through the launch). */
+#define T_TIE                                                             \
+    "{'traceEvents':["                                                    \
+    ANN("ProfilerStep#1", 0, 100) ","                  /* 0 */            \
+    TT_RT("cudaLaunchKernel", 5, 3, 1) ","             /* 1 */            \
+    TT_RT("cudaLaunchKernel", 12, 2, 2) ","            /* 2 */            \
+    TT_KER("k1", 12, 8, 1, 7) ","                      /* 3 */            \
+    TT_KER("k2", 30, 5, 2, 7) "]}"                     /* 4 */
+
+static void test_queue_tie(void **state)
+{
+    (void)state;
+    fix f;
+    run(&f, T_TIE, "ProfilerStep", 0, 0);
+    assert_int_equal(f.cp.n_no_edge, 1); /* k1 */
+    assert_int_equal(f.cp.n, 3);
+    expect_row(&f, 0, TLM_CP_OPERATOR, 8, 3, TLM_CP_BOUND_COMPUTE);
+    expect_row(&f, 1, TLM_CP_KERNEL_DELAY, 10, 3, TLM_CP_BOUND_KK);
+    expect_row(&f, 2, TLM_CP_OPERATOR, 5, 4, TLM_CP_BOUND_COMPUTE);
+    done(&f);
+}
+
 /* Two steps: the instance picks the window. */
 #define T_STEPS                                                           \
     "{'traceEvents':["                                                    \
@@ -520,6 +545,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_launch_and_sync),
         cmocka_unit_test(test_kernel_kernel),
+        cmocka_unit_test(test_queue_tie),
         cmocka_unit_test(test_instances),
         cmocka_unit_test(test_nesting_attribution),
         cmocka_unit_test(test_comm_bound),
