@@ -23,10 +23,10 @@ static const tlm_hta_col summary_cols[] = {
 };
 const tlm_hta_tdef tlm_hta_def_cp_summary = {
     "critical_path_summary",
-    "HTA critical path of one rank's --hta_critical_path window (spec/"
-    "hta.md §9): per bound_by the summed edge weights on the path (us), "
-    "their count and share; edge weights <= -1 us count 0 in the path "
-    "search but their own weight here (Q10)",
+    "HTA critical path of the --hta_rank rank in its --hta_critical_path "
+    "window (spec/hta.md §9): per bound_by the summed edge weights on the "
+    "path (us), their count and share, and the total; edge weights <= -1 "
+    "us count 0 in the path search but their own weight here (Q10)",
     summary_cols, sizeof summary_cols / sizeof summary_cols[0], 0, 1};
 
 static const tlm_hta_col edge_cols[] = {
@@ -38,10 +38,11 @@ static const tlm_hta_col edge_cols[] = {
 };
 const tlm_hta_tdef tlm_hta_def_cp_edges = {
     "critical_path_edges",
-    "HTA critical path edges in path order (spec/hta.md §9): the "
-    "attributed event (traceEvents index; empty for dependency, sync and "
-    "launch-delay edges), edge type, weight (us), bound_by, HTA's "
-    "shortened name, category, pid, tid, stream",
+    "HTA critical path edges of the --hta_rank rank in path order "
+    "(spec/hta.md §9): the attributed event (traceEvents index; empty "
+    "when none: dependency, sync and launch-delay edges), edge type, "
+    "weight (us), bound_by, HTA's shortened name, category, pid, tid, "
+    "stream",
     edge_cols, sizeof edge_cols / sizeof edge_cols[0], 0, 1};
 
 /* ---------------------------------------------------------------- MARK: -
