@@ -184,6 +184,28 @@ static int start_outputs(tlm_outset *set, int force, const char *trace_path,
     return 0;
 }
 
+/* --hta: DIR/hta/<table>.csv checked before any work, as the other
+ * outputs.  0, or 1 after a message. */
+static int check_hta_outputs(tlm_outset *set, const char *dir)
+{
+    const char *name, *doc;
+    const tlm_hta_col *cols;
+    size_t nc;
+    tlm_error err;
+    tlm_error_clear(&err);
+    for (size_t i = 0; tlm_hta_table_def(i, &name, &doc, &cols, &nc); i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/hta/%s.csv", dir, name);
+        if (tlm_outset_check(set, path, &err) != TLM_OK) {
+            char m[1024];
+            fprintf(stderr, "tlmpi report: error: --hta: %s\n",
+                    tlm_error_format(&err, m, sizeof m));
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int need(int i, int argc, char **argv)
 {
     if (i + 1 >= argc) {
@@ -498,6 +520,11 @@ int tlm_cmd_report(int argc, char **argv)
     if (start_outputs(&set, a.force, a.trace, a.tl.comparison_json_path,
                       a.dir, a.md, a.xlsx) != 0)
         return 1;
+    if (a.hta.on && check_hta_outputs(&set, a.dir) != 0) {
+        tlm_mpi_signals_untrack(&set);
+        tlm_outset_free(&set);
+        return 1;
+    }
     double t0 = tlm_cli_now();
     tlm_cli_built b = {0};
     tlm_error err;

@@ -14,9 +14,12 @@
  * known.  The job's time origin (§1.4) changes no output (durations and
  * gaps only), so each trace keeps its own.
  *
+ * The rank-only tables (kernel sequences, critical path) are packed
+ * apart: without --hta_rank every trace builds them (the lowest rank is
+ * known only after the check phase), but only the chosen rank's travel.
  * The hta phase gathers the chosen tables on rank 0 in trace-rank order,
- * keeps the rank-only tables (kernel sequences, critical path) of the
- * --hta_rank rank (default: the lowest), joins them (tlm_hta_merge) and
+ * with the rank-only tables of the --hta_rank rank (default: the lowest),
+ * joins them (tlm_hta_merge) and
  * broadcasts the result, so that every rank writes the same /hta
  * datasets (phase_write.c); rank 0 stages <csv dir>/hta/<table>.csv and the
  * report.md section (phase_publish.c).
@@ -26,23 +29,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exchange.h"
 #include "hta_mpi.h"
 
 struct tlm_mpi_hta_loc {
     int64_t trace_rank;
-    void *pk[2];   /* 0: filtered (or the only variant), 1: unfiltered */
-    size_t len[2];
+    /* [variant][part]: variant 0 filtered (or the only one), 1
+     * unfiltered; part 0 the tables of every rank, 1 the rank-only ones
+     * (sent for the --hta_rank rank only) */
+    void *pk[2][2];
+    size_t len[2][2];
 };
 
 static tlm_status pack_one(const tlm_hta_events *ev, const tlm_hta_opts *o,
                            int seq, void **pk, size_t *len, tlm_error *err)
 {
-    tlm_hta_result *r = NULL;
+    tlm_hta_result *r = NULL, *rp = NULL;
     tlm_status st = tlm_hta_build(ev, o, seq, &r, err);
-    if (st == TLM_OK && tlm_hta_pack(r, pk, len) != TLM_OK)
-        st = tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
+    if (st == TLM_OK)
+        st = tlm_hta_split_rank_tables(r, &rp);
+    if (st == TLM_OK)
+        st = tlm_hta_pack(r, &pk[0], &len[0]);
+    if (st == TLM_OK)
+        st = tlm_hta_pack(rp, &pk[1], &len[1]);
+    if (st == TLM_ENOMEM && !err->msg[0])
+        tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     tlm_hta_result_free(r);
+    tlm_hta_result_free(rp);
     return st;
+}
+
+static void loc_free(struct tlm_mpi_hta_loc *l)
+{
+    for (int v = 0; v < 2; v++) {
+        free(l->pk[v][0]);
+        free(l->pk[v][1]);
+    }
 }
 
 static void keep_steps(const tlm_hta_events *ev, tlm_mpi_fileres *fr)
@@ -66,7 +88,9 @@ tlm_status tlm_mpi_hta_trace(tlm_mpi_ctx *c, const tlm_trace *tr,
     const tlm_hta_opts *o = &c->o.hta_o;
     int64_t rank = fr->row.trace_rank;
     int seq = c->o.hta_rank < 0 || c->o.hta_rank == rank;
-    struct tlm_mpi_hta_loc loc = {rank, {NULL, NULL}, {0, 0}};
+    struct tlm_mpi_hta_loc loc;
+    memset(&loc, 0, sizeof loc);
+    loc.trace_rank = rank;
     tlm_hta_events *ev = NULL;
     tlm_status st = tlm_hta_events_build(tr, rank, o->time, &ev, err);
     if (st != TLM_OK)
@@ -74,11 +98,11 @@ tlm_status tlm_mpi_hta_trace(tlm_mpi_ctx *c, const tlm_trace *tr,
     keep_steps(ev, fr);
     tlm_hta_events_shift(ev, ev->min_ts == INT64_MAX ? 0 : ev->min_ts);
     if (ev->n_step_names < 2) /* the job decides: keep both */
-        st = pack_one(ev, o, seq, &loc.pk[1], &loc.len[1], err);
+        st = pack_one(ev, o, seq, loc.pk[1], loc.len[1], err);
     if (st == TLM_OK)
         st = tlm_hta_events_filter(ev, 2, o->include_last_step, err);
     if (st == TLM_OK)
-        st = pack_one(ev, o, seq, &loc.pk[0], &loc.len[0], err);
+        st = pack_one(ev, o, seq, loc.pk[0], loc.len[0], err);
     tlm_hta_events_free(ev);
     struct tlm_mpi_hta_loc *nl =
         st == TLM_OK ? realloc(c->hta_loc, (c->n_hta_loc + 1) * sizeof *nl)
@@ -86,8 +110,7 @@ tlm_status tlm_mpi_hta_trace(tlm_mpi_ctx *c, const tlm_trace *tr,
     if (st == TLM_OK && !nl)
         st = tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     if (st != TLM_OK) {
-        free(loc.pk[0]);
-        free(loc.pk[1]);
+        loc_free(&loc);
         return st;
     }
     c->hta_loc = nl;
@@ -97,10 +120,8 @@ tlm_status tlm_mpi_hta_trace(tlm_mpi_ctx *c, const tlm_trace *tr,
 
 void tlm_mpi_hta_free(tlm_mpi_ctx *c)
 {
-    for (size_t i = 0; i < c->n_hta_loc; i++) {
-        free(c->hta_loc[i].pk[0]);
-        free(c->hta_loc[i].pk[1]);
-    }
+    for (size_t i = 0; i < c->n_hta_loc; i++)
+        loc_free(&c->hta_loc[i]);
     free(c->hta_loc);
     c->hta_loc = NULL;
     c->n_hta_loc = 0;
@@ -130,26 +151,36 @@ static size_t job_step_names(const tlm_mpi_ctx *c)
     return d;
 }
 
-/* This rank's chosen variants: (trace_rank, len, bytes) back to back. */
+/* This rank's chosen variants, back to back: (trace_rank, len, the
+ * tables of every rank, len, the rank-only tables: those of trace rank
+ * keep only, else length 0). */
 static tlm_status local_blob(const tlm_mpi_ctx *c, int filtered,
-                             char **out, size_t *len)
+                             int64_t keep, char **out, size_t *len)
 {
     size_t total = 0;
     for (size_t i = 0; i < c->n_hta_loc; i++) {
-        int v = (!filtered && c->hta_loc[i].pk[1]) ? 1 : 0;
-        total += 16 + c->hta_loc[i].len[v];
+        const struct tlm_mpi_hta_loc *l = &c->hta_loc[i];
+        int v = (!filtered && l->pk[1][0]) ? 1 : 0;
+        total += 24 + l->len[v][0] +
+                 (l->trace_rank == keep ? l->len[v][1] : 0);
     }
     char *b = malloc(total ? total : 1);
     if (!b)
         return TLM_ENOMEM;
     size_t o = 0;
     for (size_t i = 0; i < c->n_hta_loc; i++) {
-        int v = (!filtered && c->hta_loc[i].pk[1]) ? 1 : 0;
-        uint64_t l = c->hta_loc[i].len[v];
-        memcpy(b + o, &c->hta_loc[i].trace_rank, 8);
-        memcpy(b + o + 8, &l, 8);
-        memcpy(b + o + 16, c->hta_loc[i].pk[v], l);
-        o += 16 + l;
+        const struct tlm_mpi_hta_loc *l = &c->hta_loc[i];
+        int v = (!filtered && l->pk[1][0]) ? 1 : 0;
+        uint64_t l0 = l->len[v][0];
+        uint64_t l1 = l->trace_rank == keep ? l->len[v][1] : 0;
+        memcpy(b + o, &l->trace_rank, 8);
+        memcpy(b + o + 8, &l0, 8);
+        memcpy(b + o + 16, l->pk[v][0], l0);
+        o += 16 + l0;
+        memcpy(b + o, &l1, 8);
+        if (l1)
+            memcpy(b + o + 8, l->pk[v][1], l1);
+        o += 8 + l1;
     }
     *out = b;
     *len = total;
@@ -167,42 +198,56 @@ static int cmp_part(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* Rank 0: every trace's result from the gathered blobs, joined. */
+/* One packed part at all[*o] (length first); *r NULL for length 0. */
+static tlm_status take(const char *all, size_t n, size_t *o,
+                       tlm_hta_result **r)
+{
+    uint64_t l;
+    *r = NULL;
+    if (*o + 8 > n)
+        return TLM_EFORMAT;
+    memcpy(&l, all + *o, 8);
+    *o += 8;
+    if (l > n - *o)
+        return TLM_EFORMAT;
+    tlm_status st = l ? tlm_hta_unpack(all + *o, l, r) : TLM_OK;
+    *o += l;
+    return st;
+}
+
+/* Rank 0: every trace's result from the gathered blobs, joined in trace
+ * rank order (the rank-only tables after their rank's). */
 static tlm_status join0(const tlm_mpi_ctx *c, const char *all, size_t n,
                         tlm_hta_result **out, tlm_error *err)
 {
-    part *p = calloc(c->n_res + 1, sizeof *p);
+    part *p = calloc(2 * c->n_res + 2, sizeof *p);
     size_t np = 0, o = 0;
     tlm_status st = p ? TLM_OK : TLM_ENOMEM;
-    while (st == TLM_OK && o + 16 <= n && np < c->n_res) {
-        uint64_t l;
-        memcpy(&p[np].rank, all + o, 8);
-        memcpy(&l, all + o + 8, 8);
-        if (l > n - o - 16) {
-            st = TLM_EFORMAT;
+    while (st == TLM_OK && o + 8 <= n && np + 2 <= 2 * c->n_res + 2) {
+        int64_t rank;
+        memcpy(&rank, all + o, 8);
+        o += 8;
+        p[np].rank = 2 * rank;
+        st = take(all, n, &o, &p[np].r);
+        if (st != TLM_OK)
             break;
-        }
-        st = tlm_hta_unpack(all + o + 16, l, &p[np].r);
-        o += 16 + l;
-        if (st == TLM_OK)
+        np++;
+        p[np].rank = 2 * rank + 1;
+        st = take(all, n, &o, &p[np].r);
+        if (st == TLM_OK && p[np].r)
             np++;
     }
     if (st == TLM_OK) {
         qsort(p, np, sizeof *p, cmp_part);
-        int64_t keep = c->o.hta_rank >= 0 ? c->o.hta_rank
-                                          : (np ? p[0].rank : -1);
         tlm_hta_result **rs = malloc((np ? np : 1) * sizeof *rs);
         st = rs ? TLM_OK : TLM_ENOMEM;
-        for (size_t i = 0; i < np && st == TLM_OK; i++) {
-            if (p[i].rank != keep)
-                tlm_hta_drop_rank_tables(p[i].r);
+        for (size_t i = 0; i < np && st == TLM_OK; i++)
             rs[i] = p[i].r;
-        }
         if (st == TLM_OK)
             st = tlm_hta_merge(rs, np, out, err);
         free(rs);
     }
-    for (size_t i = 0; p && i < np; i++)
+    for (size_t i = 0; p && i <= np && i < 2 * c->n_res + 2; i++)
         tlm_hta_result_free(p[i].r);
     free(p);
     if (st != TLM_OK && !err->msg[0])
@@ -210,32 +255,41 @@ static tlm_status join0(const tlm_mpi_ctx *c, const char *all, size_t n,
     return st;
 }
 
-/* Gathers every rank's blob on rank 0 (sizes, then the bytes). */
+/* Gathers every rank's blob on rank 0 (sizes, then the bytes); the
+ * agreed status (rank 0's buffers allocated before the bytes move). */
 static tlm_status gather(const tlm_mpi_ctx *c, const char *b, size_t len,
                          char **all, size_t *n_all)
 {
     int n = (int)len, *cnt = NULL, *dsp = NULL;
-    if (len > (size_t)INT32_MAX)
-        return TLM_ELIMIT;
+    tlm_status st = TLM_OK;
     if (c->me == 0) {
         cnt = calloc((size_t)c->np, sizeof *cnt);
         dsp = calloc((size_t)c->np, sizeof *dsp);
+        if (!cnt || !dsp)
+            st = TLM_ENOMEM;
     }
-    MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, 0, c->comm);
+    st = tlm_mpi_agree(st, c->comm);
+    if (st == TLM_OK)
+        MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, 0, c->comm);
     size_t total = 0;
-    if (c->me == 0) {
+    if (st == TLM_OK && c->me == 0) {
         for (int i = 0; i < c->np; i++) {
             dsp[i] = (int)total;
             total += (size_t)cnt[i];
         }
-        *all = malloc(total ? total : 1);
+        if (total > (size_t)INT32_MAX)
+            st = TLM_ELIMIT;
+        else if (!(*all = malloc(total ? total : 1)))
+            st = TLM_ENOMEM;
         *n_all = total;
     }
-    MPI_Gatherv(b, n, MPI_BYTE, c->me == 0 ? *all : NULL, cnt, dsp,
-                MPI_BYTE, 0, c->comm);
+    st = tlm_mpi_agree(st, c->comm);
+    if (st == TLM_OK)
+        MPI_Gatherv(b, n, MPI_BYTE, c->me == 0 ? *all : NULL, cnt, dsp,
+                    MPI_BYTE, 0, c->comm);
     free(cnt);
     free(dsp);
-    return TLM_OK;
+    return st;
 }
 
 tlm_status tlm_mpi_phase_hta(tlm_mpi_ctx *c)
@@ -245,17 +299,27 @@ tlm_status tlm_mpi_phase_hta(tlm_mpi_ctx *c)
     tlm_error err;
     tlm_error_clear(&err);
     int filtered = job_step_names(c) >= 2;
+    /* the rank of the kernel sequences and the critical path */
+    int64_t keep = c->o.hta_rank >= 0 ? c->o.hta_rank
+                   : c->n_res           ? c->res[0].row.trace_rank
+                                        : -1;
     char *b = NULL, *all = NULL;
     size_t len = 0, n_all = 0;
-    tlm_status st = local_blob(c, filtered, &b, &len);
+    tlm_status st = local_blob(c, filtered, keep, &b, &len);
     st = tlm_mpi_check(c, st, &err);
     if (st != TLM_OK)
         return st;
     if (len > (size_t)INT32_MAX)
         st = TLM_ELIMIT;
     st = tlm_mpi_check(c, st, &err);
-    if (st == TLM_OK)
-        gather(c, b, len, &all, &n_all);
+    if (st == TLM_OK) {
+        st = gather(c, b, len, &all, &n_all);
+        if (st != TLM_OK) {
+            tlm_error_set(&err, st, NULL, -1,
+                          "gathering the HTA tables on rank 0 failed");
+            st = tlm_mpi_check(c, st, &err);
+        }
+    }
     free(b);
     void *pk = NULL;
     size_t pk_len = 0;

@@ -95,6 +95,18 @@ tlm_status tlm_mpi_setup_outputs(tlm_mpi_ctx *c, tlm_error *err)
                                  "output path too long");
         st = tlm_outset_check(&c->out, p, err);
     }
+    /* --hta: <csv dir>/hta/<table>.csv, every table it may write */
+    const char *name, *doc;
+    const tlm_hta_col *cols;
+    size_t nc;
+    for (size_t i = 0; st == TLM_OK && c->o.hta &&
+                       tlm_hta_table_def(i, &name, &doc, &cols, &nc);
+         i++) {
+        if (pathf(p, sizeof p, "%s/hta/%s.csv", s->cdir, name))
+            return tlm_error_set(err, TLM_ELIMIT, NULL, -1,
+                                 "output path too long");
+        st = tlm_outset_check(&c->out, p, err);
+    }
     return st;
 }
 

@@ -226,6 +226,9 @@ typedef struct tlm_hta_notes {
     int has_seq;              /* the kernel-sequence table was asked */
     int seq_rank_found;
     char cp_reason[160];      /* why no critical path ("" = built) */
+    char steps[160];          /* ProfilerStep names analysed on the
+                               * first rank (after the filter; Q4) */
+    int64_t steps_rank;       /* that rank; -1 none */
 } tlm_hta_notes;
 
 typedef struct tlm_hta_result tlm_hta_result;
@@ -248,6 +251,13 @@ TLM_API tlm_status tlm_hta_merge(tlm_hta_result *const *parts, size_t n,
 /* Removes the tables built on the --hta_rank rank only (the kernel
  * sequences, the critical path): the job keeps them from one rank. */
 TLM_API void tlm_hta_drop_rank_tables(tlm_hta_result *r);
+
+/* Moves the rank-only tables (and the notes that belong to them: Q9
+ * count, seq_rank_found, cp_reason) of r into a new result *rank_part
+ * (empty when r has none), so that a job sends them only for the chosen
+ * rank.  Errors: TLM_ENOMEM (r unchanged). */
+TLM_API tlm_status tlm_hta_split_rank_tables(tlm_hta_result *r,
+                                             tlm_hta_result **rank_part);
 
 /* The definitions of every table tlmpi may write, for the schema: the
  * i-th's name, doc and columns; 0 past the last. */

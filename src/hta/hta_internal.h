@@ -111,6 +111,20 @@ void tlm_hta_by_type_label(int bits, char *buf, size_t size);
 /* 1 when the rank has a GPU event (stream != -1). */
 int tlm_hta_has_gpu(const tlm_hta_events *ev);
 
+/* ---- queue length (§5): the +1/-1 steps of every stream in HTA's order
+ * (stream, ts, launch before start, table row), with the stream's queue
+ * length after each step; *out malloc'd (the caller frees it).  The
+ * critical path (§9) reads the queue length at a launch / kernel here. */
+typedef struct tlm_hta_qstep {
+    int64_t stream, ts;
+    int kind;  /* 0 a launch (+1 on the stream of its GPU event), 1 a GPU
+                * event's start (-1) */
+    size_t row; /* the launch's or the GPU event's row */
+    int64_t q;  /* queue length of the stream after this step */
+} tlm_hta_qstep;
+tlm_status tlm_hta_queue_steps(const tlm_hta_events *ev,
+                               tlm_hta_qstep **out, size_t *n);
+
 /* ---- builders (one per file); temporal also builds comm_comp_overlap
  * and gpu_kernel_breakdown_by_type (same merged groups) */
 tlm_status tlm_hta_build_temporal(const tlm_hta_events *ev,

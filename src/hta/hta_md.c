@@ -118,6 +118,12 @@ static void quirks(tlm_sbuf *b, const tlm_hta_notes *n)
                            "events outside the analysed steps dropped\n",
                         (unsigned long long)n->n_ranks_filtered,
                         (unsigned long long)n->n_filtered_out);
+    if (n->steps[0]) {
+        tlm_sbuf_printf(b, "- steps analysed (rank %lld): ",
+                        (long long)n->steps_rank);
+        tlm_sbuf_md(b, n->steps, sizeof n->steps, TLM_MD_TEXT);
+        tlm_sbuf_puts(b, "\n");
+    }
     if (n->n_rocm_launches)
         tlm_sbuf_printf(b, "- Q8: %llu ROCm launch calls counted in the "
                            "launch tables (HTA has none)\n",

@@ -41,11 +41,7 @@ static int is_queue_launch(const char *s, size_t len)
     return 0;
 }
 
-typedef struct qstep {
-    int64_t stream, ts;
-    int kind; /* 0 launch (+1), 1 start (-1) */
-    size_t row;
-} qstep;
+typedef tlm_hta_qstep qstep;
 
 static int cmp_qstep(const void *a, const void *b)
 {
@@ -122,13 +118,13 @@ static tlm_status steps_of(const tlm_hta_events *ev, qstep **out, size_t *n)
         for (size_t j = lower(gpu, ng, lau[i].corr);
              j < ng && gpu[j].corr == lau[i].corr; j++)
             s[k++] = (qstep){ev->ev[gpu[j].row].stream, l->ts, 0,
-                             lau[i].row};
+                             lau[i].row, 0};
     }
     for (size_t j = 0; j < ng && st == TLM_OK; j++) {
         size_t li = lower(lau, nl, gpu[j].corr);
         if (li < nl && lau[li].corr == gpu[j].corr) {
             const tlm_hta_ev *g = &ev->ev[gpu[j].row];
-            s[k++] = (qstep){g->stream, g->ts, 1, gpu[j].row};
+            s[k++] = (qstep){g->stream, g->ts, 1, gpu[j].row, 0};
         }
     }
     free(gpu);
@@ -138,9 +134,20 @@ static tlm_status steps_of(const tlm_hta_events *ev, qstep **out, size_t *n)
         return st;
     }
     qsort(s, k, sizeof *s, cmp_qstep);
+    for (size_t i = 0, lo = 0; i < k; i++) {
+        if (i == 0 || s[i].stream != s[i - 1].stream)
+            lo = i;
+        s[i].q = (i > lo ? s[i - 1].q : 0) + (s[i].kind == 0 ? 1 : -1);
+    }
     *out = s;
     *n = k;
     return TLM_OK;
+}
+
+tlm_status tlm_hta_queue_steps(const tlm_hta_events *ev,
+                               tlm_hta_qstep **out, size_t *n)
+{
+    return steps_of(ev, out, n);
 }
 
 tlm_status tlm_hta_build_queue(const tlm_hta_events *ev,
@@ -160,10 +167,8 @@ tlm_status tlm_hta_build_queue(const tlm_hta_events *ev,
         st = TLM_ENOMEM;
     for (size_t lo = 0; lo < n && st == TLM_OK;) {
         size_t hi = lo;
-        int64_t q = 0;
         while (hi < n && s[hi].stream == s[lo].stream) {
-            q += s[hi].kind == 0 ? 1 : -1;
-            v[hi - lo] = (double)q;
+            v[hi - lo] = (double)s[hi].q;
             hi++;
         }
         tlm_hta_describe d;

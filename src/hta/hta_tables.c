@@ -82,6 +82,31 @@ void tlm_hta_drop_rank_tables(tlm_hta_result *r)
     r->n = k;
 }
 
+tlm_status tlm_hta_split_rank_tables(tlm_hta_result *r,
+                                     tlm_hta_result **rank_part)
+{
+    tlm_hta_result *p = calloc(1, sizeof *p);
+    *rank_part = p;
+    if (!p)
+        return TLM_ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (r->t[i]->def->rank_only)
+            p->t[p->n++] = r->t[i];
+        else
+            r->t[k++] = r->t[i];
+    }
+    r->n = k;
+    p->notes.steps_rank = -1;
+    p->notes.n_seq_clamped = r->notes.n_seq_clamped;
+    p->notes.seq_rank_found = r->notes.seq_rank_found;
+    memcpy(p->notes.cp_reason, r->notes.cp_reason, sizeof p->notes.cp_reason);
+    r->notes.n_seq_clamped = 0;
+    r->notes.seq_rank_found = 0;
+    r->notes.cp_reason[0] = '\0';
+    return TLM_OK;
+}
+
 /* ---------------------------------------------------------------- MARK: -
  * options */
 
@@ -149,6 +174,43 @@ bad:
 /* ---------------------------------------------------------------- MARK: -
  * one rank */
 
+/* The distinct ProfilerStep names left in the table (first seen first),
+ * joined by ", ", cut to the notes' buffer. */
+static void steps_text(const tlm_hta_events *ev, tlm_hta_notes *nt)
+{
+    size_t len = 0, cap = sizeof nt->steps;
+    uint32_t seen[64];
+    size_t ns = 0;
+    nt->steps[0] = '\0';
+    nt->steps_rank = -1;
+    for (size_t i = 0; i < ev->n && ns < 64; i++) {
+        const tlm_hta_ev *r = &ev->ev[i];
+        int dup = 0;
+        if (!r->step || r->gpu_side)
+            continue;
+        for (size_t k = 0; k < ns && !dup; k++)
+            dup = seen[k] == r->name;
+        if (dup)
+            continue;
+        seen[ns++] = r->name;
+        size_t l;
+        const char *s = tlm_trace_str(ev->trace, r->name, &l);
+        if (len + l + 3 >= cap) {
+            if (len + 4 < cap)
+                memcpy(nt->steps + len, "...", 4);
+            break;
+        }
+        if (len) {
+            memcpy(nt->steps + len, ", ", 2);
+            len += 2;
+        }
+        memcpy(nt->steps + len, s, l);
+        len += l;
+        nt->steps[len] = '\0';
+        nt->steps_rank = ev->rank;
+    }
+}
+
 tlm_status tlm_hta_build(const tlm_hta_events *ev, const tlm_hta_opts *o,
                          int is_seq_rank, tlm_hta_result **out,
                          tlm_error *err)
@@ -173,6 +235,7 @@ tlm_status tlm_hta_build(const tlm_hta_events *ev, const tlm_hta_opts *o,
         const tlm_hta_ev *e = &ev->ev[i];
         nt->n_orphan_kernels += e->gpu_side && e->icorr == 0;
     }
+    steps_text(ev, nt);
     tlm_status st = TLM_OK;
     for (size_t i = 0; i < sizeof builders / sizeof builders[0]; i++) {
         if (builders[i].scope == SEQ_RANK && !is_seq_rank)
@@ -269,6 +332,10 @@ static void add_notes(tlm_hta_notes *a, const tlm_hta_notes *b)
     a->n_orphan_kernels += b->n_orphan_kernels;
     a->has_seq |= b->has_seq;
     a->seq_rank_found |= b->seq_rank_found;
+    if (!a->steps[0] && b->steps[0]) {
+        memcpy(a->steps, b->steps, sizeof a->steps);
+        a->steps_rank = b->steps_rank;
+    }
     if (!a->cp_reason[0] && b->cp_reason[0])
         memcpy(a->cp_reason, b->cp_reason, sizeof a->cp_reason);
 }

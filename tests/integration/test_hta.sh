@@ -90,5 +90,21 @@ for n in 2 4 8; do
     done
 done
 grep -q '^## HTA' "$W/job4/report.md" || bad "job: no HTA section"
+# --hta_rank 3: the kernel sequences of rank 3 alone (its own rows)
+if "$MPIEXEC" -n 2 "$TLMPI" --trace_dir "$D" --hta --hta_rank 3 \
+        --hta_kernel_sequences autograd::engine::evaluate_function \
+        --output "$W/r3/out.h5" --output_dir "$W/r3" --quiet \
+        > "$W/r3.log" 2>&1; then
+    n3=$(($(wc -l < "$W/r3/hta/frequent_cuda_kernel_sequences.csv") - 1))
+    [ "$n3" -gt 0 ] || bad "--hta_rank 3: no kernel sequences"
+    cmp -s "$W/r3/hta/frequent_cuda_kernel_sequences.csv" \
+        "$W/job2/hta/frequent_cuda_kernel_sequences.csv" &&
+        bad "--hta_rank 3 gave rank 0's sequences"
+    cmp -s "$W/r3/hta/idle_time_breakdown.csv" \
+        "$W/job2/hta/idle_time_breakdown.csv" ||
+        bad "--hta_rank changed the per-rank tables"
+else
+    bad "--hta_rank 3: $(tail -3 "$W/r3.log")"
+fi
 [ $fail = 0 ] && echo "HTA tables agree with HTA"
 exit $fail

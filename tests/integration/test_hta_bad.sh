@@ -96,6 +96,15 @@ grep -q '1 GPU events without their launch' "$W/o_odd/report.md" ||
     --hta_critical_path 'ProfilerStep:3-1' > /dev/null 2>&1
 [ $? = 2 ] || bad "--hta_critical_path 3-1 accepted"
 [ -e "$W/x" ] && bad "an option error wrote $W/x"
+# an HTA table already there: refused before any work (exit 1), kept
+mkdir -p "$W/pre/hta"
+echo keep > "$W/pre/hta/queue_length_summary.csv"
+"$TLMPI" report "$W/zero.json" --output_csvs_dir "$W/pre" --hta \
+    --quiet > "$W/pre.log" 2>&1
+[ $? = 1 ] || bad "an existing hta/ table was not refused"
+[ "$(cat "$W/pre/hta/queue_length_summary.csv")" = keep ] ||
+    bad "an existing hta/ table was replaced"
+[ -e "$W/pre/gpu_timeline.csv" ] && bad "outputs written after the refusal"
 
 # the job: ProfilerStep#1 on rank 0, #2 on rank 1 -> two names, filtered;
 # alone each trace has one name and is not filtered
