@@ -143,6 +143,9 @@ tlm_status tlm_hta_build_critical_path(const tlm_hta_events *ev,
     tlm_status st = tlm_hta_critical_path(ev, &co, &cp, err);
     if (st != TLM_OK)
         return st;
+    r->notes.n_cp_neg_edges = cp.n_neg_weight;
+    r->notes.n_cp_neg_on_path = cp.n_neg_on_path;
+    r->notes.n_cp_left_out = cp.n_missing_node + cp.n_event_sync;
     if (cp.reason[0]) {
         size_t cap = sizeof r->notes.cp_reason;
         size_t n = strlen(cp.reason);

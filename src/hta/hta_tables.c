@@ -100,6 +100,12 @@ tlm_status tlm_hta_split_rank_tables(tlm_hta_result *r,
     p->notes.steps_rank = -1;
     p->notes.n_seq_clamped = r->notes.n_seq_clamped;
     p->notes.seq_rank_found = r->notes.seq_rank_found;
+    p->notes.n_cp_neg_edges = r->notes.n_cp_neg_edges;
+    p->notes.n_cp_neg_on_path = r->notes.n_cp_neg_on_path;
+    p->notes.n_cp_left_out = r->notes.n_cp_left_out;
+    r->notes.n_cp_neg_edges = 0;
+    r->notes.n_cp_neg_on_path = 0;
+    r->notes.n_cp_left_out = 0;
     memcpy(p->notes.cp_reason, r->notes.cp_reason, sizeof p->notes.cp_reason);
     r->notes.n_seq_clamped = 0;
     r->notes.seq_rank_found = 0;
@@ -330,6 +336,9 @@ static void add_notes(tlm_hta_notes *a, const tlm_hta_notes *b)
     a->n_driver_launches += b->n_driver_launches;
     a->n_rocm_launches += b->n_rocm_launches;
     a->n_orphan_kernels += b->n_orphan_kernels;
+    a->n_cp_neg_edges += b->n_cp_neg_edges;
+    a->n_cp_neg_on_path += b->n_cp_neg_on_path;
+    a->n_cp_left_out += b->n_cp_left_out;
     a->has_seq |= b->has_seq;
     a->seq_rank_found |= b->seq_rank_found;
     if (!a->steps[0] && b->steps[0]) {

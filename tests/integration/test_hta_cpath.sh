@@ -4,7 +4,8 @@
 #  - tlmpi report TRACE --hta on the three single traces:
 #    critical_path_summary.csv agrees with HTA's (compare_hta.py: duration
 #    and duration_pctg per bound_by) and critical_path_edges.csv holds
-#    exactly HTA's rows (as a multiset, every column);
+#    exactly HTA's rows (as a multiset, every column); report.md flags
+#    Q10 (edges of -1 us) on the Qwen trace;
 #  - --hta_critical_path selections: a range, an instance that does not
 #    exist and an annotation that matches nothing give exit 0; the last
 #    two write no critical-path CSV and say why in report.md;
@@ -64,6 +65,10 @@ for t in qwen_h100/trace.json.gz resnet_mi300/resnet_act_checkpoint.json.gz \
         "$(ls "$S/$d"/hta_csvs/critical_path_edges.csv*)"
     grep -q "^Critical path (" "$W/$d/report.md"
 done
+
+# Q10 flagged: 18 edges of the Qwen graph weigh -1 us (17 on the path)
+grep -q '^- Q10: 18 critical-path edges weigh <= -1 us (17 on the path)' \
+    "$W/qwen_h100/report.md" || { echo "report.md: no Q10 line"; exit 1; }
 
 # Instances: Qwen's step 6 has a user_annotation and a gpu_user_annotation
 # copy (instances 0 and 1), so 0-1 gives the same path as 0.
