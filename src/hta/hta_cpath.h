@@ -9,8 +9,8 @@
  * edge store and longest path in hta_cpath_graph.c, the runtime-lock and
  * call-stack passes in hta_cpath_stack.c, the kernel pass and the queue
  * lengths it reads in hta_cpath_kernels.c, the output rows in
- * hta_cpath_out.c).  Memory is linear in the events of the window (plus
- * one queue-length step per launch of the rank, §5).
+ * hta_cpath_out.c).  Memory is linear in the events of the window; time
+ * is a few scans of the rank's table plus sorts of the window.
  */
 #ifndef TLM_HTA_CPATH_H
 #define TLM_HTA_CPATH_H
