@@ -42,7 +42,7 @@
 #                             DLRM job with and without --hta (-n 2)
 #   scripts/bench.sh hta_cpath  what HTA's critical path adds to tlmpi
 #                             report --hta: the default window
-#                             (ProfilerStep:0) and the whole rank ('')
+#                             (ProfilerStep:0) and the whole rank (:0)
 #                             against a window that matches nothing, on
 #                             the largest shared trace and a synthesized
 #                             trace of BENCH_CPATH_SIZE bytes (default
@@ -500,7 +500,7 @@ run_hta() {
 # the critical path against the same with --hta_critical_path naming no
 # event (the window fails after one scan of the names: no graph), so the
 # difference is the critical path's cost; the default window and the whole
-# rank (''), on the largest shared trace and a synthesized one
+# rank (:0), on the largest shared trace and a synthesized one
 run_hta_cpath() {
     local shared=${TLM_SHARED_DIR:-$root/../shared} out=$dir/cpath_out
     local big syn=$dir/cpath_synth/rank0_trace.json
@@ -523,13 +523,13 @@ run_hta_cpath() {
             none=$(min2 "$t" "$none")
             t=$(once "$bin/tlmpi" report "$f" --output_csvs_dir "$out/s" --force --quiet --hta)
             step=$(min2 "$t" "$step")
-            t=$(once "$bin/tlmpi" report "$f" --output_csvs_dir "$out/w" --force --quiet --hta --hta_critical_path '')
+            t=$(once "$bin/tlmpi" report "$f" --output_csvs_dir "$out/w" --force --quiet --hta --hta_critical_path :0)
             whole=$(min2 "$t" "$whole")
         done
         printf '  %s (%s bytes)\n' "$(basename "$f")" "$(stat -c %s "$f")"
         printf '    %-44s %7.3f s\n' "report --hta, no critical path" "$none"
         printf '    %-44s %7.3f s   +%s s (%s edges)\n' "report --hta (ProfilerStep:0)" "$step" "$(calc %.3f "$step - $none")" "$(tail -n 1 "$out/s/hta/critical_path_summary.csv" | cut -d, -f3)"
-        printf '    %-44s %7.3f s   +%s s (%s edges)\n' "report --hta --hta_critical_path ''" "$whole" "$(calc %.3f "$whole - $none")" "$(tail -n 1 "$out/w/hta/critical_path_summary.csv" | cut -d, -f3)"
+        printf '    %-44s %7.3f s   +%s s (%s edges)\n' "report --hta --hta_critical_path :0" "$whole" "$(calc %.3f "$whole - $none")" "$(tail -n 1 "$out/w/hta/critical_path_summary.csv" | cut -d, -f3)"
     done
 }
 
