@@ -61,6 +61,13 @@
 #                             one (target <= 2x; >= 5x faster than HTA's
 #                             own times from spec/hta.md), and the 8-rank
 #                             DLRM job with and without --hta (-n 2)
+#   scripts/bench.sh hta_cpath  what HTA's critical path adds to tlmpi
+#                             report --hta: the default window
+#                             (ProfilerStep:0) and the whole rank (:0)
+#                             against a window that matches nothing, on
+#                             the largest shared trace and a synthesized
+#                             trace of BENCH_CPATH_SIZE bytes (default
+#                             100 MB)
 #   scripts/bench.sh all      reader and report
 #
 # Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
@@ -675,6 +682,43 @@ run_hta() {
     fi
 }
 
+# HTA's critical path (issue 23, spec/hta.md §9): tlmpi report --hta with
+# the critical path against the same with --hta_critical_path naming no
+# event (the window fails after one scan of the names: no graph), so the
+# difference is the critical path's cost; the default window and the whole
+# rank (:0), on the largest shared trace and a synthesized one
+run_hta_cpath() {
+    local shared=${TLM_SHARED_DIR:-$root/../shared} out=$dir/cpath_out
+    local big syn=$dir/cpath_synth/rank0_trace.json
+    local csize=${BENCH_CPATH_SIZE:-100000000}
+    big=$(ls -S "$shared"/traces/*/*.json* 2>/dev/null | head -n 1 || true)
+    if [ ! -s "$syn" ] || [ "$(cat "$dir/cpath_synth/.size" 2>/dev/null)" != "$csize" ]; then
+        rm -rf "$dir/cpath_synth"
+        "$bin/tlmpi-synth" --out "$dir/cpath_synth" --world_size 8 --tp 4 \
+            --target_size "$csize" --seed 42 --schema 3 --ranks 0 >/dev/null
+        echo "$csize" > "$dir/cpath_synth/.size"
+    fi
+    echo
+    echo "== hta_cpath (best of $repeat)"
+    local f t none step whole
+    for f in $big "$syn"; do
+        cat "$f" >/dev/null
+        none= step= whole=
+        for _ in $(seq "$repeat"); do
+            t=$(once "$bin/tlmpi" report "$f" --output_csvs_dir "$out/n" --force --quiet --hta --hta_critical_path tlm_bench_no_such_event)
+            none=$(min2 "$t" "$none")
+            t=$(once "$bin/tlmpi" report "$f" --output_csvs_dir "$out/s" --force --quiet --hta)
+            step=$(min2 "$t" "$step")
+            t=$(once "$bin/tlmpi" report "$f" --output_csvs_dir "$out/w" --force --quiet --hta --hta_critical_path :0)
+            whole=$(min2 "$t" "$whole")
+        done
+        printf '  %s (%s bytes)\n' "$(basename "$f")" "$(stat -c %s "$f")"
+        printf '    %-44s %7.3f s\n' "report --hta, no critical path" "$none"
+        printf '    %-44s %7.3f s   +%s s (%s edges)\n' "report --hta (ProfilerStep:0)" "$step" "$(calc %.3f "$step - $none")" "$(tail -n 1 "$out/s/hta/critical_path_summary.csv" | cut -d, -f3)"
+        printf '    %-44s %7.3f s   +%s s (%s edges)\n' "report --hta --hta_critical_path :0" "$whole" "$(calc %.3f "$whole - $none")" "$(tail -n 1 "$out/w/hta/critical_path_summary.csv" | cut -d, -f3)"
+    done
+}
+
 case "$mode" in
 reader) single_trace; run_reader ;;
 merged_trace) run_merged_trace ;;
@@ -690,7 +734,8 @@ diff) run_diff ;;
 replay) run_replay ;;
 causes) run_causes ;;
 hta) run_hta ;;
+hta_cpath) run_hta_cpath ;;
 all) single_trace; run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|causes|merged_trace|plots|hta|all" >&2
+*) echo "usage: scripts/bench.sh reader|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|causes|merged_trace|plots|hta|hta_cpath|all" >&2
    exit 2 ;;
 esac

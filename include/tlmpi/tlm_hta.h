@@ -223,6 +223,12 @@ typedef struct tlm_hta_notes {
     uint64_t n_driver_launches; /* Q8: cuLaunchKernel* kept out */
     uint64_t n_rocm_launches;   /* Q8: hip* launches added */
     uint64_t n_orphan_kernels;  /* GPU events without a launch partner */
+    uint64_t n_cp_neg_edges;  /* Q10: critical-path graph edges of weight
+                               * <= -1 us (0 in the path search) */
+    uint64_t n_cp_neg_on_path;/* ... of them on the path */
+    uint64_t n_cp_left_out;   /* critical-path edges HTA stops on (a
+                               * partner without a node; Event Sync /
+                               * Stream Wait Event), left out */
     int has_seq;              /* the kernel-sequence table was asked */
     int seq_rank_found;
     char cp_reason[160];      /* why no critical path ("" = built) */

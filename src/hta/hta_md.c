@@ -144,6 +144,18 @@ static void quirks(tlm_sbuf *b, const tlm_hta_notes *n)
         tlm_sbuf_printf(b, "- %llu GPU events without their launch in the "
                            "trace\n",
                         (unsigned long long)n->n_orphan_kernels);
+    if (n->n_cp_neg_edges)
+        tlm_sbuf_printf(b, "- Q10: %llu critical-path edges weigh <= -1 us "
+                           "(%llu on the path): 0 in the path search, their "
+                           "own weight in the tables\n",
+                        (unsigned long long)n->n_cp_neg_edges,
+                        (unsigned long long)n->n_cp_neg_on_path);
+    if (n->n_cp_left_out)
+        tlm_sbuf_printf(b, "- critical path: %llu launch or sync edges "
+                           "left out (a partner without a node, or Event "
+                           "Sync / Stream Wait Event; HTA stops or skips "
+                           "them)\n",
+                        (unsigned long long)n->n_cp_left_out);
     if (n->n_no_ts)
         tlm_sbuf_printf(b, "- %llu events without ts left out\n",
                         (unsigned long long)n->n_no_ts);

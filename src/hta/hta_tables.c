@@ -7,6 +7,7 @@
  * outputs) in that order.  A builder marked SEQ_RANK runs on the rank
  * chosen by --hta_rank only (the kernel sequences and the critical path).
  */
+#include "hta_cpath.h"
 #include "hta_internal.h"
 
 #include <math.h>
@@ -34,13 +35,9 @@ static const struct {
     {tlm_hta_build_kernels, ALL_RANKS},
     /* frequent_cuda_kernel_sequences (only with --hta_kernel_sequences) */
     {tlm_hta_build_seq, SEQ_RANK},
-    /* ---- HOOK for spec §9, the critical path (branch h-p23b): add
-     *   {tlm_hta_build_critical_path, SEQ_RANK},
-     * here.  It adds critical_path_summary and critical_path_edges with
-     * tlm_hta_result_add (their tlm_hta_tdef, with rank_only = 1, in its
-     * own file, listed in tdefs below), or leaves them out and writes r->notes.cp_reason
-     * (one line: no event matches --hta_critical_path ...).  The window
-     * is o->cp_annotation, o->cp_first .. o->cp_last. */
+    /* critical_path_summary, critical_path_edges (spec §9, hta_cpath*.c);
+     * without a window: notes.cp_reason */
+    {tlm_hta_build_critical_path, SEQ_RANK},
 };
 
 static const tlm_hta_tdef *const tdefs[] = {
@@ -49,7 +46,7 @@ static const tlm_hta_tdef *const tdefs[] = {
     &tlm_hta_def_launch_stats,  &tlm_hta_def_launch_summary,
     &tlm_hta_def_queue,         &tlm_hta_def_by_type,
     &tlm_hta_def_kernels,       &tlm_hta_def_seq,
-    /* HOOK (h-p23b): the two critical-path definitions */
+    &tlm_hta_def_cp_summary,    &tlm_hta_def_cp_edges,
 };
 
 const tlm_hta_tdef *tlm_hta_tdef_find(const char *name)
@@ -103,6 +100,12 @@ tlm_status tlm_hta_split_rank_tables(tlm_hta_result *r,
     p->notes.steps_rank = -1;
     p->notes.n_seq_clamped = r->notes.n_seq_clamped;
     p->notes.seq_rank_found = r->notes.seq_rank_found;
+    p->notes.n_cp_neg_edges = r->notes.n_cp_neg_edges;
+    p->notes.n_cp_neg_on_path = r->notes.n_cp_neg_on_path;
+    p->notes.n_cp_left_out = r->notes.n_cp_left_out;
+    r->notes.n_cp_neg_edges = 0;
+    r->notes.n_cp_neg_on_path = 0;
+    r->notes.n_cp_left_out = 0;
     memcpy(p->notes.cp_reason, r->notes.cp_reason, sizeof p->notes.cp_reason);
     r->notes.n_seq_clamped = 0;
     r->notes.seq_rank_found = 0;
@@ -333,6 +336,9 @@ static void add_notes(tlm_hta_notes *a, const tlm_hta_notes *b)
     a->n_driver_launches += b->n_driver_launches;
     a->n_rocm_launches += b->n_rocm_launches;
     a->n_orphan_kernels += b->n_orphan_kernels;
+    a->n_cp_neg_edges += b->n_cp_neg_edges;
+    a->n_cp_neg_on_path += b->n_cp_neg_on_path;
+    a->n_cp_left_out += b->n_cp_left_out;
     a->has_seq |= b->has_seq;
     a->seq_rank_found |= b->seq_rank_found;
     if (!a->steps[0] && b->steps[0]) {

@@ -40,6 +40,8 @@ size_t tlm_py_float_repr(double v, char *buf, size_t size)
         return (size_t)snprintf(buf, size, v < 0 ? "-inf" : "inf");
     if (v == 0.0)
         return (size_t)snprintf(buf, size, signbit(v) ? "-0.0" : "0.0");
+    if (fabs(v) < 1e16 && v == floor(v)) /* integral: "<int>.0" */
+        return (size_t)snprintf(buf, size, "%lld.0", (long long)v);
     char e[40];
     shortest_e(v, e, sizeof e);
     /* e: [-]d[.ddd]e[+-]xx */
