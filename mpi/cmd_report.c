@@ -123,9 +123,12 @@ static void report_usage(FILE *f)
         "sheets regrouped\n"
         "                               by the names of the kernels that "
         "overlapped\n"
+        "  --enable_pseudo_ops          pseudo ops between MoE ops and "
+        "their kernels\n"
+        "                               (AITER fused, Triton unfused, "
+        "GPTQ/AWQ MoE)\n"
         "  refused, with the reason: --extension_file, --python_path,\n"
-        "    --enable-origami (Python code), --enable_pseudo_ops (not\n"
-        "    implemented)\n"
+        "    --enable-origami (Python code)\n"
         "\nbundled GPUs:");
     for (size_t i = 0; i < tlm_gpu_arch_count(); i++)
         fprintf(f, " %s", tlm_gpu_arch_at(i)->name);
