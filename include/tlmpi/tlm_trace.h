@@ -314,6 +314,12 @@ TLM_API tlm_status tlm_trace_append_event(tlm_trace *trace,
                                           size_t n_args, uint64_t *uid,
                                           tlm_error *err);
 
+/* Gives event uid the interned name id (TraceLens's renaming of
+ * `sglang_profiler::<op>_<n>` ops under --enable_pseudo_ops).  Errors:
+ * TLM_EINVAL (uid or name out of range). */
+TLM_API tlm_status tlm_trace_rename_event(tlm_trace *trace, uint64_t uid,
+                                          uint32_t name, tlm_error *err);
+
 /* 1 when the event is a GPU op: a kernel, gpu_memset or gpu_memcpy with a
  * valid time (ts and dur present, dur >= 0). */
 TLM_API int tlm_event_is_gpu(const tlm_event *ev);

@@ -136,12 +136,14 @@ TLM_API void tlm_tree_stream_move(void *stream, int phase);
 /* TraceLens's pseudo ops (--enable_pseudo_ops, docs/pseudo-ops.md): for
  * each kernel a rule matches (AITER fused MoE, Triton unfused MoE,
  * GPTQ/AWQ MoE), a synthetic cpu_op "op -> pseudo op -> launch -> kernel"
- * with the shapes of the MoE op.  The pseudo ops are appended to the
- * trace (tlm_trace_append_event: UIDs from the trace's old event count
- * on) and to the tree, so every accessor sees them as events.  trace must
- * be the tree's trace (not const: it grows); call before anything reads
- * the tree's size; once per tree.  *added (may be NULL) gets the count.
- * Errors: TLM_EINVAL (another trace, a second call), TLM_ENOMEM. */
+ * with the shapes of the MoE op; first, as TraceLens, the events named
+ * "sglang_profiler::<op>_<n>" lose their "_<n>" (tlm_trace_rename_event).
+ * The pseudo ops are appended to the trace (tlm_trace_append_event: UIDs
+ * from the trace's old event count on) and to the tree, so every accessor
+ * sees them as events.  trace must be the tree's trace (not const: it
+ * grows); call before anything reads the tree's size; once per tree.
+ * *added (may be NULL) gets the count.  Errors: TLM_EINVAL (another
+ * trace, a second call), TLM_ENOMEM. */
 TLM_API tlm_status tlm_tree_pseudo_ops(tlm_tree *tree, tlm_trace *trace,
                                        size_t *added, tlm_error *err);
 

@@ -3,7 +3,8 @@
  * of `--enable_pseudo_ops`, src/tree/pseudo_ops.c).  They get the next
  * UIDs and their arguments go into the trace's argument blob in the
  * reader's encoding, so every accessor (tlm_trace_events, tlm_event_arg)
- * sees them as ordinary events.
+ * sees them as ordinary events.  And the renaming of events that the
+ * same option does (tlm_trace_rename_event).
  */
 #include <string.h>
 
@@ -83,5 +84,15 @@ tlm_status tlm_trace_append_event(tlm_trace *t, const tlm_event *ev,
     if (uid)
         *uid = t->n_events;
     t->n_events++;
+    return TLM_OK;
+}
+
+tlm_status tlm_trace_rename_event(tlm_trace *t, uint64_t uid, uint32_t name,
+                                  tlm_error *err)
+{
+    if (!t || uid >= t->n_events || name >= tlm_trace_str_count(t))
+        return tlm_error_set(err, TLM_EINVAL, t ? t->path : NULL, -1,
+                             "rename: no such event or string");
+    t->events[uid].name = name;
     return TLM_OK;
 }

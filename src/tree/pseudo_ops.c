@@ -265,12 +265,14 @@ tlm_status tlm_tree_pseudo_ops(tlm_tree *tree, tlm_trace *trace,
                              "pseudo ops: already added to this tree");
     tree->pseudo_done = 1;
     tlm_pseudo_spec *sp;
-    size_t n, got = 0, skipped = 0;
+    size_t n, got = 0, skipped = 0, renamed;
+    tlm_status st = tlm_pseudo_sglang_names(tree, trace, &renamed, err);
+    if (st != TLM_OK)
+        return st;
     if (tlm_pseudo_plan(tree, &sp, &n) != TLM_OK)
         return tlm_error_set(err, TLM_ENOMEM, tlm_trace_path(trace), -1,
                              "pseudo ops: out of memory");
-    tlm_status st = tlm_pseudo_inject(tree, trace, sp, n, &got, &skipped,
-                                      err);
+    st = tlm_pseudo_inject(tree, trace, sp, n, &got, &skipped, err);
     free(sp);
     tree->stats.n_pseudo_ops += got;
     tree->stats.n_pseudo_skipped += skipped;

@@ -87,6 +87,12 @@ const char *tlm_pseudo_rule_name(int rule);
 tlm_status tlm_pseudo_plan(const tlm_tree *t, tlm_pseudo_spec **out,
                            size_t *n);
 
+/* TraceLens's first step: "sglang_profiler::<op>_<n>" names lose "_<n>"
+ * (pseudo_names.c); *renamed counts the events renamed.  Errors:
+ * TLM_ENOMEM. */
+tlm_status tlm_pseudo_sglang_names(tlm_tree *t, tlm_trace *trace,
+                                   size_t *renamed, tlm_error *err);
+
 /* Appends one pseudo op per spec to the trace (UIDs n, n + 1, ...) and
  * to the tree; a spec whose kernel has no launch, whose launch has no
  * parent, or whose launch already went under a pseudo op is skipped

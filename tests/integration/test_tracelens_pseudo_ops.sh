@@ -18,20 +18,24 @@
 # MoE_fused), vllm::rocm_aiter_fused_moe 5 + 4 + 10 + 10 = 29.0, aten::mm
 # 6.0.
 #
-# tests/data/pseudo_ops_moe.json (35 events; pseudo ops 35..39)
+# tests/data/pseudo_ops_moe.json (45 events; pseudo ops 45..49)
 #   vllm::moe_forward (0, ((4, 8), (8, 16))), no rocm_aiter_fused_moe in
 #     the trace, launching _matmul_ogs_NNT_swiglu at 1040 (20 us),
 #     _MATMUL_OGS_NNT at 1000 (30 us), _finalize_matmul_scatter (5 us),
 #     elementwise_kernel (3 us): up = the earlier-starting _MATMUL_OGS_NNT
-#     (35), down = the swiglu one (36), then the scatter (37)
+#     (45), down = the swiglu one (46), then the scatter (47)
 #   vllm::outplace_fused_experts (17) launching fused_moe_kernel_gptq_awq_w4
-#     at 2000 (12 us, up: 38), Fused_Moe_Kernel_GPTQ_AWQ_x (8 us: the match
+#     at 2000 (12 us, up: 48), Fused_Moe_Kernel_GPTQ_AWQ_x (8 us: the match
 #     is case-sensitive, no), fused_moe_kernel_gptq_awq_w4 at 2040 (9 us,
-#     down: 39)
+#     down: 49)
 #   aten::mm (30) launching matmul_ogs_stray 6 us: not under the op: no
+#   sglang_profiler::fused_topk_3 (35) and sglang_profiler::fused_topk_17
+#     (40), 2 us each: renamed sglang_profiler::fused_topk (TraceLens's
+#     first step), one row of count 2
 # so ops_summary: up 30.0, down 20.0, gptq up 12.0, down 9.0,
 # outplace_fused_experts 8.0, aten::mm 6.0, scatter 5.0 (other: not in
-# the registry), moe_forward 3.0 direct, 58.0 subtree.
+# the registry), sglang_profiler::fused_topk 4.0, moe_forward 3.0
+# direct, 58.0 subtree.
 # Also: the option off writes no pseudo op and the sheets the pseudo ops
 # do not touch are the same; compat mode; the workbook; the shared traces
 # (no MoE op: every sheet the same with the option; skipped when absent).
@@ -80,18 +84,21 @@ pseudo_op::moe_gptq_awq_down|9.0|9.0|['MoE_unfused']
 vllm::outplace_fused_experts|8.0|29.0|['other']
 aten::mm|6.0|6.0|['GEMM']
 pseudo_op::moe_triton_unfused_finalize_matmul_scatter|5.0|5.0|['other']
+sglang_profiler::fused_topk|4.0|4.0|['other']
 vllm::moe_forward|3.0|58.0|['other']"
-check "... ops_unique_args: UIDs and shapes" test "$(rows "$WORK/m/ops_unique_args.csv" ex_UID 'Input Dims' | grep pseudo)" = "pseudo_op::moe_triton_unfused_up|35|((4, 8), (8, 16))
-pseudo_op::moe_triton_unfused_down|36|((4, 8), (8, 16))
-pseudo_op::moe_gptq_awq_up|38|((4, 8), (2, 16, 8), (2, 8, 16), (4, 2), (4, 2))
-pseudo_op::moe_gptq_awq_down|39|((4, 8), (2, 16, 8), (2, 8, 16), (4, 2), (4, 2))
-pseudo_op::moe_triton_unfused_finalize_matmul_scatter|37|((4, 8), (8, 16))"
+check "... ops_unique_args: UIDs and shapes" test "$(rows "$WORK/m/ops_unique_args.csv" ex_UID 'Input Dims' | grep pseudo)" = "pseudo_op::moe_triton_unfused_up|45|((4, 8), (8, 16))
+pseudo_op::moe_triton_unfused_down|46|((4, 8), (8, 16))
+pseudo_op::moe_gptq_awq_up|48|((4, 8), (2, 16, 8), (2, 8, 16), (4, 2), (4, 2))
+pseudo_op::moe_gptq_awq_down|49|((4, 8), (2, 16, 8), (2, 8, 16), (4, 2), (4, 2))
+pseudo_op::moe_triton_unfused_finalize_matmul_scatter|47|((4, 8), (8, 16))"
 
 for t in a m; do
     src=$A
     [ $t = m ] && src=$M
     R "$src" --output_csvs_dir "$WORK/${t}0"
     check "$t without the option: no pseudo op" test -z "$(grep -l pseudo_op "$WORK/${t}0"/*.csv)"
+    [ $t = m ] && check "... nor renamed sglang_profiler ops" test "$(rows "$WORK/m0/ops_summary.csv" Count | grep sglang | sort)" = "sglang_profiler::fused_topk_17|1
+sglang_profiler::fused_topk_3|1"
     for f in gpu_timeline GEMM; do
         [ -e "$WORK/${t}0/$f.csv" ] || continue
         check "... $f.csv the same with the option" cmp -s "$WORK/${t}0/$f.csv" "$WORK/$t/$f.csv"

@@ -4,8 +4,8 @@
  * tlm_trace_read_mem: which kernels each rule family matches, the order
  * and names (up/down by start time), the injected event (name, cat,
  * times, arguments) and tree links, at most one pseudo op per kernel,
- * kernels without a launch or parent, a second call, a foreign trace, and
- * tlm_trace_append_event's checks.  Traces use ' for " (tt_read_sq).
+ * kernels without a launch or parent, a second call, a foreign trace,
+ * tlm_trace_append_event's checks, and the sglang_profiler renaming.  Traces use ' for " (tt_read_sq).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -313,6 +313,42 @@ static void test_append_event(void **state)
     tlm_trace_free(tr);
 }
 
+/* sglang_profiler::<op>_<n> loses "_<n>" when the first event of the
+ * name is a cpu_op (then every event of it); other names stay. */
+static void test_sglang_names(void **state)
+{
+    (void)state;
+    tlm_trace *tr = tt_read_sq(
+        "{'traceEvents':["
+        OPA("sglang_profiler::moe_up_12", 0, 10, "") ","      /* 0 */
+        OPA("sglang_profiler::moe_up_12", 20, 10, "") ","     /* 1 */
+        OPA("sglang_profiler::a_1_2", 40, 10, "") ","         /* 2 */
+        OPA("sglang_profiler::_7", 60, 10, "") ","            /* 3 */
+        OPA("sglang_profiler::x_", 80, 10, "") ","            /* 4 */
+        OPA("sglang_profiler::y12", 100, 10, "") ","          /* 5 */
+        TT_KER("sglang_profiler::k_3", 200, 1, 5, 7) ","      /* 6 */
+        OPA("sglang_profiler::k_3", 300, 10, "") ","          /* 7 */
+        OPA("other::z_4", 400, 10, "") "]}");                 /* 8 */
+    tlm_tree *t = build(tr);
+    tlm_error err;
+    assert_int_equal(tlm_tree_pseudo_ops(t, tr, NULL, &err), TLM_OK);
+    assert_string_equal(name_of(tr, 0), "sglang_profiler::moe_up");
+    assert_string_equal(name_of(tr, 1), "sglang_profiler::moe_up");
+    assert_string_equal(name_of(tr, 2), "sglang_profiler::a_1");
+    assert_string_equal(name_of(tr, 3), "sglang_profiler::_7");
+    assert_string_equal(name_of(tr, 4), "sglang_profiler::x_");
+    assert_string_equal(name_of(tr, 5), "sglang_profiler::y12");
+    /* the first of the name is a kernel: none of them renamed */
+    assert_string_equal(name_of(tr, 6), "sglang_profiler::k_3");
+    assert_string_equal(name_of(tr, 7), "sglang_profiler::k_3");
+    assert_string_equal(name_of(tr, 8), "other::z_4");
+    assert_int_equal(tlm_trace_rename_event(tr, 99, 1, &err), TLM_EINVAL);
+    assert_int_equal(tlm_trace_rename_event(tr, 0, UINT32_MAX, &err),
+                     TLM_EINVAL);
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_launch_without_parent),
         cmocka_unit_test(test_foreign_trace),
         cmocka_unit_test(test_append_event),
+        cmocka_unit_test(test_sglang_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
