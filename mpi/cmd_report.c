@@ -412,6 +412,11 @@ static void summary(const rargs *a, const tlm_cli_built *b, double t0,
             (unsigned long long)s->n_flow_half,
             (unsigned long long)s->n_gpu_dup_link,
             (unsigned long long)s->n_no_time);
+    if (s->n_pseudo_ops || s->n_pseudo_skipped)
+        fprintf(stderr, "  pseudo ops %llu (matched kernels skipped: no "
+                "launch or parent op %llu)\n",
+                (unsigned long long)s->n_pseudo_ops,
+                (unsigned long long)s->n_pseudo_skipped);
     coverage_line(rep);
 }
 

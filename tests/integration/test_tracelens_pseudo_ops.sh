@@ -86,6 +86,8 @@ aten::mm|6.0|6.0|['GEMM']
 pseudo_op::moe_triton_unfused_finalize_matmul_scatter|5.0|5.0|['other']
 sglang_profiler::fused_topk|4.0|4.0|['other']
 vllm::moe_forward|3.0|58.0|['other']"
+"$TLMPI" report "$M" --enable_pseudo_ops --output_csvs_dir "$WORK/m1" 2> "$WORK/e"
+check "... stderr counts them" grep -q "^  pseudo ops 5 (matched kernels skipped: no launch or parent op 0)$" "$WORK/e"
 check "... ops_unique_args: UIDs and shapes" test "$(rows "$WORK/m/ops_unique_args.csv" ex_UID 'Input Dims' | grep pseudo)" = "pseudo_op::moe_triton_unfused_up|45|((4, 8), (8, 16))
 pseudo_op::moe_triton_unfused_down|46|((4, 8), (8, 16))
 pseudo_op::moe_gptq_awq_up|48|((4, 8), (2, 16, 8), (2, 8, 16), (4, 2), (4, 2))
