@@ -126,7 +126,8 @@ static void report_usage(FILE *f)
         "  --enable_pseudo_ops          pseudo ops between MoE ops and "
         "their kernels\n"
         "                               (AITER fused, Triton unfused, "
-        "GPTQ/AWQ MoE)\n"
+        "GPTQ/AWQ,\n"
+        "                               flydsl MoE)\n"
         "  refused, with the reason: --extension_file, --python_path,\n"
         "    --enable-origami (Python code)\n"
         "\nbundled GPUs:");

@@ -136,7 +136,8 @@ TLM_API void tlm_tree_stream_move(void *stream, int phase);
 /* TraceLens's pseudo ops (--enable_pseudo_ops, docs/pseudo-ops.md): for
  * each kernel a rule matches (AITER fused MoE, Triton unfused MoE,
  * GPTQ/AWQ MoE), a synthetic cpu_op "op -> pseudo op -> launch -> kernel"
- * with the shapes of the MoE op; first, as TraceLens, the events named
+ * with the shapes of the MoE op, and above each flydsl / opus stage op
+ * under aiter::fused_moe_; first, as TraceLens, the events named
  * "sglang_profiler::<op>_<n>" lose their "_<n>" (tlm_trace_rename_event).
  * The pseudo ops are appended to the trace (tlm_trace_append_event: UIDs
  * from the trace's old event count on) and to the tree, so every accessor

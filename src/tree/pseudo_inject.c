@@ -1,17 +1,20 @@
 /*
  * pseudo_inject.c - puts planned pseudo ops into the trace and the tree
- * (docs/pseudo-ops.md): the pseudo op P' becomes the last child of the
- * launch's parent P, the launch L its only child, and L leaves P's
- * children; P' owns the kernel's GPU slice only.  Its event: cat cpu_op,
- * P's pid/tid, the kernel's ts/dur (TraceLens gives it none), and the
- * arguments Input Dims / Input type / Input Strides / Concrete Inputs of
- * the donor, Sequence number (the donor's, else the donor's UID) and
- * External id (the kernel's correlation).
+ * (docs/pseudo-ops.md).  Above a kernel: the pseudo op Q becomes the last
+ * child of the launch's parent P, the launch L its only child, and L
+ * leaves P's children; Q owns the kernel's GPU slice only; its event has
+ * P's pid/tid and the kernel's ts/dur (TraceLens gives it none).  Above
+ * an event X (the flydsl stages): Q takes X's place among its parent's
+ * children, X is its only child, Q owns X's GPU slice and has X's
+ * pid/tid/ts/dur.  Q is a cpu_op with the arguments Input Dims / Input
+ * type / Input Strides / Concrete Inputs of the donor, Sequence number
+ * (the donor's, else the donor's UID) and, above a kernel, External id
+ * (the kernel's correlation).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "tree_internal.h"
+#include "pseudo_internal.h"
 
 static const tlm_arg copied[] = {TLM_ARG_INPUT_DIMS, TLM_ARG_INPUT_TYPE,
                                  TLM_ARG_INPUT_STRIDES,
@@ -32,16 +35,18 @@ static size_t pseudo_args(const tlm_tree *t, const tlm_pseudo_spec *s,
         v[n] = (tlm_argv){TLM_ARGV_INT, s->donor, 0};
     n++;
     k[n] = TLM_ARG_EXTERNAL_ID;
-    if (tlm_event_arg(tr, &t->ev[s->kernel], TLM_ARG_CORRELATION, &v[n]) !=
-        TLM_ARGV_NONE)
+    if (tlm_pseudo_kind(s->rule) == TLM_PSEUDO_KERNEL &&
+        tlm_event_arg(tr, &t->ev[s->target], TLM_ARG_CORRELATION, &v[n]) !=
+            TLM_ARGV_NONE)
         n++;
     return n;
 }
 
-static tlm_event pseudo_event(const tlm_tree *t, int32_t par, int32_t kern,
+/* The event of a pseudo op with the ids of par, the times of span. */
+static tlm_event pseudo_event(const tlm_tree *t, int32_t par, int32_t span,
                               uint32_t name, uint32_t cat)
 {
-    const tlm_event *p = &t->ev[par], *k = &t->ev[kern];
+    const tlm_event *p = &t->ev[par], *k = &t->ev[span];
     tlm_event e;
     memset(&e, 0, sizeof e);
     e.ts = k->ts;
@@ -61,7 +66,8 @@ static tlm_event pseudo_event(const tlm_tree *t, int32_t par, int32_t kern,
 }
 
 /* Node u (new) between P and L: L out of P's children, u last. */
-static void relink(tlm_tree *t, int32_t u, int32_t P, int32_t L, int32_t k)
+static void relink_kernel(tlm_tree *t, int32_t u, int32_t P, int32_t L,
+                          int32_t k)
 {
     tlm_tnode *nd = t->nd;
     int32_t *link = &nd[P].first_child;
@@ -79,25 +85,47 @@ static void relink(tlm_tree *t, int32_t u, int32_t P, int32_t L, int32_t k)
     nd[L].next_sibling = -1;
 }
 
+/* Node u (new) in X's place among P's children, X its only child. */
+static void relink_above(tlm_tree *t, int32_t u, int32_t P, int32_t X)
+{
+    tlm_tnode *nd = t->nd;
+    int32_t *link = &nd[P].first_child;
+    while (*link >= 0 && *link != X)
+        link = &nd[*link].next_sibling;
+    *link = u; /* X is P's child: found */
+    nd[u] = (tlm_tnode){P, X, nd[X].next_sibling, nd[X].gpu_lo,
+                        nd[X].gpu_hi,
+                        (uint8_t)(TLM_NODE_TREE | TLM_NODE_HOST),
+                        (uint8_t)TLM_CAT_CPU_OP, 0};
+    nd[X].parent = u;
+    nd[X].next_sibling = -1;
+}
+
 static tlm_status one(tlm_tree *t, tlm_trace *tr, const tlm_pseudo_spec *s,
                       const uint32_t *names, uint32_t cat, size_t n0,
                       int *skip, tlm_error *err)
 {
-    int32_t L = t->nd[s->kernel].parent;
+    int above = tlm_pseudo_kind(s->rule) == TLM_PSEUDO_ABOVE;
+    int32_t L = above ? s->target : t->nd[s->target].parent;
     int32_t P = L >= 0 ? t->nd[L].parent : -1;
-    *skip = P < 0 || (size_t)P >= n0; /* no launch / parent, or taken */
+    /* no launch / parent, or the launch already under a pseudo op */
+    *skip = P < 0 || (!above && (size_t)P >= n0);
     if (*skip)
         return TLM_OK;
     tlm_arg k[8];
     tlm_argv v[8];
     size_t na = pseudo_args(t, s, k, v);
-    tlm_event e = pseudo_event(t, P, s->kernel, names[s->rule], cat);
+    tlm_event e = above ? pseudo_event(t, L, L, names[s->rule], cat)
+                        : pseudo_event(t, P, s->target, names[s->rule], cat);
     uint64_t uid;
     tlm_status st = tlm_trace_append_event(tr, &e, k, v, na, &uid, err);
     if (st != TLM_OK)
         return st;
     t->ev = tlm_trace_events(tr, NULL);
-    relink(t, (int32_t)t->n, P, L, s->kernel);
+    if (above)
+        relink_above(t, (int32_t)t->n, P, L);
+    else
+        relink_kernel(t, (int32_t)t->n, P, L, s->target);
     t->n++;
     return TLM_OK;
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tree_internal.h"
+#include "pseudo_internal.h"
 
 static const char k_prefix[] = "sglang_profiler::";
 

@@ -14,13 +14,16 @@
  *      name has "fused_moe_kernel_gptq_awq": under each such op every
  *      such kernel in start order, the first "up", the others "down".
  *
+ *   3. the flydsl / opus stages under "aiter::fused_moe_"
+ *      (pseudo_flydsl.c).
+ *
  * A kernel already given a pseudo op is not given a second one.  The
  * donor of the shapes is the MoE op.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "tree_internal.h"
+#include "pseudo_internal.h"
 
 static const char *const rule_names[TLM_PSEUDO_RULE_COUNT] = {
     "pseudo_op::moe_aiter_fused_1stage",
@@ -29,6 +32,9 @@ static const char *const rule_names[TLM_PSEUDO_RULE_COUNT] = {
     "pseudo_op::moe_triton_unfused_finalize_matmul_scatter",
     "pseudo_op::moe_gptq_awq_up",
     "pseudo_op::moe_gptq_awq_down",
+    "pseudo_op::moe_flydsl_stage1",
+    "pseudo_op::moe_flydsl_stage2",
+    "pseudo_op::moe_opus_stage2_a8w4",
 };
 
 const char *tlm_pseudo_rule_name(int rule)
@@ -58,18 +64,12 @@ static int has(const char *s, size_t n, const char *needle, int ci)
     return 0;
 }
 
-typedef struct kref {
+typedef struct tlm_pkref {
     int64_t ts;
     int32_t pos, uid;
 } kref;
 
-typedef struct plan {
-    const tlm_tree *t;
-    uint8_t *claimed; /* per UID: kernel already planned */
-    tlm_pseudo_spec *sp;
-    size_t n, cap;
-    kref *tmp; /* matched GPU events of one op */
-} plan;
+typedef tlm_pplan plan;
 
 static const char *ename(const plan *p, int32_t u, size_t *len)
 {
@@ -81,7 +81,7 @@ static int is_kernel(const plan *p, int32_t g)
     return p->t->ev[g].cat == TLM_CAT_KERNEL;
 }
 
-static int add(plan *p, int32_t kernel, int32_t donor, int rule)
+int tlm_pplan_add(plan *p, int32_t kernel, int32_t donor, int rule)
 {
     if (p->claimed[kernel])
         return 0;
@@ -98,8 +98,7 @@ static int add(plan *p, int32_t kernel, int32_t donor, int rule)
     return 0;
 }
 
-/* An event named id exists (id 0: the name is not interned at all). */
-static int name_exists(const plan *p, uint32_t id)
+int tlm_pplan_name_exists(const plan *p, uint32_t id)
 {
     for (size_t i = 0; id && i < p->t->n; i++)
         if (p->t->ev[i].name == id)
@@ -184,7 +183,7 @@ static int each_op(plan *p, uint32_t id, int fam)
         size_t m;
         if (fam == TLM_PSEUDO_AITER_FUSED) {
             if (collect(p, u, aiter_kernel, 0) == 1 &&
-                add(p, p->tmp[0].uid, u, TLM_PSEUDO_AITER_FUSED) != 0)
+                tlm_pplan_add(p, p->tmp[0].uid, u, TLM_PSEUDO_AITER_FUSED) != 0)
                 return -1;
             continue;
         }
@@ -195,11 +194,11 @@ static int each_op(plan *p, uint32_t id, int fam)
         if (m == 0)
             continue;
         for (size_t k = 0; k < m; k++)
-            if (add(p, p->tmp[k].uid, u, k == 0 ? up : up + 1) != 0)
+            if (tlm_pplan_add(p, p->tmp[k].uid, u, k == 0 ? up : up + 1) != 0)
                 return -1;
         if (up == TLM_PSEUDO_TRITON_UP &&
             collect(p, u, scatter_event, 0) == 1 &&
-            add(p, p->tmp[0].uid, u, TLM_PSEUDO_TRITON_SCATTER) != 0)
+            tlm_pplan_add(p, p->tmp[0].uid, u, TLM_PSEUDO_TRITON_SCATTER) != 0)
             return -1;
     }
     return 0;
@@ -213,9 +212,9 @@ static uint32_t sid(const tlm_tree *t, const char *s)
 static int run_rules(plan *p)
 {
     const tlm_tree *t = p->t;
-    if (name_exists(p, sid(t, "vllm::moe_forward"))) {
+    if (tlm_pplan_name_exists(p, sid(t, "vllm::moe_forward"))) {
         uint32_t aiter = sid(t, "vllm::rocm_aiter_fused_moe");
-        if (name_exists(p, aiter)) {
+        if (tlm_pplan_name_exists(p, aiter)) {
             if (each_op(p, aiter, TLM_PSEUDO_AITER_FUSED) != 0)
                 return -1;
         } else if (kernel_name_has(p, "matmul_ogs", 1) &&
@@ -225,11 +224,11 @@ static int run_rules(plan *p)
         }
     }
     uint32_t gptq = sid(t, "vllm::outplace_fused_experts");
-    if (name_exists(p, gptq) &&
+    if (tlm_pplan_name_exists(p, gptq) &&
         kernel_name_has(p, "fused_moe_kernel_gptq_awq", 0) &&
         each_op(p, gptq, TLM_PSEUDO_GPTQ_UP) != 0)
         return -1;
-    return 0;
+    return tlm_pplan_flydsl(p);
 }
 
 tlm_status tlm_pseudo_plan(const tlm_tree *t, tlm_pseudo_spec **out,

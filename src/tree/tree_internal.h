@@ -60,47 +60,4 @@ static inline const int32_t *tlm_nd_gpu(const tlm_tree *t, int32_t u,
     return t->gpu_order + t->nd[u].gpu_lo;
 }
 
-/* Pseudo ops (--enable_pseudo_ops, pseudo_ops.c / pseudo_inject.c): one
- * planned injection, "donor op -> pseudo op -> launch -> kernel". */
-typedef enum tlm_pseudo_rule {
-    TLM_PSEUDO_AITER_FUSED = 0, /* pseudo_op::moe_aiter_fused_1stage */
-    TLM_PSEUDO_TRITON_UP,       /* pseudo_op::moe_triton_unfused_up */
-    TLM_PSEUDO_TRITON_DOWN,     /* pseudo_op::moe_triton_unfused_down */
-    TLM_PSEUDO_TRITON_SCATTER,  /* ..._finalize_matmul_scatter */
-    TLM_PSEUDO_GPTQ_UP,         /* pseudo_op::moe_gptq_awq_up */
-    TLM_PSEUDO_GPTQ_DOWN,       /* pseudo_op::moe_gptq_awq_down */
-    TLM_PSEUDO_RULE_COUNT
-} tlm_pseudo_rule;
-
-typedef struct tlm_pseudo_spec {
-    int32_t kernel; /* the GPU event the pseudo op isolates */
-    int32_t donor;  /* the op whose shapes and sequence number it takes */
-    int32_t rule;   /* tlm_pseudo_rule */
-} tlm_pseudo_spec;
-
-/* Name of a rule's pseudo op. */
-const char *tlm_pseudo_rule_name(int rule);
-
-/* The injections the rules ask for, in TraceLens's order (at most one per
- * kernel).  *out is malloc'ed (free it), *n its length.  Errors:
- * TLM_ENOMEM. */
-tlm_status tlm_pseudo_plan(const tlm_tree *t, tlm_pseudo_spec **out,
-                           size_t *n);
-
-/* TraceLens's first step: "sglang_profiler::<op>_<n>" names lose "_<n>"
- * (pseudo_names.c); *renamed counts the events renamed.  Errors:
- * TLM_ENOMEM. */
-tlm_status tlm_pseudo_sglang_names(tlm_tree *t, tlm_trace *trace,
-                                   size_t *renamed, tlm_error *err);
-
-/* Appends one pseudo op per spec to the trace (UIDs n, n + 1, ...) and
- * to the tree; a spec whose kernel has no launch, whose launch has no
- * parent, or whose launch already went under a pseudo op is skipped
- * (*skipped counts them).  Errors: TLM_EINVAL (trace is not the tree's),
- * TLM_ENOMEM. */
-tlm_status tlm_pseudo_inject(tlm_tree *t, tlm_trace *trace,
-                             const tlm_pseudo_spec *sp, size_t n,
-                             size_t *added, size_t *skipped,
-                             tlm_error *err);
-
 #endif /* TLM_TREE_INTERNAL_H */

@@ -94,6 +94,22 @@ pseudo_op::moe_gptq_awq_up|48|((4, 8), (2, 16, 8), (2, 8, 16), (4, 2), (4, 2))
 pseudo_op::moe_gptq_awq_down|49|((4, 8), (2, 16, 8), (2, 8, 16), (4, 2), (4, 2))
 pseudo_op::moe_triton_unfused_finalize_matmul_scatter|47|((4, 8), (8, 16))"
 
+# tests/data/pseudo_ops_flydsl.json: aiter::fused_moe_ (0) over
+#   sglang_profiler::moe_flydsl_moe_stage1_5 (1, flydsl_gemm1 40 us) and
+#   sglang_profiler::moe_flydsl_moe_stage2_6 (6, flydsl_gemm2 30 us), its own
+#   moe_sorting 4 us; sglang_profiler::moe_flydsl_moe_stage1_7 (15,
+#   flydsl_gemm1 10 us) outside it.  Names lose _<n>; the two stages under
+#   the op get a pseudo op above them (no perf model for MoE_unfused, so
+#   the stage ops stay the launchers and leaf rows: no sheet shows the
+#   pseudo ops, stderr counts them).
+F="$S/tests/data/pseudo_ops_flydsl.json"
+"$TLMPI" report "$F" --enable_pseudo_ops --output_csvs_dir "$WORK/f" 2> "$WORK/e"
+check "flydsl: exit 0" test $? -eq 0
+check "... two pseudo ops" grep -q "^  pseudo ops 2 (" "$WORK/e"
+check "... ops_summary: the stage names without _<n>" test "$(rows "$WORK/f/ops_summary.csv" total_direct_kernel_time_sum Count)" = "sglang_profiler::moe_flydsl_moe_stage1|50.0|2
+sglang_profiler::moe_flydsl_moe_stage2|30.0|1
+aiter::fused_moe_|4.0|1"
+
 for t in a m; do
     src=$A
     [ $t = m ] && src=$M

@@ -4,8 +4,9 @@
  * tlm_trace_read_mem: which kernels each rule family matches, the order
  * and names (up/down by start time), the injected event (name, cat,
  * times, arguments) and tree links, at most one pseudo op per kernel,
- * kernels without a launch or parent, a second call, a foreign trace,
- * tlm_trace_append_event's checks, and the sglang_profiler renaming.  Traces use ' for " (tt_read_sq).
+ * kernels without a launch or parent, the flydsl stages (above an op),
+ * a second call, a foreign trace, tlm_trace_append_event's checks, and
+ * the sglang_profiler renaming.  Traces use ' for " (tt_read_sq).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -313,6 +314,84 @@ static void test_append_event(void **state)
     tlm_trace_free(tr);
 }
 
+/* flydsl: a pseudo op above each stage op below aiter::fused_moe_, with
+ * its shapes; the profiler names after renaming; a stage outside the op
+ * gets none. */
+static void test_flydsl(void **state)
+{
+    (void)state;
+    tlm_trace *tr = tt_read_sq(
+        "{'traceEvents':["
+        OPA("aiter::fused_moe_", 0, 200,                          /* 0 */
+            "'Input Dims':[[4,8]],'Sequence number':5") ","
+        OPA("sglang_profiler::m_flydsl_moe_stage1_3", 10, 50, "") "," /* 1 */
+        LAUNCH(20, "k1", 1000, 5, 41) ","                        /* 2-5 */
+        OPA("sglang_profiler::m_flydsl_moe_stage2", 70, 50, "") ","  /* 6 */
+        LAUNCH(80, "k2", 1010, 5, 42) ","                        /* 7-10 */
+        OPA("sglang_profiler::m_flydsl_moe_stage1_3", 300, 50, "") "]}");
+    tlm_tree *t = build(tr);
+    size_t added, n;
+    tlm_error err;
+    assert_int_equal(tlm_tree_pseudo_ops(t, tr, &added, &err), TLM_OK);
+    assert_int_equal(added, 2);
+    const tlm_event *ev = tlm_trace_events(tr, &n);
+    assert_int_equal(n, 14);
+    assert_string_equal(name_of(tr, 12), "pseudo_op::moe_flydsl_stage1");
+    assert_string_equal(name_of(tr, 13), "pseudo_op::moe_flydsl_stage2");
+    /* 0 -> 12 -> 1, 0 -> 13 -> 6, in the stages' places */
+    assert_int_equal(tlm_tree_first_child(t, 0), 12);
+    assert_int_equal(tlm_tree_next_sibling(t, 12), 13);
+    assert_int_equal(tlm_tree_next_sibling(t, 13), -1);
+    assert_int_equal(tlm_tree_first_child(t, 12), 1);
+    assert_int_equal(tlm_tree_parent(t, 1), 12);
+    assert_int_equal(tlm_tree_next_sibling(t, 1), -1);
+    assert_int_equal(tlm_tree_parent(t, 6), 13);
+    size_t ng;
+    const int32_t *g = tlm_tree_gpu_events(t, 12, &ng);
+    assert_int_equal(ng, 1);
+    assert_int_equal(g[0], 5);
+    assert_int_equal(ev[12].ts, ev[1].ts);
+    assert_int_equal(ev[12].dur, ev[1].dur);
+    assert_string_equal(
+        tlm_event_arg_str(tr, &ev[12], TLM_ARG_INPUT_DIMS, NULL), "[[4,8]]");
+    int64_t v;
+    assert_true(tlm_event_arg_int(tr, &ev[13], TLM_ARG_SEQUENCE_NUMBER, &v));
+    assert_int_equal(v, 5);
+    assert_false(tlm_event_arg_int(tr, &ev[13], TLM_ARG_EXTERNAL_ID, &v));
+    assert_int_equal(tlm_tree_parent(t, 11), -1); /* outside: none */
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
+/* Without profiler ops: the python frames "...: <marker>" (python
+ * functions in the tree). */
+static void test_flydsl_frames(void **state)
+{
+    (void)state;
+    tlm_trace *tr = tt_read_sq(
+        "{'traceEvents':["
+        OPA("aiter::fused_moe_", 0, 100, "'Input Dims':[[2,8]]") ","  /* 0 */
+        "{'ph':'X','cat':'python_function','name':'m.py(3): "
+        "opus_moe_stage2_a8w4_decode_fwd','pid':1,'tid':1,'ts':5,"
+        "'dur':50,'args':{'Python id':9}},"                           /* 1 */
+        LAUNCH(10, "k", 1000, 5, 51) "]}");                         /* 2-5 */
+    tlm_tree_opts o;
+    tlm_tree_opts_init(&o);
+    o.python_functions = 1;
+    tlm_tree *t = NULL;
+    tlm_error err;
+    assert_int_equal(tlm_tree_build(tr, &o, &t, &err), TLM_OK);
+    assert_int_equal(tlm_tree_parent(t, 1), 0);
+    size_t added;
+    assert_int_equal(tlm_tree_pseudo_ops(t, tr, &added, &err), TLM_OK);
+    assert_int_equal(added, 1);
+    assert_string_equal(name_of(tr, 6), "pseudo_op::moe_opus_stage2_a8w4");
+    assert_int_equal(tlm_tree_parent(t, 1), 6);
+    assert_int_equal(tlm_tree_parent(t, 6), 0);
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
 /* sglang_profiler::<op>_<n> loses "_<n>" when the first event of the
  * name is a cpu_op (then every event of it); other names stay. */
 static void test_sglang_names(void **state)
@@ -359,6 +438,8 @@ int main(void)
         cmocka_unit_test(test_foreign_trace),
         cmocka_unit_test(test_append_event),
         cmocka_unit_test(test_sglang_names),
+        cmocka_unit_test(test_flydsl),
+        cmocka_unit_test(test_flydsl_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
