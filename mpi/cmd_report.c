@@ -140,9 +140,13 @@ static void report_usage(FILE *f)
         "(ProfilerStep:0)\n"
         "  --hta_rank R                 rank of the sequences / critical "
         "path\n"
+        "  --enable_pseudo_ops          pseudo ops between MoE ops and "
+        "their kernels\n"
+        "                               (AITER fused, Triton unfused, "
+        "GPTQ/AWQ,\n"
+        "                               flydsl MoE)\n"
         "  refused, with the reason: --extension_file, --python_path,\n"
-        "    --enable-origami (Python code), --enable_pseudo_ops (not\n"
-        "    implemented)\n"
+        "    --enable-origami (Python code)\n"
         "\nbundled GPUs:");
     for (size_t i = 0; i < tlm_gpu_arch_count(); i++)
         fprintf(f, " %s", tlm_gpu_arch_at(i)->name);
@@ -465,6 +469,11 @@ static void summary(const rargs *a, const tlm_cli_built *b, double t0,
             (unsigned long long)s->n_flow_half,
             (unsigned long long)s->n_gpu_dup_link,
             (unsigned long long)s->n_no_time);
+    if (s->n_pseudo_ops || s->n_pseudo_skipped)
+        fprintf(stderr, "  pseudo ops %llu (matched kernels skipped: no "
+                "launch or parent op %llu)\n",
+                (unsigned long long)s->n_pseudo_ops,
+                (unsigned long long)s->n_pseudo_skipped);
     coverage_line(rep);
 }
 

@@ -165,6 +165,8 @@ tlm_status tlm_cli_build_tree(const char *path, const tlm_cli_ropts *o,
 #endif
     if (st == TLM_OK)
         st = tlm_tree_build_stream(b->tr, b->ts, &b->tree, err);
+    if (st == TLM_OK && o->pseudo_ops) /* before anything reads the tree */
+        st = tlm_tree_pseudo_ops(b->tree, b->tr, NULL, err);
     b->t_tree = tlm_cli_now();
     if (st != TLM_OK)
         tlm_cli_built_free(b);

@@ -16,6 +16,7 @@
 typedef struct tlm_cli_ropts {
     tlm_report_opts ro;
     int bleed_tolerance;
+    int pseudo_ops;     /* --enable_pseudo_ops: tlm_tree_pseudo_ops */
     const char *compat; /* --tracelens_compat text, parsed by _finish */
 } tlm_cli_ropts;
 

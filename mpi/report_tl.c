@@ -29,12 +29,6 @@ static const struct {
     {"--enable-origami", 0,
      "Origami's simulated GEMM/SDPA times come from a Python package that "
      "tlmpi does not run; run TraceLens itself for them"},
-    {"--enable_pseudo_ops", 0,
-     "injecting TraceLens's pseudo-ops (fused/unfused MoE, MLA decode and "
-     "prefill, DeepSeek-V4 paged decode) between an op and its kernels is "
-     "not implemented in tlmpi yet (nor the MoE/MLA models they feed); "
-     "leave it out (the ops keep their kernels), or run TraceLens itself "
-     "for it"},
 };
 
 /* TraceLens parses these and applies them nowhere (perfreport.md §8). */
@@ -104,6 +98,12 @@ int tlm_cli_tl_opt(int argc, char **argv, int *i, tlm_cli_tl *t,
     if (!strcmp(a, "--include_overlap_info")) {
         /* the *_kl_overlap sheets */
         co->ro.include_overlap_info = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--enable_pseudo_ops")) {
+        /* pseudo ops between MoE ops and their kernels, after the tree
+         * is built (tlm_cli_build_tree) */
+        co->pseudo_ops = 1;
         return 1;
     }
     if (!strcmp(a, "--include_call_stack")) {

@@ -68,6 +68,12 @@
 #                             the largest shared trace and a synthesized
 #                             trace of BENCH_CPATH_SIZE bytes (default
 #                             100 MB)
+#   scripts/bench.sh pseudo_ops  tlmpi report with CSVs against CSVs +
+#                             --enable_pseudo_ops, on a generated vLLM-like
+#                             trace of BENCH_PSEUDO_BLOCKS MoE layers
+#                             (default 40000: Triton unfused and GPTQ/AWQ
+#                             MoE ops, 5 pseudo ops each) and on the
+#                             largest shared trace (no MoE op); peak RSS
 #   scripts/bench.sh all      reader and report
 #
 # Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
@@ -719,6 +725,80 @@ run_hta_cpath() {
     done
 }
 
+# --enable_pseudo_ops (docs/pseudo-ops.md): a generated trace with many
+# MoE ops, and the largest shared trace (nothing to match there)
+pseudo_pair() {
+    local tr=$1 label=$2 t tc= tp= out=$dir/pseudo.out
+    for _ in $(seq "$repeat"); do
+        t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' report '$tr' --output_csvs_dir '$out' --quiet")
+        tc=$(min2 "$t" "$tc")
+        t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' report '$tr' --output_csvs_dir '$out' --enable_pseudo_ops --quiet")
+        tp=$(min2 "$t" "$tp")
+    done
+    local rc rp
+    rm -rf "$out"
+    rc=$(rss "$bin/tlmpi" report "$tr" --output_csvs_dir "$out" --quiet)
+    rm -rf "$out"
+    rp=$(rss "$bin/tlmpi" report "$tr" --output_csvs_dir "$out" --enable_pseudo_ops --quiet)
+    rm -rf "$out"
+    echo
+    echo "== pseudo_ops: $label, $(stat -c %s "$tr") bytes (best of $repeat)"
+    printf '  %-34s %7.3f s   peak RSS %d KiB\n' "tlmpi report, CSVs" "$tc" "$rc"
+    printf '  %-34s %7.3f s   peak RSS %d KiB\n' "... + --enable_pseudo_ops" "$tp" "$rp"
+    printf '  --enable_pseudo_ops / CSVs: %sx\n' "$(ratio "$tp" "$tc")"
+}
+
+run_pseudo_ops() {
+    local blocks=${BENCH_PSEUDO_BLOCKS:-40000} tr=$dir/pseudo_moe.json big=
+    local shared=${TLM_SHARED_DIR:-$root/../shared}
+    if [ ! -s "$tr" ] || [ "$(cat "$dir/.pseudo_blocks" 2>/dev/null)" != "$blocks" ]; then
+        echo "generating $blocks MoE layers ..." >&2
+        /usr/bin/python3 - "$blocks" > "$tr" <<'PY'
+import json, sys
+n = int(sys.argv[1])
+out = sys.stdout
+out.write('{"schemaVersion": 1, "traceEvents": [\n')
+c, first = 0, True
+def put(e):
+    global first
+    out.write(("" if first else ",\n") + json.dumps(e, separators=(",", ":")))
+    first = False
+def op(name, ts, dur, args):
+    put({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1,
+         "ts": ts, "dur": dur, "args": args})
+def launch(ts, kname, kts, kdur):
+    global c
+    c += 1
+    put({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel",
+         "pid": 1, "tid": 1, "ts": ts, "dur": 1, "args": {"correlation": c}})
+    put({"ph": "s", "cat": "ac2g", "name": "ac2g", "id": c, "pid": 1, "tid": 1, "ts": ts})
+    put({"ph": "f", "cat": "ac2g", "name": "ac2g", "id": c, "pid": 0, "tid": 7, "ts": kts, "bp": "e"})
+    put({"ph": "X", "cat": "kernel", "name": kname, "pid": 0, "tid": 7,
+         "ts": kts, "dur": kdur, "args": {"correlation": c, "stream": 7}})
+sh = {"Input Dims": [[4, 4096], [8, 4096, 1024]], "Input type": ["c10::BFloat16"] * 2}
+for i in range(n):
+    t = i * 1000
+    op("vllm::moe_forward", t, 400, sh)
+    launch(t + 10, "_matmul_ogs_swiglu", t + 100, 50)
+    launch(t + 20, "_matmul_ogs", t + 160, 40)
+    launch(t + 30, "_finalize_matmul_scatter", t + 210, 10)
+    launch(t + 40, "elementwise_kernel", t + 230, 5)
+    op("vllm::outplace_fused_experts", t + 500, 400, sh)
+    launch(t + 510, "fused_moe_kernel_gptq_awq", t + 600, 50)
+    launch(t + 520, "fused_moe_kernel_gptq_awq", t + 660, 40)
+out.write("\n]}\n")
+PY
+        echo "$blocks" > "$dir/.pseudo_blocks"
+    fi
+    pseudo_pair "$tr" "$blocks generated MoE layers"
+    big=$(ls -S "$shared"/traces/*/*.json* 2>/dev/null | head -n 1 || true)
+    if [ -n "$big" ]; then
+        pseudo_pair "$big" "largest shared trace $(basename "$big")"
+    else
+        echo "(no shared traces: the shared-trace figure is skipped)"
+    fi
+}
+
 case "$mode" in
 reader) single_trace; run_reader ;;
 merged_trace) run_merged_trace ;;
@@ -735,7 +815,8 @@ replay) run_replay ;;
 causes) run_causes ;;
 hta) run_hta ;;
 hta_cpath) run_hta_cpath ;;
+pseudo_ops) run_pseudo_ops ;;
 all) single_trace; run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|causes|merged_trace|plots|hta|hta_cpath|all" >&2
+*) echo "usage: scripts/bench.sh reader|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|causes|merged_trace|plots|hta|hta_cpath|pseudo_ops|all" >&2
    exit 2 ;;
 esac

@@ -301,6 +301,25 @@ TLM_API uint32_t tlm_trace_str_find(const tlm_trace *trace, const char *s,
 TLM_API uint32_t tlm_trace_str_intern(tlm_trace *trace, const char *s,
                                       size_t len, tlm_status *st);
 
+/* Appends a synthetic event after the trace's own (it gets the next UID,
+ * written to *uid when uid is not NULL), with the given arguments stored
+ * as the reader stores kept ones (ev->args is ignored).  The trace must
+ * have kept its events.  Pointers from tlm_trace_events() are invalid
+ * afterwards.  Errors: TLM_EINVAL (no kept events, a bad key or value
+ * type), TLM_ENOMEM. */
+TLM_API tlm_status tlm_trace_append_event(tlm_trace *trace,
+                                          const tlm_event *ev,
+                                          const tlm_arg *keys,
+                                          const tlm_argv *vals,
+                                          size_t n_args, uint64_t *uid,
+                                          tlm_error *err);
+
+/* Gives event uid the interned name id (TraceLens's renaming of
+ * `sglang_profiler::<op>_<n>` ops under --enable_pseudo_ops).  Errors:
+ * TLM_EINVAL (uid or name out of range). */
+TLM_API tlm_status tlm_trace_rename_event(tlm_trace *trace, uint64_t uid,
+                                          uint32_t name, tlm_error *err);
+
 /* 1 when the event is a GPU op: a kernel, gpu_memset or gpu_memcpy with a
  * valid time (ts and dur present, dur >= 0). */
 TLM_API int tlm_event_is_gpu(const tlm_event *ev);

@@ -90,6 +90,8 @@ typedef struct tlm_tree_stats {
     uint64_t n_corr_fallback;   /* links made by the correlation fallback */
     uint64_t n_fwd_bwd;         /* forward/backward pairs linked */
     int link_key;               /* TLM_ARG_CORRELATION or EXTERNAL_ID */
+    uint64_t n_pseudo_ops;      /* pseudo ops added (tlm_tree_pseudo_ops) */
+    uint64_t n_pseudo_skipped;  /* matches left out: no launch or parent */
 } tlm_tree_stats;
 
 typedef struct tlm_tree tlm_tree;
@@ -130,6 +132,21 @@ TLM_API void tlm_tree_stream_free(tlm_tree_stream *stream);
  * the per-event pass then runs in a thread of its own, beside the
  * reader). */
 TLM_API void tlm_tree_stream_move(void *stream, int phase);
+
+/* TraceLens's pseudo ops (--enable_pseudo_ops, docs/pseudo-ops.md): for
+ * each kernel a rule matches (AITER fused MoE, Triton unfused MoE,
+ * GPTQ/AWQ MoE), a synthetic cpu_op "op -> pseudo op -> launch -> kernel"
+ * with the shapes of the MoE op, and above each flydsl / opus stage op
+ * under aiter::fused_moe_; first, as TraceLens, the events named
+ * "sglang_profiler::<op>_<n>" lose their "_<n>" (tlm_trace_rename_event).
+ * The pseudo ops are appended to the trace (tlm_trace_append_event: UIDs
+ * from the trace's old event count on) and to the tree, so every accessor
+ * sees them as events.  trace must be the tree's trace (not const: it
+ * grows); call before anything reads the tree's size; once per tree.
+ * *added (may be NULL) gets the count.  Errors: TLM_EINVAL (another
+ * trace, a second call), TLM_ENOMEM. */
+TLM_API tlm_status tlm_tree_pseudo_ops(tlm_tree *tree, tlm_trace *trace,
+                                       size_t *added, tlm_error *err);
 
 /* Releases the tree (not the trace).  NULL is allowed. */
 TLM_API void tlm_tree_free(tlm_tree *tree);

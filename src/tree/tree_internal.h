@@ -37,6 +37,7 @@ struct tlm_tree {
     int32_t *roots;
     size_t n_roots;
     tlm_tree_stats stats;
+    int pseudo_done; /* tlm_tree_pseudo_ops ran (once per tree) */
     double *scratch; /* busy-time pairs */
     size_t scratch_cap;
 };

@@ -9,7 +9,8 @@
  * objects rather than on rediscovering the top-level layout.  Bit 0 of the
  * configuration turns on python_function links (nn.Module view), bit 1 the
  * TraceLens compatibility switches, bit 2 linking unlinked GPU ops into the
- * timeline; bits 3-4 choose the bundled GPU.
+ * timeline; bits 3-4 choose the bundled GPU; bit 5 adds TraceLens's
+ * pseudo ops (tlm_tree_pseudo_ops) to the tree before the report.
  *
  * Invariants beyond memory safety (abort() on violation): every stage
  * returns OK or a documented error code with a message; the tree is a
@@ -181,6 +182,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(s == TLM_ENOMEM, "tree: only ENOMEM");
         tlm_trace_free(trace);
         return 0;
+    }
+    if (cfg & 32u) {
+        s = tlm_tree_pseudo_ops(tree, trace, NULL, &e);
+        check(s == TLM_OK || s == TLM_ENOMEM, "pseudo ops: only ENOMEM");
+        if (s != TLM_OK)
+            check_error(s, &e, "pseudo ops error");
     }
     check_tree(tree);
 

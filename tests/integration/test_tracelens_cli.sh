@@ -67,10 +67,10 @@ R "$T" --gpu_arch_json_path "$WORK/bad.json" --output_csvs_dir "$WORK/aj" 2> "$W
 check "malformed arch JSON: exit 1" test $? -eq 1
 check "... names the file" grep -q "bad.json" "$WORK/e"
 
-# ---- refused: Python code or not implemented, one sentence each
+# ---- refused: Python code, one sentence each
+# (--enable_pseudo_ops: test_tracelens_pseudo_ops.sh)
 for o in "--extension_file ext.py" "--python_path /usr/bin/python3" \
-         --enable-origami \
-         --enable_pseudo_ops; do
+         --enable-origami; do
     # shellcheck disable=SC2086
     R "$T" $o --output_csvs_dir "$WORK/ref" 2> "$WORK/e"
     rc=$?

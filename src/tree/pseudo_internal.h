@@ -1,0 +1,87 @@
+/*
+ * pseudo_internal.h - TraceLens's pseudo ops inside the tree layer
+ * (pseudo_names.c, pseudo_ops.c, pseudo_flydsl.c, pseudo_inject.c;
+ * docs/pseudo-ops.md).
+ */
+#ifndef TLM_PSEUDO_INTERNAL_H
+#define TLM_PSEUDO_INTERNAL_H
+
+#include "tree_internal.h"
+
+/* Pseudo ops (--enable_pseudo_ops, pseudo_ops.c / pseudo_inject.c): one
+ * planned injection, "donor op -> pseudo op -> launch -> kernel". */
+typedef enum tlm_pseudo_rule {
+    TLM_PSEUDO_AITER_FUSED = 0, /* pseudo_op::moe_aiter_fused_1stage */
+    TLM_PSEUDO_TRITON_UP,       /* pseudo_op::moe_triton_unfused_up */
+    TLM_PSEUDO_TRITON_DOWN,     /* pseudo_op::moe_triton_unfused_down */
+    TLM_PSEUDO_TRITON_SCATTER,  /* ..._finalize_matmul_scatter */
+    TLM_PSEUDO_GPTQ_UP,         /* pseudo_op::moe_gptq_awq_up */
+    TLM_PSEUDO_GPTQ_DOWN,       /* pseudo_op::moe_gptq_awq_down */
+    TLM_PSEUDO_FLYDSL_STAGE1,   /* pseudo_op::moe_flydsl_stage1 */
+    TLM_PSEUDO_FLYDSL_STAGE2,   /* pseudo_op::moe_flydsl_stage2 */
+    TLM_PSEUDO_OPUS_STAGE2,     /* pseudo_op::moe_opus_stage2_a8w4 */
+    TLM_PSEUDO_RULE_COUNT
+} tlm_pseudo_rule;
+
+/* kernel: "parent of the launch -> pseudo op -> launch -> kernel"
+ * (target = the kernel); above: "parent -> pseudo op -> target" (the
+ * flydsl stages, target = the stage event). */
+enum { TLM_PSEUDO_KERNEL = 0, TLM_PSEUDO_ABOVE = 1 };
+static inline int tlm_pseudo_kind(int rule)
+{
+    return rule >= TLM_PSEUDO_FLYDSL_STAGE1 ? TLM_PSEUDO_ABOVE
+                                            : TLM_PSEUDO_KERNEL;
+}
+
+typedef struct tlm_pseudo_spec {
+    int32_t target; /* the kernel, or the event the pseudo op goes above */
+    int32_t donor;  /* the op whose shapes and sequence number it takes */
+    int32_t rule;   /* tlm_pseudo_rule */
+} tlm_pseudo_spec;
+
+/* Planning state shared by the rule files (pseudo_ops.c,
+ * pseudo_flydsl.c). */
+typedef struct tlm_pplan {
+    const tlm_tree *t;
+    uint8_t *claimed; /* per UID: target already planned */
+    tlm_pseudo_spec *sp;
+    size_t n, cap;
+    struct tlm_pkref *tmp; /* scratch of n_gpu_order entries */
+} tlm_pplan;
+
+/* Plans a pseudo op for target unless it has one: 0, or -1 when out of
+ * memory. */
+int tlm_pplan_add(tlm_pplan *p, int32_t target, int32_t donor, int rule);
+/* An event named id exists (id 0: never interned). */
+int tlm_pplan_name_exists(const tlm_pplan *p, uint32_t id);
+/* The flydsl / opus MoE stages (pseudo_flydsl.c): 0, or -1 when out of
+ * memory. */
+int tlm_pplan_flydsl(tlm_pplan *p);
+
+/* Name of a rule's pseudo op. */
+const char *tlm_pseudo_rule_name(int rule);
+
+/* The injections the rules ask for, in TraceLens's order (at most one per
+ * kernel).  *out is malloc'ed (free it), *n its length.  Errors:
+ * TLM_ENOMEM. */
+tlm_status tlm_pseudo_plan(const tlm_tree *t, tlm_pseudo_spec **out,
+                           size_t *n);
+
+/* TraceLens's first step: "sglang_profiler::<op>_<n>" names lose "_<n>"
+ * (pseudo_names.c); *renamed counts the events renamed.  Errors:
+ * TLM_ENOMEM. */
+tlm_status tlm_pseudo_sglang_names(tlm_tree *t, tlm_trace *trace,
+                                   size_t *renamed, tlm_error *err);
+
+/* Appends one pseudo op per spec to the trace (UIDs n, n + 1, ...) and
+ * to the tree; a kernel spec whose kernel has no launch, whose launch has
+ * no parent, or whose launch already went under a pseudo op, and an
+ * above spec whose target has no parent, are skipped (*skipped counts
+ * them).  Errors: TLM_EINVAL (trace is not the tree's),
+ * TLM_ENOMEM. */
+tlm_status tlm_pseudo_inject(tlm_tree *t, tlm_trace *trace,
+                             const tlm_pseudo_spec *sp, size_t n,
+                             size_t *added, size_t *skipped,
+                             tlm_error *err);
+
+#endif /* TLM_PSEUDO_INTERNAL_H */

@@ -1,0 +1,445 @@
+/*
+ * test_pseudo_ops.c - TraceLens's pseudo ops (src/tree/pseudo_ops.c,
+ * pseudo_inject.c, src/trace/append.c) on small traces read with
+ * tlm_trace_read_mem: which kernels each rule family matches, the order
+ * and names (up/down by start time), the injected event (name, cat,
+ * times, arguments) and tree links, at most one pseudo op per kernel,
+ * kernels without a launch or parent, the flydsl stages (above an op),
+ * a second call, a foreign trace, tlm_trace_append_event's checks, and
+ * the sglang_profiler renaming.  Traces use ' for " (tt_read_sq).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tlmpi/tlm_trace.h"
+#include "tlmpi/tlm_tree.h"
+
+#include "tlm_test_util.h"
+
+#define OPA(name, ts, dur, args)                                          \
+    "{'ph':'X','cat':'cpu_op','name':'" name "','pid':1,'tid':1,'ts':" #ts \
+    ",'dur':" #dur ",'args':{" args "}}"
+#define LAUNCH(ts, kname, kts, kdur, corr)                                \
+    TT_RT("cudaLaunchKernel", ts, 1, corr) ","                            \
+    TT_FLOW_S(corr, ts) "," TT_FLOW_F(corr, kts, 7) ","                   \
+    TT_KER(kname, kts, kdur, corr, 7)
+
+static tlm_tree *build(tlm_trace *tr)
+{
+    tlm_tree *t = NULL;
+    tlm_error err;
+    assert_int_equal(tlm_tree_build(tr, NULL, &t, &err), TLM_OK);
+    return t;
+}
+
+static const char *name_of(const tlm_trace *tr, int32_t u)
+{
+    size_t n;
+    const tlm_event *ev = tlm_trace_events(tr, &n);
+    assert_true((size_t)u < n);
+    return tlm_trace_str(tr, ev[u].name, NULL);
+}
+
+/* UID of the first event named s from uid from on, -1 if none. */
+static int32_t find(const tlm_trace *tr, const char *s, int32_t from)
+{
+    size_t n;
+    const tlm_event *ev = tlm_trace_events(tr, &n);
+    for (size_t i = (size_t)from; i < n; i++)
+        if (!strcmp(tlm_trace_str(tr, ev[i].name, NULL), s))
+            return (int32_t)i;
+    return -1;
+}
+
+/* The pseudo op above kernel k: name checked, its UID returned. */
+static int32_t pseudo_above(tlm_tree *t, int32_t k, const char *want)
+{
+    int32_t L = tlm_tree_parent(t, k);
+    assert_true(L >= 0);
+    int32_t P = tlm_tree_parent(t, L);
+    assert_true(P >= 0);
+    assert_string_equal(name_of(tlm_tree_trace(t), P), want);
+    return P;
+}
+
+#define AITER_TRACE                                                       \
+    "{'traceEvents':["                                                    \
+    OPA("vllm::moe_forward", 0, 100, "") ","                 /* 0 */     \
+    OPA("vllm::rocm_aiter_fused_moe", 5, 90,                 /* 1 */     \
+        "'Input Dims':[[4,8]],'Input type':['c10::BFloat16']," \
+        "'Sequence number':7") ","                                        \
+    LAUNCH(10, "MoeSortingKernel<aiter::fmoe>", 1000, 5, 11) "," /* 2-5 */\
+    LAUNCH(20, "aiter::fmoe_g1u1", 1010, 30, 12) ","          /* 6-9 */  \
+    LAUNCH(30, "aiter::fmoe_QUANT", 1050, 4, 13) ","          /* 10-13 */\
+    OPA("vllm::rocm_aiter_fused_moe", 200, 50, "") ","        /* 14 */   \
+    LAUNCH(210, "aiter::fmoe_a", 1100, 10, 14) ","            /* 15-18 */\
+    LAUNCH(220, "aiter::fmoe_b", 1120, 10, 15)                /* 19-22 */\
+    "]}"
+
+static void test_aiter_fused(void **state)
+{
+    (void)state;
+    tlm_trace *tr = tt_read_sq(AITER_TRACE);
+    tlm_tree *t = build(tr);
+    size_t n0 = tlm_tree_size(t), added = 9, n;
+    tlm_error err;
+    assert_int_equal(tlm_tree_pseudo_ops(t, tr, &added, &err), TLM_OK);
+    /* MoeSorting and quant are not MoE compute; the second op has two
+     * fmoe kernels, not exactly one: no pseudo op */
+    assert_int_equal(added, 1);
+    assert_int_equal(tlm_tree_size(t), n0 + 1);
+    const tlm_event *ev = tlm_trace_events(tr, &n);
+    assert_int_equal(n, n0 + 1);
+    int32_t k = find(tr, "aiter::fmoe_g1u1", 0), u = (int32_t)n0;
+    assert_int_equal(pseudo_above(t, k, "pseudo_op::moe_aiter_fused_1stage"),
+                     u);
+    /* between op 1 and the launch: the last child of op 1, the launch its
+     * only child, the kernel its only GPU event */
+    assert_int_equal(tlm_tree_parent(t, u), 1);
+    assert_int_equal(tlm_tree_first_child(t, u), 6);
+    assert_int_equal(tlm_tree_next_sibling(t, u), -1);
+    assert_int_equal(tlm_tree_next_sibling(t, 6), -1);
+    assert_int_equal(tlm_tree_first_child(t, 1), 2);
+    assert_int_equal(tlm_tree_next_sibling(t, 2), 10);
+    assert_int_equal(tlm_tree_next_sibling(t, 10), u);
+    size_t ng;
+    const int32_t *g = tlm_tree_gpu_events(t, u, &ng);
+    assert_int_equal(ng, 1);
+    assert_int_equal(g[0], k);
+    tlm_tree_gpu_events(t, 1, &ng);
+    assert_int_equal(ng, 3); /* the parent keeps all three */
+    assert_true(tlm_tree_flags(t, u) & TLM_NODE_TREE);
+    assert_false(tlm_tree_flags(t, u) & TLM_NODE_CPU_ROOT);
+    /* the event: cpu_op, the kernel's span, the op's shapes */
+    assert_int_equal(ev[u].cat, TLM_CAT_CPU_OP);
+    assert_int_equal(ev[u].ph, 'X');
+    assert_int_equal(ev[u].ts, ev[k].ts);
+    assert_int_equal(ev[u].dur, ev[k].dur);
+    assert_int_equal(ev[u].pid, 1);
+    assert_int_equal(ev[u].tid, 1);
+    assert_string_equal(
+        tlm_event_arg_str(tr, &ev[u], TLM_ARG_INPUT_DIMS, NULL), "[[4,8]]");
+    assert_string_equal(
+        tlm_event_arg_str(tr, &ev[u], TLM_ARG_INPUT_TYPE, NULL),
+        "[\"c10::BFloat16\"]");
+    assert_null(tlm_event_arg_str(tr, &ev[u], TLM_ARG_INPUT_STRIDES, NULL));
+    int64_t v;
+    assert_true(tlm_event_arg_int(tr, &ev[u], TLM_ARG_SEQUENCE_NUMBER, &v));
+    assert_int_equal(v, 7);
+    assert_true(tlm_event_arg_int(tr, &ev[u], TLM_ARG_EXTERNAL_ID, &v));
+    assert_int_equal(v, 12);
+    assert_int_equal(tlm_tree_stats_get(t)->n_pseudo_ops, 1);
+    /* once per tree */
+    assert_int_equal(tlm_tree_pseudo_ops(t, tr, NULL, &err), TLM_EINVAL);
+    assert_int_equal(tlm_tree_size(t), n0 + 1);
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
+/* Triton unfused MoE: up = the earliest matmul_ogs kernel (launched
+ * second), down = the other, then the one matmul_scatter; GPTQ/AWQ: the
+ * case-sensitive name, up/down by start time, the third down too; the
+ * donor's UID is the sequence number when it has none. */
+#define MOE_TRACE                                                         \
+    "{'traceEvents':["                                                    \
+    OPA("vllm::moe_forward", 0, 100, "'Input Dims':[[4,8]]") ","   /* 0 */\
+    LAUNCH(10, "_matmul_ogs_swiglu", 1040, 20, 21) ","         /* 1-4 */  \
+    LAUNCH(20, "_MATMUL_OGS", 1000, 30, 22) ","                 /* 5-8 */  \
+    LAUNCH(30, "_finalize_matmul_scatter", 1070, 5, 23) ","     /* 9-12 */ \
+    OPA("vllm::outplace_fused_experts", 200, 100,            /* 13 */    \
+        "'Sequence number':42") ","                                       \
+    OPA("vllm::outplace_fused_experts", 201, 98, "") ","      /* 14 */   \
+    LAUNCH(210, "fused_moe_kernel_gptq_awq", 2050, 12, 24) "," /* 15-18 */\
+    LAUNCH(220, "Fused_Moe_Kernel_GPTQ_AWQ", 2020, 8, 25) ","  /* 19-22 */\
+    LAUNCH(230, "fused_moe_kernel_gptq_awq", 2000, 9, 26) ","  /* 23-26 */\
+    LAUNCH(240, "fused_moe_kernel_gptq_awq", 2090, 3, 27) ","  /* 27-30 */\
+    TT_KER("fused_moe_kernel_gptq_awq", 3000, 1, 99, 7)        /* 31 */  \
+    "]}"
+
+static void test_triton_and_gptq(void **state)
+{
+    (void)state;
+    tlm_trace *tr = tt_read_sq(MOE_TRACE);
+    tlm_tree *t = build(tr);
+    size_t n0 = tlm_tree_size(t), added;
+    tlm_error err;
+    assert_int_equal(n0, 32);
+    assert_int_equal(tlm_tree_pseudo_ops(t, tr, &added, &err), TLM_OK);
+    /* 3 Triton; GPTQ: the nested ops share the three kernels, each gets
+     * one pseudo op (from the outer op, first in UID order) */
+    assert_int_equal(added, 6);
+    assert_int_equal(pseudo_above(t, 8, "pseudo_op::moe_triton_unfused_up"),
+                     32);
+    assert_int_equal(
+        pseudo_above(t, 4, "pseudo_op::moe_triton_unfused_down"), 33);
+    assert_int_equal(
+        pseudo_above(t, 12,
+                     "pseudo_op::moe_triton_unfused_finalize_matmul_scatter"),
+        34);
+    assert_int_equal(pseudo_above(t, 26, "pseudo_op::moe_gptq_awq_up"), 35);
+    assert_int_equal(pseudo_above(t, 18, "pseudo_op::moe_gptq_awq_down"), 36);
+    assert_int_equal(pseudo_above(t, 30, "pseudo_op::moe_gptq_awq_down"), 37);
+    assert_int_equal(tlm_tree_parent(t, 19), 14); /* case differs */
+    assert_int_equal(tlm_tree_parent(t, 31), -1); /* no launch */
+    size_t n;
+    const tlm_event *ev = tlm_trace_events(tr, &n);
+    int64_t v;
+    assert_true(tlm_event_arg_int(tr, &ev[32], TLM_ARG_SEQUENCE_NUMBER, &v));
+    assert_int_equal(v, 0); /* the donor's UID */
+    assert_string_equal(
+        tlm_event_arg_str(tr, &ev[32], TLM_ARG_INPUT_DIMS, NULL), "[[4,8]]");
+    assert_true(tlm_event_arg_int(tr, &ev[35], TLM_ARG_SEQUENCE_NUMBER, &v));
+    assert_int_equal(v, 42);
+    /* the launches of the nested op: under the pseudo ops, the op keeps
+     * the other one */
+    assert_int_equal(tlm_tree_first_child(t, 14), 19);
+    assert_int_equal(tlm_tree_next_sibling(t, 19), 35);
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
+/* No gate, no pseudo op: matmul_ogs without vllm::moe_forward, aiter
+ * kernels without vllm::rocm_aiter_fused_moe, an anchor name that is only
+ * an argument value. */
+static void test_no_match(void **state)
+{
+    (void)state;
+    tlm_trace *tr = tt_read_sq(
+        "{'traceEvents':["
+        OPA("aten::mm", 0, 100, "'Input type':['vllm::moe_forward']") ","
+        LAUNCH(10, "_matmul_ogs", 1000, 5, 31) ","
+        LAUNCH(20, "aiter::fmoe", 1010, 5, 32) "]}");
+    tlm_tree *t = build(tr);
+    size_t added = 7, n0 = tlm_tree_size(t);
+    tlm_error err;
+    assert_int_equal(tlm_tree_pseudo_ops(t, tr, &added, &err), TLM_OK);
+    assert_int_equal(added, 0);
+    assert_int_equal(tlm_tree_size(t), n0);
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
+/* A matched kernel whose launch has no parent op is left alone. */
+static void test_launch_without_parent(void **state)
+{
+    (void)state;
+    tlm_trace *tr = tt_read_sq(
+        "{'traceEvents':["
+        OPA("vllm::moe_forward", 0, 100, "") ","
+        LAUNCH(10, "_matmul_ogs", 1000, 5, 31) ","
+        LAUNCH(200, "_matmul_ogs_b", 1010, 5, 32) "]}");
+    tlm_tree *t = build(tr);
+    size_t added;
+    tlm_error err;
+    int32_t k2 = find(tr, "_matmul_ogs_b", 0);
+    assert_int_equal(tlm_tree_parent(t, tlm_tree_parent(t, k2)), -1);
+    /* the op's own GPU events hold only the first kernel */
+    assert_int_equal(tlm_tree_pseudo_ops(t, tr, &added, &err), TLM_OK);
+    assert_int_equal(added, 1);
+    assert_int_equal(tlm_tree_stats_get(t)->n_pseudo_skipped, 0);
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
+static void test_foreign_trace(void **state)
+{
+    (void)state;
+    tlm_trace *a = tt_read_sq(TT_NESTED), *b = tt_read_sq(TT_NESTED);
+    tlm_tree *t = build(a);
+    tlm_error err;
+    assert_int_equal(tlm_tree_pseudo_ops(t, b, NULL, &err), TLM_EINVAL);
+    assert_int_equal(tlm_tree_pseudo_ops(NULL, b, NULL, &err), TLM_EINVAL);
+    tlm_tree_free(t);
+    tlm_trace_free(a);
+    tlm_trace_free(b);
+}
+
+static void test_append_event(void **state)
+{
+    (void)state;
+    tlm_trace *tr = tt_read_sq(TT_NESTED);
+    size_t n0, n;
+    tlm_trace_events(tr, &n0);
+    tlm_event e;
+    memset(&e, 0, sizeof e);
+    e.cat = TLM_CAT_CPU_OP;
+    e.ts = 5;
+    tlm_arg k[3] = {TLM_ARG_SEQUENCE_NUMBER, TLM_ARG_INPUT_DIMS,
+                    TLM_ARG_EXTERNAL_ID};
+    tlm_argv v[3] = {{TLM_ARGV_INT, -300000000000LL, 0},
+                     {TLM_ARGV_STR, 0, 0},
+                     {TLM_ARGV_INT, 1, 0}};
+    tlm_status st;
+    v[1].str = tlm_trace_str_intern(tr, "[[1]]", 5, &st);
+    uint64_t uid;
+    tlm_error err;
+    assert_int_equal(tlm_trace_append_event(tr, &e, k, v, 3, &uid, &err),
+                     TLM_OK);
+    assert_int_equal(uid, n0);
+    const tlm_event *ev = tlm_trace_events(tr, &n);
+    assert_int_equal(n, n0 + 1);
+    int64_t x;
+    assert_true(tlm_event_arg_int(tr, &ev[uid], TLM_ARG_SEQUENCE_NUMBER, &x));
+    assert_int_equal(x, -300000000000LL);
+    assert_string_equal(
+        tlm_event_arg_str(tr, &ev[uid], TLM_ARG_INPUT_DIMS, NULL), "[[1]]");
+    /* the events before keep their arguments */
+    assert_true(tlm_event_arg_int(tr, &ev[2], TLM_ARG_CORRELATION, &x));
+    assert_int_equal(x, 7);
+    /* no arguments: handle 0 */
+    assert_int_equal(tlm_trace_append_event(tr, &e, NULL, NULL, 0, NULL,
+                                            &err),
+                     TLM_OK);
+    ev = tlm_trace_events(tr, &n);
+    assert_int_equal(ev[n - 1].args, 0);
+    /* bad keys and types */
+    k[0] = TLM_ARG_COUNT;
+    assert_int_equal(tlm_trace_append_event(tr, &e, k, v, 1, NULL, &err),
+                     TLM_EINVAL);
+    k[0] = TLM_ARG_SEQUENCE_NUMBER;
+    v[0].type = TLM_ARGV_NONE;
+    assert_int_equal(tlm_trace_append_event(tr, &e, k, v, 1, NULL, &err),
+                     TLM_EINVAL);
+    assert_int_equal(tlm_trace_append_event(NULL, &e, k, v, 1, NULL, &err),
+                     TLM_EINVAL);
+    tlm_trace_events(tr, &n);
+    assert_int_equal(n, n0 + 2);
+    tlm_trace_free(tr);
+}
+
+/* flydsl: a pseudo op above each stage op below aiter::fused_moe_, with
+ * its shapes; the profiler names after renaming; a stage outside the op
+ * gets none. */
+static void test_flydsl(void **state)
+{
+    (void)state;
+    tlm_trace *tr = tt_read_sq(
+        "{'traceEvents':["
+        OPA("aiter::fused_moe_", 0, 200,                          /* 0 */
+            "'Input Dims':[[4,8]],'Sequence number':5") ","
+        OPA("sglang_profiler::m_flydsl_moe_stage1_3", 10, 50, "") "," /* 1 */
+        LAUNCH(20, "k1", 1000, 5, 41) ","                        /* 2-5 */
+        OPA("sglang_profiler::m_flydsl_moe_stage2", 70, 50, "") ","  /* 6 */
+        LAUNCH(80, "k2", 1010, 5, 42) ","                        /* 7-10 */
+        OPA("sglang_profiler::m_flydsl_moe_stage1_3", 300, 50, "") "]}");
+    tlm_tree *t = build(tr);
+    size_t added, n;
+    tlm_error err;
+    assert_int_equal(tlm_tree_pseudo_ops(t, tr, &added, &err), TLM_OK);
+    assert_int_equal(added, 2);
+    const tlm_event *ev = tlm_trace_events(tr, &n);
+    assert_int_equal(n, 14);
+    assert_string_equal(name_of(tr, 12), "pseudo_op::moe_flydsl_stage1");
+    assert_string_equal(name_of(tr, 13), "pseudo_op::moe_flydsl_stage2");
+    /* 0 -> 12 -> 1, 0 -> 13 -> 6, in the stages' places */
+    assert_int_equal(tlm_tree_first_child(t, 0), 12);
+    assert_int_equal(tlm_tree_next_sibling(t, 12), 13);
+    assert_int_equal(tlm_tree_next_sibling(t, 13), -1);
+    assert_int_equal(tlm_tree_first_child(t, 12), 1);
+    assert_int_equal(tlm_tree_parent(t, 1), 12);
+    assert_int_equal(tlm_tree_next_sibling(t, 1), -1);
+    assert_int_equal(tlm_tree_parent(t, 6), 13);
+    size_t ng;
+    const int32_t *g = tlm_tree_gpu_events(t, 12, &ng);
+    assert_int_equal(ng, 1);
+    assert_int_equal(g[0], 5);
+    assert_int_equal(ev[12].ts, ev[1].ts);
+    assert_int_equal(ev[12].dur, ev[1].dur);
+    assert_string_equal(
+        tlm_event_arg_str(tr, &ev[12], TLM_ARG_INPUT_DIMS, NULL), "[[4,8]]");
+    int64_t v;
+    assert_true(tlm_event_arg_int(tr, &ev[13], TLM_ARG_SEQUENCE_NUMBER, &v));
+    assert_int_equal(v, 5);
+    assert_false(tlm_event_arg_int(tr, &ev[13], TLM_ARG_EXTERNAL_ID, &v));
+    assert_int_equal(tlm_tree_parent(t, 11), -1); /* outside: none */
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
+/* Without profiler ops: the python frames "...: <marker>" (python
+ * functions in the tree). */
+static void test_flydsl_frames(void **state)
+{
+    (void)state;
+    tlm_trace *tr = tt_read_sq(
+        "{'traceEvents':["
+        OPA("aiter::fused_moe_", 0, 100, "'Input Dims':[[2,8]]") ","  /* 0 */
+        "{'ph':'X','cat':'python_function','name':'m.py(3): "
+        "opus_moe_stage2_a8w4_decode_fwd','pid':1,'tid':1,'ts':5,"
+        "'dur':50,'args':{'Python id':9}},"                           /* 1 */
+        LAUNCH(10, "k", 1000, 5, 51) "]}");                         /* 2-5 */
+    tlm_tree_opts o;
+    tlm_tree_opts_init(&o);
+    o.python_functions = 1;
+    tlm_tree *t = NULL;
+    tlm_error err;
+    assert_int_equal(tlm_tree_build(tr, &o, &t, &err), TLM_OK);
+    assert_int_equal(tlm_tree_parent(t, 1), 0);
+    size_t added;
+    assert_int_equal(tlm_tree_pseudo_ops(t, tr, &added, &err), TLM_OK);
+    assert_int_equal(added, 1);
+    assert_string_equal(name_of(tr, 6), "pseudo_op::moe_opus_stage2_a8w4");
+    assert_int_equal(tlm_tree_parent(t, 1), 6);
+    assert_int_equal(tlm_tree_parent(t, 6), 0);
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
+/* sglang_profiler::<op>_<n> loses "_<n>" when the first event of the
+ * name is a cpu_op (then every event of it); other names stay. */
+static void test_sglang_names(void **state)
+{
+    (void)state;
+    tlm_trace *tr = tt_read_sq(
+        "{'traceEvents':["
+        OPA("sglang_profiler::moe_up_12", 0, 10, "") ","      /* 0 */
+        OPA("sglang_profiler::moe_up_12", 20, 10, "") ","     /* 1 */
+        OPA("sglang_profiler::a_1_2", 40, 10, "") ","         /* 2 */
+        OPA("sglang_profiler::_7", 60, 10, "") ","            /* 3 */
+        OPA("sglang_profiler::x_", 80, 10, "") ","            /* 4 */
+        OPA("sglang_profiler::y12", 100, 10, "") ","          /* 5 */
+        TT_KER("sglang_profiler::k_3", 200, 1, 5, 7) ","      /* 6 */
+        OPA("sglang_profiler::k_3", 300, 10, "") ","          /* 7 */
+        OPA("other::z_4", 400, 10, "") "]}");                 /* 8 */
+    tlm_tree *t = build(tr);
+    tlm_error err;
+    assert_int_equal(tlm_tree_pseudo_ops(t, tr, NULL, &err), TLM_OK);
+    assert_string_equal(name_of(tr, 0), "sglang_profiler::moe_up");
+    assert_string_equal(name_of(tr, 1), "sglang_profiler::moe_up");
+    assert_string_equal(name_of(tr, 2), "sglang_profiler::a_1");
+    assert_string_equal(name_of(tr, 3), "sglang_profiler::_7");
+    assert_string_equal(name_of(tr, 4), "sglang_profiler::x_");
+    assert_string_equal(name_of(tr, 5), "sglang_profiler::y12");
+    /* the first of the name is a kernel: none of them renamed */
+    assert_string_equal(name_of(tr, 6), "sglang_profiler::k_3");
+    assert_string_equal(name_of(tr, 7), "sglang_profiler::k_3");
+    assert_string_equal(name_of(tr, 8), "other::z_4");
+    assert_int_equal(tlm_trace_rename_event(tr, 99, 1, &err), TLM_EINVAL);
+    assert_int_equal(tlm_trace_rename_event(tr, 0, UINT32_MAX, &err),
+                     TLM_EINVAL);
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_aiter_fused),
+        cmocka_unit_test(test_triton_and_gptq),
+        cmocka_unit_test(test_no_match),
+        cmocka_unit_test(test_launch_without_parent),
+        cmocka_unit_test(test_foreign_trace),
+        cmocka_unit_test(test_append_event),
+        cmocka_unit_test(test_sglang_names),
+        cmocka_unit_test(test_flydsl),
+        cmocka_unit_test(test_flydsl_frames),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
