@@ -8,11 +8,13 @@
  */
 #include "cli.h"
 #include "report_opts.h"
+#include "report_rp.h"
 #include "report_tl.h"
 #include "sigclean.h"
 
 #include "tlmpi/tlm_perf.h"
 #include "tlmpi/tlm_report.h"
+#include "tlmpi/tlm_sniff.h"
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
 
@@ -434,6 +436,29 @@ static tlm_status stage_all(rargs *a, tlm_report *rep, tlm_outset *set,
     return st;
 }
 
+/* A rocprofv3 JSON (found by content): TraceLens's rocprof sheets.  The
+ * PyTorch-only options are refused rather than ignored. */
+static int report_rocprof(const rargs *a, tlm_outset *set)
+{
+    if (a->tl.comparison_json_path || a->co.ro.inductor_cache_dir) {
+        fprintf(stderr, "tlmpi report: %s is a rocprofv3 JSON: "
+                "--comparison_json_path and --inductor_cache_dir need a "
+                "PyTorch profiler trace\n", a->trace);
+        return 2;
+    }
+    tlm_rp_cli c;
+    memset(&c, 0, sizeof c);
+    c.trace = a->trace;
+    c.dir = a->dir;
+    c.xlsx = a->xlsx;
+    c.md = a->md;
+    c.compat = (a->co.ro.compat & TLM_COMPAT_ROCPROF) != 0;
+    c.short_threshold_us = a->co.ro.short_kernel_threshold_us;
+    c.hist_bins = a->co.ro.short_kernel_bins;
+    c.quiet = a->quiet;
+    return tlm_cli_report_rocprof(&c, set);
+}
+
 int tlm_cmd_report(int argc, char **argv)
 {
     static rargs a; /* large path buffers: not on the stack */
@@ -450,6 +475,14 @@ int tlm_cmd_report(int argc, char **argv)
     if (start_outputs(&set, a.force, a.trace, a.tl.comparison_json_path,
                       a.dir, a.md, a.xlsx) != 0)
         return 1;
+    tlm_sniff sn;
+    if (tlm_trace_sniff(a.trace, 0, &sn) == TLM_OK &&
+        sn.format == TLM_FORMAT_ROCPROF_JSON) {
+        int r = report_rocprof(&a, &set);
+        tlm_mpi_signals_untrack(&set);
+        tlm_outset_free(&set);
+        return r;
+    }
     double t0 = tlm_cli_now();
     tlm_cli_built b = {0};
     tlm_error err;

@@ -39,7 +39,14 @@ typedef enum tlm_sniff_verdict {
 typedef enum tlm_sniff_format {
     TLM_FORMAT_UNKNOWN = 0,
     TLM_FORMAT_KINETO_JSON = 1, /* {"traceEvents": ...} or a bare [event] */
+    TLM_FORMAT_ROCPROF_JSON = 2 /* rocprofv3 --output-format json:
+                                 * {"rocprofiler-sdk-tool": [...]} */
+    /* 3 is kept for XPlane (issue 19) */
 } tlm_sniff_format;
+
+/* Short stable name of a format: "kineto-json", "rocprof-json", or
+ * "unknown" (never NULL). */
+TLM_API const char *tlm_sniff_format_name(int format);
 
 typedef struct tlm_sniff {
     int verdict;          /* tlm_sniff_verdict */
