@@ -87,6 +87,7 @@ typedef struct tlm_rp_meta {
     uint64_t bytes_in;         /* bytes read from the file */
     uint64_t bytes_json;       /* bytes of JSON tokenized */
     int gzip;                  /* input was gzip */
+    uint32_t gzip_members;     /* gzip members inflated */
     uint32_t n_tools;          /* records in rocprofiler-sdk-tool */
 } tlm_rp_meta;
 

@@ -15,6 +15,7 @@
  */
 #include "tlmpi/tlm_rocprof.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,79 @@
 #include "rp_lex.h"
 
 #define KEY_CAP 48
+
+/* The keys the reader knows, by id (0: any other key). */
+#define RP_KEYS(X) \
+    X(K_HANDLE, "handle") \
+    X(K_INTERNAL, "internal") \
+    X(K_START_TIMESTAMP, "start_timestamp") \
+    X(K_END_TIMESTAMP, "end_timestamp") \
+    X(K_THREAD_ID, "thread_id") \
+    X(K_CORRELATION_ID, "correlation_id") \
+    X(K_OPERATION, "operation") \
+    X(K_STREAM_ID, "stream_id") \
+    X(K_KERNEL_ID, "kernel_id") \
+    X(K_DISPATCH_ID, "dispatch_id") \
+    X(K_AGENT_ID, "agent_id") \
+    X(K_QUEUE_ID, "queue_id") \
+    X(K_GRID_SIZE, "grid_size") \
+    X(K_WORKGROUP_SIZE, "workgroup_size") \
+    X(K_DISPATCH_INFO, "dispatch_info") \
+    X(K_BYTES, "bytes") \
+    X(K_SRC_AGENT_ID, "src_agent_id") \
+    X(K_DST_AGENT_ID, "dst_agent_id") \
+    X(K_KERNEL_DISPATCH, "kernel_dispatch") \
+    X(K_MEMORY_COPY, "memory_copy") \
+    X(K_HIP_API, "hip_api") \
+    X(K_HSA_API, "hsa_api") \
+    X(K_HOSTNAME, "hostname") \
+    X(K_PID, "pid") \
+    X(K_INIT_TIME, "init_time") \
+    X(K_FINI_TIME, "fini_time") \
+    X(K_NODE, "node") \
+    X(K_ID, "id") \
+    X(K_TYPE, "type") \
+    X(K_NODE_ID, "node_id") \
+    X(K_NAME, "name") \
+    X(K_PRODUCT_NAME, "product_name") \
+    X(K_TRUNCATED_KERNEL_NAME, "truncated_kernel_name") \
+    X(K_FORMATTED_KERNEL_NAME, "formatted_kernel_name") \
+    X(K_KERNEL_NAME, "kernel_name") \
+    X(K_METADATA, "metadata") \
+    X(K_AGENTS, "agents") \
+    X(K_KERNEL_SYMBOLS, "kernel_symbols") \
+    X(K_BUFFER_RECORDS, "buffer_records") \
+    X(K_ROCPROFILER_SDK_TOOL, "rocprofiler-sdk-tool") \
+    X(K_X, "x") \
+    X(K_Y, "y") \
+    X(K_Z, "z")
+
+enum {
+    K_OTHER = 0,
+#define X_(e, s) e,
+    RP_KEYS(X_)
+#undef X_
+    K_COUNT
+};
+
+static const char *const key_names[K_COUNT] = {
+    "",
+#define X_(e, s) s,
+    RP_KEYS(X_)
+#undef X_
+};
+
+/* Key lookup: slot by (length, first, middle, last byte); at most
+ * KEY_WAYS candidates per slot (checked when the table is built). */
+#define KEY_SLOTS 256
+#define KEY_WAYS 8
+
+static unsigned key_slot(const char *s, size_t n)
+{
+    return ((unsigned)n * 31u + (unsigned char)s[0] * 7u +
+            (unsigned char)s[n / 2] * 3u + (unsigned char)s[n - 1]) &
+           (KEY_SLOTS - 1);
+}
 
 typedef struct rp_sym {
     int64_t kernel_id;
@@ -54,9 +128,56 @@ typedef struct rp {
     const char *section; /* e.g. "buffer_records.kernel_dispatch" */
     int64_t index;       /* element of section, -1 none */
     const char *field;   /* field inside, NULL none */
-    char key[KEY_CAP];
     int has_buffers;
+    unsigned char keys[KEY_SLOTS][KEY_WAYS]; /* key ids, 0-terminated */
+    unsigned char key_len[K_COUNT];
 } rp;
+
+static void keys_init(rp *p)
+{
+    for (int k = 1; k < K_COUNT; k++) {
+        size_t n = strlen(key_names[k]);
+        unsigned char *c = p->keys[key_slot(key_names[k], n)];
+        int i = 0;
+        while (i < KEY_WAYS - 1 && c[i])
+            i++;
+        assert(c[i] == 0); /* a fixed table: test_rocprof reads every key */
+        c[i] = (unsigned char)k;
+        p->key_len[k] = (unsigned char)n;
+    }
+}
+
+/* Short byte compare, inline (a libc call costs more than these keys). */
+static inline int bytes_eq(const char *a, const char *b, size_t n)
+{
+    while (n >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return 0;
+        a += 8;
+        b += 8;
+        n -= 8;
+    }
+    while (n > 0 && *a == *b) {
+        a++;
+        b++;
+        n--;
+    }
+    return n == 0;
+}
+
+static int key_id(const rp *p, const char *s, size_t n)
+{
+    if (n == 0 || n >= KEY_CAP)
+        return K_OTHER;
+    const unsigned char *c = p->keys[key_slot(s, n)];
+    for (int i = 0; i < KEY_WAYS && c[i]; i++)
+        if (p->key_len[c[i]] == n && bytes_eq(key_names[c[i]], s, n))
+            return c[i];
+    return K_OTHER;
+}
 
 /* ------------------------------------------------------------------ *
  * MARK: - errors and small helpers
@@ -83,15 +204,26 @@ static tlm_status bad_type(rp *p, const char *want)
     return failf(p, TLM_ESCHEMA, m);
 }
 
-static tlm_status next(rp *p)
+RP_INLINE tlm_status next(rp *p)
 {
     return rp_next(&p->lx);
 }
 
-static tlm_status skip(rp *p)
+static tlm_status skip_deep(rp *p)
 {
     return rp_skip(&p->lx, p->max_depth > p->depth ? p->max_depth - p->depth
                                                    : 1);
+}
+
+/* A scalar is skipped already (its one token is current). */
+RP_INLINE tlm_status skip(rp *p)
+{
+    if (p->lx.tok != RP_LBRACE && p->lx.tok != RP_LBRACK &&
+        p->lx.tok != RP_RBRACE && p->lx.tok != RP_RBRACK &&
+        p->lx.tok != RP_EOF && p->lx.tok != RP_COMMA &&
+        p->lx.tok != RP_COLON)
+        return TLM_OK;
+    return skip_deep(p);
 }
 
 static tlm_status grow(tlm_rocprof *r, void **v, size_t *cap, size_t need,
@@ -142,7 +274,7 @@ static tlm_status get_str(rp *p, uint32_t *id)
  * MARK: - objects and arrays
  * ------------------------------------------------------------------ */
 
-typedef tlm_status (*member_fn)(rp *p, const char *key, void *ud);
+typedef tlm_status (*member_fn)(rp *p, int key, void *ud);
 typedef tlm_status (*elem_fn)(rp *p, int64_t i, void *ud);
 
 /* Current token '{': calls fn per member with the value's first token
@@ -163,13 +295,8 @@ static tlm_status obj_each(rp *p, member_fn fn, void *ud)
     for (;;) {
         if (p->lx.tok != RP_STR)
             return failf(p, TLM_EFORMAT, "expected a key");
-        char key[KEY_CAP];
-        size_t n = p->lx.slen < KEY_CAP - 1 ? p->lx.slen : KEY_CAP - 1;
-        memcpy(key, p->lx.s, n);
-        key[n] = 0;
-        if (p->lx.slen >= KEY_CAP - 1 || memchr(key, 0, n))
-            key[0] = 0; /* matches nothing */
-        if ((st = next(p)) != TLM_OK)
+        int key = key_id(p, p->lx.s, p->lx.slen);
+        if ((st = rp_punct(&p->lx)) != TLM_OK)
             return st;
         if (p->lx.tok != RP_COLON)
             return failf(p, TLM_EFORMAT, "expected ':'");
@@ -177,7 +304,7 @@ static tlm_status obj_each(rp *p, member_fn fn, void *ud)
             return st;
         if ((st = fn(p, key, ud)) != TLM_OK)
             return st;
-        if ((st = next(p)) != TLM_OK)
+        if ((st = rp_punct(&p->lx)) != TLM_OK)
             return st;
         if (p->lx.tok == RP_RBRACE)
             break;
@@ -208,7 +335,7 @@ static tlm_status arr_each(rp *p, elem_fn fn, void *ud)
     for (int64_t i = 0;; i++) {
         if ((st = fn(p, i, ud)) != TLM_OK)
             return st;
-        if ((st = next(p)) != TLM_OK)
+        if ((st = rp_punct(&p->lx)) != TLM_OK)
             return st;
         if (p->lx.tok == RP_RBRACK)
             break;
@@ -222,9 +349,9 @@ static tlm_status arr_each(rp *p, elem_fn fn, void *ud)
 }
 
 /* {"handle": N} (other keys skipped), or a bare integer. */
-static tlm_status handle_member(rp *p, const char *key, void *ud)
+static tlm_status handle_member(rp *p, int key, void *ud)
 {
-    if (strcmp(key, "handle") != 0)
+    if (key != K_HANDLE)
         return skip(p);
     return get_int(p, ud);
 }
@@ -237,18 +364,18 @@ static tlm_status get_handle(rp *p, int64_t *v)
 }
 
 /* {"x": .., "y": .., "z": ..} */
-static tlm_status dim_member(rp *p, const char *key, void *ud)
+static tlm_status dim_member(rp *p, int key, void *ud)
 {
     int64_t *v = ud;
-    if (key[0] && !key[1] && key[0] >= 'x' && key[0] <= 'z')
-        return get_int(p, &v[key[0] - 'x']);
+    if (key >= K_X && key <= K_Z)
+        return get_int(p, &v[key - K_X]);
     return skip(p);
 }
 
 /* correlation_id: {"internal": N, "external": ...} or an integer. */
-static tlm_status corr_member(rp *p, const char *key, void *ud)
+static tlm_status corr_member(rp *p, int key, void *ud)
 {
-    if (strcmp(key, "internal") != 0)
+    if (key != K_INTERNAL)
         return skip(p);
     return get_int(p, ud);
 }
@@ -271,27 +398,27 @@ typedef struct timed {
 } timed;
 
 /* The members a timed record shares; 1 when key was one of them. */
-static int timed_member(rp *p, const char *key, timed *t, tlm_status *st)
+static int timed_member(rp *p, int key, timed *t, tlm_status *st)
 {
     const char *f = p->field;
-    if (!strcmp(key, "start_timestamp")) {
+    if (key == K_START_TIMESTAMP) {
         p->field = "start_timestamp";
         *st = get_int(p, &t->start);
         t->seen |= 1;
-    } else if (!strcmp(key, "end_timestamp")) {
+    } else if (key == K_END_TIMESTAMP) {
         p->field = "end_timestamp";
         *st = get_int(p, &t->end);
         t->seen |= 2;
-    } else if (!strcmp(key, "thread_id")) {
+    } else if (key == K_THREAD_ID) {
         p->field = "thread_id";
         *st = get_int(p, &t->thread_id);
-    } else if (!strcmp(key, "correlation_id")) {
+    } else if (key == K_CORRELATION_ID) {
         p->field = "correlation_id";
         *st = get_corr(p, &t->corr);
-    } else if (!strcmp(key, "operation")) {
+    } else if (key == K_OPERATION) {
         p->field = "operation";
         *st = get_int(p, &t->operation);
-    } else if (!strcmp(key, "stream_id")) {
+    } else if (key == K_STREAM_ID) {
         p->field = "stream_id";
         *st = get_handle(p, &t->stream);
     } else {
@@ -321,28 +448,28 @@ typedef struct kd {
     int has_kid;
 } kd;
 
-static tlm_status dinfo_member(rp *p, const char *key, void *ud)
+static tlm_status dinfo_member(rp *p, int key, void *ud)
 {
     kd *d = ud;
     tlm_status st;
     const char *f = p->field;
-    if (!strcmp(key, "kernel_id")) {
+    if (key == K_KERNEL_ID) {
         p->field = "dispatch_info.kernel_id";
         d->has_kid = 1;
         st = get_int(p, &d->k.kernel_id);
-    } else if (!strcmp(key, "dispatch_id")) {
+    } else if (key == K_DISPATCH_ID) {
         p->field = "dispatch_info.dispatch_id";
         st = get_int(p, &d->k.dispatch_id);
-    } else if (!strcmp(key, "agent_id")) {
+    } else if (key == K_AGENT_ID) {
         p->field = "dispatch_info.agent_id";
         st = get_handle(p, &d->k.agent);
-    } else if (!strcmp(key, "queue_id")) {
+    } else if (key == K_QUEUE_ID) {
         p->field = "dispatch_info.queue_id";
         st = get_handle(p, &d->k.queue);
-    } else if (!strcmp(key, "grid_size")) {
+    } else if (key == K_GRID_SIZE) {
         p->field = "dispatch_info.grid_size";
         st = obj_each(p, dim_member, d->k.grid);
-    } else if (!strcmp(key, "workgroup_size")) {
+    } else if (key == K_WORKGROUP_SIZE) {
         p->field = "dispatch_info.workgroup_size";
         st = obj_each(p, dim_member, d->k.block);
     } else {
@@ -353,13 +480,13 @@ static tlm_status dinfo_member(rp *p, const char *key, void *ud)
     return st;
 }
 
-static tlm_status kd_member(rp *p, const char *key, void *ud)
+static tlm_status kd_member(rp *p, int key, void *ud)
 {
     kd *d = ud;
     tlm_status st = TLM_OK;
     if (timed_member(p, key, &d->t, &st))
         return st;
-    if (!strcmp(key, "dispatch_info")) {
+    if (key == K_DISPATCH_INFO) {
         p->field = "dispatch_info";
         st = obj_each(p, dinfo_member, d);
         if (st == TLM_OK)
@@ -402,20 +529,20 @@ typedef struct mc {
     tlm_rp_copy c;
 } mc;
 
-static tlm_status mc_member(rp *p, const char *key, void *ud)
+static tlm_status mc_member(rp *p, int key, void *ud)
 {
     mc *m = ud;
     tlm_status st = TLM_OK;
     if (timed_member(p, key, &m->t, &st))
         return st;
     const char *f = p->field;
-    if (!strcmp(key, "bytes")) {
+    if (key == K_BYTES) {
         p->field = "bytes";
         st = get_int(p, &m->c.bytes);
-    } else if (!strcmp(key, "src_agent_id")) {
+    } else if (key == K_SRC_AGENT_ID) {
         p->field = "src_agent_id";
         st = get_handle(p, &m->c.src_agent);
-    } else if (!strcmp(key, "dst_agent_id")) {
+    } else if (key == K_DST_AGENT_ID) {
         p->field = "dst_agent_id";
         st = get_handle(p, &m->c.dst_agent);
     } else {
@@ -451,7 +578,7 @@ static tlm_status mc_elem(rp *p, int64_t i, void *ud)
     return TLM_OK;
 }
 
-static tlm_status api_member(rp *p, const char *key, void *ud)
+static tlm_status api_member(rp *p, int key, void *ud)
 {
     tlm_status st = TLM_OK;
     if (timed_member(p, key, ud, &st))
@@ -484,25 +611,25 @@ static tlm_status api_elem(rp *p, int64_t i, void *ud)
     return TLM_OK;
 }
 
-static tlm_status buffers_member(rp *p, const char *key, void *ud)
+static tlm_status buffers_member(rp *p, int key, void *ud)
 {
     static const int hip = 0, hsa = 1;
     (void)ud;
     p->index = -1;
     p->field = NULL;
-    if (!strcmp(key, "kernel_dispatch")) {
+    if (key == K_KERNEL_DISPATCH) {
         p->section = "buffer_records.kernel_dispatch";
         return arr_each(p, kd_elem, NULL);
     }
-    if (!strcmp(key, "memory_copy")) {
+    if (key == K_MEMORY_COPY) {
         p->section = "buffer_records.memory_copy";
         return arr_each(p, mc_elem, NULL);
     }
-    if (!strcmp(key, "hip_api")) {
+    if (key == K_HIP_API) {
         p->section = "buffer_records.hip_api";
         return arr_each(p, api_elem, (void *)&hip);
     }
-    if (!strcmp(key, "hsa_api")) {
+    if (key == K_HSA_API) {
         p->section = "buffer_records.hsa_api";
         return arr_each(p, api_elem, (void *)&hsa);
     }
@@ -513,30 +640,30 @@ static tlm_status buffers_member(rp *p, const char *key, void *ud)
  * MARK: - metadata, agents, kernel symbols
  * ------------------------------------------------------------------ */
 
-static tlm_status node_member(rp *p, const char *key, void *ud)
+static tlm_status node_member(rp *p, int key, void *ud)
 {
-    if (strcmp(key, "hostname") != 0)
+    if (key != K_HOSTNAME)
         return skip(p);
     p->field = "node.hostname";
     return get_str(p, ud);
 }
 
-static tlm_status meta_member(rp *p, const char *key, void *ud)
+static tlm_status meta_member(rp *p, int key, void *ud)
 {
     tlm_rp_meta *m = ud;
     tlm_status st;
-    if (!strcmp(key, "pid")) {
+    if (key == K_PID) {
         p->field = "pid";
         st = get_int(p, &m->pid);
-    } else if (!strcmp(key, "init_time")) {
+    } else if (key == K_INIT_TIME) {
         p->field = "init_time";
         st = get_int(p, &m->init_time);
         m->has_times |= 1;
-    } else if (!strcmp(key, "fini_time")) {
+    } else if (key == K_FINI_TIME) {
         p->field = "fini_time";
         st = get_int(p, &m->fini_time);
         m->has_times |= 2;
-    } else if (!strcmp(key, "node")) {
+    } else if (key == K_NODE) {
         p->field = "node";
         st = obj_each(p, node_member, &m->hostname);
     } else {
@@ -545,14 +672,14 @@ static tlm_status meta_member(rp *p, const char *key, void *ud)
     return st;
 }
 
-static tlm_status agent_member(rp *p, const char *key, void *ud)
+static tlm_status agent_member(rp *p, int key, void *ud)
 {
     tlm_rp_agent *a = ud;
-    if (!strcmp(key, "id")) {
+    if (key == K_ID) {
         p->field = "id";
         return get_handle(p, &a->handle);
     }
-    if (!strcmp(key, "type")) {
+    if (key == K_TYPE) {
         p->field = "type";
         if (p->lx.tok == RP_STR) {
             a->type = p->lx.slen == 3 && !memcmp(p->lx.s, "GPU", 3)   ? 2
@@ -562,15 +689,15 @@ static tlm_status agent_member(rp *p, const char *key, void *ud)
         }
         return get_int(p, &a->type);
     }
-    if (!strcmp(key, "node_id")) {
+    if (key == K_NODE_ID) {
         p->field = "node_id";
         return get_int(p, &a->node_id);
     }
-    if (!strcmp(key, "name")) {
+    if (key == K_NAME) {
         p->field = "name";
         return get_str(p, &a->name);
     }
-    if (!strcmp(key, "product_name")) {
+    if (key == K_PRODUCT_NAME) {
         p->field = "product_name";
         return get_str(p, &a->product);
     }
@@ -601,23 +728,21 @@ typedef struct symrd {
     int has_id, has_name;
 } symrd;
 
-static tlm_status sym_member(rp *p, const char *key, void *ud)
+static tlm_status sym_member(rp *p, int key, void *ud)
 {
     symrd *s = ud;
-    int slot = !strcmp(key, "truncated_kernel_name")   ? 0
-               : !strcmp(key, "formatted_kernel_name") ? 1
-               : !strcmp(key, "kernel_name")           ? 2
+    int slot = key == K_TRUNCATED_KERNEL_NAME   ? 0
+               : key == K_FORMATTED_KERNEL_NAME ? 1
+               : key == K_KERNEL_NAME           ? 2
                                                        : -1;
-    if (!strcmp(key, "kernel_id")) {
+    if (key == K_KERNEL_ID) {
         p->field = "kernel_id";
         s->has_id = 1;
         return get_int(p, &s->kernel_id);
     }
     if (slot < 0)
         return skip(p);
-    p->field = key[0] == 't'   ? "truncated_kernel_name"
-               : key[0] == 'f' ? "formatted_kernel_name"
-                               : "kernel_name";
+    p->field = key_names[key];
     if (slot == 2)
         s->has_name = 1;
     return get_str(p, &s->names[slot]);
@@ -650,24 +775,24 @@ static tlm_status sym_elem(rp *p, int64_t i, void *ud)
     return TLM_OK;
 }
 
-static tlm_status tool_member(rp *p, const char *key, void *ud)
+static tlm_status tool_member(rp *p, int key, void *ud)
 {
     (void)ud;
     p->index = -1;
     p->field = NULL;
-    if (!strcmp(key, "metadata")) {
+    if (key == K_METADATA) {
         p->section = "metadata";
         return obj_each(p, meta_member, &p->r->meta);
     }
-    if (!strcmp(key, "agents")) {
+    if (key == K_AGENTS) {
         p->section = "agents";
         return arr_each(p, agent_elem, NULL);
     }
-    if (!strcmp(key, "kernel_symbols")) {
+    if (key == K_KERNEL_SYMBOLS) {
         p->section = "kernel_symbols";
         return arr_each(p, sym_elem, NULL);
     }
-    if (!strcmp(key, "buffer_records")) {
+    if (key == K_BUFFER_RECORDS) {
         p->section = "buffer_records";
         p->has_buffers = 1;
         return obj_each(p, buffers_member, NULL);
@@ -694,10 +819,10 @@ static tlm_status tool_elem(rp *p, int64_t i, void *ud)
     return st;
 }
 
-static tlm_status top_member(rp *p, const char *key, void *ud)
+static tlm_status top_member(rp *p, int key, void *ud)
 {
     int *seen = ud;
-    if (strcmp(key, "rocprofiler-sdk-tool") != 0)
+    if (key != K_ROCPROFILER_SDK_TOOL)
         return skip(p);
     *seen = 1;
     p->section = "rocprofiler-sdk-tool";
@@ -805,6 +930,7 @@ static tlm_status read_any(const char *path, const void *data, size_t size,
     p.r = r;
     p.index = -1;
     p.max_depth = d.max_depth ? d.max_depth : 64;
+    keys_init(&p);
     tlm_status st = tlm_intern_init(&r->strs, a);
     if (st != TLM_OK) {
         a->free_fn(a->ctx, r);
@@ -817,6 +943,7 @@ static tlm_status read_any(const char *path, const void *data, size_t size,
     r->meta.bytes_in = p.lx.in.bytes_in;
     r->meta.bytes_json = p.lx.in.bytes_out;
     r->meta.gzip = p.lx.in.gzip;
+    r->meta.gzip_members = p.lx.in.members;
     rp_close(&p.lx);
     if (st != TLM_OK) {
         if (err && !err->file[0] && path)

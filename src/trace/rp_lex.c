@@ -22,20 +22,6 @@
 
 #define RP_SLACK 64
 
-/* 1: a string byte that is not plain ASCII text ('"', '\\', < 0x20,
- * >= 0x80). */
-static unsigned char str_attn[256];
-static int str_attn_ready;
-
-static void attn_init(void)
-{
-    if (str_attn_ready)
-        return;
-    for (int c = 0; c < 256; c++)
-        str_attn[c] = c == '"' || c == '\\' || c < 0x20 || c >= 0x80;
-    str_attn_ready = 1;
-}
-
 const char *rp_tok_name(int tok)
 {
     static const char *const names[] = {
@@ -54,8 +40,10 @@ tlm_status rp_open(rp_lex *lx, const char *path, const void *data,
                    size_t size, size_t chunk, size_t max_string,
                    const tlm_alloc *a, tlm_error *err)
 {
-    attn_init();
     memset(lx, 0, sizeof *lx);
+    /* 1: a string byte that is not plain ASCII text */
+    for (int c = 0; c < 256; c++)
+        lx->attn[c] = c == '"' || c == '\\' || c < 0x20 || c >= 0x80;
     lx->a = a;
     lx->err = err;
     lx->name = path ? path : "";
@@ -248,8 +236,7 @@ static int scan_str(rp_lex *lx)
                         *e = b + lx->end;
     int esc = 0;
     for (;;) {
-        while (p < e && !str_attn[*p])
-            p++;
+        p = rp_str_stop(p, e, lx->attn);
         if (p >= e)
             return 1;
         unsigned char c = *p;
@@ -350,6 +337,22 @@ static int scan_num(rp_lex *lx)
 {
     const unsigned char *b = lx->buf, *s = b + lx->pos, *p = s,
                         *e = b + lx->end;
+    /* fast path: a non-negative integer of at most 18 digits followed by
+     * a delimiter inside the window */
+    if (*s >= '1' && *s <= '9') {
+        uint64_t v = 0;
+        const unsigned char *q = s;
+        while (q < e && *q >= '0' && *q <= '9' && q - s < 18)
+            v = v * 10 + (unsigned)(*q++ - '0');
+        if (q < e && !is_num_byte(*q)) {
+            lx->tok = RP_INT;
+            lx->ival = (int64_t)v;
+            lx->s = (const char *)s;
+            lx->slen = (size_t)(q - s);
+            lx->pos = (size_t)(q - b);
+            return 0;
+        }
+    }
     while (p < e && is_num_byte(*p))
         p++;
     if (p == e && !lx->eof)
@@ -417,7 +420,7 @@ static int scan_tok(rp_lex *lx)
     }
 }
 
-tlm_status rp_next(rp_lex *lx)
+tlm_status rp_next_slow(rp_lex *lx)
 {
     for (;;) {
         while (lx->pos < lx->end) {

@@ -17,6 +17,8 @@
 
 #include "trace_internal.h"
 
+#include <string.h>
+
 enum rp_tok {
     RP_EOF = 0,
     RP_LBRACE,
@@ -45,6 +47,7 @@ typedef struct rp_lex {
     int eof;
     char *scr;
     size_t scr_cap;
+    unsigned char attn[256]; /* string bytes that need a look */
     /* the current token */
     int tok;
     const char *s; /* RP_STR: bytes (not NUL-terminated) */
@@ -60,7 +63,143 @@ tlm_status rp_open(rp_lex *lx, const char *path, const void *data,
 void rp_close(rp_lex *lx);
 
 /* Next token into lx->tok.  TLM_OK, or an error naming the offset. */
-tlm_status rp_next(rp_lex *lx);
+tlm_status rp_next_slow(rp_lex *lx);
+
+/* The first byte in [p, e) that is '"', '\\', below 0x20 or above 0x7f
+ * (e when none): eight bytes at a time, then the table. */
+static inline const unsigned char *rp_str_stop(const unsigned char *p,
+                                               const unsigned char *e,
+                                               const unsigned char *attn)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
+    while (e - p >= 8) {
+        uint64_t x, q, b;
+        memcpy(&x, p, 8);
+        q = x ^ (ones * '"');
+        b = x ^ (ones * '\\');
+        uint64_t m = (((q - ones) & ~q) | ((b - ones) & ~b) |
+                      (x - ones * 0x20) | x) & high;
+        if (m) {
+            /* the first flagged byte is a true one (false flags only
+             * follow a true one); little- or big-endian alike */
+            while (!attn[*p])
+                p++;
+            return p;
+        }
+        p += 8;
+    }
+    while (p < e && !attn[*p])
+        p++;
+    return p;
+}
+
+/* rp_next's fast path, inline in the readers' loops: whitespace, a
+ * punctuation byte, a string without escapes or non-ASCII bytes, or a
+ * positive integer of at most 18 digits, all inside the window and
+ * followed by more window; anything else goes to rp_next_slow. */
+#if defined(__GNUC__) || defined(__clang__)
+#define RP_INLINE static inline __attribute__((always_inline))
+#else
+#define RP_INLINE static inline
+#endif
+
+RP_INLINE tlm_status rp_next(rp_lex *lx)
+{
+    const unsigned char *b = lx->buf, *p = b + lx->pos, *e = b + lx->end;
+    while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    if (e - p < 2)
+        goto slow;
+    switch (*p) {
+    case '{':
+        lx->tok = RP_LBRACE;
+        break;
+    case '}':
+        lx->tok = RP_RBRACE;
+        break;
+    case '[':
+        lx->tok = RP_LBRACK;
+        break;
+    case ']':
+        lx->tok = RP_RBRACK;
+        break;
+    case ',':
+        lx->tok = RP_COMMA;
+        break;
+    case ':':
+        lx->tok = RP_COLON;
+        break;
+    case '"': {
+        const unsigned char *q = rp_str_stop(p + 1, e, lx->attn);
+        if (q >= e || *q != '"')
+            goto slow;
+        lx->off = lx->base + (size_t)(p - b);
+        lx->tok = RP_STR;
+        lx->s = (const char *)p + 1;
+        lx->slen = (size_t)(q - p - 1);
+        lx->pos = (size_t)(q + 1 - b);
+        return TLM_OK;
+    }
+    default: {
+        if (*p == '0' && !(p[1] >= '0' && p[1] <= '9') && p[1] != '.' &&
+            p[1] != 'e' && p[1] != 'E') { /* e - p >= 2 */
+            lx->off = lx->base + (size_t)(p - b);
+            lx->tok = RP_INT;
+            lx->ival = 0;
+            lx->s = (const char *)p;
+            lx->slen = 1;
+            lx->pos = (size_t)(p + 1 - b);
+            return TLM_OK;
+        }
+        if (*p < '1' || *p > '9')
+            goto slow;
+        const unsigned char *q = p;
+        uint64_t v = 0;
+        while (q < e && *q >= '0' && *q <= '9' && q - p < 18)
+            v = v * 10 + (unsigned)(*q++ - '0');
+        if (q >= e || (*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' ||
+            *q == 'E' || *q == '-' || *q == '+')
+            goto slow;
+        lx->off = lx->base + (size_t)(p - b);
+        lx->tok = RP_INT;
+        lx->ival = (int64_t)v;
+        lx->s = (const char *)p;
+        lx->slen = (size_t)(q - p);
+        lx->pos = (size_t)(q - b);
+        return TLM_OK;
+    }
+    }
+    lx->off = lx->base + (size_t)(p - b);
+    lx->pos = (size_t)(p + 1 - b);
+    return TLM_OK;
+slow:
+    lx->pos = (size_t)(p - b);
+    return rp_next_slow(lx);
+}
+
+/* After a key or a value: whitespace, then ':' ',' '}' or ']' consumed
+ * inline; anything else through rp_next. */
+RP_INLINE tlm_status rp_punct(rp_lex *lx)
+{
+    const unsigned char *b = lx->buf, *p = b + lx->pos, *e = b + lx->end;
+    while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    if (p < e) {
+        int t = *p == ':'   ? RP_COLON
+                : *p == ',' ? RP_COMMA
+                : *p == '}' ? RP_RBRACE
+                : *p == ']' ? RP_RBRACK
+                            : 0;
+        if (t) {
+            lx->tok = t;
+            lx->off = lx->base + (size_t)(p - b);
+            lx->pos = (size_t)(p + 1 - b);
+            return TLM_OK;
+        }
+    }
+    lx->pos = (size_t)(p - b);
+    return rp_next(lx);
+}
 
 /* Skips one whole value whose first token is current (depth-bounded,
  * without recursion); leaves its last token current (a scalar, or the
