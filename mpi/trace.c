@@ -13,8 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tlmpi/tlm_rocprof.h"
+#include "tlmpi/tlm_sniff.h"
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
+
+#include "rocprof_report.h"
 
 static int64_t ns_of_us(double us)
 {
@@ -205,6 +209,100 @@ static tlm_status keep_records(tlm_mpi_ctx *c, const tlm_coll_record *recs,
     return TLM_OK;
 }
 
+/* The rank of a trace without distributedInfo (rocprof): from its name,
+ * or 0 for a lone trace. */
+static tlm_status rank_of_name(const tlm_mpi_ctx *c, const char *path,
+                               tlm_mpi_fileres *fr, tlm_error *err)
+{
+    tlm_row_trace *row = &fr->row;
+    int64_t rank = row->name_rank;
+    if (rank < 0 && c->fl.n == 1)
+        rank = 0;
+    if (rank < 0)
+        return tlm_error_set(err, TLM_EINVAL, path, -1,
+                             "cannot tell the trace's rank: a rocprofv3 "
+                             "JSON has no distributedInfo and the file name "
+                             "does not match --rank_regex");
+    if (rank >= TLM_MPI_MAX_WORLD)
+        return tlm_error_set(err, TLM_ERANGE, path, -1,
+                             "trace rank %lld is too large", (long long)rank);
+    row->trace_rank = (int32_t)rank;
+    row->node = c->o.gpus_per_node > 0
+                    ? (int32_t)(rank / c->o.gpus_per_node)
+                    : -1;
+    fr->tl.trace_rank = (int32_t)rank;
+    return TLM_OK;
+}
+
+/* The GPU of a rocprof trace: --gpu_arch, else the bundled GPU its GPU
+ * agent's product name stands for (the gfx name when it has none). */
+static void rocprof_gpu(const tlm_mpi_ctx *c, const tlm_rocprof *rp,
+                        tlm_row_trace *row)
+{
+    const char *prod = "", *gfx = tlm_rocprof_gpu_arch(rp, &prod);
+    tlm_mpi_strset(row->device_name, sizeof row->device_name,
+                   prod && *prod ? prod : gfx ? gfx : "");
+    const tlm_gpu_arch *a = tlm_gpu_arch_match_device(prod);
+    if (c->o.gpu_arch && strcmp(c->o.gpu_arch, "none") != 0) {
+        tlm_mpi_strset(row->gpu_arch, sizeof row->gpu_arch, c->o.gpu_arch);
+        tlm_mpi_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
+                       "option");
+    } else if (a && !c->o.gpu_arch && !c->o.gpu_arch_json_path) {
+        tlm_mpi_strset(row->gpu_arch, sizeof row->gpu_arch, a->name);
+        tlm_mpi_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
+                       "trace");
+    } else {
+        tlm_mpi_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
+                       "none");
+    }
+}
+
+/* A rocprofv3 JSON: per-rank GPU time (kernels and copies merged) and
+ * RCCL kernel time into the timeline; no collective records (rocprof
+ * keeps no process group, sequence number or message size per call, so
+ * the report says its collectives are not matched). */
+static void read_rocprof(tlm_mpi_ctx *c, const char *path,
+                         tlm_mpi_fileres *fr)
+{
+    tlm_error err;
+    tlm_error_clear(&err);
+    tlm_rocprof *rp = NULL;
+    tlm_row_trace *row = &fr->row;
+    tlm_mpi_strset(row->format, sizeof row->format, "rocprof-json");
+    tlm_status st = tlm_rocprof_read_file(path, NULL, &rp, &err);
+    if (st == TLM_OK)
+        st = rank_of_name(c, path, fr, &err);
+    tlm_rp_busy b;
+    if (st == TLM_OK && (st = tlm_rocprof_busy(rp, &b)) != TLM_OK)
+        tlm_error_set(&err, st, path, -1, "out of memory");
+    if (st != TLM_OK) {
+        tlm_rocprof_free(rp);
+        fr->status = (int32_t)st;
+        if (!err.file[0])
+            tlm_mpi_strset(err.file, sizeof err.file, path);
+        tlm_error_format(&err, fr->msg, sizeof fr->msg);
+        return;
+    }
+    const tlm_rp_meta *m = tlm_rocprof_meta(rp);
+    size_t na;
+    tlm_rocprof_apis(rp, &na);
+    row->bytes_json = (int64_t)m->bytes_json;
+    row->gzip = m->gzip;
+    row->n_events = b.n_events + (int64_t)na;
+    rocprof_gpu(c, rp, row);
+    fr->tl.total_ns = b.total_ns;
+    fr->tl.busy_ns = b.busy_ns;
+    fr->tl.idle_ns = b.idle_ns;
+    fr->tl.computation_ns = b.computation_ns;
+    fr->tl.total_comm_ns = b.comm_ns;
+    fr->tl.exposed_comm_ns = b.kernel_ns - b.computation_ns;
+    fr->tl.total_memcpy_ns = b.memcpy_ns;
+    fr->tl.exposed_memcpy_ns = b.busy_ns - b.kernel_ns;
+    fr->tl.n_gpu_events = b.n_events;
+    tlm_rocprof_free(rp);
+    fr->status = TLM_OK;
+}
+
 void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
 {
     tlm_error err;
@@ -214,6 +312,13 @@ void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
     size_t n_recs = 0;
     const char *path = c->fl.path[fi];
     result_init(c, fi, fr);
+    tlm_sniff sn;
+    if (tlm_trace_sniff(path, 0, &sn) == TLM_OK &&
+        sn.format == TLM_FORMAT_ROCPROF_JSON) {
+        read_rocprof(c, path, fr);
+        return;
+    }
+    tlm_mpi_strset(fr->row.format, sizeof fr->row.format, "kineto-json");
 
     tlm_read_opts ro;
     tlm_read_opts_init(&ro);
