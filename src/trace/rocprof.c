@@ -218,10 +218,9 @@ static tlm_status skip_deep(rp *p)
 /* A scalar is skipped already (its one token is current). */
 RP_INLINE tlm_status skip(rp *p)
 {
-    if (p->lx.tok != RP_LBRACE && p->lx.tok != RP_LBRACK &&
-        p->lx.tok != RP_RBRACE && p->lx.tok != RP_RBRACK &&
-        p->lx.tok != RP_EOF && p->lx.tok != RP_COMMA &&
-        p->lx.tok != RP_COLON)
+    int t = p->lx.tok;
+    if (t == RP_STR || t == RP_INT || t == RP_NUM || t == RP_TRUE ||
+        t == RP_FALSE || t == RP_NULL)
         return TLM_OK;
     return skip_deep(p);
 }

@@ -460,23 +460,86 @@ tlm_status rp_next_slow(rp_lex *lx)
     }
 }
 
+/* What rp_skip expects next. */
+enum { SK_VALUE, SK_VALUE_OR_CLOSE, SK_KEY, SK_KEY_OR_CLOSE, SK_COLON,
+       SK_AFTER };
+
+static int is_scalar(int t)
+{
+    return t == RP_STR || t == RP_INT || t == RP_NUM || t == RP_TRUE ||
+           t == RP_FALSE || t == RP_NULL;
+}
+
+/* The JSON grammar checked on the skipped value too (a bit stack of
+ * object / array, RP_SKIP_MAX_DEPTH deep at most). */
+#define RP_SKIP_MAX_DEPTH 256
+
 tlm_status rp_skip(rp_lex *lx, unsigned max_depth)
 {
+    unsigned char obj[RP_SKIP_MAX_DEPTH / 8];
     unsigned depth = 0;
+    int state = SK_VALUE;
+    if (max_depth > RP_SKIP_MAX_DEPTH)
+        max_depth = RP_SKIP_MAX_DEPTH;
     for (;;) {
         int t = lx->tok;
-        if (t == RP_LBRACE || t == RP_LBRACK) {
-            if (++depth > max_depth)
-                return fail(lx, lx->off, TLM_ELIMIT, "JSON nested too deeply");
-        } else if (t == RP_RBRACE || t == RP_RBRACK) {
-            if (depth == 0)
-                return fail(lx, lx->off, TLM_EFORMAT, "unexpected bracket");
-            depth--;
-        } else if (t == RP_EOF) {
-            return fail(lx, lx->off, TLM_EFORMAT,
-                        "unexpected end of the input");
+        const char *want = NULL;
+        switch (state) {
+        case SK_VALUE:
+        case SK_VALUE_OR_CLOSE:
+            if (t == RP_LBRACE || t == RP_LBRACK) {
+                if (depth >= max_depth)
+                    return fail(lx, lx->off, TLM_ELIMIT,
+                                "JSON nested too deeply");
+                unsigned char bit = (unsigned char)(1u << (depth % 8));
+                if (t == RP_LBRACE)
+                    obj[depth / 8] |= bit;
+                else
+                    obj[depth / 8] &= (unsigned char)~bit;
+                depth++;
+                state = t == RP_LBRACE ? SK_KEY_OR_CLOSE : SK_VALUE_OR_CLOSE;
+            } else if (is_scalar(t)) {
+                state = SK_AFTER;
+            } else if (t == RP_RBRACK && state == SK_VALUE_OR_CLOSE) {
+                depth--;
+                state = SK_AFTER;
+            } else {
+                want = "expected a value";
+            }
+            break;
+        case SK_KEY:
+        case SK_KEY_OR_CLOSE:
+            if (t == RP_STR) {
+                state = SK_COLON;
+            } else if (t == RP_RBRACE && state == SK_KEY_OR_CLOSE) {
+                depth--;
+                state = SK_AFTER;
+            } else {
+                want = "expected a key";
+            }
+            break;
+        case SK_COLON:
+            if (t == RP_COLON)
+                state = SK_VALUE;
+            else
+                want = "expected ':'";
+            break;
+        default: { /* SK_AFTER, inside a container */
+            int in_obj = (obj[(depth - 1) / 8] >> ((depth - 1) % 8)) & 1;
+            if (t == RP_COMMA) {
+                state = in_obj ? SK_KEY : SK_VALUE;
+            } else if (t == (in_obj ? RP_RBRACE : RP_RBRACK)) {
+                depth--;
+            } else {
+                want = in_obj ? "expected ',' or '}'" : "expected ',' or ']'";
+            }
+            break;
         }
-        if (depth == 0)
+        }
+        if (want)
+            return fail(lx, lx->off, TLM_EFORMAT,
+                        t == RP_EOF ? "unexpected end of the input" : want);
+        if (state == SK_AFTER && depth == 0)
             return TLM_OK;
         tlm_status st = rp_next(lx);
         if (st != TLM_OK)
