@@ -47,6 +47,7 @@ tlm_status rp_open(rp_lex *lx, const char *path, const void *data,
     lx->a = a;
     lx->err = err;
     lx->name = path ? path : "";
+    lx->max_str = max_string;
     lx->max_tok = max_string + RP_SLACK;
     if (chunk == 0)
         chunk = (size_t)1 << 20;
@@ -282,6 +283,10 @@ static int scan_str(rp_lex *lx)
         p += n;
     }
     const unsigned char *s = b + lx->pos + 1;
+    if ((size_t)(p - s) > lx->max_str) {
+        fail(lx, lx->off, TLM_ELIMIT, "a string longer than max_string");
+        return -1;
+    }
     lx->pos = (size_t)(p - b) + 1;
     lx->tok = RP_STR;
     if (esc)

@@ -42,7 +42,7 @@ typedef struct rp_lex {
     const char *name;
     tlm_error *err;
     unsigned char *buf;
-    size_t cap, pos, end, max_tok;
+    size_t cap, pos, end, max_tok, max_str;
     uint64_t base; /* absolute offset of buf[0] */
     int eof;
     char *scr;
@@ -131,7 +131,7 @@ RP_INLINE tlm_status rp_next(rp_lex *lx)
         break;
     case '"': {
         const unsigned char *q = rp_str_stop(p + 1, e, lx->attn);
-        if (q >= e || *q != '"')
+        if (q >= e || *q != '"' || (size_t)(q - p - 1) > lx->max_str)
             goto slow;
         lx->off = lx->base + (size_t)(p - b);
         lx->tok = RP_STR;
