@@ -35,7 +35,10 @@ static void report_usage(FILE *f)
         "Single-trace performance report (TraceLens's perf report): one CSV\n"
         "per sheet in DIR plus DIR/report.md, and/or one workbook F.  With\n"
         "neither, the workbook <trace>_perf_report.xlsx beside the trace\n"
-        "(TraceLens's default).\n\n"
+        "(TraceLens's default).  A rocprofv3 JSON (told by content) gets\n"
+        "TraceLens's rocprof report: gpu_timeline, kernel_summary,\n"
+        "kernel_summary_by_category, kernel_details, short_kernels_summary,\n"
+        "short_kernel_histogram (docs/formats.md).\n\n"
         "options:\n"
         "  --output_csvs_dir DIR        output folder (created if missing)\n"
         "  --output_xlsx_path F         the sheets as one .xlsx workbook\n"
@@ -455,6 +458,8 @@ static int report_rocprof(const rargs *a, tlm_outset *set)
     c.compat = (a->co.ro.compat & TLM_COMPAT_ROCPROF) != 0;
     c.short_threshold_us = a->co.ro.short_kernel_threshold_us;
     c.hist_bins = a->co.ro.short_kernel_bins;
+    c.kernel_summary = a->co.ro.kernel_summary;
+    c.short_kernels = a->co.ro.short_kernel_study;
     c.quiet = a->quiet;
     return tlm_cli_report_rocprof(&c, set);
 }

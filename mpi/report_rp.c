@@ -18,11 +18,24 @@
 #include "sbuf.h"
 #include "xlsx_write.h"
 
-static tlm_status stage_csvs(tlm_tab *const *tabs, tlm_outset *set,
-                             const char *dir, tlm_error *err)
+/* The sheets written: all but those the options leave out (TraceLens's
+ * --disable_kernel_summary; --disable_short_kernel_study). */
+static int wanted(const tlm_rp_cli *c, int i)
+{
+    if (i == 1 || i == 2)
+        return c->kernel_summary;
+    if (i == 4 || i == 5)
+        return c->short_kernels;
+    return 1;
+}
+
+static tlm_status stage_csvs(const tlm_rp_cli *c, tlm_tab *const *tabs,
+                             tlm_outset *set, const char *dir, tlm_error *err)
 {
     char path[4200];
     for (int i = 0; i < TLM_RP_NSHEETS; i++) {
+        if (!wanted(c, i))
+            continue;
         const char *tmp = NULL;
         snprintf(path, sizeof path, "%s/%s.csv", dir, tlm_rp_sheet_names[i]);
         tlm_status st = tlm_outset_stage(set, path, &tmp, err);
@@ -34,19 +47,24 @@ static tlm_status stage_csvs(tlm_tab *const *tabs, tlm_outset *set,
     return TLM_OK;
 }
 
-static tlm_status stage_xlsx(tlm_tab *const *tabs, tlm_outset *set,
-                             const char *path, tlm_error *err)
+static tlm_status stage_xlsx(const tlm_rp_cli *c, tlm_tab *const *tabs,
+                             tlm_outset *set, const char *path,
+                             tlm_error *err)
 {
     tlm_xlsx_sheet sh[TLM_RP_NSHEETS];
+    size_t n = 0;
     for (int i = 0; i < TLM_RP_NSHEETS; i++) {
-        sh[i].tab = tabs[i];
-        sh[i].name = tlm_rp_sheet_names[i];
-        sh[i].hidden = NULL;
+        if (!wanted(c, i))
+            continue;
+        sh[n].tab = tabs[i];
+        sh[n].name = tlm_rp_sheet_names[i];
+        sh[n].hidden = NULL;
+        n++;
     }
     const char *tmp = NULL;
     tlm_status st = tlm_outset_stage(set, path, &tmp, err);
     if (st == TLM_OK)
-        st = tlm_xlsx_write(tmp, sh, TLM_RP_NSHEETS, err);
+        st = tlm_xlsx_write(tmp, sh, n, err);
     return st;
 }
 
@@ -132,9 +150,9 @@ int tlm_cli_report_rocprof(const tlm_rp_cli *c, tlm_outset *set)
     if (st == TLM_OK)
         st = tlm_rocprof_sheets(rp, &so, tabs, &err);
     if (st == TLM_OK && c->dir)
-        st = stage_csvs(tabs, set, c->dir, &err);
+        st = stage_csvs(c, tabs, set, c->dir, &err);
     if (st == TLM_OK && c->xlsx)
-        st = stage_xlsx(tabs, set, c->xlsx, &err);
+        st = stage_xlsx(c, tabs, set, c->xlsx, &err);
     if (st == TLM_OK && c->md)
         st = stage_md(rp, tabs, c->compat, set, c->md, &err);
     if (st == TLM_OK)

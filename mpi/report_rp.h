@@ -12,6 +12,8 @@ typedef struct tlm_rp_cli {
     int compat;                 /* --tracelens_compat rocprof_quirks */
     double short_threshold_us;
     int hist_bins;
+    int kernel_summary;   /* 0: no kernel_summary(_by_category) sheets */
+    int short_kernels;    /* 0: no short-kernel sheets */
     int quiet;
 } tlm_rp_cli;
 

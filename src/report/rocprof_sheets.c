@@ -255,8 +255,15 @@ static size_t *groups(const ctx *c, size_t *ng)
     return st;
 }
 
+/* Descending by a double key (tlm_sort_idx is a stable merge sort). */
+static int key_desc(const void *key, size_t a, size_t b)
+{
+    const double *k = key;
+    return k[a] > k[b] ? -1 : k[a] < k[b];
+}
+
 /* Row order: compat, pandas' quicksort of the key descending; else a
- * stable descending sort. */
+ * stable descending sort (ties keep their order). */
 static tlm_status order_desc(const ctx *c, const double *key, size_t n,
                              size_t *perm)
 {
@@ -264,15 +271,7 @@ static tlm_status order_desc(const ctx *c, const double *key, size_t n,
         return tlm_np_nargsort_desc(key, n, perm);
     for (size_t i = 0; i < n; i++)
         perm[i] = i;
-    for (size_t i = 1; i < n; i++) { /* insertion into runs: n is small */
-        size_t x = perm[i], j = i;
-        while (j > 0 && key[perm[j - 1]] < key[x]) {
-            perm[j] = perm[j - 1];
-            j--;
-        }
-        perm[j] = x;
-    }
-    return TLM_OK;
+    return tlm_sort_idx(perm, n, key_desc, key);
 }
 
 typedef struct gstat {
@@ -570,14 +569,10 @@ static tlm_status sheet_short(const ctx *c, const tlm_rp_sheet_opts *o,
             rows[nr++] = g;
         }
     }
-    /* sum descending, then name (unique) ascending: a stable insertion
-     * over name order */
-    for (size_t i = 1; i < nr; i++)
-        for (size_t j = i; j > 0 && sum[rows[j]] > sum[rows[j - 1]]; j--) {
-            size_t x = rows[j];
-            rows[j] = rows[j - 1];
-            rows[j - 1] = x;
-        }
+    /* sum descending, then name (unique) ascending: a stable sort of
+     * rows in name order (TraceLens's multi-column sort_values) */
+    if (tlm_sort_idx(rows, nr, key_desc, sum) != TLM_OK)
+        goto done;
     for (size_t r = 0; r < nr; r++) {
         size_t g = rows[r], len;
         const char *nm = kname(c, c->by_name[gs[g]], &len);

@@ -54,9 +54,9 @@ tlm_status rp_open(rp_lex *lx, const char *path, const void *data,
     tlm_status st =
         data ? tlm_instream_open_mem(&lx->in, data, size, path, chunk, a, err)
              : tlm_instream_open_file(&lx->in, path, chunk, a, err);
+    lx->in_open = 1; /* closed by rp_close even after a failed open */
     if (st != TLM_OK)
         return st;
-    lx->in_open = 1;
     if (chunk >= ((size_t)64 << 10))
         tlm_instream_start_thread(&lx->in);
     lx->cap = chunk * 2;
