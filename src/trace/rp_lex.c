@@ -235,9 +235,15 @@ static int scan_str(rp_lex *lx)
 {
     const unsigned char *b = lx->buf, *p = b + lx->pos + 1,
                         *e = b + lx->end;
+    const unsigned char *s0 = p;
     int esc = 0;
     for (;;) {
         p = rp_str_stop(p, e, lx->attn);
+        /* the bound on the position, so that any window finds it first */
+        if ((size_t)(p - s0) > lx->max_str) {
+            fail(lx, lx->off, TLM_ELIMIT, "a string longer than max_string");
+            return -1;
+        }
         if (p >= e)
             return 1;
         unsigned char c = *p;
@@ -363,6 +369,10 @@ static int scan_num(rp_lex *lx)
     if (p == e && !lx->eof)
         return 1;
     int is_int;
+    if ((size_t)(p - s) > lx->max_str) {
+        fail(lx, lx->off, TLM_ELIMIT, "a number longer than max_string");
+        return -1;
+    }
     if (!num_syntax(s, p, &is_int)) {
         fail(lx, lx->off, TLM_EFORMAT, "malformed number");
         return -1;
