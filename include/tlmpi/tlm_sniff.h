@@ -3,8 +3,9 @@
  * name never matters), from at most the first head_cap bytes (inflated
  * when the file is gzip-compressed), without reading the whole file.
  *
- * Used by every place that finds traces in folders: `--trace_dir` of the
- * analysis and `tlmpi audit`.  The full read (tlm_trace.h) stays the
+ * Used by every place that finds traces in folders (`--trace_dir` of the
+ * analysis, `tlmpi audit`) and by every command that reads a trace, to
+ * dispatch on tlm_sniff.format (docs/formats.md).  The full read (tlm_trace.h) stays the
  * judge of whether a trace is valid: a file sniffed as TRACE may still
  * fail to read (it is then named as a bad trace); a file sniffed as
  * NOT_TRACE is never handed to the reader.
