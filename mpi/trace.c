@@ -19,6 +19,7 @@
 #include "tlmpi/tlm_tree.h"
 
 #include "rocprof_report.h"
+#include "sortutil.h"
 
 static int64_t ns_of_us(double us)
 {
@@ -257,6 +258,103 @@ static void rocprof_gpu(const tlm_mpi_ctx *c, const tlm_rocprof *rp,
     }
 }
 
+/* Kernel rows of a rocprof trace for /kernels: one per (name, stream),
+ * longest total first; no launching op (rocprof keeps no host ops). */
+static int rp_key_cmp(const void *ctx, size_t a, size_t b)
+{
+    const tlm_rp_kernel *k = ctx;
+    if (k[a].name != k[b].name)
+        return k[a].name < k[b].name ? -1 : 1;
+    return (k[a].stream > k[b].stream) - (k[a].stream < k[b].stream);
+}
+
+static int row_sum_desc(const void *ctx, size_t a, size_t b)
+{
+    const tlm_row_kernel *r = ctx;
+    return r[a].dur_ns_sum > r[b].dur_ns_sum   ? -1
+           : r[a].dur_ns_sum < r[b].dur_ns_sum ? 1
+                                               : 0;
+}
+
+static void rp_row(const tlm_rocprof *rp, const tlm_rp_kernel *k,
+                   const size_t *ix, size_t n, int32_t rank,
+                   tlm_row_kernel *o)
+{
+    memset(o, 0, sizeof *o);
+    o->trace_rank = rank;
+    const char *nm = tlm_rocprof_str(rp, k[ix[0]].name, NULL);
+    size_t l = strlen(nm);
+    if (l >= sizeof o->kernel)
+        l = tlm_mpi_utf8_cut(nm, sizeof o->kernel - 1);
+    memcpy(o->kernel, nm, l);
+    o->stream = k[ix[0]].stream;
+    o->count = (int64_t)n;
+    o->dur_ns_min = o->dur_ns_max = (double)(k[ix[0]].end - k[ix[0]].start);
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)(k[ix[i]].end - k[ix[i]].start);
+        o->dur_ns_sum += d;
+        o->dur_ns_min = d < o->dur_ns_min ? d : o->dur_ns_min;
+        o->dur_ns_max = d > o->dur_ns_max ? d : o->dur_ns_max;
+    }
+    o->dur_ns_mean = o->dur_ns_sum / (double)n;
+}
+
+static tlm_status rocprof_kernel_rows(tlm_mpi_ctx *c, const tlm_rocprof *rp,
+                                      int32_t rank, int64_t total_ns,
+                                      tlm_mpi_fileres *fr)
+{
+    tlm_mpi_rtabs *t = &c->rt;
+    size_t nk;
+    const tlm_rp_kernel *k = tlm_rocprof_kernels(rp, &nk);
+    fr->span[0][0] = (int64_t)t->n_ops;
+    fr->span[1][0] = (int64_t)t->n_ua;
+    fr->span[2][0] = (int64_t)t->n_kn;
+    if (nk == 0)
+        return TLM_OK;
+    size_t *ix = malloc(nk * sizeof *ix), *perm = NULL;
+    tlm_row_kernel *rows = NULL;
+    size_t nr = 0;
+    tlm_status st = ix ? TLM_OK : TLM_ENOMEM;
+    for (size_t i = 0; st == TLM_OK && i < nk; i++)
+        ix[i] = i;
+    if (st == TLM_OK)
+        st = tlm_sort_idx(ix, nk, rp_key_cmp, k);
+    if (st == TLM_OK && !(rows = malloc(nk * sizeof *rows)))
+        st = TLM_ENOMEM;
+    double all = 0.0;
+    for (size_t a = 0, b; st == TLM_OK && a < nk; a = b) {
+        for (b = a + 1; b < nk && rp_key_cmp(k, ix[a], ix[b]) == 0; b++)
+            ;
+        rp_row(rp, k, ix + a, b - a, rank, &rows[nr]);
+        all += rows[nr++].dur_ns_sum;
+    }
+    if (st == TLM_OK && !(perm = malloc(nr * sizeof *perm)))
+        st = TLM_ENOMEM;
+    for (size_t i = 0; st == TLM_OK && i < nr; i++)
+        perm[i] = i;
+    if (st == TLM_OK)
+        st = tlm_sort_idx(perm, nr, row_sum_desc, rows);
+    if (st == TLM_OK &&
+        tlm_grow((void **)&t->kn, &t->cap_kn, t->n_kn + nr, sizeof *t->kn,
+                 64))
+        st = TLM_ENOMEM;
+    for (size_t i = 0; st == TLM_OK && i < nr; i++) {
+        tlm_row_kernel *o = &t->kn[t->n_kn + i];
+        *o = rows[perm[i]];
+        o->percent_kernels = all > 0 ? o->dur_ns_sum / all * 100.0 : 0.0;
+        o->percent_total =
+            total_ns > 0 ? o->dur_ns_sum / (double)total_ns * 100.0 : 0.0;
+    }
+    if (st == TLM_OK) {
+        fr->span[2][1] = (int64_t)nr;
+        t->n_kn += nr;
+    }
+    free(ix);
+    free(perm);
+    free(rows);
+    return st;
+}
+
 /* A rocprofv3 JSON: per-rank GPU time (kernels and copies merged) and
  * RCCL kernel time into the timeline; no collective records (rocprof
  * keeps no process group, sequence number or message size per call, so
@@ -275,6 +373,11 @@ static void read_rocprof(tlm_mpi_ctx *c, const char *path,
     tlm_rp_busy b;
     if (st == TLM_OK && (st = tlm_rocprof_busy(rp, &b)) != TLM_OK)
         tlm_error_set(&err, st, path, -1, "out of memory");
+    if (st == TLM_OK &&
+        (st = rocprof_kernel_rows(c, rp, fr->row.trace_rank, b.total_ns,
+                                  fr)) != TLM_OK)
+        tlm_error_set(&err, st, path, -1,
+                      "out of memory keeping kernel rows");
     if (st != TLM_OK) {
         tlm_rocprof_free(rp);
         fr->status = (int32_t)st;

@@ -9,8 +9,8 @@
 #      1, the message names the file, the offset and the field, no output;
 #   4. tlmpi tree refuses it with the reason;
 #   5. the multi-rank analysis under mpirun -n 2: per-rank GPU and RCCL
-#      kernel time in /timeline, /traces.format, and report.md saying the
-#      collectives are not matched.
+#      kernel time in /timeline and /kernels, /traces.format, and report.md
+#      saying the collectives are not matched.
 # Exit 0 on success, 1 on a failure, 77 when Python's h5py is missing.
 set -u
 : "${TLMPI:?}" "${MPIEXEC:=mpirun}"
@@ -210,6 +210,12 @@ for r in tl:
            int(r["exposed_comm_ns"]), int(r["computation_ns"]))
     if got != want[int(r["trace_rank"])]:
         bad.append("rank %d: %r" % (r["trace_rank"], got))
+# /kernels: the RCCL kernel's time per rank, no launching op
+k = [r for r in f["kernels"][:] if r["kernel"] == b"ncclDevKernel_Generic"]
+got = sorted((int(r["trace_rank"]), int(r["count"]), r["dur_ns_sum"],
+              r["parent_op"].decode()) for r in k)
+if got != [(0, 1, 40000.0, ""), (1, 1, 30000.0, "")]:
+    bad.append("RCCL kernel rows %r" % (got,))
 if "instances" in f and len(f["instances"]) != 0:
     bad.append("collective instances were matched")
 for b in bad:
