@@ -6,6 +6,8 @@
  */
 #include "cli.h"
 
+#include "tlmpi/tlm_rocprof.h"
+#include "tlmpi/tlm_sniff.h"
 #include "tlmpi/tlm_trace.h"
 
 #include <stdio.h>
@@ -79,16 +81,75 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: tlmpi inspect [--keep] [--chunk BYTES] TRACE...\n"
-            "  Reads each trace (.json or .json.gz, by magic bytes) in one\n"
-            "  streaming pass and prints event counts by (ph, cat), the\n"
-            "  distributedInfo metadata, bytes read and MB/s.\n"
+            "  Reads each trace (found by content: Kineto JSON or rocprofv3\n"
+            "  JSON, plain or gzip) in one streaming pass and prints its\n"
+            "  format, event (or record) counts, the distributedInfo\n"
+            "  metadata or the GPU arch, bytes read and MB/s.\n"
             "  --keep         keep every event in memory (as the analyses "
             "do)\n"
             "  --chunk BYTES  read/inflate step (default 1048576)\n");
 }
 
+/* A rocprofv3 JSON: what the reader keeps, the GPU, the speed. */
+static int inspect_rocprof(const char *path, size_t chunk)
+{
+    tlm_rocprof_opts o;
+    memset(&o, 0, sizeof o);
+    o.chunk_size = chunk;
+    tlm_rocprof *rp = NULL;
+    tlm_error err;
+    double t0 = now_s();
+    tlm_status st = tlm_rocprof_read_file(path, &o, &rp, &err);
+    double dt = now_s() - t0;
+    if (st != TLM_OK) {
+        char msg[1024];
+        fprintf(stderr, "tlmpi inspect: error: %s\n",
+                tlm_error_format(&err, msg, sizeof msg));
+        return 1;
+    }
+    const tlm_rp_meta *m = tlm_rocprof_meta(rp);
+    size_t nk, nc, na, nag, nhsa = 0;
+    tlm_rocprof_kernels(rp, &nk);
+    tlm_rocprof_copies(rp, &nc);
+    const tlm_rp_api *api = tlm_rocprof_apis(rp, &na);
+    tlm_rocprof_agents(rp, &nag);
+    for (size_t i = 0; i < na; i++)
+        nhsa += api[i].hsa != 0;
+    const char *prod = "", *arch = tlm_rocprof_gpu_arch(rp, &prod);
+    char ab[128], pb[128], hb[128];
+    printf("%s\n", path);
+    printf("  trace format: %s\n",
+           tlm_sniff_format_name(TLM_FORMAT_ROCPROF_JSON));
+    printf("  format: %s", m->gzip ? "gzip" : "json");
+    if (m->gzip)
+        printf(" (%u member%s)", m->gzip_members,
+               m->gzip_members == 1 ? "" : "s");
+    printf("\n  bytes on disk: %llu; bytes of JSON: %llu\n",
+           (unsigned long long)m->bytes_in,
+           (unsigned long long)m->bytes_json);
+    printf("  kernel dispatches: %zu; memory copies: %zu; hip_api: %zu; "
+           "hsa_api: %zu; agents: %zu\n", nk, nc, na - nhsa, nhsa, nag);
+    printf("  GPU arch: %s", arch ? tlm_escape_ctrl(ab, sizeof ab, arch)
+                                  : "unknown");
+    if (*prod)
+        printf(" (%s)", tlm_escape_ctrl(pb, sizeof pb, prod));
+    printf("\n  pid: %lld; host: %s\n", (long long)m->pid,
+           m->hostname ? tlm_escape_ctrl(hb, sizeof hb,
+                                         tlm_rocprof_str(rp, m->hostname,
+                                                         NULL))
+                       : "None");
+    printf("  read: %.3f s, %.1f MB/s of JSON\n", dt,
+           dt > 0 ? (double)m->bytes_json / 1e6 / dt : 0.0);
+    tlm_rocprof_free(rp);
+    return 0;
+}
+
 static int inspect_one(const char *path, int keep, size_t chunk)
 {
+    tlm_sniff sn;
+    if (tlm_trace_sniff(path, 0, &sn) == TLM_OK &&
+        sn.format == TLM_FORMAT_ROCPROF_JSON)
+        return inspect_rocprof(path, chunk);
     counter c = {0};
     tlm_read_opts o;
     tlm_read_opts_init(&o);
@@ -112,6 +173,8 @@ static int inspect_one(const char *path, int keep, size_t chunk)
     const tlm_trace_meta *m = tlm_trace_meta_get(t);
     qsort(c.v, c.n, sizeof *c.v, by_count);
     printf("%s\n", path);
+    printf("  trace format: %s\n",
+           tlm_sniff_format_name(TLM_FORMAT_KINETO_JSON));
     printf("  format: %s", s->gzip ? "gzip" : "json");
     if (s->gzip)
         printf(" (%u member%s)", s->gzip_members,

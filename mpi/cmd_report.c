@@ -9,11 +9,13 @@
 #include "cli.h"
 #include "hta_cli.h"
 #include "report_opts.h"
+#include "report_rp.h"
 #include "report_tl.h"
 #include "sigclean.h"
 
 #include "tlmpi/tlm_perf.h"
 #include "tlmpi/tlm_report.h"
+#include "tlmpi/tlm_sniff.h"
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
 
@@ -34,7 +36,10 @@ static void report_usage(FILE *f)
         "Single-trace performance report (TraceLens's perf report): one CSV\n"
         "per sheet in DIR plus DIR/report.md, and/or one workbook F.  With\n"
         "neither, the workbook <trace>_perf_report.xlsx beside the trace\n"
-        "(TraceLens's default).\n\n"
+        "(TraceLens's default).  A rocprofv3 JSON (told by content) gets\n"
+        "TraceLens's rocprof report: gpu_timeline, kernel_summary,\n"
+        "kernel_summary_by_category, kernel_details, short_kernels_summary,\n"
+        "short_kernel_histogram (docs/formats.md).\n\n"
         "options:\n"
         "  --output_csvs_dir DIR        output folder (created if missing)\n"
         "  --output_xlsx_path F         the sheets as one .xlsx workbook\n"
@@ -519,6 +524,31 @@ static tlm_status stage_all(rargs *a, tlm_cli_built *b, tlm_outset *set,
     return st;
 }
 
+/* A rocprofv3 JSON (found by content): TraceLens's rocprof sheets.  The
+ * PyTorch-only options are refused rather than ignored. */
+static int report_rocprof(const rargs *a, tlm_outset *set)
+{
+    if (a->tl.comparison_json_path || a->co.ro.inductor_cache_dir) {
+        fprintf(stderr, "tlmpi report: %s is a rocprofv3 JSON: "
+                "--comparison_json_path and --inductor_cache_dir need a "
+                "PyTorch profiler trace\n", a->trace);
+        return 2;
+    }
+    tlm_rp_cli c;
+    memset(&c, 0, sizeof c);
+    c.trace = a->trace;
+    c.dir = a->dir;
+    c.xlsx = a->xlsx;
+    c.md = a->md;
+    c.compat = (a->co.ro.compat & TLM_COMPAT_ROCPROF) != 0;
+    c.short_threshold_us = a->co.ro.short_kernel_threshold_us;
+    c.hist_bins = a->co.ro.short_kernel_bins;
+    c.kernel_summary = a->co.ro.kernel_summary;
+    c.short_kernels = a->co.ro.short_kernel_study;
+    c.quiet = a->quiet;
+    return tlm_cli_report_rocprof(&c, set);
+}
+
 int tlm_cmd_report(int argc, char **argv)
 {
     static rargs a; /* large path buffers: not on the stack */
@@ -539,6 +569,14 @@ int tlm_cmd_report(int argc, char **argv)
         tlm_mpi_signals_untrack(&set);
         tlm_outset_free(&set);
         return 1;
+    }
+    tlm_sniff sn;
+    if (tlm_trace_sniff(a.trace, 0, &sn) == TLM_OK &&
+        sn.format == TLM_FORMAT_ROCPROF_JSON) {
+        int r = report_rocprof(&a, &set);
+        tlm_mpi_signals_untrack(&set);
+        tlm_outset_free(&set);
+        return r;
     }
     double t0 = tlm_cli_now();
     tlm_cli_built b = {0};

@@ -349,9 +349,28 @@ static void md_summary_row(FILE *f, const tlm_coll_summary_row *s)
 }
 
 /* The top 20 collective summary rows by total latency. */
+/* rocprofv3 traces give GPU and RCCL kernel time, not collectives: say
+ * so rather than match their kernels by guess. */
+static void md_rocprof_note(FILE *f, const tlm_mpi_results *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_traces; i++)
+        n += strcmp(r->traces[i].format, "rocprof-json") == 0;
+    if (n == 0)
+        return;
+    fprintf(f, "%zu of %zu traces are rocprofv3 JSON: their GPU time and "
+            "RCCL kernel time are in the timeline (total_comm_ns, "
+            "exposed_comm_ns), but their collectives are not matched: "
+            "matching needs the per-call metadata (process group, sequence "
+            "number, message size and dtype) that rocprof does not "
+            "record, and tlmpi does not guess it from kernel order.\n\n",
+            n, r->n_traces);
+}
+
 static void md_collectives(FILE *f, const tlm_mpi_results *r)
 {
     fprintf(f, "## Collectives (top 20 by total latency)\n\n");
+    md_rocprof_note(f, r);
     if (r->n_sum == 0) {
         fputs("No collective instances.\n\n", f);
         return;

@@ -53,7 +53,8 @@ extern "C" {
       "deviceProperties[0].name (printable ASCII, cut to 63 bytes)")       \
     X(I32, devices_mixed, 0, "", "1: deviceProperties names differ")       \
     X(STR, gpu_arch, 32, "", "GPU used for this trace, \"\" if none")     \
-    X(STR, gpu_arch_source, 8, "", "option | json | trace | none")
+    X(STR, gpu_arch_source, 8, "", "option | json | trace | none")       \
+    X(STR, format, 16, "", "trace format: kineto-json | rocprof-json")
 
 /* /timeline: GPU timeline of every trace (TraceLens's gpu_timeline sheet in
  * nanoseconds), sorted by trace_rank. */

@@ -17,8 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tlmpi/tlm_rocprof.h"
+#include "tlmpi/tlm_sniff.h"
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
+
+#include "rocprof_report.h"
+#include "sortutil.h"
 
 static int64_t ns_of_us(double us)
 {
@@ -211,6 +216,202 @@ static tlm_status keep_records(tlm_mpi_ctx *c, const tlm_coll_record *recs,
     return TLM_OK;
 }
 
+/* The rank of a trace without distributedInfo (rocprof): from its name,
+ * or 0 for a lone trace. */
+static tlm_status rank_of_name(const tlm_mpi_ctx *c, const char *path,
+                               tlm_mpi_fileres *fr, tlm_error *err)
+{
+    tlm_row_trace *row = &fr->row;
+    int64_t rank = row->name_rank;
+    if (rank < 0 && c->fl.n == 1)
+        rank = 0;
+    if (rank < 0)
+        return tlm_error_set(err, TLM_EINVAL, path, -1,
+                             "cannot tell the trace's rank: a rocprofv3 "
+                             "JSON has no distributedInfo and the file name "
+                             "does not match --rank_regex");
+    if (rank >= TLM_MPI_MAX_WORLD)
+        return tlm_error_set(err, TLM_ERANGE, path, -1,
+                             "trace rank %lld is too large", (long long)rank);
+    row->trace_rank = (int32_t)rank;
+    row->node = c->o.gpus_per_node > 0
+                    ? (int32_t)(rank / c->o.gpus_per_node)
+                    : -1;
+    fr->tl.trace_rank = (int32_t)rank;
+    return TLM_OK;
+}
+
+/* The GPU of a rocprof trace: --gpu_arch, else the bundled GPU its GPU
+ * agent's product name stands for (the gfx name when it has none). */
+static void rocprof_gpu(const tlm_mpi_ctx *c, const tlm_rocprof *rp,
+                        tlm_row_trace *row)
+{
+    const char *prod = "", *gfx = tlm_rocprof_gpu_arch(rp, &prod);
+    tlm_mpi_strset(row->device_name, sizeof row->device_name,
+                   prod && *prod ? prod : gfx ? gfx : "");
+    const tlm_gpu_arch *a = tlm_gpu_arch_match_device(prod);
+    if (c->o.gpu_arch && strcmp(c->o.gpu_arch, "none") != 0) {
+        tlm_mpi_strset(row->gpu_arch, sizeof row->gpu_arch, c->o.gpu_arch);
+        tlm_mpi_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
+                       "option");
+    } else if (a && !c->o.gpu_arch && !c->o.gpu_arch_json_path) {
+        tlm_mpi_strset(row->gpu_arch, sizeof row->gpu_arch, a->name);
+        tlm_mpi_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
+                       "trace");
+    } else {
+        tlm_mpi_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
+                       "none");
+    }
+}
+
+/* Kernel rows of a rocprof trace for /kernels: one per (name, stream),
+ * longest total first; no launching op (rocprof keeps no host ops). */
+static int rp_key_cmp(const void *ctx, size_t a, size_t b)
+{
+    const tlm_rp_kernel *k = ctx;
+    if (k[a].name != k[b].name)
+        return k[a].name < k[b].name ? -1 : 1;
+    return (k[a].stream > k[b].stream) - (k[a].stream < k[b].stream);
+}
+
+static int row_sum_desc(const void *ctx, size_t a, size_t b)
+{
+    const tlm_row_kernel *r = ctx;
+    return r[a].dur_ns_sum > r[b].dur_ns_sum   ? -1
+           : r[a].dur_ns_sum < r[b].dur_ns_sum ? 1
+                                               : 0;
+}
+
+static void rp_row(const tlm_rocprof *rp, const tlm_rp_kernel *k,
+                   const size_t *ix, size_t n, int32_t rank,
+                   tlm_row_kernel *o)
+{
+    memset(o, 0, sizeof *o);
+    o->trace_rank = rank;
+    const char *nm = tlm_rocprof_str(rp, k[ix[0]].name, NULL);
+    size_t l = strlen(nm);
+    if (l >= sizeof o->kernel)
+        l = tlm_mpi_utf8_cut(nm, sizeof o->kernel - 1);
+    memcpy(o->kernel, nm, l);
+    o->stream = k[ix[0]].stream;
+    o->count = (int64_t)n;
+    o->dur_ns_min = o->dur_ns_max = (double)(k[ix[0]].end - k[ix[0]].start);
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)(k[ix[i]].end - k[ix[i]].start);
+        o->dur_ns_sum += d;
+        o->dur_ns_min = d < o->dur_ns_min ? d : o->dur_ns_min;
+        o->dur_ns_max = d > o->dur_ns_max ? d : o->dur_ns_max;
+    }
+    o->dur_ns_mean = o->dur_ns_sum / (double)n;
+}
+
+static tlm_status rocprof_kernel_rows(tlm_mpi_ctx *c, const tlm_rocprof *rp,
+                                      int32_t rank, int64_t total_ns,
+                                      tlm_mpi_fileres *fr)
+{
+    tlm_mpi_rtabs *t = &c->rt;
+    size_t nk;
+    const tlm_rp_kernel *k = tlm_rocprof_kernels(rp, &nk);
+    fr->span[0][0] = (int64_t)t->n_ops;
+    fr->span[1][0] = (int64_t)t->n_ua;
+    fr->span[2][0] = (int64_t)t->n_kn;
+    if (nk == 0)
+        return TLM_OK;
+    size_t *ix = malloc(nk * sizeof *ix), *perm = NULL;
+    tlm_row_kernel *rows = NULL;
+    size_t nr = 0;
+    tlm_status st = ix ? TLM_OK : TLM_ENOMEM;
+    for (size_t i = 0; st == TLM_OK && i < nk; i++)
+        ix[i] = i;
+    if (st == TLM_OK)
+        st = tlm_sort_idx(ix, nk, rp_key_cmp, k);
+    if (st == TLM_OK && !(rows = malloc(nk * sizeof *rows)))
+        st = TLM_ENOMEM;
+    double all = 0.0;
+    for (size_t a = 0, b; st == TLM_OK && a < nk; a = b) {
+        for (b = a + 1; b < nk && rp_key_cmp(k, ix[a], ix[b]) == 0; b++)
+            ;
+        rp_row(rp, k, ix + a, b - a, rank, &rows[nr]);
+        all += rows[nr++].dur_ns_sum;
+    }
+    if (st == TLM_OK && !(perm = malloc(nr * sizeof *perm)))
+        st = TLM_ENOMEM;
+    for (size_t i = 0; st == TLM_OK && i < nr; i++)
+        perm[i] = i;
+    if (st == TLM_OK)
+        st = tlm_sort_idx(perm, nr, row_sum_desc, rows);
+    if (st == TLM_OK &&
+        tlm_grow((void **)&t->kn, &t->cap_kn, t->n_kn + nr, sizeof *t->kn,
+                 64))
+        st = TLM_ENOMEM;
+    for (size_t i = 0; st == TLM_OK && i < nr; i++) {
+        tlm_row_kernel *o = &t->kn[t->n_kn + i];
+        *o = rows[perm[i]];
+        o->percent_kernels = all > 0 ? o->dur_ns_sum / all * 100.0 : 0.0;
+        o->percent_total =
+            total_ns > 0 ? o->dur_ns_sum / (double)total_ns * 100.0 : 0.0;
+    }
+    if (st == TLM_OK) {
+        fr->span[2][1] = (int64_t)nr;
+        t->n_kn += nr;
+    }
+    free(ix);
+    free(perm);
+    free(rows);
+    return st;
+}
+
+/* A rocprofv3 JSON: per-rank GPU time (kernels and copies merged) and
+ * RCCL kernel time into the timeline; no collective records (rocprof
+ * keeps no process group, sequence number or message size per call, so
+ * the report says its collectives are not matched). */
+static void read_rocprof(tlm_mpi_ctx *c, const char *path,
+                         tlm_mpi_fileres *fr)
+{
+    tlm_error err;
+    tlm_error_clear(&err);
+    tlm_rocprof *rp = NULL;
+    tlm_row_trace *row = &fr->row;
+    tlm_mpi_strset(row->format, sizeof row->format, "rocprof-json");
+    tlm_status st = tlm_rocprof_read_file(path, NULL, &rp, &err);
+    if (st == TLM_OK)
+        st = rank_of_name(c, path, fr, &err);
+    tlm_rp_busy b;
+    if (st == TLM_OK && (st = tlm_rocprof_busy(rp, &b)) != TLM_OK)
+        tlm_error_set(&err, st, path, -1, "out of memory");
+    if (st == TLM_OK &&
+        (st = rocprof_kernel_rows(c, rp, fr->row.trace_rank, b.total_ns,
+                                  fr)) != TLM_OK)
+        tlm_error_set(&err, st, path, -1,
+                      "out of memory keeping kernel rows");
+    if (st != TLM_OK) {
+        tlm_rocprof_free(rp);
+        fr->status = (int32_t)st;
+        if (!err.file[0])
+            tlm_mpi_strset(err.file, sizeof err.file, path);
+        tlm_error_format(&err, fr->msg, sizeof fr->msg);
+        return;
+    }
+    const tlm_rp_meta *m = tlm_rocprof_meta(rp);
+    size_t na;
+    tlm_rocprof_apis(rp, &na);
+    row->bytes_json = (int64_t)m->bytes_json;
+    row->gzip = m->gzip;
+    row->n_events = b.n_events + (int64_t)na;
+    rocprof_gpu(c, rp, row);
+    fr->tl.total_ns = b.total_ns;
+    fr->tl.busy_ns = b.busy_ns;
+    fr->tl.idle_ns = b.idle_ns;
+    fr->tl.computation_ns = b.computation_ns;
+    fr->tl.total_comm_ns = b.comm_ns;
+    fr->tl.exposed_comm_ns = b.kernel_ns - b.computation_ns;
+    fr->tl.total_memcpy_ns = b.memcpy_ns;
+    fr->tl.exposed_memcpy_ns = b.busy_ns - b.kernel_ns;
+    fr->tl.n_gpu_events = b.n_events;
+    tlm_rocprof_free(rp);
+    fr->status = TLM_OK;
+}
+
 void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
 {
     tlm_error err;
@@ -220,6 +421,13 @@ void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
     size_t n_recs = 0;
     const char *path = c->fl.path[fi];
     result_init(c, fi, fr);
+    tlm_sniff sn;
+    if (tlm_trace_sniff(path, 0, &sn) == TLM_OK &&
+        sn.format == TLM_FORMAT_ROCPROF_JSON) {
+        read_rocprof(c, path, fr);
+        return;
+    }
+    tlm_mpi_strset(fr->row.format, sizeof fr->row.format, "kineto-json");
 
     tlm_read_opts ro;
     tlm_read_opts_init(&ro);

@@ -74,6 +74,12 @@
 #                             (default 40000: Triton unfused and GPTQ/AWQ
 #                             MoE ops, 5 pseudo ops each) and on the
 #                             largest shared trace (no MoE op); peak RSS
+#   scripts/bench.sh rocprof  read a synthesized rocprofv3 JSON
+#                             (scripts/gen_rocprof.py, BENCH_SIZE bytes)
+#                             against the synthesized Kineto trace of the
+#                             reader mode, plain and gzip: MB/s of JSON
+#                             (target: rocprof >= 0.8x Kineto), and the
+#                             six-sheet report of it
 #   scripts/bench.sh all      reader and report
 #
 # Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
@@ -799,10 +805,50 @@ PY
     fi
 }
 
+run_rocprof() {
+    local rp=$dir/bench_rocprof.json rpgz=$dir/bench_rocprof.json.gz
+    local t_k t_kgz t_r t_rgz t_rep kb rb
+    if [ ! -s "$rp" ] || [ "$(cat "$dir/.rpsize" 2>/dev/null)" != "$size" ]; then
+        echo "synthesizing a ${size}-byte rocprofv3 JSON in $dir ..." >&2
+        /usr/bin/python3 "$root/scripts/gen_rocprof.py" --out "$rp" \
+            --target_size "$size" --seed 42
+        gzip -6 -c "$rp" > "$rpgz"
+        echo "$size" > "$dir/.rpsize"
+    fi
+    cat "$rp" > /dev/null
+    kb=$bytes
+    rb=$(stat -c %s "$rp")
+    t_k=$(best "$bin/tlmpi" inspect "$json")
+    t_r=$(best "$bin/tlmpi" inspect "$rp")
+    t_kgz=$(best "$bin/tlmpi" inspect "$gz")
+    t_rgz=$(best "$bin/tlmpi" inspect "$rpgz")
+    rm -rf "$dir/rocprof_out"
+    t_rep=$(best sh -c "rm -rf '$dir/rocprof_out'; '$bin/tlmpi' report '$rp' \
+        --output_csvs_dir '$dir/rocprof_out' --quiet")
+    echo
+    echo "== rocprof (best of $repeat)"
+    printf '  rocprofv3 JSON: %s (%s MB)\n' "$rp" "$(calc %.1f "$rb/1000000")"
+    printf '  %-34s %7.3f s %8s MB/s\n' "tlmpi inspect Kineto .json" "$t_k" \
+        "$(calc %.1f "$kb / 1000000 / $t_k")"
+    printf '  %-34s %7.3f s %8s MB/s\n' "tlmpi inspect rocprof .json" "$t_r" \
+        "$(calc %.1f "$rb / 1000000 / $t_r")"
+    printf '  %-34s %7.3f s %8s MB/s\n' "tlmpi inspect Kineto .json.gz" "$t_kgz" \
+        "$(calc %.1f "$kb / 1000000 / $t_kgz")"
+    printf '  %-34s %7.3f s %8s MB/s\n' "tlmpi inspect rocprof .json.gz" "$t_rgz" \
+        "$(calc %.1f "$rb / 1000000 / $t_rgz")"
+    printf '  rocprof / Kineto MB/s, plain: %sx   (target >= 0.8x)\n' \
+        "$(calc %.2f "($rb / $t_r) / ($kb / $t_k)")"
+    printf '  rocprof / Kineto MB/s, gzip:  %sx\n' \
+        "$(calc %.2f "($rb / $t_rgz) / ($kb / $t_kgz)")"
+    printf '  %-34s %7.3f s %8s MB/s\n' "tlmpi report rocprof (6 sheets)" \
+        "$t_rep" "$(calc %.1f "$rb / 1000000 / $t_rep")"
+}
+
 case "$mode" in
 reader) single_trace; run_reader ;;
 merged_trace) run_merged_trace ;;
 plots) run_plots ;;
+rocprof) single_trace; run_rocprof ;;
 compare) run_compare ;;
 report) single_trace; run_report ;;
 job) single_trace; run_job ;;
@@ -817,6 +863,6 @@ hta) run_hta ;;
 hta_cpath) run_hta_cpath ;;
 pseudo_ops) run_pseudo_ops ;;
 all) single_trace; run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|causes|merged_trace|plots|hta|hta_cpath|pseudo_ops|all" >&2
+*) echo "usage: scripts/bench.sh reader|rocprof|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|causes|merged_trace|plots|hta|hta_cpath|pseudo_ops|all" >&2
    exit 2 ;;
 esac

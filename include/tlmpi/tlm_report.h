@@ -53,7 +53,10 @@ extern "C" {
     X(TLM_COMPAT_SHORT_EMPTY, 19, "short_kernel_empty_sheets",               \
       "no short kernel / all keys null: TraceLens's bare CSV files")        \
     X(TLM_COMPAT_GPU_ONLY, 20, "gpu_only_sheets",                            \
-      "GPU-only traces: TraceLens's kernel_summary / short-kernel keys")
+      "GPU-only traces: TraceLens's kernel_summary / short-kernel keys") \
+    X(TLM_COMPAT_ROCPROF, 21, "rocprof_quirks",                              \
+      "rocprof traces: ns under us labels, short threshold in ns, pandas "   \
+      "order")
 
 enum {
 #define TLM_X_(e, bit, name, desc) e = 1u << (bit),

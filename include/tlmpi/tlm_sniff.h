@@ -3,8 +3,9 @@
  * name never matters), from at most the first head_cap bytes (inflated
  * when the file is gzip-compressed), without reading the whole file.
  *
- * Used by every place that finds traces in folders: `--trace_dir` of the
- * analysis and `tlmpi audit`.  The full read (tlm_trace.h) stays the
+ * Used by every place that finds traces in folders (`--trace_dir` of the
+ * analysis, `tlmpi audit`) and by every command that reads a trace, to
+ * dispatch on tlm_sniff.format (docs/formats.md).  The full read (tlm_trace.h) stays the
  * judge of whether a trace is valid: a file sniffed as TRACE may still
  * fail to read (it is then named as a bad trace); a file sniffed as
  * NOT_TRACE is never handed to the reader.
@@ -39,7 +40,14 @@ typedef enum tlm_sniff_verdict {
 typedef enum tlm_sniff_format {
     TLM_FORMAT_UNKNOWN = 0,
     TLM_FORMAT_KINETO_JSON = 1, /* {"traceEvents": ...} or a bare [event] */
+    TLM_FORMAT_ROCPROF_JSON = 2 /* rocprofv3 --output-format json:
+                                 * {"rocprofiler-sdk-tool": [...]} */
+    /* 3 is kept for XPlane (issue 19) */
 } tlm_sniff_format;
+
+/* Short stable name of a format: "kineto-json", "rocprof-json", or
+ * "unknown" (never NULL). */
+TLM_API const char *tlm_sniff_format_name(int format);
 
 typedef struct tlm_sniff {
     int verdict;          /* tlm_sniff_verdict */

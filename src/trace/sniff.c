@@ -260,6 +260,31 @@ static void verdict(tlm_sniff *out, int v, const char *reason)
     snprintf(out->reason, sizeof out->reason, "%s", reason);
 }
 
+const char *tlm_sniff_format_name(int format)
+{
+    switch (format) {
+    case TLM_FORMAT_KINETO_JSON:
+        return "kineto-json";
+    case TLM_FORMAT_ROCPROF_JSON:
+        return "rocprof-json";
+    default:
+        return "unknown";
+    }
+}
+
+/* The rocprofv3 tool's key: its value (an array of tool records, or one
+ * record) decides; the reader judges the rest. */
+static void rocprof_verdict(tlm_sniff *out, unsigned char first)
+{
+    if (first == '[' || first == '{') {
+        verdict(out, TLM_SNIFF_TRACE, "");
+        out->format = TLM_FORMAT_ROCPROF_JSON;
+    } else {
+        verdict(out, TLM_SNIFF_NOT_TRACE,
+                "rocprofiler-sdk-tool is not an array or object");
+    }
+}
+
 /* The top-level object, past its '{'.  SC_OK with a verdict set. */
 static int scan_object(scan *s, tlm_sniff *out)
 {
@@ -272,10 +297,18 @@ static int scan_object(scan *s, tlm_sniff *out)
     while (more) {
         key[0] = 0;
         if ((rc = skip_ws(s)) != SC_OK || (rc = member_head(s, key)) != SC_OK) {
+            if (rc == SC_END && strcmp(key, "rocprofiler-sdk-tool") == 0) {
+                rocprof_verdict(out, '['); /* cut right after the key */
+                return SC_OK;
+            }
             if (rc == SC_END) /* the key is in, its value is not */
                 s->kineto |= strcmp(key, "traceEvents") == 0 ||
                              is_kineto_key(key);
             return rc;
+        }
+        if (strcmp(key, "rocprofiler-sdk-tool") == 0) {
+            rocprof_verdict(out, *s->p);
+            return SC_OK;
         }
         if (strcmp(key, "traceEvents") == 0) {
             if (*s->p == '[')
