@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
       libhdf5-openmpi-dev hdf5-tools zlib1g-dev libcmocka-dev
       python3-h5py python3-pandas time
-      libxlsxwriter-dev libzip-dev libexpat1-dev)
+      libxlsxwriter-dev libzip-dev libexpat1-dev
+      libprotobuf-c-dev protobuf-c-compiler)
 [ "${TLM_WITH_CLANG:-0}" = 1 ] && pkgs+=(clang libclang-rt-14-dev)
 # the real-Slurm test (tests/integration/test_slurm.sh, docs/slurm.md)
 [ "${TLM_WITH_SLURM:-0}" = 1 ] && pkgs+=(slurm-wlm munge)

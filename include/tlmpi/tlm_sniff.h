@@ -39,6 +39,7 @@ typedef enum tlm_sniff_verdict {
 typedef enum tlm_sniff_format {
     TLM_FORMAT_UNKNOWN = 0,
     TLM_FORMAT_KINETO_JSON = 1, /* {"traceEvents": ...} or a bare [event] */
+    TLM_FORMAT_XPLANE = 3,      /* XSpace protobuf (JAX *.xplane.pb) */
 } tlm_sniff_format;
 
 typedef struct tlm_sniff {

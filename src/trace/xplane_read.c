@@ -1,0 +1,355 @@
+/*
+ * xplane_read.c - an XSpace file into the flat model (tlm_xplane.h).
+ *
+ * 1. load: the file into memory, inflated when it starts with the gzip
+ *    magic (concatenated members too), never more than max_bytes;
+ * 2. check: the bounded wire-format pass of xplane_wire.c over the whole
+ *    XSpace (offsets and field names in its errors);
+ * 3. unpack: each XSpace.planes entry on its own with protobuf-c, through
+ *    an allocator that refuses to hold more than a multiple of the
+ *    plane's bytes (protobuf-c's structs are larger than their wire
+ *    form; the cap bounds a hostile file all the same), then into the
+ *    model (xplane_model.c) and freed: memory beyond the file's bytes is
+ *    one plane's structs at a time.
+ */
+#include "xplane_internal.h"
+
+#include "xplane.pb-c.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "grow.h"
+
+/* protobuf-c may hold this many bytes per byte of the plane, plus a
+ * floor (an empty XEvent is 2 bytes on the wire, ~80 in memory). */
+#define XP_ALLOC_RATIO 64
+#define XP_ALLOC_FLOOR (1u << 20)
+
+void tlm_xplane_opts_init(tlm_xplane_opts *o)
+{
+    o->max_bytes = (uint64_t)8 << 30;
+}
+
+/* ------------------------------------------------------------ loading */
+
+typedef struct buf {
+    unsigned char *p;
+    size_t n, cap;
+} buf;
+
+static tlm_status put(buf *b, const unsigned char *s, size_t n,
+                      uint64_t max, const char *file, tlm_error *err)
+{
+    if ((uint64_t)b->n + n > max)
+        return tlm_error_set(err, TLM_ELIMIT, file, (int64_t)b->n,
+                             "XPlane larger than %llu bytes (the reader's "
+                             "max_bytes)", (unsigned long long)max);
+    if (tlm_grow((void **)&b->p, &b->cap, b->n + n, 1, 1 << 16) != TLM_OK)
+        return tlm_error_set(err, TLM_ENOMEM, file, (int64_t)b->n,
+                             "out of memory reading the XPlane");
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    return TLM_OK;
+}
+
+/* Inflates src (gzip members back to back) into b. */
+static tlm_status inflate_all(const unsigned char *src, size_t n, buf *b,
+                              uint64_t max, const char *file, tlm_error *err)
+{
+    z_stream z;
+    unsigned char out[1 << 16];
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 16) != Z_OK)
+        return tlm_error_set(err, TLM_ENOMEM, file, -1, "zlib cannot start");
+    z.next_in = (unsigned char *)(uintptr_t)src;
+    tlm_status st = TLM_OK;
+    size_t left = n;
+    int rc = Z_OK;
+    while (st == TLM_OK) {
+        if (z.avail_in == 0) {
+            uInt step = left > (1u << 30) ? (1u << 30) : (uInt)left;
+            z.avail_in = step;
+            left -= step;
+        }
+        z.next_out = out;
+        z.avail_out = sizeof out;
+        rc = inflate(&z, Z_NO_FLUSH);
+        st = put(b, out, sizeof out - z.avail_out, max, file, err);
+        if (st != TLM_OK)
+            break;
+        if (rc == Z_STREAM_END) {
+            if (z.avail_in == 0 && left == 0)
+                break;
+            if (z.next_in[0] != 0x1f) {
+                st = tlm_error_set(err, TLM_EGZIP, file, (int64_t)b->n,
+                                   "trailing bytes after the gzip stream");
+                break;
+            }
+            inflateReset(&z);
+        } else if (rc == Z_BUF_ERROR && z.avail_in == 0 && left == 0) {
+            st = tlm_error_set(err, TLM_EGZIP, file, (int64_t)b->n,
+                               "truncated gzip stream (the file ends "
+                               "inside it)");
+        } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            st = tlm_error_set(err, TLM_EGZIP, file, (int64_t)b->n,
+                               "corrupt gzip data (%s)",
+                               z.msg ? z.msg : "zlib error");
+        }
+    }
+    inflateEnd(&z);
+    return st;
+}
+
+static tlm_status slurp(const char *path, buf *raw, tlm_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tlm_error_set(err, TLM_EIO, path, -1, "cannot open: %s",
+                             strerror(errno));
+    unsigned char chunk[1 << 16];
+    tlm_status st = TLM_OK;
+    size_t k;
+    while (st == TLM_OK && (k = fread(chunk, 1, sizeof chunk, f)) > 0)
+        st = put(raw, chunk, k, UINT64_MAX, path, err);
+    if (st == TLM_OK && ferror(f))
+        st = tlm_error_set(err, TLM_EIO, path, (int64_t)raw->n,
+                           "read error: %s", strerror(errno));
+    fclose(f);
+    return st;
+}
+
+/* ------------------------------------------------------------ unpacking */
+
+typedef struct capalloc {
+    size_t used, cap;
+    int over;
+} capalloc;
+
+typedef union hdr {
+    size_t n;
+    max_align_t align_;
+} hdr;
+
+static void *cap_alloc(void *ud, size_t n)
+{
+    capalloc *c = ud;
+    if (n > c->cap - c->used || sizeof(hdr) > c->cap - c->used - n) {
+        c->over = 1;
+        return NULL;
+    }
+    hdr *h = malloc(sizeof *h + n);
+    if (!h)
+        return NULL;
+    h->n = n;
+    c->used += n + sizeof *h;
+    return h + 1;
+}
+
+static void cap_free(void *ud, void *p)
+{
+    capalloc *c = ud;
+    if (!p)
+        return;
+    hdr *h = (hdr *)p - 1;
+    c->used -= h->n + sizeof *h;
+    free(h);
+}
+
+static tlm_status unpack_plane(tlm_xplane *x, const unsigned char *p,
+                               size_t n, int64_t off, const char *file,
+                               tlm_error *err)
+{
+    capalloc c = {0, n > SIZE_MAX / XP_ALLOC_RATIO - XP_ALLOC_FLOOR
+                         ? SIZE_MAX : n * XP_ALLOC_RATIO + XP_ALLOC_FLOOR,
+                  0};
+    ProtobufCAllocator a = {cap_alloc, cap_free, &c};
+    TlmXp__XPlane *pl = tlm_xp__xplane__unpack(&a, n, p);
+    if (!pl) {
+        if (c.over)
+            return tlm_error_set(err, TLM_ELIMIT, file, off,
+                                 "XPlane: decoding the plane would need "
+                                 "more than %zu bytes of memory (%d x its "
+                                 "%zu bytes)", c.cap, XP_ALLOC_RATIO, n);
+        return tlm_error_set(err, TLM_EFORMAT, file, off,
+                             "XPlane: protobuf-c cannot decode the plane "
+                             "(%zu bytes)", n);
+    }
+    tlm_status st = tlm_xplane_add_plane(x, pl, off, file, err);
+    tlm_xp__xplane__free_unpacked(pl, &a);
+    return st;
+}
+
+/* Each XSpace.planes entry of the (checked) buffer. */
+static tlm_status unpack_planes(tlm_xplane *x, const unsigned char *b,
+                                size_t n, const char *file, tlm_error *err)
+{
+    const unsigned char *p = b, *e = b + n;
+    while (p < e) {
+        uint64_t kv, len = 0;
+        p += tlm_xpw_varint(p, e, &kv); /* checked: cannot fail */
+        unsigned wt = (unsigned)(kv & 7);
+        if (wt == 0) {
+            p += tlm_xpw_varint(p, e, &len);
+            continue;
+        }
+        if (wt == 1 || wt == 5) {
+            p += wt == 1 ? 8 : 4;
+            continue;
+        }
+        p += tlm_xpw_varint(p, e, &len);
+        if ((kv >> 3) == 1) {
+            tlm_status st = unpack_plane(x, p, (size_t)len,
+                                         (int64_t)(p - b), file, err);
+            if (st != TLM_OK)
+                return st;
+        }
+        p += len;
+    }
+    return TLM_OK;
+}
+
+static tlm_status decode(tlm_xplane *x, const unsigned char *b, size_t n,
+                         const char *file, tlm_error *err)
+{
+    if (n == 0)
+        return tlm_error_set(err, TLM_EFORMAT, file, 0,
+                             "XPlane: empty XSpace (no planes)");
+    tlm_xpw_counts c = {0};
+    tlm_status st = tlm_xpw_check(b, n, TLM_XPW_SPACE, 0, &c, file, err);
+    if (st == TLM_OK)
+        st = unpack_planes(x, b, n, file, err);
+    if (st == TLM_OK && x->stats.n_planes == 0)
+        st = tlm_error_set(err, TLM_EFORMAT, file, 0,
+                           "XPlane: the XSpace has no planes");
+    return st;
+}
+
+static tlm_status xplane_new(tlm_xplane **out)
+{
+    tlm_xplane *x = calloc(1, sizeof *x);
+    if (!x)
+        return TLM_ENOMEM;
+    if (tlm_intern_init(&x->strs, tlm_alloc_default()) != TLM_OK) {
+        free(x);
+        return TLM_ENOMEM;
+    }
+    *out = x;
+    return TLM_OK;
+}
+
+static tlm_status read_bytes(const unsigned char *d, size_t n,
+                             const char *name, const tlm_xplane_opts *o,
+                             tlm_xplane **out, tlm_error *err)
+{
+    tlm_xplane_opts dflt;
+    if (!o) {
+        tlm_xplane_opts_init(&dflt);
+        o = &dflt;
+    }
+    *out = NULL;
+    tlm_xplane *x = NULL;
+    if (xplane_new(&x) != TLM_OK)
+        return tlm_error_set(err, TLM_ENOMEM, name, -1, "out of memory");
+    buf inf = {0};
+    const unsigned char *pb = d;
+    size_t npb = n;
+    tlm_status st = TLM_OK;
+    x->stats.bytes_in = n;
+    if (n >= 2 && d[0] == 0x1f && d[1] == 0x8b) {
+        x->stats.gzip = 1;
+        st = inflate_all(d, n, &inf, o->max_bytes, name, err);
+        pb = inf.p;
+        npb = inf.n;
+    } else if (n > o->max_bytes) {
+        st = tlm_error_set(err, TLM_ELIMIT, name, (int64_t)o->max_bytes,
+                           "XPlane larger than %llu bytes (the reader's "
+                           "max_bytes)", (unsigned long long)o->max_bytes);
+    }
+    x->stats.bytes_pb = npb;
+    if (st == TLM_OK)
+        st = decode(x, pb, npb, name, err);
+    free(inf.p);
+    if (st != TLM_OK) {
+        tlm_xplane_free(x);
+        return st;
+    }
+    *out = x;
+    return TLM_OK;
+}
+
+tlm_status tlm_xplane_read_mem(const void *data, size_t n, const char *name,
+                               const tlm_xplane_opts *o, tlm_xplane **out,
+                               tlm_error *err)
+{
+    tlm_error_clear(err);
+    return read_bytes(data, n, name ? name : "(memory)", o, out, err);
+}
+
+tlm_status tlm_xplane_read_file(const char *path, const tlm_xplane_opts *o,
+                                tlm_xplane **out, tlm_error *err)
+{
+    char file[4096];
+    tlm_error_clear(err);
+    *out = NULL;
+    tlm_status st = tlm_xplane_locate(path, file, sizeof file, err);
+    if (st != TLM_OK)
+        return st;
+    buf raw = {0};
+    st = slurp(file, &raw, err);
+    if (st == TLM_OK)
+        st = read_bytes(raw.p ? raw.p : (const unsigned char *)"", raw.n,
+                        file, o, out, err);
+    free(raw.p);
+    return st;
+}
+
+void tlm_xplane_free(tlm_xplane *x)
+{
+    if (!x)
+        return;
+    tlm_intern_free(&x->strs);
+    free(x->planes);
+    free(x->lines);
+    free(x->events);
+    free(x);
+}
+
+const tlm_xp_plane *tlm_xplane_planes(const tlm_xplane *x, size_t *n)
+{
+    *n = x->n_planes;
+    return x->planes;
+}
+
+const tlm_xp_line *tlm_xplane_lines(const tlm_xplane *x, size_t *n)
+{
+    *n = x->n_lines;
+    return x->lines;
+}
+
+const tlm_xp_event *tlm_xplane_events(const tlm_xplane *x, size_t *n)
+{
+    *n = x->n_events;
+    return x->events;
+}
+
+const char *tlm_xplane_str(const tlm_xplane *x, uint32_t id)
+{
+    if (id == 0 || id >= x->strs.n)
+        return "";
+    return x->strs.ents[id].s;
+}
+
+uint32_t tlm_xplane_str_count(const tlm_xplane *x)
+{
+    return x->strs.n;
+}
+
+const tlm_xplane_stats *tlm_xplane_stats_get(const tlm_xplane *x)
+{
+    return &x->stats;
+}
