@@ -5,6 +5,7 @@
  * analyses do (for memory measurements).
  */
 #include "cli.h"
+#include "xplane_cli.h"
 
 #include "tlmpi/tlm_trace.h"
 
@@ -89,6 +90,8 @@ static void usage(FILE *f)
 
 static int inspect_one(const char *path, int keep, size_t chunk)
 {
+    if (tlm_cli_is_xplane(path)) /* by content */
+        return tlm_cli_xplane_inspect(path);
     counter c = {0};
     tlm_read_opts o;
     tlm_read_opts_init(&o);

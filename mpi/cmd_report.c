@@ -10,6 +10,7 @@
 #include "report_opts.h"
 #include "report_tl.h"
 #include "sigclean.h"
+#include "xplane_cli.h"
 
 #include "tlmpi/tlm_perf.h"
 #include "tlmpi/tlm_report.h"
@@ -450,6 +451,13 @@ int tlm_cmd_report(int argc, char **argv)
     if (start_outputs(&set, a.force, a.trace, a.tl.comparison_json_path,
                       a.dir, a.md, a.xlsx) != 0)
         return 1;
+    if (tlm_cli_is_xplane(a.trace)) { /* by content: JAX's sheets */
+        int xr = tlm_cli_xplane_report(a.trace, a.co.ro.compat, &set, a.dir,
+                                       a.xlsx, a.quiet);
+        tlm_mpi_signals_untrack(&set);
+        tlm_outset_free(&set);
+        return xr;
+    }
     double t0 = tlm_cli_now();
     tlm_cli_built b = {0};
     tlm_error err;

@@ -15,6 +15,7 @@
  */
 #include "xplane_internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -260,40 +261,24 @@ tlm_status tlm_xpw_check(const unsigned char *buf, size_t n, tlm_xpw_msg m,
     return walk_msg(&w, buf, buf + n, m);
 }
 
-/* The fields of the first plane inside the head: valid keys and lengths
- * (a length may run past the head only when the head is not the whole
- * file).  1 when they look like an XPlane. */
+/* The first field of the first plane: its id (a varint) or its name (a
+ * string that fits), as an XPlane starts (fields are written in number
+ * order).  What follows is the reader's to judge: a broken file is
+ * still named an XPlane, so that its error says where it breaks. */
 static int plane_head(const unsigned char *p, const unsigned char *e,
                       int complete)
 {
-    if (p < e && *p != 0x08 && *p != 0x12)
-        return 0; /* an XPlane starts with its id or its name */
-    for (int i = 0; i < 64 && p < e; i++) {
-        uint64_t kv, v;
-        size_t k = tlm_xpw_varint(p, e, &kv);
-        if (!k)
-            return !complete && e - p < 10;
-        p += k;
-        unsigned wt = (unsigned)(kv & 7);
-        const xpw_field *f = find_field(TLM_XPW_PLANE, kv >> 3);
-        if ((kv >> 3) == 0 || (f && f->wt != wt))
-            return 0;
-        if (wt == WT_VARINT || wt == WT_LEN) {
-            if (!(k = tlm_xpw_varint(p, e, &v)))
-                return !complete && e - p < 10;
-            p += k;
-            if (wt == WT_LEN) {
-                if (v > (uint64_t)(e - p))
-                    return !complete;
-                p += v;
-            }
-        } else if (wt == WT_I64 || wt == WT_I32) {
-            p += wt == WT_I64 ? 8 : 4;
-        } else {
-            return 0;
-        }
-    }
-    return 1;
+    uint64_t v;
+    if (p == e)
+        return 1; /* an empty plane */
+    if (*p != 0x08 && *p != 0x12)
+        return 0;
+    size_t k = tlm_xpw_varint(p + 1, e, &v);
+    if (!k)
+        return !complete && e - p < 11;
+    if (*p == 0x08)
+        return 1;
+    return v <= (uint64_t)(e - p - 1 - (ptrdiff_t)k) || !complete;
 }
 
 int tlm_xplane_sniff(const unsigned char *head, size_t n, int complete)
@@ -306,11 +291,8 @@ int tlm_xplane_sniff(const unsigned char *head, size_t n, int complete)
     if (!k)
         return 0;
     const unsigned char *p = head + 1 + k;
-    if (len > (uint64_t)(e - p)) {
-        if (complete)
-            return 0;
-    } else {
-        e = p + len;
-    }
+    if (len > (uint64_t)(e - p)) /* a head, or a cut file: the reader */
+        return plane_head(p, e, 0); /* names where it ends */
+    e = p + len;
     return plane_head(p, e, complete || e < head + n);
 }
