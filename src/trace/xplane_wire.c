@@ -171,13 +171,14 @@ static tlm_status check_packed(walk *w, const unsigned char *p,
 static tlm_status walk_msg(walk *w, const unsigned char *p,
                            const unsigned char *e, tlm_xpw_msg m);
 
-/* One field whose key (field f or unknown number num, wire type wt) was
- * read; *pp is past the key.  Moves *pp past the value. */
-static tlm_status walk_value(walk *w, const unsigned char **pp,
+/* One field whose key (at key: field f or unknown number num, wire type
+ * wt) was read; *pp is past the key.  Moves *pp past the value. */
+static tlm_status walk_value(walk *w, const unsigned char *key,
+                             const unsigned char **pp,
                              const unsigned char *e, tlm_xpw_msg m,
                              const xpw_field *f, uint64_t num, unsigned wt)
 {
-    const unsigned char *p = *pp, *key = p;
+    const unsigned char *p = *pp;
     uint64_t v;
     size_t k;
     switch (wt) {
@@ -246,7 +247,7 @@ static tlm_status walk_msg(walk *w, const unsigned char *p,
                 return bad(w, key, m, f, num, what);
             }
         }
-        tlm_status st = walk_value(w, &p, e, m, f, num, wt);
+        tlm_status st = walk_value(w, key, &p, e, m, f, num, wt);
         if (st != TLM_OK)
             return st;
     }
@@ -292,7 +293,7 @@ int tlm_xplane_sniff(const unsigned char *head, size_t n, int complete)
         return 0;
     const unsigned char *p = head + 1 + k;
     if (len > (uint64_t)(e - p)) /* a head, or a cut file: the reader */
-        return plane_head(p, e, 0); /* names where it ends */
+        return p < e && plane_head(p, e, 0); /* names where it ends */
     e = p + len;
     return plane_head(p, e, complete || e < head + n);
 }

@@ -143,7 +143,44 @@ static TlmXp__XPlane *plane(int64_t id, const char *name, const md *mds,
     return p;
 }
 
-/* The XSpace's bytes written to path (frees nothing: a test program). */
+static void free_stats(TlmXp__XStat **st, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(st[i]);
+    free(st);
+}
+
+static void free_line(TlmXp__XLine *l)
+{
+    for (size_t k = 0; k < l->n_events; k++) {
+        free_stats(l->events[k]->stats, l->events[k]->n_stats);
+        free(l->events[k]);
+    }
+    free(l->events);
+    free(l);
+}
+
+static void free_plane(TlmXp__XPlane *p)
+{
+    for (size_t i = 0; i < p->n_lines; i++)
+        free_line(p->lines[i]);
+    for (size_t i = 0; i < p->n_event_metadata; i++) {
+        TlmXp__XEventMetadata *v = p->event_metadata[i]->value;
+        free_stats(v->stats, v->n_stats);
+        free(v);
+        free(p->event_metadata[i]);
+    }
+    for (size_t i = 0; i < p->n_stat_metadata; i++) {
+        free(p->stat_metadata[i]->value);
+        free(p->stat_metadata[i]);
+    }
+    free(p->lines);
+    free(p->event_metadata);
+    free(p->stat_metadata);
+    free(p);
+}
+
+/* The XSpace's bytes written to path; the planes freed. */
 static int write_space(const char *path, TlmXp__XPlane **planes, size_t n)
 {
     TlmXp__XSpace s;
@@ -153,9 +190,13 @@ static int write_space(const char *path, TlmXp__XPlane **planes, size_t n)
     size_t len = tlm_xp__xspace__get_packed_size(&s);
     uint8_t *b = malloc(len ? len : 1);
     tlm_xp__xspace__pack(&s, b);
+    for (size_t i = 0; i < n; i++)
+        free_plane(planes[i]);
     FILE *f = fopen(path, "wb");
-    if (!f || fwrite(b, 1, len, f) != len || fclose(f) != 0) {
+    int bad = !f || fwrite(b, 1, len, f) != len;
+    if ((f && fclose(f) != 0) || bad) {
         perror(path);
+        free(b);
         return 1;
     }
     free(b);
@@ -256,8 +297,7 @@ static int gen_badvarint(const char *out)
     return write_bytes(out, b, sizeof b);
 }
 
-/* XPlane.lines (key at offset 17, length at 18) of length 127 with 2
- * bytes left. */
+/* XPlane.lines (key at offset 17) of length 127 with 2 bytes left. */
 static int gen_pastend(const char *out)
 {
     static const unsigned char b[] = {0x0a, 19, GPU0, 0x1a, 0x7f, 0x08,
@@ -323,15 +363,9 @@ static int gen_big(const char *out, long mb)
             memcpy(body + len, tmp, nh);
             tlm_xp__xline__pack(l, body + len + nh);
             len += nh + ll;
-            for (size_t k = 0; k < l->n_events; k++) {
-                for (size_t s = 0; s < l->events[k]->n_stats; s++)
-                    free(l->events[k]->stats[s]);
-                free(l->events[k]->stats);
-                free(l->events[k]);
-            }
-            free(l->events);
-            free(l);
+            free_line(l);
         }
+        free_plane(p);
         fputc(0x0a, f);
         put_varint(f, len);
         fwrite(body, 1, len, f);
