@@ -55,8 +55,14 @@ static tlm_status stage_xlsx(tlm_tab *const *t, tlm_outset *set,
                              const char *xlsx, tlm_error *err)
 {
     tlm_xlsx_sheet sh[TLM_XSHEETS_N];
+    const char *names[TLM_XSHEETS_N];
+    char valid[TLM_XSHEETS_N][TLM_XLSX_NAME_MAX];
     for (int i = 0; i < TLM_XSHEETS_N; i++)
-        sh[i] = (tlm_xlsx_sheet){t[i], t[i]->name, NULL};
+        names[i] = t[i]->name;
+    /* Excel's 31 characters: kernel_launchers_summary_by_cat */
+    tlm_xlsx_sheet_names(names, TLM_XSHEETS_N, valid);
+    for (int i = 0; i < TLM_XSHEETS_N; i++)
+        sh[i] = (tlm_xlsx_sheet){t[i], valid[i], NULL};
     const char *tmp = NULL;
     tlm_status st = tlm_outset_stage(set, xlsx, &tmp, err);
     if (st == TLM_OK)
