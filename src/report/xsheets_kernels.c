@@ -15,7 +15,8 @@
  * - kernel_launchers_summary: grouped by name (byte order), columns
  *   name, total_direct_kernel_time_sum, total_subtree_kernel_time_sum,
  *   total_direct_kernel_time_ms, total_subtree_kernel_time_ms, Count,
- *   Categories (a Python set repr), Percentage (%), Cumulative
+ *   Categories (OrderedSet([...]) as TraceLens's shipped JAX CSVs print it in
+ *   compat, else a sorted list), Percentage (%), Cumulative
  *   Percentage (%), time ms per gpu (= ms / number of distinct pids),
  *   sorted by the sum descending;
  * - by_category: grouped by op category: op category, Count,
@@ -84,6 +85,8 @@ typedef struct grp {
     int64_t sum_ps;
     int64_t count;
     unsigned cats;   /* bit per category */
+    uint8_t first[XK_NCAT]; /* categories in order of first appearance */
+    uint8_t nfirst;
 } grp;
 
 typedef struct agg {
@@ -150,6 +153,13 @@ static int grp_le(const grp *p, const grp *q)
 }
 TLM_DEFINE_RUN_SORT(sort_groups, grp, grp_le)
 
+static void add_cat(grp *g, int c)
+{
+    if (!(g->cats & (1u << c)))
+        g->first[g->nfirst++] = (uint8_t)c;
+    g->cats |= 1u << c;
+}
+
 /* The group of (name id or category) k: slot[k] is its index + 1. */
 static grp *group(agg *a, uint32_t *slot, size_t k, const char *key)
 {
@@ -157,7 +167,8 @@ static grp *group(agg *a, uint32_t *slot, size_t k, const char *key)
         if (!key || tlm_grow((void **)&a->g, &a->cap, a->n + 1,
                              sizeof *a->g, 256) != TLM_OK)
             return NULL;
-        a->g[a->n] = (grp){key, 0, 0, 0};
+        memset(&a->g[a->n], 0, sizeof a->g[a->n]);
+        a->g[a->n].key = key;
         slot[k] = (uint32_t)++a->n;
     }
     return &a->g[slot[k] - 1];
@@ -194,7 +205,7 @@ static tlm_status gather(const tlm_xplane *x, int xla, int by_cat, agg *a)
         }
         g->sum_ps += ev[i].dur_ps;
         g->count++;
-        g->cats |= 1u << c;
+        add_cat(g, c);
         uint32_t pid = pl[ln[ev[i].line].plane].pid;
         a->npids += !a->pids[pid];
         a->pids[pid] = 1;
@@ -207,7 +218,8 @@ static tlm_status gather(const tlm_xplane *x, int xla, int by_cat, agg *a)
         if (k && strcmp(a->g[k - 1].key, a->g[i].key) == 0) {
             a->g[k - 1].sum_ps += a->g[i].sum_ps;
             a->g[k - 1].count += a->g[i].count;
-            a->g[k - 1].cats |= a->g[i].cats;
+            for (int j = 0; j < a->g[i].nfirst; j++)
+                add_cat(&a->g[k - 1], a->g[i].first[j]);
         } else {
             a->g[k++] = a->g[i];
         }
@@ -242,26 +254,27 @@ static tlm_status order(const agg *a, unsigned compat, size_t *perm)
     return st;
 }
 
-/* "{'GEMM', 'TE'}" */
-static void cats_repr(unsigned cats, char *buf, size_t cap)
+/* Categories as TraceLens's shipped JAX CSVs print them (compat:
+ * "OrderedSet(['GEMM', 'TE'])", first appearance first) or as tlmpi's
+ * ops_summary does ("['GEMM', 'TE']", sorted). */
+static void cats_repr(const grp *g, int compat, char *buf, size_t cap)
 {
     const char *v[XK_NCAT];
     size_t n = 0, k = 0;
-    for (int c = 0; c < XK_NCAT; c++)
-        if (cats & (1u << c))
-            v[n++] = cat_names[c];
-    for (size_t i = 1; i < n; i++) /* sorted, as no set order is stable */
+    for (int i = 0; i < g->nfirst; i++)
+        v[n++] = cat_names[g->first[i]];
+    for (size_t i = 1; !compat && i < n; i++)
         for (size_t j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
             const char *t = v[j];
             v[j] = v[j - 1];
             v[j - 1] = t;
         }
-    k += (size_t)snprintf(buf, cap, "{");
+    k += (size_t)snprintf(buf, cap, "%s[", compat ? "OrderedSet(" : "");
     for (size_t i = 0; i < n && k < cap; i++)
         k += (size_t)snprintf(buf + k, cap - k, "%s'%s'", i ? ", " : "",
                               v[i]);
     if (k < cap)
-        snprintf(buf + k, cap - k, "}");
+        snprintf(buf + k, cap - k, "]%s", compat ? ")" : "");
 }
 
 static tlm_tab *summary_tab(const char *name, int by_cat)
@@ -285,7 +298,7 @@ static tlm_tab *summary_tab(const char *name, int by_cat)
 }
 
 static void fill_row(tlm_tab *t, size_t r, const grp *g, int by_cat,
-                     double pct, double cum, size_t npids)
+                     int compat, double pct, double cum, size_t npids)
 {
     size_t c = 0;
     double us = (double)g->sum_ps / 1e6, ms = us / 1000;
@@ -295,7 +308,7 @@ static void fill_row(tlm_tab *t, size_t r, const grp *g, int by_cat,
         tlm_tab_set_f(t, r, c++, ms);
     } else {
         char cats[256];
-        cats_repr(g->cats, cats, sizeof cats);
+        cats_repr(g, compat, cats, sizeof cats);
         tlm_tab_set_f(t, r, c++, us);
         tlm_tab_set_f(t, r, c++, us);
         tlm_tab_set_f(t, r, c++, ms);
@@ -334,7 +347,8 @@ static tlm_tab *build(const tlm_xplane *x, unsigned compat, const char *name,
         long r = tlm_tab_add_row(t);
         if (r < 0)
             goto fail;
-        fill_row(t, (size_t)r, g, by_cat, pct, cum, a.npids);
+        fill_row(t, (size_t)r, g, by_cat, !!(compat & TLM_COMPAT_COLUMNS),
+                 pct, cum, a.npids);
     }
     if (!t->oom)
         goto done;

@@ -128,10 +128,10 @@ static void test_kernels(void **state)
     static const double us[] = {18, 6, 3, 2, 1.5, 1.2, 0.5};
     static const int64_t cnt[] = {2, 1, 1, 1, 1, 1, 1};
     static const char *cats[] = {
-        "{'GEMM'}", "{'Communication rccl/nccl'}",
-        "{'Uncategorized Events/XLA'}", "{'Uncategorized Events/XLA'}",
-        "{'Conv'}", "{'Uncategorized Events/XLA'}",
-        "{'Uncategorized Events/XLA'}"};
+        "['GEMM']", "['Communication rccl/nccl']",
+        "['Uncategorized Events/XLA']", "['Uncategorized Events/XLA']",
+        "['Conv']", "['Uncategorized Events/XLA']",
+        "['Uncategorized Events/XLA']"};
     assert_int_equal(s->nrows, 7);
     double cum = 0;
     for (size_t r = 0; r < 7; r++) {
@@ -192,6 +192,8 @@ static void test_order_and_empty(void **state)
     assert_int_equal(i64(t[0], 0, "gpu_pid"), 8);
     assert_int_equal(i64(t[0], 8, "gpu_pid"), 1);
     assert_int_equal(t[4]->ncols, 0); /* no XLA kernel: a bare CSV */
+    assert_string_equal(str(t[2], 0, "Categories"),
+                        "OrderedSet(['Communication rccl/nccl'])");
     assert_int_equal(t[2]->nrows, 1); /* both ncclDevKernel_AllReduce */
     near(f(t[2], 0, "time ms per gpu"), 3.0 / 1e3 / 2);
     /* the only kernels are communication: exposed = all of it */
