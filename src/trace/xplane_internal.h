@@ -39,8 +39,17 @@ tlm_status tlm_xpw_check(const unsigned char *buf, size_t n, tlm_xpw_msg m,
 
 /* One varint at p (at most 10 bytes, not past e): the value in *v and the
  * bytes used, or 0 when truncated or longer than 10 bytes. */
-size_t tlm_xpw_varint(const unsigned char *p, const unsigned char *e,
-                      uint64_t *v);
+size_t tlm_xpw_varint_slow(const unsigned char *p, const unsigned char *e,
+                           uint64_t *v);
+static inline size_t tlm_xpw_varint(const unsigned char *p,
+                                    const unsigned char *e, uint64_t *v)
+{
+    if (p < e && !(*p & 0x80)) { /* one byte: most keys and lengths */
+        *v = *p;
+        return 1;
+    }
+    return tlm_xpw_varint_slow(p, e, v);
+}
 
 struct tlm_xplane {
     tlm_intern strs;
@@ -53,7 +62,7 @@ struct tlm_xplane {
     tlm_xplane_stats stats;
 };
 
-/* Adds the unpacked plane (a TlmXp__XPlane) to x.  Errors: TLM_ENOMEM,
+/* Adds the unpacked plane (a TlmXp__XPlaneLazy) to x.  Errors: TLM_ENOMEM,
  * TLM_EFORMAT (a time that overflows, a negative duration; offset is the
  * plane's). */
 tlm_status tlm_xplane_add_plane(tlm_xplane *x, const void *plane,

@@ -1,9 +1,13 @@
 /*
- * xplane_model.c - one unpacked XPlane (protobuf-c's TlmXp__XPlane) into
- * the flat model of tlm_xplane.h: the plane, and for a GPU plane its
+ * xplane_model.c - one unpacked XPlane (protobuf-c's TlmXp__XPlaneLazy)
+ * into the flat model of tlm_xplane.h: the plane, and for a GPU plane its
  * lines and events with the names and the hlo_op stat the trace viewer
  * would show (display names first; event-metadata stats, then the
- * event's own, the later winning, as xprof's conversion does).
+ * event's own, the later winning, as xprof's conversion does).  Events
+ * arrive as their bytes (already checked by xplane_wire.c) and are
+ * decoded here: fields 1 (metadata_id), 2 (offset_ps), 3 (duration_ps),
+ * 4 (stats), 5 (num_occurrences; the oneof's last field wins, as in
+ * protobuf); every read still bounded by the event's bytes.
  */
 #include "xplane_internal.h"
 
@@ -49,12 +53,14 @@ static long kv_find(const kv *v, size_t n, int64_t k)
 
 /* What a plane's maps resolve to. */
 typedef struct pmaps {
-    const TlmXp__XPlane *p;
+    const TlmXp__XPlaneLazy *p;
     kv *emd, *smd;
     size_t n_emd, n_smd;
     uint32_t *emd_name;   /* per event_metadata entry: interned name */
     uint32_t *emd_hlo;    /* per entry: interned hlo_op of its stats, 0 */
     uint8_t *smd_is_hlo;  /* per stat_metadata entry: named "hlo_op" */
+    int64_t hlo_id[4];    /* the keys named "hlo_op" (n_hlo_id <= 4) */
+    int n_hlo_id;         /* -1: more than 4, look them up */
 } pmaps;
 
 static void maps_free(pmaps *m)
@@ -76,6 +82,12 @@ static const char *smd_name(const pmaps *m, int64_t id)
 
 static int stat_is_hlo(const pmaps *m, int64_t id)
 {
+    if (m->n_hlo_id >= 0) {
+        for (int k = 0; k < m->n_hlo_id; k++)
+            if (m->hlo_id[k] == id)
+                return 1;
+        return 0;
+    }
     long i = kv_find(m->smd, m->n_smd, id);
     return i >= 0 && m->smd_is_hlo[i];
 }
@@ -123,7 +135,7 @@ static uint32_t hlo_of(tlm_xplane *x, const pmaps *m, TlmXp__XStat **st,
     return keep;
 }
 
-static tlm_status maps_build(tlm_xplane *x, const TlmXp__XPlane *p,
+static tlm_status maps_build(tlm_xplane *x, const TlmXp__XPlaneLazy *p,
                              pmaps *m)
 {
     memset(m, 0, sizeof *m);
@@ -143,6 +155,17 @@ static tlm_status maps_build(tlm_xplane *x, const TlmXp__XPlane *p,
         m->smd_is_hlo[i] = v && strcmp(v->name, "hlo_op") == 0;
     }
     qsort(m->smd, m->n_smd, sizeof *m->smd, kv_cmp);
+    for (size_t i = 0; i < m->n_smd && m->n_hlo_id >= 0; i++) {
+        int64_t k = m->smd[i].key; /* the last entry of a key counts */
+        if (i + 1 < m->n_smd && m->smd[i + 1].key == k)
+            continue;
+        if (!m->smd_is_hlo[m->smd[i].idx])
+            continue;
+        if (m->n_hlo_id == 4)
+            m->n_hlo_id = -1;
+        else
+            m->hlo_id[m->n_hlo_id++] = k;
+    }
     int oom = 0;
     for (size_t i = 0; i < m->n_emd; i++) {
         m->emd[i] = (kv){p->event_metadata[i]->key, i};
@@ -159,8 +182,127 @@ static tlm_status maps_build(tlm_xplane *x, const TlmXp__XPlane *p,
     return oom ? TLM_ENOMEM : TLM_OK;
 }
 
+/* A decoded event. */
+typedef struct xev {
+    int64_t mid, off, dur;
+    long mi; /* index of its metadata entry, or -1 */
+    uint32_t hlo;
+} xev;
+
+static uint64_t rd_varint(const unsigned char **p, const unsigned char *e)
+{
+    uint64_t v = 0;
+    size_t k = tlm_xpw_varint(*p, e, &v);
+    *p = k ? *p + k : e; /* checked before: a cut value ends the event */
+    return v;
+}
+
+/* Past one value of wire type wt. */
+static void skip(const unsigned char **p, const unsigned char *e,
+                 unsigned wt)
+{
+    size_t left = (size_t)(e - *p), n = 0;
+    if (wt == 0) {
+        rd_varint(p, e);
+        return;
+    }
+    if (wt == 1 || wt == 5)
+        n = wt == 1 ? 8 : 4;
+    else if (wt == 2)
+        n = (size_t)rd_varint(p, e), left = (size_t)(e - *p);
+    *p += n <= left ? n : left;
+}
+
+/* One XStat [p, e): the hlo_op value when its metadata is hlo_op. */
+static uint32_t stat_hlo(tlm_xplane *x, const pmaps *m,
+                         const unsigned char *p, const unsigned char *e,
+                         uint32_t keep, int *oom)
+{
+    TlmXp__XStat st = TLM_XP__XSTAT__INIT;
+    const unsigned char *sp = NULL;
+    size_t sn = 0;
+    while (p < e) {
+        uint64_t key = rd_varint(&p, e);
+        unsigned wt = (unsigned)(key & 7);
+        switch (key >> 3) {
+        case 1: st.metadata_id = (int64_t)rd_varint(&p, e); break;
+        case 3: st.value_case = TLM_XP__XSTAT__VALUE_UINT64_VALUE;
+                st.uint64_value = rd_varint(&p, e); break;
+        case 4: st.value_case = TLM_XP__XSTAT__VALUE_INT64_VALUE;
+                st.int64_value = (int64_t)rd_varint(&p, e); break;
+        case 7: st.value_case = TLM_XP__XSTAT__VALUE_REF_VALUE;
+                st.ref_value = rd_varint(&p, e); break;
+        case 5:
+            sn = (size_t)rd_varint(&p, e);
+            sn = sn <= (size_t)(e - p) ? sn : (size_t)(e - p);
+            sp = p;
+            p += sn;
+            st.value_case = TLM_XP__XSTAT__VALUE_STR_VALUE;
+            break;
+        case 2:
+            if (e - p >= 8) {
+                uint64_t b = 0;
+                for (int i = 7; i >= 0; i--)
+                    b = b << 8 | p[i];
+                memcpy(&st.double_value, &b, sizeof b);
+                st.value_case = TLM_XP__XSTAT__VALUE_DOUBLE_VALUE;
+            }
+            skip(&p, e, wt);
+            break;
+        default: skip(&p, e, wt); break;
+        }
+    }
+    if (!stat_is_hlo(m, st.metadata_id))
+        return keep;
+    if (st.value_case != TLM_XP__XSTAT__VALUE_STR_VALUE)
+        return stat_value(x, m, &st, oom);
+    if (sn == 0)
+        return 0;
+    uint32_t id = tlm_intern_add(&x->strs, (const char *)sp, sn);
+    *oom |= id == UINT32_MAX;
+    return id == UINT32_MAX ? 0 : id;
+}
+
+static void decode_event(tlm_xplane *x, const pmaps *m,
+                         const ProtobufCBinaryData *b, xev *ev, int *oom)
+{
+    const unsigned char *p = b->data, *e = b->data + b->len;
+    memset(ev, 0, sizeof *ev);
+    const unsigned char *stats[64];
+    size_t slen[64], ns = 0;
+    while (p < e) {
+        uint64_t key = rd_varint(&p, e);
+        unsigned wt = (unsigned)(key & 7);
+        switch (key >> 3) {
+        case 1: ev->mid = (int64_t)rd_varint(&p, e); break;
+        case 2: ev->off = (int64_t)rd_varint(&p, e); break;
+        case 5: rd_varint(&p, e); ev->off = 0; break; /* num_occurrences */
+        case 3: ev->dur = (int64_t)rd_varint(&p, e); break;
+        case 4: {
+            size_t n = (size_t)rd_varint(&p, e);
+            n = n <= (size_t)(e - p) ? n : (size_t)(e - p);
+            if (ns < 64) {
+                stats[ns] = p;
+                slen[ns++] = n;
+            } else { /* many stats: the hlo_op is looked at at once */
+                ev->hlo = stat_hlo(x, m, p, p + n, ev->hlo, oom);
+            }
+            p += n;
+            break;
+        }
+        default: skip(&p, e, wt); break;
+        }
+    }
+    long mi = ev->mi = kv_find(m->emd, m->n_emd, ev->mid);
+    uint32_t hlo = mi >= 0 ? m->emd_hlo[mi] : 0;
+    for (size_t i = 0; i < ns; i++) /* the event's stats after its
+                                       metadata's, the later winning */
+        hlo = stat_hlo(x, m, stats[i], stats[i] + slen[i], hlo, oom);
+    ev->hlo = ns >= 64 && ev->hlo ? ev->hlo : hlo;
+}
+
 static tlm_status add_line(tlm_xplane *x, const pmaps *m,
-                           const TlmXp__XLine *l, int64_t off,
+                           const TlmXp__XLineLazy *l, int64_t off,
                            const char *file, tlm_error *err)
 {
     if (tlm_grow((void **)&x->lines, &x->cap_lines, x->n_lines + 1,
@@ -185,26 +327,21 @@ static tlm_status add_line(tlm_xplane *x, const pmaps *m,
                              l->timestamp_ns, nm);
     int oom = 0;
     for (size_t i = 0; i < l->n_events; i++) {
-        const TlmXp__XEvent *ev = l->events[i];
+        xev ev;
+        decode_event(x, m, &l->events[i], &ev, &oom);
         tlm_xp_event *o = &x->events[x->n_events + i];
-        int64_t offp = ev->data_case == TLM_XP__XEVENT__DATA_OFFSET_PS
-                           ? ev->offset_ps : 0;
-        if (__builtin_add_overflow(t0, offp, &o->ts_ps) ||
-            ev->duration_ps < 0 ||
-            __builtin_add_overflow(o->ts_ps, ev->duration_ps,
-                                   &(int64_t){0}))
+        int64_t end;
+        if (__builtin_add_overflow(t0, ev.off, &o->ts_ps) || ev.dur < 0 ||
+            __builtin_add_overflow(o->ts_ps, ev.dur, &end))
             return tlm_error_set(err, TLM_EFORMAT, file, off,
                                  "XPlane: line '%.60s' event %zu: offset_ps "
                                  "%" PRId64 " / duration_ps %" PRId64
-                                 " out of range", nm, i, offp,
-                                 ev->duration_ps);
-        o->dur_ps = ev->duration_ps;
+                                 " out of range", nm, i, ev.off, ev.dur);
+        o->dur_ps = ev.dur;
         o->line = (uint32_t)x->n_lines;
         o->pad_ = 0;
-        long mi = kv_find(m->emd, m->n_emd, ev->metadata_id);
-        o->name = mi >= 0 ? m->emd_name[mi] : 0;
-        o->hlo_op = hlo_of(x, m, ev->stats, ev->n_stats,
-                           mi >= 0 ? m->emd_hlo[mi] : 0, &oom);
+        o->name = ev.mi >= 0 ? m->emd_name[ev.mi] : 0;
+        o->hlo_op = ev.hlo;
     }
     if (oom)
         return TLM_ENOMEM;
@@ -232,7 +369,7 @@ tlm_status tlm_xplane_add_plane(tlm_xplane *x, const void *plane,
                                 int64_t off, const char *file,
                                 tlm_error *err)
 {
-    const TlmXp__XPlane *p = plane;
+    const TlmXp__XPlaneLazy *p = plane;
     if (tlm_grow((void **)&x->planes, &x->cap_planes, x->n_planes + 1,
                  sizeof *x->planes, 8) != TLM_OK)
         return tlm_error_set(err, TLM_ENOMEM, file, off, "out of memory");

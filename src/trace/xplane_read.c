@@ -6,11 +6,11 @@
  * 2. check: the bounded wire-format pass of xplane_wire.c over the whole
  *    XSpace (offsets and field names in its errors);
  * 3. unpack: each XSpace.planes entry on its own with protobuf-c, through
- *    an allocator that refuses to hold more than a multiple of the
- *    plane's bytes (protobuf-c's structs are larger than their wire
- *    form; the cap bounds a hostile file all the same), then into the
- *    model (xplane_model.c) and freed: memory beyond the file's bytes is
- *    one plane's structs at a time.
+ *    an arena allocator (blocks of 4 MiB, freed at once) that refuses to
+ *    hold more than a multiple of the plane's bytes (protobuf-c's structs
+ *    are larger than their wire form; the cap bounds a hostile file all
+ *    the same), then into the model (xplane_model.c) and dropped: memory
+ *    beyond the file's bytes is one plane's structs at a time.
  */
 #include "xplane_internal.h"
 
@@ -111,9 +111,19 @@ static tlm_status slurp(const char *path, buf *raw, tlm_error *err)
     if (!f)
         return tlm_error_set(err, TLM_EIO, path, -1, "cannot open: %s",
                              strerror(errno));
-    unsigned char chunk[1 << 16];
+    struct stat sb;
     tlm_status st = TLM_OK;
     size_t k;
+    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+        (uint64_t)sb.st_size < SIZE_MAX &&
+        tlm_grow((void **)&raw->p, &raw->cap, (size_t)sb.st_size + 1, 1,
+                 1) != TLM_OK) /* one buffer of the file's size */
+        st = tlm_error_set(err, TLM_ENOMEM, path, -1,
+                           "out of memory reading the XPlane");
+    while (st == TLM_OK && raw->cap > raw->n &&
+           (k = fread(raw->p + raw->n, 1, raw->cap - raw->n, f)) > 0)
+        raw->n += k;
+    unsigned char chunk[1 << 16]; /* a file that grew, or a pipe */
     while (st == TLM_OK && (k = fread(chunk, 1, sizeof chunk, f)) > 0)
         st = put(raw, chunk, k, UINT64_MAX, path, err);
     if (st == TLM_OK && ferror(f))
@@ -125,62 +135,90 @@ static tlm_status slurp(const char *path, buf *raw, tlm_error *err)
 
 /* ------------------------------------------------------------ unpacking */
 
-typedef struct capalloc {
+/* protobuf-c's allocations for one plane: bumped from blocks (a plane
+ * is millions of small structs, freed all at once), their total capped. */
+typedef struct arena_blk {
+    struct arena_blk *next;
     size_t used, cap;
+    max_align_t data[];
+} arena_blk;
+
+typedef struct arena {
+    arena_blk *head;
+    size_t total, cap;
     int over;
-} capalloc;
+} arena;
 
-typedef union hdr {
-    size_t n;
-    max_align_t align_;
-} hdr;
+#define ARENA_BLOCK (4u << 20)
 
-static void *cap_alloc(void *ud, size_t n)
+static void *arena_alloc(void *ud, size_t n)
 {
-    capalloc *c = ud;
-    if (n > c->cap - c->used || sizeof(hdr) > c->cap - c->used - n) {
-        c->over = 1;
+    arena *a = ud;
+    size_t need = (n + 15) & ~(size_t)15;
+    arena_blk *b = a->head;
+    if (need < n)
         return NULL;
+    if (!b || b->cap - b->used < need) {
+        size_t left = a->cap - a->total;
+        size_t bc = need > ARENA_BLOCK ? need : ARENA_BLOCK;
+        if (need > left) {
+            a->over = 1;
+            return NULL;
+        }
+        if (bc > left)
+            bc = left; /* the last block: what the cap leaves */
+        b = malloc(sizeof *b + bc);
+        if (!b)
+            return NULL;
+        b->next = a->head;
+        b->used = 0;
+        b->cap = bc;
+        a->head = b;
+        a->total += bc;
     }
-    hdr *h = malloc(sizeof *h + n);
-    if (!h)
-        return NULL;
-    h->n = n;
-    c->used += n + sizeof *h;
-    return h + 1;
+    void *p = (char *)b->data + b->used;
+    b->used += need;
+    return p;
 }
 
-static void cap_free(void *ud, void *p)
+static void arena_nofree(void *ud, void *p)
 {
-    capalloc *c = ud;
-    if (!p)
-        return;
-    hdr *h = (hdr *)p - 1;
-    c->used -= h->n + sizeof *h;
-    free(h);
+    (void)ud;
+    (void)p; /* the arena goes as a whole */
+}
+
+static void arena_free(arena *a)
+{
+    while (a->head) {
+        arena_blk *n = a->head->next;
+        free(a->head);
+        a->head = n;
+    }
 }
 
 static tlm_status unpack_plane(tlm_xplane *x, const unsigned char *p,
                                size_t n, int64_t off, const char *file,
                                tlm_error *err)
 {
-    capalloc c = {0, n > SIZE_MAX / XP_ALLOC_RATIO - XP_ALLOC_FLOOR
-                         ? SIZE_MAX : n * XP_ALLOC_RATIO + XP_ALLOC_FLOOR,
-                  0};
-    ProtobufCAllocator a = {cap_alloc, cap_free, &c};
-    TlmXp__XPlane *pl = tlm_xp__xplane__unpack(&a, n, p);
-    if (!pl) {
-        if (c.over)
-            return tlm_error_set(err, TLM_ELIMIT, file, off,
-                                 "XPlane: decoding the plane would need "
-                                 "more than %zu bytes of memory (%d x its "
-                                 "%zu bytes)", c.cap, XP_ALLOC_RATIO, n);
-        return tlm_error_set(err, TLM_EFORMAT, file, off,
-                             "XPlane: protobuf-c cannot decode the plane "
-                             "(%zu bytes)", n);
-    }
-    tlm_status st = tlm_xplane_add_plane(x, pl, off, file, err);
-    tlm_xp__xplane__free_unpacked(pl, &a);
+    arena ar = {NULL, 0,
+                n > SIZE_MAX / XP_ALLOC_RATIO - XP_ALLOC_FLOOR
+                    ? SIZE_MAX : n * XP_ALLOC_RATIO + XP_ALLOC_FLOOR,
+                0};
+    ProtobufCAllocator a = {arena_alloc, arena_nofree, &ar};
+    TlmXp__XPlaneLazy *pl = tlm_xp__xplane_lazy__unpack(&a, n, p);
+    tlm_status st;
+    if (!pl && ar.over)
+        st = tlm_error_set(err, TLM_ELIMIT, file, off,
+                           "XPlane: decoding the plane would need more "
+                           "than %zu bytes of memory (%d x its %zu bytes)",
+                           ar.cap, XP_ALLOC_RATIO, n);
+    else if (!pl)
+        st = tlm_error_set(err, TLM_EFORMAT, file, off,
+                           "XPlane: protobuf-c cannot decode the plane "
+                           "(%zu bytes)", n);
+    else
+        st = tlm_xplane_add_plane(x, pl, off, file, err);
+    arena_free(&ar); /* instead of free_unpacked: one pass less */
     return st;
 }
 

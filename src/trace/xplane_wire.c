@@ -79,12 +79,31 @@ static const xpw_field fields[] = {
     {TLM_XPW_SMD, 3, WT_LEN, -1, "description"},
 };
 
+#define XPW_MAXNUM 12 /* field numbers of the schema are below this */
+
+/* index + 1 into fields[] per (message, field number) */
+static const uint8_t field_ix[TLM_XPW_COUNT][XPW_MAXNUM] = {
+    [TLM_XPW_SPACE] = {[1] = 1, [2] = 2, [3] = 3, [4] = 4},
+    [TLM_XPW_PLANE] = {[1] = 5, [2] = 6, [3] = 7, [4] = 8, [5] = 9,
+                       [6] = 10},
+    [TLM_XPW_LINE] = {[1] = 11, [2] = 12, [3] = 13, [4] = 14, [9] = 15,
+                      [10] = 16, [11] = 17},
+    [TLM_XPW_EVENT] = {[1] = 18, [2] = 19, [3] = 20, [4] = 21,
+                       [5] = 22},
+    [TLM_XPW_STAT] = {[1] = 23, [2] = 24, [3] = 25, [4] = 26, [5] = 27,
+                      [6] = 28, [7] = 29},
+    [TLM_XPW_EMD_ENTRY] = {[1] = 30, [2] = 31},
+    [TLM_XPW_SMD_ENTRY] = {[1] = 32, [2] = 33},
+    [TLM_XPW_EMD] = {[1] = 34, [2] = 35, [3] = 36, [4] = 37, [5] = 38,
+                     [6] = 39},
+    [TLM_XPW_SMD] = {[1] = 40, [2] = 41, [3] = 42},
+};
+
 static const xpw_field *find_field(tlm_xpw_msg m, uint64_t num)
 {
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        if (fields[i].msg == m && fields[i].num == num)
-            return &fields[i];
-    return NULL;
+    if (num >= XPW_MAXNUM || !field_ix[m][num])
+        return NULL;
+    return &fields[field_ix[m][num] - 1];
 }
 
 static const char *wt_name(unsigned wt)
@@ -100,8 +119,8 @@ static const char *wt_name(unsigned wt)
     }
 }
 
-size_t tlm_xpw_varint(const unsigned char *p, const unsigned char *e,
-                      uint64_t *v)
+size_t tlm_xpw_varint_slow(const unsigned char *p, const unsigned char *e,
+                           uint64_t *v)
 {
     uint64_t x = 0;
     for (size_t i = 0; i < 10 && p + i < e; i++) {
