@@ -82,7 +82,9 @@ static void usage(FILE *f)
             "usage: tlmpi inspect [--keep] [--chunk BYTES] TRACE...\n"
             "  Reads each trace (.json or .json.gz, by magic bytes) in one\n"
             "  streaming pass and prints event counts by (ph, cat), the\n"
-            "  distributedInfo metadata, bytes read and MB/s.\n"
+            "  distributedInfo metadata, bytes read and MB/s.  An XPlane\n"
+            "  (JAX *.xplane.pb, by content; a folder: the XPlane in it)\n"
+            "  prints its planes, lines and events.\n"
             "  --keep         keep every event in memory (as the analyses "
             "do)\n"
             "  --chunk BYTES  read/inflate step (default 1048576)\n");
