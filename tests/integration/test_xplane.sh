@@ -131,6 +131,11 @@ check "report (compat) values" "$PY" expect.py out_compat compat
 check "report of JAX's folder layout" "$PY" expect.py out_dir default
 "$TLMPI" report trace_a --output_xlsx_path book.xlsx --quiet
 check "report as a workbook" test -s book.xlsx
+"$TLMPI" report trace_a --quiet
+check "default workbook beside the trace" test -s trace_a_perf_report.xlsx
+cp small.pb jax.xplane.pb
+"$TLMPI" report jax.xplane.pb --quiet
+check "default workbook: TraceLens's JAX name" test -s jax_perf_report.xlsx
 "$TLMPI" report trace_a --output_csvs_dir out_default --quiet 2> again.txt
 check "an existing output is not replaced" grep -q 'exists' again.txt
 
