@@ -225,7 +225,13 @@ static uint32_t stat_hlo(tlm_xplane *x, const pmaps *m,
         uint64_t key = rd_varint(&p, e);
         unsigned wt = (unsigned)(key & 7);
         switch (key >> 3) {
-        case 1: st.metadata_id = (int64_t)rd_varint(&p, e); break;
+        case 1:
+            st.metadata_id = (int64_t)rd_varint(&p, e);
+            if (!stat_is_hlo(m, st.metadata_id))
+                return keep; /* not an hlo_op (a later field 1 could
+                                 still make it one: protobuf's last
+                                 wins; TraceLens's files write it once) */
+            break;
         case 3: st.value_case = TLM_XP__XSTAT__VALUE_UINT64_VALUE;
                 st.uint64_value = rd_varint(&p, e); break;
         case 4: st.value_case = TLM_XP__XSTAT__VALUE_INT64_VALUE;
