@@ -106,15 +106,8 @@ static void agg_free(agg *a)
     free(a->g);
 }
 
-static int is_kernel(const tlm_xplane *x, const tlm_xp_event *e)
+static int not_kernel_name(const char *n)
 {
-    size_t np, nl;
-    const tlm_xp_plane *pl = tlm_xplane_planes(x, &np);
-    const tlm_xp_line *ln = tlm_xplane_lines(x, &nl);
-    const tlm_xp_line *li = &ln[e->line];
-    const char *n = tlm_xplane_str(x, e->name);
-    if (pl[li->plane].pid > 100 || strncmp(li->name, "Stream", 6) != 0)
-        return 0;
     static const char *const not_k[] = {"copy", "memcpy", "memset"};
     for (int k = 0; k < 3; k++) {
         size_t m = strlen(not_k[k]), i = 0;
@@ -124,9 +117,60 @@ static int is_kernel(const tlm_xplane *x, const tlm_xp_event *e)
                 break;
         }
         if (i == m)
-            return 0;
+            return 1;
     }
-    return 1;
+    return 0;
+}
+
+/* Per string id, computed once: 0 unknown, else 1 + match() (so 0 = no
+ * class), and bit 0x40: a copy/memcpy/memset name. */
+static uint8_t str_info(const tlm_xplane *x, uint8_t *cache, uint32_t id)
+{
+    if (!cache[id]) {
+        const char *s = tlm_xplane_str(x, id);
+        cache[id] = (uint8_t)(0x80 | (1 + match(s)) |
+                              (not_kernel_name(s) ? 0x40 : 0));
+    }
+    return cache[id];
+}
+
+/* Per event: its op category when it is a kernel (an event of a
+ * "Stream..." thread of a GPU process, pid <= 100, not copy/memcpy/
+ * memset), else -1.  NULL on ENOMEM. */
+static int8_t *kernel_cats(const tlm_xplane *x)
+{
+    size_t np, nl, ne;
+    const tlm_xp_plane *pl = tlm_xplane_planes(x, &np);
+    const tlm_xp_line *ln = tlm_xplane_lines(x, &nl);
+    const tlm_xp_event *ev = tlm_xplane_events(x, &ne);
+    int8_t *k = malloc(ne + 1);
+    uint8_t *cache = calloc(tlm_xplane_str_count(x) + 1, 1);
+    uint8_t *stream = calloc(nl + 1, 1);
+    if (!k || !cache || !stream) {
+        free(k);
+        k = NULL;
+        goto done;
+    }
+    for (size_t i = 0; i < nl; i++)
+        stream[i] = pl[ln[i].plane].pid <= 100 &&
+                    strncmp(ln[i].name, "Stream", 6) == 0;
+    for (size_t i = 0; i < ne; i++) {
+        uint8_t n = str_info(x, cache, ev[i].name);
+        k[i] = -1;
+        if (!stream[ev[i].line] || (n & 0x40))
+            continue;
+        int c = (n & 0x3f) - 1;
+        if (ev[i].hlo_op) {
+            int h = (str_info(x, cache, ev[i].hlo_op) & 0x3f) - 1;
+            if (h >= 0)
+                c = h;
+        }
+        k[i] = (int8_t)(c < 0 ? XK_UNCAT : c);
+    }
+done:
+    free(cache);
+    free(stream);
+    return k;
 }
 
 /* name without decimal digits (owned by a). */
@@ -176,7 +220,8 @@ static grp *group(agg *a, uint32_t *slot, size_t k, const char *key)
 
 /* Groups per name id (ids are dense) or category, then sorted by key and
  * merged where keys are equal (names that differ only by digits). */
-static tlm_status gather(const tlm_xplane *x, int xla, int by_cat, agg *a)
+static tlm_status gather(const tlm_xplane *x, const int8_t *kc, int xla,
+                         int by_cat, agg *a)
 {
     size_t ne, np, nl;
     const tlm_xp_event *ev = tlm_xplane_events(x, &ne);
@@ -188,12 +233,10 @@ static tlm_status gather(const tlm_xplane *x, int xla, int by_cat, agg *a)
         return TLM_ENOMEM;
     tlm_status st = TLM_OK;
     for (size_t i = 0; i < ne && st == TLM_OK; i++) {
-        if (!is_kernel(x, &ev[i]))
+        int c = kc[i];
+        if (c < 0 || (xla && c != XK_UNCAT))
             continue;
         const char *nm = tlm_xplane_str(x, ev[i].name);
-        int c = category_of(nm, tlm_xplane_str(x, ev[i].hlo_op));
-        if (xla && c != XK_UNCAT)
-            continue;
         grp *g = by_cat ? group(a, slot, (size_t)c, cat_names[c])
                  : slot[ev[i].name]
                      ? &a->g[slot[ev[i].name] - 1]
@@ -321,13 +364,13 @@ static void fill_row(tlm_tab *t, size_t r, const grp *g, int by_cat,
     tlm_tab_set_f(t, r, c, ms / (double)npids);
 }
 
-static tlm_tab *build(const tlm_xplane *x, unsigned compat, const char *name,
-                      int xla, int by_cat)
+static tlm_tab *build(const tlm_xplane *x, const int8_t *kc, unsigned compat,
+                      const char *name, int xla, int by_cat)
 {
     agg a;
     tlm_tab *t = NULL;
     size_t *perm = NULL;
-    if (gather(x, xla, by_cat, &a) != TLM_OK)
+    if (gather(x, kc, xla, by_cat, &a) != TLM_OK)
         goto done;
     if (a.n == 0 && (compat & TLM_COMPAT_COLUMNS)) { /* empty DataFrame */
         t = tlm_tab_new(name, 0, NULL, NULL);
@@ -365,9 +408,15 @@ tlm_status tlm_xsheets_kernels(const tlm_xplane *x, unsigned compat,
                                tlm_tab **summary, tlm_tab **by_cat,
                                tlm_tab **xla)
 {
-    *summary = build(x, compat, "kernel_launchers_summary", 0, 0);
-    *by_cat = build(x, compat, "kernel_launchers_summary_by_category", 0, 1);
-    *xla = build(x, compat, "xla_summary", 1, 0);
+    int8_t *kc = kernel_cats(x);
+    *summary = *by_cat = *xla = NULL;
+    if (!kc)
+        return TLM_ENOMEM;
+    *summary = build(x, kc, compat, "kernel_launchers_summary", 0, 0);
+    *by_cat = build(x, kc, compat, "kernel_launchers_summary_by_category",
+                    0, 1);
+    *xla = build(x, kc, compat, "xla_summary", 1, 0);
+    free(kc);
     return *summary && *by_cat && *xla ? TLM_OK : TLM_ENOMEM;
 }
 

@@ -49,20 +49,21 @@ static int ivl_push(ivls *l, int64_t s, int64_t e)
     return 0;
 }
 
-static int ivl_cmp(const void *a, const void *b)
+static int ivl_le(const ivl *x, const ivl *y)
 {
-    const ivl *x = a, *y = b;
-    if (x->s != y->s)
-        return x->s < y->s ? -1 : 1;
-    return (x->e > y->e) - (x->e < y->e);
+    return x->s != y->s ? x->s < y->s : x->e <= y->e;
 }
+/* a merge of natural runs: the lines of a GPU are sorted runs */
+TLM_DEFINE_RUN_SORT(sort_ivls, ivl, ivl_le)
 
-/* The union, in place (sorted by start, touching intervals joined). */
-static void merge(ivls *l)
+/* The union, in place (sorted by start, touching intervals joined).
+ * -1 on ENOMEM. */
+static int merge(ivls *l)
 {
     if (l->n == 0)
-        return;
-    qsort(l->v, l->n, sizeof *l->v, ivl_cmp);
+        return 0;
+    if (sort_ivls(l->v, l->n) != TLM_OK)
+        return -1;
     size_t k = 0;
     for (size_t i = 1; i < l->n; i++) {
         if (l->v[i].s <= l->v[k].e) {
@@ -73,6 +74,7 @@ static void merge(ivls *l)
         }
     }
     l->n = k + 1;
+    return 0;
 }
 
 /* b minus a (both unions), into out.  -1 on ENOMEM. */
@@ -112,7 +114,8 @@ static int metrics(ivls *l, int64_t *m)
 {
     ivls t1 = {0}, t2 = {0};
     for (int i = 0; i < L_N; i++)
-        merge(&l[i]);
+        if (merge(&l[i]))
+            return -1;
     int rc = subtract(&l[L_COMP], &l[L_COMM], &t1);
     m[0] = total(&l[L_COMP]);
     m[1] = total(&t1);
@@ -269,8 +272,10 @@ static int put_rows(tlm_tab *t, const double *us, int64_t pid, int64_t dev)
     return t->oom ? -1 : 0;
 }
 
-/* The four interval lists of process pid. */
-static int collect(const tlm_xplane *x, uint32_t pid, ivls *l)
+/* The four interval lists of process pid.  kind: per string id, 0 not
+ * yet known, else 1 + kind_of(name). */
+static int collect(const tlm_xplane *x, uint32_t pid, uint8_t *kind,
+                   ivls *l)
 {
     size_t np, nl, ne;
     const tlm_xp_plane *pl = tlm_xplane_planes(x, &np);
@@ -281,8 +286,10 @@ static int collect(const tlm_xplane *x, uint32_t pid, ivls *l)
         if (pl[li->plane].pid != pid || li->tid >= XS_MAXPID)
             continue;
         int64_t s = ev[i].ts_ps, e = s + ev[i].dur_ps;
-        if (ivl_push(&l[L_ALL], s, e) ||
-            ivl_push(&l[kind_of(tlm_xplane_str(x, ev[i].name))], s, e))
+        uint8_t *k = &kind[ev[i].name];
+        if (!*k)
+            *k = (uint8_t)(1 + kind_of(tlm_xplane_str(x, ev[i].name)));
+        if (ivl_push(&l[L_ALL], s, e) || ivl_push(&l[*k - 1], s, e))
             return -1;
     }
     return 0;
@@ -301,11 +308,11 @@ static int64_t device_of(const tlm_xplane *x, uint32_t pid)
 /* One process: its rows, its times added to sum.  1: no stream event
  * (skipped), 0 done, -1 ENOMEM. */
 static int one_gpu(const tlm_xplane *x, uint32_t pid, int dev_col,
-                   tlm_tab *t, double *sum)
+                   uint8_t *kind, tlm_tab *t, double *sum)
 {
     ivls l[L_N];
     memset(l, 0, sizeof l);
-    int rc = collect(x, pid, l);
+    int rc = collect(x, pid, kind, l);
     int64_t m[XS_NMET];
     if (!rc && l[L_ALL].n == 0)
         rc = 1;
@@ -333,11 +340,13 @@ tlm_status tlm_xsheets_timeline(const tlm_xplane *x, unsigned compat,
     double sum[XS_NMET] = {0};
     *timeline = new_tab("gpu_timeline", 1, dev);
     *averages = new_tab("gpu_events_averages", 0, 0);
-    int rc = *timeline && *averages ? 0 : -1;
+    uint8_t *kind = calloc(tlm_xplane_str_count(x) + 1, 1);
+    int rc = *timeline && *averages && kind ? 0 : -1;
     for (size_t i = 0; i < n && rc >= 0; i++) {
-        rc = one_gpu(x, pids[i], dev, *timeline, sum);
+        rc = one_gpu(x, pids[i], dev, kind, *timeline, sum);
         used += rc == 0;
     }
+    free(kind);
     if (rc >= 0 && used == 0)
         return tlm_error_set(err, TLM_EFORMAT, NULL, -1,
                              "XPlane: no GPU events (no event on a stream "
