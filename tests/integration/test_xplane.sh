@@ -9,7 +9,9 @@
 #   2. bad input: truncated gzip, truncated protobuf, a bad varint, a
 #      length past the end, a wrong wire type, no GPU plane, no GPU event:
 #      exit 1, a message naming the file and the byte offset or field, and
-#      no output left (no CSV, workbook or temporary file).
+#      no output left (no CSV, workbook or temporary file);
+#   3. `tlmpi --trace_dir` (the multi-rank analysis) skips an XPlane with
+#      the reason.
 # Exit 0 on success, 1 on a failure.
 set -u
 TLMPI="${TLMPI:?TLMPI not set}"
@@ -138,6 +140,14 @@ cp small.pb jax.xplane.pb
 check "default workbook: TraceLens's JAX name" test -s jax_perf_report.xlsx
 "$TLMPI" report trace_a --output_csvs_dir out_default --quiet 2> again.txt
 check "an existing output is not replaced" grep -q 'exists' again.txt
+
+# the multi-rank analysis does not read XPlanes: skipped with the reason
+mkdir -p jobdir
+cp small.pb jobdir/rank0.pb
+"${MPIEXEC:-mpirun}" -n 1 "$TLMPI" --trace_dir jobdir --output job.h5 > job.txt 2>&1
+check "--trace_dir skips an XPlane, saying why" \
+    grep -q 'rank0.pb (XPlane (JAX): read by tlmpi report' job.txt
+check "--trace_dir: no output" test ! -e job.h5
 
 # ------------------------------------------------------------ 2. bad
 gen badvarint badvarint.bin
