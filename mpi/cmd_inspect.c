@@ -92,8 +92,11 @@ static void usage(FILE *f)
 
 static int inspect_one(const char *path, int keep, size_t chunk)
 {
-    if (tlm_cli_is_xplane(path)) /* by content */
-        return tlm_cli_xplane_inspect(path);
+    int xp = tlm_cli_is_xplane(path); /* by content */
+    if (xp < 0)
+        fprintf(stderr, "tlmpi inspect: error: %s: out of memory\n", path);
+    if (xp)
+        return xp < 0 ? 1 : tlm_cli_xplane_inspect(path);
     counter c = {0};
     tlm_read_opts o;
     tlm_read_opts_init(&o);

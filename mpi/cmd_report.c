@@ -453,9 +453,14 @@ int tlm_cmd_report(int argc, char **argv)
     if (start_outputs(&set, a.force, a.trace, a.tl.comparison_json_path,
                       a.dir, a.md, a.xlsx) != 0)
         return 1;
-    if (tlm_cli_is_xplane(a.trace)) { /* by content: JAX's sheets */
-        int xr = tlm_cli_xplane_report(a.trace, a.co.ro.compat, &set, a.dir,
-                                       a.xlsx, a.quiet);
+    int xp = tlm_cli_is_xplane(a.trace);
+    if (xp) { /* by content: JAX's sheets */
+        int xr = xp < 0 ? 1 : tlm_cli_xplane_report(a.trace, a.co.ro.compat,
+                                                    &set, a.dir, a.xlsx,
+                                                    a.quiet);
+        if (xp < 0)
+            fprintf(stderr, "tlmpi report: error: %s: out of memory\n",
+                    a.trace);
         tlm_mpi_signals_untrack(&set);
         tlm_outset_free(&set);
         return xr;

@@ -32,7 +32,7 @@ int tlm_cli_is_xplane(const char *path)
     if (tlm_xplane_locate(path, file, sizeof file, NULL) != TLM_OK)
         return 0;
     if (tlm_trace_sniff(file, 0, &s) != TLM_OK)
-        return 0;
+        return -1; /* TLM_ENOMEM: its only error */
     return s.verdict == TLM_SNIFF_TRACE && s.format == TLM_FORMAT_XPLANE;
 }
 

@@ -9,7 +9,8 @@
 #include "tlmpi/tlm_outset.h"
 
 /* 1 when path is an XPlane by content (gzip or not; a folder: the
- * xplane file found in it, tlm_xplane_locate), else 0. */
+ * xplane file found in it, tlm_xplane_locate), else 0; -1 when out of
+ * memory. */
 int tlm_cli_is_xplane(const char *path);
 
 /* `tlmpi report` of an XPlane: the five JAX sheets staged in set, one CSV
