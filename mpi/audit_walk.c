@@ -163,6 +163,12 @@ tlm_status tlm_audit_classify(tlm_audit_plan *p, const tlm_sniff *s,
         char *rel = p->cand[i];
         p->cand[i] = NULL;
         p->n_seen++;
+        if (s[i].verdict == TLM_SNIFF_TRACE &&
+            s[i].format == TLM_FORMAT_XPLANE) { /* not for the analysis */
+            st = add_skip(p, rel, "XPlane (JAX): read by tlmpi report");
+            free(rel);
+            continue;
+        }
         if (s[i].verdict == TLM_SNIFF_TRACE) {
             st = add_trace(p, rel, &s[i]);
             if (st != TLM_OK)

@@ -5,6 +5,7 @@
  * analyses do (for memory measurements).
  */
 #include "cli.h"
+#include "xplane_cli.h"
 
 #include "tlmpi/tlm_rocprof.h"
 #include "tlmpi/tlm_sniff.h"
@@ -81,10 +82,12 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: tlmpi inspect [--keep] [--chunk BYTES] TRACE...\n"
-            "  Reads each trace (found by content: Kineto JSON or rocprofv3\n"
-            "  JSON, plain or gzip) in one streaming pass and prints its\n"
-            "  format, event (or record) counts, the distributedInfo\n"
-            "  metadata or the GPU arch, bytes read and MB/s.\n"
+            "  Reads each trace (found by content: Kineto JSON, rocprofv3\n"
+            "  JSON or XPlane protobuf, plain or gzip) in one streaming pass\n"
+            "  and prints its format, event (or record) counts, the\n"
+            "  distributedInfo metadata or the GPU arch, bytes read and MB/s.\n"
+            "  An XPlane (JAX *.xplane.pb; a folder: the XPlane in it)\n"
+            "  prints its planes, lines and events.\n"
             "  --keep         keep every event in memory (as the analyses "
             "do)\n"
             "  --chunk BYTES  read/inflate step (default 1048576)\n");
@@ -146,6 +149,11 @@ static int inspect_rocprof(const char *path, size_t chunk)
 
 static int inspect_one(const char *path, int keep, size_t chunk)
 {
+    int xp = tlm_cli_is_xplane(path); /* by content */
+    if (xp < 0)
+        fprintf(stderr, "tlmpi inspect: error: %s: out of memory\n", path);
+    if (xp)
+        return xp < 0 ? 1 : tlm_cli_xplane_inspect(path);
     tlm_sniff sn;
     if (tlm_trace_sniff(path, 0, &sn) == TLM_OK &&
         sn.format == TLM_FORMAT_ROCPROF_JSON)

@@ -12,6 +12,7 @@
 #include "report_rp.h"
 #include "report_tl.h"
 #include "sigclean.h"
+#include "xplane_cli.h"
 
 #include "tlmpi/tlm_perf.h"
 #include "tlmpi/tlm_report.h"
@@ -39,7 +40,10 @@ static void report_usage(FILE *f)
         "(TraceLens's default).  A rocprofv3 JSON (told by content) gets\n"
         "TraceLens's rocprof report: gpu_timeline, kernel_summary,\n"
         "kernel_summary_by_category, kernel_details, short_kernels_summary,\n"
-        "short_kernel_histogram (docs/formats.md).\n\n"
+        "short_kernel_histogram (docs/formats.md).  An XPlane (JAX\n"
+        "*.xplane.pb, by content; a folder in JAX's plugins/profile/<run>/\n"
+        "layout too) gets the five sheets of TraceLens's JAX report\n"
+        "(docs/formats.md, \"XPlane\").\n\n"
         "options:\n"
         "  --output_csvs_dir DIR        output folder (created if missing)\n"
         "  --output_xlsx_path F         the sheets as one .xlsx workbook\n"
@@ -569,6 +573,18 @@ int tlm_cmd_report(int argc, char **argv)
         tlm_mpi_signals_untrack(&set);
         tlm_outset_free(&set);
         return 1;
+    }
+    int xp = tlm_cli_is_xplane(a.trace);
+    if (xp) { /* by content: JAX's sheets */
+        int xr = xp < 0 ? 1 : tlm_cli_xplane_report(a.trace, a.co.ro.compat,
+                                                    &set, a.dir, a.xlsx,
+                                                    a.quiet);
+        if (xp < 0)
+            fprintf(stderr, "tlmpi report: error: %s: out of memory\n",
+                    a.trace);
+        tlm_mpi_signals_untrack(&set);
+        tlm_outset_free(&set);
+        return xr;
     }
     tlm_sniff sn;
     if (tlm_trace_sniff(a.trace, 0, &sn) == TLM_OK &&

@@ -77,7 +77,10 @@ static int visit_file(walk *w, const char *p)
     char line[4096 + 128];
     if (tlm_trace_sniff(p, 0, &sn) != TLM_OK)
         return -1;
-    if (sn.verdict == TLM_SNIFF_TRACE)
+    if (sn.verdict == TLM_SNIFF_TRACE && sn.format == TLM_FORMAT_XPLANE)
+        snprintf(sn.reason, sizeof sn.reason, "XPlane (JAX): read by "
+                 "tlmpi report, not the multi-rank analysis");
+    else if (sn.verdict == TLM_SNIFF_TRACE)
         return strv_add(&w->traces, p);
     snprintf(line, sizeof line, "%s (%s)", rel_of(w, p), sn.reason);
     return strv_add(&w->skipped, line);

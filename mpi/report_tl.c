@@ -167,7 +167,11 @@ int tlm_cli_tl_finish(tlm_cli_tl *t, tlm_cli_ropts *co)
 int tlm_cli_tl_default_xlsx(const char *trace, char *out, size_t cap)
 {
     size_t n = strlen(trace);
-    if (n > 8 && !strcmp(trace + n - 8, ".json.gz"))
+    if (n > 13 && !strcmp(trace + n - 13, ".xplane.pb.gz"))
+        n -= 13; /* TraceLens's JAX report: <name>_perf_report.xlsx */
+    else if (n > 10 && !strcmp(trace + n - 10, ".xplane.pb"))
+        n -= 10;
+    else if (n > 8 && !strcmp(trace + n - 8, ".json.gz"))
         n -= 8;
     else if (n > 5 && !strcmp(trace + n - 5, ".json"))
         n -= 5;

@@ -39,7 +39,8 @@ tlm_status tlm_cli_tl_compare(const tlm_cli_tl *t, const tlm_cli_ropts *co,
                               tlm_cli_built *b, tlm_error *err);
 
 /* TraceLens's default workbook for a trace: <trace without .json.gz /
- * .json>_perf_report.xlsx, beside the trace.  0, or -1 when too long. */
+ * .json / .xplane.pb(.gz)>_perf_report.xlsx, beside the trace.  0, or -1
+ * when too long. */
 int tlm_cli_tl_default_xlsx(const char *trace, char *out, size_t cap);
 
 #endif

@@ -80,6 +80,12 @@
 #                             reader mode, plain and gzip: MB/s of JSON
 #                             (target: rocprof >= 0.8x Kineto), and the
 #                             six-sheet report of it
+#   scripts/bench.sh xplane   an XPlane (JAX) file of BENCH_XPLANE_MB
+#                             megabytes of protobuf (default 200; 8 GPU
+#                             planes, written by the test generator
+#                             tlm-gen-xplane): tlmpi inspect (decode) and
+#                             tlmpi report (decode + the five sheets), plain
+#                             and gzip, in MB/s of protobuf (target >= 200)
 #   scripts/bench.sh all      reader and report
 #
 # Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
@@ -844,11 +850,38 @@ run_rocprof() {
         "$t_rep" "$(calc %.1f "$rb / 1000000 / $t_rep")"
 }
 
+run_xplane() {
+    local mb=${BENCH_XPLANE_MB:-200} pb=$dir/bench.xplane.pb
+    local out=$dir/xplane_out t_cat t_ins t_rep t_gz rss_ins
+    if [ ! -s "$pb" ] || [ "$(cat "$dir/.xplane_mb" 2>/dev/null)" != "$mb" ]; then
+        echo "generating a ${mb} MB XPlane in $dir ..." >&2
+        "$bin/tlm-gen-xplane" big "$pb" "$mb"
+        gzip -6 -c "$pb" > "$pb.gz"
+        echo "$mb" > "$dir/.xplane_mb"
+    fi
+    bytes=$(stat -c %s "$pb")
+    cat "$pb" >/dev/null
+    t_cat=$(best cat "$pb")
+    t_ins=$(best "$bin/tlmpi" inspect "$pb")
+    t_gz=$(best "$bin/tlmpi" inspect "$pb.gz")
+    t_rep=$(best "$bin/tlmpi" report "$pb" --output_csvs_dir "$out" --force --quiet)
+    rss_ins=$(rss "$bin/tlmpi" inspect "$pb")
+    echo
+    echo "== xplane: $(calc %.1f "$bytes/1000000") MB of protobuf, $("$bin/tlmpi" inspect "$pb" | sed -n 's/^  events: //p') events (best of $repeat)"
+    printf '  %-34s %7.3f s %8s MB/s\n' "cat > /dev/null" "$t_cat" "$(mbs "$t_cat")"
+    printf '  %-34s %7.3f s %8s MB/s   (target >= 200 MB/s)\n' "tlmpi inspect (decode)" "$t_ins" "$(mbs "$t_ins")"
+    printf '  %-34s %7.3f s %8s MB/s\n' "tlmpi inspect .gz" "$t_gz" "$(mbs "$t_gz")"
+    printf '  %-34s %7.3f s %8s MB/s\n' "tlmpi report (5 sheets)" "$t_rep" "$(mbs "$t_rep")"
+    printf '  peak RSS decoding: %d KiB = %sx the protobuf size\n' "$rss_ins" \
+        "$(calc %.2f "$rss_ins * 1024 / $bytes")"
+}
+
 case "$mode" in
 reader) single_trace; run_reader ;;
 merged_trace) run_merged_trace ;;
 plots) run_plots ;;
 rocprof) single_trace; run_rocprof ;;
+xplane) run_xplane ;;
 compare) run_compare ;;
 report) single_trace; run_report ;;
 job) single_trace; run_job ;;
@@ -863,6 +896,6 @@ hta) run_hta ;;
 hta_cpath) run_hta_cpath ;;
 pseudo_ops) run_pseudo_ops ;;
 all) single_trace; run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|rocprof|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|causes|merged_trace|plots|hta|hta_cpath|pseudo_ops|all" >&2
+*) echo "usage: scripts/bench.sh reader|rocprof|xplane|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|causes|merged_trace|plots|hta|hta_cpath|pseudo_ops|all" >&2
    exit 2 ;;
 esac

@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
       libhdf5-openmpi-dev hdf5-tools zlib1g-dev libcmocka-dev
       python3-h5py python3-pandas python3-matplotlib time
-      libxlsxwriter-dev libzip-dev libexpat1-dev)
+      libxlsxwriter-dev libzip-dev libexpat1-dev
+      libprotobuf-c-dev protobuf-c-compiler)
 # CPU PyTorch (1.13 on Debian 12) for the event-replay runner
 # (scripts/tlmpi_replay.py, tests/integration/test_replay.sh)
 pkgs+=(python3-torch)

@@ -29,6 +29,12 @@ if(TLM_VALGRIND)
   set(TLM_VALGRIND_CMD valgrind -q --error-exitcode=9 --leak-check=full)
 endif()
 
+# The XPlane test files' generator (tests/data/README.md), run by the
+# tests that need them (found as $TLM_BUILD_DIR/tlm-gen-xplane).
+add_executable(tlm-gen-xplane ${CMAKE_SOURCE_DIR}/tests/data/gen_xplane.c)
+target_compile_options(tlm-gen-xplane PRIVATE ${TLM_WARN})
+target_link_libraries(tlm-gen-xplane PRIVATE tlm_trace)
+
 # Unit tests.
 file(GLOB TLM_UNIT_TESTS CONFIGURE_DEPENDS
      ${CMAKE_SOURCE_DIR}/tests/unit/test_*.c)

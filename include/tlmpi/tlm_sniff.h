@@ -40,13 +40,13 @@ typedef enum tlm_sniff_verdict {
 typedef enum tlm_sniff_format {
     TLM_FORMAT_UNKNOWN = 0,
     TLM_FORMAT_KINETO_JSON = 1, /* {"traceEvents": ...} or a bare [event] */
-    TLM_FORMAT_ROCPROF_JSON = 2 /* rocprofv3 --output-format json:
-                                 * {"rocprofiler-sdk-tool": [...]} */
-    /* 3 is kept for XPlane (issue 19) */
+    TLM_FORMAT_ROCPROF_JSON = 2, /* rocprofv3 --output-format json:
+                                  * {"rocprofiler-sdk-tool": [...]} */
+    TLM_FORMAT_XPLANE = 3,       /* XSpace protobuf (JAX *.xplane.pb) */
 } tlm_sniff_format;
 
-/* Short stable name of a format: "kineto-json", "rocprof-json", or
- * "unknown" (never NULL). */
+/* Short stable name of a format: "kineto-json", "rocprof-json",
+ * "xplane", or "unknown" (never NULL). */
 TLM_API const char *tlm_sniff_format_name(int format);
 
 typedef struct tlm_sniff {

@@ -25,6 +25,7 @@
 #include <zlib.h>
 
 #include "hexnum.h"
+#include "tlmpi/tlm_xplane.h"
 
 #define SNIFF_MAX_DEPTH 1024
 #define SNIFF_KEY_CAP 32
@@ -267,6 +268,8 @@ const char *tlm_sniff_format_name(int format)
         return "kineto-json";
     case TLM_FORMAT_ROCPROF_JSON:
         return "rocprof-json";
+    case TLM_FORMAT_XPLANE:
+        return "xplane";
     default:
         return "unknown";
     }
@@ -417,6 +420,11 @@ void tlm_trace_sniff_mem(const char *head, size_t n, int complete,
     const char *m = magic(h, n);
     if (n == 0 || m) {
         verdict(out, TLM_SNIFF_NOT_TRACE, m ? m : "empty file");
+        return;
+    }
+    if (tlm_xplane_sniff(h, n, complete)) { /* binary: never JSON */
+        verdict(out, TLM_SNIFF_TRACE, "");
+        out->format = TLM_FORMAT_XPLANE;
         return;
     }
     if (n >= 3 && memcmp(h, "\xEF\xBB\xBF", 3) == 0)
