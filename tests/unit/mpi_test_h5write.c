@@ -260,7 +260,7 @@ static void test_schema_tables(void **state)
                 assert_true(strcmp(tb->cols[i].name, tb->cols[j].name) != 0);
         }
     }
-    assert_int_equal(n, 15); /* ... and /findings */
+    assert_int_equal(n, 16); /* ... /findings and /straggler_causes */
 }
 
 int main(int argc, char **argv)
