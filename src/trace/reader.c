@@ -18,6 +18,7 @@
 #include "mem_internal.h"
 #include "hexnum.h"
 #include "trace_internal.h"
+#include "utf8_put.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -499,30 +500,6 @@ need:
     return P_NEED;
 }
 
-static size_t put_utf8(char *d, uint32_t cp)
-{
-    if (cp < 0x80) {
-        d[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        d[0] = (char)(0xc0 | (cp >> 6));
-        d[1] = (char)(0x80 | (cp & 0x3f));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        d[0] = (char)(0xe0 | (cp >> 12));
-        d[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        d[2] = (char)(0x80 | (cp & 0x3f));
-        return 3;
-    }
-    d[0] = (char)(0xf0 | (cp >> 18));
-    d[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-    d[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-    d[3] = (char)(0x80 | (cp & 0x3f));
-    return 4;
-}
-
 static uint32_t hex4(const unsigned char *p)
 {
     return (uint32_t)(tlm_hexval(p[0]) << 12 | tlm_hexval(p[1]) << 8 |
@@ -568,7 +545,7 @@ static int unescape(rd *r, const unsigned char *s, size_t len)
                     r->surr_next = off + 1;
                 }
             }
-            d += put_utf8(d, cp);
+            d += tlm_put_utf8(d, cp);
             break;
         }
         default: *d++ = (char)c; break; /* " \ / */

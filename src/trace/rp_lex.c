@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "hexnum.h"
+#include "utf8_put.h"
 
 #define RP_SLACK 64
 
@@ -149,30 +150,6 @@ static int utf8_len(const unsigned char *p, size_t n)
     return need + 1;
 }
 
-static size_t put_utf8(char *d, uint32_t cp)
-{
-    if (cp < 0x80) {
-        d[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        d[0] = (char)(0xc0 | (cp >> 6));
-        d[1] = (char)(0x80 | (cp & 0x3f));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        d[0] = (char)(0xe0 | (cp >> 12));
-        d[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        d[2] = (char)(0x80 | (cp & 0x3f));
-        return 3;
-    }
-    d[0] = (char)(0xf0 | (cp >> 18));
-    d[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-    d[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-    d[3] = (char)(0x80 | (cp & 0x3f));
-    return 4;
-}
-
 static int hex4(const unsigned char *p, uint32_t *v)
 {
     *v = 0;
@@ -222,7 +199,7 @@ static tlm_status unescape(rp_lex *lx, const unsigned char *p,
         } else if (cp >= 0xd800 && cp <= 0xdfff) {
             cp = 0xfffd;
         }
-        d += put_utf8(d, cp);
+        d += tlm_put_utf8(d, cp);
     }
     lx->s = lx->scr;
     lx->slen = (size_t)(d - lx->scr);
