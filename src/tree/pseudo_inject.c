@@ -9,7 +9,11 @@
  * pid/tid/ts/dur.  Q is a cpu_op with the arguments Input Dims / Input
  * type / Input Strides / Concrete Inputs of the donor, Sequence number
  * (the donor's, else the donor's UID) and, above a kernel, External id
- * (the kernel's correlation).
+ * (the kernel's correlation).  Wrapping a python frame X (MLA): Q is X's
+ * only child, X's former children are Q's, Q owns X's GPU slice and has
+ * X's pid/tid/ts/dur, its Sequence number falls back to X's UID; then the
+ * cpu roots are the cpu_ops without a cpu_op above them again (Q is one
+ * when X has none above it; the roots below Q are roots no more).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +35,10 @@ static size_t pseudo_args(const tlm_tree *t, const tlm_pseudo_spec *s,
             TLM_ARGV_NONE)
             k[n++] = copied[i];
     k[n] = TLM_ARG_SEQUENCE_NUMBER;
+    int32_t seq = tlm_pseudo_kind(s->rule) == TLM_PSEUDO_WRAP ? s->target
+                                                              : s->donor;
     if (tlm_event_arg(tr, &t->ev[s->donor], k[n], &v[n]) == TLM_ARGV_NONE)
-        v[n] = (tlm_argv){TLM_ARGV_INT, s->donor, 0};
+        v[n] = (tlm_argv){TLM_ARGV_INT, seq, 0};
     n++;
     k[n] = TLM_ARG_EXTERNAL_ID;
     if (tlm_pseudo_kind(s->rule) == TLM_PSEUDO_KERNEL &&
@@ -101,28 +107,49 @@ static void relink_above(tlm_tree *t, int32_t u, int32_t P, int32_t X)
     nd[X].next_sibling = -1;
 }
 
+/* Node u (new) X's only child, X's former children u's. */
+static void relink_wrap(tlm_tree *t, int32_t u, int32_t X)
+{
+    tlm_tnode *nd = t->nd;
+    nd[u] = (tlm_tnode){X, nd[X].first_child, -1, nd[X].gpu_lo,
+                        nd[X].gpu_hi,
+                        (uint8_t)(TLM_NODE_TREE | TLM_NODE_HOST),
+                        (uint8_t)TLM_CAT_CPU_OP, 0};
+    for (int32_t c = nd[X].first_child; c >= 0; c = nd[c].next_sibling)
+        nd[c].parent = u;
+    nd[X].first_child = u;
+}
+
 static tlm_status one(tlm_tree *t, tlm_trace *tr, const tlm_pseudo_spec *s,
                       const uint32_t *names, uint32_t cat, size_t n0,
                       int *skip, tlm_error *err)
 {
-    int above = tlm_pseudo_kind(s->rule) == TLM_PSEUDO_ABOVE;
-    int32_t L = above ? s->target : t->nd[s->target].parent;
+    int kind = tlm_pseudo_kind(s->rule);
+    int above = kind == TLM_PSEUDO_ABOVE, wrap = kind == TLM_PSEUDO_WRAP;
+    int32_t L = above || wrap ? s->target : t->nd[s->target].parent;
     int32_t P = L >= 0 ? t->nd[L].parent : -1;
-    /* no launch / parent, or the launch already under a pseudo op */
-    *skip = P < 0 || (!above && (size_t)P >= n0);
+    /* no launch / parent, or the launch already under a pseudo op; a
+     * wrapped frame needs children only */
+    if (wrap)
+        *skip = t->nd[L].first_child < 0;
+    else
+        *skip = P < 0 || (!above && (size_t)P >= n0);
     if (*skip)
         return TLM_OK;
     tlm_arg k[8];
     tlm_argv v[8];
     size_t na = pseudo_args(t, s, k, v);
-    tlm_event e = above ? pseudo_event(t, L, L, names[s->rule], cat)
-                        : pseudo_event(t, P, s->target, names[s->rule], cat);
+    tlm_event e = above || wrap
+                      ? pseudo_event(t, L, L, names[s->rule], cat)
+                      : pseudo_event(t, P, s->target, names[s->rule], cat);
     uint64_t uid;
     tlm_status st = tlm_trace_append_event(tr, &e, k, v, na, &uid, err);
     if (st != TLM_OK)
         return st;
     t->ev = tlm_trace_events(tr, NULL);
-    if (above)
+    if (wrap)
+        relink_wrap(t, (int32_t)t->n, L);
+    else if (above)
         relink_above(t, (int32_t)t->n, P, L);
     else
         relink_kernel(t, (int32_t)t->n, P, L, s->target);
@@ -166,6 +193,7 @@ tlm_status tlm_pseudo_inject(tlm_tree *t, tlm_trace *trace,
                              "pseudo ops: out of memory");
     }
     t->nd = nd;
+    int wrapped = 0;
     for (size_t i = 0; i < n; i++) {
         int skip;
         tlm_status st = one(t, trace, &sp[i], names, cat, n0, &skip, err);
@@ -173,6 +201,10 @@ tlm_status tlm_pseudo_inject(tlm_tree *t, tlm_trace *trace,
             return st;
         *skipped += (size_t)skip;
         *added += (size_t)!skip;
+        wrapped |= !skip && tlm_pseudo_kind(sp[i].rule) == TLM_PSEUDO_WRAP;
     }
+    if (wrapped && tlm_pseudo_roots(t, n0) != TLM_OK)
+        return tlm_error_set(err, TLM_ENOMEM, tlm_trace_path(trace), -1,
+                             "pseudo ops: out of memory");
     return TLM_OK;
 }

@@ -1,6 +1,7 @@
 /*
  * pseudo_internal.h - TraceLens's pseudo ops inside the tree layer
- * (pseudo_names.c, pseudo_ops.c, pseudo_flydsl.c, pseudo_inject.c;
+ * (pseudo_names.c, pseudo_ops.c, pseudo_flydsl.c, pseudo_mla.c,
+ * pseudo_inject.c;
  * docs/pseudo-ops.md).
  */
 #ifndef TLM_PSEUDO_INTERNAL_H
@@ -20,15 +21,20 @@ typedef enum tlm_pseudo_rule {
     TLM_PSEUDO_FLYDSL_STAGE1,   /* pseudo_op::moe_flydsl_stage1 */
     TLM_PSEUDO_FLYDSL_STAGE2,   /* pseudo_op::moe_flydsl_stage2 */
     TLM_PSEUDO_OPUS_STAGE2,     /* pseudo_op::moe_opus_stage2_a8w4 */
+    TLM_PSEUDO_MLA_DECODE,      /* pseudo_mla_decode_fwd */
+    TLM_PSEUDO_MLA_PREFILL,     /* pseudo_mla_prefill_fwd */
     TLM_PSEUDO_RULE_COUNT
 } tlm_pseudo_rule;
 
 /* kernel: "parent of the launch -> pseudo op -> launch -> kernel"
  * (target = the kernel); above: "parent -> pseudo op -> target" (the
- * flydsl stages, target = the stage event). */
-enum { TLM_PSEUDO_KERNEL = 0, TLM_PSEUDO_ABOVE = 1 };
+ * flydsl stages, target = the stage event); wrap: "target -> pseudo op
+ * -> the target's former children" (MLA, target = the python frame). */
+enum { TLM_PSEUDO_KERNEL = 0, TLM_PSEUDO_ABOVE = 1, TLM_PSEUDO_WRAP = 2 };
 static inline int tlm_pseudo_kind(int rule)
 {
+    if (rule >= TLM_PSEUDO_MLA_DECODE)
+        return TLM_PSEUDO_WRAP;
     return rule >= TLM_PSEUDO_FLYDSL_STAGE1 ? TLM_PSEUDO_ABOVE
                                             : TLM_PSEUDO_KERNEL;
 }
@@ -57,6 +63,9 @@ int tlm_pplan_name_exists(const tlm_pplan *p, uint32_t id);
 /* The flydsl / opus MoE stages (pseudo_flydsl.c): 0, or -1 when out of
  * memory. */
 int tlm_pplan_flydsl(tlm_pplan *p);
+/* The MLA decode / prefill frames (pseudo_mla.c): 0, or -1 when out of
+ * memory. */
+int tlm_pplan_mla(tlm_pplan *p);
 
 /* Name of a rule's pseudo op. */
 const char *tlm_pseudo_rule_name(int rule);
@@ -83,5 +92,10 @@ tlm_status tlm_pseudo_inject(tlm_tree *t, tlm_trace *trace,
                              const tlm_pseudo_spec *sp, size_t n,
                              size_t *added, size_t *skipped,
                              tlm_error *err);
+
+/* The cpu roots again after pseudo ops n0.. were added (pseudo_roots.c):
+ * the cpu_ops without a cpu_op above them, by (start, UID).  Errors:
+ * TLM_ENOMEM (the roots unchanged). */
+tlm_status tlm_pseudo_roots(tlm_tree *t, size_t n0);
 
 #endif /* TLM_PSEUDO_INTERNAL_H */

@@ -15,7 +15,8 @@
  *      such kernel in start order, the first "up", the others "down".
  *
  *   3. the flydsl / opus stages under "aiter::fused_moe_"
- *      (pseudo_flydsl.c).
+ *      (pseudo_flydsl.c);
+ *   4. the MLA decode, then prefill python frames (pseudo_mla.c).
  *
  * A kernel already given a pseudo op is not given a second one.  The
  * donor of the shapes is the MoE op.
@@ -35,6 +36,8 @@ static const char *const rule_names[TLM_PSEUDO_RULE_COUNT] = {
     "pseudo_op::moe_flydsl_stage1",
     "pseudo_op::moe_flydsl_stage2",
     "pseudo_op::moe_opus_stage2_a8w4",
+    "pseudo_mla_decode_fwd",
+    "pseudo_mla_prefill_fwd",
 };
 
 const char *tlm_pseudo_rule_name(int rule)
@@ -228,7 +231,9 @@ static int run_rules(plan *p)
         kernel_name_has(p, "fused_moe_kernel_gptq_awq", 0) &&
         each_op(p, gptq, TLM_PSEUDO_GPTQ_UP) != 0)
         return -1;
-    return tlm_pplan_flydsl(p);
+    if (tlm_pplan_flydsl(p) != 0)
+        return -1;
+    return tlm_pplan_mla(p);
 }
 
 tlm_status tlm_pseudo_plan(const tlm_tree *t, tlm_pseudo_spec **out,

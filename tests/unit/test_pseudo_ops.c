@@ -428,6 +428,129 @@ static void test_sglang_names(void **state)
     tlm_trace_free(tr);
 }
 
+#define PYF(name, ts, dur, id)                                            \
+    "{'ph':'X','cat':'python_function','name':'" name "','pid':1,"      \
+    "'tid':1,'ts':" #ts ",'dur':" #dur ",'args':{'Python id':" #id "}}"
+
+/* MLA decode / prefill: a pseudo op wrapping the children of each
+ * matching python frame with a donor op below it, the donor's shapes, the
+ * frame's times; the cpu roots below it give way to it.  Non-matches: a
+ * line number that is not digits, a frame without the donor below it, a
+ * prefill name followed by a word byte. */
+static const char mla_trace[] =
+    "{'traceEvents':["
+    PYF("/x/aiter/mla.py(120): mla_decode_fwd", 0, 100, 1) ","      /* 0 */
+    OPA("aten::empty", 5, 5, "") ","                                /* 1 */
+    OPA("aiter::mla_decode_stage1_asm_fwd", 20, 30,
+        "'Input Dims':[[4,16,576]]") ","                            /* 2 */
+    LAUNCH(25, "mla_k", 1000, 10, 61) ","                         /* 3-6 */
+    OPA("aiter::mla_reduce", 60, 20, "") ","                        /* 7 */
+    LAUNCH(65, "red_k", 1020, 5, 62) ","                         /* 8-11 */
+    PYF("aiter/mla.py(x): mla_decode_fwd", 200, 50, 2) ","         /* 12 */
+    OPA("aiter::mla_decode_stage1_asm_fwd", 210, 20, "") ","       /* 13 */
+    LAUNCH(215, "mla_k", 1100, 10, 63) ","                      /* 14-17 */
+    PYF("aiter/mla.py(9): mla_decode_fwd", 300, 50, 3) ","         /* 18 */
+    OPA("aten::mm", 310, 20, "") ","                               /* 19 */
+    LAUNCH(315, "mm_k", 1200, 10, 64) ","                       /* 20-23 */
+    PYF("m.py(5): mla_fp8_prefill_attn", 400, 50, 4) ","           /* 24 */
+    OPA("aiter::mla_prefill_ps_asm_fwd", 410, 20,
+        "'Input Dims':[[8,16]],'Sequence number':7") ","           /* 25 */
+    LAUNCH(415, "pf_k", 1300, 10, 65) ","                       /* 26-29 */
+    PYF("m.py(5): mla_fp8_prefill_attn_v2", 500, 50, 5) ","        /* 30 */
+    OPA("aiter::mla_prefill_ps_asm_fwd", 510, 20, "") ","          /* 31 */
+    LAUNCH(515, "pf_k", 1400, 10, 66) "]}";                     /* 32-35 */
+
+static void test_mla(void **state)
+{
+    (void)state;
+    tlm_trace *tr = tt_read_sq(mla_trace);
+    tlm_tree_opts o;
+    tlm_tree_opts_init(&o);
+    o.python_functions = 1;
+    tlm_tree *t = NULL;
+    tlm_error err;
+    assert_int_equal(tlm_tree_build(tr, &o, &t, &err), TLM_OK);
+    size_t nr;
+    const int32_t *r = tlm_tree_cpu_roots(t, &nr);
+    assert_int_equal(nr, 7); /* 1 2 7 13 19 25 31 */
+    size_t added, n;
+    assert_int_equal(tlm_tree_pseudo_ops(t, tr, &added, &err), TLM_OK);
+    assert_int_equal(added, 2);
+    const tlm_event *ev = tlm_trace_events(tr, &n);
+    assert_int_equal(n, 38);
+    assert_string_equal(name_of(tr, 36), "pseudo_mla_decode_fwd");
+    assert_string_equal(name_of(tr, 37), "pseudo_mla_prefill_fwd");
+    /* 0 -> 36 -> 1, 2, 7 */
+    assert_int_equal(tlm_tree_first_child(t, 0), 36);
+    assert_int_equal(tlm_tree_parent(t, 36), 0);
+    assert_int_equal(tlm_tree_next_sibling(t, 36), -1);
+    assert_int_equal(tlm_tree_first_child(t, 36), 1);
+    assert_int_equal(tlm_tree_parent(t, 1), 36);
+    assert_int_equal(tlm_tree_parent(t, 2), 36);
+    assert_int_equal(tlm_tree_parent(t, 7), 36);
+    assert_int_equal(tlm_tree_parent(t, 25), 37);
+    assert_int_equal(tlm_tree_parent(t, 37), 24);
+    size_t ng;
+    const int32_t *g = tlm_tree_gpu_events(t, 36, &ng);
+    assert_int_equal(ng, 2);
+    assert_int_equal(g[0], 6);
+    assert_int_equal(g[1], 11);
+    assert_int_equal(ev[36].ts, ev[0].ts);
+    assert_int_equal(ev[36].dur, ev[0].dur);
+    assert_int_equal(ev[36].cat, TLM_CAT_CPU_OP);
+    assert_string_equal(
+        tlm_event_arg_str(tr, &ev[36], TLM_ARG_INPUT_DIMS, NULL),
+        "[[4,16,576]]");
+    int64_t v;
+    assert_true(tlm_event_arg_int(tr, &ev[36], TLM_ARG_SEQUENCE_NUMBER, &v));
+    assert_int_equal(v, 0); /* the frame's UID */
+    assert_false(tlm_event_arg_int(tr, &ev[36], TLM_ARG_EXTERNAL_ID, &v));
+    assert_true(tlm_event_arg_int(tr, &ev[37], TLM_ARG_SEQUENCE_NUMBER, &v));
+    assert_int_equal(v, 7);
+    /* the non-matches keep their trees */
+    assert_int_equal(tlm_tree_parent(t, 13), 12);
+    assert_int_equal(tlm_tree_parent(t, 19), 18);
+    assert_int_equal(tlm_tree_parent(t, 31), 30);
+    /* roots: the pseudo ops in place of the roots below them */
+    r = tlm_tree_cpu_roots(t, &nr);
+    assert_int_equal(nr, 5);
+    const int32_t want[] = {36, 13, 19, 37, 31};
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(r[i], want[i]);
+    assert_int_equal(tlm_tree_stats_get(t)->n_cpu_roots, 5);
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
+/* Without the python frames in the tree there is no MLA pseudo op; with
+ * a frame but no donor name in the trace neither. */
+static void test_mla_no_frames(void **state)
+{
+    (void)state;
+    tlm_trace *tr = tt_read_sq(mla_trace);
+    tlm_tree *t = build(tr);
+    size_t added, nr;
+    tlm_error err;
+    assert_int_equal(tlm_tree_pseudo_ops(t, tr, &added, &err), TLM_OK);
+    assert_int_equal(added, 0);
+    tlm_tree_cpu_roots(t, &nr);
+    assert_int_equal(nr, 7);
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+    tr = tt_read_sq("{'traceEvents':["
+                    PYF("aiter/mla.py(1): mla_decode_fwd", 0, 100, 1) ","
+                    OPA("aiter::other", 10, 30, "") ","
+                    LAUNCH(15, "k", 1000, 10, 61) "]}");
+    tlm_tree_opts o;
+    tlm_tree_opts_init(&o);
+    o.python_functions = 1;
+    assert_int_equal(tlm_tree_build(tr, &o, &t, &err), TLM_OK);
+    assert_int_equal(tlm_tree_pseudo_ops(t, tr, &added, &err), TLM_OK);
+    assert_int_equal(added, 0);
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -440,6 +563,8 @@ int main(void)
         cmocka_unit_test(test_sglang_names),
         cmocka_unit_test(test_flydsl),
         cmocka_unit_test(test_flydsl_frames),
+        cmocka_unit_test(test_mla),
+        cmocka_unit_test(test_mla_no_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
