@@ -23,6 +23,9 @@ typedef enum tlm_pseudo_rule {
     TLM_PSEUDO_OPUS_STAGE2,     /* pseudo_op::moe_opus_stage2_a8w4 */
     TLM_PSEUDO_MLA_DECODE,      /* pseudo_mla_decode_fwd */
     TLM_PSEUDO_MLA_PREFILL,     /* pseudo_mla_prefill_fwd */
+    TLM_PSEUDO_V4_SWA,          /* pseudo_v4_paged_decode_swa */
+    TLM_PSEUDO_V4_CSA,          /* pseudo_v4_paged_decode_csa */
+    TLM_PSEUDO_V4_HCA,          /* pseudo_v4_paged_decode_hca */
     TLM_PSEUDO_RULE_COUNT
 } tlm_pseudo_rule;
 
@@ -92,6 +95,34 @@ tlm_status tlm_pseudo_inject(tlm_tree *t, tlm_trace *trace,
                              const tlm_pseudo_spec *sp, size_t n,
                              size_t *added, size_t *skipped,
                              tlm_error *err);
+
+/* Name matching of the frame rules (pseudo_mla.c): a word byte of
+ * Python's re (ASCII letters, digits, '_', and every byte >= 0x80); an
+ * ASCII blank (\s); the count of digits at s[i]; w in s[0, n); s[i, n)
+ * starts with w ('?' in w: any byte), *end after it. */
+int tlm_pname_word(unsigned char c);
+int tlm_pname_blank(unsigned char c);
+size_t tlm_pname_digits(const char *s, size_t n, size_t i);
+int tlm_pname_has(const char *s, size_t n, const char *w);
+int tlm_pname_at(const char *s, size_t n, size_t i, const char *w,
+                 size_t *end);
+
+/* A python frame a frame rule matched. */
+typedef struct tlm_pframe {
+    uint32_t first; /* UID of the first event of the name */
+    int32_t uid;
+} tlm_pframe;
+
+/* The python_function events whose name frame() matches into h, by name
+ * (in order of first appearance), then UID; their count.  mark[u]: -2
+ * for them, -1 for the others.  first[name id] is scratch of nstr
+ * entries, all UINT32_MAX on entry and on return. */
+size_t tlm_pplan_frames(const tlm_tree *t, int (*frame)(const char *, size_t),
+                        int32_t *mark, tlm_pframe *h, uint32_t *first,
+                        uint32_t nstr);
+/* The DeepSeek-V4 paged decode frames (pseudo_v4.c): 0, or -1 when out
+ * of memory. */
+int tlm_pplan_v4(tlm_pplan *p);
 
 /* The cpu roots again after pseudo ops n0.. were added (pseudo_roots.c):
  * the cpu_ops without a cpu_op above them, by (start, UID).  Errors:

@@ -23,13 +23,26 @@
 
 static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-static int is_word(unsigned char c)
+int tlm_pname_word(unsigned char c)
 {
     return is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') ||
            (c >= 'A' && c <= 'Z') || c >= 0x80;
 }
 
-static int has(const char *s, size_t n, const char *w)
+int tlm_pname_blank(unsigned char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+size_t tlm_pname_digits(const char *s, size_t n, size_t i)
+{
+    size_t d = i;
+    while (d < n && is_digit((unsigned char)s[d]))
+        d++;
+    return d - i;
+}
+
+int tlm_pname_has(const char *s, size_t n, const char *w)
 {
     size_t m = strlen(w);
     for (size_t i = 0; m <= n && i <= n - m; i++)
@@ -38,8 +51,8 @@ static int has(const char *s, size_t n, const char *w)
     return 0;
 }
 
-/* s[i, n) starts with w; '?' in w matches any byte. */
-static int at(const char *s, size_t n, size_t i, const char *w, size_t *end)
+int tlm_pname_at(const char *s, size_t n, size_t i, const char *w,
+                 size_t *end)
 {
     size_t m = strlen(w);
     if (i > n || n - i < m)
@@ -54,15 +67,14 @@ static int at(const char *s, size_t n, size_t i, const char *w, size_t *end)
 /* "aiter/mla.py\(\d+\): mla_decode_fwd" somewhere in s (re.search). */
 static int decode_name(const char *s, size_t n)
 {
-    if (!has(s, n, "mla.py") || !has(s, n, "mla_decode_fwd"))
+    if (!tlm_pname_has(s, n, "mla.py") || !tlm_pname_has(s, n, "mla_decode_fwd"))
         return 0;
     for (size_t i = 0; i < n; i++) {
         size_t e, d;
-        if (!at(s, n, i, "aiter/mla?py(", &e))
+        if (!tlm_pname_at(s, n, i, "aiter/mla?py(", &e))
             continue;
-        for (d = e; d < n && is_digit((unsigned char)s[d]); d++)
-            ;
-        if (d > e && at(s, n, d, "): mla_decode_fwd", &e))
+        d = tlm_pname_digits(s, n, e);
+        if (d > 0 && tlm_pname_at(s, n, e + d, "): mla_decode_fwd", &e))
             return 1;
     }
     return 0;
@@ -72,25 +84,22 @@ static int decode_name(const char *s, size_t n)
 static int prefill_name(const char *s, size_t n)
 {
     static const char w[] = "mla_fp8_prefill_attn";
-    if (!has(s, n, w))
+    if (!tlm_pname_has(s, n, w))
         return 0;
     for (size_t i = 0; i < n; i++) {
         size_t b = i + 1, e;
         if (s[i] != ':')
             continue;
-        while (b < n && strchr(" \t\n\r\f\v", s[b]) && s[b])
+        while (b < n && tlm_pname_blank((unsigned char)s[b]))
             b++;
-        if (at(s, n, b, w, &e) &&
-            (e == n || !is_word((unsigned char)s[e])))
+        if (tlm_pname_at(s, n, b, w, &e) &&
+            (e == n || !tlm_pname_word((unsigned char)s[e])))
             return 1;
     }
     return 0;
 }
 
-typedef struct hit {
-    uint32_t first; /* UID of the first event of the name */
-    int32_t uid;
-} hit;
+typedef tlm_pframe hit;
 
 static int by_name_then_uid(const void *a, const void *b)
 {
@@ -111,11 +120,9 @@ static const family families[] = {
     {"aiter::mla_prefill_ps_asm_fwd", prefill_name, TLM_PSEUDO_MLA_PREFILL},
 };
 
-/* best[u]: -1 not a frame, -2 a frame without donor yet, else its donor.
- * The frames into h in name-then-UID order; their count.  first[name id]
- * is scratch (UINT32_MAX = unseen), reset here. */
-static size_t frames(const tlm_tree *t, const family *f, int32_t *best,
-                     hit *h, uint32_t *first, uint32_t nstr)
+size_t tlm_pplan_frames(const tlm_tree *t, int (*frame)(const char *, size_t),
+                        int32_t *best, tlm_pframe *h, uint32_t *first,
+                        uint32_t nstr)
 {
     size_t m = 0, n;
     for (size_t i = 0; i < t->n; i++) {
@@ -125,7 +132,7 @@ static size_t frames(const tlm_tree *t, const family *f, int32_t *best,
             continue;
         if (first[id] == UINT32_MAX) {
             const char *s = tlm_trace_str(t->trace, id, &n);
-            first[id] = f->frame(s, n) ? (uint32_t)i : UINT32_MAX - 1;
+            first[id] = frame(s, n) ? (uint32_t)i : UINT32_MAX - 1;
         }
         if (first[id] != UINT32_MAX - 1 &&
             t->ev[i].cat == TLM_CAT_PYTHON_FUNCTION) {
@@ -161,7 +168,7 @@ static int one_family(tlm_pplan *p, const family *f, int32_t *best, hit *h,
     uint32_t id = tlm_trace_str_find(t->trace, f->donor, strlen(f->donor));
     if (!tlm_pplan_name_exists(p, id))
         return 0;
-    size_t m = frames(t, f, best, h, first, nstr);
+    size_t m = tlm_pplan_frames(t, f->frame, best, h, first, nstr);
     if (m == 0)
         return 0;
     donors(t, id, best);

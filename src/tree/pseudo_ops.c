@@ -16,7 +16,8 @@
  *
  *   3. the flydsl / opus stages under "aiter::fused_moe_"
  *      (pseudo_flydsl.c);
- *   4. the MLA decode, then prefill python frames (pseudo_mla.c).
+ *   4. the MLA decode, then prefill python frames (pseudo_mla.c);
+ *   5. the DeepSeek-V4 paged decode frames (pseudo_v4.c).
  *
  * A kernel already given a pseudo op is not given a second one.  The
  * donor of the shapes is the MoE op.
@@ -38,6 +39,9 @@ static const char *const rule_names[TLM_PSEUDO_RULE_COUNT] = {
     "pseudo_op::moe_opus_stage2_a8w4",
     "pseudo_mla_decode_fwd",
     "pseudo_mla_prefill_fwd",
+    "pseudo_v4_paged_decode_swa",
+    "pseudo_v4_paged_decode_csa",
+    "pseudo_v4_paged_decode_hca",
 };
 
 const char *tlm_pseudo_rule_name(int rule)
@@ -233,7 +237,9 @@ static int run_rules(plan *p)
         return -1;
     if (tlm_pplan_flydsl(p) != 0)
         return -1;
-    return tlm_pplan_mla(p);
+    if (tlm_pplan_mla(p) != 0)
+        return -1;
+    return tlm_pplan_v4(p);
 }
 
 tlm_status tlm_pseudo_plan(const tlm_tree *t, tlm_pseudo_spec **out,

@@ -551,6 +551,85 @@ static void test_mla_no_frames(void **state)
     tlm_trace_free(tr);
 }
 
+/* DeepSeek-V4 paged decode: the mode from the donor's GPU events (hca_*,
+ * then fused_compress_attn* / _update_compressor_states_kernel*, else
+ * swa); the frames in (pid, tid, start) order; a frame without the donor
+ * above it, and a name followed by a word byte, get none. */
+static const char v4_a[] =
+        "{'traceEvents':["
+        OPA("aiter::v4_attention_with_output", 100, 90,
+            "'Input Dims':[[1,8,512]]") ","                          /* 0 */
+        LAUNCH(105, "fused_compress_attn_x", 1100, 5, 71) ","     /* 1-4 */
+        PYF("v4/paged_decode.py(12):  sparse_attn_v4_paged_decode", 120,
+            50, 1) ","                                               /* 5 */
+        OPA("aten::bmm", 125, 20, "") ","                            /* 6 */
+        LAUNCH(130, "split_k", 1110, 5, 72) ","                  /* 7-10 */
+        OPA("aiter::v4_attention_with_output", 0, 90, "") ","       /* 11 */
+        LAUNCH(5, "hca_compress_forward", 1000, 5, 73) ","       /* 12-15 */
+        PYF("paged_decode.py(3): sparse_attn_v4_paged_decode", 20, 50,
+            2) ","                                                  /* 16 */
+        OPA("aten::bmm", 25, 20, "") ","                            /* 17 */
+        LAUNCH(30, "split_k", 1010, 5, 74) ",";                  /* 18-21 */
+static const char v4_b[] =
+        OPA("aiter::v4_attention_with_output", 200, 90, "") ","     /* 22 */
+        PYF("paged_decode.py(3): sparse_attn_v4_paged_decode", 220, 50,
+            3) ","                                                  /* 23 */
+        OPA("aten::bmm", 225, 20, "") ","                           /* 24 */
+        LAUNCH(230, "split_k", 1210, 5, 75) ","                  /* 25-28 */
+        OPA("aiter::v4_attention_with_output", 300, 90, "") ","     /* 29 */
+        PYF("paged_decode.py(3): sparse_attn_v4_paged_decode_x", 320,
+            50, 4) ","                                              /* 30 */
+        OPA("aten::bmm", 325, 20, "") ","                           /* 31 */
+        LAUNCH(330, "split_k", 1310, 5, 76) ","                  /* 32-35 */
+        PYF("paged_decode.py(3): sparse_attn_v4_paged_decode", 420, 50,
+            5) ","                                                  /* 36 */
+        OPA("aten::bmm", 425, 20, "") ","                           /* 37 */
+        LAUNCH(430, "split_k", 1410, 5, 77) "]}";                /* 38-41 */
+
+static void test_v4(void **state)
+{
+    (void)state;
+    char *j = malloc(sizeof v4_a + sizeof v4_b);
+    assert_non_null(j);
+    memcpy(j, v4_a, sizeof v4_a - 1);
+    memcpy(j + sizeof v4_a - 1, v4_b, sizeof v4_b);
+    tlm_trace *tr = tt_read_sq(j);
+    free(j);
+    tlm_tree_opts o;
+    tlm_tree_opts_init(&o);
+    o.python_functions = 1;
+    tlm_tree *t = NULL;
+    tlm_error err;
+    assert_int_equal(tlm_tree_build(tr, &o, &t, &err), TLM_OK);
+    size_t added, n;
+    assert_int_equal(tlm_tree_pseudo_ops(t, tr, &added, &err), TLM_OK);
+    assert_int_equal(added, 3);
+    const tlm_event *ev = tlm_trace_events(tr, &n);
+    assert_int_equal(n, 45);
+    /* start order: frame 16 (20), 5 (120), 23 (220) */
+    assert_string_equal(name_of(tr, 42), "pseudo_v4_paged_decode_hca");
+    assert_int_equal(tlm_tree_parent(t, 42), 16);
+    assert_string_equal(name_of(tr, 43), "pseudo_v4_paged_decode_csa");
+    assert_int_equal(tlm_tree_parent(t, 43), 5);
+    assert_int_equal(tlm_tree_parent(t, 6), 43);
+    assert_string_equal(name_of(tr, 44), "pseudo_v4_paged_decode_swa");
+    assert_int_equal(tlm_tree_parent(t, 44), 23);
+    assert_string_equal(
+        tlm_event_arg_str(tr, &ev[43], TLM_ARG_INPUT_DIMS, NULL),
+        "[[1,8,512]]");
+    int64_t v;
+    assert_true(tlm_event_arg_int(tr, &ev[43], TLM_ARG_SEQUENCE_NUMBER, &v));
+    assert_int_equal(v, 5); /* the frame's UID */
+    assert_int_equal(ev[43].ts, ev[5].ts);
+    size_t ng;
+    tlm_tree_gpu_events(t, 43, &ng);
+    assert_int_equal(ng, 1);
+    assert_int_equal(tlm_tree_parent(t, 31), 30); /* _x: a word byte */
+    assert_int_equal(tlm_tree_parent(t, 37), 36); /* no donor above */
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -565,6 +644,7 @@ int main(void)
         cmocka_unit_test(test_flydsl_frames),
         cmocka_unit_test(test_mla),
         cmocka_unit_test(test_mla_no_frames),
+        cmocka_unit_test(test_v4),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
