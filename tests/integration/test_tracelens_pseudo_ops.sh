@@ -110,6 +110,44 @@ check "... ops_summary: the stage names without _<n>" test "$(rows "$WORK/f/ops_
 sglang_profiler::moe_flydsl_moe_stage2|30.0|1
 aiter::fused_moe_|4.0|1"
 
+# tests/data/pseudo_ops_attn.json (39 events; pseudo ops 39..41; python
+# frames join the tree with --include_call_stack):
+#   frame aiter/mla.py(120): mla_decode_fwd (0) over
+#     aiter::mla_decode_stage1_asm_fwd (1, the donor) and aiter::mla_reduce_v1
+#     (6): pseudo_mla_decode_fwd (39) wraps 1 and 6
+#   frame aiter/mla.py(x): mla_decode_fwd (11): no digits, none
+#   frame aiter/mla.py(300): mla_fp8_prefill_attn (17) over
+#     aiter::mla_prefill_ps_asm_fwd (18): pseudo_mla_prefill_fwd (40)
+#   aiter::v4_attention_with_output (23, launching hca_compress_forward_k:
+#     mode hca) over frame paged_decode.py(88): sparse_attn_v4_paged_decode
+#     (28) over aten::bmm (29) and aten::add (34): pseudo_v4_paged_decode_hca
+#     (41) wraps 29 and 34
+# The pseudo op names have no perf model in tlmpi (registry: category
+# only), so the walk goes on to the launchers: the rows stay, their
+# call_stack_full shows the pseudo op, the cpu roots 1, 6, 18 give way to
+# 39 and 40 (5 -> 4), and the synthetic row's UID follows the pseudo ops
+# (39 -> 42).  Without the frames in the tree: nothing changes.
+T4="$S/tests/data/pseudo_ops_attn.json"
+"$TLMPI" report "$T4" --enable_pseudo_ops --include_call_stack --output_csvs_dir "$WORK/t" 2> "$WORK/e"
+check "attn: exit 0" test $? -eq 0
+check "... three pseudo ops" grep -q "^  pseudo ops 3 (" "$WORK/e"
+check "... cpu roots 4" grep -q "cpu roots 4;" "$WORK/e"
+check "... call stacks through the pseudo ops" test "$(rows "$WORK/t/unified_perf_summary.csv" ex_UID call_stack_full)" = "aiter::mla_prefill_ps_asm_fwd|18|['aiter/mla.py(300): mla_fp8_prefill_attn', 'pseudo_mla_prefill_fwd', 'aiter::mla_prefill_ps_asm_fwd', 'mla_pfl_ps']
+aiter::mla_decode_stage1_asm_fwd|1|['aiter/mla.py(120): mla_decode_fwd', 'pseudo_mla_decode_fwd', 'aiter::mla_decode_stage1_asm_fwd', 'mla_a8w8_qh16']
+aten::bmm|29|['aiter::v4_attention_with_output', 'pseudo_v4_paged_decode_hca', 'aten::bmm', 'split_kv']
+aiter::mla_decode_stage1_asm_fwd|12|['aiter/mla.py(x): mla_decode_fwd', 'aiter::mla_decode_stage1_asm_fwd', 'mla_a8w8_qh16']
+aten::add|34|['aiter::v4_attention_with_output', 'pseudo_v4_paged_decode_hca', 'aten::add', 'reduce_kv']
+aiter::mla_reduce_v1|6|['aiter/mla.py(120): mla_decode_fwd', 'pseudo_mla_decode_fwd', 'aiter::mla_reduce_v1', 'mla_reduce']
+aiter::v4_attention_with_output->hca_compress_forward_k (Synthetic Op)|42|['aiter::v4_attention_with_output', 'hca_compress_forward_k']"
+R "$T4" --include_call_stack --output_csvs_dir "$WORK/t0"
+check "... off: no pseudo op" test -z "$(grep -l pseudo "$WORK/t0"/*.csv)"
+check "... off: 5 cpu roots" grep -q "5 cpu_op roots" "$WORK/t0/report.md"
+for f in ops_summary ops_unique_args kernel_summary gpu_timeline GEMM; do
+    check "... $f.csv the same with the option" cmp -s "$WORK/t0/$f.csv" "$WORK/t/$f.csv"
+done
+R "$T4" --output_csvs_dir "$WORK/t1" && R "$T4" --enable_pseudo_ops --output_csvs_dir "$WORK/t2"
+check "... without the frames in the tree: every sheet the same" diff -r "$WORK/t1" "$WORK/t2"
+
 for t in a m; do
     src=$A
     [ $t = m ] && src=$M
