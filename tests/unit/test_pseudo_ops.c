@@ -6,7 +6,10 @@
  * times, arguments) and tree links, at most one pseudo op per kernel,
  * kernels without a launch or parent, the flydsl stages (above an op),
  * a second call, a foreign trace, tlm_trace_append_event's checks, and
- * the sglang_profiler renaming.  Traces use ' for " (tt_read_sq).
+ * the sglang_profiler renaming, the MLA decode / prefill and DeepSeek-V4
+ * frames (pseudo_mla.c, pseudo_v4.c: wrapped children, donors, modes,
+ * order, the cpu roots after, pseudo_roots.c).  Traces use ' for "
+ * (tt_read_sq).
  */
 #include <setjmp.h>
 #include <stdarg.h>
