@@ -633,6 +633,41 @@ static void test_v4(void **state)
     tlm_trace_free(tr);
 }
 
+/* Nested matching frames: each gets a pseudo op (outer first); the inner
+ * one sits below the outer one and is not a cpu root. */
+static void test_mla_nested(void **state)
+{
+    (void)state;
+    tlm_trace *tr = tt_read_sq(
+        "{'traceEvents':["
+        PYF("aiter/mla.py(1): mla_decode_fwd", 0, 100, 1) ","      /* 0 */
+        PYF("aiter/mla.py(1): mla_decode_fwd", 5, 90, 2) ","       /* 1 */
+        OPA("aiter::mla_decode_stage1_asm_fwd", 10, 30, "") ","    /* 2 */
+        LAUNCH(15, "k", 1000, 10, 61) "]}");                    /* 3-6 */
+    tlm_tree_opts o;
+    tlm_tree_opts_init(&o);
+    o.python_functions = 1;
+    tlm_tree *t = NULL;
+    tlm_error err;
+    assert_int_equal(tlm_tree_build(tr, &o, &t, &err), TLM_OK);
+    size_t added, nr;
+    assert_int_equal(tlm_tree_pseudo_ops(t, tr, &added, &err), TLM_OK);
+    assert_int_equal(added, 2);
+    /* 0 -> 7 -> 1 -> 8 -> 2 */
+    assert_int_equal(tlm_tree_parent(t, 7), 0);
+    assert_int_equal(tlm_tree_parent(t, 1), 7);
+    assert_int_equal(tlm_tree_parent(t, 8), 1);
+    assert_int_equal(tlm_tree_parent(t, 2), 8);
+    const int32_t *r = tlm_tree_cpu_roots(t, &nr);
+    assert_int_equal(nr, 1);
+    assert_int_equal(r[0], 7);
+    assert_true(tlm_tree_flags(t, 7) & TLM_NODE_CPU_ROOT);
+    assert_false(tlm_tree_flags(t, 8) & TLM_NODE_CPU_ROOT);
+    assert_false(tlm_tree_flags(t, 2) & TLM_NODE_CPU_ROOT);
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -648,6 +683,7 @@ int main(void)
         cmocka_unit_test(test_mla),
         cmocka_unit_test(test_mla_no_frames),
         cmocka_unit_test(test_v4),
+        cmocka_unit_test(test_mla_nested),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
