@@ -72,8 +72,11 @@
 #                             --enable_pseudo_ops, on a generated vLLM-like
 #                             trace of BENCH_PSEUDO_BLOCKS MoE layers
 #                             (default 40000: Triton unfused and GPTQ/AWQ
-#                             MoE ops, 5 pseudo ops each) and on the
-#                             largest shared trace (no MoE op); peak RSS
+#                             MoE ops, 5 pseudo ops each), on one of as
+#                             many MLA + DeepSeek-V4 decode layers (2
+#                             pseudo ops each, --include_call_stack) and
+#                             on the largest shared trace (no MoE op);
+#                             peak RSS
 #   scripts/bench.sh rocprof  read a synthesized rocprofv3 JSON
 #                             (scripts/gen_rocprof.py, BENCH_SIZE bytes)
 #                             against the synthesized Kineto trace of the
@@ -739,25 +742,72 @@ run_hta_cpath() {
 
 # --enable_pseudo_ops (docs/pseudo-ops.md): a generated trace with many
 # MoE ops, and the largest shared trace (nothing to match there)
-pseudo_pair() {
-    local tr=$1 label=$2 t tc= tp= out=$dir/pseudo.out
+pseudo_pair() { # pseudo_pair TRACE LABEL [FLAG]: FLAG in both runs
+    local tr=$1 label=$2 x=${3:-} t tc= tp= out=$dir/pseudo.out
     for _ in $(seq "$repeat"); do
-        t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' report '$tr' --output_csvs_dir '$out' --quiet")
+        t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' report '$tr' --output_csvs_dir '$out' $x --quiet")
         tc=$(min2 "$t" "$tc")
-        t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' report '$tr' --output_csvs_dir '$out' --enable_pseudo_ops --quiet")
+        t=$(once sh -c "rm -rf '$out'; '$bin/tlmpi' report '$tr' --output_csvs_dir '$out' $x --enable_pseudo_ops --quiet")
         tp=$(min2 "$t" "$tp")
     done
     local rc rp
     rm -rf "$out"
-    rc=$(rss "$bin/tlmpi" report "$tr" --output_csvs_dir "$out" --quiet)
+    rc=$(rss "$bin/tlmpi" report "$tr" --output_csvs_dir "$out" $x --quiet)
     rm -rf "$out"
-    rp=$(rss "$bin/tlmpi" report "$tr" --output_csvs_dir "$out" --enable_pseudo_ops --quiet)
+    rp=$(rss "$bin/tlmpi" report "$tr" --output_csvs_dir "$out" $x --enable_pseudo_ops --quiet)
     rm -rf "$out"
     echo
     echo "== pseudo_ops: $label, $(stat -c %s "$tr") bytes (best of $repeat)"
-    printf '  %-34s %7.3f s   peak RSS %d KiB\n' "tlmpi report, CSVs" "$tc" "$rc"
+    printf '  %-34s %7.3f s   peak RSS %d KiB\n' "tlmpi report, CSVs $x" "$tc" "$rc"
     printf '  %-34s %7.3f s   peak RSS %d KiB\n' "... + --enable_pseudo_ops" "$tp" "$rp"
     printf '  --enable_pseudo_ops / CSVs: %sx\n' "$(ratio "$tp" "$tc")"
+}
+
+# A trace of N layers, each an MLA decode frame over its stage1 and reduce
+# ops and a DeepSeek-V4 attention op over a paged decode frame (2 pseudo
+# ops a layer, with the frames in the tree).
+gen_pseudo_attn() {
+    local tr=$dir/pseudo_attn.json
+    [ -s "$tr" ] && [ "$(cat "$dir/.pseudo_attn" 2>/dev/null)" = "$1" ] && return
+    echo "generating $1 MLA + V4 layers ..." >&2
+    /usr/bin/python3 - "$1" > "$tr" <<'PY'
+import json, sys
+n = int(sys.argv[1])
+out = sys.stdout
+out.write('{"schemaVersion": 1, "traceEvents": [\n')
+c, first = 0, True
+def put(e):
+    global first
+    out.write(("" if first else ",\n") + json.dumps(e, separators=(",", ":")))
+    first = False
+def op(name, ts, dur, args, cat="cpu_op"):
+    put({"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": 1,
+         "ts": ts, "dur": dur, "args": args})
+def launch(ts, kname, kts, kdur):
+    global c
+    c += 1
+    put({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel",
+         "pid": 1, "tid": 1, "ts": ts, "dur": 1, "args": {"correlation": c}})
+    put({"ph": "s", "cat": "ac2g", "name": "ac2g", "id": c, "pid": 1, "tid": 1, "ts": ts})
+    put({"ph": "f", "cat": "ac2g", "name": "ac2g", "id": c, "pid": 0, "tid": 7, "ts": kts, "bp": "e"})
+    put({"ph": "X", "cat": "kernel", "name": kname, "pid": 0, "tid": 7,
+         "ts": kts, "dur": kdur, "args": {"correlation": c, "stream": 7}})
+sh = {"Input Dims": [[4, 16, 576], [100, 1, 576]], "Input type": ["c10::BFloat16"] * 2}
+for i in range(n):
+    t = i * 1000
+    op("aiter/mla.py(120): mla_decode_fwd", t, 400, {"Python id": 2 * i + 1}, "python_function")
+    op("aiter::mla_decode_stage1_asm_fwd", t + 10, 150, sh)
+    launch(t + 20, "mla_a8w8_qh16", t + 100, 50)
+    op("aiter::mla_reduce_v1", t + 200, 150, {})
+    launch(t + 210, "mla_reduce", t + 160, 10)
+    op("aiter::v4_attention_with_output", t + 500, 400, sh)
+    launch(t + 505, "hca_compress_forward", t + 520, 5)
+    op("paged_decode.py(88): sparse_attn_v4_paged_decode", t + 520, 300, {"Python id": 2 * i + 2}, "python_function")
+    op("aten::bmm", t + 530, 100, {})
+    launch(t + 540, "split_kv", t + 600, 40)
+out.write("\n]}\n")
+PY
+    echo "$1" > "$dir/.pseudo_attn"
 }
 
 run_pseudo_ops() {
@@ -803,6 +853,8 @@ PY
         echo "$blocks" > "$dir/.pseudo_blocks"
     fi
     pseudo_pair "$tr" "$blocks generated MoE layers"
+    gen_pseudo_attn "$blocks"
+    pseudo_pair "$dir/pseudo_attn.json" "$blocks generated MLA + V4 decode layers" --include_call_stack
     big=$(ls -S "$shared"/traces/*/*.json* 2>/dev/null | head -n 1 || true)
     if [ -n "$big" ]; then
         pseudo_pair "$big" "largest shared trace $(basename "$big")"
