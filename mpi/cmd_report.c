@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 #include "hta_cli.h"
+#include "report_hta_nogpu.h"
 #include "report_opts.h"
 #include "report_rp.h"
 #include "report_tl.h"
@@ -553,6 +554,30 @@ static int report_rocprof(const rargs *a, tlm_outset *set)
     return tlm_cli_report_rocprof(&c, set);
 }
 
+/* --hta on a trace whose report failed for want of GPU events: HTA's
+ * tables (headers only) and report.md's reason, exit 0; any other trace
+ * keeps the report's error (in *err). */
+static int report_nogpu(const rargs *a, tlm_outset *set, tlm_error *err)
+{
+    char msg[1024];
+    tlm_error e2;
+    tlm_error_clear(&e2);
+    int r = tlm_cli_hta_nogpu(a->trace, &a->co, &a->hta, a->dir, a->md, set,
+                              &e2);
+    if (r > 0 && tlm_outset_commit(set, &e2) != TLM_OK)
+        r = -1;
+    if (r > 0 && !a->quiet)
+        fprintf(stderr, "tlmpi report: %s: no GPU events: no TraceLens "
+                "sheets; HTA's tables (headers only) in %s/hta\n", a->trace,
+                a->dir);
+    if (r <= 0)
+        fprintf(stderr, "tlmpi report: error: %s\n",
+                tlm_error_format(r < 0 ? &e2 : err, msg, sizeof msg));
+    tlm_mpi_signals_untrack(set);
+    tlm_outset_free(set);
+    return r > 0 ? 0 : 1;
+}
+
 int tlm_cmd_report(int argc, char **argv)
 {
     static rargs a; /* large path buffers: not on the stack */
@@ -600,7 +625,10 @@ int tlm_cmd_report(int argc, char **argv)
     tlm_error_clear(&err);
     char msg[1024];
     int rc = 1;
-    if (tlm_cli_build_report(a.trace, &a.co, &b, &err) != TLM_OK ||
+    tlm_status st = tlm_cli_build_report(a.trace, &a.co, &b, &err);
+    if (st == TLM_ENOTFOUND && a.hta.on) /* no GPU events: HTA's tables */
+        return report_nogpu(&a, &set, &err);
+    if (st != TLM_OK ||
         tlm_cli_tl_compare(&a.tl, &a.co, &b, &err) != TLM_OK ||
         stage_all(&a, &b, &set, &err) != TLM_OK ||
         tlm_outset_commit(&set, &err) != TLM_OK) {

@@ -52,8 +52,8 @@ rep() { # rep NAME [options]
 }
 rows() { echo $(($(wc -l < "$1") - 1)); }
 
-# no GPU events: `tlmpi report` refuses such a trace (its TraceLens
-# tables need one); the analysis mode takes it, HTA's tables header-only
+# no GPU events: the analysis mode takes such a trace, HTA's tables
+# header-only
 "$MPIEXEC" -n 1 "$TLMPI" "$W/nogpu.json" --hta --output "$W/o_nogpu/out.h5" \
     --output_dir "$W/o_nogpu" --hta_kernel_sequences nothing_matches \
     --quiet > "$W/nogpu.log" 2>&1 || bad "nogpu: $(tail -2 "$W/nogpu.log")"
@@ -64,6 +64,23 @@ for f in temporal_breakdown idle_time_breakdown comm_comp_overlap \
     [ "$(rows "$W/o_nogpu/hta/$f.csv")" = 0 ] || bad "nogpu: $f has rows"
 done
 grep -q 'have no GPU events' "$W/o_nogpu/report.md" || bad "nogpu: no reason"
+# ... and so does `tlmpi report --hta`: no TraceLens sheet, HTA's tables
+# header-only, report.md says why, exit 0; without --hta still an error
+"$TLMPI" report "$W/nogpu.json" --output_csvs_dir "$W/r_nogpu" --hta \
+    --hta_kernel_sequences nothing_matches > "$W/r_nogpu.log" 2>&1 ||
+    bad "report nogpu --hta: $(tail -2 "$W/r_nogpu.log")"
+for f in temporal_breakdown idle_time_breakdown comm_comp_overlap \
+         queue_length_summary gpu_kernel_breakdown cuda_kernel_launch_summary \
+         frequent_cuda_kernel_sequences; do
+    [ -f "$W/r_nogpu/hta/$f.csv" ] || { bad "report nogpu: no $f.csv"; continue; }
+    [ "$(rows "$W/r_nogpu/hta/$f.csv")" = 0 ] || bad "report nogpu: $f has rows"
+done
+grep -q 'No GPU events in this trace' "$W/r_nogpu/report.md" ||
+    bad "report nogpu: no reason in report.md"
+[ -e "$W/r_nogpu/gpu_timeline.csv" ] && bad "report nogpu: a TraceLens sheet"
+"$TLMPI" report "$W/nogpu.json" --output_csvs_dir "$W/r_nogpu2" \
+    > "$W/r_nogpu2.log" 2>&1 && bad "report nogpu without --hta: exit 0"
+grep -q 'no GPU events' "$W/r_nogpu2.log" || bad "report nogpu: no message"
 
 rep zero
 # kernel_time 0: percentages empty; no communication: overlap empty
