@@ -58,6 +58,11 @@ typedef struct tlm_outset {
     uint64_t *inputs;           /* (device, inode) pairs */
     size_t n_in, cap_in;
     char tag[96];               /* ".tlmpi-<pid>@<host>" */
+    char **made;                /* folders the checks created, in order:
+                                 * removed (when still empty) by
+                                 * tlm_outset_free unless committed */
+    size_t n_made;
+    int committed;              /* tlm_outset_commit succeeded */
 } tlm_outset;
 
 /* Starts an empty set.  force: existing regular files may be replaced.
@@ -65,7 +70,9 @@ typedef struct tlm_outset {
 TLM_API tlm_status tlm_outset_init(tlm_outset *s, int force,
                                    tlm_error *err);
 
-/* Removes every temporary not yet published and frees the set. */
+/* Removes every temporary not yet published, and the folders the set
+ * created when nothing was committed (only while empty), and frees the
+ * set. */
 TLM_API void tlm_outset_free(tlm_outset *s);
 
 /* Records an input file (by device and inode) that no output may be.  A

@@ -81,6 +81,12 @@ void tlm_outset_free(tlm_outset *s)
     if (!s || !s->f)
         return;
     tlm_outset_abort(s);
+    for (size_t i = s->n_made; i-- > 0;) { /* innermost first */
+        if (!s->committed)
+            rmdir(s->made[i]); /* fails, harmlessly, unless empty */
+        free(s->made[i]);
+    }
+    free(s->made);
     for (size_t i = 0; i < TLM_OUTSET_MAX; i++) {
         free(s->f[i].path);
         free(s->f[i].tmp);
@@ -122,8 +128,21 @@ static const char *kind_of(mode_t m)
                                                 : "not a regular file";
 }
 
-/* mkdir -p of dir (modifies nothing else). */
-static tlm_status make_dirs(char *dir, tlm_error *err)
+/* Notes a folder the set created (best effort: without memory it is only
+ * not removed on failure). */
+static void note_made(tlm_outset *s, const char *dir)
+{
+    char **m = realloc(s->made, (s->n_made + 1) * sizeof *m);
+    if (!m)
+        return;
+    s->made = m;
+    if ((m[s->n_made] = strdup(dir)) != NULL)
+        s->n_made++;
+}
+
+/* mkdir -p of dir (modifies nothing else); the folders created are noted
+ * in s. */
+static tlm_status make_dirs(tlm_outset *s, char *dir, tlm_error *err)
 {
     struct stat sb;
     if (stat(dir, &sb) == 0) {
@@ -135,12 +154,14 @@ static tlm_status make_dirs(char *dir, tlm_error *err)
     char *slash = strrchr(dir, '/');
     if (slash && slash != dir) {
         *slash = '\0';
-        tlm_status st = make_dirs(dir, err);
+        tlm_status st = make_dirs(s, dir, err);
         *slash = '/';
         if (st != TLM_OK)
             return st;
     }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    if (mkdir(dir, 0777) == 0)
+        note_made(s, dir);
+    else if (errno != EEXIST)
         return tlm_error_set(err, TLM_EIO, dir, -1,
                              "cannot create the output folder: %s",
                              strerror(errno));
@@ -218,7 +239,7 @@ tlm_status tlm_outset_check(tlm_outset *s, const char *path, tlm_error *err)
     char *dir = dir_of(path);
     if (!dir)
         return tlm_error_set(err, TLM_ENOMEM, path, -1, "out of memory");
-    tlm_status st = make_dirs(dir, err);
+    tlm_status st = make_dirs(s, dir, err);
     if (st == TLM_OK)
         st = probe_dir(s, dir, err);
     free(dir);
@@ -401,6 +422,7 @@ tlm_status tlm_outset_commit(tlm_outset *s, tlm_error *err)
                 unlink(s->f[i].old);
             s->f[i].state = TLM_OUT_DONE;
         }
+        s->committed = 1;
     }
     sigprocmask(SIG_SETMASK, &prev, NULL);
     return st;

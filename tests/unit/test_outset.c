@@ -169,6 +169,38 @@ static void test_commit(void **state)
     assert_string_equal(get(at("one.csv")), "new1");
 }
 
+/* Folders the checks created: removed when the set is freed without a
+ * commit (innermost first, and only while empty), kept after one. */
+static void test_made_folders(void **state)
+{
+    (void)state;
+    tlm_outset s;
+    tlm_error err;
+    struct stat sb;
+    assert_int_equal(tlm_outset_init(&s, 0, &err), TLM_OK);
+    assert_int_equal(tlm_outset_check(&s, at("a/b/c/one.csv"), &err),
+                     TLM_OK);
+    assert_int_equal(stat(at("a/b/c"), &sb), 0);
+    stage_text(&s, at("a/b/c/one.csv"), "x");
+    tlm_outset_free(&s); /* nothing committed */
+    assert_int_not_equal(stat(at("a"), &sb), 0);
+    assert_int_equal(count_files(), 0);
+    /* a folder that holds a file of someone else's stays */
+    assert_int_equal(tlm_outset_init(&s, 0, &err), TLM_OK);
+    assert_int_equal(tlm_outset_check(&s, at("a/b/one.csv"), &err), TLM_OK);
+    put(at("a/other"), "theirs");
+    tlm_outset_free(&s);
+    assert_int_equal(stat(at("a/b"), &sb) == 0, 0);
+    assert_string_equal(get(at("a/other")), "theirs");
+    /* committed: the folders stay */
+    assert_int_equal(tlm_outset_init(&s, 0, &err), TLM_OK);
+    assert_int_equal(tlm_outset_check(&s, at("d/e/one.csv"), &err), TLM_OK);
+    stage_text(&s, at("d/e/one.csv"), "y");
+    assert_int_equal(tlm_outset_commit(&s, &err), TLM_OK);
+    tlm_outset_free(&s);
+    assert_string_equal(get(at("d/e/one.csv")), "y");
+}
+
 /* The test's rename(): fails the fail_rename_at-th call (with EXDEV), to
  * break a commit in its middle. */
 static int fail_rename_at, n_rename;
@@ -291,6 +323,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_commit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_made_folders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rollback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changed_under_us, setup,
                                         teardown),
