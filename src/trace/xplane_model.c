@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "mem_internal.h"
 
 /* A metadata map sorted by key (the last entry of a key wins, as a
  * protobuf map's does). */
@@ -435,6 +436,9 @@ tlm_status tlm_xplane_add_plane(tlm_xplane *x, const void *plane,
     if (!pl->gpu)
         return TLM_OK;
     x->stats.n_gpu_planes++;
+    if (x->cap_events - x->n_events >= pl->n_events) /* sized before */
+        tlm_prefault(x->events + x->n_events,
+                     pl->n_events * sizeof *x->events);
     pmaps m;
     tlm_status st = maps_build(x, p, &m);
     for (size_t i = 0; st == TLM_OK && i < p->n_lines; i++)
