@@ -436,7 +436,7 @@ tlm_status tlm_xplane_add_plane(tlm_xplane *x, const void *plane,
     if (!pl->gpu)
         return TLM_OK;
     x->stats.n_gpu_planes++;
-    if (x->cap_events - x->n_events >= pl->n_events) /* sized before */
+    if (pl->n_events && x->cap_events - x->n_events >= pl->n_events)
         tlm_prefault(x->events + x->n_events,
                      pl->n_events * sizeof *x->events);
     pmaps m;
