@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "mem_internal.h"
 
 /* A metadata map sorted by key (the last entry of a key wins, as a
  * protobuf map's does). */
@@ -61,6 +62,10 @@ typedef struct pmaps {
     uint8_t *smd_is_hlo;  /* per stat_metadata entry: named "hlo_op" */
     int64_t hlo_id[4];    /* the keys named "hlo_op" (n_hlo_id <= 4) */
     int n_hlo_id;         /* -1: more than 4, look them up */
+    long *emd_dense;      /* keys emd_lo .. emd_lo + n_dense - 1: entry
+                             index or -1; NULL when the keys are sparse */
+    int64_t emd_lo;
+    size_t n_dense;
 } pmaps;
 
 static void maps_free(pmaps *m)
@@ -70,6 +75,40 @@ static void maps_free(pmaps *m)
     free(m->emd_name);
     free(m->emd_hlo);
     free(m->smd_is_hlo);
+    free(m->emd_dense);
+}
+
+/* When the event metadata keys are dense (the usual 1 .. n), a table
+ * from key to entry replaces the binary search; left NULL otherwise. */
+static void dense_build(pmaps *m)
+{
+    if (m->n_emd == 0)
+        return;
+    int64_t lo = m->emd[0].key; /* sorted: the span cannot wrap */
+    uint64_t span = (uint64_t)m->emd[m->n_emd - 1].key - (uint64_t)lo;
+    if (span >= 2 * (uint64_t)m->n_emd + 64)
+        return;
+    size_t n = (size_t)span + 1;
+    long *d = malloc(n * sizeof *d);
+    if (!d)
+        return; /* kv_find does the same, slower */
+    for (size_t i = 0; i < n; i++)
+        d[i] = -1;
+    for (size_t i = 0; i < m->n_emd; i++) /* sorted: the last one wins */
+        d[(uint64_t)m->emd[i].key - (uint64_t)lo] = (long)m->emd[i].idx;
+    m->emd_dense = d;
+    m->emd_lo = lo;
+    m->n_dense = n;
+}
+
+/* The event metadata entry of key k, or -1. */
+static long emd_find(const pmaps *m, int64_t k)
+{
+    if (m->emd_dense) {
+        uint64_t i = (uint64_t)k - (uint64_t)m->emd_lo;
+        return k >= m->emd_lo && i < m->n_dense ? m->emd_dense[i] : -1;
+    }
+    return kv_find(m->emd, m->n_emd, k);
 }
 
 static const char *smd_name(const pmaps *m, int64_t id)
@@ -179,6 +218,7 @@ static tlm_status maps_build(tlm_xplane *x, const TlmXp__XPlaneLazy *p,
         m->emd_hlo[i] = hlo_of(x, m, v->stats, v->n_stats, 0, &oom);
     }
     qsort(m->emd, m->n_emd, sizeof *m->emd, kv_cmp);
+    dense_build(m);
     return oom ? TLM_ENOMEM : TLM_OK;
 }
 
@@ -299,7 +339,7 @@ static void decode_event(tlm_xplane *x, const pmaps *m,
         default: skip(&p, e, wt); break;
         }
     }
-    long mi = ev->mi = kv_find(m->emd, m->n_emd, ev->mid);
+    long mi = ev->mi = emd_find(m, ev->mid);
     uint32_t hlo = mi >= 0 ? m->emd_hlo[mi] : 0;
     for (size_t i = 0; i < ns; i++) /* the event's stats after its
                                        metadata's, the later winning */
@@ -396,6 +436,9 @@ tlm_status tlm_xplane_add_plane(tlm_xplane *x, const void *plane,
     if (!pl->gpu)
         return TLM_OK;
     x->stats.n_gpu_planes++;
+    if (pl->n_events && x->cap_events - x->n_events >= pl->n_events)
+        tlm_prefault(x->events + x->n_events,
+                     pl->n_events * sizeof *x->events);
     pmaps m;
     tlm_status st = maps_build(x, p, &m);
     for (size_t i = 0; st == TLM_OK && i < p->n_lines; i++)

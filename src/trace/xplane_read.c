@@ -144,7 +144,8 @@ typedef struct arena_blk {
 } arena_blk;
 
 typedef struct arena {
-    arena_blk *head;
+    arena_blk *head;  /* blocks in use, the newest first */
+    arena_blk *spare; /* blocks of an earlier plane, to reuse */
     size_t total, cap;
     int over;
 } arena;
@@ -167,9 +168,13 @@ static void *arena_alloc(void *ud, size_t n)
         }
         if (bc > left)
             bc = left; /* the last block: what the cap leaves */
-        b = malloc(sizeof *b + bc);
-        if (!b)
+        if (a->spare && a->spare->cap >= need && a->spare->cap <= left) {
+            b = a->spare; /* pages already touched: no clearing */
+            a->spare = b->next;
+            bc = b->cap;
+        } else if (!(b = malloc(sizeof *b + bc))) {
             return NULL;
+        }
         b->next = a->head;
         b->used = 0;
         b->cap = bc;
@@ -187,39 +192,51 @@ static void arena_nofree(void *ud, void *p)
     (void)p; /* the arena goes as a whole */
 }
 
-static void arena_free(arena *a)
+/* Empties the arena for the next plane, its blocks kept for reuse. */
+static void arena_reset(arena *a, size_t cap)
 {
     while (a->head) {
         arena_blk *n = a->head->next;
-        free(a->head);
+        a->head->next = a->spare;
+        a->spare = a->head;
         a->head = n;
+    }
+    a->total = 0;
+    a->cap = cap;
+    a->over = 0;
+}
+
+static void arena_free(arena *a)
+{
+    arena_reset(a, 0);
+    while (a->spare) {
+        arena_blk *n = a->spare->next;
+        free(a->spare);
+        a->spare = n;
     }
 }
 
-static tlm_status unpack_plane(tlm_xplane *x, const unsigned char *p,
-                               size_t n, int64_t off, const char *file,
-                               tlm_error *err)
+static tlm_status unpack_plane(tlm_xplane *x, arena *ar,
+                               const unsigned char *p, size_t n, int64_t off,
+                               const char *file, tlm_error *err)
 {
-    arena ar = {NULL, 0,
-                n > SIZE_MAX / XP_ALLOC_RATIO - XP_ALLOC_FLOOR
-                    ? SIZE_MAX : n * XP_ALLOC_RATIO + XP_ALLOC_FLOOR,
-                0};
-    ProtobufCAllocator a = {arena_alloc, arena_nofree, &ar};
+    arena_reset(ar, n > SIZE_MAX / XP_ALLOC_RATIO - XP_ALLOC_FLOOR
+                        ? SIZE_MAX : n * XP_ALLOC_RATIO + XP_ALLOC_FLOOR);
+    ProtobufCAllocator a = {arena_alloc, arena_nofree, ar};
     TlmXp__XPlaneLazy *pl = tlm_xp__xplane_lazy__unpack(&a, n, p);
     tlm_status st;
-    if (!pl && ar.over)
+    if (!pl && ar->over)
         st = tlm_error_set(err, TLM_ELIMIT, file, off,
                            "XPlane: decoding the plane would need more "
                            "than %zu bytes of memory (%d x its %zu bytes)",
-                           ar.cap, XP_ALLOC_RATIO, n);
+                           ar->cap, XP_ALLOC_RATIO, n);
     else if (!pl)
         st = tlm_error_set(err, TLM_EFORMAT, file, off,
                            "XPlane: protobuf-c cannot decode the plane "
                            "(%zu bytes)", n);
     else
         st = tlm_xplane_add_plane(x, pl, off, file, err);
-    arena_free(&ar); /* instead of free_unpacked: one pass less */
-    return st;
+    return st; /* the arena goes at once: no free_unpacked pass */
 }
 
 /* Each XSpace.planes entry of the (checked) buffer. */
@@ -227,7 +244,9 @@ static tlm_status unpack_planes(tlm_xplane *x, const unsigned char *b,
                                 size_t n, const char *file, tlm_error *err)
 {
     const unsigned char *p = b, *e = b + n;
-    while (p < e) {
+    arena ar = {0};
+    tlm_status st = TLM_OK;
+    while (st == TLM_OK && p < e) {
         uint64_t kv, len = 0;
         p += tlm_xpw_varint(p, e, &kv); /* checked: cannot fail */
         unsigned wt = (unsigned)(kv & 7);
@@ -240,15 +259,13 @@ static tlm_status unpack_planes(tlm_xplane *x, const unsigned char *b,
             continue;
         }
         p += tlm_xpw_varint(p, e, &len);
-        if ((kv >> 3) == 1) {
-            tlm_status st = unpack_plane(x, p, (size_t)len,
-                                         (int64_t)(p - b), file, err);
-            if (st != TLM_OK)
-                return st;
-        }
+        if ((kv >> 3) == 1)
+            st = unpack_plane(x, &ar, p, (size_t)len, (int64_t)(p - b),
+                              file, err);
         p += len;
     }
-    return TLM_OK;
+    arena_free(&ar);
+    return st;
 }
 
 static tlm_status decode(tlm_xplane *x, const unsigned char *b, size_t n,
@@ -259,6 +276,16 @@ static tlm_status decode(tlm_xplane *x, const unsigned char *b, size_t n,
                              "XPlane: empty XSpace (no planes)");
     tlm_xpw_counts c = {0};
     tlm_status st = tlm_xpw_check(b, n, TLM_XPW_SPACE, 0, &c, file, err);
+    if (st == TLM_OK && c.events > 0 &&
+        c.events <= SIZE_MAX / sizeof *x->events) {
+        /* room for every event at once (pages touched only as events
+         * are written; no copying growth); failing, add_line grows */
+        void *ev = malloc((size_t)c.events * sizeof *x->events);
+        if (ev) {
+            x->events = ev;
+            x->cap_events = (size_t)c.events;
+        }
+    }
     if (st == TLM_OK)
         st = unpack_planes(x, b, n, file, err);
     if (st == TLM_OK && x->stats.n_planes == 0)

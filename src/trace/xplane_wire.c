@@ -158,7 +158,7 @@ static tlm_status bad(const walk *w, const unsigned char *at,
                          "XPlane protobuf: %s: %s", fld, what);
 }
 
-static void count(walk *w, tlm_xpw_msg m)
+static inline void count(walk *w, tlm_xpw_msg m)
 {
     if (!w->c)
         return;
@@ -239,34 +239,123 @@ static tlm_status walk_value(walk *w, const unsigned char *key,
     }
 }
 
-static tlm_status walk_msg(walk *w, const unsigned char *p,
-                           const unsigned char *e, tlm_xpw_msg m)
+/* One field at *pp (key and value), every check made; *pp moves past. */
+static tlm_status walk_field(walk *w, const unsigned char **pp,
+                             const unsigned char *e, tlm_xpw_msg m)
+{
+    const unsigned char *key = *pp, *p = *pp;
+    uint64_t kv;
+    size_t k = tlm_xpw_varint(p, e, &kv);
+    if (!k)
+        return bad(w, key, m, NULL, 0, "bad field key varint");
+    p += k;
+    uint64_t num = kv >> 3;
+    unsigned wt = (unsigned)(kv & 7);
+    if (num == 0 || num > 0x1fffffff)
+        return bad(w, key, m, NULL, num, "field number out of range");
+    const xpw_field *f = find_field(m, num);
+    if (f) {
+        int ok = f->wt == wt || (f->wt == WT_PACKED &&
+                                 (wt == WT_VARINT || wt == WT_LEN));
+        if (!ok) {
+            char what[96];
+            snprintf(what, sizeof what, "wire type %u (%s), expected %s",
+                     wt, wt_name(wt), f->wt == WT_PACKED
+                         ? "varint or packed" : wt_name(f->wt));
+            return bad(w, key, m, f, num, what);
+        }
+    }
+    *pp = p;
+    return walk_value(w, key, pp, e, m, f, num, wt);
+}
+
+/* Past a varint at p (at most 10 bytes, not past e), or NULL. */
+static inline const unsigned char *skip_varint(const unsigned char *p,
+                                               const unsigned char *e)
+{
+    const unsigned char *lim = e - p > 10 ? p + 10 : e;
+    while (p < lim)
+        if (!(*p++ & 0x80))
+            return p;
+    return NULL;
+}
+
+/* What a one-byte key of an XLine, XEvent or XStat is, when its field is
+ * known and its wire type the expected one: 1 varint, 2 fixed 64-bit, 3
+ * bytes (no message inside), 4 the XEvent's stats (an XStat), 5 the
+ * XLine's events; 0 otherwise (walk_field's to judge). */
+static unsigned char leaf_kind(tlm_xpw_msg m, unsigned key)
+{
+    static const unsigned char ev[0x30] = {[0x08] = 1, [0x10] = 1,
+                                           [0x18] = 1, [0x22] = 4,
+                                           [0x28] = 1};
+    static const unsigned char st[0x40] = {[0x08] = 1, [0x11] = 2,
+                                           [0x18] = 1, [0x20] = 1,
+                                           [0x2a] = 3, [0x32] = 3,
+                                           [0x38] = 1};
+    if (m == TLM_XPW_LINE)
+        return key == 0x22 ? 5 : 0;
+    if (m == TLM_XPW_EVENT)
+        return key < sizeof ev ? ev[key] : 0;
+    return key < sizeof st ? st[key] : 0;
+}
+
+/* An XLine, XEvent or XStat (the bulk of a trace): the common fields read
+ * straight; anything else (or anything wrong) goes through walk_field,
+ * which makes the same checks and names the same error. */
+static tlm_status walk_leaf(walk *w, const unsigned char *p,
+                            const unsigned char *e, tlm_xpw_msg m)
 {
     count(w, m);
     while (p < e) {
-        const unsigned char *key = p;
-        uint64_t kv;
-        size_t k = tlm_xpw_varint(p, e, &kv);
-        if (!k)
-            return bad(w, key, m, NULL, 0, "bad field key varint");
-        p += k;
-        uint64_t num = kv >> 3;
-        unsigned wt = (unsigned)(kv & 7);
-        if (num == 0 || num > 0x1fffffff)
-            return bad(w, key, m, NULL, num, "field number out of range");
-        const xpw_field *f = find_field(m, num);
-        if (f) {
-            int ok = f->wt == wt || (f->wt == WT_PACKED &&
-                                     (wt == WT_VARINT || wt == WT_LEN));
-            if (!ok) {
-                char what[96];
-                snprintf(what, sizeof what, "wire type %u (%s), expected %s",
-                         wt, wt_name(wt), f->wt == WT_PACKED
-                             ? "varint or packed" : wt_name(f->wt));
-                return bad(w, key, m, f, num, what);
+        const unsigned char *q = NULL;
+        uint64_t len;
+        size_t k;
+        switch (leaf_kind(m, *p)) {
+        case 1:
+            q = skip_varint(p + 1, e);
+            break;
+        case 2:
+            q = e - (p + 1) >= 8 ? p + 9 : NULL;
+            break;
+        case 3:
+        case 4:
+        case 5:
+            k = tlm_xpw_varint(p + 1, e, &len);
+            if (k && len <= (uint64_t)(e - (p + 1 + k))) {
+                q = p + 1 + k + len;
+                if (*p == 0x22) {
+                    tlm_status st = walk_leaf(w, p + 1 + k, q,
+                                              m == TLM_XPW_LINE
+                                                  ? TLM_XPW_EVENT
+                                                  : TLM_XPW_STAT);
+                    if (st != TLM_OK)
+                        return st;
+                }
             }
+            break;
+        default:
+            break;
         }
-        tlm_status st = walk_value(w, key, &p, e, m, f, num, wt);
+        if (q) {
+            p = q;
+            continue;
+        }
+        tlm_status st = walk_field(w, &p, e, m);
+        if (st != TLM_OK)
+            return st;
+    }
+    return TLM_OK;
+}
+
+static tlm_status walk_msg(walk *w, const unsigned char *p,
+                           const unsigned char *e, tlm_xpw_msg m)
+{
+    if (m == TLM_XPW_LINE || m == TLM_XPW_EVENT || m == TLM_XPW_STAT)
+        return walk_leaf(w, p, e, m);
+    count(w, m);
+    while (p < e) {
+        tlm_status st = walk_field(w, &p, e, m);
         if (st != TLM_OK)
             return st;
     }
