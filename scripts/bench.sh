@@ -78,11 +78,12 @@
 #                             on the largest shared trace (no MoE op);
 #                             peak RSS
 #   scripts/bench.sh rocprof  read a synthesized rocprofv3 JSON
-#                             (scripts/gen_rocprof.py, BENCH_SIZE bytes)
-#                             against the synthesized Kineto trace of the
-#                             reader mode, plain and gzip: MB/s of JSON
-#                             (target: rocprof >= 0.8x Kineto), and the
-#                             six-sheet report of it
+#                             (scripts/gen_rocprof.py, BENCH_SIZE bytes, in
+#                             rocprofv3's own layout and one record per
+#                             line) against the synthesized Kineto trace
+#                             of the reader mode, plain and gzip: MB/s of
+#                             JSON (target: rocprof >= 0.8x Kineto), and
+#                             the six-sheet report of it
 #   scripts/bench.sh xplane   an XPlane (JAX) file of BENCH_XPLANE_MB
 #                             megabytes of protobuf (default 200; 8 GPU
 #                             planes, written by the test generator
@@ -863,39 +864,56 @@ PY
     fi
 }
 
-run_rocprof() {
-    local rp=$dir/bench_rocprof.json rpgz=$dir/bench_rocprof.json.gz
-    local t_k t_kgz t_r t_rgz t_rep kb rb
-    if [ ! -s "$rp" ] || [ "$(cat "$dir/.rpsize" 2>/dev/null)" != "$size" ]; then
-        echo "synthesizing a ${size}-byte rocprofv3 JSON in $dir ..." >&2
+# A generated rocprofv3 JSON of layout $1 at $2 (and $2.gz), made once per
+# BENCH_SIZE.
+rocprof_input() {
+    local layout=$1 rp=$2 stamp=$dir/.rpsize_$1
+    if [ ! -s "$rp" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$size" ]; then
+        echo "synthesizing a ${size}-byte rocprofv3 JSON ($layout) in $dir ..." >&2
         /usr/bin/python3 "$root/scripts/gen_rocprof.py" --out "$rp" \
-            --target_size "$size" --seed 42
-        gzip -6 -c "$rp" > "$rpgz"
-        echo "$size" > "$dir/.rpsize"
+            --target_size "$size" --seed 42 --layout "$layout"
+        gzip -6 -c "$rp" > "$rp.gz"
+        echo "$size" > "$stamp"
     fi
     cat "$rp" > /dev/null
+}
+
+run_rocprof() {
+    local rp=$dir/bench_rocprof.json rpc=$dir/bench_rocprof_compact.json
+    local t_k t_kgz t_r t_rgz t_rc t_rep kb rb rcb
+    rocprof_input rocprofv3 "$rp"
+    rocprof_input compact "$rpc"
     kb=$bytes
     rb=$(stat -c %s "$rp")
+    rcb=$(stat -c %s "$rpc")
     t_k=$(best "$bin/tlmpi" inspect "$json")
     t_r=$(best "$bin/tlmpi" inspect "$rp")
+    t_rc=$(best "$bin/tlmpi" inspect "$rpc")
     t_kgz=$(best "$bin/tlmpi" inspect "$gz")
-    t_rgz=$(best "$bin/tlmpi" inspect "$rpgz")
+    t_rgz=$(best "$bin/tlmpi" inspect "$rp.gz")
     rm -rf "$dir/rocprof_out"
     t_rep=$(best sh -c "rm -rf '$dir/rocprof_out'; '$bin/tlmpi' report '$rp' \
         --output_csvs_dir '$dir/rocprof_out' --quiet")
     echo
     echo "== rocprof (best of $repeat)"
-    printf '  rocprofv3 JSON: %s (%s MB)\n' "$rp" "$(calc %.1f "$rb/1000000")"
+    printf '  rocprofv3 JSON: %s (%s MB, rocprofv3 layout: a member per line)\n' \
+        "$rp" "$(calc %.1f "$rb/1000000")"
+    printf '  compact:        %s (%s MB, a record per line)\n' "$rpc" \
+        "$(calc %.1f "$rcb/1000000")"
     printf '  %-34s %7.3f s %8s MB/s\n' "tlmpi inspect Kineto .json" "$t_k" \
         "$(calc %.1f "$kb / 1000000 / $t_k")"
     printf '  %-34s %7.3f s %8s MB/s\n' "tlmpi inspect rocprof .json" "$t_r" \
         "$(calc %.1f "$rb / 1000000 / $t_r")"
+    printf '  %-34s %7.3f s %8s MB/s\n' "tlmpi inspect rocprof compact" "$t_rc" \
+        "$(calc %.1f "$rcb / 1000000 / $t_rc")"
     printf '  %-34s %7.3f s %8s MB/s\n' "tlmpi inspect Kineto .json.gz" "$t_kgz" \
         "$(calc %.1f "$kb / 1000000 / $t_kgz")"
     printf '  %-34s %7.3f s %8s MB/s\n' "tlmpi inspect rocprof .json.gz" "$t_rgz" \
         "$(calc %.1f "$rb / 1000000 / $t_rgz")"
     printf '  rocprof / Kineto MB/s, plain: %sx   (target >= 0.8x)\n' \
         "$(calc %.2f "($rb / $t_r) / ($kb / $t_k)")"
+    printf '  rocprof compact / Kineto MB/s: %sx\n' \
+        "$(calc %.2f "($rcb / $t_rc) / ($kb / $t_k)")"
     printf '  rocprof / Kineto MB/s, gzip:  %sx\n' \
         "$(calc %.2f "($rb / $t_rgz) / ($kb / $t_kgz)")"
     printf '  %-34s %7.3f s %8s MB/s\n' "tlmpi report rocprof (6 sheets)" \

@@ -6,13 +6,27 @@ scripts/bench.sh (rocprof mode) and for trying tlmpi on big inputs.
 Made up from scratch (no real trace inside): one CPU and one gfx942 GPU
 agent, a few kernel symbols (GEMM, elementwise, reduction, RCCL), then
 kernel dispatches with a HIP launch each (same correlation id), a memory
-copy every 16 dispatches, in the key order and indentation rocprofv3
-uses.  Deterministic for a given --seed.
+copy every 16 dispatches, in the key order rocprofv3 uses.  Layout:
+--layout rocprofv3 (the default) as rocprofv3 writes it (cereal's JSON
+writer without indentation: every member and array element on a line of
+its own); --layout compact puts each record on one line.  Deterministic
+for a given --seed.
 
 usage: gen_rocprof.py --out FILE [--target_size BYTES] [--seed N]
+                      [--layout rocprofv3|compact]
 """
 import argparse
+import json
 import random
+
+LAYOUT = "rocprofv3"
+
+
+def rec(text):
+    """A record written in the chosen layout (text: one compact line)."""
+    if LAYOUT == "compact":
+        return text
+    return json.dumps(json.loads(text), indent=0)
 
 SYMS = [
     (1, "Cijk_Ailk_Bljk_BBS_BH_MT256x256x64_MI16x16x1_SN_1LDSB1_AFC1"),
@@ -45,7 +59,7 @@ def header(out):
 
 
 def dispatch(t, i, kid, dur):
-    return ('          {"size": 1, "kind": 11, "operation": 1, '
+    return rec('          {"size": 1, "kind": 11, "operation": 1, '
             '"thread_id": 4321, "correlation_id": {"internal": %d, '
             '"external": {"value": 0}}, "start_timestamp": %d, '
             '"end_timestamp": %d, "dispatch_info": {"size": 1, '
@@ -63,7 +77,11 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--target_size", type=int, default=100_000_000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--layout", choices=("rocprofv3", "compact"),
+                    default="rocprofv3")
     a = ap.parse_args()
+    global LAYOUT
+    LAYOUT = a.layout
     rng = random.Random(a.seed)
     n = max(1, a.target_size // 560)  # ~560 bytes per dispatch + launch
     with open(a.out + ".tmp", "w") as out:
@@ -81,19 +99,19 @@ def main():
                 copies.append((t + dur, i + 1))
             t += dur + rng.randint(100, 3000)
         out.write('        ],\n        "memory_copy": [\n')
-        out.write(',\n'.join(
+        out.write(',\n'.join(rec(
             '          {"size": 1, "kind": 12, "operation": 1, "thread_id": '
             '4321, "correlation_id": {"internal": %d, "external": {"value": '
             '0}}, "start_timestamp": %d, "end_timestamp": %d, '
             '"dst_agent_id": {"handle": 2}, "src_agent_id": {"handle": 1}, '
             '"bytes": 1048576, "stream_id": {"handle": 1}}'
-            % (c, s, s + 800) for s, c in copies))
+            % (c, s, s + 800)) for s, c in copies))
         out.write('\n        ],\n        "hip_api": [\n')
-        out.write(',\n'.join(
+        out.write(',\n'.join(rec(
             '          {"size": 1, "kind": 3, "operation": 40, "thread_id": '
             '4321, "correlation_id": {"internal": %d, "external": {"value": '
             '0}}, "start_timestamp": %d, "end_timestamp": %d}'
-            % (c, s, s + 600) for s, c in launches))
+            % (c, s, s + 600)) for s, c in launches))
         out.write('\n        ]\n      }\n    }\n  ]\n}\n')
     # the end of the run is known last: fill it in (same width)
     with open(a.out + ".tmp", "r+b") as f:

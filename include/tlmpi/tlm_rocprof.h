@@ -89,6 +89,9 @@ typedef struct tlm_rp_meta {
     int gzip;                  /* input was gzip */
     uint32_t gzip_members;     /* gzip members inflated */
     uint32_t n_tools;          /* records in rocprofiler-sdk-tool */
+    uint64_t n_fast;           /* buffer records read whole by the fast
+                                * path (the rest token by token; the
+                                * records are the same either way) */
 } tlm_rp_meta;
 
 typedef struct tlm_rocprof tlm_rocprof;

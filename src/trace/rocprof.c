@@ -15,88 +15,13 @@
  */
 #include "tlmpi/tlm_rocprof.h"
 
-#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rp_lex.h"
-
-#define KEY_CAP 48
-
-/* The keys the reader knows, by id (0: any other key). */
-#define RP_KEYS(X) \
-    X(K_HANDLE, "handle") \
-    X(K_INTERNAL, "internal") \
-    X(K_START_TIMESTAMP, "start_timestamp") \
-    X(K_END_TIMESTAMP, "end_timestamp") \
-    X(K_THREAD_ID, "thread_id") \
-    X(K_CORRELATION_ID, "correlation_id") \
-    X(K_OPERATION, "operation") \
-    X(K_STREAM_ID, "stream_id") \
-    X(K_KERNEL_ID, "kernel_id") \
-    X(K_DISPATCH_ID, "dispatch_id") \
-    X(K_AGENT_ID, "agent_id") \
-    X(K_QUEUE_ID, "queue_id") \
-    X(K_GRID_SIZE, "grid_size") \
-    X(K_WORKGROUP_SIZE, "workgroup_size") \
-    X(K_DISPATCH_INFO, "dispatch_info") \
-    X(K_BYTES, "bytes") \
-    X(K_SRC_AGENT_ID, "src_agent_id") \
-    X(K_DST_AGENT_ID, "dst_agent_id") \
-    X(K_KERNEL_DISPATCH, "kernel_dispatch") \
-    X(K_MEMORY_COPY, "memory_copy") \
-    X(K_HIP_API, "hip_api") \
-    X(K_HSA_API, "hsa_api") \
-    X(K_HOSTNAME, "hostname") \
-    X(K_PID, "pid") \
-    X(K_INIT_TIME, "init_time") \
-    X(K_FINI_TIME, "fini_time") \
-    X(K_NODE, "node") \
-    X(K_ID, "id") \
-    X(K_TYPE, "type") \
-    X(K_NODE_ID, "node_id") \
-    X(K_NAME, "name") \
-    X(K_PRODUCT_NAME, "product_name") \
-    X(K_TRUNCATED_KERNEL_NAME, "truncated_kernel_name") \
-    X(K_FORMATTED_KERNEL_NAME, "formatted_kernel_name") \
-    X(K_KERNEL_NAME, "kernel_name") \
-    X(K_METADATA, "metadata") \
-    X(K_AGENTS, "agents") \
-    X(K_KERNEL_SYMBOLS, "kernel_symbols") \
-    X(K_BUFFER_RECORDS, "buffer_records") \
-    X(K_ROCPROFILER_SDK_TOOL, "rocprofiler-sdk-tool") \
-    X(K_X, "x") \
-    X(K_Y, "y") \
-    X(K_Z, "z")
-
-enum {
-    K_OTHER = 0,
-#define X_(e, s) e,
-    RP_KEYS(X_)
-#undef X_
-    K_COUNT
-};
-
-static const char *const key_names[K_COUNT] = {
-    "",
-#define X_(e, s) s,
-    RP_KEYS(X_)
-#undef X_
-};
-
-/* Key lookup: slot by (length, first, middle, last byte); at most
- * KEY_WAYS candidates per slot (checked when the table is built). */
-#define KEY_SLOTS 256
-#define KEY_WAYS 8
-
-static unsigned key_slot(const char *s, size_t n)
-{
-    return ((unsigned)n * 31u + (unsigned char)s[0] * 7u +
-            (unsigned char)s[n / 2] * 3u + (unsigned char)s[n - 1]) &
-           (KEY_SLOTS - 1);
-}
+#include "rp_rec.h"
 
 typedef struct rp_sym {
     int64_t kernel_id;
@@ -129,54 +54,13 @@ typedef struct rp {
     int64_t index;       /* element of section, -1 none */
     const char *field;   /* field inside, NULL none */
     int has_buffers;
-    unsigned char keys[KEY_SLOTS][KEY_WAYS]; /* key ids, 0-terminated */
-    unsigned char key_len[K_COUNT];
+    rp_keys keys;
+    unsigned char pred[RP_SITES * RP_FKEY_N]; /* rp_fast.pred */
 } rp;
-
-static void keys_init(rp *p)
-{
-    for (int k = 1; k < K_COUNT; k++) {
-        size_t n = strlen(key_names[k]);
-        unsigned char *c = p->keys[key_slot(key_names[k], n)];
-        int i = 0;
-        while (i < KEY_WAYS - 1 && c[i])
-            i++;
-        assert(c[i] == 0); /* a fixed table: test_rocprof reads every key */
-        c[i] = (unsigned char)k;
-        p->key_len[k] = (unsigned char)n;
-    }
-}
-
-/* Short byte compare, inline (a libc call costs more than these keys). */
-static inline int bytes_eq(const char *a, const char *b, size_t n)
-{
-    while (n >= 8) {
-        uint64_t x, y;
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
-        if (x != y)
-            return 0;
-        a += 8;
-        b += 8;
-        n -= 8;
-    }
-    while (n > 0 && *a == *b) {
-        a++;
-        b++;
-        n--;
-    }
-    return n == 0;
-}
 
 static int key_id(const rp *p, const char *s, size_t n)
 {
-    if (n == 0 || n >= KEY_CAP)
-        return K_OTHER;
-    const unsigned char *c = p->keys[key_slot(s, n)];
-    for (int i = 0; i < KEY_WAYS && c[i]; i++)
-        if (p->key_len[c[i]] == n && bytes_eq(key_names[c[i]], s, n))
-            return c[i];
-    return K_OTHER;
+    return rp_key_id(&p->keys, s, n);
 }
 
 /* ------------------------------------------------------------------ *
@@ -390,11 +274,36 @@ static tlm_status get_corr(rp *p, int64_t *v)
  * MARK: - buffer records
  * ------------------------------------------------------------------ */
 
-/* What every timed record shares. */
-typedef struct timed {
-    int64_t start, end, thread_id, corr, operation, stream;
-    int seen; /* 1 start, 2 end */
-} timed;
+typedef rp_timed timed;
+typedef rp_kd kd;
+typedef rp_mc mc;
+
+/* The current token is a record's '{': reads it with the fast path
+ * (rp_fast.c) when it lies in the window, leaving its '}' current as
+ * obj_each does.  0: not read, rec untouched or to be started again. */
+static int fast_rec(rp *p, int kind, void *rec)
+{
+    rp_lex *lx = &p->lx;
+    /* the known keys must be within max_string (the token path's bound)
+     * and the nested objects within max_depth */
+    if (lx->tok != RP_LBRACE || p->depth + 3 > p->max_depth ||
+        lx->max_str < RP_FKEY_MAX)
+        return 0;
+    rp_fast f = {lx->buf + lx->end, lx->attn, &p->keys, p->pred,
+                 lx->max_str, p->max_depth};
+    const unsigned char *s = lx->buf + lx->pos, *q;
+    unsigned level = p->depth + 1;
+    q = kind == 0   ? rp_fast_kd(&f, s, level, rec)
+        : kind == 1 ? rp_fast_mc(&f, s, level, rec)
+                    : rp_fast_api(&f, s, level, rec);
+    if (!q)
+        return 0;
+    lx->tok = RP_RBRACE;
+    lx->pos = (size_t)(q - lx->buf);
+    lx->off = lx->base + (size_t)(q - 1 - lx->buf);
+    p->r->meta.n_fast++;
+    return 1;
+}
 
 /* The members a timed record shares; 1 when key was one of them. */
 static int timed_member(rp *p, int key, timed *t, tlm_status *st)
@@ -441,11 +350,6 @@ static tlm_status timed_check(rp *p, const timed *t)
     return TLM_OK;
 }
 
-typedef struct kd {
-    timed t;
-    tlm_rp_kernel k;
-    int has_kid;
-} kd;
 
 static tlm_status dinfo_member(rp *p, int key, void *ud)
 {
@@ -502,10 +406,12 @@ static tlm_status kd_elem(rp *p, int64_t i, void *ud)
     p->index = i;
     p->field = NULL;
     kd d;
-    memset(&d, 0, sizeof d);
-    for (int j = 0; j < 3; j++)
-        d.k.grid[j] = d.k.block[j] = 1;
-    tlm_status st = obj_each(p, kd_member, &d);
+    rp_kd_init(&d);
+    tlm_status st = TLM_OK;
+    if (!fast_rec(p, 0, &d)) {
+        rp_kd_init(&d);
+        st = obj_each(p, kd_member, &d);
+    }
     if (st == TLM_OK)
         st = timed_check(p, &d.t);
     if (st == TLM_OK && !d.has_kid)
@@ -523,10 +429,6 @@ static tlm_status kd_elem(rp *p, int64_t i, void *ud)
     return TLM_OK;
 }
 
-typedef struct mc {
-    timed t;
-    tlm_rp_copy c;
-} mc;
 
 static tlm_status mc_member(rp *p, int key, void *ud)
 {
@@ -559,8 +461,12 @@ static tlm_status mc_elem(rp *p, int64_t i, void *ud)
     p->index = i;
     p->field = NULL;
     mc m;
-    memset(&m, 0, sizeof m);
-    tlm_status st = obj_each(p, mc_member, &m);
+    rp_mc_init(&m);
+    tlm_status st = TLM_OK;
+    if (!fast_rec(p, 1, &m)) {
+        rp_mc_init(&m);
+        st = obj_each(p, mc_member, &m);
+    }
     if (st == TLM_OK)
         st = timed_check(p, &m.t);
     if (st != TLM_OK)
@@ -591,8 +497,12 @@ static tlm_status api_elem(rp *p, int64_t i, void *ud)
     p->index = i;
     p->field = NULL;
     timed t;
-    memset(&t, 0, sizeof t);
-    tlm_status st = obj_each(p, api_member, &t);
+    rp_timed_init(&t);
+    tlm_status st = TLM_OK;
+    if (!fast_rec(p, 2, &t)) {
+        rp_timed_init(&t);
+        st = obj_each(p, api_member, &t);
+    }
     if (st == TLM_OK)
         st = timed_check(p, &t);
     if (st != TLM_OK)
@@ -741,7 +651,7 @@ static tlm_status sym_member(rp *p, int key, void *ud)
     }
     if (slot < 0)
         return skip(p);
-    p->field = key_names[key];
+    p->field = rp_key_names[key];
     if (slot == 2)
         s->has_name = 1;
     return get_str(p, &s->names[slot]);
@@ -929,7 +839,10 @@ static tlm_status read_any(const char *path, const void *data, size_t size,
     p.r = r;
     p.index = -1;
     p.max_depth = d.max_depth ? d.max_depth : 64;
-    keys_init(&p);
+    if (rp_keys_init(&p.keys) != 0) { /* a fixed table: never */
+        tlm_rocprof_free(r);
+        return tlm_error_set(err, TLM_EINVAL, path, -1, "key table");
+    }
     tlm_status st = tlm_intern_init(&r->strs, a);
     if (st != TLM_OK) {
         a->free_fn(a->ctx, r);

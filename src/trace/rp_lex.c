@@ -31,6 +31,15 @@ const char *rp_tok_name(int tok)
     return tok >= 0 && tok <= RP_NULL ? names[tok] : "?";
 }
 
+static int num_syntax(const unsigned char *p, const unsigned char *e,
+                      int *is_int);
+
+int rp_num_syntax(const unsigned char *p, const unsigned char *e)
+{
+    int is_int;
+    return num_syntax(p, e, &is_int);
+}
+
 static tlm_status fail(rp_lex *lx, uint64_t off, tlm_status code,
                        const char *what)
 {

@@ -206,6 +206,9 @@ RP_INLINE tlm_status rp_punct(rp_lex *lx)
  * closing bracket).  TLM_OK or an error. */
 tlm_status rp_skip(rp_lex *lx, unsigned max_depth);
 
+/* 1 when [p, e) is a JSON number. */
+int rp_num_syntax(const unsigned char *p, const unsigned char *e);
+
 /* Name of a token kind for messages ("a string", "'{'", ...). */
 const char *rp_tok_name(int tok);
 

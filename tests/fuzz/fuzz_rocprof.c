@@ -5,9 +5,12 @@
  * Input: one configuration byte, then the document.  The configuration
  * picks the chunk size (1..32 bytes) and a small max_string.  The text is
  * read twice, with that chunk and with the default one (the whole input
- * in one window): both reads must agree (status, error offset, record
- * counts and every kernel's times and name), so a token cut by the window
- * at any byte reads as if whole.  A document that reads is also turned
+ * in one window): both reads must agree (status, error offset and
+ * message, every field of every record, every kernel's name), so a token
+ * cut by the window at any byte reads as if whole.  The small window also
+ * keeps records from the fast record path (rp_fast.c), which reads a
+ * record only when it lies wholly in the window: the two reads check the
+ * fast path against the token path.  A document that reads is also turned
  * into the six sheets in both modes.  A disagreement calls abort().
  */
 #include "tlmpi/tlm_rocprof.h"
@@ -29,25 +32,54 @@ static void check(int ok, const char *what)
     }
 }
 
-static void same(const tlm_rocprof *a, const tlm_rocprof *b)
+static void same_kernels(const tlm_rocprof *a, const tlm_rocprof *b)
 {
     size_t na, nb;
     const tlm_rp_kernel *ka = tlm_rocprof_kernels(a, &na);
     const tlm_rp_kernel *kb = tlm_rocprof_kernels(b, &nb);
     check(na == nb, "kernel count");
     for (size_t i = 0; i < na; i++) {
-        check(ka[i].start == kb[i].start && ka[i].end == kb[i].end,
-              "kernel times");
-        check(strcmp(tlm_rocprof_str(a, ka[i].name, NULL),
-                     tlm_rocprof_str(b, kb[i].name, NULL)) == 0,
+        const tlm_rp_kernel *x = &ka[i], *y = &kb[i];
+        check(x->start == y->start && x->end == y->end, "kernel times");
+        check(x->thread_id == y->thread_id && x->corr == y->corr &&
+                  x->agent == y->agent && x->queue == y->queue &&
+                  x->stream == y->stream && x->dispatch_id == y->dispatch_id &&
+                  x->kernel_id == y->kernel_id,
+              "kernel fields");
+        check(memcmp(x->grid, y->grid, sizeof x->grid) == 0 &&
+                  memcmp(x->block, y->block, sizeof x->block) == 0,
+              "kernel sizes");
+        check(strcmp(tlm_rocprof_str(a, x->name, NULL),
+                     tlm_rocprof_str(b, y->name, NULL)) == 0,
               "kernel name");
     }
-    tlm_rocprof_copies(a, &na);
-    tlm_rocprof_copies(b, &nb);
+}
+
+static void same(const tlm_rocprof *a, const tlm_rocprof *b)
+{
+    size_t na, nb;
+    same_kernels(a, b);
+    const tlm_rp_copy *ca = tlm_rocprof_copies(a, &na);
+    const tlm_rp_copy *cb = tlm_rocprof_copies(b, &nb);
     check(na == nb, "copy count");
-    tlm_rocprof_apis(a, &na);
-    tlm_rocprof_apis(b, &nb);
+    for (size_t i = 0; i < na; i++)
+        check(ca[i].start == cb[i].start && ca[i].end == cb[i].end &&
+                  ca[i].bytes == cb[i].bytes &&
+                  ca[i].src_agent == cb[i].src_agent &&
+                  ca[i].dst_agent == cb[i].dst_agent &&
+                  ca[i].stream == cb[i].stream && ca[i].corr == cb[i].corr &&
+                  ca[i].operation == cb[i].operation &&
+                  ca[i].thread_id == cb[i].thread_id,
+              "copy fields");
+    const tlm_rp_api *pa = tlm_rocprof_apis(a, &na);
+    const tlm_rp_api *pb = tlm_rocprof_apis(b, &nb);
     check(na == nb, "api count");
+    for (size_t i = 0; i < na; i++)
+        check(pa[i].start == pb[i].start && pa[i].end == pb[i].end &&
+                  pa[i].corr == pb[i].corr && pa[i].hsa == pb[i].hsa &&
+                  pa[i].operation == pb[i].operation &&
+                  pa[i].thread_id == pb[i].thread_id,
+              "api fields");
     tlm_rocprof_agents(a, &na);
     tlm_rocprof_agents(b, &nb);
     check(na == nb, "agent count");
@@ -88,6 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sa != TLM_OK) {
         /* a bound may trip at another place with a smaller window */
         check(sa == TLM_ELIMIT || ea.offset == eb.offset, "error offset");
+        check(sa == TLM_ELIMIT || strcmp(ea.msg, eb.msg) == 0,
+              "error message");
         check(!a && !b, "no result on error");
         return 0;
     }

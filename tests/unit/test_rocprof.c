@@ -7,6 +7,10 @@
  *     unknown_kernel_<id>; escapes decoded; agents and the gfx arch;
  *   - bad input: the code, the exact offset (caret under the input) and
  *     the path in the message; buffer_records missing is refused;
+ *   - the fast record path (rp_fast.c) against the token path: documents
+ *     with edge cases read whole (fast) and in 7-byte chunks (a record
+ *     never fits the window: token by token) give the same records, or
+ *     the same error, message and offset;
  *   - every allocation failing in turn: an error, nothing leaked;
  *   - the sheets of tests/data/rocprof/run1.dat in both modes, values
  *     written out by hand from the fixture (tests/data/README.md).
@@ -253,6 +257,183 @@ static void test_bad_input(void **state)
             assert_null(rp);
         }
     }
+}
+
+/* ---------------------------------------- fast path against token path */
+
+/* Wraps records (the text inside "kernel_dispatch": [...]) and more
+ * buffer sections into a document. */
+static char *fast_doc(const char *kd, const char *rest)
+{
+    static const char head[] =
+        "{\n\"rocprofiler-sdk-tool\": [\n{\n\"buffer_records\": {\n"
+        "\"kernel_dispatch\": [\n";
+    size_t n = strlen(head) + strlen(kd) + strlen(rest) + 32;
+    char *d = malloc(n);
+    assert_non_null(d);
+    snprintf(d, n, "%s%s\n]%s\n}\n}\n]\n}\n", head, kd, rest);
+    return d;
+}
+
+static void same_records(const tlm_rocprof *a, const tlm_rocprof *b)
+{
+    size_t na, nb;
+    const tlm_rp_kernel *ka = tlm_rocprof_kernels(a, &na);
+    const tlm_rp_kernel *kb = tlm_rocprof_kernels(b, &nb);
+    assert_int_equal(na, nb);
+    for (size_t i = 0; i < na; i++) {
+        const tlm_rp_kernel *x = &ka[i], *y = &kb[i];
+        assert_true(x->start == y->start && x->end == y->end &&
+                    x->thread_id == y->thread_id && x->corr == y->corr &&
+                    x->agent == y->agent && x->queue == y->queue &&
+                    x->stream == y->stream &&
+                    x->dispatch_id == y->dispatch_id &&
+                    x->kernel_id == y->kernel_id);
+        assert_memory_equal(x->grid, y->grid, sizeof x->grid);
+        assert_memory_equal(x->block, y->block, sizeof x->block);
+    }
+    const tlm_rp_copy *ca = tlm_rocprof_copies(a, &na);
+    const tlm_rp_copy *cb = tlm_rocprof_copies(b, &nb);
+    assert_int_equal(na, nb);
+    for (size_t i = 0; i < na; i++)
+        assert_true(ca[i].start == cb[i].start && ca[i].end == cb[i].end &&
+                    ca[i].bytes == cb[i].bytes &&
+                    ca[i].src_agent == cb[i].src_agent &&
+                    ca[i].dst_agent == cb[i].dst_agent &&
+                    ca[i].stream == cb[i].stream &&
+                    ca[i].corr == cb[i].corr &&
+                    ca[i].operation == cb[i].operation &&
+                    ca[i].thread_id == cb[i].thread_id);
+    const tlm_rp_api *pa = tlm_rocprof_apis(a, &na);
+    const tlm_rp_api *pb = tlm_rocprof_apis(b, &nb);
+    assert_int_equal(na, nb);
+    for (size_t i = 0; i < na; i++)
+        assert_true(pa[i].start == pb[i].start && pa[i].end == pb[i].end &&
+                    pa[i].corr == pb[i].corr && pa[i].hsa == pb[i].hsa &&
+                    pa[i].operation == pb[i].operation &&
+                    pa[i].thread_id == pb[i].thread_id);
+}
+
+/* Reads doc whole and in 7-byte chunks: the same outcome (want, or any
+ * error when want is -1).  Returns the records the whole read took by
+ * the fast path. */
+static uint64_t fast_vs_slow(const char *doc, unsigned max_depth, int want)
+{
+    tlm_rocprof_opts o1, o2;
+    memset(&o1, 0, sizeof o1);
+    memset(&o2, 0, sizeof o2);
+    o2.chunk_size = 7;
+    o1.max_depth = o2.max_depth = max_depth;
+    o1.max_string = o2.max_string = 40;
+    tlm_rocprof *a = NULL, *b = NULL;
+    tlm_error ea, eb;
+    tlm_status sa = tlm_rocprof_read_mem(doc, strlen(doc), "f", &o1, &a, &ea);
+    tlm_status sb = tlm_rocprof_read_mem(doc, strlen(doc), "f", &o2, &b, &eb);
+    if (want < 0 ? sa == TLM_OK : (int)sa != want)
+        fprintf(stderr, "doc %s\n-> %d %s / %d %s\n", doc, (int)sa,
+                sa ? ea.msg : "", (int)sb, sb ? eb.msg : "");
+    assert_int_equal(sa, sb);
+    if (want >= 0)
+        assert_int_equal(sa, want);
+    if (sa != TLM_OK) {
+        assert_int_not_equal(want, TLM_OK);
+        /* a bound may trip elsewhere in a smaller window */
+        if (sa != TLM_ELIMIT)
+            assert_int_equal(ea.offset, eb.offset);
+        assert_string_equal(ea.msg, eb.msg);
+        return 0;
+    }
+    same_records(a, b);
+    assert_int_equal(tlm_rocprof_meta(b)->n_fast, 0);
+    uint64_t n = tlm_rocprof_meta(a)->n_fast;
+    tlm_rocprof_free(a);
+    tlm_rocprof_free(b);
+    return n;
+}
+
+/* A dispatch in rocprofv3's layout (a member per line), then variants. */
+#define KD_PRETTY \
+    "{\n\"size\": 1,\n\"kind\": 11,\n\"operation\": 1,\n\"thread_id\": " \
+    "4321,\n\"correlation_id\": {\n\"internal\": 408,\n\"external\": {\n" \
+    "\"value\": 0\n}\n},\n\"start_timestamp\": 2433180000123456,\n" \
+    "\"end_timestamp\": 2433180000126261,\n\"dispatch_info\": {\n\"size\": " \
+    "1,\n\"agent_id\": {\n\"handle\": 2\n},\n\"queue_id\": {\n\"handle\": " \
+    "1\n},\n\"kernel_id\": 5,\n\"dispatch_id\": 408,\n" \
+    "\"private_segment_size\": 0,\n\"group_segment_size\": 0,\n" \
+    "\"workgroup_size\": {\n\"x\": 256,\n\"y\": 1,\n\"z\": 1\n},\n" \
+    "\"grid_size\": {\n\"x\": 6400,\n\"y\": 1,\n\"z\": 1\n}\n},\n" \
+    "\"stream_id\": {\n\"handle\": 1\n}\n}"
+
+static void test_fast_path(void **state)
+{
+    (void)state;
+    /* records the fast path reads, in layouts and shapes it must read
+     * as the token path does */
+    static const char *const ok[] = {
+        KD_PRETTY ",\n" KD_PRETTY,
+        "{\"start_timestamp\": 9223372036854775807, \"end_timestamp\":"
+        " 9223372036854775807, \"dispatch_info\": {\"kernel_id\": 0}}",
+        "{\r\n\t\"start_timestamp\"  :\t10 ,    \"end_timestamp\":20,"
+        "\"dispatch_info\":{\"kernel_id\":3,\"grid_size\":{\"z\":4}},"
+        "\"stream_id\": 7, \"correlation_id\": 9}",
+        "{\"x\": [1, -2, 3.5e-3, true, false, null, \"s\", {\"k\": []}],"
+        " \"start_timestamp\": 1, \"start_timestamp\": 5, \"end_timestamp\":"
+        " 6, \"dispatch_info\": {\"kernel_id\": 1, \"kernel_id\": 2}}",
+        "{\"start_timestamp\": 1, \"end_timestamp\": 2, \"dispatch_info\":"
+        " {\"kernel_id\": 1}, \"na\\u00efve\": \"caf\xc3\xa9\", "
+        "\"start\\u005ftimestamp\": 0}",
+        "{\"truncated_kernel_name_xx\": 1, \"start_timestamp\": -5, "
+        "\"end_timestamp\": 3, \"thread_id\": -1, \"dispatch_info\": "
+        "{\"kernel_id\": 12345678901234567890123}}",
+        "{\"start_timestamp\": 100000000000000000000, \"end_timestamp\": 1}",
+        "{\"start_timestamp\": 3, \"end_timestamp\": 3.0}",
+        "{\"start_timestamp\": 3, \"end_timestamp\": 4, \"dispatch_info\":"
+        " {\"kernel_id\": 1, \"agent_id\": {\"id\": 3}}, \"y\": {\"a\": "
+        "{\"b\": {\"c\": {\"d\": 1}}}}}",
+    };
+    static const char *const rest[] = {
+        ",\n\"memory_copy\": [\n{\n\"start_timestamp\": 5,\n\"end_timestamp\""
+        ": 9,\n\"bytes\": 4096,\n\"src_agent_id\": {\n\"handle\": 1\n},\n"
+        "\"dst_agent_id\": 2,\n\"stream_id\": {\n\"handle\": 3\n},\n"
+        "\"operation\": 2\n}\n],\n\"hip_api\": [\n{\n\"start_timestamp\": 1,\n"
+        "\"end_timestamp\": 2,\n\"correlation_id\": {\n\"internal\": 8\n},\n"
+        "\"args\": {\n\"a\": \"0x1\"\n}\n}\n],\n\"hsa_api\": [{\"end_timestamp"
+        "\": 3, \"start_timestamp\": 2, \"thread_id\": 7}]",
+        "",
+    };
+    uint64_t fast = 0;
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        char *d = fast_doc(ok[i], rest[i == 0 ? 0 : 1]);
+        int want = i < 5 || i == 8 ? TLM_OK : TLM_ESCHEMA;
+        fast += fast_vs_slow(d, 0, want);
+        free(d);
+    }
+    assert_true(fast >= 9); /* the fast path did read most of them */
+    /* refused, with the token path's message and offset */
+    static const char *const refused[] = {
+        "{\"start_timestamp\": 01, \"end_timestamp\": 2}",
+        "{\"start_timestamp\": \"1\", \"end_timestamp\": 2}",
+        "{\"start_timestamp\": 1, \"end_timestamp\": 2, \"dispatch_info\": []}",
+        "{\"start_timestamp\": 1 \"end_timestamp\": 2}",
+        "{\"start_timestamp\": 1, \"end_timestamp\": 2,}",
+        "{\"s\": \"\xff\", \"start_timestamp\": 1}",
+        "{\"s\": \"this string is longer than forty bytes, the bound\"}",
+        "{\"start_timestamp\": 2, \"end_timestamp\": 1, \"dispatch_info\": "
+        "{\"kernel_id\": 1}}",
+        "{}",
+        "{\"start_timestamp\": 1, \"end_timestamp\": 2, \"x\": tru}",
+        "{\"start_timestamp\": 1, \"end_timestamp\": 2, \"x\": 1.}",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char *d = fast_doc(refused[i], "");
+        fast_vs_slow(d, 0, -1);
+        free(d);
+    }
+    /* nesting near max_depth: the token path decides */
+    char *d = fast_doc(ok[8], "");
+    for (unsigned depth = 5; depth <= 12; depth++)
+        fast_vs_slow(d, depth, depth < 10 ? TLM_ELIMIT : TLM_OK);
+    free(d);
 }
 
 static void test_bounds(void **state)
@@ -528,6 +709,7 @@ int main(void)
         cmocka_unit_test(test_read_every_chunk),
         cmocka_unit_test(test_read_gzip),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_fast_path),
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_alloc_failures),
         cmocka_unit_test(test_sniff_format),
