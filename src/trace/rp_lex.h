@@ -142,7 +142,8 @@ RP_INLINE tlm_status rp_next(rp_lex *lx)
     }
     default: {
         if (*p == '0' && !(p[1] >= '0' && p[1] <= '9') && p[1] != '.' &&
-            p[1] != 'e' && p[1] != 'E') { /* e - p >= 2 */
+            p[1] != 'e' && p[1] != 'E' && p[1] != '-' &&
+            p[1] != '+') { /* e - p >= 2; "0-" is one bad number */
             lx->off = lx->base + (size_t)(p - b);
             lx->tok = RP_INT;
             lx->ival = 0;
