@@ -30,6 +30,7 @@
 #include "tlmpi/tlm_sniff.h"
 
 #include "rocprof_report.h"
+#include "rp_keys.h"
 
 /* A small document: two dispatches (one of an unknown kernel), a copy,
  * one HIP and one HSA call, skipped sections with nesting and escapes. */
@@ -257,6 +258,34 @@ static void test_bad_input(void **state)
             assert_null(rp);
         }
     }
+}
+
+/* Every known key found by both tables, each word-table key exactly. */
+static void test_key_tables(void **state)
+{
+    (void)state;
+    static rp_keys k;
+    assert_int_equal(rp_keys_init(&k), 0);
+    int in_words = 0;
+    for (int id = 1; id < K_COUNT; id++) {
+        const char *s = rp_key_names[id];
+        size_t n = strlen(s);
+        assert_int_equal(rp_key_id(&k, s, n), id);
+        assert_int_equal(rp_key_id(&k, s, n - 1), K_OTHER);
+        if (n > RP_FKEY_MAX)
+            continue;
+        uint64_t w[3] = {0, 0, 0};
+        memcpy(w, s, n); /* little-endian words, zero past the end */
+        const rp_fkey *e = rp_fkey_find(&k, w);
+        if (e->len == n && e->id == id) /* not a given on big-endian */
+            in_words++;
+    }
+    /* the word table found every key on this (little-endian) machine */
+    const uint16_t probe = 1;
+    if (*(const unsigned char *)&probe == 1)
+        assert_int_equal(in_words, K_COUNT - 1);
+    assert_int_equal(rp_key_id(&k, "", 0), K_OTHER);
+    assert_int_equal(rp_key_id(&k, "handles", 7), K_OTHER);
 }
 
 /* ---------------------------------------- fast path against token path */
@@ -709,6 +738,7 @@ int main(void)
         cmocka_unit_test(test_read_every_chunk),
         cmocka_unit_test(test_read_gzip),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_key_tables),
         cmocka_unit_test(test_fast_path),
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_alloc_failures),
