@@ -132,6 +132,21 @@ static void set_dur(const ctx *c, tlm_tab *t, size_t r, size_t col,
         tlm_tab_set_f(t, r, col, v);
 }
 
+/* Compat: TraceLens writes `(col / total * 100) if total > 0 else 0`, so
+ * when every kernel lasts 0 ns the percentage column is pandas' int 0
+ * (and its cumsum too): columns cols[0..n) become int64 zeros. */
+static void compat_zero_pct(const ctx *c, tlm_tab *t, double total,
+                            const size_t *cols, size_t n)
+{
+    if (!c->compat || total > 0)
+        return;
+    for (size_t j = 0; j < n; j++) {
+        t->coltypes[cols[j]] = TLM_COL_I64;
+        for (size_t r = 0; r < t->nrows; r++)
+            tlm_tab_set_i(t, r, cols[j], 0);
+    }
+}
+
 /* ------------------------------------------------------------------ *
  * MARK: - gpu_timeline
  * ------------------------------------------------------------------ */
@@ -375,6 +390,7 @@ static tlm_status sheet_summary(const ctx *c, tlm_tab **out)
         const char *cat = tlm_rp_category(nm);
         tlm_tab_set_s(t, (size_t)row, 10, cat, strlen(cat));
     }
+    compat_zero_pct(c, t, total, (const size_t[]){7, 8}, 2);
     st = t->oom ? TLM_ENOMEM : TLM_OK;
 done:
     free(gs);
@@ -466,6 +482,7 @@ static tlm_status sheet_by_category(const ctx *c, tlm_tab **out)
         tlm_tab_set_f(t, (size_t)row, 3, pct[i]);
         tlm_tab_set_f(t, (size_t)row, 4, c->compat ? cum[i] : c2);
     }
+    compat_zero_pct(c, t, total, (const size_t[]){3, 4}, 2);
     return t->oom ? TLM_ENOMEM : TLM_OK;
 }
 
@@ -586,6 +603,7 @@ static tlm_status sheet_short(const ctx *c, const tlm_rp_sheet_opts *o,
         tlm_tab_set_f(t, (size_t)row, 4,
                       total > 0 ? sum[g] / total * 100.0 : 0.0);
     }
+    compat_zero_pct(c, t, total, (const size_t[]){4}, 1);
     st = t->oom ? TLM_ENOMEM : TLM_OK;
 done:
     free(gs);
