@@ -744,6 +744,16 @@ static void test_categories_and_busy(void **state)
     assert_string_equal(tlm_rp_category("__amd_rocclr_copyBuffer"), "Memory");
     assert_string_equal(tlm_rp_category("rcclGenericKernel"), "COMM");
     assert_string_equal(tlm_rp_category("foo"), "Other");
+    /* Python's lower(): U+212A KELVIN SIGN is 'k' (checked with
+     * TraceLens), U+0130 is "i" + U+0307, which breaks "elementwise" */
+    assert_string_equal(tlm_rp_category("CIJ\xe2\x84\xaa_x"), "GEMM");
+    assert_string_equal(tlm_rp_category("cij\xe2\x84"), "Other");
+    assert_string_equal(tlm_rp_category("ELEMENTW\xc4\xb0SE"), "Other");
+    char long_name[700];
+    memset(long_name, 'x', sizeof long_name);
+    memcpy(long_name + 600, "Cij\xe2\x84\xaa", 6);
+    long_name[sizeof long_name - 1] = 0;
+    assert_string_equal(tlm_rp_category(long_name), "GEMM");
     tlm_rocprof *rp = read_fixture();
     assert_non_null(rp);
     tlm_rp_busy b;
