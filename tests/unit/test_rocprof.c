@@ -419,8 +419,8 @@ static void test_fast_path(void **state)
         "{\"start_timestamp\": 1, \"end_timestamp\": 2,}",
         "{\"s\": \"\xff\", \"start_timestamp\": 1}",
         "{\"s\": \"this string is longer than forty bytes, the bound\"}",
-        "{\"start_timestamp\": 2, \"end_timestamp\": 1, \"dispatch_info\": "
-        "{\"kernel_id\": 1}}",
+        ("{\"start_timestamp\": 2, \"end_timestamp\": 1, \"dispatch_info\": "
+         "{\"kernel_id\": 1}}"),
         "{}",
         "{\"start_timestamp\": 1, \"end_timestamp\": 2, \"x\": tru}",
         "{\"start_timestamp\": 1, \"end_timestamp\": 2, \"x\": 1.}",
