@@ -43,6 +43,28 @@ static int has_any(const char *low, const char *const *w)
     return 0;
 }
 
+/* name lowered as Python's str.lower() does for these keywords: ASCII
+ * letters, and U+212A KELVIN SIGN (UTF-8 E2 84 AA), whose lower case is
+ * ASCII 'k' ("CIJ\u212a..." is a GEMM in TraceLens).  Every other
+ * non-ASCII lower case stays non-ASCII or (U+0130) puts U+0307 after the
+ * 'i', so it cannot form a keyword; those bytes are copied.  out holds
+ * strlen(name) + 1 bytes; at most n bytes of name are read. */
+static void rp_lower(const char *name, size_t n, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (c == 0xE2 && i + 2 < n && (unsigned char)name[i + 1] == 0x84 &&
+            (unsigned char)name[i + 2] == 0xAA) {
+            out[o++] = 'k';
+            i += 2;
+            continue;
+        }
+        out[o++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    out[o] = 0;
+}
+
 const char *tlm_rp_category(const char *name)
 {
     static const char *const gemm[] = {"gemm", "matmul", "cijk", NULL};
@@ -53,26 +75,12 @@ const char *tlm_rp_category(const char *name)
     static const char *const attn[] = {"flash", "attn", "fmha", NULL};
     static const char *const mem[] = {"copy", "memcpy", NULL};
     char buf[512];
-    size_t n = 0;
-    for (; name[n] && n + 1 < sizeof buf; n++) {
-        unsigned char c = (unsigned char)name[n];
-        buf[n] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-    }
-    buf[n] = 0;
-    /* a name longer than the buffer: look at all of it for the words */
-    char *big = NULL;
-    const char *low = buf;
-    if (name[n]) {
-        size_t L = strlen(name);
-        big = malloc(L + 1);
-        if (big) {
-            for (size_t i = 0; i <= L; i++) {
-                unsigned char c = (unsigned char)name[i];
-                big[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-            }
-            low = big;
-        }
-    }
+    size_t L = strlen(name);
+    /* a name longer than the buffer: look at all of it for the words
+     * (on ENOMEM, at its first bytes) */
+    char *big = L < sizeof buf ? NULL : malloc(L + 1);
+    char *low = big ? big : buf;
+    rp_lower(name, big || L < sizeof buf ? L : sizeof buf - 1, low);
     const char *cat = has_any(low, gemm)   ? "GEMM"
                       : has_any(low, elt)  ? "Elementwise"
                       : has_any(low, red)  ? "Reduction"
@@ -130,6 +138,21 @@ static void set_dur(const ctx *c, tlm_tab *t, size_t r, size_t col,
         tlm_tab_set_i(t, r, col, (int64_t)llround(v));
     else
         tlm_tab_set_f(t, r, col, v);
+}
+
+/* Compat: TraceLens writes `(col / total * 100) if total > 0 else 0`, so
+ * when every kernel lasts 0 ns the percentage column is pandas' int 0
+ * (and its cumsum too): columns cols[0..n) become int64 zeros. */
+static void compat_zero_pct(const ctx *c, tlm_tab *t, double total,
+                            const size_t *cols, size_t n)
+{
+    if (!c->compat || total > 0)
+        return;
+    for (size_t j = 0; j < n; j++) {
+        t->coltypes[cols[j]] = TLM_COL_I64;
+        for (size_t r = 0; r < t->nrows; r++)
+            tlm_tab_set_i(t, r, cols[j], 0);
+    }
 }
 
 /* ------------------------------------------------------------------ *
@@ -375,6 +398,7 @@ static tlm_status sheet_summary(const ctx *c, tlm_tab **out)
         const char *cat = tlm_rp_category(nm);
         tlm_tab_set_s(t, (size_t)row, 10, cat, strlen(cat));
     }
+    compat_zero_pct(c, t, total, (const size_t[]){7, 8}, 2);
     st = t->oom ? TLM_ENOMEM : TLM_OK;
 done:
     free(gs);
@@ -466,6 +490,7 @@ static tlm_status sheet_by_category(const ctx *c, tlm_tab **out)
         tlm_tab_set_f(t, (size_t)row, 3, pct[i]);
         tlm_tab_set_f(t, (size_t)row, 4, c->compat ? cum[i] : c2);
     }
+    compat_zero_pct(c, t, total, (const size_t[]){3, 4}, 2);
     return t->oom ? TLM_ENOMEM : TLM_OK;
 }
 
@@ -586,6 +611,7 @@ static tlm_status sheet_short(const ctx *c, const tlm_rp_sheet_opts *o,
         tlm_tab_set_f(t, (size_t)row, 4,
                       total > 0 ? sum[g] / total * 100.0 : 0.0);
     }
+    compat_zero_pct(c, t, total, (const size_t[]){4}, 1);
     st = t->oom ? TLM_ENOMEM : TLM_OK;
 done:
     free(gs);

@@ -13,7 +13,8 @@
  *     the same error, message and offset;
  *   - every allocation failing in turn: an error, nothing leaked;
  *   - the sheets of tests/data/rocprof/run1.dat in both modes, values
- *     written out by hand from the fixture (tests/data/README.md).
+ *     written out by hand from the fixture (tests/data/README.md);
+ *   - kernels all 0 ns long: TraceLens's int 0 percentages in compat.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -704,6 +705,62 @@ static void test_sheets_empty(void **state)
     tlm_rocprof_free(rp);
 }
 
+/* Every kernel 0 ns long: TraceLens's `... if total > 0 else 0` makes the
+ * percentage columns pandas' int 0 (and their cumsum); default mode keeps
+ * floats.  Expected CSVs: TraceLens's rocprof report run on this document
+ * (docs/formats.md, "Checked against TraceLens"). */
+static void test_sheets_zero_durations(void **state)
+{
+    (void)state;
+    const char *doc =
+        T0 "\"metadata\": {\"init_time\": 0, \"fini_time\": 100},"
+           " \"kernel_symbols\": [{\"kernel_id\": 1, \"kernel_name\":"
+           " \"gemm_a\"}, {\"kernel_id\": 2, \"kernel_name\": \"b\"}],"
+           " \"buffer_records\": {\"kernel_dispatch\": ["
+           "{\"start_timestamp\": 10, \"end_timestamp\": 10,"
+           " \"dispatch_info\": {\"kernel_id\": 1}},"
+           " {\"start_timestamp\": 20, \"end_timestamp\": 20,"
+           " \"dispatch_info\": {\"kernel_id\": 2}},"
+           " {\"start_timestamp\": 30, \"end_timestamp\": 30,"
+           " \"dispatch_info\": {\"kernel_id\": 2}}]}}]}";
+    tlm_rocprof *rp = read_doc(doc, 0);
+    tlm_tab *tabs[TLM_RP_NSHEETS];
+    build(rp, 1, tabs);
+    expect_csv(tabs[1],
+               "name,Count,Mean Kernel Time (µs),Median Kernel Time (µs),"
+               "Std Kernel Time (µs),Min Kernel Time (µs),"
+               "Max Kernel Time (µs),Percentage (%),"
+               "Cumulative Percentage (%),Total Kernel Time (ms),Category\n"
+               "b,2,0.0,0.0,0.0,0,0,0,0,0.0,Other\n"
+               "gemm_a,1,0.0,0.0,,0,0,0,0,0.0,GEMM\n");
+    expect_csv(tabs[2],
+               "op category,Count,total_direct_kernel_time_ms,"
+               "Percentage (%),Cumulative Percentage (%)\n"
+               "GEMM,1,0.0,0,0\n"
+               "Other,2,0.0,0,0\n");
+    expect_csv(tabs[4],
+               "name,Short Kernel count,Short Kernel duration (µs) sum,"
+               "Short Kernel duration (µs) mean,"
+               "Short Kernel duration (µs) percent of total time\n"
+               "b,2,0,0.0,0\n"
+               "gemm_a,1,0,0.0,0\n");
+    expect_csv(tabs[0], "type,time ms,percent\n"
+                        "total_time,0.0001,100.0\n"
+                        "kernel,0.0,0.0\n"
+                        "memory,0.0,0.0\n"
+                        "busy_time,0.0,0.0\n"
+                        "idle,0.0001,100.0\n");
+    free_tabs(tabs);
+    build(rp, 0, tabs);
+    expect_csv(tabs[2],
+               "op category,Count,total_direct_kernel_time_ms,"
+               "Percentage (%),Cumulative Percentage (%)\n"
+               "GEMM,1,0.0,0.0,0.0\n"
+               "Other,2,0.0,0.0,0.0\n");
+    free_tabs(tabs);
+    tlm_rocprof_free(rp);
+}
+
 static void test_categories_and_busy(void **state)
 {
     (void)state;
@@ -716,6 +773,16 @@ static void test_categories_and_busy(void **state)
     assert_string_equal(tlm_rp_category("__amd_rocclr_copyBuffer"), "Memory");
     assert_string_equal(tlm_rp_category("rcclGenericKernel"), "COMM");
     assert_string_equal(tlm_rp_category("foo"), "Other");
+    /* Python's lower(): U+212A KELVIN SIGN is 'k' (checked with
+     * TraceLens), U+0130 is "i" + U+0307, which breaks "elementwise" */
+    assert_string_equal(tlm_rp_category("CIJ\xe2\x84\xaa_x"), "GEMM");
+    assert_string_equal(tlm_rp_category("cij\xe2\x84"), "Other");
+    assert_string_equal(tlm_rp_category("ELEMENTW\xc4\xb0SE"), "Other");
+    char long_name[700];
+    memset(long_name, 'x', sizeof long_name);
+    memcpy(long_name + 600, "Cij\xe2\x84\xaa", 6);
+    long_name[sizeof long_name - 1] = 0;
+    assert_string_equal(tlm_rp_category(long_name), "GEMM");
     tlm_rocprof *rp = read_fixture();
     assert_non_null(rp);
     tlm_rp_busy b;
@@ -746,6 +813,7 @@ int main(void)
         cmocka_unit_test(test_sheets_compat),
         cmocka_unit_test(test_sheets_default),
         cmocka_unit_test(test_sheets_empty),
+        cmocka_unit_test(test_sheets_zero_durations),
         cmocka_unit_test(test_categories_and_busy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
