@@ -88,58 +88,69 @@ static uint32_t intern_hlo(dec *d, const unsigned char *s, size_t n)
     return id;
 }
 
-/* A stat as read: its metadata and value (the oneof's last field). */
+/* A stat as read: its metadata and value (the oneof's last field: vf
+ * its field number, 0 for none; the number in u, the string in s). */
 typedef struct xst {
     int64_t mid;
     int seen_mid, not_hlo; /* not_hlo: the first metadata_id is not */
-    TlmXp__XStat v;        /* value_case and the number */
-    const unsigned char *s; /* str_value bytes */
+    unsigned vf;
+    uint64_t u;
+    const unsigned char *s;
     size_t sn;
 } xst;
 
 /* A field of an XStat: number num, value at [v, ve) (checked). */
-static void stat_set(const tlm_xp_maps *m, xst *t, uint64_t num,
-                     const unsigned char *v, const unsigned char *ve)
+static inline void stat_set(const tlm_xp_maps *m, xst *t, uint64_t num,
+                            const unsigned char *v, const unsigned char *ve)
 {
-    switch (num) {
-    case 1:
+    if (num == 1) {
         t->mid = (int64_t)vval(v, ve);
         if (!t->seen_mid) {
             t->seen_mid = 1;
             t->not_hlo = !tlm_xp_stat_is_hlo(m, t->mid);
         }
-        break;
-    case 2: {
-        uint64_t b = 0;
-        for (int i = 7; i >= 0; i--)
-            b = b << 8 | v[i];
-        memcpy(&t->v.double_value, &b, sizeof b);
-        t->v.value_case = TLM_XP__XSTAT__VALUE_DOUBLE_VALUE;
-        break;
-    }
-    case 3:
-        t->v.value_case = TLM_XP__XSTAT__VALUE_UINT64_VALUE;
-        t->v.uint64_value = vval(v, ve);
-        break;
-    case 4:
-        t->v.value_case = TLM_XP__XSTAT__VALUE_INT64_VALUE;
-        t->v.int64_value = (int64_t)vval(v, ve);
-        break;
-    case 5:
-        t->v.value_case = TLM_XP__XSTAT__VALUE_STR_VALUE;
+    } else if (num == 5) {
+        t->vf = 5;
         t->s = v;
         t->sn = (size_t)(ve - v);
+    } else if (num == 2) {
+        t->vf = 2;
+        t->u = 0;
+        for (int i = 7; i >= 0; i--)
+            t->u = t->u << 8 | v[i];
+    } else if (num == 3 || num == 4 || num == 7) {
+        t->vf = (unsigned)num;
+        t->u = vval(v, ve);
+    } else if (num == 6) {
+        t->vf = 6;
+    } /* else unknown: skipped */
+}
+
+/* The string id of a stat's value that is not a string. */
+static uint32_t stat_number(dec *d, const xst *t)
+{
+    TlmXp__XStat v = TLM_XP__XSTAT__INIT;
+    switch (t->vf) {
+    case 2:
+        memcpy(&v.double_value, &t->u, sizeof t->u);
+        v.value_case = TLM_XP__XSTAT__VALUE_DOUBLE_VALUE;
         break;
-    case 6:
-        t->v.value_case = TLM_XP__XSTAT__VALUE_BYTES_VALUE;
+    case 3:
+        v.uint64_value = t->u;
+        v.value_case = TLM_XP__XSTAT__VALUE_UINT64_VALUE;
+        break;
+    case 4:
+        v.int64_value = (int64_t)t->u;
+        v.value_case = TLM_XP__XSTAT__VALUE_INT64_VALUE;
         break;
     case 7:
-        t->v.value_case = TLM_XP__XSTAT__VALUE_REF_VALUE;
-        t->v.ref_value = vval(v, ve);
+        v.ref_value = t->u;
+        v.value_case = TLM_XP__XSTAT__VALUE_REF_VALUE;
         break;
     default:
-        break; /* unknown: skipped */
+        return 0; /* none, or bytes */
     }
+    return tlm_xp_stat_value(d->x, d->m, &v, &d->oom);
 }
 
 /* One XStat [p, e), checked; when it is an hlo_op, *hlo is its value's
@@ -148,8 +159,12 @@ static tlm_status stat_dec(dec *d, const unsigned char *p,
                            const unsigned char *e, int *has, uint32_t *hlo)
 {
     xst t;
-    memset(&t, 0, sizeof t);
-    t.v.value_case = TLM_XP__XSTAT__VALUE__NOT_SET;
+    t.mid = 0;
+    t.seen_mid = t.not_hlo = 0;
+    t.vf = 0;
+    t.u = 0;
+    t.s = NULL;
+    t.sn = 0;
     while (p < e) {
         const unsigned char *q, *s;
         uint64_t num = *p >> 3;
@@ -187,8 +202,8 @@ static tlm_status stat_dec(dec *d, const unsigned char *p,
     if (t.not_hlo || !tlm_xp_stat_is_hlo(d->m, t.mid))
         return TLM_OK;
     *has = 1;
-    if (t.v.value_case != TLM_XP__XSTAT__VALUE_STR_VALUE)
-        *hlo = tlm_xp_stat_value(d->x, d->m, &t.v, &d->oom);
+    if (t.vf != 5)
+        *hlo = stat_number(d, &t);
     else
         *hlo = t.sn ? intern_hlo(d, t.s, t.sn) : 0;
     return TLM_OK;
