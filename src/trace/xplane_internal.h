@@ -140,21 +140,22 @@ static inline int tlm_xp_stat_is_hlo(const tlm_xp_maps *m, int64_t id)
 uint32_t tlm_xp_stat_value(tlm_xplane *x, const tlm_xp_maps *m,
                            const TlmXp__XStat *s, int *oom);
 
-/* A line of a plane: its bytes (an XLine message) in the buffer. */
+/* Bytes of a message in the buffer. */
 typedef struct tlm_xp_span {
     const unsigned char *p;
     size_t n;
 } tlm_xp_span;
 
 /* Adds the plane to x: head is the plane unpacked by protobuf-c without
- * its lines, lines its XLine messages (checked by the shallow wire pass),
- * cx the walk context of the buffer (deep) for the events' checks.
+ * its lines, plane its bytes (checked by the shallow wire pass: its lines
+ * are read from them), cx the walk context of the buffer (deep) for the
+ * events' checks.
  * Errors: TLM_ENOMEM, TLM_EFORMAT (a wire fault inside an event, with its
  * offset and field; a time that overflows, a negative duration: offset
  * is the plane's). */
 tlm_status tlm_xplane_add_plane(tlm_xplane *x, const TlmXp__XPlaneHead *head,
-                                const tlm_xp_span *lines, size_t n_lines,
-                                tlm_xpw_ctx *cx, int64_t off);
+                                tlm_xp_span plane, tlm_xpw_ctx *cx,
+                                int64_t off);
 
 /* Decodes the GPU line l (an XLine, its events checked as they are
  * decoded) into x's lines and events, its event names and hlo_op from

@@ -204,26 +204,54 @@ static int is_gpu_plane(const char *name)
     return 1;
 }
 
+/* The next XPlane.lines entry of the (checked) plane bytes [*p, e) into
+ * *l; 0 at the end. */
+static int next_line(const unsigned char **p, const unsigned char *e,
+                     tlm_xp_span *l)
+{
+    while (*p < e) {
+        uint64_t key, len = 0;
+        *p += tlm_xpw_varint(*p, e, &key); /* checked: cannot fail */
+        unsigned wt = (unsigned)(key & 7);
+        if (wt == 1 || wt == 5) {
+            *p += wt == 1 ? 8 : 4;
+            continue;
+        }
+        *p += tlm_xpw_varint(*p, e, &len);
+        if (wt != 2)
+            continue; /* a varint: read as the length */
+        *p += len;
+        if (key == 0x1a) {
+            *l = (tlm_xp_span){*p - len, (size_t)len};
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The lines of a plane that is not a GPU's: counted, their events
  * checked (the shallow wire pass left them). */
-static tlm_status other_lines(tlm_xp_plane *pl, const tlm_xp_span *lines,
-                              size_t n_lines, tlm_xpw_ctx *cx)
+static tlm_status other_lines(tlm_xp_plane *pl, tlm_xp_span plane,
+                              tlm_xpw_ctx *cx)
 {
-    for (size_t i = 0; i < n_lines; i++) {
+    const unsigned char *p = plane.p, *e = plane.p + plane.n;
+    tlm_xp_span l;
+    while (next_line(&p, e, &l)) {
         tlm_xpw_counts c = {0};
-        tlm_status st = tlm_xpw_check(lines[i].p, lines[i].n, TLM_XPW_LINE,
-                                      cx->base + (lines[i].p - cx->b0), &c,
-                                      1, cx->file, cx->err);
+        tlm_status st = tlm_xpw_check(l.p, l.n, TLM_XPW_LINE,
+                                      cx->base + (l.p - cx->b0), &c, 1,
+                                      cx->file, cx->err);
         if (st != TLM_OK)
             return st;
+        pl->n_lines++;
         pl->n_events += c.events;
     }
     return TLM_OK;
 }
 
 tlm_status tlm_xplane_add_plane(tlm_xplane *x, const TlmXp__XPlaneHead *p,
-                                const tlm_xp_span *lines, size_t n_lines,
-                                tlm_xpw_ctx *cx, int64_t off)
+                                tlm_xp_span plane, tlm_xpw_ctx *cx,
+                                int64_t off)
 {
     const char *file = cx->file;
     tlm_error *err = cx->err;
@@ -240,11 +268,10 @@ tlm_status tlm_xplane_add_plane(tlm_xplane *x, const TlmXp__XPlaneHead *p,
     pl->name = tlm_xplane_str(x, sid);
     pl->gpu = is_gpu_plane(p->name);
     pl->pid = (uint32_t)(1 + (uint64_t)p->id);
-    pl->n_lines = (uint32_t)n_lines;
     x->stats.n_planes++;
     tlm_status st = TLM_OK;
     if (!pl->gpu) {
-        st = other_lines(pl, lines, n_lines, cx);
+        st = other_lines(pl, plane, cx);
         x->stats.n_events += pl->n_events;
         return st;
     }
@@ -252,12 +279,17 @@ tlm_status tlm_xplane_add_plane(tlm_xplane *x, const TlmXp__XPlaneHead *p,
     tlm_xp_maps m;
     st = maps_build(x, p, &m);
     uint64_t n_ev = 0;
-    for (size_t i = 0; st == TLM_OK && i < n_lines; i++) {
+    uint32_t n_lines = 0;
+    const unsigned char *lp = plane.p;
+    tlm_xp_span l;
+    while (st == TLM_OK && next_line(&lp, plane.p + plane.n, &l)) {
         uint64_t k = 0;
-        st = tlm_xp_gpu_line(x, &m, cx, lines[i], off, &k);
+        st = tlm_xp_gpu_line(x, &m, cx, l, off, &k);
         n_ev += k;
+        n_lines++;
     }
     maps_free(&m);
+    x->planes[ip].n_lines = n_lines;
     x->planes[ip].n_events = n_ev;
     x->stats.n_events += n_ev;
     if (st == TLM_ENOMEM)

@@ -223,21 +223,19 @@ static void arena_free(arena *a)
     }
 }
 
-/* What a plane is split into: its fields other than the lines, copied
- * (a message of their own), and its lines where they lie.  Reused from
- * plane to plane; both bounded by the plane's bytes. */
+/* A plane's fields other than its lines, copied out (a message of their
+ * own, for protobuf-c): reused from plane to plane, never more than the
+ * plane's bytes.  The lines stay where they lie. */
 typedef struct split {
     unsigned char *head;
     size_t n_head, cap_head;
-    tlm_xp_span *lines;
-    size_t n_lines, cap_lines;
 } split;
 
-/* The fields of the (checked) plane [p, p + n) into s. */
+/* The fields of the (checked) plane [p, p + n) but its lines into s. */
 static tlm_status split_plane(split *s, const unsigned char *p, size_t n)
 {
     const unsigned char *e = p + n;
-    s->n_head = s->n_lines = 0;
+    s->n_head = 0;
     while (p < e) {
         const unsigned char *f = p;
         uint64_t kv, len = 0;
@@ -251,13 +249,8 @@ static tlm_status split_plane(split *s, const unsigned char *p, size_t n)
             p += tlm_xpw_varint(p, e, &len);
             p += len;
         }
-        if (kv == 0x1a) { /* XPlane.lines */
-            if (tlm_grow((void **)&s->lines, &s->cap_lines, s->n_lines + 1,
-                         sizeof *s->lines, 64) != TLM_OK)
-                return TLM_ENOMEM;
-            s->lines[s->n_lines++] = (tlm_xp_span){p - len, (size_t)len};
+        if (kv == 0x1a) /* XPlane.lines */
             continue;
-        }
         if (tlm_grow((void **)&s->head, &s->cap_head,
                      s->n_head + (size_t)(p - f), 1, 1 << 12) != TLM_OK)
             return TLM_ENOMEM;
@@ -289,7 +282,7 @@ static tlm_status unpack_plane(tlm_xplane *x, arena *ar, split *sp,
         return tlm_error_set(cx->err, TLM_EFORMAT, cx->file, off,
                              "XPlane: protobuf-c cannot decode the plane "
                              "(%zu bytes)", n);
-    return tlm_xplane_add_plane(x, pl, sp->lines, sp->n_lines, cx, off);
+    return tlm_xplane_add_plane(x, pl, (tlm_xp_span){p, n}, cx, off);
     /* the arena goes at once: no free_unpacked pass */
 }
 
@@ -322,7 +315,6 @@ static tlm_status unpack_planes(tlm_xplane *x, const unsigned char *b,
     }
     arena_free(&ar);
     free(sp.head);
-    free(sp.lines);
     return st;
 }
 
