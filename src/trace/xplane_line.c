@@ -295,7 +295,7 @@ static tlm_status event_dec(dec *d, const unsigned char *p,
 
 /* ------------------------------------------------------------ the line */
 
-/* Past one value of wire type wt at *p (a checked field: never past e). */
+/* A varint of a checked field at *p, *p moved past it (never past e). */
 static uint64_t rd_varint(const unsigned char **p, const unsigned char *e)
 {
     uint64_t v = 0;
@@ -304,6 +304,7 @@ static uint64_t rd_varint(const unsigned char **p, const unsigned char *e)
     return v;
 }
 
+/* Past one value of wire type wt at *p (never past e). */
 static void skip(const unsigned char **p, const unsigned char *e,
                  unsigned wt)
 {
