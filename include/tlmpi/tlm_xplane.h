@@ -10,12 +10,13 @@
  * planes) are counted, not kept.
  *
  * Bounds: the input (plain or gzip, by content) is decoded in memory up
- * to max_bytes of protobuf; a first pass walks the whole wire format and
- * checks every varint, every length against the bytes left in the
- * enclosing message and every known field's wire type, naming the byte
- * offset and the field on error; each plane is then unpacked by
- * protobuf-c through an allocator whose total is capped by the plane's
- * size.  The library prints nothing; errors are returned in tlm_error.
+ * to max_bytes of protobuf; every varint, every length against the bytes
+ * left in the enclosing message and every known field's wire type is
+ * checked (a first pass over the structure, the events as they are
+ * decoded), naming the byte offset and the field on error; each plane's
+ * header (name, metadata maps) is unpacked by protobuf-c through an
+ * allocator whose total is capped by its size.  The library prints
+ * nothing; errors are returned in tlm_error.
  */
 #ifndef TLM_XPLANE_H
 #define TLM_XPLANE_H

@@ -4,13 +4,16 @@
  * 1. load: the file into memory, inflated when it starts with the gzip
  *    magic (concatenated members too), never more than max_bytes;
  * 2. check: the bounded wire-format pass of xplane_wire.c over the whole
- *    XSpace (offsets and field names in its errors);
- * 3. unpack: each XSpace.planes entry on its own with protobuf-c, through
- *    an arena allocator (blocks of 4 MiB, freed at once) that refuses to
- *    hold more than a multiple of the plane's bytes (protobuf-c's structs
- *    are larger than their wire form; the cap bounds a hostile file all
- *    the same), then into the model (xplane_model.c) and dropped: memory
- *    beyond the file's bytes is one plane's structs at a time.
+ *    XSpace but the insides of the XLine.events entries (offsets and
+ *    field names in its errors; xplane_line.c checks each event as it
+ *    decodes it, with the same errors);
+ * 3. unpack: each XSpace.planes entry on its own: its fields other than
+ *    the lines (id, name, metadata maps, stats) copied out and unpacked
+ *    with protobuf-c (TlmXp__XPlaneHead), through an arena allocator
+ *    (blocks of 4 MiB, freed at once) that refuses to hold more than a
+ *    multiple of those bytes (protobuf-c's structs are larger than their
+ *    wire form; the cap bounds a hostile file all the same); its lines
+ *    handed to the model (xplane_model.c, xplane_line.c) as their bytes.
  */
 #include "xplane_internal.h"
 
@@ -24,6 +27,7 @@
 #include <zlib.h>
 
 #include "grow.h"
+#include "mem_internal.h"
 
 /* protobuf-c may hold this many bytes per byte of the plane, plus a
  * floor (an empty XEvent is 2 bytes on the wire, ~80 in memory). */
@@ -115,11 +119,14 @@ static tlm_status slurp(const char *path, buf *raw, tlm_error *err)
     tlm_status st = TLM_OK;
     size_t k;
     if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
-        (uint64_t)sb.st_size < SIZE_MAX &&
-        tlm_grow((void **)&raw->p, &raw->cap, (size_t)sb.st_size + 1, 1,
-                 1) != TLM_OK) /* one buffer of the file's size */
-        st = tlm_error_set(err, TLM_ENOMEM, path, -1,
-                           "out of memory reading the XPlane");
+        (uint64_t)sb.st_size < SIZE_MAX) {
+        /* one buffer of the file's size, its pages populated in one
+         * request (read() would fault them in one by one) */
+        raw->cap = (size_t)sb.st_size + 1;
+        if (!(raw->p = tlm_malloc_warm(raw->cap)))
+            st = tlm_error_set(err, TLM_ENOMEM, path, -1,
+                               "out of memory reading the XPlane");
+    }
     while (st == TLM_OK && raw->cap > raw->n &&
            (k = fread(raw->p + raw->n, 1, raw->cap - raw->n, f)) > 0)
         raw->n += k;
@@ -216,27 +223,67 @@ static void arena_free(arena *a)
     }
 }
 
-static tlm_status unpack_plane(tlm_xplane *x, arena *ar,
-                               const unsigned char *p, size_t n, int64_t off,
-                               const char *file, tlm_error *err)
+/* A plane's fields other than its lines, copied out (a message of their
+ * own, for protobuf-c): reused from plane to plane, never more than the
+ * plane's bytes.  The lines stay where they lie. */
+typedef struct split {
+    unsigned char *head;
+    size_t n_head, cap_head;
+} split;
+
+/* The fields of the (checked) plane [p, p + n) but its lines into s. */
+static tlm_status split_plane(split *s, const unsigned char *p, size_t n)
 {
-    arena_reset(ar, n > SIZE_MAX / XP_ALLOC_RATIO - XP_ALLOC_FLOOR
-                        ? SIZE_MAX : n * XP_ALLOC_RATIO + XP_ALLOC_FLOOR);
+    const unsigned char *e = p + n;
+    s->n_head = 0;
+    while (p < e) {
+        const unsigned char *f = p;
+        uint64_t kv, len = 0;
+        p += tlm_xpw_varint(p, e, &kv); /* checked: cannot fail */
+        unsigned wt = (unsigned)(kv & 7);
+        if (wt == 0)
+            p += tlm_xpw_varint(p, e, &len);
+        else if (wt == 1 || wt == 5)
+            p += wt == 1 ? 8 : 4;
+        else {
+            p += tlm_xpw_varint(p, e, &len);
+            p += len;
+        }
+        if (kv == 0x1a) /* XPlane.lines */
+            continue;
+        if (tlm_grow((void **)&s->head, &s->cap_head,
+                     s->n_head + (size_t)(p - f), 1, 1 << 12) != TLM_OK)
+            return TLM_ENOMEM;
+        memcpy(s->head + s->n_head, f, (size_t)(p - f));
+        s->n_head += (size_t)(p - f);
+    }
+    return TLM_OK;
+}
+
+static tlm_status unpack_plane(tlm_xplane *x, arena *ar, split *sp,
+                               tlm_xpw_ctx *cx, const unsigned char *p,
+                               size_t n, int64_t off)
+{
+    if (split_plane(sp, p, n) != TLM_OK)
+        return tlm_error_set(cx->err, TLM_ENOMEM, cx->file, off,
+                             "out of memory");
+    size_t hn = sp->n_head;
+    arena_reset(ar, hn > SIZE_MAX / XP_ALLOC_RATIO - XP_ALLOC_FLOOR
+                        ? SIZE_MAX : hn * XP_ALLOC_RATIO + XP_ALLOC_FLOOR);
     ProtobufCAllocator a = {arena_alloc, arena_nofree, ar};
-    TlmXp__XPlaneLazy *pl = tlm_xp__xplane_lazy__unpack(&a, n, p);
-    tlm_status st;
+    TlmXp__XPlaneHead *pl = tlm_xp__xplane_head__unpack(
+        &a, hn, sp->head ? sp->head : (const uint8_t *)"");
     if (!pl && ar->over)
-        st = tlm_error_set(err, TLM_ELIMIT, file, off,
-                           "XPlane: decoding the plane would need more "
-                           "than %zu bytes of memory (%d x its %zu bytes)",
-                           ar->cap, XP_ALLOC_RATIO, n);
-    else if (!pl)
-        st = tlm_error_set(err, TLM_EFORMAT, file, off,
-                           "XPlane: protobuf-c cannot decode the plane "
-                           "(%zu bytes)", n);
-    else
-        st = tlm_xplane_add_plane(x, pl, off, file, err);
-    return st; /* the arena goes at once: no free_unpacked pass */
+        return tlm_error_set(cx->err, TLM_ELIMIT, cx->file, off,
+                             "XPlane: decoding the plane would need more "
+                             "than %zu bytes of memory (%d x its %zu bytes "
+                             "of header)", ar->cap, XP_ALLOC_RATIO, hn);
+    if (!pl)
+        return tlm_error_set(cx->err, TLM_EFORMAT, cx->file, off,
+                             "XPlane: protobuf-c cannot decode the plane "
+                             "(%zu bytes)", n);
+    return tlm_xplane_add_plane(x, pl, (tlm_xp_span){p, n}, cx, off);
+    /* the arena goes at once: no free_unpacked pass */
 }
 
 /* Each XSpace.planes entry of the (checked) buffer. */
@@ -245,6 +292,8 @@ static tlm_status unpack_planes(tlm_xplane *x, const unsigned char *b,
 {
     const unsigned char *p = b, *e = b + n;
     arena ar = {0};
+    split sp = {0};
+    tlm_xpw_ctx cx = {b, 0, NULL, 1, file, err};
     tlm_status st = TLM_OK;
     while (st == TLM_OK && p < e) {
         uint64_t kv, len = 0;
@@ -260,13 +309,18 @@ static tlm_status unpack_planes(tlm_xplane *x, const unsigned char *b,
         }
         p += tlm_xpw_varint(p, e, &len);
         if ((kv >> 3) == 1)
-            st = unpack_plane(x, &ar, p, (size_t)len, (int64_t)(p - b),
-                              file, err);
+            st = unpack_plane(x, &ar, &sp, &cx, p, (size_t)len,
+                              (int64_t)(p - b));
         p += len;
     }
     arena_free(&ar);
+    free(sp.head);
     return st;
 }
+
+static tlm_status unpack_checked(tlm_xplane *x, const unsigned char *b,
+                                 size_t n, const tlm_xpw_counts *c,
+                                 const char *file, tlm_error *err);
 
 static tlm_status decode(tlm_xplane *x, const unsigned char *b, size_t n,
                          const char *file, tlm_error *err)
@@ -275,19 +329,41 @@ static tlm_status decode(tlm_xplane *x, const unsigned char *b, size_t n,
         return tlm_error_set(err, TLM_EFORMAT, file, 0,
                              "XPlane: empty XSpace (no planes)");
     tlm_xpw_counts c = {0};
-    tlm_status st = tlm_xpw_check(b, n, TLM_XPW_SPACE, 0, &c, file, err);
-    if (st == TLM_OK && c.events > 0 &&
-        c.events <= SIZE_MAX / sizeof *x->events) {
-        /* room for every event at once (pages touched only as events
-         * are written; no copying growth); failing, add_line grows */
-        void *ev = malloc((size_t)c.events * sizeof *x->events);
-        if (ev) {
-            x->events = ev;
-            x->cap_events = (size_t)c.events;
+    tlm_status st = tlm_xpw_check(b, n, TLM_XPW_SPACE, 0, &c, 0, file, err);
+    if (st == TLM_OK)
+        st = unpack_checked(x, b, n, &c, file, err);
+    if (st == TLM_EFORMAT || st == TLM_ELIMIT) {
+        /* the first wire fault in file order, as one deep pass finds it
+         * (the shallow pass and the decoders may meet a later one first) */
+        tlm_error deep;
+        tlm_error_clear(&deep);
+        if (tlm_xpw_check(b, n, TLM_XPW_SPACE, 0, NULL, 1, file, &deep) !=
+            TLM_OK) {
+            st = deep.code;
+            if (err)
+                *err = deep;
         }
     }
-    if (st == TLM_OK)
-        st = unpack_planes(x, b, n, file, err);
+    return st;
+}
+
+/* The checked buffer b[0..n) (c: what the shallow pass counted) into x. */
+static tlm_status unpack_checked(tlm_xplane *x, const unsigned char *b,
+                                 size_t n, const tlm_xpw_counts *c,
+                                 const char *file, tlm_error *err)
+{
+    tlm_status st = TLM_OK;
+    if (c->events > 0 &&
+        c->events <= SIZE_MAX / sizeof *x->events) {
+        /* room for every event at once (pages populated as the GPU
+         * lines are decoded; no copying growth); failing, they grow */
+        void *ev = malloc((size_t)c->events * sizeof *x->events);
+        if (ev) {
+            x->events = ev;
+            x->cap_events = (size_t)c->events;
+        }
+    }
+    st = unpack_planes(x, b, n, file, err);
     if (st == TLM_OK && x->stats.n_planes == 0)
         st = tlm_error_set(err, TLM_EFORMAT, file, 0,
                            "XPlane: the XSpace has no planes");

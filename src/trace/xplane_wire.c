@@ -12,6 +12,12 @@
  * Unknown fields are skipped by their wire type, as protobuf does.  The
  * schema nests at most five deep (XSpace > XPlane > XLine > XEvent >
  * XStat), so the recursion is bounded by the schema, not by the input.
+ *
+ * A shallow walk (deep 0) stops at the XLine.events entries: their
+ * lengths are bounded and they are counted, their insides are left to
+ * the event decoder (xplane_line.c), which checks each field the same
+ * way as it decodes it (tlm_xpw_field for anything off its fast path),
+ * so that the bulk of a file is walked once.
  */
 #include "xplane_internal.h"
 
@@ -123,6 +129,16 @@ size_t tlm_xpw_varint_slow(const unsigned char *p, const unsigned char *e,
                            uint64_t *v)
 {
     uint64_t x = 0;
+    if (e - p >= 10) { /* no bound to check per byte */
+        for (size_t i = 0; i < 10; i++) {
+            x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+            if (!(p[i] & 0x80)) {
+                *v = x;
+                return i + 1;
+            }
+        }
+        return 0;
+    }
     for (size_t i = 0; i < 10 && p + i < e; i++) {
         x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
         if (!(p[i] & 0x80)) {
@@ -133,14 +149,7 @@ size_t tlm_xpw_varint_slow(const unsigned char *p, const unsigned char *e,
     return 0;
 }
 
-/* Walk state: the whole buffer (for offsets) and the output. */
-typedef struct walk {
-    const unsigned char *b0;
-    int64_t base;
-    tlm_xpw_counts *c;
-    const char *file;
-    tlm_error *err;
-} walk;
+typedef tlm_xpw_ctx walk;
 
 static tlm_status bad(const walk *w, const unsigned char *at,
                       tlm_xpw_msg m, const xpw_field *f, uint64_t num,
@@ -228,6 +237,10 @@ static tlm_status walk_value(walk *w, const unsigned char *key,
             return bad(w, key, m, f, num, what);
         }
         *pp = p + v;
+        if (f && f->child == TLM_XPW_EVENT && !w->deep) {
+            count(w, TLM_XPW_EVENT); /* the event decoder's to check */
+            return TLM_OK;
+        }
         if (f && f->child >= 0)
             return walk_msg(w, p, p + v, (tlm_xpw_msg)f->child);
         if (f && f->wt == WT_PACKED)
@@ -239,9 +252,11 @@ static tlm_status walk_value(walk *w, const unsigned char *key,
     }
 }
 
-/* One field at *pp (key and value), every check made; *pp moves past. */
+/* One field at *pp (key and value), every check made; *pp moves past.
+ * fv (may be NULL): the field's number, wire type and value bytes. */
 static tlm_status walk_field(walk *w, const unsigned char **pp,
-                             const unsigned char *e, tlm_xpw_msg m)
+                             const unsigned char *e, tlm_xpw_msg m,
+                             tlm_xpw_fv *fv)
 {
     const unsigned char *key = *pp, *p = *pp;
     uint64_t kv;
@@ -266,7 +281,16 @@ static tlm_status walk_field(walk *w, const unsigned char **pp,
         }
     }
     *pp = p;
-    return walk_value(w, key, pp, e, m, f, num, wt);
+    tlm_status st = walk_value(w, key, pp, e, m, f, num, wt);
+    if (fv && st == TLM_OK) {
+        fv->num = num;
+        fv->wt = wt;
+        fv->v = p;
+        fv->ve = *pp;
+        if (wt == WT_LEN) /* the payload, past its length (checked) */
+            fv->v = p + tlm_xpw_varint(p, e, &kv);
+    }
+    return st;
 }
 
 /* Past a varint at p (at most 10 bytes, not past e), or NULL. */
@@ -324,7 +348,9 @@ static tlm_status walk_leaf(walk *w, const unsigned char *p,
             k = tlm_xpw_varint(p + 1, e, &len);
             if (k && len <= (uint64_t)(e - (p + 1 + k))) {
                 q = p + 1 + k + len;
-                if (*p == 0x22) {
+                if (*p == 0x22 && m == TLM_XPW_LINE && !w->deep) {
+                    count(w, TLM_XPW_EVENT); /* the decoder checks it */
+                } else if (*p == 0x22) {
                     tlm_status st = walk_leaf(w, p + 1 + k, q,
                                               m == TLM_XPW_LINE
                                                   ? TLM_XPW_EVENT
@@ -341,7 +367,7 @@ static tlm_status walk_leaf(walk *w, const unsigned char *p,
             p = q;
             continue;
         }
-        tlm_status st = walk_field(w, &p, e, m);
+        tlm_status st = walk_field(w, &p, e, m, NULL);
         if (st != TLM_OK)
             return st;
     }
@@ -355,7 +381,7 @@ static tlm_status walk_msg(walk *w, const unsigned char *p,
         return walk_leaf(w, p, e, m);
     count(w, m);
     while (p < e) {
-        tlm_status st = walk_field(w, &p, e, m);
+        tlm_status st = walk_field(w, &p, e, m, NULL);
         if (st != TLM_OK)
             return st;
     }
@@ -363,11 +389,18 @@ static tlm_status walk_msg(walk *w, const unsigned char *p,
 }
 
 tlm_status tlm_xpw_check(const unsigned char *buf, size_t n, tlm_xpw_msg m,
-                         int64_t base, tlm_xpw_counts *c, const char *file,
-                         tlm_error *err)
+                         int64_t base, tlm_xpw_counts *c, int deep,
+                         const char *file, tlm_error *err)
 {
-    walk w = {buf, base, c, file, err};
+    walk w = {buf, base, c, deep, file, err};
     return walk_msg(&w, buf, buf + n, m);
+}
+
+tlm_status tlm_xpw_field(tlm_xpw_ctx *cx, const unsigned char **pp,
+                         const unsigned char *e, tlm_xpw_msg m,
+                         tlm_xpw_fv *fv)
+{
+    return walk_field(cx, pp, e, m, fv);
 }
 
 /* The first field of the first plane: its id (a varint) or its name (a
