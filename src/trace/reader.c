@@ -15,6 +15,7 @@
  * Errors carry the absolute offset in the decompressed JSON and what was
  * being read ("traceEvents[51234].args").
  */
+#include "bytes_eq.h"
 #include "mem_internal.h"
 #include "hexnum.h"
 #include "trace_internal.h"
@@ -84,32 +85,11 @@ static void arg_table_init(arg_table *t)
     }
 }
 
-/* Short byte compare, inline (a libc call costs more than these keys). */
-static inline int bytes_eq(const char *a, const char *b, size_t len)
-{
-    while (len >= 8) {
-        uint64_t x, y;
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
-        if (x != y)
-            return 0;
-        a += 8;
-        b += 8;
-        len -= 8;
-    }
-    while (len > 0) {
-        if (*a++ != *b++)
-            return 0;
-        len--;
-    }
-    return 1;
-}
-
 static tlm_arg arg_lookup(const arg_table *t, const char *s, size_t len)
 {
     const unsigned char *c = t->slot[arg_slot(s, len)];
     for (int i = 0; i < 4 && c[i]; i++)
-        if (t->len[c[i]] == len && bytes_eq(arg_keys[c[i]], s, len))
+        if (t->len[c[i]] == len && tlm_bytes_eq(arg_keys[c[i]], s, len))
             return (tlm_arg)c[i];
     return TLM_ARG_END_;
 }
@@ -1112,8 +1092,8 @@ static int parse_object(rd *r, const unsigned char **pp,
             memcpy(&w, p + 1, 8);
             km = &r->kmemo[(w * 0x9e3779b185ebca87ull) >> 56];
             if (km->len != 0 && p[1 + km->len] == '"' &&
-                bytes_eq((const char *)km->s, (const char *)p + 1,
-                         km->len)) {
+                tlm_bytes_eq((const char *)km->s, (const char *)p + 1,
+                             km->len)) {
                 ks = p + 1;
                 kl = km->len;
                 esc = 0;
@@ -1271,7 +1251,7 @@ static int parse_cat(rd *r, const unsigned char *s, size_t len, int esc,
     if (!esc) {
         for (int c = 1; c < TLM_CAT_OTHER; c++) {
             if (r->cat_lens[c] == len &&
-                bytes_eq(cat_names[c], (const char *)s, len)) {
+                tlm_bytes_eq(cat_names[c], (const char *)s, len)) {
                 ev->cat = (uint16_t)c;
                 ev->cat_str = r->cat_ids[c];
                 return P_OK;
@@ -1438,7 +1418,7 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
                 size_t cl = r->cat_lens[c];
                 if (c != 0 && cl + 2 <= (size_t)(e - p) &&
                     p[1 + cl] == '"' &&
-                    bytes_eq(cat_names[c], (const char *)p + 1, cl)) {
+                    tlm_bytes_eq(cat_names[c], (const char *)p + 1, cl)) {
                     ev->cat = (uint16_t)c;
                     ev->cat_str = r->cat_ids[c];
                     p += cl + 2;

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bytes_eq.h"
+
 /* The keys the reader knows, by id (0: any other key). */
 #define RP_KEYS(X) \
     X(K_HANDLE, "handle") \
@@ -109,27 +111,6 @@ static inline unsigned rp_key_slot(const char *s, size_t n)
            (RP_KEY_SLOTS - 1);
 }
 
-/* Short byte compare, inline (a libc call costs more than these keys). */
-static inline int rp_bytes_eq(const char *a, const char *b, size_t n)
-{
-    while (n >= 8) {
-        uint64_t x, y;
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
-        if (x != y)
-            return 0;
-        a += 8;
-        b += 8;
-        n -= 8;
-    }
-    while (n > 0 && *a == *b) {
-        a++;
-        b++;
-        n--;
-    }
-    return n == 0;
-}
-
 /* The first 8*k bytes of w (little-endian), k in [0, 8]. */
 static inline uint64_t rp_word_prefix(uint64_t w, unsigned k)
 {
@@ -156,7 +137,7 @@ static inline int rp_key_id(const rp_keys *k, const char *s, size_t n)
         return K_OTHER;
     const unsigned char *c = k->slot[rp_key_slot(s, n)];
     for (int i = 0; i < RP_KEY_WAYS && c[i]; i++)
-        if (k->len[c[i]] == n && rp_bytes_eq(rp_key_names[c[i]], s, n))
+        if (k->len[c[i]] == n && tlm_bytes_eq(rp_key_names[c[i]], s, n))
             return c[i];
     return K_OTHER;
 }
