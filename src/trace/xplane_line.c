@@ -217,16 +217,24 @@ typedef struct xev {
 } xev;
 
 /* A field of an XEvent other than its stats: number num, value at v. */
+/* A varint field of XEvent: metadata_id (1), offset_ps (2), duration_ps
+ * (3), num_occurrences (5: the oneof with the offset, no offset). */
+static inline void event_num(xev *ev, uint64_t num, uint64_t v)
+{
+    switch (num) {
+    case 1: ev->mid = (int64_t)v; break;
+    case 2: ev->off = (int64_t)v; break;
+    case 3: ev->dur = (int64_t)v; break;
+    case 5: ev->off = 0; break;
+    default: break;
+    }
+}
+
 static void event_set(xev *ev, uint64_t num, const unsigned char *v,
                       const unsigned char *e)
 {
-    switch (num) {
-    case 1: ev->mid = (int64_t)vval(v, e); break;
-    case 2: ev->off = (int64_t)vval(v, e); break;
-    case 3: ev->dur = (int64_t)vval(v, e); break;
-    case 5: ev->off = 0; break; /* num_occurrences: no offset */
-    default: break;
-    }
+    if (num == 1 || num == 2 || num == 3 || num == 5)
+        event_num(ev, num, vval(v, e));
 }
 
 /* One XEvent [p, e), checked. */
@@ -239,30 +247,12 @@ static tlm_status event_dec(dec *d, const unsigned char *p,
         uint64_t v;
         tlm_status st;
         switch (*p) {
-        case 0x08:
-            if ((q = vget(p + 1, e, &v))) {
-                ev->mid = (int64_t)v;
-                p = q;
-                continue;
-            }
-            break;
+        case 0x08: /* varint fields 1, 2, 3, 5 */
         case 0x10:
-            if ((q = vget(p + 1, e, &v))) {
-                ev->off = (int64_t)v;
-                p = q;
-                continue;
-            }
-            break;
         case 0x18:
-            if ((q = vget(p + 1, e, &v))) {
-                ev->dur = (int64_t)v;
-                p = q;
-                continue;
-            }
-            break;
         case 0x28:
             if ((q = vget(p + 1, e, &v))) {
-                ev->off = 0;
+                event_num(ev, *p >> 3, v);
                 p = q;
                 continue;
             }
