@@ -13,15 +13,24 @@ TLM_WITH_CLANG=${TLM_TEST_SANITIZE:-1} TLM_WITH_SLURM=${TLM_TEST_SLURM:-1} \
 . "$root/scripts/env.sh"
 jobs=$(nproc)
 
-echo "== build (gcc, release)"
-BUILD_DIR=$root/build "$root/scripts/build.sh" -DCMAKE_C_COMPILER=gcc
-echo "== test (release)"
+echo "== build (gcc, RelWithDebInfo)"
+BUILD_DIR=$root/build "$root/scripts/build.sh" -DCMAKE_C_COMPILER=gcc \
+    -DTLM_WERROR=ON
+echo "== test (gcc, RelWithDebInfo)"
 (cd "$root/build" && ctest --output-on-failure -j"$jobs")
+
+# the build a user runs (-O3, where gcc warns about more), tests included
+echo "== build (gcc, Release)"
+BUILD_DIR=$root/build-release BUILD_TYPE=Release "$root/scripts/build.sh" \
+    -DCMAKE_C_COMPILER=gcc -DTLM_WERROR=ON
+echo "== test (gcc, Release: unit tests)"
+(cd "$root/build-release" && ctest --output-on-failure -j"$jobs" -R '^unit_')
 
 if [ "${TLM_TEST_SANITIZE:-1}" = 1 ]; then
     echo "== build (clang, ASan+UBSan)"
     BUILD_DIR=$root/build-asan BUILD_TYPE=Debug "$root/scripts/build.sh" \
-        -DCMAKE_C_COMPILER=clang -DTLM_SANITIZER=address,undefined
+        -DCMAKE_C_COMPILER=clang -DTLM_SANITIZER=address,undefined \
+        -DTLM_WERROR=ON
     echo "== test (clang, ASan+UBSan)"
     (cd "$root/build-asan" && ASAN_OPTIONS=detect_leaks=0 \
         UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -33,7 +42,8 @@ if [ "${TLM_TEST_SANITIZE:-1}" = 1 ]; then
     # thread of the reader)
     echo "== build (clang, TSan)"
     cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=Debug \
-        -DCMAKE_C_COMPILER=clang -DTLM_SANITIZER=thread >/dev/null
+        -DCMAKE_C_COMPILER=clang -DTLM_SANITIZER=thread -DTLM_WERROR=ON \
+        >/dev/null
     cmake --build "$root/build-tsan" -j"$jobs" --target test_tree test_ops \
         test_reader test_instream test_kl_overlap tlmpi tlmpi-synth
     echo "== test (clang, TSan)"

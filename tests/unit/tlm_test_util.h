@@ -251,9 +251,11 @@ static TT_UNUSED tlm_trace *tt_read_sq(const char *sq)
     TT_KER("stray_kernel", 200, 3, 99, 7)            /* 12: no launch */  \
     "]}"
 
-/* Whole file into memory; caller frees.  NULL when it cannot be read. */
+/* Whole file into memory; caller frees.  NULL (and *len 0) when it cannot
+ * be read. */
 static TT_UNUSED unsigned char *tt_slurp(const char *path, size_t *len)
 {
+    *len = 0;
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
