@@ -72,7 +72,7 @@ static void on_results(void *arg, const tlm_mpi_results *r)
     size_t run = (size_t)(uintptr_t)a[1];
     if (tlm_audit_add_results(&A->acc, run, r,
                               A->o.a.straggler_threshold_us) != TLM_OK)
-        tlm_mpi_strset(A->acc.runs[run].reason,
+        tlm_strset(A->acc.runs[run].reason,
                        sizeof A->acc.runs[run].reason,
                        "warning: out of memory for the audit's rows");
 }
@@ -167,8 +167,8 @@ static tlm_status run_outputs(tlm_audit *A, tlm_mpi_ctx *c)
                 (int)sizeof c->su.out)
             st = tlm_error_set(&err, TLM_ELIMIT, NULL, -1,
                                "output path too long");
-        tlm_mpi_strset(c->su.rdir, sizeof c->su.rdir, dir);
-        tlm_mpi_strset(c->su.cdir, sizeof c->su.cdir, dir);
+        tlm_strset(c->su.rdir, sizeof c->su.rdir, dir);
+        tlm_strset(c->su.cdir, sizeof c->su.cdir, dir);
         if (st == TLM_OK)
             st = tlm_mpi_setup_outputs(c, &err);
     }
@@ -206,11 +206,11 @@ static tlm_status run_one(tlm_audit *A, size_t i, tlm_mpi_ctx *c)
     if (A->me == 0) {
         tlm_arow_run *r = &A->acc.runs[i];
         if (st == TLM_OK) {
-            tlm_mpi_strset(r->status, sizeof r->status, "ok");
+            tlm_strset(r->status, sizeof r->status, "ok");
             char h5[TLM_MPI_PATH_CAP];
             snprintf(h5, sizeof h5, "runs/%s/tlmpi.h5",
                      strcmp(c->label, ".") ? c->label : "_root");
-            tlm_mpi_strset(r->h5, sizeof r->h5, h5);
+            tlm_strset(r->h5, sizeof r->h5, h5);
         }
         if (r->n_files < 0)
             r->n_files = (int64_t)c->fl.n;
@@ -273,7 +273,7 @@ static tlm_status init_rows(tlm_audit *A)
         const tlm_audit_run *r = &A->plan.run[i];
         tlm_arow_run *row = &A->acc.runs[i];
         tlm_audit_row_init(row, (int32_t)i, r->rel, r->job);
-        tlm_mpi_strset(row->reason, sizeof row->reason, r->reason);
+        tlm_strset(row->reason, sizeof row->reason, r->reason);
         row->n_files = (int64_t)r->n_tr;
     }
     return TLM_OK;

@@ -5,6 +5,7 @@
  * runs/<run>/tlmpi.h5 (a path relative to audit.h5's folder, so the
  * folder can be moved as a whole).
  */
+#include "h5write.h"
 #include "audit.h"
 
 #include <stdio.h>
@@ -22,7 +23,7 @@ static tlm_status root_attrs(hid_t f, const tlm_audit_acc *acc,
         const char *name;
         int64_t v;
     } iv[] = {
-        {"schema_version", TLM_MPI_SCHEMA_VERSION},
+        {"schema_version", TLM_SCHEMA_VERSION},
         {"audit_schema_version", TLM_MPI_AUDIT_SCHEMA_VERSION},
         {"n_runs", (int64_t)acc->n_runs},
         {"n_failed", (int64_t)failed},
@@ -85,7 +86,7 @@ tlm_status tlm_audit_h5_write(const char *path, const tlm_audit_acc *acc,
         return st;
     st = root_attrs(f, acc, m, err);
     const struct {
-        const tlm_mpi_table *t;
+        const tlm_rowtab *t;
         const void *rows;
         size_t n;
     } tabs[] = {

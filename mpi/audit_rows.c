@@ -19,9 +19,9 @@ void tlm_audit_row_init(tlm_arow_run *row, int32_t index, const char *run,
 {
     memset(row, 0, sizeof *row);
     row->index = index;
-    tlm_mpi_strset(row->run, sizeof row->run, run);
-    tlm_mpi_strset(row->job, sizeof row->job, job);
-    tlm_mpi_strset(row->status, sizeof row->status, "failed");
+    tlm_strset(row->run, sizeof row->run, run);
+    tlm_strset(row->job, sizeof row->job, job);
+    tlm_strset(row->status, sizeof row->status, "failed");
     int64_t *i64[] = {&row->world_size, &row->ranks_read, &row->n_files,
                       &row->bytes_on_disk, &row->instances, &row->incomplete,
                       &row->unmatched, &row->n_steps, &row->step_time_ns,
@@ -237,14 +237,14 @@ static void sig_row(tlm_arow_coll *o, const tlm_arow_run *row,
 {
     const tlm_coll_instance *f = g[0];
     memset(o, 0, sizeof *o);
-    tlm_mpi_strset(o->job, sizeof o->job, row->job);
-    tlm_mpi_strset(o->run, sizeof o->run, row->run);
+    tlm_strset(o->job, sizeof o->job, row->job);
+    tlm_strset(o->run, sizeof o->run, row->run);
     o->world_size = row->world_size;
-    tlm_mpi_strset(o->coll, sizeof o->coll,
+    tlm_strset(o->coll, sizeof o->coll,
                    tlm_coll_type_name((tlm_coll_type)f->coll));
-    tlm_mpi_strnset(o->pg_desc, sizeof o->pg_desc, f->pg_desc,
+    tlm_strnset(o->pg_desc, sizeof o->pg_desc, f->pg_desc,
                     sizeof f->pg_desc);
-    tlm_mpi_strnset(o->dtype, sizeof o->dtype, f->dtype_name,
+    tlm_strnset(o->dtype, sizeof o->dtype, f->dtype_name,
                     sizeof f->dtype_name);
     o->bytes = f->bytes;
     o->group_size = f->group_size;
@@ -349,7 +349,7 @@ tlm_status tlm_audit_add_results(tlm_audit_acc *acc, size_t run,
     row->clock_offset_max_ns = r->n_traces ? off : -1;
     tlm_mpi_gpu_sum gs;
     tlm_mpi_gpu_summary(r->traces, r->n_traces, &gs);
-    tlm_mpi_strset(row->gpu_arch, sizeof row->gpu_arch, gs.arch);
+    tlm_strset(row->gpu_arch, sizeof row->gpu_arch, gs.arch);
     tlm_status st = step_cols(row, r);
     if (st == TLM_OK)
         st = coll_cols(row, r);

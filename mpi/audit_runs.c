@@ -258,7 +258,7 @@ static void check_worlds(const tlm_audit_plan *p, tlm_audit_run *r)
             snprintf(msg, sizeof msg, "traces declare different world "
                                       "sizes: %lld (%s) and %lld (%s)",
                      (long long)w0, f0, (long long)t->dist_world, t->rel);
-            tlm_mpi_strset(r->reason, sizeof r->reason, msg);
+            tlm_strset(r->reason, sizeof r->reason, msg);
             r->prefail = 1;
         }
     }

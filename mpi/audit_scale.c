@@ -125,8 +125,8 @@ static tlm_status jobs_table(tlm_audit_acc *acc, const int32_t *base,
         if (!is_ok(r))
             continue;
         tlm_arow_job *j = &acc->jobs[acc->n_jobs++];
-        tlm_mpi_strset(j->job, sizeof j->job, r->job);
-        tlm_mpi_strset(j->run, sizeof j->run, r->run);
+        tlm_strset(j->job, sizeof j->job, r->job);
+        tlm_strset(j->run, sizeof j->run, r->run);
         j->world_size = r->world_size;
         j->step_time_ns = r->step_time_ns;
         j->comm_share = r->comm_share;
@@ -134,7 +134,7 @@ static tlm_status jobs_table(tlm_audit_acc *acc, const int32_t *base,
         j->eff_weak = j->eff_strong = j->comm_share_delta = NAN;
         if (base[i] >= 0) {
             const tlm_arow_run *b = &acc->runs[base[i]];
-            tlm_mpi_strset(j->base_run, sizeof j->base_run, b->run);
+            tlm_strset(j->base_run, sizeof j->base_run, b->run);
             j->base_world_size = b->world_size;
             j->base_step_time_ns = b->step_time_ns;
             j->comm_share_delta = r->comm_share - b->comm_share;
@@ -179,7 +179,7 @@ static tlm_status strag_add(tlm_audit_acc *acc, const tlm_audit_srank *s,
             return TLM_ENOMEM;
         tlm_arow_strag *g = &acc->strag[acc->n_strag++];
         memset(g, 0, sizeof *g);
-        tlm_mpi_strset(g->job, sizeof g->job, r->job);
+        tlm_strset(g->job, sizeof g->job, r->job);
         g->trace_rank = s->trace_rank;
         n_inst[k] = 0;
         for (size_t j = 0; j < acc->n_runs; j++)
@@ -262,8 +262,8 @@ static tlm_status cmp_table(tlm_audit_acc *acc)
             const char *name;
             c->value = metric(r, m, &name);
             c->baseline = metric(b, m, &name);
-            tlm_mpi_strset(c->run, sizeof c->run, r->run);
-            tlm_mpi_strset(c->metric, sizeof c->metric, name);
+            tlm_strset(c->run, sizeof c->run, r->run);
+            tlm_strset(c->metric, sizeof c->metric, name);
             c->delta = c->value - c->baseline;
             c->ratio = c->value / c->baseline;
         }

@@ -5,56 +5,56 @@
  */
 #include "audit_tables.h"
 
-#define TLM_MPI_TABLE_(VAR, ROW, NAME, DOC, LIST)                           \
-    static const tlm_mpi_col VAR##_cols[] = {LIST(TLM_MPI_COL_)};           \
-    const tlm_mpi_table VAR = {NAME, DOC, VAR##_cols,                       \
+#define TLM_ROWTAB_(VAR, ROW, NAME, DOC, LIST)                           \
+    static const tlm_col VAR##_cols[] = {LIST(TLM_COL_)};           \
+    const tlm_rowtab VAR = {NAME, DOC, VAR##_cols,                       \
                                sizeof VAR##_cols / sizeof VAR##_cols[0],    \
                                sizeof(ROW)};
 
-#define TLM_MPI_ROW tlm_arow_run
-TLM_MPI_TABLE_(tlm_atab_runs, tlm_arow_run, "runs",
+#define TLM_ROW tlm_arow_run
+TLM_ROWTAB_(tlm_atab_runs, tlm_arow_run, "runs",
                "One row per run (a folder holding the traces of one job), "
                "sorted by run path; failed runs keep their reason.",
                TLM_TAB_AUDIT_RUNS)
-#undef TLM_MPI_ROW
-#define TLM_MPI_ROW tlm_arow_job
-TLM_MPI_TABLE_(tlm_atab_jobs, tlm_arow_job, "scaling/jobs",
+#undef TLM_ROW
+#define TLM_ROW tlm_arow_job
+TLM_ROWTAB_(tlm_atab_jobs, tlm_arow_job, "scaling/jobs",
                "One row per ok run: its step time and communication share "
                "against the base run of its job (--baseline, else the "
                "smallest world size), sorted by (job, world_size, run).",
                TLM_TAB_AUDIT_JOBS)
-#undef TLM_MPI_ROW
-#define TLM_MPI_ROW tlm_arow_coll
-TLM_MPI_TABLE_(tlm_atab_colls, tlm_arow_coll, "scaling/collectives",
+#undef TLM_ROW
+#define TLM_ROW tlm_arow_coll
+TLM_ROWTAB_(tlm_atab_colls, tlm_arow_coll, "scaling/collectives",
                "One row per (ok run, collective signature: type, process "
                "group description, dtype, bytes, group size), with the "
                "bus bandwidth of the same signature in the base run; "
                "sorted by (job, world_size, run, coll, pg_desc, dtype, "
                "bytes, group_size).",
                TLM_TAB_AUDIT_COLLS)
-#undef TLM_MPI_ROW
-#define TLM_MPI_ROW tlm_arow_strag
-TLM_MPI_TABLE_(tlm_atab_strag, tlm_arow_strag, "scaling/stragglers",
+#undef TLM_ROW
+#define TLM_ROW tlm_arow_strag
+TLM_ROWTAB_(tlm_atab_strag, tlm_arow_strag, "scaling/stragglers",
                "One row per (job, trace rank) that caused waiting in an ok "
                "run, sorted by (job, runs_named descending, wait caused "
                "descending, trace_rank).",
                TLM_TAB_AUDIT_STRAG)
-#undef TLM_MPI_ROW
-#define TLM_MPI_ROW tlm_arow_cmp
-TLM_MPI_TABLE_(tlm_atab_cmp, tlm_arow_cmp, "comparison",
+#undef TLM_ROW
+#define TLM_ROW tlm_arow_cmp
+TLM_ROWTAB_(tlm_atab_cmp, tlm_arow_cmp, "comparison",
                "With --baseline: one row per (ok run, metric), the run's "
                "value against the baseline run's; sorted by (run, metric "
                "order).",
                TLM_TAB_AUDIT_CMP)
-#undef TLM_MPI_ROW
-#define TLM_MPI_ROW tlm_arow_skip
-TLM_MPI_TABLE_(tlm_atab_skipped, tlm_arow_skip, "skipped",
+#undef TLM_ROW
+#define TLM_ROW tlm_arow_skip
+TLM_ROWTAB_(tlm_atab_skipped, tlm_arow_skip, "skipped",
                "Files under the root that are not traces (by content) and "
                "folders or files that could not be read, sorted by path.",
                TLM_TAB_AUDIT_SKIPPED)
-#undef TLM_MPI_ROW
+#undef TLM_ROW
 
-const tlm_mpi_table *const tlm_mpi_audit_tables[] = {
+const tlm_rowtab *const tlm_mpi_audit_tables[] = {
     &tlm_atab_runs, &tlm_atab_jobs,  &tlm_atab_colls,   &tlm_atab_strag,
     &tlm_atab_cmp,  &tlm_atab_skipped, NULL,
 };

@@ -131,22 +131,22 @@ enum {
     X(STR, path, 512, "", "path relative to the audit root")               \
     X(STR, reason, 96, "", "why it was left out")
 
-TLM_MPI_ROWDEF_(tlm_arow_run, TLM_TAB_AUDIT_RUNS)
-TLM_MPI_ROWDEF_(tlm_arow_job, TLM_TAB_AUDIT_JOBS)
-TLM_MPI_ROWDEF_(tlm_arow_coll, TLM_TAB_AUDIT_COLLS)
-TLM_MPI_ROWDEF_(tlm_arow_strag, TLM_TAB_AUDIT_STRAG)
-TLM_MPI_ROWDEF_(tlm_arow_cmp, TLM_TAB_AUDIT_CMP)
-TLM_MPI_ROWDEF_(tlm_arow_skip, TLM_TAB_AUDIT_SKIPPED)
+TLM_ROWDEF_(tlm_arow_run, TLM_TAB_AUDIT_RUNS)
+TLM_ROWDEF_(tlm_arow_job, TLM_TAB_AUDIT_JOBS)
+TLM_ROWDEF_(tlm_arow_coll, TLM_TAB_AUDIT_COLLS)
+TLM_ROWDEF_(tlm_arow_strag, TLM_TAB_AUDIT_STRAG)
+TLM_ROWDEF_(tlm_arow_cmp, TLM_TAB_AUDIT_CMP)
+TLM_ROWDEF_(tlm_arow_skip, TLM_TAB_AUDIT_SKIPPED)
 
-extern const tlm_mpi_table tlm_atab_runs;
-extern const tlm_mpi_table tlm_atab_jobs;
-extern const tlm_mpi_table tlm_atab_colls;
-extern const tlm_mpi_table tlm_atab_strag;
-extern const tlm_mpi_table tlm_atab_cmp;
-extern const tlm_mpi_table tlm_atab_skipped;
+extern const tlm_rowtab tlm_atab_runs;
+extern const tlm_rowtab tlm_atab_jobs;
+extern const tlm_rowtab tlm_atab_colls;
+extern const tlm_rowtab tlm_atab_strag;
+extern const tlm_rowtab tlm_atab_cmp;
+extern const tlm_rowtab tlm_atab_skipped;
 
 /* Every table of audit.h5, in file order (NULL-terminated). */
-extern const tlm_mpi_table *const tlm_mpi_audit_tables[];
+extern const tlm_rowtab *const tlm_mpi_audit_tables[];
 
 #ifdef __cplusplus
 }

@@ -81,8 +81,8 @@ static tlm_status add_skip(tlm_audit_plan *p, const char *rel,
                  sizeof *p->skip, 64) != TLM_OK)
         return TLM_ENOMEM;
     tlm_arow_skip *s = &p->skip[p->n_skip++];
-    tlm_mpi_strset(s->path, sizeof s->path, rel);
-    tlm_mpi_strset(s->reason, sizeof s->reason, reason);
+    tlm_strset(s->path, sizeof s->path, rel);
+    tlm_strset(s->reason, sizeof s->reason, reason);
     return TLM_OK;
 }
 

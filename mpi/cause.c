@@ -109,17 +109,17 @@ tlm_status tlm_mpi_cause_rows(const tlm_coll_cause_row *rows, size_t n,
         if (r->op_hash || r->delay_ns <= 0 || r->total_delay_ns <= 0)
             continue;
         tlm_row_cause *o = &(*out)[(*n_out)++];
-        tlm_mpi_strnset(o->group, sizeof o->group, r->pg_name,
+        tlm_strnset(o->group, sizeof o->group, r->pg_name,
                         sizeof r->pg_name);
         o->rank = r->trace_rank;
-        tlm_mpi_strset(o->cause, sizeof o->cause, tlm_cause_name(r->cause));
+        tlm_strset(o->cause, sizeof o->cause, tlm_cause_name(r->cause));
         o->delay_us = (double)r->delay_ns / 1e3;
         o->group_delay_us = (double)r->total_delay_ns / 1e3;
         o->share = (double)r->delay_ns / (double)r->total_delay_ns;
         o->n_instances = r->n_instances;
         const tlm_coll_cause_row *t = top_op(rows, n, r);
         if (t) {
-            tlm_mpi_strnset(o->top_op, sizeof o->top_op, t->op_name,
+            tlm_strnset(o->top_op, sizeof o->top_op, t->op_name,
                             sizeof t->op_name);
             o->top_op_extra_us = (double)t->delay_ns / 1e3;
         }

@@ -84,9 +84,9 @@ static tlm_row_finding *add(flist *l, const char *rule, double pct)
     }
     tlm_row_finding *f = &l->v[l->n++];
     memset(f, 0, sizeof *f);
-    tlm_mpi_strset(f->rule, sizeof f->rule, rule);
-    tlm_mpi_strset(f->mode, sizeof f->mode, "mpi");
-    tlm_mpi_strset(f->severity, sizeof f->severity, severity(pct));
+    tlm_strset(f->rule, sizeof f->rule, rule);
+    tlm_strset(f->mode, sizeof f->mode, "mpi");
+    tlm_strset(f->severity, sizeof f->severity, severity(pct));
     f->pct_e2e = f->impact_low = f->impact_mid = f->impact_high = pct;
     f->eff = NAN;
     return f;
@@ -101,7 +101,7 @@ static void fmt(char *dst, size_t cap, const char *fm, ...)
     va_start(ap, fm);
     vsnprintf(buf, sizeof buf, fm, ap);
     va_end(ap);
-    tlm_mpi_strset(dst, cap, buf);
+    tlm_strset(dst, cap, buf);
 }
 
 static void mib(char *buf, size_t cap, int64_t b)

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "tables.h"
+#include "tlmpi/tlm_common.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -93,18 +94,18 @@ extern "C" {
     TLM_CR_M(X, wait_caused_ns, "ns", "others' waits it caused (corrected)")\
     TLM_CR_M(X, wait_per_coll_ns, "ns", "the same per instance joined")
 
-TLM_MPI_ROWDEF_(tlm_cr_sum, TLM_TAB_CR_SUMMARY)
-TLM_MPI_ROWDEF_(tlm_cr_coll, TLM_TAB_CR_COLLS)
-TLM_MPI_ROWDEF_(tlm_cr_op, TLM_TAB_CR_OPS)
-TLM_MPI_ROWDEF_(tlm_cr_strag, TLM_TAB_CR_STRAG)
+TLM_ROWDEF_(tlm_cr_sum, TLM_TAB_CR_SUMMARY)
+TLM_ROWDEF_(tlm_cr_coll, TLM_TAB_CR_COLLS)
+TLM_ROWDEF_(tlm_cr_op, TLM_TAB_CR_OPS)
+TLM_ROWDEF_(tlm_cr_strag, TLM_TAB_CR_STRAG)
 
-extern const tlm_mpi_table tlm_crtab_summary;
-extern const tlm_mpi_table tlm_crtab_colls;
-extern const tlm_mpi_table tlm_crtab_ops;
-extern const tlm_mpi_table tlm_crtab_strag;
-extern const tlm_mpi_table tlm_crtab_findings;
+extern const tlm_rowtab tlm_crtab_summary;
+extern const tlm_rowtab tlm_crtab_colls;
+extern const tlm_rowtab tlm_crtab_ops;
+extern const tlm_rowtab tlm_crtab_strag;
+extern const tlm_rowtab tlm_crtab_findings;
 /* Every table of comparison.h5 in file order (NULL-terminated). */
-extern const tlm_mpi_table *const tlm_cr_tables[];
+extern const tlm_rowtab *const tlm_cr_tables[];
 
 /* One input: what the comparison reads of a tlmpi.h5. */
 typedef struct tlm_cr_run {

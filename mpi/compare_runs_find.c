@@ -65,9 +65,9 @@ static tlm_row_finding *add(fctx *c, const char *rule, const char *sev,
     }
     tlm_row_finding *f = &c->res->find[c->res->n_find++];
     memset(f, 0, sizeof *f);
-    tlm_mpi_strset(f->rule, sizeof f->rule, rule);
-    tlm_mpi_strset(f->mode, sizeof f->mode, "compare");
-    tlm_mpi_strset(f->severity, sizeof f->severity, sev);
+    tlm_strset(f->rule, sizeof f->rule, rule);
+    tlm_strset(f->mode, sizeof f->mode, "compare");
+    tlm_strset(f->severity, sizeof f->severity, sev);
     f->pct_e2e = f->impact_low = f->impact_mid = f->impact_high = pct;
     f->eff = NAN;
     return f;
@@ -82,7 +82,7 @@ static void fmt(char *dst, size_t cap, const char *fm, ...)
     char buf[1024];
     vsnprintf(buf, sizeof buf, fm, ap);
     va_end(ap);
-    tlm_mpi_strset(dst, cap, buf);
+    tlm_strset(dst, cap, buf);
 }
 
 static int step_rule(fctx *c, const tlm_cr_result *r)

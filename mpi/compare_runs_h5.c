@@ -5,50 +5,51 @@
  * schema_version, creator, the inputs' paths and names
  * (docs/compare-runs.md).
  */
+#include "h5write.h"
 #include "compare_runs.h"
 
 #include "tlmpi/tlm_version.h"
 
-#define TLM_MPI_TABLE_(VAR, ROW, NAME, DOC, LIST)                           \
-    static const tlm_mpi_col VAR##_cols[] = {LIST(TLM_MPI_COL_)};           \
-    const tlm_mpi_table VAR = {NAME, DOC, VAR##_cols,                       \
+#define TLM_ROWTAB_(VAR, ROW, NAME, DOC, LIST)                           \
+    static const tlm_col VAR##_cols[] = {LIST(TLM_COL_)};           \
+    const tlm_rowtab VAR = {NAME, DOC, VAR##_cols,                       \
                                sizeof VAR##_cols / sizeof VAR##_cols[0],    \
                                sizeof(ROW)};
 
-#define TLM_MPI_ROW tlm_cr_sum
-TLM_MPI_TABLE_(tlm_crtab_summary, tlm_cr_sum, "summary",
+#define TLM_ROW tlm_cr_sum
+TLM_ROWTAB_(tlm_crtab_summary, tlm_cr_sum, "summary",
                "One row per job-level metric: step time, GPU timeline "
                "means over ranks, collective time and wait per rank, the "
                "straggler; A the baseline, B the variant.",
                TLM_TAB_CR_SUMMARY)
-#undef TLM_MPI_ROW
-#define TLM_MPI_ROW tlm_cr_coll
-TLM_MPI_TABLE_(tlm_crtab_colls, tlm_cr_coll, "collectives",
+#undef TLM_ROW
+#define TLM_ROW tlm_cr_coll
+TLM_ROWTAB_(tlm_crtab_colls, tlm_cr_coll, "collectives",
                "One row per (coll, group, dtype, bytes) of either run, the "
                "process groups of a key summed (group: pg_desc, else "
                "size<N>); sorted by |impact_ns| descending.",
                TLM_TAB_CR_COLLS)
-#undef TLM_MPI_ROW
-#define TLM_MPI_ROW tlm_cr_op
-TLM_MPI_TABLE_(tlm_crtab_ops, tlm_cr_op, "ops",
+#undef TLM_ROW
+#define TLM_ROW tlm_cr_op
+TLM_ROWTAB_(tlm_crtab_ops, tlm_cr_op, "ops",
                "One row per op name of /ops/merged of either run, times "
                "per rank (per step when both runs have steps); sorted by "
                "|impact_ns| descending.",
                TLM_TAB_CR_OPS)
-#undef TLM_MPI_ROW
-#define TLM_MPI_ROW tlm_cr_strag
-TLM_MPI_TABLE_(tlm_crtab_strag, tlm_cr_strag, "stragglers",
+#undef TLM_ROW
+#define TLM_ROW tlm_cr_strag
+TLM_ROWTAB_(tlm_crtab_strag, tlm_cr_strag, "stragglers",
                "One row per trace rank of either run (the overall rows of "
                "/stragglers), sorted by trace_rank.",
                TLM_TAB_CR_STRAG)
-#undef TLM_MPI_ROW
-#define TLM_MPI_ROW tlm_row_finding
-TLM_MPI_TABLE_(tlm_crtab_findings, tlm_row_finding, "findings",
+#undef TLM_ROW
+#define TLM_ROW tlm_row_finding
+TLM_ROWTAB_(tlm_crtab_findings, tlm_row_finding, "findings",
                "The comparative findings (rules R1-R6), in report order.",
                TLM_TAB_FINDINGS)
-#undef TLM_MPI_ROW
+#undef TLM_ROW
 
-const tlm_mpi_table *const tlm_cr_tables[] = {
+const tlm_rowtab *const tlm_cr_tables[] = {
     &tlm_crtab_summary, &tlm_crtab_colls, &tlm_crtab_ops, &tlm_crtab_strag,
     &tlm_crtab_findings, NULL};
 
@@ -83,7 +84,7 @@ tlm_status tlm_cr_write_h5(const char *path, const tlm_cr_run *a,
         return tlm_error_set(err, TLM_EHDF5, path, -1, "cannot create it");
     tlm_status st = attrs(f, a, b, res, err);
     const struct {
-        const tlm_mpi_table *t;
+        const tlm_rowtab *t;
         const void *rows;
         size_t n;
     } tabs[] = {

@@ -68,12 +68,12 @@ static int cmp_agg_pg(const void *a, const void *b)
 static void set_key(agg *g, const char *coll, const char *desc,
                     int32_t gsize, const char *dtype, int64_t bytes)
 {
-    tlm_mpi_strnset(g->coll, sizeof g->coll, coll, 16);
+    tlm_strnset(g->coll, sizeof g->coll, coll, 16);
     if (desc[0])
-        tlm_mpi_strnset(g->group, sizeof g->group, desc, 32);
+        tlm_strnset(g->group, sizeof g->group, desc, 32);
     else
         snprintf(g->group, sizeof g->group, "size%d", (int)gsize);
-    tlm_mpi_strnset(g->dtype, sizeof g->dtype, dtype, 24);
+    tlm_strnset(g->dtype, sizeof g->dtype, dtype, 24);
     g->bytes = bytes;
 }
 
@@ -303,8 +303,8 @@ static void op_row(tlm_cr_op *o, const tlm_row_op_merged *a,
 {
     const tlm_row_op_merged *k = a ? a : b;
     memset(o, 0, sizeof *o);
-    tlm_mpi_strnset(o->name, sizeof o->name, k->name, sizeof k->name);
-    tlm_mpi_strnset(o->categories, sizeof o->categories, k->categories,
+    tlm_strnset(o->name, sizeof o->name, k->name, sizeof k->name);
+    tlm_strnset(o->categories, sizeof o->categories, k->categories,
                     sizeof k->categories);
     snprintf(o->status, sizeof o->status, "%s",
              a && b ? "both" : a ? "only_a" : "only_b");

@@ -5,6 +5,7 @@
  * that is not HDF5, another schema version, another kind (audit.h5,
  * comparison.h5: their `kind` attribute), a missing dataset or column.
  */
+#include "h5write.h"
 #include "compare_runs.h"
 
 #include <stdlib.h>
@@ -51,7 +52,7 @@ static void attr_str(hid_t f, const char *name, char *buf, size_t cap)
         if (H5Tis_variable_str(t) > 0) {
             char *s = NULL;
             if (H5Aread(a, t, &s) >= 0 && s) {
-                tlm_mpi_strset(buf, cap, s);
+                tlm_strset(buf, cap, s);
                 H5free_memory(s);
             }
         } else {
@@ -80,11 +81,11 @@ static tlm_status check_attrs(hid_t f, tlm_cr_run *r, tlm_error *err)
         return tlm_error_set(err, TLM_EFORMAT, r->path, -1,
                              "no attribute 'schema_version': not a tlmpi "
                              "analysis file");
-    if (ver != TLM_MPI_SCHEMA_VERSION)
+    if (ver != TLM_SCHEMA_VERSION)
         return tlm_error_set(err, TLM_EFORMAT, r->path, -1,
                              "attribute 'schema_version' is %lld, this "
                              "tlmpi reads version %d", (long long)ver,
-                             TLM_MPI_SCHEMA_VERSION);
+                             TLM_SCHEMA_VERSION);
     r->world_size = r->n_traces = r->straggler_rank = -1;
     r->straggler_wait_ns = 0;
     attr_i64(f, "world_size", &r->world_size);
@@ -95,7 +96,7 @@ static tlm_status check_attrs(hid_t f, tlm_cr_run *r, tlm_error *err)
 }
 
 /* Every column of t in the file type ft. */
-static tlm_status check_cols(hid_t ft, const tlm_mpi_table *t,
+static tlm_status check_cols(hid_t ft, const tlm_rowtab *t,
                              const char *path, tlm_error *err)
 {
     if (H5Tget_class(ft) != H5T_COMPOUND)
@@ -110,7 +111,7 @@ static tlm_status check_cols(hid_t ft, const tlm_mpi_table *t,
 }
 
 /* Dataset t->name of f into a new array of rows. */
-static tlm_status read_table(hid_t f, const tlm_mpi_table *t,
+static tlm_status read_table(hid_t f, const tlm_rowtab *t,
                              const char *path, void **rows, size_t *n,
                              tlm_error *err)
 {
@@ -172,7 +173,7 @@ tlm_status tlm_cr_read(tlm_cr_run *r, const char *path, const char *name,
                              "HDF5 cannot open it (damaged file?)");
     st = check_attrs(f, r, err);
     const struct {
-        const tlm_mpi_table *t;
+        const tlm_rowtab *t;
         void **rows;
         size_t *n;
     } tabs[] = {

@@ -67,8 +67,8 @@ static void add(tlm_cr_result *res, const char *metric, const char *unit,
 {
     tlm_cr_sum *o = &res->sum[res->n_sum++];
     memset(o, 0, sizeof *o);
-    tlm_mpi_strset(o->metric, sizeof o->metric, metric);
-    tlm_mpi_strset(o->unit, sizeof o->unit, unit);
+    tlm_strset(o->metric, sizeof o->metric, metric);
+    tlm_strset(o->unit, sizeof o->unit, unit);
     o->a = a;
     o->b = b;
     o->diff = tlm_cr_diff(a, b);

@@ -15,7 +15,7 @@
 
 /* Copies a fixed string field into another (truncating whole UTF-8
  * characters, NUL-padding). */
-#define FIXSTR(dst, src) tlm_mpi_strnset((dst), sizeof(dst), (src), sizeof(src))
+#define FIXSTR(dst, src) tlm_strnset((dst), sizeof(dst), (src), sizeof(src))
 
 /* Copies field f, of the same name in the source and the row. */
 #define SAME_(f) o->f = s->f;
@@ -73,8 +73,8 @@ static void instance_row(const tlm_coll_instance *s, tlm_row_instance *o)
 {
     FIXSTR(o->pg_name, s->pg_name);
     FIXSTR(o->pg_desc, s->pg_desc);
-    tlm_mpi_strset(o->seq_src, sizeof o->seq_src, seq_src_name(s->seq_src));
-    tlm_mpi_strset(o->coll, sizeof o->coll,
+    tlm_strset(o->seq_src, sizeof o->seq_src, seq_src_name(s->seq_src));
+    tlm_strset(o->coll, sizeof o->coll,
                    tlm_coll_type_name((tlm_coll_type)s->coll));
     FIXSTR(o->coll_name, s->coll_name);
     FIXSTR(o->dtype, s->dtype_name);
@@ -88,9 +88,9 @@ static void unmatched_row(const tlm_coll_unmatched *s, tlm_row_unmatched *o)
     o->trace_rank = s->trace_rank;
     FIXSTR(o->pg_name, s->pg_name);
     o->seq = s->seq;
-    tlm_mpi_strset(o->coll, sizeof o->coll,
+    tlm_strset(o->coll, sizeof o->coll,
                    tlm_coll_type_name((tlm_coll_type)s->coll));
-    tlm_mpi_strset(o->reason, sizeof o->reason, unm_reason(s->reason));
+    tlm_strset(o->reason, sizeof o->reason, unm_reason(s->reason));
     o->start_ns = s->start_ns;
     o->dur_ns = s->dur_ns;
     o->event_index = (int64_t)s->event_index;
@@ -106,7 +106,7 @@ static void summary_row(const tlm_coll_summary_row *s, tlm_row_summary *o)
 {
     FIXSTR(o->pg_name, s->pg_name);
     FIXSTR(o->pg_desc, s->pg_desc);
-    tlm_mpi_strset(o->coll, sizeof o->coll,
+    tlm_strset(o->coll, sizeof o->coll,
                    tlm_coll_type_name((tlm_coll_type)s->coll));
     FIXSTR(o->coll_name, s->coll_name);
     FIXSTR(o->dtype, s->dtype_name);

@@ -31,49 +31,6 @@
  * MARK: - helpers
  * ------------------------------------------------------------------ */
 
-/* Length of s[0..n) without a trailing, incomplete UTF-8 sequence (what a
- * byte-wise truncation may leave). */
-size_t tlm_mpi_utf8_cut(const char *s, size_t n)
-{
-    size_t k = n, back = 0;
-    while (k > 0 && back < 4 && ((unsigned char)s[k - 1] & 0xC0) == 0x80) {
-        k--;
-        back++;
-    }
-    if (k == 0)
-        return n;
-    unsigned char lead = (unsigned char)s[k - 1];
-    size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-    if (need == 1)
-        return n;
-    return back + 1 >= need ? n : k - 1;
-}
-
-void tlm_mpi_strset(char *dst, size_t cap, const char *s)
-{
-    if (!dst || cap == 0)
-        return;
-    if (!s)
-        s = "";
-    size_t n = strlen(s);
-    if (n >= cap)
-        n = tlm_mpi_utf8_cut(s, cap - 1);
-    memcpy(dst, s, n);
-    memset(dst + n, 0, cap - n);
-}
-
-void tlm_mpi_strnset(char *dst, size_t cap, const char *src, size_t srccap)
-{
-    if (!dst || cap == 0)
-        return;
-    size_t n = src ? strnlen(src, srccap) : 0;
-    if (n >= cap)
-        n = tlm_mpi_utf8_cut(src, cap - 1);
-    if (n)
-        memcpy(dst, src, n);
-    memset(dst + n, 0, cap - n);
-}
-
 /* The innermost HDF5 error message of the default stack, and the errno
  * of a failed system call when a message of the stack gives one (the
  * sec2 driver's "errno = 28, error message = ..."). */
@@ -124,7 +81,7 @@ static tlm_status agree(tlm_status st, MPI_Comm comm)
  * -1, and a rank that did not fail itself gets code with the message
  * "table '<name>': <what>". */
 static int agree_table(tlm_status *st, MPI_Comm comm, tlm_status code,
-                       const tlm_mpi_table *t, const char *what,
+                       const tlm_rowtab *t, const char *what,
                        tlm_error *err)
 {
     if (agree(*st, comm) == TLM_OK)
@@ -148,29 +105,29 @@ static hid_t str_type(size_t size)
     return t;
 }
 
-hid_t tlm_mpi_h5_type(const tlm_mpi_table *t)
+hid_t tlm_mpi_h5_type(const tlm_rowtab *t)
 {
     hid_t ct = H5Tcreate(H5T_COMPOUND, t->row_size);
     if (ct < 0)
         return ct;
     for (size_t i = 0; i < t->n_cols; i++) {
-        const tlm_mpi_col *c = &t->cols[i];
+        const tlm_col *c = &t->cols[i];
         hid_t ft = -1;
         int own = 0;
         switch (c->type) {
-        case TLM_MPI_I32:
+        case TLM_CT_I32:
             ft = H5T_NATIVE_INT32;
             break;
-        case TLM_MPI_I64:
+        case TLM_CT_I64:
             ft = H5T_NATIVE_INT64;
             break;
-        case TLM_MPI_U64:
+        case TLM_CT_U64:
             ft = H5T_NATIVE_UINT64;
             break;
-        case TLM_MPI_F64:
+        case TLM_CT_F64:
             ft = H5T_NATIVE_DOUBLE;
             break;
-        case TLM_MPI_STR:
+        case TLM_CT_STR:
             ft = str_type(c->size);
             own = 1;
             break;
@@ -346,7 +303,7 @@ done:
     return st;
 }
 
-static tlm_status table_attrs(hid_t ds, const tlm_mpi_table *t,
+static tlm_status table_attrs(hid_t ds, const tlm_rowtab *t,
                               tlm_error *err)
 {
     const char **names = malloc((t->n_cols ? t->n_cols : 1) * sizeof *names);
@@ -378,7 +335,7 @@ done:
  * ------------------------------------------------------------------ */
 
 /* Rows per chunk: about 256 KiB of rows, at most the table. */
-static hsize_t chunk_rows(const tlm_mpi_table *t, int64_t total)
+static hsize_t chunk_rows(const tlm_rowtab *t, int64_t total)
 {
     hsize_t c = (hsize_t)(262144 / (t->row_size ? t->row_size : 1));
     if (c < 1)
@@ -390,7 +347,7 @@ static hsize_t chunk_rows(const tlm_mpi_table *t, int64_t total)
 
 /* Checks this rank's segments against total, and that every rank's rows
  * add up to total.  Collective (agreed). */
-static tlm_status check_segments(const tlm_mpi_table *t, const int64_t *seg,
+static tlm_status check_segments(const tlm_rowtab *t, const int64_t *seg,
                                  size_t n_seg, int64_t total,
                                  int64_t *n_local, MPI_Comm comm,
                                  tlm_error *err)
@@ -422,7 +379,7 @@ static tlm_status check_segments(const tlm_mpi_table *t, const int64_t *seg,
 
 /* Rank 0: the dataset of total rows (chunked, deflate) and its
  * attributes; *mt its memory type. */
-static tlm_status create_ds(hid_t loc, const tlm_mpi_table *t, int64_t total,
+static tlm_status create_ds(hid_t loc, const tlm_rowtab *t, int64_t total,
                             hid_t *ds, hid_t *mt, tlm_error *err)
 {
     tlm_status st = TLM_OK;
@@ -457,7 +414,7 @@ static tlm_status create_ds(hid_t loc, const tlm_mpi_table *t, int64_t total,
 }
 
 /* Rank 0: writes count rows of buf at row first of ds. */
-static tlm_status write_rows(hid_t ds, hid_t mt, const tlm_mpi_table *t,
+static tlm_status write_rows(hid_t ds, hid_t mt, const tlm_rowtab *t,
                              int64_t first, int64_t count, const void *buf,
                              tlm_error *err)
 {
@@ -479,7 +436,7 @@ static tlm_status write_rows(hid_t ds, hid_t mt, const tlm_mpi_table *t,
 }
 
 /* Rows per message from a rank to rank 0: about 4 MiB. */
-static int64_t msg_rows(const tlm_mpi_table *t)
+static int64_t msg_rows(const tlm_rowtab *t)
 {
     int64_t r = (int64_t)((4u << 20) / (t->row_size ? t->row_size : 1));
     return r > 0 ? r : 1;
@@ -488,7 +445,7 @@ static int64_t msg_rows(const tlm_mpi_table *t)
 /* Rank 0 receives segment (first, count) of rank `from` in messages of
  * msg_rows rows and writes them (unless *st already failed: the rows are
  * still received, so the sender never waits forever). */
-static void recv_segment(hid_t ds, hid_t mt, const tlm_mpi_table *t,
+static void recv_segment(hid_t ds, hid_t mt, const tlm_rowtab *t,
                          int from, int64_t first, int64_t count, char *buf,
                          MPI_Comm comm, tlm_status *st, tlm_error *err)
 {
@@ -503,7 +460,7 @@ static void recv_segment(hid_t ds, hid_t mt, const tlm_mpi_table *t,
 }
 
 /* Rank != 0: sends its rows, segment by segment, in msg_rows messages. */
-static void send_rows(const tlm_mpi_table *t, const void *rows,
+static void send_rows(const tlm_rowtab *t, const void *rows,
                       const int64_t *seg, size_t n_seg, MPI_Comm comm)
 {
     int64_t per = msg_rows(t);
@@ -525,7 +482,7 @@ static tlm_status gather_segments(const int64_t *seg, size_t n_seg, int me,
 
 /* Rank 0: every segment in row order, its own copied from rows, the
  * others received from their ranks into buf (msg_rows rows). */
-static tlm_status write_all_segments(hid_t loc, const tlm_mpi_table *t,
+static tlm_status write_all_segments(hid_t loc, const tlm_rowtab *t,
                                      const void *rows, int64_t total,
                                      const int64_t *all, size_t n_all,
                                      char *buf, MPI_Comm comm, tlm_error *err)
@@ -552,7 +509,7 @@ static tlm_status write_all_segments(hid_t loc, const tlm_mpi_table *t,
     return st;
 }
 
-tlm_status tlm_mpi_h5_write_segments(hid_t loc, const tlm_mpi_table *t,
+tlm_status tlm_mpi_h5_write_segments(hid_t loc, const tlm_rowtab *t,
                                      const void *rows, const int64_t *seg,
                                      size_t n_seg, int64_t total,
                                      MPI_Comm comm, tlm_error *err)
@@ -644,7 +601,7 @@ static tlm_status gather_segments(const int64_t *seg, size_t n_seg, int me,
     return st;
 }
 
-tlm_status tlm_mpi_h5_write_table(hid_t loc, const tlm_mpi_table *t,
+tlm_status tlm_mpi_h5_write_table(hid_t loc, const tlm_rowtab *t,
                                   const void *rows, size_t n_local,
                                   MPI_Comm comm, tlm_error *err)
 {
@@ -663,7 +620,7 @@ tlm_status tlm_mpi_h5_write_table(hid_t loc, const tlm_mpi_table *t,
                                      comm, err);
 }
 
-tlm_status tlm_mpi_h5_write_local(hid_t loc, const tlm_mpi_table *t,
+tlm_status tlm_mpi_h5_write_local(hid_t loc, const tlm_rowtab *t,
                                   const void *rows, size_t n,
                                   tlm_error *err)
 {

@@ -1,8 +1,8 @@
 /*
  * h5write.h - generic HDF5 table writer of the tlmpi driver.
  *
- * A table is a list of columns over a flat C row struct (offsetof/sizeof),
- * usually generated from an X-macro list (see tables.h).  The writer turns
+ * A table is a list of columns over a flat C row struct (offsetof/sizeof,
+ * tlm_table.h), usually generated from an X-macro list (src/table/tables.h).  The writer turns
  * the column list into an HDF5 compound type (fixed-length strings, never
  * variable-length) and writes one 1-D dataset, chunked and deflate
  * compressed.  Rank 0 holds the file, built in memory (HDF5's core
@@ -23,64 +23,15 @@
 #include <mpi.h>
 
 #include "tlmpi/tlm_common.h"
+#include "tlmpi/tlm_table.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Column element types.  Strings are fixed-length, NUL-terminated, UTF-8. */
-typedef enum tlm_mpi_ctype {
-    TLM_MPI_I32 = 0,
-    TLM_MPI_I64 = 1,
-    TLM_MPI_U64 = 2,
-    TLM_MPI_F64 = 3,
-    TLM_MPI_STR = 4
-} tlm_mpi_ctype;
-
-typedef struct tlm_mpi_col {
-    const char *name;   /* HDF5 field name */
-    tlm_mpi_ctype type;
-    size_t offset;      /* offsetof in the row struct */
-    size_t size;        /* sizeof the member (STR: buffer incl. NUL) */
-    const char *unit;   /* "ns", "bytes", "GB/s", "" ... */
-    const char *doc;    /* one line for docs/hdf5-schema.md */
-} tlm_mpi_col;
-
-typedef struct tlm_mpi_table {
-    const char *name;   /* dataset path below the root, "collectives/summary" */
-    const char *doc;    /* one paragraph: what a row is */
-    const tlm_mpi_col *cols;
-    size_t n_cols;
-    size_t row_size;    /* sizeof the row struct */
-} tlm_mpi_table;
-
-/* Generates a column entry from an X-macro line
- * X(KIND, field, strsize, unit, doc); TLM_MPI_ROW must name the row struct. */
-#define TLM_MPI_COL_(k, f, n, u, d)                                      \
-    {#f, TLM_MPI_##k, offsetof(TLM_MPI_ROW, f),                           \
-     sizeof(((TLM_MPI_ROW *)0)->f), u, d},
-/* Generates a struct member from the same line. */
-#define TLM_MPI_FIELD_I32(f, n) int32_t f;
-#define TLM_MPI_FIELD_I64(f, n) int64_t f;
-#define TLM_MPI_FIELD_U64(f, n) uint64_t f;
-#define TLM_MPI_FIELD_F64(f, n) double f;
-#define TLM_MPI_FIELD_STR(f, n) char f[n];
-#define TLM_MPI_FIELD_(k, f, n, u, d) TLM_MPI_FIELD_##k(f, n)
-
-/* Copies s into a fixed string field of size cap (truncating at a UTF-8
- * character boundary, always NUL-terminated and NUL-padded).  cap may be
- * 0 (nothing happens). */
-void tlm_mpi_strset(char *dst, size_t cap, const char *s);
-
-/* Length of s[0..n) without a trailing incomplete UTF-8 sequence. */
-size_t tlm_mpi_utf8_cut(const char *s, size_t n);
-
-/* Same from a fixed field of srccap bytes that may lack its NUL. */
-void tlm_mpi_strnset(char *dst, size_t cap, const char *src, size_t srccap);
-
 /* Builds the in-memory compound type of the table (caller H5Tclose()s).
  * Returns a negative id on failure. */
-hid_t tlm_mpi_h5_type(const tlm_mpi_table *t);
+hid_t tlm_mpi_h5_type(const tlm_rowtab *t);
 
 /* Rank 0: creates the file in memory (written to path when closed); *file
  * is its id.  Other ranks: *file = -1, TLM_OK.  Not collective. */
@@ -102,7 +53,7 @@ tlm_status tlm_mpi_h5_close(hid_t file, const char *path, int failed,
  * rank k's rows land after the rows of ranks 0..k-1 (MPI_Exscan).
  * Collective.  Attributes written: "doc" (string), "columns" and "units"
  * (string arrays, one per column). */
-tlm_status tlm_mpi_h5_write_table(hid_t loc, const tlm_mpi_table *t,
+tlm_status tlm_mpi_h5_write_table(hid_t loc, const tlm_rowtab *t,
                                   const void *rows, size_t n_local,
                                   MPI_Comm comm, tlm_error *err);
 
@@ -111,14 +62,14 @@ tlm_status tlm_mpi_h5_write_table(hid_t loc, const tlm_mpi_table *t,
  * first row and not overlapping; rows holds the segments' rows back to
  * back in that order.  Collective; total must be equal on every rank and
  * the ranges of all ranks must tile [0, total). */
-tlm_status tlm_mpi_h5_write_segments(hid_t loc, const tlm_mpi_table *t,
+tlm_status tlm_mpi_h5_write_segments(hid_t loc, const tlm_rowtab *t,
                                      const void *rows, const int64_t *seg,
                                      size_t n_seg, int64_t total,
                                      MPI_Comm comm, tlm_error *err);
 
 /* The same in one process, without MPI (tlmpi compare): the n rows of
  * rows as dataset t->name below loc, with its attributes. */
-tlm_status tlm_mpi_h5_write_local(hid_t loc, const tlm_mpi_table *t,
+tlm_status tlm_mpi_h5_write_local(hid_t loc, const tlm_rowtab *t,
                                   const void *rows, size_t n,
                                   tlm_error *err);
 

@@ -20,18 +20,18 @@
  * from a hostile trace) is cut at a UTF-8 boundary; the CSVs keep it. */
 #define TLM_MPI_HTA_STR_MAX 65536
 
-static tlm_mpi_ctype ctype(tlm_hta_type t)
+static tlm_ctype ctype(tlm_hta_type t)
 {
-    return t == TLM_HTA_I64 ? TLM_MPI_I64
-                            : t == TLM_HTA_F64 ? TLM_MPI_F64 : TLM_MPI_STR;
+    return t == TLM_HTA_I64 ? TLM_CT_I64
+                            : t == TLM_HTA_F64 ? TLM_CT_F64 : TLM_CT_STR;
 }
 
 /* The layout of one table; cols and the names are malloc'd into *mt. */
-static tlm_status layout(const tlm_hta_table *t, tlm_mpi_table *mt,
-                         tlm_mpi_col **cols, char *name, size_t ncap)
+static tlm_status layout(const tlm_hta_table *t, tlm_rowtab *mt,
+                         tlm_col **cols, char *name, size_t ncap)
 {
     size_t nc = tlm_hta_table_cols(t), off = 0;
-    tlm_mpi_col *c = calloc(nc ? nc : 1, sizeof *c);
+    tlm_col *c = calloc(nc ? nc : 1, sizeof *c);
     if (!c)
         return TLM_ENOMEM;
     for (size_t i = 0; i < nc; i++) {
@@ -48,12 +48,12 @@ static tlm_status layout(const tlm_hta_table *t, tlm_mpi_table *mt,
             if (size > TLM_MPI_HTA_STR_MAX) /* a hostile name: bounded */
                 size = TLM_MPI_HTA_STR_MAX;
         }
-        c[i] = (tlm_mpi_col){h->name, ctype(h->type), off, size,
+        c[i] = (tlm_col){h->name, ctype(h->type), off, size,
                              h->unit, "HTA column (docs/hta.md)"};
         off += size;
     }
     snprintf(name, ncap, "hta/%s", tlm_hta_table_name(t));
-    *mt = (tlm_mpi_table){name, tlm_hta_table_doc(t), c, nc, off ? off : 1};
+    *mt = (tlm_rowtab){name, tlm_hta_table_doc(t), c, nc, off ? off : 1};
     *cols = c;
     return TLM_OK;
 }
@@ -78,23 +78,23 @@ static const char *doc_of(const tlm_hta_table *t, const tlm_hta_notes *n,
     return buf;
 }
 
-static void fill_rows(const tlm_hta_table *t, const tlm_mpi_table *mt,
+static void fill_rows(const tlm_hta_table *t, const tlm_rowtab *mt,
                       char *rows)
 {
     for (size_t r = 0; r < tlm_hta_table_rows(t); r++) {
         char *row = rows + r * mt->row_size;
         for (size_t i = 0; i < mt->n_cols; i++) {
-            const tlm_mpi_col *c = &mt->cols[i];
-            if (c->type == TLM_MPI_I64) {
+            const tlm_col *c = &mt->cols[i];
+            if (c->type == TLM_CT_I64) {
                 int64_t v = tlm_hta_cell_i64(t, r, i);
                 memcpy(row + c->offset, &v, 8);
-            } else if (c->type == TLM_MPI_F64) {
+            } else if (c->type == TLM_CT_F64) {
                 double v = tlm_hta_cell_f64(t, r, i);
                 memcpy(row + c->offset, &v, 8);
             } else {
                 size_t len;
                 const char *s = tlm_hta_cell_str(t, r, i, &len);
-                size_t k = len < c->size ? len : tlm_mpi_utf8_cut(s, c->size - 1);
+                size_t k = len < c->size ? len : tlm_utf8_cut(s, c->size - 1);
                 memset(row + c->offset, 0, c->size);
                 memcpy(row + c->offset, s, k);
             }
@@ -110,8 +110,8 @@ tlm_status tlm_mpi_hta_write_h5(tlm_mpi_ctx *c, hid_t f, tlm_error *err)
     for (size_t k = 0; k < tlm_hta_result_tables(c->hta) && st == TLM_OK;
          k++) {
         const tlm_hta_table *t = tlm_hta_result_table(c->hta, k);
-        tlm_mpi_table mt;
-        tlm_mpi_col *cols = NULL;
+        tlm_rowtab mt;
+        tlm_col *cols = NULL;
         char name[128];
         char *rows = NULL;
         size_t n = c->me == 0 ? tlm_hta_table_rows(t) : 0;

@@ -17,15 +17,15 @@ static void merge_field(char *cur, size_t cap, int first, const char *v,
                         size_t vcap)
 {
     if (first)
-        tlm_mpi_strnset(cur, cap, v, vcap);
+        tlm_strnset(cur, cap, v, vcap);
     else if (strncmp(cur, v, cap < vcap ? cap : vcap) != 0)
-        tlm_mpi_strset(cur, cap, "mixed");
+        tlm_strset(cur, cap, "mixed");
 }
 
 void tlm_mpi_gpu_summary_init(tlm_mpi_gpu_sum *out)
 {
     memset(out, 0, sizeof *out);
-    tlm_mpi_strset(out->source, sizeof out->source, "none");
+    tlm_strset(out->source, sizeof out->source, "none");
 }
 
 void tlm_mpi_gpu_summary_add(tlm_mpi_gpu_sum *out, const tlm_row_trace *r)
@@ -39,7 +39,7 @@ void tlm_mpi_gpu_summary_add(tlm_mpi_gpu_sum *out, const tlm_row_trace *r)
     if (!r->device_name[0])
         out->n_no_device++;
     else if (!out->device[0])
-        tlm_mpi_strnset(out->device, sizeof out->device, r->device_name,
+        tlm_strnset(out->device, sizeof out->device, r->device_name,
                         sizeof r->device_name);
     else if (strncmp(out->device, r->device_name, sizeof out->device) != 0)
         out->devices_mixed = 1;

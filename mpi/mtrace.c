@@ -51,7 +51,7 @@ tlm_status tlm_mpi_mtrace_stage(tlm_mpi_ctx *c, tlm_error *err)
     const char *tmp = NULL;
     tlm_status st = tlm_outset_stage(&c->out, m->path, &tmp, err);
     if (st == TLM_OK)
-        tlm_mpi_strset(m->tmp, sizeof m->tmp, tmp);
+        tlm_strset(m->tmp, sizeof m->tmp, tmp);
     return st;
 }
 

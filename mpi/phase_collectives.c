@@ -251,10 +251,10 @@ static void member_row(const tlm_mpi_ctx *c, const tlm_coll_member *mm,
 {
     o->trace_rank = mm->trace_rank;
     if (inst)
-        tlm_mpi_strnset(o->pg_name, sizeof o->pg_name, inst->pg_name,
+        tlm_strnset(o->pg_name, sizeof o->pg_name, inst->pg_name,
                         sizeof inst->pg_name);
     o->seq = mm->seq;
-    tlm_mpi_strset(o->coll, sizeof o->coll,
+    tlm_strset(o->coll, sizeof o->coll,
                    tlm_coll_type_name((tlm_coll_type)mm->coll));
     o->start_ns = mm->start_ns;
     o->end_ns = mm->end_ns;

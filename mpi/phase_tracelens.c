@@ -51,15 +51,15 @@ static void long_row(const tlm_coll_tl_long_row *row,
     e->row = *row;
     int km = (r->flags & TLM_COLL_REC_KMETA) != 0;
     int kpg = (r->flags & TLM_COLL_REC_KPG) != 0;
-    tlm_mpi_strnset(e->pg_ranks, sizeof e->pg_ranks,
+    tlm_strnset(e->pg_ranks, sizeof e->pg_ranks,
                     kpg ? r->pg_ranks_text : "", sizeof r->pg_ranks_text);
-    tlm_mpi_strnset(e->coll_name, sizeof e->coll_name,
+    tlm_strnset(e->coll_name, sizeof e->coll_name,
                     km ? r->coll_name : "", sizeof r->coll_name);
-    tlm_mpi_strnset(e->dtype, sizeof e->dtype, km ? r->dtype_name : "",
+    tlm_strnset(e->dtype, sizeof e->dtype, km ? r->dtype_name : "",
                     sizeof r->dtype_name);
-    tlm_mpi_strnset(e->in_split, sizeof e->in_split, r->in_split,
+    tlm_strnset(e->in_split, sizeof e->in_split, r->in_split,
                     sizeof r->in_split);
-    tlm_mpi_strnset(e->out_split, sizeof e->out_split, r->out_split,
+    tlm_strnset(e->out_split, sizeof e->out_split, r->out_split,
                     sizeof r->out_split);
     e->group_size = km ? r->group_size : -1;
     e->in_nelems = km ? r->in_nelems : -1;

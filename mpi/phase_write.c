@@ -38,7 +38,7 @@ _Static_assert(offsetof(tlm_row_op, trace_rank) == 0 &&
 /* Per-trace table rows held here, sorted by trace rank (each row starts
  * with its int32 trace rank): segments from the global per-trace counts. */
 static tlm_status write_per_trace(tlm_mpi_ctx *c, hid_t f,
-                                  const tlm_mpi_table *t, const void *rows,
+                                  const tlm_rowtab *t, const void *rows,
                                   size_t n, tlm_error *err)
 {
     tlm_status st = TLM_OK;
@@ -113,12 +113,12 @@ static tlm_status check_space(tlm_mpi_ctx *c, tlm_error *err)
         /* metadata, attributes and the report: a few MiB at most */
         uint64_t need = total + (4u << 20);
         char dir[TLM_MPI_PATH_CAP];
-        tlm_mpi_strset(dir, sizeof dir, c->su.tmp);
+        tlm_strset(dir, sizeof dir, c->su.tmp);
         char *slash = strrchr(dir, '/');
         if (slash)
             *(slash == dir ? slash + 1 : slash) = '\0';
         else
-            tlm_mpi_strset(dir, sizeof dir, ".");
+            tlm_strset(dir, sizeof dir, ".");
         struct statvfs vs;
         if (statvfs(dir, &vs) == 0) {
             uint64_t avail = (uint64_t)vs.f_bavail * vs.f_frsize;
@@ -185,7 +185,7 @@ static tlm_status file_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
     int64_t strag[2];
     straggler_verdict(c, strag); /* collective: before any write */
     tlm_status st =
-        tlm_mpi_h5_attr_i64(f, "schema_version", TLM_MPI_SCHEMA_VERSION, err);
+        tlm_mpi_h5_attr_i64(f, "schema_version", TLM_SCHEMA_VERSION, err);
     if (st == TLM_OK)
         st = tlm_mpi_h5_attr_str(f, "creator",
                                      "tlmpi " TLM_VERSION_STRING, err);
@@ -214,7 +214,7 @@ static tlm_status file_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
 
 /* One dataset to write: this rank's rows of table t. */
 typedef struct dataset {
-    const tlm_mpi_table *t;
+    const tlm_rowtab *t;
     const void *rows;
     size_t n;
     int per_trace;   /* rows of the traces read here, in segments */
@@ -328,7 +328,7 @@ tlm_status tlm_mpi_phase_write(tlm_mpi_ctx *c)
         char msg[1100];
         if (err.code != TLM_OK &&
             (!err.file[0] || strstr(err.file, ".tlmpi-")))
-            tlm_mpi_strset(err.file, sizeof err.file, c->su.out);
+            tlm_strset(err.file, sizeof err.file, c->su.out);
         if (err.code != TLM_OK)
             tlm_mpi_say0(c, "error: %s",
                          tlm_error_format(&err, msg, sizeof msg));

@@ -115,16 +115,16 @@ tlm_status tlm_mpi_report_xlsx(const tlm_mpi_results *r, const char *csv_dir,
 void tlm_mpi_csv_number(char *buf, size_t cap, double v);
 
 /* Prints docs/hdf5-schema.md's dataset reference (every table of
- * tlm_mpi_tables, column by column with units) as Markdown. */
+ * tlm_rowtabs, column by column with units) as Markdown. */
 void tlm_mpi_schema_markdown(FILE *f);
 
 /* The datasets of tabs (NULL-terminated) as Markdown, column by column
  * (the body of tlm_mpi_schema_markdown). */
-void tlm_mpi_schema_tables(FILE *f, const tlm_mpi_table *const *tabs);
+void tlm_mpi_schema_tables(FILE *f, const tlm_rowtab *const *tabs);
 
 /* A table's rows as CSV: a header of column names, numbers as in the CSV
  * sheets (tlm_mpi_csv_number; NaN empty), strings quoted when needed. */
-void tlm_mpi_table_csv(FILE *f, const tlm_mpi_table *t, const void *rows,
+void tlm_mpi_table_csv(FILE *f, const tlm_rowtab *t, const void *rows,
                        size_t n);
 
 /* A text of at most cap bytes as a Markdown table cell: '|' escaped,

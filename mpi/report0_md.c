@@ -170,7 +170,7 @@ static void md_glance(FILE *f, const tlm_mpi_results *r)
             r->t_read_s, r->t_collectives_s, r->t_hdf5_s);
     fprintf(f, "- HDF5 file: `%s` (schema v%d; load with "
                "`scripts/tlmpi_h5.py`)\n",
-            r->h5_path, TLM_MPI_SCHEMA_VERSION);
+            r->h5_path, TLM_SCHEMA_VERSION);
     md_gpu(f, r);
     size_t n_inc = 0;
     for (size_t i = 0; i < r->n_inst; i++)

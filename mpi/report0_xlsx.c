@@ -62,7 +62,7 @@ static tlm_status add_staged(sheets *s, const tlm_outset *set,
 
 /* A dataset's rows as the sheet name. */
 static tlm_status add_rows(sheets *s, const char *name,
-                           const tlm_mpi_table *t, const void *rows, size_t n,
+                           const tlm_rowtab *t, const void *rows, size_t n,
                            tlm_error *err)
 {
     char *buf = NULL;

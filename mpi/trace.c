@@ -40,7 +40,7 @@ static void result_init(const tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
     tlm_row_trace *row = &fr->row;
     /* keep the tail of long paths: the file name matters most */
     size_t pl = strlen(path);
-    tlm_mpi_strset(row->file, sizeof row->file,
+    tlm_strset(row->file, sizeof row->file,
                    pl >= sizeof row->file ? path + pl - (sizeof row->file - 1)
                                           : path);
     row->bytes_on_disk = c->fl.size[fi];
@@ -63,12 +63,12 @@ static tlm_status take_gpu(const tlm_mpi_ctx *c, const tlm_trace *tr,
     tlm_status st = tlm_report_gpu_select(&ropts, tr, &g, err);
     if (st != TLM_OK)
         return st;
-    tlm_mpi_strset(row->device_name, sizeof row->device_name,
+    tlm_strset(row->device_name, sizeof row->device_name,
                    g.devices.name);
     row->devices_mixed = g.devices.mixed;
-    tlm_mpi_strset(row->gpu_arch, sizeof row->gpu_arch,
+    tlm_strset(row->gpu_arch, sizeof row->gpu_arch,
                    g.has_arch ? g.arch.name : "");
-    tlm_mpi_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
+    tlm_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
                    tlm_arch_source_name(g.source));
     return TLM_OK;
 }
@@ -247,19 +247,19 @@ static void rocprof_gpu(const tlm_mpi_ctx *c, const tlm_rocprof *rp,
                         tlm_row_trace *row)
 {
     const char *prod = "", *gfx = tlm_rocprof_gpu_arch(rp, &prod);
-    tlm_mpi_strset(row->device_name, sizeof row->device_name,
+    tlm_strset(row->device_name, sizeof row->device_name,
                    prod && *prod ? prod : gfx ? gfx : "");
     const tlm_gpu_arch *a = tlm_gpu_arch_match_device(prod);
     if (c->o.gpu_arch && strcmp(c->o.gpu_arch, "none") != 0) {
-        tlm_mpi_strset(row->gpu_arch, sizeof row->gpu_arch, c->o.gpu_arch);
-        tlm_mpi_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
+        tlm_strset(row->gpu_arch, sizeof row->gpu_arch, c->o.gpu_arch);
+        tlm_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
                        "option");
     } else if (a && !c->o.gpu_arch && !c->o.gpu_arch_json_path) {
-        tlm_mpi_strset(row->gpu_arch, sizeof row->gpu_arch, a->name);
-        tlm_mpi_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
+        tlm_strset(row->gpu_arch, sizeof row->gpu_arch, a->name);
+        tlm_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
                        "trace");
     } else {
-        tlm_mpi_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
+        tlm_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
                        "none");
     }
 }
@@ -291,7 +291,7 @@ static void rp_row(const tlm_rocprof *rp, const tlm_rp_kernel *k,
     const char *nm = tlm_rocprof_str(rp, k[ix[0]].name, NULL);
     size_t l = strlen(nm);
     if (l >= sizeof o->kernel)
-        l = tlm_mpi_utf8_cut(nm, sizeof o->kernel - 1);
+        l = tlm_utf8_cut(nm, sizeof o->kernel - 1);
     memcpy(o->kernel, nm, l);
     o->stream = k[ix[0]].stream;
     o->count = (int64_t)n;
@@ -372,7 +372,7 @@ static void read_rocprof(tlm_mpi_ctx *c, const char *path,
     tlm_error_clear(&err);
     tlm_rocprof *rp = NULL;
     tlm_row_trace *row = &fr->row;
-    tlm_mpi_strset(row->format, sizeof row->format, "rocprof-json");
+    tlm_strset(row->format, sizeof row->format, "rocprof-json");
     tlm_status st = tlm_rocprof_read_file(path, NULL, &rp, &err);
     if (st == TLM_OK)
         st = rank_of_name(c, path, fr, &err);
@@ -388,7 +388,7 @@ static void read_rocprof(tlm_mpi_ctx *c, const char *path,
         tlm_rocprof_free(rp);
         fr->status = (int32_t)st;
         if (!err.file[0])
-            tlm_mpi_strset(err.file, sizeof err.file, path);
+            tlm_strset(err.file, sizeof err.file, path);
         tlm_error_format(&err, fr->msg, sizeof fr->msg);
         return;
     }
@@ -427,7 +427,7 @@ void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
         read_rocprof(c, path, fr);
         return;
     }
-    tlm_mpi_strset(fr->row.format, sizeof fr->row.format, "kineto-json");
+    tlm_strset(fr->row.format, sizeof fr->row.format, "kineto-json");
 
     tlm_read_opts ro;
     tlm_read_opts_init(&ro);
@@ -468,6 +468,6 @@ fail:
     tlm_trace_free(tr);
     fr->status = (int32_t)(st != TLM_OK ? st : TLM_EINVAL);
     if (!err.file[0])
-        tlm_mpi_strset(err.file, sizeof err.file, path);
+        tlm_strset(err.file, sizeof err.file, path);
     tlm_error_format(&err, fr->msg, sizeof fr->msg);
 }

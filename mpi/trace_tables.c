@@ -144,14 +144,14 @@ static void cell_str(const tlm_report *r, long t, size_t row, long col,
                      char *dst, size_t cap)
 {
     if (t < 0 || col < 0) {
-        tlm_mpi_strset(dst, cap, "");
+        tlm_strset(dst, cap, "");
         return;
     }
     size_t full = tlm_report_cell_text(r, (size_t)t, row, (size_t)col, dst,
                                        cap);
     size_t n = strlen(dst);
     if (full > n)
-        n = tlm_mpi_utf8_cut(dst, n); /* truncated: whole characters only */
+        n = tlm_utf8_cut(dst, n); /* truncated: whole characters only */
     memset(dst + n, 0, cap - n);
 }
 

@@ -127,14 +127,14 @@ static void test_group_unreadable(void **state)
     plan_of(&p, d, 2);
     p.skip = calloc(3, sizeof *p.skip);
     p.n_skip = p.cap_skip = 3;
-    tlm_mpi_strset(p.skip[0].path, sizeof p.skip[0].path, "a/r1.json");
-    tlm_mpi_strset(p.skip[0].reason, sizeof p.skip[0].reason,
+    tlm_strset(p.skip[0].path, sizeof p.skip[0].path, "a/r1.json");
+    tlm_strset(p.skip[0].reason, sizeof p.skip[0].reason,
                    "not readable: Permission denied");
-    tlm_mpi_strset(p.skip[1].path, sizeof p.skip[1].path, "b/notes.md");
-    tlm_mpi_strset(p.skip[1].reason, sizeof p.skip[1].reason,
+    tlm_strset(p.skip[1].path, sizeof p.skip[1].path, "b/notes.md");
+    tlm_strset(p.skip[1].reason, sizeof p.skip[1].reason,
                    "no traceEvents");
-    tlm_mpi_strset(p.skip[2].path, sizeof p.skip[2].path, "ab/x");
-    tlm_mpi_strset(p.skip[2].reason, sizeof p.skip[2].reason,
+    tlm_strset(p.skip[2].path, sizeof p.skip[2].path, "ab/x");
+    tlm_strset(p.skip[2].reason, sizeof p.skip[2].reason,
                    "folder not readable: Permission denied");
     tlm_error err;
     assert_int_equal(tlm_audit_group(&p, 0, &err), TLM_OK);
@@ -264,7 +264,7 @@ static void ok_row(tlm_arow_run *row, int32_t i, const char *run,
                    const char *job, int64_t w, int64_t step)
 {
     tlm_audit_row_init(row, i, run, job);
-    tlm_mpi_strset(row->status, sizeof row->status, "ok");
+    tlm_strset(row->status, sizeof row->status, "ok");
     row->world_size = w;
     row->step_time_ns = step;
     row->comm_share = 0.1 * (double)w / 4;

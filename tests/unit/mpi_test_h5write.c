@@ -35,10 +35,10 @@ typedef struct row {
     X(F64, d, 0, "GB/s", "a double")                \
     X(STR, s, 12, "", "a short string")
 
-#define TLM_MPI_ROW row
-static const tlm_mpi_col cols[] = {ROWCOLS(TLM_MPI_COL_)};
-#undef TLM_MPI_ROW
-static const tlm_mpi_table tab = {"grp/sub/rows", "test rows", cols, 5,
+#define TLM_ROW row
+static const tlm_col cols[] = {ROWCOLS(TLM_COL_)};
+#undef TLM_ROW
+static const tlm_rowtab tab = {"grp/sub/rows", "test rows", cols, 5,
                                   sizeof(row)};
 
 static char path[256];
@@ -138,13 +138,13 @@ static void test_roundtrip(void **state)
     assert_int_equal(tlm_mpi_h5_attr_str(f, "command_line", "tlmpi x", &err),
                      TLM_OK);
     /* an empty table still exists */
-    tlm_mpi_table t0 = tab;
+    tlm_rowtab t0 = tab;
     t0.name = "empty";
     assert_int_equal(tlm_mpi_h5_write_table(f, &t0, NULL, 0, MPI_COMM_SELF,
                                             &err),
                      TLM_OK);
     /* explicit segments, in two pieces */
-    tlm_mpi_table t1 = tab;
+    tlm_rowtab t1 = tab;
     t1.name = "seg";
     int64_t seg[4] = {0, 2, 2, 3};
     assert_int_equal(tlm_mpi_h5_write_segments(f, &t1, r, seg, 2, 5,
@@ -223,21 +223,21 @@ static void test_strset(void **state)
 {
     (void)state;
     char b[5];
-    tlm_mpi_strset(b, sizeof b, "abcdefgh");
+    tlm_strset(b, sizeof b, "abcdefgh");
     assert_string_equal(b, "abcd");
-    tlm_mpi_strset(b, sizeof b, NULL);
+    tlm_strset(b, sizeof b, NULL);
     assert_string_equal(b, "");
     /* "aµb": truncation never splits the 2-byte character */
     char u[8];
-    tlm_mpi_strset(u, 3, "a\xc2\xb5" "b");
+    tlm_strset(u, 3, "a\xc2\xb5" "b");
     assert_string_equal(u, "a");
-    tlm_mpi_strset(u, 4, "a\xc2\xb5" "b");
+    tlm_strset(u, 4, "a\xc2\xb5" "b");
     assert_string_equal(u, "a\xc2\xb5");
-    assert_int_equal(tlm_mpi_utf8_cut("ab\xe2\x82", 4), 2);
-    assert_int_equal(tlm_mpi_utf8_cut("ab\xe2\x82\xac", 5), 5);
-    assert_int_equal(tlm_mpi_utf8_cut("abc", 3), 3);
+    assert_int_equal(tlm_utf8_cut("ab\xe2\x82", 4), 2);
+    assert_int_equal(tlm_utf8_cut("ab\xe2\x82\xac", 5), 5);
+    assert_int_equal(tlm_utf8_cut("abc", 3), 3);
     char fixed[3] = {'x', 'y', 'z'}; /* no NUL */
-    tlm_mpi_strnset(b, sizeof b, fixed, sizeof fixed);
+    tlm_strnset(b, sizeof b, fixed, sizeof fixed);
     assert_string_equal(b, "xyz");
 }
 
@@ -245,8 +245,8 @@ static void test_schema_tables(void **state)
 {
     (void)state;
     size_t n = 0;
-    for (size_t t = 0; tlm_mpi_tables[t]; t++, n++) {
-        const tlm_mpi_table *tb = tlm_mpi_tables[t];
+    for (size_t t = 0; tlm_rowtabs[t]; t++, n++) {
+        const tlm_rowtab *tb = tlm_rowtabs[t];
         hid_t ty = tlm_mpi_h5_type(tb);
         assert_true(ty >= 0);
         assert_int_equal(H5Tget_nmembers(ty), (int)tb->n_cols);

@@ -19,9 +19,9 @@ static void set_row(tlm_row_trace *r, const char *dev, const char *arch,
                     const char *src)
 {
     memset(r, 0, sizeof *r);
-    tlm_mpi_strset(r->device_name, sizeof r->device_name, dev);
-    tlm_mpi_strset(r->gpu_arch, sizeof r->gpu_arch, arch);
-    tlm_mpi_strset(r->gpu_arch_source, sizeof r->gpu_arch_source, src);
+    tlm_strset(r->device_name, sizeof r->device_name, dev);
+    tlm_strset(r->gpu_arch, sizeof r->gpu_arch, arch);
+    tlm_strset(r->gpu_arch_source, sizeof r->gpu_arch_source, src);
 }
 
 static void test_gpu_summary(void **state)
@@ -49,9 +49,9 @@ static void test_gpu_summary(void **state)
     assert_int_equal(g.devices_mixed, 1);
     /* the option decides the arch; the devices still differ */
     for (int i = 0; i < 3; i++)
-        tlm_mpi_strset(r[i].gpu_arch_source, sizeof r[i].gpu_arch_source,
+        tlm_strset(r[i].gpu_arch_source, sizeof r[i].gpu_arch_source,
                        "option");
-    tlm_mpi_strset(r[2].gpu_arch, sizeof r[2].gpu_arch, "MI300X");
+    tlm_strset(r[2].gpu_arch, sizeof r[2].gpu_arch, "MI300X");
     tlm_mpi_gpu_summary(r, 3, &g);
     assert_string_equal(g.arch, "MI300X");
     assert_string_equal(g.source, "option");

@@ -125,7 +125,7 @@ static void test_mtrace_path(void **state)
     assert_string_equal(p, "out/m.json.gz");
     c->label = "llama/n8"; /* an audit run: its folder + the name */
     c->o.merged_trace = "merged.json.gz";
-    tlm_mpi_strset(c->su.rdir, sizeof c->su.rdir, "D/runs/llama/n8");
+    tlm_strset(c->su.rdir, sizeof c->su.rdir, "D/runs/llama/n8");
     assert_int_equal(tlm_mpi_mtrace_path(c, p, sizeof p), 0);
     assert_string_equal(p, "D/runs/llama/n8/merged.json.gz");
     assert_int_equal(tlm_mpi_mtrace_path(c, p, 10), -1);

@@ -218,13 +218,13 @@ static void test_md_gpu_units_straggler(void **state)
     memset(tl, 0, sizeof tl);
     for (int i = 0; i < 2; i++) {
         tr[i].trace_rank = tl[i].trace_rank = i;
-        tlm_mpi_strset(tr[i].gpu_arch_source, sizeof tr[i].gpu_arch_source,
+        tlm_strset(tr[i].gpu_arch_source, sizeof tr[i].gpu_arch_source,
                        "trace");
     }
-    tlm_mpi_strset(tr[0].device_name, 64, "NVIDIA H100 80GB HBM3");
-    tlm_mpi_strset(tr[0].gpu_arch, 32, "H100");
-    tlm_mpi_strset(tr[1].device_name, 64, "AMD Instinct MI300X");
-    tlm_mpi_strset(tr[1].gpu_arch, 32, "MI300X");
+    tlm_strset(tr[0].device_name, 64, "NVIDIA H100 80GB HBM3");
+    tlm_strset(tr[0].gpu_arch, 32, "H100");
+    tlm_strset(tr[1].device_name, 64, "AMD Instinct MI300X");
+    tlm_strset(tr[1].gpu_arch, 32, "MI300X");
     tlm_coll_summary_row sum;
     memset(&sum, 0, sizeof sum);
     snprintf(sum.pg_name, sizeof sum.pg_name, "3");
@@ -286,8 +286,8 @@ static void test_md_gpu_units_straggler(void **state)
                               "expensively: the other ranks waited 0.080 ms "
                               "for it in total, 8.0 us per collective"));
     /* one GPU: no note */
-    tlm_mpi_strset(tr[1].device_name, 64, "NVIDIA H100 80GB HBM3");
-    tlm_mpi_strset(tr[1].gpu_arch, 32, "H100");
+    tlm_strset(tr[1].device_name, 64, "NVIDIA H100 80GB HBM3");
+    tlm_strset(tr[1].gpu_arch, 32, "H100");
     assert_int_equal(tlm_outset_init(&set, 1, &err), TLM_OK);
     assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
     assert_int_equal(tlm_outset_commit(&set, &err), TLM_OK);
@@ -309,9 +309,9 @@ static void test_schema_markdown(void **state)
     tlm_mpi_schema_markdown(f);
     fclose(f);
     const char *s = slurp("schema.md");
-    for (size_t t = 0; tlm_mpi_tables[t]; t++) {
+    for (size_t t = 0; tlm_rowtabs[t]; t++) {
         char h[96];
-        snprintf(h, sizeof h, "### `/%s`", tlm_mpi_tables[t]->name);
+        snprintf(h, sizeof h, "### `/%s`", tlm_rowtabs[t]->name);
         assert_non_null(strstr(s, h));
     }
     assert_non_null(strstr(s, "| `comm_latency_ns` | int64 | ns |"));

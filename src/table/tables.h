@@ -8,19 +8,19 @@
  * GB/s = 1e9 bytes/s.  Unknown integers are -1, unknown floats NaN, unknown
  * strings "".
  */
-#ifndef TLM_MPI_TABLES_H
-#define TLM_MPI_TABLES_H
+#ifndef TLM_TABLES_H
+#define TLM_TABLES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "h5write.h"
+#include "tlmpi/tlm_table.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define TLM_MPI_SCHEMA_VERSION 1
+#define TLM_SCHEMA_VERSION 1
 
 /* The column lists below are data, one line a column: their shared shape
  * is that of a schema, not repeated code. */
@@ -351,50 +351,50 @@ extern "C" {
     X(I32, replay, 0, "", "1: a replay artefact applies (0 here)")         \
     X(STR, evidence, 512, "", "table:key:column=value;... the numbers")
 
-#define TLM_MPI_ROWDEF_(NAME, LIST)                                         \
+#define TLM_ROWDEF_(NAME, LIST)                                         \
     typedef struct NAME {                                                   \
-        LIST(TLM_MPI_FIELD_)                                                \
+        LIST(TLM_FIELD_)                                                \
     } NAME;
 
-TLM_MPI_ROWDEF_(tlm_row_trace, TLM_TAB_TRACES)
-TLM_MPI_ROWDEF_(tlm_row_timeline, TLM_TAB_TIMELINE)
-TLM_MPI_ROWDEF_(tlm_row_op, TLM_TAB_OPS)
-TLM_MPI_ROWDEF_(tlm_row_op_merged, TLM_TAB_OPS_MERGED)
-TLM_MPI_ROWDEF_(tlm_row_uargs, TLM_TAB_UARGS)
-TLM_MPI_ROWDEF_(tlm_row_kernel, TLM_TAB_KERNELS)
-TLM_MPI_ROWDEF_(tlm_row_instance, TLM_TAB_INSTANCES)
-TLM_MPI_ROWDEF_(tlm_row_member, TLM_TAB_MEMBERS)
-TLM_MPI_ROWDEF_(tlm_row_unmatched, TLM_TAB_UNMATCHED)
-TLM_MPI_ROWDEF_(tlm_row_summary, TLM_TAB_SUMMARY)
-TLM_MPI_ROWDEF_(tlm_row_clock, TLM_TAB_CLOCK)
-TLM_MPI_ROWDEF_(tlm_row_straggler, TLM_TAB_STRAGGLERS)
-TLM_MPI_ROWDEF_(tlm_row_cause, TLM_TAB_STRAGGLER_CAUSES)
-TLM_MPI_ROWDEF_(tlm_row_step, TLM_TAB_STEPS)
-TLM_MPI_ROWDEF_(tlm_row_step_sum, TLM_TAB_STEP_SUMMARY)
-TLM_MPI_ROWDEF_(tlm_row_finding, TLM_TAB_FINDINGS)
+TLM_ROWDEF_(tlm_row_trace, TLM_TAB_TRACES)
+TLM_ROWDEF_(tlm_row_timeline, TLM_TAB_TIMELINE)
+TLM_ROWDEF_(tlm_row_op, TLM_TAB_OPS)
+TLM_ROWDEF_(tlm_row_op_merged, TLM_TAB_OPS_MERGED)
+TLM_ROWDEF_(tlm_row_uargs, TLM_TAB_UARGS)
+TLM_ROWDEF_(tlm_row_kernel, TLM_TAB_KERNELS)
+TLM_ROWDEF_(tlm_row_instance, TLM_TAB_INSTANCES)
+TLM_ROWDEF_(tlm_row_member, TLM_TAB_MEMBERS)
+TLM_ROWDEF_(tlm_row_unmatched, TLM_TAB_UNMATCHED)
+TLM_ROWDEF_(tlm_row_summary, TLM_TAB_SUMMARY)
+TLM_ROWDEF_(tlm_row_clock, TLM_TAB_CLOCK)
+TLM_ROWDEF_(tlm_row_straggler, TLM_TAB_STRAGGLERS)
+TLM_ROWDEF_(tlm_row_cause, TLM_TAB_STRAGGLER_CAUSES)
+TLM_ROWDEF_(tlm_row_step, TLM_TAB_STEPS)
+TLM_ROWDEF_(tlm_row_step_sum, TLM_TAB_STEP_SUMMARY)
+TLM_ROWDEF_(tlm_row_finding, TLM_TAB_FINDINGS)
 
 /* Table descriptors (dataset name, doc, columns). */
-extern const tlm_mpi_table tlm_tab_traces;
-extern const tlm_mpi_table tlm_tab_timeline;
-extern const tlm_mpi_table tlm_tab_ops;
-extern const tlm_mpi_table tlm_tab_ops_merged;
-extern const tlm_mpi_table tlm_tab_uargs;
-extern const tlm_mpi_table tlm_tab_kernels;
-extern const tlm_mpi_table tlm_tab_instances;
-extern const tlm_mpi_table tlm_tab_members;
-extern const tlm_mpi_table tlm_tab_unmatched;
-extern const tlm_mpi_table tlm_tab_summary;
-extern const tlm_mpi_table tlm_tab_clock;
-extern const tlm_mpi_table tlm_tab_stragglers;
-extern const tlm_mpi_table tlm_tab_straggler_causes;
-extern const tlm_mpi_table tlm_tab_steps;
-extern const tlm_mpi_table tlm_tab_step_summary;
-extern const tlm_mpi_table tlm_tab_findings;
+extern const tlm_rowtab tlm_tab_traces;
+extern const tlm_rowtab tlm_tab_timeline;
+extern const tlm_rowtab tlm_tab_ops;
+extern const tlm_rowtab tlm_tab_ops_merged;
+extern const tlm_rowtab tlm_tab_uargs;
+extern const tlm_rowtab tlm_tab_kernels;
+extern const tlm_rowtab tlm_tab_instances;
+extern const tlm_rowtab tlm_tab_members;
+extern const tlm_rowtab tlm_tab_unmatched;
+extern const tlm_rowtab tlm_tab_summary;
+extern const tlm_rowtab tlm_tab_clock;
+extern const tlm_rowtab tlm_tab_stragglers;
+extern const tlm_rowtab tlm_tab_straggler_causes;
+extern const tlm_rowtab tlm_tab_steps;
+extern const tlm_rowtab tlm_tab_step_summary;
+extern const tlm_rowtab tlm_tab_findings;
 
 /* Every table of schema v1, in file order (NULL-terminated). */
-extern const tlm_mpi_table *const tlm_mpi_tables[];
+extern const tlm_rowtab *const tlm_rowtabs[];
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* TLM_MPI_TABLES_H */
+#endif /* TLM_TABLES_H */
