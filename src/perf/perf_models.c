@@ -825,8 +825,9 @@ static tlm_status gemm_te_ts(pm_ctx *c, gemm_op *g)
     return TLM_OK;
 }
 
-/* The aten GEMMs (mm, addmm, bmm, baddbmm, _scaled_mm, TE v2 and the
- * others): operands at Input Dims ia and ib, batched for (bad)dbmm. */
+/* mm, addmm, _scaled_mm, bmm, baddbmm and TE's v2 GEMM: operands at
+ * Input Dims ia and ib (after the bias for addmm and baddbmm), batched
+ * for bmm and baddbmm. */
 static tlm_status gemm_aten(pm_ctx *c, tlm_perf_model_id m, gemm_op *g)
 {
     int64_t A[MAX_DIMS], Bm[MAX_DIMS];
@@ -1781,8 +1782,9 @@ static tlm_status conv_bias(pm_ctx *c, tlm_perf_model_id m, int *bias,
     return TLM_OK;
 }
 
-/* ConvBias_'s stride and padding from Concrete Inputs 3 and 4 (dilation
- * 1, no output padding, one group), for nd spatial dims. */
+/* ConvBias_'s (and ConvBiasReLU_'s) stride and padding from Concrete
+ * Inputs 3 and 4 (dilation 1, no output padding, one group), for nd
+ * spatial dims. */
 static tlm_status convbias_params(pm_ctx *c, size_t nd, conv_params *p)
 {
     size_t ncon = 0, i;
