@@ -148,6 +148,118 @@ static int parse_clip(const char *s, tlm_synth_opts *o, int last)
     return 0;
 }
 
+/* The field of o that the plain integer option name sets, or NULL. */
+static int *int_option(tlm_synth_opts *o, const char *name)
+{
+    const struct {
+        const char *name;
+        int *v;
+    } t[] = {
+        {"--world_size", &o->world_size},
+        {"--steps", &o->steps},
+        {"--layers", &o->layers},
+        {"--tp", &o->tp},
+        {"--gzip_level", &o->gzip_level},
+        {"--schema", &o->schema},
+        {"--straggler", &o->straggler_rank},
+        {"--slow_step", &o->slow_step},
+        {"--gpus_per_node", &o->gpus_per_node},
+        {"--hidden", &o->hidden},
+        {"--heads", &o->heads},
+        {"--seq_len", &o->seq_len},
+        {"--batch", &o->batch},
+        {"--vocab", &o->vocab},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(name, t[i].name) == 0)
+            return t[i].v;
+    return NULL;
+}
+
+/* Sets option name (with its value val) in o; --ranks keeps its list in
+ * ranks (ranks64 is scratch, both of 4096).  0, else the exit status
+ * after the message. */
+static int set_option(tlm_synth_opts *o, const char *name, const char *val,
+                      int64_t *ranks64, int *ranks)
+{
+    int64_t v64;
+    int *iv = int_option(o, name);
+    if (iv) {
+        if (parse_int(val, iv))
+            return bad(name, val);
+    } else if (strcmp(name, "--out") == 0) {
+        o->out_dir = val;
+    } else if (strcmp(name, "--target_size") == 0) {
+        if (parse_size(val, &o->target_size))
+            return bad(name, val);
+    } else if (strcmp(name, "--seed") == 0) {
+        if (parse_i64(val, &v64) || v64 < 0)
+            return bad(name, val);
+        o->seed = (uint64_t)v64;
+    } else if (strcmp(name, "--name_pattern") == 0) {
+        o->name_pattern = val;
+    } else if (strcmp(name, "--device_name") == 0) {
+        o->device_name = val;
+    } else if (strcmp(name, "--straggler_cause") == 0) {
+        o->straggler_cause = tlm_synth_cause_parse(val);
+        if (o->straggler_cause < 0)
+            return bad(name, val);
+    } else if (strcmp(name, "--slow_kernel") == 0) {
+        o->slow_kernel = val;
+    } else if (strcmp(name, "--slow_kernel_factor") == 0) {
+        char *end;
+        o->slow_kernel_factor = strtod(val, &end);
+        if (end == val || *end)
+            return bad(name, val);
+    } else if (strcmp(name, "--slow_step_delay_us") == 0) {
+        if (parse_us(val, &o->slow_step_delay_ns))
+            return bad(name, val);
+    } else if (strcmp(name, "--straggler_delay_us") == 0) {
+        if (parse_us(val, &o->straggler_delay_ns))
+            return bad(name, val);
+    } else if (strcmp(name, "--jitter_us") == 0) {
+        if (parse_us(val, &o->jitter_ns))
+            return bad(name, val);
+    } else if (strcmp(name, "--node_offset_us") == 0) {
+        int n = tlm_synth_parse_list(val, o->node_offset_ns,
+                                     TLM_SYNTH_MAX_NODES);
+        if (n < 0)
+            return bad(name, val);
+        for (int k = 0; k < n; k++) {
+            if (o->node_offset_ns[k] > INT64_MAX / 1000 ||
+                o->node_offset_ns[k] < -(INT64_MAX / 1000))
+                return bad(name, val);
+            o->node_offset_ns[k] *= 1000;
+        }
+        o->n_node_offsets = n;
+    } else if (strcmp(name, "--clock_offset_us") == 0) {
+        if (parse_us(val, &o->clock_offset_ns))
+            return bad(name, val);
+    } else if (strcmp(name, "--clip_first") == 0) {
+        if (parse_clip(val, o, 0))
+            return bad(name, val);
+    } else if (strcmp(name, "--clip_last") == 0) {
+        if (parse_clip(val, o, 1))
+            return bad(name, val);
+    } else if (strcmp(name, "--ranks") == 0) {
+        int n = tlm_synth_parse_list(val, ranks64, 4096);
+        if (n < 0)
+            return bad(name, val);
+        for (int k = 0; k < n; k++) {
+            if (ranks64[k] < 0 || ranks64[k] > 2147483647)
+                return bad(name, val);
+            ranks[k] = (int)ranks64[k];
+        }
+        o->only_ranks = ranks;
+        o->n_only_ranks = n;
+    } else {
+        fprintf(stderr, "tlmpi-synth: unknown option '%s'\n%s", name,
+                "try tlmpi-synth --help\n");
+        return 2;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     tlm_synth_opts o;
@@ -197,119 +309,9 @@ int main(int argc, char **argv)
             }
             val = argv[++i];
         }
-        int64_t v64;
-        if (strcmp(name, "--out") == 0) {
-            o.out_dir = val;
-        } else if (strcmp(name, "--world_size") == 0) {
-            if (parse_int(val, &o.world_size))
-                return bad(name, val);
-        } else if (strcmp(name, "--steps") == 0) {
-            if (parse_int(val, &o.steps))
-                return bad(name, val);
-        } else if (strcmp(name, "--layers") == 0) {
-            if (parse_int(val, &o.layers))
-                return bad(name, val);
-        } else if (strcmp(name, "--tp") == 0) {
-            if (parse_int(val, &o.tp))
-                return bad(name, val);
-        } else if (strcmp(name, "--target_size") == 0) {
-            if (parse_size(val, &o.target_size))
-                return bad(name, val);
-        } else if (strcmp(name, "--gzip_level") == 0) {
-            if (parse_int(val, &o.gzip_level))
-                return bad(name, val);
-        } else if (strcmp(name, "--seed") == 0) {
-            if (parse_i64(val, &v64) || v64 < 0)
-                return bad(name, val);
-            o.seed = (uint64_t)v64;
-        } else if (strcmp(name, "--schema") == 0) {
-            if (parse_int(val, &o.schema))
-                return bad(name, val);
-        } else if (strcmp(name, "--name_pattern") == 0) {
-            o.name_pattern = val;
-        } else if (strcmp(name, "--device_name") == 0) {
-            o.device_name = val;
-        } else if (strcmp(name, "--straggler") == 0) {
-            if (parse_int(val, &o.straggler_rank))
-                return bad(name, val);
-        } else if (strcmp(name, "--straggler_cause") == 0) {
-            o.straggler_cause = tlm_synth_cause_parse(val);
-            if (o.straggler_cause < 0)
-                return bad(name, val);
-        } else if (strcmp(name, "--slow_kernel") == 0) {
-            o.slow_kernel = val;
-        } else if (strcmp(name, "--slow_kernel_factor") == 0) {
-            char *end;
-            o.slow_kernel_factor = strtod(val, &end);
-            if (end == val || *end)
-                return bad(name, val);
-        } else if (strcmp(name, "--slow_step") == 0) {
-            if (parse_int(val, &o.slow_step))
-                return bad(name, val);
-        } else if (strcmp(name, "--slow_step_delay_us") == 0) {
-            if (parse_us(val, &o.slow_step_delay_ns))
-                return bad(name, val);
-        } else if (strcmp(name, "--straggler_delay_us") == 0) {
-            if (parse_us(val, &o.straggler_delay_ns))
-                return bad(name, val);
-        } else if (strcmp(name, "--jitter_us") == 0) {
-            if (parse_us(val, &o.jitter_ns))
-                return bad(name, val);
-        } else if (strcmp(name, "--gpus_per_node") == 0) {
-            if (parse_int(val, &o.gpus_per_node))
-                return bad(name, val);
-        } else if (strcmp(name, "--node_offset_us") == 0) {
-            int n = tlm_synth_parse_list(val, o.node_offset_ns,
-                                         TLM_SYNTH_MAX_NODES);
-            if (n < 0)
-                return bad(name, val);
-            for (int k = 0; k < n; k++) {
-                if (o.node_offset_ns[k] > INT64_MAX / 1000 ||
-                    o.node_offset_ns[k] < -(INT64_MAX / 1000))
-                    return bad(name, val);
-                o.node_offset_ns[k] *= 1000;
-            }
-            o.n_node_offsets = n;
-        } else if (strcmp(name, "--clock_offset_us") == 0) {
-            if (parse_us(val, &o.clock_offset_ns))
-                return bad(name, val);
-        } else if (strcmp(name, "--clip_first") == 0) {
-            if (parse_clip(val, &o, 0))
-                return bad(name, val);
-        } else if (strcmp(name, "--clip_last") == 0) {
-            if (parse_clip(val, &o, 1))
-                return bad(name, val);
-        } else if (strcmp(name, "--ranks") == 0) {
-            int n = tlm_synth_parse_list(val, ranks64, 4096);
-            if (n < 0)
-                return bad(name, val);
-            for (int k = 0; k < n; k++) {
-                if (ranks64[k] < 0 || ranks64[k] > 2147483647)
-                    return bad(name, val);
-                ranks[k] = (int)ranks64[k];
-            }
-            o.only_ranks = ranks;
-            o.n_only_ranks = n;
-        } else if (strcmp(name, "--hidden") == 0) {
-            if (parse_int(val, &o.hidden))
-                return bad(name, val);
-        } else if (strcmp(name, "--heads") == 0) {
-            if (parse_int(val, &o.heads))
-                return bad(name, val);
-        } else if (strcmp(name, "--seq_len") == 0) {
-            if (parse_int(val, &o.seq_len))
-                return bad(name, val);
-        } else if (strcmp(name, "--batch") == 0) {
-            if (parse_int(val, &o.batch))
-                return bad(name, val);
-        } else if (strcmp(name, "--vocab") == 0) {
-            if (parse_int(val, &o.vocab))
-                return bad(name, val);
-        } else {
-            fprintf(stderr, "tlmpi-synth: unknown option '%s'\n%s", name,
-                    "try tlmpi-synth --help\n");
-            return 2;
-        }
+        int rc = set_option(&o, name, val, ranks64, ranks);
+        if (rc)
+            return rc;
     }
     if (!o.out_dir) {
         fprintf(stderr, "tlmpi-synth: --out DIR is required\n%s", usage);

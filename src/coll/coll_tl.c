@@ -298,6 +298,127 @@ static int same_d(double a, double b)
     return (isnan(a) && isnan(b)) || a == b;
 }
 
+/* The long table: one row per kept collective, by rank and event. */
+static void long_rows(const tl_view *v, size_t nv, int simplified,
+                      tlm_coll_tl_long_row *lng)
+{
+    for (size_t i = 0; i < nv; i++) {
+        tlm_coll_tl_long_row *L = &lng[i];
+        memset(L, 0, sizeof *L);
+        make_id(L->collective_id, v[i].pg, v[i].k, simplified);
+        tlm_coll_strlcpy(L->pg_name, sizeof L->pg_name, v[i].pg,
+                         strlen(v[i].pg));
+        L->index_in_group = v[i].k;
+        L->event_index = v[i].r->event_index;
+        L->rank = v[i].r->trace_rank;
+        L->record = (int32_t)v[i].idx;
+        L->in_mib = v[i].in_mib;
+        L->out_mib = v[i].out_mib;
+        L->ts_us = (double)v[i].r->ts_ns / 1000.0;
+        L->dur_us = (double)v[i].r->dur_ns / 1000.0;
+    }
+    qsort(lng, nv, sizeof *lng, cmp_long);
+}
+
+/* One row of the implicit-sync table from the views v[i..j) of one
+ * collective (type t, in rank order), and its j - i members into sm:
+ * metadata mismatches, skews, waits, latency and bandwidths. */
+static void sync_row(const tl_view *v, size_t i, size_t j, tl_type t,
+                     int simplified, tlm_coll_tl_sync_row *s,
+                     tlm_coll_tl_sync_member *sm)
+{
+    const tl_view *f = &v[i];
+    memset(s, 0, sizeof *s);
+    make_id(s->collective_id, f->pg, f->k, simplified);
+    tlm_coll_strlcpy(s->pg_name, sizeof s->pg_name, f->pg,
+                     strlen(f->pg));
+    s->pg_hash = tlm_hash64(f->pg, strlen(f->pg));
+    tlm_coll_strlcpy(s->pg_ranks, sizeof s->pg_ranks, f->ranks,
+                     strlen(f->ranks));
+    tlm_coll_strlcpy(s->coll_name, sizeof s->coll_name, f->cname,
+                     strlen(f->cname));
+    tlm_coll_strlcpy(s->dtype, sizeof s->dtype, f->dtype,
+                     strlen(f->dtype));
+    s->group_size = f->gsize;
+    s->in_nelems = f->in;
+    s->out_nelems = f->out;
+    s->in_mib = f->in_mib;
+    s->out_mib = f->out_mib;
+    s->full_mib = t == TL_ALLGATHER ? f->out_mib : f->in_mib;
+    s->index_in_group = f->k;
+    s->n_ranks = (int32_t)(j - i);
+    if (simplified) {
+        /* the metadata check is skipped in simplified mode */
+    } else {
+        for (size_t q = i + 1; q < j; q++) {
+            const tl_view *x = &v[q];
+            s->meta_mismatch +=
+                strcmp(x->ranks, f->ranks) != 0 ||
+                strcmp(x->cname, f->cname) != 0 ||
+                x->gsize != f->gsize || strcmp(x->dtype, f->dtype) != 0 ||
+                x->in != f->in || x->out != f->out ||
+                !same_d(x->in_mib, f->in_mib) ||
+                !same_d(x->out_mib, f->out_mib);
+        }
+    }
+    int64_t L = INT64_MIN, Ee = INT64_MAX, Le = INT64_MIN,
+            lat = INT64_MAX;
+    for (size_t q = i; q < j; q++) {
+        int64_t st = v[q].r->ts_ns;
+        int64_t en = tlm_coll_sat_add(st, v[q].r->dur_ns);
+        if (st > L)
+            L = st;
+        if (en < Ee)
+            Ee = en;
+        if (en > Le)
+            Le = en;
+        if (v[q].r->dur_ns < lat)
+            lat = v[q].r->dur_ns;
+    }
+    int64_t wmax = INT64_MIN, wmin = INT64_MAX;
+    double wsum = 0;
+    int32_t first = -1, last = -1;
+    for (size_t q = i; q < j; q++) {
+        int64_t w = tlm_coll_sat_sub(L, v[q].r->ts_ns);
+        int32_t rk = v[q].r->trace_rank;
+        /* rows are in rank order: >= keeps the highest rank on ties,
+         * < keeps the lowest */
+        if (w >= wmax) {
+            wmax = w;
+            first = rk;
+        }
+        if (w < wmin) {
+            wmin = w;
+            last = rk;
+        }
+        wsum += (double)w / 1000.0;
+        tlm_coll_tl_sync_member *m = &sm[q - i];
+        memset(m, 0, sizeof *m);
+        memcpy(m->collective_id, s->collective_id,
+               sizeof m->collective_id);
+        m->pg_hash = s->pg_hash;
+        m->index_in_group = f->k;
+        m->rank = rk;
+        m->ts_us = (double)v[q].r->ts_ns / 1000.0;
+        m->dur_us = (double)v[q].r->dur_ns / 1000.0;
+        m->wait_us = (double)w / 1000.0;
+    }
+    s->comm_latency_us = (double)lat / 1000.0;
+    s->skew_start_us = (double)wmax / 1000.0;
+    s->earliest_arrival_rank = first;
+    s->last_arrival_rank = last;
+    s->avg_wait_us = wsum / (double)(j - i);
+    s->skew_end_us = (double)tlm_coll_sat_sub(Le, Ee) / 1000.0;
+    s->algbw_gibps = NAN;
+    s->busbw_gibps = NAN;
+    if (t != TL_NONE && !isnan(s->in_mib) && !isnan(s->out_mib) &&
+        s->comm_latency_us > 0) {
+        s->algbw_gibps = (s->full_mib / 1024.0) /
+                         (s->comm_latency_us / 1e6);
+        s->busbw_gibps = s->algbw_gibps * tl_factor(t, s->group_size);
+    }
+}
+
 tlm_status tlm_coll_tl_match(const tlm_coll_record *recs, size_t n,
                              int simplified, const tlm_alloc *a,
                              tlm_coll_tl_result *res, tlm_error *err)
@@ -328,22 +449,7 @@ tlm_status tlm_coll_tl_match(const tlm_coll_record *recs, size_t n,
     lng = tlm_coll_malloc(a, (nv ? nv : 1) * sizeof *lng);
     if (!lng)
         goto nomem;
-    for (size_t i = 0; i < nv; i++) {
-        tlm_coll_tl_long_row *L = &lng[i];
-        memset(L, 0, sizeof *L);
-        make_id(L->collective_id, v[i].pg, v[i].k, simplified);
-        tlm_coll_strlcpy(L->pg_name, sizeof L->pg_name, v[i].pg,
-                         strlen(v[i].pg));
-        L->index_in_group = v[i].k;
-        L->event_index = v[i].r->event_index;
-        L->rank = v[i].r->trace_rank;
-        L->record = (int32_t)v[i].idx;
-        L->in_mib = v[i].in_mib;
-        L->out_mib = v[i].out_mib;
-        L->ts_us = (double)v[i].r->ts_ns / 1000.0;
-        L->dur_us = (double)v[i].r->dur_ns / 1000.0;
-    }
-    qsort(lng, nv, sizeof *lng, cmp_long);
+    long_rows(v, nv, simplified, lng);
     /* wide table */
     qsort(v, nv, sizeof *v, cmp_view_id);
     for (size_t i = 0; i < nv;) {
@@ -365,96 +471,8 @@ tlm_status tlm_coll_tl_match(const tlm_coll_record *recs, size_t n,
             !tlm_coll_grow(a, (void **)&sm, &cap_sm, nsm + (j - i),
                            sizeof *sm))
             goto nomem;
-        tlm_coll_tl_sync_row *s = &sync[nsync++];
-        memset(s, 0, sizeof *s);
-        make_id(s->collective_id, f->pg, f->k, simplified);
-        tlm_coll_strlcpy(s->pg_name, sizeof s->pg_name, f->pg,
-                         strlen(f->pg));
-        s->pg_hash = tlm_hash64(f->pg, strlen(f->pg));
-        tlm_coll_strlcpy(s->pg_ranks, sizeof s->pg_ranks, f->ranks,
-                         strlen(f->ranks));
-        tlm_coll_strlcpy(s->coll_name, sizeof s->coll_name, f->cname,
-                         strlen(f->cname));
-        tlm_coll_strlcpy(s->dtype, sizeof s->dtype, f->dtype,
-                         strlen(f->dtype));
-        s->group_size = f->gsize;
-        s->in_nelems = f->in;
-        s->out_nelems = f->out;
-        s->in_mib = f->in_mib;
-        s->out_mib = f->out_mib;
-        s->full_mib = t == TL_ALLGATHER ? f->out_mib : f->in_mib;
-        s->index_in_group = f->k;
-        s->n_ranks = (int32_t)(j - i);
-        if (simplified) {
-            /* the metadata check is skipped in simplified mode */
-        } else {
-            for (size_t q = i + 1; q < j; q++) {
-                const tl_view *x = &v[q];
-                s->meta_mismatch +=
-                    strcmp(x->ranks, f->ranks) != 0 ||
-                    strcmp(x->cname, f->cname) != 0 ||
-                    x->gsize != f->gsize || strcmp(x->dtype, f->dtype) != 0 ||
-                    x->in != f->in || x->out != f->out ||
-                    !same_d(x->in_mib, f->in_mib) ||
-                    !same_d(x->out_mib, f->out_mib);
-            }
-        }
-        int64_t L = INT64_MIN, Ee = INT64_MAX, Le = INT64_MIN,
-                lat = INT64_MAX;
-        for (size_t q = i; q < j; q++) {
-            int64_t st = v[q].r->ts_ns;
-            int64_t en = tlm_coll_sat_add(st, v[q].r->dur_ns);
-            if (st > L)
-                L = st;
-            if (en < Ee)
-                Ee = en;
-            if (en > Le)
-                Le = en;
-            if (v[q].r->dur_ns < lat)
-                lat = v[q].r->dur_ns;
-        }
-        int64_t wmax = INT64_MIN, wmin = INT64_MAX;
-        double wsum = 0;
-        int32_t first = -1, last = -1;
-        for (size_t q = i; q < j; q++) {
-            int64_t w = tlm_coll_sat_sub(L, v[q].r->ts_ns);
-            int32_t rk = v[q].r->trace_rank;
-            /* rows are in rank order: >= keeps the highest rank on ties,
-             * < keeps the lowest */
-            if (w >= wmax) {
-                wmax = w;
-                first = rk;
-            }
-            if (w < wmin) {
-                wmin = w;
-                last = rk;
-            }
-            wsum += (double)w / 1000.0;
-            tlm_coll_tl_sync_member *m = &sm[nsm++];
-            memset(m, 0, sizeof *m);
-            memcpy(m->collective_id, s->collective_id,
-                   sizeof m->collective_id);
-            m->pg_hash = s->pg_hash;
-            m->index_in_group = f->k;
-            m->rank = rk;
-            m->ts_us = (double)v[q].r->ts_ns / 1000.0;
-            m->dur_us = (double)v[q].r->dur_ns / 1000.0;
-            m->wait_us = (double)w / 1000.0;
-        }
-        s->comm_latency_us = (double)lat / 1000.0;
-        s->skew_start_us = (double)wmax / 1000.0;
-        s->earliest_arrival_rank = first;
-        s->last_arrival_rank = last;
-        s->avg_wait_us = wsum / (double)(j - i);
-        s->skew_end_us = (double)tlm_coll_sat_sub(Le, Ee) / 1000.0;
-        s->algbw_gibps = NAN;
-        s->busbw_gibps = NAN;
-        if (t != TL_NONE && !isnan(s->in_mib) && !isnan(s->out_mib) &&
-            s->comm_latency_us > 0) {
-            s->algbw_gibps = (s->full_mib / 1024.0) /
-                             (s->comm_latency_us / 1e6);
-            s->busbw_gibps = s->algbw_gibps * tl_factor(t, s->group_size);
-        }
+        sync_row(v, i, j, t, simplified, &sync[nsync++], &sm[nsm]);
+        nsm += j - i;
         i = j;
     }
     tlm_coll_mfree(a, v);

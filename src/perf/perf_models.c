@@ -720,153 +720,229 @@ static int gemm_bytes(double M, double N, double K, int bias, int b1, int b2,
     return 1;
 }
 
-static tlm_status m_gemm(pm_ctx *c, tlm_perf_model_id m)
+/* A GEMM's shape and operand dtypes, as its variant's parser reads them. */
+typedef struct gemm_op {
+    int64_t M, N, K, Bt;
+    int has_b;
+    int bias;
+    const char *dt[4];
+    size_t ndt;
+} gemm_op;
+
+/* vllm::gemm_with_dynamic_quant: the first two 2-D shapes, else the first
+ * two entries of Input Dims; params M, N, K, bias, strides, dtypes. */
+static tlm_status gemm_vllm_dq(pm_ctx *c, gemm_op *g)
 {
     int64_t A[MAX_DIMS], Bm[MAX_DIMS];
-    size_t na = 0, nb = 0;
-    int64_t M = 0, N = 0, K = 0, Bt = 1;
-    int has_b = 0;
-    int bias = 0;
-    const char *dt[4] = {NULL, NULL, NULL, NULL};
-    size_t ndt = 2;
-    size_t ia = 0, ib = 1, ntypes = 0;
-    int bpe1, bpe2, bpeb, bpeo;
+    size_t na = 0, nb = 0, ntypes = 0;
+    size_t nd = 0, found = 0, i;
+    const tlm_pj_node *sa = NULL, *sbn = NULL;
+
+    if (has_arg(c, A_DIMS)) {
+        TRY(arg_len(c, A_DIMS, &nd));
+    }
+    for (i = 0; i < nd && found < 2; i++) {
+        const tlm_pj_node *s = arg_at(c, A_DIMS, i);
+        if (s->type == TLM_PJ_ARR && s->count == 2) {
+            if (found == 0) {
+                sa = s;
+            } else {
+                sbn = s;
+            }
+            found++;
+        }
+    }
+    if ((sa == NULL || sbn == NULL) && nd >= 2) {
+        const tlm_pj_node *s0 = arg_at(c, A_DIMS, 0);
+        const tlm_pj_node *s1 = arg_at(c, A_DIMS, 1);
+        if (sa == NULL && s0->type == TLM_PJ_ARR) {
+            sa = s0;
+        }
+        if (sbn == NULL && s1->type == TLM_PJ_ARR) {
+            sbn = s1;
+        }
+    }
+    if (sa == NULL || sbn == NULL || sa->count != 2 || sbn->count != 2) {
+        return pm_fail(c, TLM_ERANGE, "missing 2D A,B shapes in Input Dims",
+                       NULL);
+    }
+    TRY(node_shape(c, sa, A, &na));
+    TRY(node_shape(c, sbn, Bm, &nb));
+    g->M = A[0];
+    g->K = A[1];
+    g->N = Bm[0];
+    if (!has_arg(c, A_TYPES)) {
+        return pm_fail(c, TLM_ERANGE, "missing A,B dtypes", NULL);
+    }
+    TRY(arg_len(c, A_TYPES, &ntypes));
+    if (ntypes < 2) {
+        return pm_fail(c, TLM_ERANGE, "missing A,B dtypes", NULL);
+    }
+    TRY(g->dt[0] = type_at(c, 0));
+    TRY(g->dt[1] = type_at(c, 1));
+    TRY(p_int(c, "M", g->M) && p_int(c, "N", g->N) && p_int(c, "K", g->K) &&
+        p_bool(c, "bias", 0));
+    TRY(p_stride_opt(c, "stride_A", 0));
+    TRY(p_stride_opt(c, "stride_B", 1));
+    TRY(p_str_tuple(c, "dtype_A_B", g->dt, 2));
+    return TLM_OK;
+}
+
+/* tex_ts::te_gemm_ts: A, B and C with their transposes and bias from
+ * Concrete Inputs; four dtypes. */
+static tlm_status gemm_te_ts(pm_ctx *c, gemm_op *g)
+{
+    int64_t A[MAX_DIMS], Bm[MAX_DIMS], C[MAX_DIMS];
+    size_t na = 0, nb = 0, ncd = 0;
+    const char *ci;
+    int transa, transb;
+
+    TRY(dims_shape(c, 10, C, &ncd));
+    TRY(dims_shape(c, 0, A, &na));
+    TRY(dims_shape(c, 5, Bm, &nb));
+    TRY(ci = concrete_str(c, 4));
+    transa = strcmp(ci, "1") == 0;
+    TRY(ci = concrete_str(c, 9));
+    transb = strcmp(ci, "1") == 0;
+    if (na < 2 || nb < 2) {
+        return pm_fail(c, TLM_EFORMAT, "A/B shape has < 2 dims", NULL);
+    }
+    g->M = transa ? A[0] : A[1];
+    g->K = transa ? A[1] : A[0];
+    g->N = transb ? Bm[1] : Bm[0];
+    TRY(ci = concrete_str(c, 14));
+    g->bias = ci[0] != '\0';
+    TRY(g->dt[0] = type_at(c, 0));
+    TRY(g->dt[1] = type_at(c, 5));
+    TRY(g->dt[2] = type_at(c, 10));
+    TRY(g->dt[3] = type_at(c, 18));
+    g->ndt = 4;
+    TRY(p_int(c, "M", g->M) && p_int(c, "N", g->N) && p_int(c, "K", g->K) &&
+        p_bool(c, "bias", g->bias));
+    TRY(p_stride_opt(c, "stride_A", 0));
+    TRY(p_stride_opt(c, "stride_B", 5));
+    TRY(p_str_tuple(c, "dtype_A_B", g->dt, 4));
+    return TLM_OK;
+}
+
+/* mm, addmm, _scaled_mm, bmm, baddbmm and TE's v2 GEMM: operands at
+ * Input Dims ia and ib (after the bias for addmm and baddbmm), batched
+ * for bmm and baddbmm. */
+static tlm_status gemm_aten(pm_ctx *c, tlm_perf_model_id m, gemm_op *g)
+{
+    int64_t A[MAX_DIMS], Bm[MAX_DIMS];
+    size_t na = 0, nb = 0, ntypes = 0;
+    size_t ia = 0, ib = 1, i;
+    int batched = (m == TLM_PM_BMM || m == TLM_PM_BADDBMM);
+
+    if (m == TLM_PM_ADDMM || m == TLM_PM_BADDBMM) {
+        TRY(arg_at(c, A_DIMS, 0)); /* _C_shape = input_dims[0] */
+        ia = 1;
+        ib = 2;
+        g->bias = 1;
+    }
+    TRY(dims_shape(c, ia, A, &na));
+    TRY(dims_shape(c, ib, Bm, &nb));
+    if (batched) {
+        if (na != 3 || nb != 3) {
+            return pm_fail(c, TLM_EFORMAT,
+                           "bmm operands must be 3-D (B, M, K)", NULL);
+        }
+        g->Bt = A[0];
+        g->M = A[1];
+        g->K = A[2];
+        g->N = Bm[2];
+        g->has_b = 1;
+    } else {
+        if (na < 2 || nb < 2) {
+            return pm_fail(c, TLM_EFORMAT, "operand has < 2 dims", NULL);
+        }
+        g->M = A[0];
+        g->K = A[1];
+        g->N = Bm[1];
+    }
+    if (m == TLM_PM_SCALED_MM) {
+        size_t nd;
+        TRY(arg_len(c, A_DIMS, &nd));
+        g->bias = nd == 3;
+    }
+    /* dtype_A_B = tuple(types[ia:ia+2]) (slicing never fails) */
+    TRY(arg_len(c, A_TYPES, &ntypes));
+    g->ndt = 0;
+    for (i = ia; i < ia + 2 && i < ntypes; i++) {
+        TRY(g->dt[g->ndt] = type_at(c, i));
+        g->ndt++;
+    }
+    if (g->has_b) {
+        TRY(p_int(c, "B", g->Bt));
+    }
+    TRY(p_int(c, "M", g->M) && p_int(c, "N", g->N) && p_int(c, "K", g->K) &&
+        p_bool(c, "bias", g->bias));
+    TRY(p_stride_opt(c, "stride_A", ia));
+    TRY(p_stride_opt(c, "stride_B", ib));
+    TRY(p_str_tuple(c, "dtype_A_B", g->dt, g->ndt));
+    return TLM_OK;
+}
+
+/* Bytes per element of A, B, bias and output: *b set to 0 when a dtype
+ * is unknown (no bytes); an error for the variants that require them. */
+static tlm_status gemm_bpe(pm_ctx *c, tlm_perf_model_id m, const gemm_op *g,
+                           int b[4])
+{
+    const char *const *dt = g->dt;
+    if (m == TLM_PM_TE_GEMM_TS) {
+        b[0] = tlm_perf_dtype_bpe(dt[0]);
+        b[1] = tlm_perf_dtype_bpe(dt[1]);
+        b[3] = tlm_perf_dtype_bpe(dt[2]);
+        b[2] = tlm_perf_dtype_bpe(dt[3]);
+        return TLM_OK;
+    }
+    if (g->ndt < 2) {
+        return pm_fail(c, TLM_EFORMAT, "fewer than 2 operand dtypes", NULL);
+    }
+    b[0] = tlm_perf_dtype_bpe(dt[0]);
+    b[1] = b[0];
+    b[2] = b[0];
+    b[3] = b[0];
+    if (m == TLM_PM_SCALED_MM) {
+        int bB = tlm_perf_dtype_bpe(dt[1]);
+        if (b[0] == 0 || bB == 0) {
+            return pm_fail(c, TLM_ERANGE,
+                           "dtypes of A and B are not supported", NULL);
+        }
+        b[3] = b[0] == 1 ? 2 : (b[0] == 2 || b[0] == 4) ? b[0] : 0;
+    } else if (m == TLM_PM_TEV2_GEMM) {
+        if (strcmp(dt[0], dt[1]) != 0) {
+            return pm_fail(c, TLM_ERANGE,
+                           "data types of A and B are different", NULL);
+        }
+        b[3] = 2;
+    }
+    return TLM_OK;
+}
+
+/* GEMMs ([perfreport] §6.2): the variant's parser, then the shared
+ * params (B, transpose from the kernel names), FLOPs and bytes. */
+static tlm_status m_gemm(pm_ctx *c, tlm_perf_model_id m)
+{
+    gemm_op g = {0, 0, 0, 1, 0, 0, {NULL, NULL, NULL, NULL}, 2};
+    int b[4] = {0, 0, 0, 0};
     double flops, bytes;
     int has_bytes;
     int ta = -1, tb = -1, tr;
-    size_t i;
+    tlm_status st;
 
     if (m == TLM_PM_VLLM_GEMM_DQ) {
-        /* first two 2-D shapes, else the first two entries */
-        size_t nd = 0, found = 0;
-        const tlm_pj_node *sa = NULL, *sbn = NULL;
-        if (has_arg(c, A_DIMS)) {
-            TRY(arg_len(c, A_DIMS, &nd));
-        }
-        for (i = 0; i < nd && found < 2; i++) {
-            const tlm_pj_node *s = arg_at(c, A_DIMS, i);
-            if (s->type == TLM_PJ_ARR && s->count == 2) {
-                if (found == 0) {
-                    sa = s;
-                } else {
-                    sbn = s;
-                }
-                found++;
-            }
-        }
-        if ((sa == NULL || sbn == NULL) && nd >= 2) {
-            const tlm_pj_node *s0 = arg_at(c, A_DIMS, 0);
-            const tlm_pj_node *s1 = arg_at(c, A_DIMS, 1);
-            if (sa == NULL && s0->type == TLM_PJ_ARR) {
-                sa = s0;
-            }
-            if (sbn == NULL && s1->type == TLM_PJ_ARR) {
-                sbn = s1;
-            }
-        }
-        if (sa == NULL || sbn == NULL || sa->count != 2 || sbn->count != 2) {
-            return pm_fail(c, TLM_ERANGE, "missing 2D A,B shapes in Input Dims",
-                           NULL);
-        }
-        TRY(node_shape(c, sa, A, &na));
-        TRY(node_shape(c, sbn, Bm, &nb));
-        M = A[0];
-        K = A[1];
-        N = Bm[0];
-        if (!has_arg(c, A_TYPES)) {
-            return pm_fail(c, TLM_ERANGE, "missing A,B dtypes", NULL);
-        }
-        TRY(arg_len(c, A_TYPES, &ntypes));
-        if (ntypes < 2) {
-            return pm_fail(c, TLM_ERANGE, "missing A,B dtypes", NULL);
-        }
-        TRY(dt[0] = type_at(c, 0));
-        TRY(dt[1] = type_at(c, 1));
-        TRY(p_int(c, "M", M) && p_int(c, "N", N) && p_int(c, "K", K) &&
-            p_bool(c, "bias", 0));
-        TRY(p_stride_opt(c, "stride_A", 0));
-        TRY(p_stride_opt(c, "stride_B", 1));
-        TRY(p_str_tuple(c, "dtype_A_B", dt, 2));
+        st = gemm_vllm_dq(c, &g);
     } else if (m == TLM_PM_TE_GEMM_TS) {
-        int64_t C[MAX_DIMS];
-        size_t ncd = 0;
-        const char *ci;
-        int transa, transb;
-        TRY(dims_shape(c, 10, C, &ncd));
-        TRY(dims_shape(c, 0, A, &na));
-        TRY(dims_shape(c, 5, Bm, &nb));
-        TRY(ci = concrete_str(c, 4));
-        transa = strcmp(ci, "1") == 0;
-        TRY(ci = concrete_str(c, 9));
-        transb = strcmp(ci, "1") == 0;
-        if (na < 2 || nb < 2) {
-            return pm_fail(c, TLM_EFORMAT, "A/B shape has < 2 dims", NULL);
-        }
-        M = transa ? A[0] : A[1];
-        K = transa ? A[1] : A[0];
-        N = transb ? Bm[1] : Bm[0];
-        TRY(ci = concrete_str(c, 14));
-        bias = ci[0] != '\0';
-        TRY(dt[0] = type_at(c, 0));
-        TRY(dt[1] = type_at(c, 5));
-        TRY(dt[2] = type_at(c, 10));
-        TRY(dt[3] = type_at(c, 18));
-        ndt = 4;
-        TRY(p_int(c, "M", M) && p_int(c, "N", N) && p_int(c, "K", K) &&
-            p_bool(c, "bias", bias));
-        TRY(p_stride_opt(c, "stride_A", 0));
-        TRY(p_stride_opt(c, "stride_B", 5));
-        TRY(p_str_tuple(c, "dtype_A_B", dt, 4));
+        st = gemm_te_ts(c, &g);
     } else {
-        int batched = (m == TLM_PM_BMM || m == TLM_PM_BADDBMM);
-        if (m == TLM_PM_ADDMM || m == TLM_PM_BADDBMM) {
-            TRY(arg_at(c, A_DIMS, 0)); /* _C_shape = input_dims[0] */
-            ia = 1;
-            ib = 2;
-            bias = 1;
-        }
-        TRY(dims_shape(c, ia, A, &na));
-        TRY(dims_shape(c, ib, Bm, &nb));
-        if (batched) {
-            if (na != 3 || nb != 3) {
-                return pm_fail(c, TLM_EFORMAT,
-                               "bmm operands must be 3-D (B, M, K)", NULL);
-            }
-            Bt = A[0];
-            M = A[1];
-            K = A[2];
-            N = Bm[2];
-            has_b = 1;
-        } else {
-            if (na < 2 || nb < 2) {
-                return pm_fail(c, TLM_EFORMAT, "operand has < 2 dims", NULL);
-            }
-            M = A[0];
-            K = A[1];
-            N = Bm[1];
-        }
-        if (m == TLM_PM_SCALED_MM) {
-            size_t nd;
-            TRY(arg_len(c, A_DIMS, &nd));
-            bias = nd == 3;
-        }
-        /* dtype_A_B = tuple(types[ia:ia+2]) (slicing never fails) */
-        TRY(arg_len(c, A_TYPES, &ntypes));
-        ndt = 0;
-        for (i = ia; i < ia + 2 && i < ntypes; i++) {
-            TRY(dt[ndt] = type_at(c, i));
-            ndt++;
-        }
-        if (has_b) {
-            TRY(p_int(c, "B", Bt));
-        }
-        TRY(p_int(c, "M", M) && p_int(c, "N", N) && p_int(c, "K", K) &&
-            p_bool(c, "bias", bias));
-        TRY(p_stride_opt(c, "stride_A", ia));
-        TRY(p_stride_opt(c, "stride_B", ib));
-        TRY(p_str_tuple(c, "dtype_A_B", dt, ndt));
+        st = gemm_aten(c, m, &g);
     }
-    if (!has_b) {
+    if (st != TLM_OK) {
+        return st;
+    }
+    if (!g.has_b) {
         TRY(p_int(c, "B", 1)); /* "B" not in param_details -> appended */
     }
     tr = gemm_transpose(c->a, &ta, &tb);
@@ -880,49 +956,23 @@ static tlm_status m_gemm(pm_ctx *c, tlm_perf_model_id m)
         TRY(p_text(c, "transpose", t, 0));
     }
 
-    flops = gemm_flops((double)M, (double)N, (double)K, bias);
-    /* bytes */
-    if (m == TLM_PM_TE_GEMM_TS) {
-        bpe1 = tlm_perf_dtype_bpe(dt[0]);
-        bpe2 = tlm_perf_dtype_bpe(dt[1]);
-        bpeo = tlm_perf_dtype_bpe(dt[2]);
-        bpeb = tlm_perf_dtype_bpe(dt[3]);
-    } else {
-        if (ndt < 2) {
-            return pm_fail(c, TLM_EFORMAT, "fewer than 2 operand dtypes",
-                           NULL);
-        }
-        bpe1 = tlm_perf_dtype_bpe(dt[0]);
-        bpe2 = bpe1;
-        bpeb = bpe1;
-        bpeo = bpe1;
-        if (m == TLM_PM_SCALED_MM) {
-            int bB = tlm_perf_dtype_bpe(dt[1]);
-            if (bpe1 == 0 || bB == 0) {
-                return pm_fail(c, TLM_ERANGE,
-                               "dtypes of A and B are not supported", NULL);
-            }
-            bpeo = bpe1 == 1 ? 2 : (bpe1 == 2 || bpe1 == 4) ? bpe1 : 0;
-        } else if (m == TLM_PM_TEV2_GEMM) {
-            if (strcmp(dt[0], dt[1]) != 0) {
-                return pm_fail(c, TLM_ERANGE,
-                               "data types of A and B are different", NULL);
-            }
-            bpeo = 2;
-        }
+    flops = gemm_flops((double)g.M, (double)g.N, (double)g.K, g.bias);
+    st = gemm_bpe(c, m, &g, b);
+    if (st != TLM_OK) {
+        return st;
     }
-    has_bytes = gemm_bytes((double)M, (double)N, (double)K, bias, bpe1, bpe2,
-                           bpeb, bpeo, &bytes);
-    if (has_b || m == TLM_PM_BMM || m == TLM_PM_BADDBMM) {
-        flops *= (double)Bt;
+    has_bytes = gemm_bytes((double)g.M, (double)g.N, (double)g.K, g.bias,
+                           b[0], b[1], b[2], b[3], &bytes);
+    if (g.has_b || m == TLM_PM_BMM || m == TLM_PM_BADDBMM) {
+        flops *= (double)g.Bt;
         if (has_bytes) {
-            bytes *= (double)Bt;
+            bytes *= (double)g.Bt;
         }
     }
     c->out->flops = flops;
     c->out->has_bytes = has_bytes;
     c->out->bytes = has_bytes ? bytes : 0.0;
-    c->prec_dtype = ndt > 0 ? dt[0] : NULL;
+    c->prec_dtype = g.ndt > 0 ? g.dt[0] : NULL;
     c->maf = "matrix";
     if (c->bwd) {
         return pm_fail(c, TLM_EINVAL, "backward pass of a GEMM is not defined",
@@ -1691,6 +1741,139 @@ static int convbias_scalar(pm_ctx *c, size_t i, const char *what, size_t nd,
     return 1;
 }
 
+/* The bias flag and its printed form (*repr, text in buf when it is
+ * bias_sizes itself): aten::convolution has one with 3 Input Dims, its
+ * backward with a truthy bias_sizes, ConvBias_ and ConvBiasReLU_ always. */
+static tlm_status conv_bias(pm_ctx *c, tlm_perf_model_id m, int *bias,
+                            const char **repr, char *buf)
+{
+    size_t ndims;
+    const tlm_pj_node *b3;
+
+    if (m != TLM_PM_CONV && m != TLM_PM_CONV_BWD) {
+        *bias = 1; /* ConvBias_, ConvBiasReLU_ */
+        *repr = "True";
+        return TLM_OK;
+    }
+    TRY(arg_len(c, A_DIMS, &ndims));
+    if (m == TLM_PM_CONV) {
+        *bias = ndims == 3;
+        *repr = *bias ? "True" : "False";
+        return TLM_OK;
+    }
+    if (ndims <= 3) {
+        *bias = 0;
+        *repr = "False";
+        return TLM_OK;
+    }
+    b3 = arg_at(c, A_DIMS, 3);
+    TRY(b3);
+    if (!node_truthy(b3)) {
+        /* `x and ...` yields x itself: prints [] (or None) */
+        sbuf b = {buf, TLM_PERF_PARAM_VALUE, 0, 0};
+        buf[0] = '\0';
+        sb_node(&b, &c->doc[A_DIMS], b3);
+        *repr = buf;
+        *bias = 0;
+    } else {
+        *bias = 1;
+        *repr = "True";
+    }
+    return TLM_OK;
+}
+
+/* ConvBias_'s (and ConvBiasReLU_'s) stride and padding from Concrete
+ * Inputs 3 and 4 (dilation 1, no output padding, one group), for nd
+ * spatial dims. */
+static tlm_status convbias_params(pm_ctx *c, size_t nd, conv_params *p)
+{
+    size_t ncon = 0, i;
+
+    if (has_arg(c, A_CONCRETE)) {
+        TRY(arg_len(c, A_CONCRETE, &ncon));
+    } else {
+        return pm_fail(c, TLM_EFORMAT, "missing arg Concrete Inputs", NULL);
+    }
+    for (i = 0; i < nd; i++) {
+        p->stride[i] = 1;
+        p->pad[i] = 0;
+        p->dil[i] = 1;
+        p->opad[i] = 0;
+    }
+    if (ncon > 3) {
+        TRY(convbias_scalar(c, 3, "stride: ", nd, p->stride));
+    }
+    if (ncon > 4) {
+        TRY(convbias_scalar(c, 4, "padding: ", nd, p->pad));
+    }
+    p->ns = p->np = p->ndl = p->nop = nd;
+    p->transposed = 0;
+    p->groups = 1;
+    return TLM_OK;
+}
+
+/* aten::convolution's (and its backward's) stride, padding, dilation,
+ * transposed, output_padding and groups: Concrete Inputs from ibase. */
+static tlm_status conv_aten_params(pm_ctx *c, size_t ibase, size_t nd,
+                                   conv_params *p)
+{
+    const char *s;
+
+    TRY(conv_list(c, ibase, 1, nd, p->stride, &p->ns));
+    TRY(conv_list(c, ibase + 1, 0, nd, p->pad, &p->np));
+    TRY(conv_list(c, ibase + 2, 1, nd, p->dil, &p->ndl));
+    TRY(s = concrete_str(c, ibase + 3));
+    if (!py_eval_bool(s, &p->transposed)) {
+        return pm_fail(c, TLM_EFORMAT, "transposed is not True/False: ", s);
+    }
+    TRY(conv_list(c, ibase + 4, 0, nd, p->opad, &p->nop));
+    TRY(s = concrete_str(c, ibase + 5));
+    if (!py_int(s, &p->groups)) {
+        return pm_fail(c, TLM_EFORMAT, "groups is not an int: ", s);
+    }
+    return TLM_OK;
+}
+
+/* The params of a convolution, in TraceLens's order: input x at Input
+ * Dims ix, weight w at iw. */
+static tlm_status conv_put_params(pm_ctx *c, tlm_perf_model_id m,
+                                  const char *convnd, size_t ix, size_t iw,
+                                  const conv_shape *x, const conv_shape *w,
+                                  const char *const *dt,
+                                  const char *bias_repr,
+                                  const conv_params *p)
+{
+    TRY(p_str(c, "convNd", convnd));
+    TRY(p_shape(c, "input_shape", x->v, x->n));
+    TRY(p_shape(c, "filter_shape", w->v, w->n));
+    TRY(p_str_tuple(c, "dtype_input_weight", dt, 2));
+    if (m == TLM_PM_CONVBIAS) {
+        /* except (KeyError, IndexError) */
+        size_t nst = 0;
+        if (has_arg(c, A_STRIDES) && arg_len(c, A_STRIDES, &nst) &&
+            nst > 1) {
+            TRY(p_stride(c, "input_stride", 0));
+            TRY(p_stride(c, "weight_stride", 1));
+        } else {
+            TRY(p_none(c, "input_stride") && p_none(c, "weight_stride"));
+        }
+    } else {
+        TRY(p_stride_opt(c, "input_stride", ix));
+        TRY(p_stride_opt(c, "weight_stride", iw));
+    }
+    TRY(p_text(c, "bias", bias_repr, 0));
+    TRY(p_i64_tuple(c, "stride", p->stride, p->ns));
+    TRY(p_i64_tuple(c, "padding", p->pad, p->np));
+    TRY(p_i64_tuple(c, "dilation", p->dil, p->ndl));
+    TRY(p_bool(c, "transposed_conv", p->transposed));
+    TRY(p_i64_tuple(c, "output_padding", p->opad, p->nop));
+    TRY(p_int(c, "groups", p->groups));
+    return TLM_OK;
+}
+
+/* Convolutions ([perfreport] §6.3): aten::convolution, its backward,
+ * ConvBias_ and ConvBiasReLU_ share the shapes, dtypes, output shape,
+ * FLOPs and bytes; the variants differ in bias and parameters. */
 static tlm_status m_conv(pm_ctx *c, tlm_perf_model_id m)
 {
     conv_shape x, w, out;
@@ -1701,7 +1884,7 @@ static tlm_status m_conv(pm_ctx *c, tlm_perf_model_id m)
     int bias = 0;
     const char *bias_repr = "False";
     char bias_buf[TLM_PERF_PARAM_VALUE];
-    size_t nd, i;
+    size_t nd;
     const char *convnd;
     int bpe;
     double flops, bytes = 0.0;
@@ -1726,74 +1909,13 @@ static tlm_status m_conv(pm_ctx *c, tlm_perf_model_id m)
         return pm_fail(c, TLM_ERANGE, "input shape has < 2 dims", NULL);
     }
     nd = x.n - 2;
-    if (m == TLM_PM_CONV) {
-        size_t ndims;
-        TRY(arg_len(c, A_DIMS, &ndims));
-        bias = ndims == 3;
-        bias_repr = bias ? "True" : "False";
-    } else if (m == TLM_PM_CONV_BWD) {
-        size_t ndims;
-        TRY(arg_len(c, A_DIMS, &ndims));
-        if (ndims <= 3) {
-            bias = 0;
-            bias_repr = "False";
-        } else {
-            const tlm_pj_node *b3 = arg_at(c, A_DIMS, 3);
-            TRY(b3);
-            if (!node_truthy(b3)) {
-                /* `x and ...` yields x itself: prints [] (or None) */
-                sbuf b = {bias_buf, sizeof(bias_buf), 0, 0};
-                bias_buf[0] = '\0';
-                sb_node(&b, &c->doc[A_DIMS], b3);
-                bias_repr = bias_buf;
-                bias = 0;
-            } else {
-                bias = 1;
-                bias_repr = "True";
-            }
-        }
-    } else {
-        bias = 1; /* ConvBias_, ConvBiasReLU_ */
-        bias_repr = "True";
+    st = conv_bias(c, m, &bias, &bias_repr, bias_buf);
+    if (st == TLM_OK) {
+        st = m == TLM_PM_CONVBIAS ? convbias_params(c, nd, &p)
+                                  : conv_aten_params(c, ibase, nd, &p);
     }
-    if (m == TLM_PM_CONVBIAS) {
-        size_t ncon = 0;
-        if (has_arg(c, A_CONCRETE)) {
-            TRY(arg_len(c, A_CONCRETE, &ncon));
-        } else {
-            return pm_fail(c, TLM_EFORMAT, "missing arg Concrete Inputs",
-                           NULL);
-        }
-        for (i = 0; i < nd; i++) {
-            p.stride[i] = 1;
-            p.pad[i] = 0;
-            p.dil[i] = 1;
-            p.opad[i] = 0;
-        }
-        if (ncon > 3) {
-            TRY(convbias_scalar(c, 3, "stride: ", nd, p.stride));
-        }
-        if (ncon > 4) {
-            TRY(convbias_scalar(c, 4, "padding: ", nd, p.pad));
-        }
-        p.ns = p.np = p.ndl = p.nop = nd;
-        p.transposed = 0;
-        p.groups = 1;
-    } else {
-        const char *s;
-        TRY(conv_list(c, ibase, 1, nd, p.stride, &p.ns));
-        TRY(conv_list(c, ibase + 1, 0, nd, p.pad, &p.np));
-        TRY(conv_list(c, ibase + 2, 1, nd, p.dil, &p.ndl));
-        TRY(s = concrete_str(c, ibase + 3));
-        if (!py_eval_bool(s, &p.transposed)) {
-            return pm_fail(c, TLM_EFORMAT, "transposed is not True/False: ",
-                           s);
-        }
-        TRY(conv_list(c, ibase + 4, 0, nd, p.opad, &p.nop));
-        TRY(s = concrete_str(c, ibase + 5));
-        if (!py_int(s, &p.groups)) {
-            return pm_fail(c, TLM_EFORMAT, "groups is not an int: ", s);
-        }
+    if (st != TLM_OK) {
+        return st;
     }
     TRY(dtype_pair(c, ix, dt, &ndt));
     if (ndt < 2) {
@@ -1812,34 +1934,10 @@ static tlm_status m_conv(pm_ctx *c, tlm_perf_model_id m)
     } else {
         return pm_fail(c, TLM_ERANGE, "unknown convolution dimension", NULL);
     }
-
-    TRY(p_str(c, "convNd", convnd));
-    TRY(p_shape(c, "input_shape", x.v, x.n));
-    TRY(p_shape(c, "filter_shape", w.v, w.n));
-    TRY(p_str_tuple(c, "dtype_input_weight", dt, 2));
-    if (m == TLM_PM_CONVBIAS) {
-        /* except (KeyError, IndexError) */
-        size_t nst = 0;
-        if (has_arg(c, A_STRIDES) && arg_len(c, A_STRIDES, &nst) &&
-            nst > 1) {
-            TRY(p_stride(c, "input_stride", 0));
-            TRY(p_stride(c, "weight_stride", 1));
-        } else {
-            TRY(p_none(c, "input_stride") && p_none(c, "weight_stride"));
-        }
-    } else {
-        TRY(p_stride_opt(c, "input_stride", ix));
-        TRY(p_stride_opt(c, "weight_stride", iw));
+    st = conv_put_params(c, m, convnd, ix, iw, &x, &w, dt, bias_repr, &p);
+    if (st == TLM_OK) {
+        st = conv_out_shape(c, &x, &w, &p, &out);
     }
-    TRY(p_text(c, "bias", bias_repr, 0));
-    TRY(p_i64_tuple(c, "stride", p.stride, p.ns));
-    TRY(p_i64_tuple(c, "padding", p.pad, p.np));
-    TRY(p_i64_tuple(c, "dilation", p.dil, p.ndl));
-    TRY(p_bool(c, "transposed_conv", p.transposed));
-    TRY(p_i64_tuple(c, "output_padding", p.opad, p.nop));
-    TRY(p_int(c, "groups", p.groups));
-
-    st = conv_out_shape(c, &x, &w, &p, &out);
     if (st != TLM_OK) {
         return st;
     }
@@ -1978,6 +2076,128 @@ static tlm_status m_binary(pm_ctx *c, int liger)
 /* MARK: - Reduce ([perfreport] §6.6)                                        */
 /* ------------------------------------------------------------------ */
 
+/* A reduction without an input shape: zero elements, no reduce_type. */
+static tlm_status reduce_no_shape(pm_ctx *c)
+{
+    const char *dtv[2] = {NULL, NULL};
+
+    TRY(p_int(c, "num_input_elems", 0) && p_int(c, "num_output_elems", 0));
+    TRY(p_str_tuple(c, "dtype_in_out", dtv, 2));
+    c->out->flops = 0.0;
+    c->out->has_bytes = 0;
+    c->out->bytes = 0.0;
+    c->prec_dtype = NULL;
+    c->maf = "vector";
+    return TLM_OK;
+}
+
+/* dim / keepdim: only non-string Concrete values count ([QUIRK]: Kineto
+ * writes strings, so this is normally a full reduction).  The last bool
+ * after the first input is keepdim; the last int or int list other than
+ * it is dim (into dims, *ndim).  Returns whether there is a dim. */
+static int reduce_dims(const pm_ctx *c, int64_t *dims, size_t *ndim,
+                       int *keepdim)
+{
+    long kidx = -1;
+    size_t ncon = 0;
+    long i;
+
+    if (has_arg(c, A_CONCRETE) && c->root[A_CONCRETE]->type == TLM_PJ_ARR) {
+        ncon = c->root[A_CONCRETE]->count;
+    }
+    if (ncon < 2) {
+        return 0;
+    }
+    for (i = (long)ncon - 1; i >= 1; i--) {
+        const tlm_pj_node *v = tlm_pj_child(&c->doc[A_CONCRETE],
+                                            c->root[A_CONCRETE], (size_t)i);
+        if (v->type == TLM_PJ_BOOL) {
+            *keepdim = v->bval;
+            kidx = i;
+            break;
+        }
+    }
+    for (i = (long)ncon - 1; i >= 1; i--) {
+        const tlm_pj_node *v;
+        if (i == kidx) {
+            continue;
+        }
+        v = tlm_pj_child(&c->doc[A_CONCRETE], c->root[A_CONCRETE], (size_t)i);
+        if (v->type == TLM_PJ_NULL || v->type == TLM_PJ_STR) {
+            continue;
+        }
+        if (v->type == TLM_PJ_ARR) {
+            size_t k;
+            int ok = v->count <= MAX_DIMS;
+            for (k = 0; ok && k < v->count; k++) {
+                const tlm_pj_node *e = tlm_pj_child(&c->doc[A_CONCRETE], v, k);
+                if (e->type == TLM_PJ_NUM && e->is_int) {
+                    dims[k] = e->ival;
+                } else if (e->type == TLM_PJ_BOOL) {
+                    dims[k] = e->bval;
+                } else {
+                    ok = 0;
+                }
+            }
+            if (ok) {
+                *ndim = v->count;
+                return 1;
+            }
+            continue;
+        }
+        if (v->type == TLM_PJ_NUM && v->is_int) {
+            dims[0] = v->ival;
+            *ndim = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Elements of the output of reducing shape shp (n dims): all of them for
+ * cumsum / cumprod, the dims kept (or set to 1 with keepdim) with a dim,
+ * else one. */
+static double reduce_out_elems(const pm_ctx *c, const int64_t *shp, size_t n,
+                               double nin)
+{
+    int64_t dims[MAX_DIMS];
+    int64_t outs[MAX_DIMS];
+    int removed[MAX_DIMS];
+    size_t ndim = 0, k;
+    int keepdim = 0;
+    int have_dim = reduce_dims(c, dims, &ndim, &keepdim);
+    double nout;
+
+    if (strstr(c->name, "cumsum") || strstr(c->name, "cumprod")) {
+        return nin;
+    }
+    if (!have_dim || ndim == 0) {
+        return 1.0;
+    }
+    memset(removed, 0, sizeof(removed));
+    for (k = 0; k < n; k++) {
+        outs[k] = shp[k];
+    }
+    for (k = 0; k < ndim; k++) {
+        int64_t d = dims[k] >= 0 ? dims[k] : (int64_t)n + dims[k];
+        if (d >= 0 && (size_t)d < n) {
+            if (keepdim) {
+                outs[d] = 1;
+            } else {
+                removed[d] = 1;
+            }
+        }
+    }
+    nout = 1.0;
+    for (k = 0; k < n; k++) {
+        if (!removed[k]) {
+            nout *= (double)outs[k];
+        }
+    }
+    return nout;
+}
+
+/* Reductions: elements in and out, dtypes, reduce_type from the name. */
 static tlm_status m_reduce(pm_ctx *c)
 {
     size_t ndims = 0, ntypes = 0;
@@ -1996,16 +2216,7 @@ static tlm_status m_reduce(pm_ctx *c)
         }
     }
     if (d0 == NULL || d0->type == TLM_PJ_NULL) {
-        /* no shape: zero elements, no reduce_type */
-        TRY(p_int(c, "num_input_elems", 0) && p_int(c, "num_output_elems", 0));
-        dtv[0] = dtv[1] = NULL;
-        TRY(p_str_tuple(c, "dtype_in_out", dtv, 2));
-        c->out->flops = 0.0;
-        c->out->has_bytes = 0;
-        c->out->bytes = 0.0;
-        c->prec_dtype = NULL;
-        c->maf = "vector";
-        return TLM_OK;
+        return reduce_no_shape(c);
     }
     TRY(node_shape(c, d0, shp, &n));
     nin = prod(shp, n);
@@ -2026,100 +2237,7 @@ static tlm_status m_reduce(pm_ctx *c)
                            NULL);
         }
     }
-    /* dim / keepdim: only non-string Concrete values count ([QUIRK]: Kineto
-     * writes strings, so this is normally a full reduction). */
-    {
-        int keepdim = 0;
-        long kidx = -1;
-        int have_dim = 0;
-        int64_t dims[MAX_DIMS];
-        size_t ndim = 0, ncon = 0;
-        long i;
-        if (has_arg(c, A_CONCRETE) && c->root[A_CONCRETE]->type == TLM_PJ_ARR) {
-            ncon = c->root[A_CONCRETE]->count;
-        }
-        if (ncon >= 2) {
-            for (i = (long)ncon - 1; i >= 1; i--) {
-                const tlm_pj_node *v =
-                    tlm_pj_child(&c->doc[A_CONCRETE], c->root[A_CONCRETE],
-                                 (size_t)i);
-                if (v->type == TLM_PJ_BOOL) {
-                    keepdim = v->bval;
-                    kidx = i;
-                    break;
-                }
-            }
-            for (i = (long)ncon - 1; i >= 1; i--) {
-                const tlm_pj_node *v;
-                if (i == kidx) {
-                    continue;
-                }
-                v = tlm_pj_child(&c->doc[A_CONCRETE], c->root[A_CONCRETE],
-                                 (size_t)i);
-                if (v->type == TLM_PJ_NULL || v->type == TLM_PJ_STR) {
-                    continue;
-                }
-                if (v->type == TLM_PJ_ARR) {
-                    size_t k;
-                    int ok = v->count <= MAX_DIMS;
-                    for (k = 0; ok && k < v->count; k++) {
-                        const tlm_pj_node *e =
-                            tlm_pj_child(&c->doc[A_CONCRETE], v, k);
-                        if (e->type == TLM_PJ_NUM && e->is_int) {
-                            dims[k] = e->ival;
-                        } else if (e->type == TLM_PJ_BOOL) {
-                            dims[k] = e->bval;
-                        } else {
-                            ok = 0;
-                        }
-                    }
-                    if (ok) {
-                        ndim = v->count;
-                        have_dim = 1;
-                        break;
-                    }
-                    continue;
-                }
-                if (v->type == TLM_PJ_NUM && v->is_int) {
-                    dims[0] = v->ival;
-                    ndim = 1;
-                    have_dim = 1;
-                    break;
-                }
-            }
-        }
-        if (strstr(c->name, "cumsum") || strstr(c->name, "cumprod")) {
-            nout = nin;
-        } else if (have_dim && ndim > 0) {
-            int64_t outs[MAX_DIMS];
-            int removed[MAX_DIMS];
-            size_t k, no = 0;
-            memset(removed, 0, sizeof(removed));
-            for (k = 0; k < n; k++) {
-                outs[k] = shp[k];
-            }
-            for (k = 0; k < ndim; k++) {
-                int64_t d = dims[k] >= 0 ? dims[k] : (int64_t)n + dims[k];
-                if (d >= 0 && (size_t)d < n) {
-                    if (keepdim) {
-                        outs[d] = 1;
-                    } else {
-                        removed[d] = 1;
-                    }
-                }
-            }
-            nout = 1.0;
-            for (k = 0; k < n; k++) {
-                if (!removed[k]) {
-                    nout *= (double)outs[k];
-                    no++;
-                }
-            }
-            (void)no;
-        } else {
-            nout = 1.0;
-        }
-    }
+    nout = reduce_out_elems(c, shp, n, nin);
     if (strstr(c->name, "mean")) {
         rt = "mean";
     } else if (strstr(c->name, "max")) {

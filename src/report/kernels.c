@@ -750,6 +750,77 @@ static const char *coll_key(tlm_rctx *ctx, const tlm_event *e,
     return NULL;
 }
 
+/* One row of coll_analysis: the keys of e (the group's first kernel;
+ * av receives its arguments), the message sizes and the statistics of the
+ * group's m durations d.  -1 when the row cannot be added. */
+static int coll_row(tlm_rctx *ctx, tlm_tab *t, const tlm_event *e,
+                    const tlm_arg *keys, tlm_argv *av, int simplified,
+                    const int *any_null, const double *d, size_t m)
+{
+    char buf[64];
+    long rr = tlm_tab_add_row(t);
+    if (rr < 0)
+        return -1;
+    size_t R = (size_t)rr;
+    tlm_rctx_args(ctx, e, keys, CK_N, av);
+    tlm_tab_set_i(t, R, 0, 0);
+    for (int q = 0; q < CK_N; q++) {
+        int isint;
+        int64_t iv;
+        const char *v =
+            coll_key(ctx, e, av, q, simplified, buf, &isint, &iv);
+        if (isint && any_null[q]) {
+            tlm_sbuf_reset(&ctx->s2);
+            tlm_sbuf_pyfloat(&ctx->s2, (double)iv);
+            tlm_tab_set_s(t, R, (size_t)(1 + q), ctx->s2.p, ctx->s2.len);
+        } else {
+            tlm_tab_set_s(t, R, (size_t)(1 + q), v, strlen(v));
+        }
+    }
+    const char *dt = av[CK_DT].type == TLM_ARGV_STR
+                         ? tlm_trace_str(ctx->trace, av[CK_DT].str, NULL)
+                         : NULL;
+    int bpe = coll_bpe(dt);
+    if (bpe && av[CK_IN].type == TLM_ARGV_INT)
+        tlm_tab_set_f(t, R, 11, (double)av[CK_IN].i * bpe / 1048576.0);
+    if (bpe && av[CK_OUT].type == TLM_ARGV_INT)
+        tlm_tab_set_f(t, R, 12, (double)av[CK_OUT].i * bpe / 1048576.0);
+    double s = tlm_pd_sum(d, m), mn = d[0], mx = d[0];
+    for (size_t j = 0; j < m; j++) {
+        if (d[j] < mn)
+            mn = d[j];
+        if (d[j] > mx)
+            mx = d[j];
+    }
+    tlm_tab_set_f(t, R, 13, s);
+    tlm_tab_set_f(t, R, 14, s / (double)m);
+    tlm_tab_set_f(t, R, 15, tlm_pd_std(d, m));
+    tlm_tab_set_f(t, R, 16, mn);
+    tlm_tab_set_f(t, R, 17, mx);
+    tlm_tab_set_i(t, R, 18, (int64_t)m);
+    return 0;
+}
+
+/* coll_analysis's row order: by dur_sum descending (ties by the keys in
+ * the numpy-sort mode). */
+static tlm_status coll_sort(const tlm_rctx *ctx, tlm_tab *t)
+{
+    if (ctx->opts.compat & TLM_COMPAT_NP_SORT) {
+        /* the Python values behind the text: sizes and stream numbers,
+         * ranks and split sizes tuples */
+        static const size_t kcols[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+        static const unsigned char kmode[] = {
+            TLM_KEY_NUM,   TLM_KEY_TEXT,  TLM_KEY_TUPLE, TLM_KEY_TEXT,
+            TLM_KEY_NUM,   TLM_KEY_TEXT,  TLM_KEY_NUM,   TLM_KEY_NUM,
+            TLM_KEY_TUPLE, TLM_KEY_TUPLE, TLM_KEY_NUM};
+        tlm_status st = tlm_tab_sort_keys_asc(t, kcols, kmode, 11);
+        if (st == TLM_OK)
+            st = tlm_tab_sort_desc_np(t, 13);
+        return st;
+    }
+    return sort_desc(t, 13);
+}
+
 tlm_status tlm_rctx_coll_analysis(tlm_rctx *ctx)
 {
     static const char *const cols[] = {
@@ -858,62 +929,11 @@ tlm_status tlm_rctx_coll_analysis(tlm_rctx *ctx)
         int32_t first = uids[head[g]];
         for (int32_t j = head[g]; j >= 0; j = next[j])
             d[m++] = tlm_ns_to_us(ctx->ev[uids[j]].dur);
-        long rr = tlm_tab_add_row(t);
-        if (rr < 0)
+        if (coll_row(ctx, t, &ctx->ev[first], keys, av, simplified,
+                     any_null, d, m) != 0)
             goto done;
-        size_t R = (size_t)rr;
-        const tlm_event *e = &ctx->ev[first];
-        tlm_rctx_args(ctx, e, keys, CK_N, av);
-        tlm_tab_set_i(t, R, 0, 0);
-        for (int q = 0; q < CK_N; q++) {
-            int isint;
-            int64_t iv;
-            const char *v =
-                coll_key(ctx, e, av, q, simplified, buf, &isint, &iv);
-            if (isint && any_null[q]) {
-                tlm_sbuf_reset(&ctx->s2);
-                tlm_sbuf_pyfloat(&ctx->s2, (double)iv);
-                tlm_tab_set_s(t, R, (size_t)(1 + q), ctx->s2.p, ctx->s2.len);
-            } else {
-                tlm_tab_set_s(t, R, (size_t)(1 + q), v, strlen(v));
-            }
-        }
-        const char *dt = av[CK_DT].type == TLM_ARGV_STR
-                             ? tlm_trace_str(ctx->trace, av[CK_DT].str, NULL)
-                             : NULL;
-        int bpe = coll_bpe(dt);
-        if (bpe && av[CK_IN].type == TLM_ARGV_INT)
-            tlm_tab_set_f(t, R, 11, (double)av[CK_IN].i * bpe / 1048576.0);
-        if (bpe && av[CK_OUT].type == TLM_ARGV_INT)
-            tlm_tab_set_f(t, R, 12, (double)av[CK_OUT].i * bpe / 1048576.0);
-        double s = tlm_pd_sum(d, m), mn = d[0], mx = d[0];
-        for (size_t j = 0; j < m; j++) {
-            if (d[j] < mn)
-                mn = d[j];
-            if (d[j] > mx)
-                mx = d[j];
-        }
-        tlm_tab_set_f(t, R, 13, s);
-        tlm_tab_set_f(t, R, 14, s / (double)m);
-        tlm_tab_set_f(t, R, 15, tlm_pd_std(d, m));
-        tlm_tab_set_f(t, R, 16, mn);
-        tlm_tab_set_f(t, R, 17, mx);
-        tlm_tab_set_i(t, R, 18, (int64_t)m);
     }
-    if (ctx->opts.compat & TLM_COMPAT_NP_SORT) {
-        /* the Python values behind the text: sizes and stream numbers,
-         * ranks and split sizes tuples */
-        static const size_t kcols[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-        static const unsigned char kmode[] = {
-            TLM_KEY_NUM,   TLM_KEY_TEXT,  TLM_KEY_TUPLE, TLM_KEY_TEXT,
-            TLM_KEY_NUM,   TLM_KEY_TEXT,  TLM_KEY_NUM,   TLM_KEY_NUM,
-            TLM_KEY_TUPLE, TLM_KEY_TUPLE, TLM_KEY_NUM};
-        st = tlm_tab_sort_keys_asc(t, kcols, kmode, 11);
-        if (st == TLM_OK)
-            st = tlm_tab_sort_desc_np(t, 13);
-    } else {
-        st = sort_desc(t, 13);
-    }
+    st = coll_sort(ctx, t);
     if (st == TLM_OK && t->oom)
         st = TLM_ENOMEM;
 done:

@@ -236,38 +236,33 @@ static void roofline_findings(const tlm_report *r, tlm_sbuf *b,
                     fcell(u, i, "Kernel Time (\xc2\xb5s)_sum") / 1e3);
 }
 
-/* Renders report.md into the file tmp (messages name path). */
-tlm_status tlm_report_md_to(const tlm_report *r, const char *path,
-                            const char *tmp, tlm_error *err)
+/* The findings from the timeline and the summary tables (GPU idle,
+ * communication, memcpy, heaviest category and op, short kernels). */
+static void basic_findings(const tlm_report *r, tlm_sbuf *fin)
 {
-    tlm_sbuf b, body, fin;
-    tlm_sbuf_init(&b);
-    tlm_sbuf_init(&body);
-    tlm_sbuf_init(&fin);
     const tlm_gpu_timeline *g = &r->tl;
     double tot = g->total_us > 0 ? g->total_us : 1.0;
 
-    /* findings */
-    tlm_sbuf_printf(&fin,
+    tlm_sbuf_printf(fin,
                     "- GPU idle %.1f%% of the %.3f ms window (busy %.3f "
                     "ms).\n",
                     g->idle_us / tot * 100.0, g->total_us / 1e3,
                     g->busy_us / 1e3);
     if (g->total_comm_us > 0)
-        tlm_sbuf_printf(&fin,
+        tlm_sbuf_printf(fin,
                         "- Communication %.3f ms, of which %.3f ms "
                         "(%.1f%% of the window) is exposed (not hidden "
                         "behind compute).\n",
                         g->total_comm_us / 1e3, g->exposed_comm_us / 1e3,
                         g->exposed_comm_us / tot * 100.0);
     else
-        tlm_sbuf_puts(&fin, "- No communication kernels.\n");
+        tlm_sbuf_puts(fin, "- No communication kernels.\n");
     if (g->exposed_memcpy_us > 0.01 * tot)
-        tlm_sbuf_printf(&fin, "- Exposed memcpy %.1f%% of the window.\n",
+        tlm_sbuf_printf(fin, "- Exposed memcpy %.1f%% of the window.\n",
                         g->exposed_memcpy_us / tot * 100.0);
     const tlm_tab *cat = find(r, "ops_summary_by_category");
     if (cat && cat->nrows)
-        tlm_sbuf_printf(&fin,
+        tlm_sbuf_printf(fin,
                         "- Largest op category: `%s`, %.1f%% of op kernel "
                         "time (%.0f ops).\n",
                         scell(cat, 0, "op category"),
@@ -275,9 +270,9 @@ tlm_status tlm_report_md_to(const tlm_report *r, const char *path,
                         fcell(cat, 0, "Count"));
     const tlm_tab *ops = find(r, "ops_summary");
     if (ops && ops->nrows) {
-        tlm_sbuf_puts(&fin, "- Heaviest op: `");
-        md_text(&fin, scell(ops, 0, "name"), 60);
-        tlm_sbuf_printf(&fin, "`, %.1f%% of op kernel time.\n",
+        tlm_sbuf_puts(fin, "- Heaviest op: `");
+        md_text(fin, scell(ops, 0, "name"), 60);
+        tlm_sbuf_printf(fin, "`, %.1f%% of op kernel time.\n",
                         fcell(ops, 0, "Percentage (%)"));
     }
     const tlm_tab *sk = find(r, "short_kernel_histogram");
@@ -285,23 +280,29 @@ tlm_status tlm_report_md_to(const tlm_report *r, const char *path,
         double n = 0;
         for (size_t i = 0; i < sk->nrows; i++)
             n += fcell(sk, i, "count");
-        tlm_sbuf_printf(&fin, "- %.0f kernels shorter than the short-kernel "
-                              "threshold (launch-bound candidates).\n",
+        tlm_sbuf_printf(fin, "- %.0f kernels shorter than the short-kernel "
+                             "threshold (launch-bound candidates).\n",
                         n);
     }
-    timeline_section(r, &body);
-    roofline_findings(r, &body, &fin);
+}
+
+/* The tables of the largest categories, ops, shapes, kernels and short
+ * kernels, and what the roofline leaves out. */
+static void top_tables(const tlm_report *r, tlm_sbuf *body)
+{
+    const tlm_tab *cat = find(r, "ops_summary_by_category");
+    const tlm_tab *ops = find(r, "ops_summary");
     {
         const char *c[] = {"op category", "Count",
                            "total_direct_kernel_time_ms", "Percentage (%)"};
         const char *h[] = {"category", "ops", "kernel time (ms)", "%"};
-        top_table(&body, cat, "Op categories", c, h, 4, 20);
+        top_table(body, cat, "Op categories", c, h, 4, 20);
     }
     {
         const char *c[] = {"name", "Count", "total_direct_kernel_time_ms",
                            "Percentage (%)", "Cumulative Percentage (%)"};
         const char *h[] = {"op", "count", "kernel time (ms)", "%", "cum %"};
-        top_table(&body, ops, "Top ops", c, h, 5, 15);
+        top_table(body, ops, "Top ops", c, h, 5, 15);
     }
     {
         const char *c[] = {"name", "Input Dims", "Input type",
@@ -309,7 +310,7 @@ tlm_status tlm_report_md_to(const tlm_report *r, const char *path,
                            "total_direct_kernel_time_mean", "Percentage (%)"};
         const char *h[] = {"op", "input dims", "input types", "count",
                            "kernel time (us)", "mean (us)", "%"};
-        top_table(&body, find(r, "ops_unique_args"), "Top shapes", c, h, 7,
+        top_table(body, find(r, "ops_unique_args"), "Top shapes", c, h, 7,
                   15);
     }
     {
@@ -320,7 +321,7 @@ tlm_status tlm_report_md_to(const tlm_report *r, const char *path,
                            "Percent of kernels time (%)"};
         const char *h[] = {"kernel", "parent op", "count", "total (us)",
                            "mean (us)", "% of kernel time"};
-        top_table(&body, find(r, "kernel_summary"), "Top kernels", c, h, 6,
+        top_table(body, find(r, "kernel_summary"), "Top kernels", c, h, 6,
                   15);
     }
     {
@@ -331,19 +332,24 @@ tlm_status tlm_report_md_to(const tlm_report *r, const char *path,
                             "total time")};
         const char *h[] = {"parent op", "kernel", "count", "total (us)",
                            "% of window"};
-        top_table(&body, find(r, "short_kernels_summary"), "Short kernels",
+        top_table(body, find(r, "short_kernels_summary"), "Short kernels",
                   c, h, 5, 10);
     }
     { /* what the roofline leaves out (coverage.c) */
         tlm_coverage cov;
         if (tlm_report_coverage(r, &cov) == TLM_OK)
-            tlm_coverage_md(&cov, 10, &body);
+            tlm_coverage_md(&cov, 10, body);
         else
-            body.oom = 1;
+            body->oom = 1;
         tlm_coverage_free(&cov);
     }
+}
+
+/* How the call tree was built: its counts and warnings. */
+static void tree_section(const tlm_report *r, tlm_sbuf *body)
+{
     const tlm_tree_stats *s = &r->stats;
-    tlm_sbuf_printf(&body,
+    tlm_sbuf_printf(body,
                     "## How the call tree was built\n\n"
                     "- %llu events, %llu host events in the stacks, %llu "
                     "cpu_op roots.\n"
@@ -370,6 +376,22 @@ tlm_status tlm_report_md_to(const tlm_report *r, const char *path,
                     (unsigned long long)s->n_flow_half,
                     (unsigned long long)s->n_gpu_dup_link,
                     (unsigned long long)s->n_no_time);
+}
+
+/* Renders report.md into the file tmp (messages name path). */
+tlm_status tlm_report_md_to(const tlm_report *r, const char *path,
+                            const char *tmp, tlm_error *err)
+{
+    tlm_sbuf b, body, fin;
+    tlm_sbuf_init(&b);
+    tlm_sbuf_init(&body);
+    tlm_sbuf_init(&fin);
+
+    basic_findings(r, &fin);
+    timeline_section(r, &body);
+    roofline_findings(r, &body, &fin);
+    top_tables(r, &body);
+    tree_section(r, &body);
 
     tlm_sbuf_puts(&b, "# Performance report: ");
     md_text(&b, r->label, 200);

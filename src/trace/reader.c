@@ -1323,6 +1323,106 @@ static inline size_t short_key(const unsigned char *p)
     return 0;
 }
 
+/* An event's "ph": its first character (0 when empty). */
+static inline int field_ph(rd *r, const unsigned char **pp,
+                           const unsigned char *e, tlm_event *ev)
+{
+    const unsigned char *p = *pp, *s;
+    size_t len;
+    int esc, rc;
+    if (*p != '"')
+        return fail_at(r, p, TLM_ESCHEMA, "expected a string");
+    if (e - p >= 3 && p[2] == '"' && p[1] >= 0x20 && p[1] < 0x80 &&
+        p[1] != '\\' && p[1] != '"') {
+        ev->ph = (char)p[1]; /* one plain character: no scan */
+        *pp = p + 3;
+        return P_OK;
+    }
+    if ((rc = scan_string(r, pp, e, &s, &len, &esc)) != P_OK)
+        return rc;
+    ev->ph = len ? (char)s[0] : 0;
+    return P_OK;
+}
+
+/* An event's "name": a string interned, anything else as its compact
+ * text. */
+static inline int field_name(rd *r, const unsigned char **pp,
+                             const unsigned char *e, tlm_event *ev)
+{
+    const unsigned char *s;
+    size_t len;
+    int esc, rc;
+    if (**pp == '"') {
+        if ((rc = scan_string(r, pp, e, &s, &len, &esc)) != P_OK)
+            return rc;
+        if ((rc = intern_str(r, s, len, esc, &ev->name)) != P_OK)
+            return rc;
+    } else {
+        /* a non-string name: keep its compact text */
+        if ((rc = compact_value(r, pp, e, 3, &ev->name, 0)) != P_OK)
+            return rc;
+    }
+    r->ev_name = ev->name;
+    return P_OK;
+}
+
+/* An event's "cat": a known category found by its first 8 bytes in the
+ * memo, else scanned, classified and memoized. */
+static inline int field_cat(rd *r, const unsigned char **pp,
+                            const unsigned char *e, tlm_event *ev)
+{
+    const unsigned char *p = *pp, *s;
+    size_t len;
+    int esc, rc;
+    if (*p != '"')
+        return fail_at(r, p, TLM_ESCHEMA, "expected a string");
+    if (e - p >= 24) {
+        /* the known categories differ in their first 8 bytes: one
+         * candidate by those, checked with the closing quote */
+        uint64_t w;
+        memcpy(&w, p + 1, 8);
+        int c = r->cat_memo[(w * 0x9e3779b185ebca87ull) >> 58];
+        size_t cl = r->cat_lens[c];
+        if (c != 0 && cl + 2 <= (size_t)(e - p) && p[1 + cl] == '"' &&
+            tlm_bytes_eq(cat_names[c], (const char *)p + 1, cl)) {
+            ev->cat = (uint16_t)c;
+            ev->cat_str = r->cat_ids[c];
+            *pp = p + cl + 2;
+            return P_OK;
+        }
+    }
+    if ((rc = scan_string(r, pp, e, &s, &len, &esc)) != P_OK)
+        return rc;
+    if ((rc = parse_cat(r, s, len, esc, ev)) != P_OK)
+        return rc;
+    if (ev->cat != TLM_CAT_OTHER && e - *pp >= 24) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        r->cat_memo[(w * 0x9e3779b185ebca87ull) >> 58] =
+            (unsigned char)ev->cat;
+    }
+    return P_OK;
+}
+
+/* An event's "bp": the flag TLM_EV_BP_E when it is the string "e". */
+static inline int field_bp(rd *r, const unsigned char **pp,
+                           const unsigned char *e, tlm_event *ev)
+{
+    const unsigned char *s;
+    size_t len;
+    int esc, rc;
+    ev->flags &= (uint8_t)~TLM_EV_BP_E;
+    if (**pp != '"')
+        return value(r, pp, e, 3);
+    if ((rc = scan_string(r, pp, e, &s, &len, &esc)) != P_OK)
+        return rc;
+    if (len == 1 && s[0] == 'e')
+        ev->flags |= TLM_EV_BP_E;
+    return P_OK;
+}
+
+/* One event object at *pp: the usual keys into ev, its args into the
+ * blob (ev->args), other keys skipped. */
 static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
                        tlm_event *ev)
 {
@@ -1343,8 +1443,8 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
     if ((rc = open_container(r, &p, pp, e, 3, '}', &empty)) != P_OK || empty)
         return rc;
     for (;;) {
-        const unsigned char *ks, *s;
-        size_t kl, len;
+        const unsigned char *ks;
+        size_t kl;
         int esc, is_str;
         r->field = NULL;
         if (*p != '"')
@@ -1365,17 +1465,8 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
                 return rc;
         } else if (kl == 2 && ks[0] == 'p' && ks[1] == 'h') {
             r->field = "ph";
-            if (*p != '"')
-                return fail_at(r, p, TLM_ESCHEMA, "expected a string");
-            if (e - p >= 3 && p[2] == '"' && p[1] >= 0x20 && p[1] < 0x80 &&
-                p[1] != '\\' && p[1] != '"') {
-                ev->ph = (char)p[1]; /* one plain character: no scan */
-                p += 3;
-            } else {
-                if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
-                    return rc;
-                ev->ph = len ? (char)s[0] : 0;
-            }
+            if ((rc = field_ph(r, &p, e, ev)) != P_OK)
+                return rc;
         } else if (kl == 2 && ks[0] == 't' && ks[1] == 's') {
             r->field = "ts";
             int isint = 0;
@@ -1394,47 +1485,12 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
                                    (isint ? TLM_EVT_DUR_INT : 0));
         } else if (KEYIS("name")) {
             r->field = "name";
-            if (*p == '"') {
-                if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
-                    return rc;
-                if ((rc = intern_str(r, s, len, esc, &ev->name)) != P_OK)
-                    return rc;
-            } else {
-                /* a non-string name: keep its compact text */
-                if ((rc = compact_value(r, &p, e, 3, &ev->name, 0)) != P_OK)
-                    return rc;
-            }
-            r->ev_name = ev->name;
+            if ((rc = field_name(r, &p, e, ev)) != P_OK)
+                return rc;
         } else if (KEYIS("cat")) {
             r->field = "cat";
-            if (*p != '"')
-                return fail_at(r, p, TLM_ESCHEMA, "expected a string");
-            if (e - p >= 24) {
-                /* the known categories differ in their first 8 bytes: one
-                 * candidate by those, checked with the closing quote */
-                uint64_t w;
-                memcpy(&w, p + 1, 8);
-                int c = r->cat_memo[(w * 0x9e3779b185ebca87ull) >> 58];
-                size_t cl = r->cat_lens[c];
-                if (c != 0 && cl + 2 <= (size_t)(e - p) &&
-                    p[1 + cl] == '"' &&
-                    tlm_bytes_eq(cat_names[c], (const char *)p + 1, cl)) {
-                    ev->cat = (uint16_t)c;
-                    ev->cat_str = r->cat_ids[c];
-                    p += cl + 2;
-                    goto field_done;
-                }
-            }
-            if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
+            if ((rc = field_cat(r, &p, e, ev)) != P_OK)
                 return rc;
-            if ((rc = parse_cat(r, s, len, esc, ev)) != P_OK)
-                return rc;
-            if (ev->cat != TLM_CAT_OTHER && e - p >= 24) {
-                uint64_t w;
-                memcpy(&w, s, 8);
-                r->cat_memo[(w * 0x9e3779b185ebca87ull) >> 58] =
-                    (unsigned char)ev->cat;
-            }
         } else if (KEYIS("pid")) {
             r->field = "pid";
             if ((rc = parse_id(r, &p, e, &ev->pid, &is_str)) != P_OK)
@@ -1458,15 +1514,8 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
             ev->flags |= TLM_EV_HAS_ID | (is_str ? TLM_EV_ID_STR : 0);
         } else if (KEYIS("bp")) {
             r->field = "bp";
-            ev->flags &= (uint8_t)~TLM_EV_BP_E;
-            if (*p == '"') {
-                if ((rc = scan_string(r, &p, e, &s, &len, &esc)) != P_OK)
-                    return rc;
-                if (len == 1 && s[0] == 'e')
-                    ev->flags |= TLM_EV_BP_E;
-            } else if ((rc = value(r, &p, e, 3)) != P_OK) {
+            if ((rc = field_bp(r, &p, e, ev)) != P_OK)
                 return rc;
-            }
         } else if (KEYIS("args")) {
             r->field = "args";
             if (*p != '{')
@@ -1482,7 +1531,6 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
             if ((rc = value(r, &p, e, 3)) != P_OK)
                 return rc;
         }
-    field_done:
         r->field = NULL;
         int more = 0;
         if ((rc = next_item(r, &p, e, '}', &more)) != P_OK)
