@@ -12,7 +12,7 @@
 
 typedef struct cstate {
     tlm_ivec g[2];     /* GPU ops of a group, per side */
-    double *scr;       /* busy-time scratch */
+    tlm_ivld *scr;     /* busy-time scratch */
     size_t scap;
     uint8_t *visited;
     int oom;
