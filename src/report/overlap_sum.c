@@ -45,14 +45,9 @@ static tlm_ovl_name *name_entry(tlm_ovl_sum *s, uint32_t nm, int64_t stream,
 {
     if (nm < s->nslot && s->stamp[nm] == s->gen)
         return &s->names[s->slot[nm]];
-    if (s->nnames == s->cap_names) {
-        size_t cap = s->cap_names ? 2 * s->cap_names : 16;
-        tlm_ovl_name *p = realloc(s->names, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        s->names = p;
-        s->cap_names = cap;
-    }
+    if (tlm_grow((void **)&s->names, &s->cap_names, s->nnames + 1,
+                 sizeof *s->names, 16))
+        return NULL;
     tlm_ovl_name *e = &s->names[s->nnames];
     memset(e, 0, sizeof *e);
     e->name = nm;

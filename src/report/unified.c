@@ -167,15 +167,9 @@ static int32_t *bwd_kernels(uctx *u, int32_t x, size_t *n)
         if (b >= 0) {
             size_t ng;
             const int32_t *g = tlm_nd_gpu(t, b, &ng);
-            if (k + ng > cap) {
-                while (k + ng > cap)
-                    cap *= 2;
-                int32_t *p = realloc(v, cap * sizeof *p);
-                if (!p) {
-                    free(v);
-                    return NULL;
-                }
-                v = p;
+            if (tlm_grow((void **)&v, &cap, k + ng, sizeof *v, 64)) {
+                free(v);
+                return NULL;
             }
             memcpy(v + k, g, ng * sizeof *g);
             k += ng;

@@ -120,14 +120,8 @@ void tlm_tree_free(tlm_tree *t)
  * is still valid then). */
 static void *grow1(void *v, size_t n, size_t *cap, size_t size, tlm_warm *w)
 {
-    if (n >= *cap) {
-        size_t nc = *cap ? *cap * 2 : 4096;
-        void *p = realloc(v, nc * size);
-        if (!p)
-            return NULL;
-        *cap = nc;
-        v = p;
-    }
+    if (n >= *cap && tlm_grow(&v, cap, n + 1, size, 4096))
+        return NULL;
     tlm_warm_ahead(w, v, (n + 1) * size, *cap * size);
     return v;
 }
