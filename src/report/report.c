@@ -590,16 +590,11 @@ static tlm_status insert_tabs(tlm_rctx *dst, size_t at, tlm_rctx *src)
 {
     size_t k = src->ntabs;
     src->ntabs = 0;
-    if (dst->ntabs + k > dst->cap_tabs) {
-        size_t cap = dst->ntabs + k;
-        tlm_tab **p = realloc(dst->tabs, cap * sizeof *p);
-        if (!p) {
-            for (size_t i = 0; i < k; i++)
-                tlm_tab_free(src->tabs[i]);
-            return TLM_ENOMEM;
-        }
-        dst->tabs = p;
-        dst->cap_tabs = cap;
+    if (tlm_grow((void **)&dst->tabs, &dst->cap_tabs, dst->ntabs + k,
+                 sizeof *dst->tabs, 16)) {
+        for (size_t i = 0; i < k; i++)
+            tlm_tab_free(src->tabs[i]);
+        return TLM_ENOMEM;
     }
     memmove(dst->tabs + at + k, dst->tabs + at,
             (dst->ntabs - at) * sizeof *dst->tabs);
