@@ -17,6 +17,7 @@
 
 #include "driver.h"
 #include "exchange.h"
+#include "grow.h"
 #include "sigclean.h"
 
 /* ---------------------------------------------------------------- plan */
@@ -56,14 +57,8 @@ static tlm_status run_files(const tlm_audit *A, const tlm_audit_run *r,
 static int put_bytes(char **b, size_t *len, size_t *cap, const void *p,
                      size_t n)
 {
-    if (*len + n > *cap) {
-        size_t nc = (*cap ? 2 * *cap : 4096) + n;
-        char *nb = realloc(*b, nc);
-        if (!nb)
-            return -1;
-        *b = nb;
-        *cap = nc;
-    }
+    if (tlm_grow((void **)b, cap, *len + n, 1, 4096))
+        return -1;
     memcpy(*b + *len, p, n);
     *len += n;
     return 0;

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 void tlm_mpi_find_opts_init(tlm_mpi_find_opts *o)
 {
     o->link_peak_gbps = 0;
@@ -74,14 +76,8 @@ static const char *severity(double pct)
 
 static tlm_row_finding *add(flist *l, const char *rule, double pct)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 8;
-        void *p = realloc(l->v, cap * sizeof *l->v);
-        if (!p)
-            return NULL;
-        l->v = p;
-        l->cap = cap;
-    }
+    if (tlm_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v, 8))
+        return NULL;
     tlm_row_finding *f = &l->v[l->n++];
     memset(f, 0, sizeof *f);
     tlm_strset(f->rule, sizeof f->rule, rule);

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 static const char *hbytes(int64_t b, char *buf, size_t cap)
 {
     double v = (double)b;
@@ -55,14 +57,9 @@ typedef struct fctx {
 static tlm_row_finding *add(fctx *c, const char *rule, const char *sev,
                             double pct)
 {
-    if (c->res->n_find == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 16;
-        void *p = realloc(c->res->find, cap * sizeof *c->res->find);
-        if (!p)
-            return NULL;
-        c->res->find = p;
-        c->cap = cap;
-    }
+    if (tlm_grow((void **)&c->res->find, &c->cap, c->res->n_find + 1,
+                 sizeof *c->res->find, 16))
+        return NULL;
     tlm_row_finding *f = &c->res->find[c->res->n_find++];
     memset(f, 0, sizeof *f);
     tlm_strset(f->rule, sizeof f->rule, rule);

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "grow.h"
+
 /* A growable list of malloc'd paths. */
 typedef struct plist {
     char **v;
@@ -27,18 +29,11 @@ typedef struct plist {
 
 static int plist_add(plist *l, const char *p, int64_t name_rank)
 {
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? 2 * l->cap : 64;
-        char **nv = realloc(l->v, nc * sizeof *nv);
-        if (!nv)
-            return -1;
-        l->v = nv;
-        int64_t *nn = realloc(l->nr, nc * sizeof *nn);
-        if (!nn)
-            return -1;
-        l->nr = nn;
-        l->cap = nc;
-    }
+    size_t cv = l->cap, cn = l->cap; /* parallel arrays */
+    if (tlm_grow((void **)&l->v, &cv, l->n + 1, sizeof *l->v, 64) ||
+        tlm_grow((void **)&l->nr, &cn, l->n + 1, sizeof *l->nr, 64))
+        return -1;
+    l->cap = cv;
     size_t len = strlen(p);
     char *c = malloc(len + 1);
     if (!c)

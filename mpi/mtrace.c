@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
+
 int tlm_mpi_mtrace_path(const tlm_mpi_ctx *c, char *out, size_t cap)
 {
     int w;
@@ -96,15 +98,9 @@ tlm_status tlm_mpi_mtrace_add(tlm_mpi_ctx *c, const tlm_trace *tr,
         if (st != TLM_OK)
             return st;
     }
-    if (m->n_seg == m->cap_seg) {
-        size_t nc = m->cap_seg ? 2 * m->cap_seg : 8;
-        tlm_mpi_mtrace_seg *ns = realloc(m->seg, nc * sizeof *ns);
-        if (!ns)
-            return tlm_error_set(err, TLM_ENOMEM, NULL, -1,
-                                 "out of memory");
-        m->seg = ns;
-        m->cap_seg = nc;
-    }
+    if (tlm_grow((void **)&m->seg, &m->cap_seg, m->n_seg + 1,
+                 sizeof *m->seg, 8))
+        return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     uint64_t bytes = 0;
     tlm_status st = tlm_mtrace_part_write(tr, rank, m->filter, recs, n_recs,
                                           m->part, &m->an, &bytes, err);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cmp_internal.h"
+#include "grow.h"
 
 #define US "\xc2\xb5s" /* µs */
 
@@ -60,15 +61,9 @@ static int hidden_col(const char *name, int roofline)
 static tlm_status push_out(tlm_cmp_result *r, tlm_tab *t, int hide,
                            tlm_error *err)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 16;
-        tlm_cmp_out *v = realloc(r->v, cap * sizeof *v);
-        if (!v) {
-            tlm_tab_free(t);
-            return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
-        }
-        r->v = v;
-        r->cap = cap;
+    if (tlm_grow((void **)&r->v, &r->cap, r->n + 1, sizeof *r->v, 16)) {
+        tlm_tab_free(t);
+        return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     }
     unsigned char *h = calloc(t->ncols ? t->ncols : 1, 1);
     if (!h) {

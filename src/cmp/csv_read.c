@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cmp_internal.h"
+#include "grow.h"
 #include "sbuf.h"
 
 /* MARK: - the tokenizer ------------------------------------------------- */
@@ -104,14 +105,8 @@ typedef struct strv {
 
 static int strv_push(strv *s, const char *x, size_t n)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        char **v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        s->v = v;
-        s->cap = cap;
-    }
+    if (tlm_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v, 16))
+        return -1;
     char *c = malloc(n + 1);
     if (!c)
         return -1;

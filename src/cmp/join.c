@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cmp_internal.h"
+#include "grow.h"
 #include "sortutil.h"
 
 #define MAX_JOIN_ROWS ((size_t)1 << 26)
@@ -114,20 +115,13 @@ typedef struct pairs {
 
 static int pairs_push(pairs *p, long l, long r)
 {
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 256;
-        if (cap > MAX_JOIN_ROWS)
-            return -1;
-        long *a = realloc(p->l, cap * sizeof *a);
-        if (!a)
-            return -1;
-        p->l = a;
-        long *b = realloc(p->r, cap * sizeof *b);
-        if (!b)
-            return -1;
-        p->r = b;
-        p->cap = cap;
-    }
+    if (p->n >= MAX_JOIN_ROWS)
+        return -1;
+    size_t cl = p->cap, cr = p->cap; /* parallel arrays */
+    if (tlm_grow((void **)&p->l, &cl, p->n + 1, sizeof *p->l, 256) ||
+        tlm_grow((void **)&p->r, &cr, p->n + 1, sizeof *p->r, 256))
+        return -1;
+    p->cap = cl;
     p->l[p->n] = l;
     p->r[p->n++] = r;
     return 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "rawtab.h"
 
 struct tlm_rawarena {
@@ -76,19 +77,11 @@ void tlm_rawtab_free(tlm_rawtab *r)
 long tlm_rawtab_add_row(tlm_rawtab *r)
 {
     size_t w = r->ncols ? r->ncols : 1;
-    if (r->nrows == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 16;
-        if (cap > (size_t)-1 / 2 / w / sizeof *r->cells) {
-            r->oom = 1;
-            return -1;
-        }
-        tlm_rawcell *c = realloc(r->cells, cap * w * sizeof *c);
-        if (!c) {
-            r->oom = 1;
-            return -1;
-        }
-        r->cells = c;
-        r->cap = cap;
+    /* rows of w cells */
+    if (tlm_grow((void **)&r->cells, &r->cap, r->nrows + 1,
+                 w * sizeof *r->cells, 16)) {
+        r->oom = 1;
+        return -1;
     }
     size_t row = r->nrows++;
     memset(r->cells + row * w, 0, w * sizeof *r->cells);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "xlsx_internal.h"
 
 /* MARK: - relationships -------------------------------------------------- */
@@ -52,15 +53,9 @@ static void rels_start(void *ud, const XML_Char *name, const XML_Char **atts)
     const char *target = tlm_xml_attr(atts, NULL, "Target");
     if (!id || !type || !target)
         return;
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 8;
-        rel *v = realloc(r->v, cap * sizeof *v);
-        if (!v) {
-            tlm_xml_fail(&r->xs, TLM_ENOMEM, "out of memory");
-            return;
-        }
-        r->v = v;
-        r->cap = cap;
+    if (tlm_grow((void **)&r->v, &r->cap, r->n + 1, sizeof *r->v, 8)) {
+        tlm_xml_fail(&r->xs, TLM_ENOMEM, "out of memory");
+        return;
     }
     rel *e = &r->v[r->n];
     e->id = dup(id);
@@ -177,20 +172,15 @@ static void sst_start(void *ud, const XML_Char *name, const XML_Char **atts)
 static void sst_push(sst_state *s)
 {
     tlm_xlsx *x = s->xs.x;
-    if (x->nsst == x->cap_sst) {
-        size_t cap = x->cap_sst ? 2 * x->cap_sst : 64;
-        size_t *o = realloc(x->sst_off, cap * sizeof *o);
-        if (o)
-            x->sst_off = o;
-        size_t *l = realloc(x->sst_len, cap * sizeof *l);
-        if (l)
-            x->sst_len = l;
-        if (!o || !l) {
-            tlm_xml_fail(&s->xs, TLM_ENOMEM, "out of memory");
-            return;
-        }
-        x->cap_sst = cap;
+    size_t co = x->cap_sst, cl = x->cap_sst; /* parallel arrays */
+    if (tlm_grow((void **)&x->sst_off, &co, x->nsst + 1, sizeof *x->sst_off,
+                 64) ||
+        tlm_grow((void **)&x->sst_len, &cl, x->nsst + 1, sizeof *x->sst_len,
+                 64)) {
+        tlm_xml_fail(&s->xs, TLM_ENOMEM, "out of memory");
+        return;
     }
+    x->cap_sst = co;
     size_t off = x->sst_text.len;
     tlm_xlsx_unescape(&x->sst_text, s->raw.p ? s->raw.p : "", s->raw.len);
     x->sst_off[x->nsst] = off;

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "pyrepr.h"
 #include "xlsx_internal.h"
 
@@ -167,15 +168,9 @@ static void sheet_chars(void *ud, const XML_Char *t, int n)
 
 static rec *new_rec(sheet_state *s)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 256;
-        rec *v = realloc(s->v, cap * sizeof *v);
-        if (!v) {
-            tlm_xml_fail(&s->xs, TLM_ENOMEM, "out of memory");
-            return NULL;
-        }
-        s->v = v;
-        s->cap = cap;
+    if (tlm_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v, 256)) {
+        tlm_xml_fail(&s->xs, TLM_ENOMEM, "out of memory");
+        return NULL;
     }
     rec *r = &s->v[s->n++];
     memset(r, 0, sizeof *r);

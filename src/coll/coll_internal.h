@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "grow.h"
+
 static inline const tlm_alloc *tlm_coll_al(const tlm_alloc *a)
 {
     return a ? a : tlm_alloc_default();
@@ -49,27 +51,15 @@ static inline void tlm_coll_mfree(const tlm_alloc *a, void *p)
     a->free_fn(a->ctx, p);
 }
 
-/* Grows *arr (element size sz) so that it holds at least need elements.
- * Not util's tlm_grow: the collective layer allocates through the caller's
- * tlm_alloc (its arrays are freed with tlm_coll_free), tlm_grow through
- * realloc. */
+/* Grows *arr (element size sz) so that it holds at least need elements:
+ * util's tlm_grow through the caller's tlm_alloc (the collective layer's
+ * arrays are freed with tlm_coll_free).  1 on success, 0 out of memory. */
 static inline int tlm_coll_grow(const tlm_alloc *a, void **arr, size_t *cap,
                                 size_t need, size_t sz)
 {
-    if (need <= *cap)
+    if (need <= *cap) /* room (none needed: nothing allocated) */
         return 1;
-    size_t nc = *cap ? *cap : 16;
-    while (nc < need) {
-        if (nc > SIZE_MAX / 2 / sz)
-            return 0;
-        nc *= 2;
-    }
-    void *p = tlm_coll_realloc(a, *arr, nc * sz);
-    if (!p)
-        return 0;
-    *arr = p;
-    *cap = nc;
-    return 1;
+    return tlm_grow_al(tlm_coll_al(a), arr, cap, need, sz, 16) == TLM_OK;
 }
 
 /* Order-dependent 64-bit mix of two values (deterministic everywhere). */

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "grow.h"
+
 #define ZBUF (1u << 18)
 
 static tlm_status zfail(tlm_mtrace_z *z, tlm_error *err, const char *what)
@@ -151,14 +153,9 @@ tlm_status tlm_mtrace_emit_part(FILE *part, uint64_t from, uint64_t to,
                                "merged trace: damaged part record");
             break;
         }
-        if (h.len > tcap) {
-            char *nt = realloc(text, h.len);
-            if (!nt) {
-                st = TLM_ENOMEM;
-                break;
-            }
-            text = nt;
-            tcap = h.len;
+        if (tlm_grow((void **)&text, &tcap, h.len, 1, 1u << 16)) {
+            st = TLM_ENOMEM;
+            break;
         }
         if (fread(text, 1, h.len, part) != h.len) {
             st = tlm_error_set(err, TLM_EIO, NULL, (int64_t)at,

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 #define MAX_THREADS 1023
 #define EV_BUF (8 * TLM_MTRACE_STR_MAX + 1024)
 
@@ -405,14 +407,9 @@ static tlm_status add_anchors(part *p, const tlm_coll_record *recs,
         thr *t = thr_of(p, ev);
         if (!t)
             return TLM_ENOMEM;
-        if (an->n == an->cap) {
-            size_t nc = an->cap ? an->cap * 2 : 256;
-            tlm_mtrace_anchor *nv = realloc(an->v, nc * sizeof *nv);
-            if (!nv)
-                return TLM_ENOMEM;
-            an->v = nv;
-            an->cap = nc;
-        }
+        if (tlm_grow((void **)&an->v, &an->cap, an->n + 1, sizeof *an->v,
+                     256))
+            return TLM_ENOMEM;
         tlm_mtrace_anchor *a = &an->v[an->n++];
         memset(a, 0, sizeof *a);
         a->match_key = r->match_key;

@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 typedef struct cstate {
     tlm_ivec g[2];     /* GPU ops of a group, per side */
-    double *scr;       /* busy-time scratch */
+    tlm_ivld *scr;     /* busy-time scratch */
     size_t scap;
     uint8_t *visited;
     int oom;
@@ -69,15 +71,10 @@ static void emit(tlm_diff *d, cstate *c, int side, const int32_t *g,
         int32_t cpu = cpu_ancestor(&d->s[side], g[i]);
         if (cpu < 0)
             continue;
-        if (d->nrows == d->caprows) {
-            size_t cap = d->caprows ? d->caprows * 2 : 1024;
-            tlm_drow *r = realloc(d->rows, cap * sizeof *r);
-            if (!r) {
-                c->oom = 1;
-                return;
-            }
-            d->rows = r;
-            d->caprows = cap;
+        if (tlm_grow((void **)&d->rows, &d->caprows, d->nrows + 1,
+                     sizeof *d->rows, 1024)) {
+            c->oom = 1;
+            return;
         }
         tlm_drow *r = &d->rows[d->nrows++];
         r->g = g[i];

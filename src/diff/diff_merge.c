@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 /* §3: the root used for cpu root r. */
 static int32_t top_root(const tlm_dside *s, int32_t r)
 {
@@ -63,22 +65,10 @@ static int32_t start_node(tlm_diff *d, tlm_dwork *w, mstack *S, int32_t u1,
                           int32_t u2, tlm_status *st)
 {
     int oom = 0;
-    if (d->nn == d->capn) {
-        size_t c = d->capn ? d->capn * 2 : 1024;
-        tlm_dnode *p = realloc(d->nodes, c * sizeof *p);
-        if (!p)
-            goto nomem;
-        d->nodes = p;
-        d->capn = c;
-    }
-    if (S->n == S->cap) {
-        size_t c = S->cap ? S->cap * 2 : 64;
-        frame *p = realloc(S->f, c * sizeof *p);
-        if (!p)
-            goto nomem;
-        S->f = p;
-        S->cap = c;
-    }
+    if (tlm_grow((void **)&d->nodes, &d->capn, d->nn + 1, sizeof *d->nodes,
+                 1024) ||
+        tlm_grow((void **)&S->f, &S->cap, S->n + 1, sizeof *S->f, 64))
+        goto nomem;
     int32_t id = (int32_t)d->nn++;
     if (tlm_i3map_put(&d->memo, u1, u2, 0, id) != TLM_OK)
         goto nomem;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 void tlm_ivec_push(tlm_ivec *v, int32_t x, int *oom)
 {
     if (v->n == v->cap && tlm_ivec_reserve(v, 1, oom) != 0)
@@ -20,16 +22,10 @@ int tlm_ivec_reserve(tlm_ivec *v, size_t n, int *oom)
 {
     if (v->n + n <= v->cap)
         return 0;
-    size_t c = v->cap ? v->cap : 16;
-    while (c < v->n + n)
-        c *= 2;
-    int32_t *p = realloc(v->p, c * sizeof *p);
-    if (!p) {
+    if (tlm_grow((void **)&v->p, &v->cap, v->n + n, sizeof *v->p, 16)) {
         *oom = 1;
         return -1;
     }
-    v->p = p;
-    v->cap = c;
     return 0;
 }
 
@@ -43,15 +39,9 @@ void tlm_ivec_free(tlm_ivec *v)
 void tlm_dopvec_push(tlm_dopvec *v, int32_t type, int32_t i, int32_t j,
                      int *oom)
 {
-    if (v->n == v->cap) {
-        size_t c = v->cap ? v->cap * 2 : 16;
-        tlm_dop *p = realloc(v->p, c * sizeof *p);
-        if (!p) {
-            *oom = 1;
-            return;
-        }
-        v->p = p;
-        v->cap = c;
+    if (tlm_grow((void **)&v->p, &v->cap, v->n + 1, sizeof *v->p, 16)) {
+        *oom = 1;
+        return;
     }
     v->p[v->n].type = type;
     v->p[v->n].i = i;
@@ -131,28 +121,13 @@ int32_t tlm_dstrtab_intern(tlm_dstrtab *t, const char *s, size_t n)
     }
     if (n >= UINT32_MAX / 2 || t->alen + n + 1 >= UINT32_MAX)
         return -1;
-    if (t->alen + n + 1 > t->acap) {
-        size_t c = t->acap * 2;
-        while (c < t->alen + n + 1)
-            c *= 2;
-        char *a = realloc(t->arena, c);
-        if (!a)
-            return -1;
-        t->arena = a;
-        t->acap = c;
-    }
-    if (t->n == t->ncap) {
-        size_t c = t->ncap * 2;
-        uint32_t *o = realloc(t->off, c * sizeof *o);
-        if (!o)
-            return -1;
-        t->off = o;
-        uint32_t *l = realloc(t->len, c * sizeof *l);
-        if (!l)
-            return -1;
-        t->len = l;
-        t->ncap = c;
-    }
+    if (tlm_grow((void **)&t->arena, &t->acap, t->alen + n + 1, 1, 4096))
+        return -1;
+    size_t co = t->ncap, cl = t->ncap; /* parallel arrays */
+    if (tlm_grow((void **)&t->off, &co, t->n + 1, sizeof *t->off, 256) ||
+        tlm_grow((void **)&t->len, &cl, t->n + 1, sizeof *t->len, 256))
+        return -1;
+    t->ncap = co;
     int32_t id = (int32_t)t->n++;
     memcpy(t->arena + t->alen, s, n);
     t->arena[t->alen + n] = 0;
@@ -349,18 +324,15 @@ int32_t tlm_diff_nname(tlm_diff *d, int side, int32_t u)
 
 uint32_t tlm_diff_mark_begin(tlm_diff *d)
 {
-    if (d->mcap < d->names.n + 64) {
-        size_t c = (d->names.n + 64) * 2;
-        uint32_t *m = realloc(d->mark, c * sizeof *m);
-        if (!m)
+    if (d->mcap < d->names.n + 64) { /* parallel arrays, new marks 0 */
+        size_t c1 = d->mcap, c2 = d->mcap;
+        if (tlm_grow((void **)&d->mark, &c1, d->names.n + 64,
+                     sizeof *d->mark, 64) ||
+            tlm_grow((void **)&d->mval, &c2, d->names.n + 64,
+                     sizeof *d->mval, 64))
             return 0;
-        d->mark = m;
-        int32_t *v = realloc(d->mval, c * sizeof *v);
-        if (!v)
-            return 0;
-        d->mval = v;
-        memset(d->mark + d->mcap, 0, (c - d->mcap) * sizeof *m);
-        d->mcap = c;
+        memset(d->mark + d->mcap, 0, (c1 - d->mcap) * sizeof *d->mark);
+        d->mcap = c1;
     }
     if (++d->mstamp == 0) {
         memset(d->mark, 0, d->mcap * sizeof *d->mark);

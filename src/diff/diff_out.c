@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "pyrepr.h"
 
 static const char *const FILE_NAMES[TLM_DIFF_NFILES] = {
@@ -178,13 +179,8 @@ tlm_status tlm_diff_summary_csv(tlm_diff *d, tlm_sbuf *b)
                 goto done;
             int32_t at = tlm_i3map_get(&map, id, 0, 0);
             if (at < 0) {
-                if (nv == cap) {
-                    cap = cap ? cap * 2 : 256;
-                    opsum *p = realloc(v, cap * sizeof *p);
-                    if (!p)
-                        goto done;
-                    v = p;
-                }
+                if (tlm_grow((void **)&v, &cap, nv + 1, sizeof *v, 256))
+                    goto done;
                 at = (int32_t)nv++;
                 memset(&v[at], 0, sizeof v[at]);
                 v[at].name = id;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "find_internal.h"
+#include "grow.h"
 
 static void label(char *dst, size_t cap, const char *s)
 {
@@ -71,15 +72,9 @@ static void append(tlm_findings *f, tlm_findings *s)
         if (f->v[i].id[0])
             k++;
     for (size_t i = 0; i < s->n && !f->oom; i++) {
-        if (f->n == f->cap) {
-            size_t nc = f->cap ? 2 * f->cap : 16;
-            tlm_finding *v = realloc(f->v, nc * sizeof *v);
-            if (!v) {
-                f->oom = 1;
-                break;
-            }
-            f->v = v;
-            f->cap = nc;
+        if (tlm_grow((void **)&f->v, &f->cap, f->n + 1, sizeof *f->v, 16)) {
+            f->oom = 1;
+            break;
         }
         f->v[f->n] = s->v[i];
         if (f->v[f->n].id[0])

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "find_internal.h"
+#include "grow.h"
 
 tlm_findings *fnd_list_new(const tlm_find_opts *o)
 {
@@ -77,15 +78,9 @@ tlm_finding *fnd_add(tlm_findings *f, const char *rule, tlm_find_sev sev)
 {
     if (f->oom)
         return NULL;
-    if (f->n == f->cap) {
-        size_t nc = f->cap ? 2 * f->cap : 16;
-        tlm_finding *v = realloc(f->v, nc * sizeof *v);
-        if (!v) {
-            f->oom = 1;
-            return NULL;
-        }
-        f->v = v;
-        f->cap = nc;
+    if (tlm_grow((void **)&f->v, &f->cap, f->n + 1, sizeof *f->v, 16)) {
+        f->oom = 1;
+        return NULL;
     }
     tlm_finding *x = &f->v[f->n];
     memset(x, 0, sizeof *x);

@@ -1,6 +1,6 @@
 /*
  * hta_internal.h - what the files of src/hta/ share: the correlation
- * links, the row index, the kernel types (§1.6), merged intervals (§1.7),
+ * links, the row index, the kernel types (§1.6), merged intervals (§1.7, util's ivl.h),
  * numpy/pandas statistics helpers and the table type the builders fill.
  */
 #ifndef TLM_HTA_INTERNAL_H
@@ -11,6 +11,8 @@
 
 #include "tlmpi/tlm_hta.h"
 #include "tlmpi/tlm_outset.h"
+
+#include "ivl.h"
 
 /* §1.3: index_correlation of every row (rows in file order). */
 tlm_status tlm_hta_link(tlm_hta_events *ev);
@@ -76,15 +78,9 @@ typedef enum tlm_hta_ktype {
 tlm_hta_ktype tlm_hta_kernel_type(const char *name, size_t len);
 const char *tlm_hta_ktype_name(tlm_hta_ktype k);
 
-/* ---- merged intervals (§1.7) */
-typedef struct tlm_hta_iv {
-    int64_t start, end; /* ns; end may be < start (Q1) */
-} tlm_hta_iv;
-/* Merges iv[0..n) in place (sorted stably by start, the input order
- * breaking ties): *ngroups groups at the front.  Errors: TLM_ENOMEM. */
-tlm_status tlm_hta_merge_iv(tlm_hta_iv *iv, size_t n, size_t *ngroups);
-/* Sum of (end - start) over groups. */
-int64_t tlm_hta_iv_length(const tlm_hta_iv *g, size_t n);
+/* ---- merged intervals (§1.7): util's tlm_ivl_union_stable (HTA's
+ * merge_kernel_intervals: sorted stably by start, the input order breaking
+ * ties; an end may be < start, Q1) and tlm_ivl_length */
 
 /* ---- statistics (pandas describe) */
 typedef struct tlm_hta_describe {

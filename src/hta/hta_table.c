@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "pyrepr.h"
 #include "sbuf.h"
 
@@ -64,14 +65,10 @@ const char *tlm_hta_cell_str(const tlm_hta_table *t, size_t row, size_t col,
 tlm_status tlm_hta_row_add(tlm_hta_table *t, size_t *row)
 {
     size_t nc = t->def->ncols;
-    if (t->nrows == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        tlm_hta_cell *c = realloc(t->cells, cap * nc * sizeof *c);
-        if (!c)
-            return TLM_ENOMEM;
-        t->cells = c;
-        t->cap = cap;
-    }
+    /* rows of nc cells */
+    if (tlm_grow((void **)&t->cells, &t->cap, t->nrows + 1,
+                 nc * sizeof *t->cells, 16))
+        return TLM_ENOMEM;
     tlm_hta_cell *c = &t->cells[t->nrows * nc];
     memset(c, 0, nc * sizeof *c);
     for (size_t i = 0; i < nc; i++)

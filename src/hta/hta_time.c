@@ -55,9 +55,9 @@ const tlm_hta_tdef tlm_hta_def_by_type = {
 /* Merged groups of the GPU events whose type is in mask (bit per
  * tlm_hta_ktype; ~0 = every event).  *out malloc'd. */
 static tlm_status groups_of(const tlm_hta_events *ev, const uint8_t *kt,
-                            unsigned mask, tlm_hta_iv **out, size_t *n)
+                            unsigned mask, tlm_ivl **out, size_t *n)
 {
-    tlm_hta_iv *iv = malloc((ev->n ? ev->n : 1) * sizeof *iv);
+    tlm_ivl *iv = malloc((ev->n ? ev->n : 1) * sizeof *iv);
     if (!iv)
         return TLM_ENOMEM;
     size_t m = 0;
@@ -65,11 +65,11 @@ static tlm_status groups_of(const tlm_hta_events *ev, const uint8_t *kt,
         const tlm_hta_ev *r = &ev->ev[i];
         if (!tlm_hta_is_gpu(r) || !(mask & (1u << kt[i])))
             continue;
-        iv[m].start = r->ts;
-        iv[m].end = r->ts + r->dur;
+        iv[m].s = r->ts;
+        iv[m].e = r->ts + r->dur;
         m++;
     }
-    tlm_status st = tlm_hta_merge_iv(iv, m, n);
+    tlm_status st = tlm_ivl_union_stable(iv, m, n);
     if (st != TLM_OK) {
         free(iv);
         return st;
@@ -103,7 +103,7 @@ static int cmp_step(const void *a, const void *b)
 
 /* Sweep over the groups of up to three types (bit values 1, 2, 4): the
  * time spent under each non-zero running sum, into span[8]. */
-static tlm_status sweep(tlm_hta_iv *const g[3], const size_t ng[3],
+static tlm_status sweep(tlm_ivl *const g[3], const size_t ng[3],
                         int64_t span[8])
 {
     size_t n = 2 * (ng[0] + ng[1] + ng[2]), k = 0;
@@ -112,9 +112,9 @@ static tlm_status sweep(tlm_hta_iv *const g[3], const size_t ng[3],
         return TLM_ENOMEM;
     for (int t = 0; t < 3; t++) {
         for (size_t i = 0; i < ng[t]; i++) {
-            s[k].t = g[t][i].start;
+            s[k].t = g[t][i].s;
             s[k++].v = 1 << t;
-            s[k].t = g[t][i].end;
+            s[k].t = g[t][i].e;
             s[k++].v = -(1 << t);
         }
     }
@@ -146,15 +146,15 @@ static tlm_status temporal(const tlm_hta_events *ev, const uint8_t *kt,
     tlm_hta_table *t = tlm_hta_result_add(res, &tlm_hta_def_temporal);
     if (!t)
         return TLM_ENOMEM;
-    tlm_hta_iv *all = NULL, *comp = NULL;
+    tlm_ivl *all = NULL, *comp = NULL;
     size_t na, nc;
     tlm_status st = groups_of(ev, kt, ~0u, &all, &na);
     if (st == TLM_OK)
         st = groups_of(ev, kt, 1u << TLM_HTA_K_COMPUTATION, &comp, &nc);
     if (st == TLM_OK && na > 0) {
-        int64_t kernel = all[na - 1].end - all[0].start;
-        int64_t idle = kernel - tlm_hta_iv_length(all, na);
-        int64_t compute = tlm_hta_iv_length(comp, nc);
+        int64_t kernel = all[na - 1].e - all[0].s;
+        int64_t idle = kernel - tlm_ivl_length(all, na);
+        int64_t compute = tlm_ivl_length(comp, nc);
         int64_t non = kernel - compute - idle;
         if (idle > kernel || compute > kernel || non < 0 || idle < 0)
             res->notes.n_temporal_neg++;
@@ -179,7 +179,7 @@ static tlm_status temporal(const tlm_hta_events *ev, const uint8_t *kt,
 static tlm_status by_type(const tlm_hta_events *ev, const uint8_t *kt,
                           tlm_hta_result *res, int want_overlap)
 {
-    tlm_hta_iv *g[3] = {NULL, NULL, NULL};
+    tlm_ivl *g[3] = {NULL, NULL, NULL};
     size_t ng[3] = {0, 0, 0};
     int64_t span[8];
     tlm_status st = TLM_OK;
@@ -188,7 +188,7 @@ static tlm_status by_type(const tlm_hta_events *ev, const uint8_t *kt,
         st = groups_of(ev, kt, 1u << k, &g[k], &ng[k]);
     if (st == TLM_OK && want_overlap) {
         /* §4: communication 1, computation 2; overlap = sum 3 */
-        tlm_hta_iv *g2[3] = {g[1], g[0], NULL};
+        tlm_ivl *g2[3] = {g[1], g[0], NULL};
         size_t n2[3] = {ng[1], ng[0], 0};
         st = sweep(g2, n2, span);
         tlm_hta_table *t = tlm_hta_result_add(res, &tlm_hta_def_overlap);
@@ -199,7 +199,7 @@ static tlm_status by_type(const tlm_hta_events *ev, const uint8_t *kt,
             st = tlm_hta_row_add(t, &row);
         if (st == TLM_OK && t->nrows) {
             tlm_hta_set_i64(t, row, 0, ev->rank);
-            int64_t comm = tlm_hta_iv_length(g[1], ng[1]);
+            int64_t comm = tlm_ivl_length(g[1], ng[1]);
             tlm_hta_set_f64(t, row, 1, ng[1] ? pct2(span[3], comm) : NAN);
         }
     } else if (st == TLM_OK) {

@@ -1,9 +1,9 @@
 /*
  * hta_util.c - what several HTA tables use: kernel types by name (§1.6,
  * HTA's get_kernel_type regexes written out as prefix / substring tests),
- * merged intervals (§1.7, merge_kernel_intervals), pandas' describe()
- * (count, mean, sample std, linear quantiles as numpy 1.24 computes them)
- * and numpy's round.
+ * pandas' describe() (count, mean, sample std, linear quantiles as numpy
+ * 1.24 computes them) and numpy's round.  Merged intervals (§1.7) are
+ * util's tlm_ivl_union_stable.
  */
 #include "hta_internal.h"
 
@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "npstats.h"
-#include "sortutil.h"
 
 /* ---------------------------------------------------------------- MARK: -
  * kernel types */
@@ -86,48 +85,6 @@ const char *tlm_hta_ktype_name(tlm_hta_ktype k)
     static const char *const names[] = {"COMPUTATION", "COMMUNICATION",
                                         "MEMORY", "OTHER"};
     return (unsigned)k < 4 ? names[k] : "OTHER";
-}
-
-/* ---------------------------------------------------------------- MARK: -
- * merged intervals */
-
-static int iv_le(const tlm_hta_iv *a, const tlm_hta_iv *b)
-{
-    return a->start <= b->start;
-}
-TLM_DEFINE_RUN_SORT(sort_iv, tlm_hta_iv, iv_le)
-
-tlm_status tlm_hta_merge_iv(tlm_hta_iv *iv, size_t n, size_t *ngroups)
-{
-    *ngroups = 0;
-    if (n == 0)
-        return TLM_OK;
-    if (sort_iv(iv, n) != TLM_OK)
-        return TLM_ENOMEM;
-    size_t g = 0;
-    int64_t hi = iv[0].end;
-    tlm_hta_iv cur = iv[0];
-    for (size_t i = 1; i < n; i++) {
-        if (iv[i].start > hi) {
-            iv[g++] = cur;
-            cur = iv[i];
-        } else if (iv[i].end > cur.end) {
-            cur.end = iv[i].end;
-        }
-        if (iv[i].end > hi)
-            hi = iv[i].end;
-    }
-    iv[g++] = cur;
-    *ngroups = g;
-    return TLM_OK;
-}
-
-int64_t tlm_hta_iv_length(const tlm_hta_iv *g, size_t n)
-{
-    int64_t s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += g[i].end - g[i].start;
-    return s;
 }
 
 /* ---------------------------------------------------------------- MARK: -

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "perf_internal.h"
 #include "tlmpi/tlm_perf.h"
 
@@ -70,18 +71,10 @@ void tlm_inductor_count(tlm_inductor_cache *c, int file, int skipped)
 static int put_text(tlm_inductor_cache *c, const char *s, size_t n,
                     uint32_t *off)
 {
-    if (c->alen + n + 1 > c->acap) {
-        size_t cap = c->acap ? c->acap * 2 : 4096;
-        while (cap < c->alen + n + 1)
-            cap *= 2;
-        if (cap > UINT32_MAX)
-            return -1;
-        char *p = realloc(c->arena, cap);
-        if (!p)
-            return -1;
-        c->arena = p;
-        c->acap = cap;
-    }
+    /* 32-bit offsets: the capacity (4096 doubled) stays below 4 GiB */
+    if (c->alen + n + 1 > (size_t)1 << 31 ||
+        tlm_grow((void **)&c->arena, &c->acap, c->alen + n + 1, 1, 4096))
+        return -1;
     *off = (uint32_t)c->alen;
     memcpy(c->arena + c->alen, s, n);
     c->arena[c->alen + n] = '\0';
@@ -380,14 +373,8 @@ static size_t def_at(const char *p, const char *e)
 
 static int add_entry(tlm_inductor_cache *c, ientry *x)
 {
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 64;
-        ientry *p = realloc(c->e, cap * sizeof *p);
-        if (!p)
-            return -1;
-        c->e = p;
-        c->cap = cap;
-    }
+    if (tlm_grow((void **)&c->e, &c->cap, c->n + 1, sizeof *c->e, 64))
+        return -1;
     c->e[c->n++] = *x;
     return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "replay_internal.h"
 #include "sortutil.h"
 
@@ -49,14 +50,8 @@ tlm_status tlm_replay_set_new(const char *trace_name, tlm_replay_set **out)
 
 tlm_status tlm_replay_set_add(tlm_replay_set *s, tlm_replay_op *op)
 {
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 32;
-        tlm_replay_op *v = realloc(s->ops, nc * sizeof *v);
-        if (!v)
-            return TLM_ENOMEM;
-        s->ops = v;
-        s->cap = nc;
-    }
+    if (tlm_grow((void **)&s->ops, &s->cap, s->n + 1, sizeof *s->ops, 32))
+        return TLM_ENOMEM;
     s->ops[s->n++] = *op;
     memset(op, 0, sizeof *op);
     return TLM_OK;

@@ -252,27 +252,13 @@ void tlm_cstack_free(tlm_cstack *cs)
     free(cs);
 }
 
-/* Grows *p (elements of size sz) to hold need; 0 or -1. */
-static int grow(void **p, size_t *cap, size_t need, size_t sz)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 16;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * sz);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 static int push_frame(tlm_cstack *cs, const char *s, size_t n)
 {
     size_t c = cs->capf;
-    if (grow((void **)&cs->foff, &c, cs->nf + 1, sizeof *cs->foff) ||
-        grow((void **)&cs->fn, &cs->capf, cs->nf + 1, sizeof *cs->fn))
+    if (tlm_grow((void **)&cs->foff, &c, cs->nf + 1, sizeof *cs->foff,
+                 16) ||
+        tlm_grow((void **)&cs->fn, &cs->capf, cs->nf + 1, sizeof *cs->fn,
+                 16))
         return -1;
     if (tlm_sbuf_reserve(&cs->text, n) != 0)
         return -1;
@@ -303,7 +289,7 @@ static int stack_of(tlm_cstack *cs, const tlm_rctx *ctx, int32_t g)
     size_t nu = 0;
     for (int32_t a = tlm_nd(t, g)->parent; a >= 0 && nu < 100000;
          a = tlm_nd(t, a)->parent) {
-        if (grow((void **)&cs->up, &cs->capu, nu + 1, sizeof *cs->up))
+        if (tlm_grow((void **)&cs->up, &cs->capu, nu + 1, sizeof *cs->up, 16))
             return -1;
         cs->up[nu++] = a;
     }
@@ -361,9 +347,12 @@ static int add_stack(tlm_cstack *cs, size_t f0)
             return 0;
         }
     size_t c1 = cs->caps, c2 = cs->caps;
-    if (grow((void **)&cs->soff, &c1, cs->ns + 1, sizeof *cs->soff) ||
-        grow((void **)&cs->slen, &c2, cs->ns + 1, sizeof *cs->slen) ||
-        grow((void **)&cs->shash, &cs->caps, cs->ns + 1, sizeof *cs->shash))
+    if (tlm_grow((void **)&cs->soff, &c1, cs->ns + 1, sizeof *cs->soff,
+                 16) ||
+        tlm_grow((void **)&cs->slen, &c2, cs->ns + 1, sizeof *cs->slen,
+                 16) ||
+        tlm_grow((void **)&cs->shash, &cs->caps, cs->ns + 1,
+                 sizeof *cs->shash, 16))
         return -1;
     cs->soff[cs->ns] = f0;
     cs->slen[cs->ns] = n;
@@ -385,8 +374,9 @@ tlm_status tlm_cstack_row(tlm_cstack *cs, const tlm_rctx *ctx,
             return TLM_ENOMEM;
     }
     size_t c = cs->capfr;
-    if (grow((void **)&cs->fr, &c, cs->nf + 1, sizeof *cs->fr) ||
-        grow((void **)&cs->flat, &cs->capfr, cs->nf + 1, sizeof *cs->flat))
+    if (tlm_grow((void **)&cs->fr, &c, cs->nf + 1, sizeof *cs->fr, 16) ||
+        tlm_grow((void **)&cs->flat, &cs->capfr, cs->nf + 1,
+                 sizeof *cs->flat, 16))
         return TLM_ENOMEM;
     for (size_t i = 0; i < cs->nf; i++) {
         cs->fr[i].s = cs->text.p + cs->foff[i];

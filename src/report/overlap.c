@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "npstats.h"
 #include "sortutil.h"
 
@@ -175,14 +176,8 @@ static tlm_status make_buckets(sweep *w)
 
 static tlm_status add_found(sweep *w, uint32_t ra, uint32_t rb)
 {
-    if (w->nf == w->capf) {
-        size_t cap = w->capf ? 2 * w->capf : 256;
-        found *f = realloc(w->f, cap * sizeof *f);
-        if (!f)
-            return TLM_ENOMEM;
-        w->f = f;
-        w->capf = cap;
-    }
+    if (tlm_grow((void **)&w->f, &w->capf, w->nf + 1, sizeof *w->f, 256))
+        return TLM_ENOMEM;
     const tlm_ovl_in *a = &w->in[w->o[ra].i], *b = &w->in[w->o[rb].i];
     found *x = &w->f[w->nf++];
     x->a = a->uid;

@@ -19,6 +19,8 @@
 
 #include "tlmpi/tlm_common.h"
 
+#include "ivl.h"
+
 /* One GPU event. */
 typedef struct tlm_ovl_in {
     int32_t uid;        /* 0 <= uid < n_uid */
@@ -91,7 +93,7 @@ typedef struct tlm_ovl_sum {
                               busy(kernels), 2); NaN when busy is 0 */
     uint32_t *slot, *stamp; /* per name id: index in names when stamped */
     uint32_t gen, nslot;
-    double *iv;             /* interval scratch, pairs of doubles */
+    tlm_ivld *iv;           /* interval scratch */
     size_t cap_iv;
 } tlm_ovl_sum;
 

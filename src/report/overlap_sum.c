@@ -11,53 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "npstats.h"
-
-typedef struct iv {
-    double lo, hi;
-} iv;
-
-static int cmp_iv(const void *a, const void *b)
-{
-    const iv *x = a, *y = b;
-    if (x->lo != y->lo)
-        return x->lo < y->lo ? -1 : 1;
-    return (x->hi > y->hi) - (x->hi < y->hi);
-}
-
-/* Length of the union of v[0..n) (sorted here). */
-static double union_len(iv *v, size_t n)
-{
-    if (!n)
-        return 0.0;
-    qsort(v, n, sizeof *v, cmp_iv);
-    double tot = 0.0, lo = v[0].lo, hi = v[0].hi;
-    for (size_t i = 1; i < n; i++) {
-        if (v[i].lo > hi) {
-            tot += hi - lo;
-            lo = v[i].lo;
-            hi = v[i].hi;
-        } else if (v[i].hi > hi) {
-            hi = v[i].hi;
-        }
-    }
-    return tot + (hi - lo);
-}
-
-static tlm_status reserve_iv(tlm_ovl_sum *s, size_t n)
-{
-    if (n <= s->cap_iv)
-        return TLM_OK;
-    size_t cap = s->cap_iv ? s->cap_iv : 64;
-    while (cap < n)
-        cap *= 2;
-    double *p = realloc(s->iv, cap * 2 * sizeof *p);
-    if (!p)
-        return TLM_ENOMEM;
-    s->iv = p;
-    s->cap_iv = cap;
-    return TLM_OK;
-}
 
 /* Per-name slots sized for o's names; a new generation forgets the last
  * summary's names.  Errors: TLM_ENOMEM. */
@@ -90,14 +45,9 @@ static tlm_ovl_name *name_entry(tlm_ovl_sum *s, uint32_t nm, int64_t stream,
 {
     if (nm < s->nslot && s->stamp[nm] == s->gen)
         return &s->names[s->slot[nm]];
-    if (s->nnames == s->cap_names) {
-        size_t cap = s->cap_names ? 2 * s->cap_names : 16;
-        tlm_ovl_name *p = realloc(s->names, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        s->names = p;
-        s->cap_names = cap;
-    }
+    if (tlm_grow((void **)&s->names, &s->cap_names, s->nnames + 1,
+                 sizeof *s->names, 16))
+        return NULL;
     tlm_ovl_name *e = &s->names[s->nnames];
     memset(e, 0, sizeof *e);
     e->name = nm;
@@ -124,15 +74,16 @@ tlm_status tlm_ovl_summarize(const tlm_ovl *o, const int32_t *k, size_t nk,
         tlm_ovl_of(o, k[i], &m);
         npairs += m;
     }
-    if ((st = reserve_iv(s, nk + npairs + 1)) != TLM_OK)
+    if ((st = tlm_grow((void **)&s->iv, &s->cap_iv, nk + npairs + 1,
+                       sizeof *s->iv, 64)) != TLM_OK)
         return st;
-    iv *own = (iv *)s->iv, *com;
+    tlm_ivld *own = s->iv, *com;
     size_t no = 0, nc = 0;
     for (size_t i = 0; i < nk; i++) {
         int32_t u = k[i];
         if (u >= 0 && (size_t)u < o->n_uid && o->name[u] != UINT32_MAX &&
             o->te[u] > o->ts[u])
-            own[no++] = (iv){o->ts[u], o->te[u]};
+            own[no++] = (tlm_ivld){o->ts[u], o->te[u]};
     }
     com = own + no;
     for (size_t i = 0; i < nk; i++) {
@@ -148,12 +99,12 @@ tlm_status tlm_ovl_summarize(const tlm_ovl *o, const int32_t *k, size_t nk,
             e->count++;
             e->dur_sum += d;
             e->frac_sum += (p[j].hi - p[j].lo) / d;
-            com[nc++] = (iv){p[j].lo, p[j].hi};
+            com[nc++] = (tlm_ivld){p[j].lo, p[j].hi};
         }
     }
-    double busy = union_len(own, no);
+    double busy = tlm_ivld_union_len(own, no);
     if (busy > 0)
-        s->pct = tlm_np_round2(union_len(com, nc) / busy);
+        s->pct = tlm_np_round2(tlm_ivld_union_len(com, nc) / busy);
     return TLM_OK;
 }
 

@@ -339,22 +339,16 @@ tlm_status tlm_rctx_perf(tlm_rctx *ctx, int32_t u, int bwd, const int32_t *k,
         }
         cache = 0; /* another input with the same key: compute, keep out */
     }
-    if (ctx->nperf == ctx->cap_perf) {
-        size_t cap = ctx->cap_perf ? ctx->cap_perf * 2 : 64;
-        tlm_perf_result *r = realloc(ctx->perf_res, cap * sizeof *r);
-        if (!r)
-            return TLM_ENOMEM;
-        ctx->perf_res = r;
-        tlm_status *q = realloc(ctx->perf_st, cap * sizeof *q);
-        if (!q)
-            return TLM_ENOMEM;
-        ctx->perf_st = q;
-        int64_t(*pi)[6] = realloc(ctx->perf_ids, cap * sizeof *pi);
-        if (!pi)
-            return TLM_ENOMEM;
-        ctx->perf_ids = pi;
-        ctx->cap_perf = cap;
-    }
+    /* three parallel arrays, one capacity */
+    size_t c1 = ctx->cap_perf, c2 = ctx->cap_perf, c3 = ctx->cap_perf;
+    if (tlm_grow((void **)&ctx->perf_res, &c1, ctx->nperf + 1,
+                 sizeof *ctx->perf_res, 64) ||
+        tlm_grow((void **)&ctx->perf_st, &c2, ctx->nperf + 1,
+                 sizeof *ctx->perf_st, 64) ||
+        tlm_grow((void **)&ctx->perf_ids, &c3, ctx->nperf + 1,
+                 sizeof *ctx->perf_ids, 64))
+        return TLM_ENOMEM;
+    ctx->cap_perf = c1;
     const char *stack_names[16];
     const char **kn = nk <= 16 ? stack_names : malloc(nk * sizeof *kn);
     if (!kn)
@@ -596,16 +590,11 @@ static tlm_status insert_tabs(tlm_rctx *dst, size_t at, tlm_rctx *src)
 {
     size_t k = src->ntabs;
     src->ntabs = 0;
-    if (dst->ntabs + k > dst->cap_tabs) {
-        size_t cap = dst->ntabs + k;
-        tlm_tab **p = realloc(dst->tabs, cap * sizeof *p);
-        if (!p) {
-            for (size_t i = 0; i < k; i++)
-                tlm_tab_free(src->tabs[i]);
-            return TLM_ENOMEM;
-        }
-        dst->tabs = p;
-        dst->cap_tabs = cap;
+    if (tlm_grow((void **)&dst->tabs, &dst->cap_tabs, dst->ntabs + k,
+                 sizeof *dst->tabs, 16)) {
+        for (size_t i = 0; i < k; i++)
+            tlm_tab_free(src->tabs[i]);
+        return TLM_ENOMEM;
     }
     memmove(dst->tabs + at + k, dst->tabs + at,
             (dst->ntabs - at) * sizeof *dst->tabs);

@@ -183,7 +183,7 @@ typedef struct tlm_rctx {
                              * Input Strides, Concrete Inputs, and a hash
                              * of the kernel names */
     size_t nperf, cap_perf;
-    double *busy;          /* tlm_rctx_busy_us scratch */
+    tlm_ivld *busy;        /* tlm_rctx_busy_us scratch */
     size_t busy_cap;
     /* set while another thread is still finding the launchers (lk,
      * lk_kernels, lk_of, nlk): waits until they are known and fills them

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ivl.h"
 #include "npsort.h"
 
 const char *const tlm_rp_sheet_names[TLM_RP_NSHEETS] = {
@@ -159,38 +160,6 @@ static void compat_zero_pct(const ctx *c, tlm_tab *t, double total,
  * MARK: - gpu_timeline
  * ------------------------------------------------------------------ */
 
-typedef struct ivl {
-    double s, e;
-} ivl;
-
-static int ivl_cmp(const void *a, const void *b)
-{
-    const ivl *x = a, *y = b;
-    if (x->s != y->s)
-        return x->s < y->s ? -1 : 1;
-    return (x->e > y->e) - (x->e < y->e);
-}
-
-/* Sum of the merged intervals' lengths (sorts v). */
-static double merged_len(ivl *v, size_t n)
-{
-    if (n == 0)
-        return 0.0;
-    qsort(v, n, sizeof *v, ivl_cmp);
-    double sum = 0.0, cs = v[0].s, ce = v[0].e;
-    for (size_t i = 1; i < n; i++) {
-        if (v[i].s <= ce) {
-            if (v[i].e > ce)
-                ce = v[i].e;
-        } else {
-            sum += ce - cs;
-            cs = v[i].s;
-            ce = v[i].e;
-        }
-    }
-    return sum + (ce - cs);
-}
-
 static tlm_status sheet_timeline(const ctx *c, tlm_tab **out)
 {
     static const char *const cols[] = {"type", "time ms", "percent"};
@@ -203,7 +172,7 @@ static tlm_status sheet_timeline(const ctx *c, tlm_tab **out)
         return TLM_OK;
     size_t nc;
     const tlm_rp_copy *cp = tlm_rocprof_copies(c->rp, &nc);
-    ivl *v = malloc((c->nk + nc + 1) * sizeof *v);
+    tlm_ivld *v = malloc((c->nk + nc + 1) * sizeof *v);
     if (!v)
         return TLM_ENOMEM;
     for (size_t i = 0; i < c->nk; i++) {
@@ -214,17 +183,17 @@ static tlm_status sheet_timeline(const ctx *c, tlm_tab **out)
         v[c->nk + i].s = (double)cp[i].start / 1000.0;
         v[c->nk + i].e = (double)cp[i].end / 1000.0;
     }
-    double kern = merged_len(v, c->nk);
-    for (size_t i = 0; i < c->nk; i++) { /* merged_len sorted them */
+    double kern = tlm_ivld_union_len(v, c->nk);
+    for (size_t i = 0; i < c->nk; i++) { /* the union merged them in place */
         v[i].s = (double)c->k[i].start / 1000.0;
         v[i].e = (double)c->k[i].end / 1000.0;
     }
-    double mem = merged_len(v + c->nk, nc);
+    double mem = tlm_ivld_union_len(v + c->nk, nc);
     for (size_t i = 0; i < nc; i++) {
         v[c->nk + i].s = (double)cp[i].start / 1000.0;
         v[c->nk + i].e = (double)cp[i].end / 1000.0;
     }
-    double busy = merged_len(v, c->nk + nc);
+    double busy = tlm_ivld_union_len(v, c->nk + nc);
     free(v);
     const tlm_rp_meta *m = tlm_rocprof_meta(c->rp);
     /* TraceLens: metadata.get("init_time", 0), get("fini_time", 0) */
@@ -738,41 +707,13 @@ tlm_status tlm_rocprof_sheets(const tlm_rocprof *rp,
  * MARK: - busy time for the multi-rank analysis
  * ------------------------------------------------------------------ */
 
-typedef struct iv {
-    int64_t s, e;
-} iv;
-
-static int iv_cmp(const void *a, const void *b)
-{
-    const iv *x = a, *y = b;
-    return (x->s > y->s) - (x->s < y->s);
-}
-
-static int64_t union_ns(iv *v, size_t n)
-{
-    if (n == 0)
-        return 0;
-    qsort(v, n, sizeof *v, iv_cmp);
-    int64_t sum = 0, cs = v[0].s, ce = v[0].e;
-    for (size_t i = 1; i < n; i++) {
-        if (v[i].s <= ce) {
-            ce = v[i].e > ce ? v[i].e : ce;
-        } else {
-            sum += ce - cs;
-            cs = v[i].s;
-            ce = v[i].e;
-        }
-    }
-    return sum + ce - cs;
-}
-
 tlm_status tlm_rocprof_busy(const tlm_rocprof *rp, tlm_rp_busy *out)
 {
     size_t nk, nc;
     const tlm_rp_kernel *k = tlm_rocprof_kernels(rp, &nk);
     const tlm_rp_copy *cp = tlm_rocprof_copies(rp, &nc);
     memset(out, 0, sizeof *out);
-    iv *v = malloc((nk + nc + 1) * sizeof *v);
+    tlm_ivl *v = malloc((nk + nc + 1) * sizeof *v);
     if (!v)
         return TLM_ENOMEM;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -785,7 +726,7 @@ tlm_status tlm_rocprof_busy(const tlm_rocprof *rp, tlm_rp_busy *out)
         v[n++].e = k[i].end;
     }
     out->n_comm_kernels = (int64_t)n;
-    out->comm_ns = union_ns(v, n);
+    out->comm_ns = tlm_ivl_union_len(v, n);
     n = 0;
     for (size_t i = 0; i < nk; i++) {
         if (tlm_kernel_is_communication(tlm_rocprof_str(rp, k[i].name,
@@ -794,17 +735,17 @@ tlm_status tlm_rocprof_busy(const tlm_rocprof *rp, tlm_rp_busy *out)
         v[n].s = k[i].start;
         v[n++].e = k[i].end;
     }
-    out->computation_ns = union_ns(v, n);
+    out->computation_ns = tlm_ivl_union_len(v, n);
     for (size_t i = 0; i < nk; i++) {
         v[i].s = k[i].start;
         v[i].e = k[i].end;
     }
-    out->kernel_ns = union_ns(v, nk);
+    out->kernel_ns = tlm_ivl_union_len(v, nk);
     for (size_t i = 0; i < nc; i++) {
         v[i].s = cp[i].start;
         v[i].e = cp[i].end;
     }
-    out->memcpy_ns = union_ns(v, nc);
+    out->memcpy_ns = tlm_ivl_union_len(v, nc);
     for (size_t i = 0; i < nk; i++) {
         v[i].s = k[i].start;
         v[i].e = k[i].end;
@@ -817,7 +758,7 @@ tlm_status tlm_rocprof_busy(const tlm_rocprof *rp, tlm_rp_busy *out)
         lo = v[i].s < lo ? v[i].s : lo;
         hi = v[i].e > hi ? v[i].e : hi;
     }
-    out->busy_ns = union_ns(v, nk + nc);
+    out->busy_ns = tlm_ivl_union_len(v, nk + nc);
     free(v);
     const tlm_rp_meta *m = tlm_rocprof_meta(rp);
     if (m->has_times == 3 && m->fini_time >= m->init_time)

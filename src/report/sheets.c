@@ -37,14 +37,8 @@ typedef struct pvec {
 
 static int pvec_push(pvec *p, int32_t x)
 {
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 1024;
-        int32_t *q = realloc(p->v, cap * sizeof *q);
-        if (!q)
-            return -1;
-        p->v = q;
-        p->cap = cap;
-    }
+    if (tlm_grow((void **)&p->v, &p->cap, p->n + 1, sizeof *p->v, 1024))
+        return -1;
     p->v[p->n++] = x;
     return 0;
 }
@@ -100,13 +94,8 @@ static int collect_kernels(tlm_rctx *ctx, int32_t u, int bwd, pvec *pool,
     }
     size_t n = pool->n - start;
     if (n > 1) {
-        if (*tmpcap < n) {
-            size_t *p = realloc(*tmp, n * sizeof *p);
-            if (!p)
-                return -1;
-            *tmp = p;
-            *tmpcap = n;
-        }
+        if (tlm_grow((void **)tmp, tmpcap, n, sizeof **tmp, 64))
+            return -1;
         for (size_t i = 0; i < n; i++)
             (*tmp)[i] = i;
         ts_ctx tc = {ctx->ev, pool->v + start};
@@ -156,14 +145,9 @@ static tlm_status compute_row(tlm_rctx *ctx, int32_t u, int bwd,
     st = tlm_rctx_busy_us(ctx, ks, nk, &T);
     if (st != TLM_OK)
         return st;
-    if (s->nrows == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 256;
-        prow *p = realloc(s->rows, cap * sizeof *p);
-        if (!p)
-            return TLM_ENOMEM;
-        s->rows = p;
-        s->cap = cap;
-    }
+    if (tlm_grow((void **)&s->rows, &s->cap, s->nrows + 1, sizeof *s->rows,
+                 256))
+        return TLM_ENOMEM;
     prow *r = &s->rows[s->nrows++];
     r->uid = u;
     r->bwd = (uint8_t)bwd;
@@ -175,14 +159,12 @@ static tlm_status compute_row(tlm_rctx *ctx, int32_t u, int bwd,
     r->perf_idx = (int32_t)(res - ctx->perf_res);
     /* parameter columns: once per distinct model result */
     size_t pi = (size_t)r->perf_idx;
-    if (pi >= s->nseen) {
-        size_t nn = ctx->nperf > pi + 1 ? ctx->nperf : pi + 1;
-        nn = nn * 2 + 64;
-        uint8_t *p = realloc(s->seen, nn);
-        if (!p)
+    if (pi >= s->nseen) { /* flags, the new ones cleared */
+        size_t nn = s->nseen;
+        if (tlm_grow((void **)&s->seen, &nn,
+                     ctx->nperf > pi + 1 ? ctx->nperf : pi + 1, 1, 64))
             return TLM_ENOMEM;
-        memset(p + s->nseen, 0, nn - s->nseen);
-        s->seen = p;
+        memset(s->seen + s->nseen, 0, nn - s->nseen);
         s->nseen = nn;
     }
     if (s->seen[pi]) {

@@ -19,6 +19,8 @@
 
 #include "report_internal.h"
 
+#include "ivl.h"
+
 /* ---- step selection */
 
 static const char *sel_number(const char *p, int64_t *v)
@@ -72,96 +74,6 @@ int tlm_step_sel_has(const tlm_step_sel *sel, int64_t step)
         if (step >= sel->lo[i] && step <= sel->hi[i])
             return 1;
     return 0;
-}
-
-/* ---- int64 interval sets */
-
-typedef struct iv {
-    int64_t s, e;
-} iv;
-
-typedef struct ivs {
-    iv *v;
-    size_t n, cap;
-} ivs;
-
-static int ivs_push(ivs *a, int64_t s, int64_t e)
-{
-    if (tlm_grow((void **)&a->v, &a->cap, a->n + 1, sizeof *a->v, 256))
-        return -1;
-    a->v[a->n].s = s;
-    a->v[a->n].e = e;
-    a->n++;
-    return 0;
-}
-
-static int cmp_iv(const void *x, const void *y)
-{
-    const iv *a = x, *b = y;
-    if (a->s != b->s)
-        return a->s < b->s ? -1 : 1;
-    return (a->e > b->e) - (a->e < b->e);
-}
-
-/* Sorts and merges overlapping or touching intervals, in place. */
-static void ivs_merge(ivs *a)
-{
-    if (a->n < 2)
-        return;
-    qsort(a->v, a->n, sizeof *a->v, cmp_iv);
-    size_t w = 0;
-    for (size_t i = 1; i < a->n; i++) {
-        if (a->v[i].s <= a->v[w].e) {
-            if (a->v[i].e > a->v[w].e)
-                a->v[w].e = a->v[i].e;
-        } else {
-            a->v[++w] = a->v[i];
-        }
-    }
-    a->n = w + 1;
-}
-
-/* out = base \ rm, both merged. */
-static int ivs_subtract(const ivs *rm, const ivs *base, ivs *out)
-{
-    size_t j = 0;
-    out->n = 0;
-    for (size_t i = 0; i < base->n; i++) {
-        int64_t b1 = base->v[i].e, cur = base->v[i].s;
-        while (j < rm->n && rm->v[j].e <= cur)
-            j++;
-        for (size_t k = j; k < rm->n && rm->v[k].s < b1 && cur < b1; k++) {
-            if (rm->v[k].s > cur &&
-                ivs_push(out, cur, rm->v[k].s < b1 ? rm->v[k].s : b1))
-                return -1;
-            if (rm->v[k].e > cur)
-                cur = rm->v[k].e;
-        }
-        if (cur < b1 && ivs_push(out, cur, b1))
-            return -1;
-    }
-    return 0;
-}
-
-/* Length of the merged set a inside [s, e). */
-static int64_t ivs_clipped(const ivs *a, int64_t s, int64_t e)
-{
-    size_t lo = 0, hi = a->n; /* first interval ending after s */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a->v[mid].e <= s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    int64_t t = 0;
-    for (size_t i = lo; i < a->n && a->v[i].s < e; i++) {
-        int64_t x = a->v[i].s > s ? a->v[i].s : s;
-        int64_t y = a->v[i].e < e ? a->v[i].e : e;
-        if (y > x)
-            t += y - x;
-    }
-    return t;
 }
 
 static int cmp_i64(const void *x, const void *y)
@@ -274,7 +186,7 @@ static int gpu_bucket(const tlm_trace *tr, const tlm_event *e,
 
 /* The merged buckets of the tree's linked GPU events and their sorted
  * start times (*starts, *n_starts). */
-static tlm_status gpu_sets(const tlm_tree *tree, ivs b[B_N],
+static tlm_status gpu_sets(const tlm_tree *tree, tlm_ivl_vec b[B_N],
                            int64_t **starts, size_t *n_starts)
 {
     const tlm_trace *tr = tlm_tree_trace(tree);
@@ -291,8 +203,8 @@ static tlm_status gpu_sets(const tlm_tree *tree, ivs b[B_N],
             !(tlm_nd(tree, (int32_t)i)->flags & TLM_NODE_TREE))
             continue;
         int64_t s = e->ts, en = e->ts + e->dur;
-        if (ivs_push(&b[gpu_bucket(tr, e, cache, n_names)], s, en) ||
-            ivs_push(&b[B_ALL], s, en) ||
+        if (tlm_ivl_push(&b[gpu_bucket(tr, e, cache, n_names)], s, en) ||
+            tlm_ivl_push(&b[B_ALL], s, en) ||
             tlm_grow((void **)starts, &cap, *n_starts + 1, sizeof **starts,
                      256))
             st = TLM_ENOMEM;
@@ -303,22 +215,24 @@ static tlm_status gpu_sets(const tlm_tree *tree, ivs b[B_N],
     if (st != TLM_OK)
         return st;
     for (int k = 0; k < B_EXPOSED; k++)
-        ivs_merge(&b[k]);
-    if (ivs_subtract(&b[B_COMP], &b[B_COMM], &b[B_EXPOSED]))
+        b[k].n = tlm_ivl_union(b[k].v, b[k].n);
+    if (tlm_ivl_subtract(b[B_COMM].v, b[B_COMM].n, b[B_COMP].v, b[B_COMP].n,
+                         &b[B_EXPOSED]))
         return TLM_ENOMEM;
     if (*n_starts > 1)
         qsort(*starts, *n_starts, sizeof **starts, cmp_i64);
     return TLM_OK;
 }
 
-static void fill_row(tlm_step_row *r, const ivs b[B_N],
+static void fill_row(tlm_step_row *r, const tlm_ivl_vec b[B_N],
                      const int64_t *starts, size_t n_starts)
 {
     int64_t s = r->start_ns, e = r->start_ns + r->dur_ns;
-    r->gpu_busy_ns = ivs_clipped(&b[B_ALL], s, e);
-    r->compute_ns = ivs_clipped(&b[B_COMP], s, e);
-    r->comm_ns = ivs_clipped(&b[B_COMM], s, e);
-    r->exposed_comm_ns = ivs_clipped(&b[B_EXPOSED], s, e);
+    r->gpu_busy_ns = tlm_ivl_clipped(b[B_ALL].v, b[B_ALL].n, s, e);
+    r->compute_ns = tlm_ivl_clipped(b[B_COMP].v, b[B_COMP].n, s, e);
+    r->comm_ns = tlm_ivl_clipped(b[B_COMM].v, b[B_COMM].n, s, e);
+    r->exposed_comm_ns =
+        tlm_ivl_clipped(b[B_EXPOSED].v, b[B_EXPOSED].n, s, e);
     r->idle_ns = r->dur_ns - r->gpu_busy_ns;
     r->n_gpu_events = (int64_t)(count_below(starts, n_starts, e) -
                                 count_below(starts, n_starts, s));
@@ -329,7 +243,7 @@ tlm_status tlm_steps_compute(const tlm_tree *tree, int32_t rank,
                              size_t *n, tlm_error *err)
 {
     const tlm_trace *tr = tlm_tree_trace(tree);
-    ivs b[B_N];
+    tlm_ivl_vec b[B_N];
     memset(b, 0, sizeof b);
     int64_t *starts = NULL;
     size_t n_starts = 0;

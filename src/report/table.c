@@ -75,16 +75,12 @@ void tlm_tab_free(tlm_tab *t)
 
 long tlm_tab_add_row(tlm_tab *t)
 {
-    if (t->nrows == t->cap_rows) {
-        size_t cap = t->cap_rows ? t->cap_rows * 2 : 16;
-        tlm_cell *c = realloc(t->cells, cap * (t->ncols ? t->ncols : 1) *
-                                            sizeof *c);
-        if (!c) {
-            t->oom = 1;
-            return -1;
-        }
-        t->cells = c;
-        t->cap_rows = cap;
+    /* rows of ncols cells (one at least) */
+    if (t->nrows == t->cap_rows &&
+        tlm_grow((void **)&t->cells, &t->cap_rows, t->nrows + 1,
+                 (t->ncols ? t->ncols : 1) * sizeof *t->cells, 16)) {
+        t->oom = 1;
+        return -1;
     }
     size_t r = t->nrows++;
     for (size_t i = 0; i < t->ncols; i++) {

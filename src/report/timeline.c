@@ -16,101 +16,7 @@
 
 #include "report_internal.h"
 
-typedef struct ivl {
-    double s, e;
-} ivl;
-
-typedef struct ivec {
-    ivl *v;
-    size_t n, cap;
-} ivec;
-
-static int ivec_push(ivec *a, double s, double e)
-{
-    if (tlm_grow((void **)&a->v, &a->cap, a->n + 1, sizeof *a->v, 256))
-        return -1;
-    a->v[a->n].s = s;
-    a->v[a->n].e = e;
-    a->n++;
-    return 0;
-}
-
-static int cmp_ivl(const void *x, const void *y)
-{
-    const ivl *a = x, *b = y;
-    if (a->s != b->s)
-        return a->s < b->s ? -1 : 1;
-    if (a->e != b->e)
-        return a->e < b->e ? -1 : 1;
-    return 0;
-}
-
-static int ivl_le(const ivl *a, const ivl *b)
-{
-    return a->s != b->s ? a->s < b->s : a->e <= b->e;
-}
-
-/* Sorts by (start, end): merge sort over the natural runs (one per
- * stream, as GPU events are written), qsort when out of memory. */
-TLM_DEFINE_RUN_SORT(run_sort_ivls, ivl, ivl_le)
-
-static void sort_ivls(ivec *a)
-{
-    if (run_sort_ivls(a->v, a->n) != TLM_OK)
-        qsort(a->v, a->n, sizeof *a->v, cmp_ivl);
-}
-
-/* In place: sort by start, merge overlapping or touching intervals. */
-static void merge(ivec *a)
-{
-    if (a->n < 2)
-        return;
-    sort_ivls(a);
-    size_t w = 0;
-    for (size_t i = 1; i < a->n; i++) {
-        if (a->v[i].s <= a->v[w].e) {
-            if (a->v[i].e > a->v[w].e)
-                a->v[w].e = a->v[i].e;
-        } else {
-            a->v[++w] = a->v[i];
-        }
-    }
-    a->n = w + 1;
-}
-
-static double ilen(const ivec *a)
-{
-    double t = 0.0;
-    for (size_t i = 0; i < a->n; i++)
-        t += a->v[i].e - a->v[i].s;
-    return t;
-}
-
-/* out = base \ rm (both merged and sorted), as TraceLens's subtract. */
-static int subtract(const ivec *rm, const ivec *base, ivec *out)
-{
-    size_t j = 0;
-    out->n = 0;
-    for (size_t i = 0; i < base->n; i++) {
-        double b0 = base->v[i].s, b1 = base->v[i].e, cur = b0;
-        while (j < rm->n && rm->v[j].e <= b0)
-            j++;
-        size_t k = j;
-        while (k < rm->n && rm->v[k].s < b1) {
-            double a0 = rm->v[k].s, a1 = rm->v[k].e;
-            if (a0 > cur && ivec_push(out, cur, a0 < b1 ? a0 : b1))
-                return -1;
-            if (a1 > cur)
-                cur = a1;
-            if (cur >= b1)
-                break;
-            k++;
-        }
-        if (cur < b1 && ivec_push(out, cur, b1))
-            return -1;
-    }
-    return 0;
-}
+#include "ivl.h"
 
 /* ROCm 7.1 legacy copy / fill kernel names (§1.5): 1 copy, 2 fill. */
 int tlm_rocm_legacy_kind(const char *nm)
@@ -146,7 +52,8 @@ static tlm_status timeline_of(tlm_tree *tree, int include_unlinked,
     const tlm_trace *tr = tlm_tree_trace(tree);
     size_t n = 0;
     const tlm_event *ev = tlm_trace_events(tr, &n);
-    ivec comp = {0}, comm = {0}, mcp = {0}, all = {0}, t1 = {0}, t2 = {0};
+    tlm_ivld_vec comp = {0}, comm = {0}, mcp = {0}, all = {0}, t1 = {0},
+                 t2 = {0};
     tlm_status st = TLM_OK;
     uint32_t nnames = tlm_trace_str_count(tr);
     uint8_t *bucket = calloc(nnames ? nnames : 1, 1);
@@ -163,7 +70,7 @@ static tlm_status timeline_of(tlm_tree *tree, int include_unlinked,
         if (sel && (sel[i] != 0) != (want != 0))
             continue;
         double s = tlm_ev_ts_us(e), en = tlm_ev_end_us(e);
-        ivec *b;
+        tlm_ivld_vec *b;
         if (e->cat == TLM_CAT_GPU_MEMCPY) {
             b = &mcp;
         } else {
@@ -182,7 +89,7 @@ static tlm_status timeline_of(tlm_tree *tree, int include_unlinked,
             }
             b = k == 3 ? &mcp : k == 2 ? &comm : &comp;
         }
-        if (ivec_push(b, s, en) || ivec_push(&all, s, en))
+        if (tlm_ivld_push(b, s, en) || tlm_ivld_push(&all, s, en))
             goto oom;
         out->n_events++;
     }
@@ -204,29 +111,27 @@ static tlm_status timeline_of(tlm_tree *tree, int include_unlinked,
                                              : "");
         goto done;
     }
-    merge(&comp);
-    merge(&comm);
-    merge(&mcp);
-    merge(&all);
+    comp.n = tlm_ivld_union(comp.v, comp.n);
+    comm.n = tlm_ivld_union(comm.v, comm.n);
+    mcp.n = tlm_ivld_union(mcp.v, mcp.n);
+    all.n = tlm_ivld_union(all.v, all.n);
     out->total_us = all.v[all.n - 1].e - all.v[0].s;
-    out->computation_us = ilen(&comp);
-    out->total_comm_us = ilen(&comm);
-    if (subtract(&comp, &comm, &t1))
+    out->computation_us = tlm_ivld_length(comp.v, comp.n);
+    out->total_comm_us = tlm_ivld_length(comm.v, comm.n);
+    /* exposed: comm minus comp; memcpy minus comp minus comm */
+    if (tlm_ivld_subtract(comm.v, comm.n, comp.v, comp.n, &t1))
         goto oom;
-    out->exposed_comm_us = ilen(&t1);
-    out->total_memcpy_us = ilen(&mcp);
-    if (subtract(&comp, &mcp, &t1) || subtract(&comm, &t1, &t2))
+    out->exposed_comm_us = tlm_ivld_length(t1.v, t1.n);
+    out->total_memcpy_us = tlm_ivld_length(mcp.v, mcp.n);
+    if (tlm_ivld_subtract(mcp.v, mcp.n, comp.v, comp.n, &t1) ||
+        tlm_ivld_subtract(t1.v, t1.n, comm.v, comm.n, &t2))
         goto oom;
-    out->exposed_memcpy_us = ilen(&t2);
-    out->busy_us = ilen(&all);
+    out->exposed_memcpy_us = tlm_ivld_length(t2.v, t2.n);
+    out->busy_us = tlm_ivld_length(all.v, all.n);
     out->idle_us = out->total_us - out->busy_us;
     if (micro_idle_thresh_us >= 0.0) {
-        ivec whole = {0};
-        if (ivec_push(&whole, all.v[0].s, all.v[all.n - 1].e))
-            goto oom;
-        int bad = subtract(&all, &whole, &t1);
-        free(whole.v);
-        if (bad)
+        tlm_ivld whole = {all.v[0].s, all.v[all.n - 1].e};
+        if (tlm_ivld_subtract(&whole, 1, all.v, all.n, &t1))
             goto oom;
         out->has_micro_idle = 1;
         for (size_t i = 0; i < t1.n; i++) {

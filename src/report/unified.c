@@ -167,15 +167,9 @@ static int32_t *bwd_kernels(uctx *u, int32_t x, size_t *n)
         if (b >= 0) {
             size_t ng;
             const int32_t *g = tlm_nd_gpu(t, b, &ng);
-            if (k + ng > cap) {
-                while (k + ng > cap)
-                    cap *= 2;
-                int32_t *p = realloc(v, cap * sizeof *p);
-                if (!p) {
-                    free(v);
-                    return NULL;
-                }
-                v = p;
+            if (tlm_grow((void **)&v, &cap, k + ng, sizeof *v, 64)) {
+                free(v);
+                return NULL;
             }
             memcpy(v + k, g, ng * sizeof *g);
             k += ng;
@@ -202,18 +196,14 @@ static urow *new_row(uctx *u, int32_t x, int kind)
          * address space at first, whose pages are populated only as rows
          * come, so that no growth copies the rows; where the system will
          * not reserve it (strict overcommit), grown by doubling */
-        size_t cap = u->cap ? u->cap * 2 : u->ctx->n + 1;
-        urow *p = realloc(u->rows, cap * sizeof *p);
-        if (!p && !u->cap && cap > 256) {
-            cap = 256;
-            p = realloc(u->rows, cap * sizeof *p);
-        }
-        if (!p) {
+        size_t first = u->cap ? 0 : u->ctx->n + 1, need = u->nrows + 1;
+        if (tlm_grow((void **)&u->rows, &u->cap, need, sizeof *u->rows,
+                     first) &&
+            (first <= 256 || tlm_grow((void **)&u->rows, &u->cap, need,
+                                      sizeof *u->rows, 256))) {
             u->st = TLM_ENOMEM;
             return NULL;
         }
-        u->rows = p;
-        u->cap = cap;
     }
     tlm_warm_ahead(&u->wrows, u->rows, (u->nrows + 1) * sizeof *u->rows,
                    u->cap * sizeof *u->rows);

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ivl.h"
+
 #define XS_NMET 8
 #define XS_MAXPID 100
 
@@ -30,108 +32,34 @@ static const char *const met_names[XS_NMET] = {
     "busy_time", "idle_time", "total_time", "total_comm_time",
     "total_memcpy_time"};
 
-typedef struct ivl {
-    int64_t s, e;
-} ivl;
-
-typedef struct ivls {
-    ivl *v;
-    size_t n, cap;
-} ivls;
-
 enum { L_ALL = 0, L_COMP, L_COMM, L_MEMCPY, L_N };
 
-static int ivl_push(ivls *l, int64_t s, int64_t e)
+/* The eight times (ps) of one process's lists (merged in place).  -1 on
+ * ENOMEM. */
+static int metrics(tlm_ivl_vec *l, int64_t *m)
 {
-    if (tlm_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v, 64))
-        return -1;
-    l->v[l->n++] = (ivl){s, e};
-    return 0;
-}
-
-static int ivl_le(const ivl *x, const ivl *y)
-{
-    return x->s != y->s ? x->s < y->s : x->e <= y->e;
-}
-/* a merge of natural runs: the lines of a GPU are sorted runs */
-TLM_DEFINE_RUN_SORT(sort_ivls, ivl, ivl_le)
-
-/* The union, in place (sorted by start, touching intervals joined).
- * -1 on ENOMEM. */
-static int merge(ivls *l)
-{
-    if (l->n == 0)
-        return 0;
-    if (sort_ivls(l->v, l->n) != TLM_OK)
-        return -1;
-    size_t k = 0;
-    for (size_t i = 1; i < l->n; i++) {
-        if (l->v[i].s <= l->v[k].e) {
-            if (l->v[i].e > l->v[k].e)
-                l->v[k].e = l->v[i].e;
-        } else {
-            l->v[++k] = l->v[i];
-        }
-    }
-    l->n = k + 1;
-    return 0;
-}
-
-/* b minus a (both unions), into out.  -1 on ENOMEM. */
-static int subtract(const ivls *a, const ivls *b, ivls *out)
-{
-    size_t ai = 0;
-    out->n = 0;
-    for (size_t i = 0; i < b->n; i++) {
-        int64_t cur = b->v[i].s, be = b->v[i].e;
-        while (ai < a->n && a->v[ai].e <= cur)
-            ai++;
-        for (size_t t = ai; t < a->n && a->v[t].s < be; t++) {
-            if (a->v[t].s > cur &&
-                ivl_push(out, cur, a->v[t].s < be ? a->v[t].s : be))
-                return -1;
-            if (a->v[t].e > cur)
-                cur = a->v[t].e;
-            if (cur >= be)
-                break;
-        }
-        if (cur < be && ivl_push(out, cur, be))
-            return -1;
-    }
-    return 0;
-}
-
-static int64_t total(const ivls *l)
-{
-    int64_t s = 0;
-    for (size_t i = 0; i < l->n; i++)
-        s += l->v[i].e - l->v[i].s;
-    return s;
-}
-
-/* The eight times (ps) of one process's lists (merged in place). */
-static int metrics(ivls *l, int64_t *m)
-{
-    ivls t1 = {0}, t2 = {0};
+    tlm_ivl_vec t1 = {0}, t2 = {0};
     for (int i = 0; i < L_N; i++)
-        if (merge(&l[i]))
-            return -1;
-    int rc = subtract(&l[L_COMP], &l[L_COMM], &t1);
-    m[0] = total(&l[L_COMP]);
-    m[1] = total(&t1);
+        l[i].n = tlm_ivl_union(l[i].v, l[i].n);
+    const tlm_ivl_vec *comp = &l[L_COMP], *comm = &l[L_COMM];
+    /* exposed: comm minus comp; memcpy minus comp minus comm */
+    tlm_status rc = tlm_ivl_subtract(comm->v, comm->n, comp->v, comp->n, &t1);
+    m[0] = tlm_ivl_length(comp->v, comp->n);
+    m[1] = tlm_ivl_length(t1.v, t1.n);
     if (!rc)
-        rc = subtract(&l[L_COMP], &l[L_MEMCPY], &t1);
+        rc = tlm_ivl_subtract(l[L_MEMCPY].v, l[L_MEMCPY].n, comp->v, comp->n,
+                              &t1);
     if (!rc)
-        rc = subtract(&l[L_COMM], &t1, &t2);
-    m[2] = total(&t2);
-    m[3] = total(&l[L_ALL]);
+        rc = tlm_ivl_subtract(t1.v, t1.n, comm->v, comm->n, &t2);
+    m[2] = tlm_ivl_length(t2.v, t2.n);
+    m[3] = tlm_ivl_length(l[L_ALL].v, l[L_ALL].n);
     m[5] = l[L_ALL].v[l[L_ALL].n - 1].e - l[L_ALL].v[0].s;
     m[4] = m[5] - m[3];
-    m[6] = total(&l[L_COMM]);
-    m[7] = total(&l[L_MEMCPY]);
+    m[6] = tlm_ivl_length(comm->v, comm->n);
+    m[7] = tlm_ivl_length(l[L_MEMCPY].v, l[L_MEMCPY].n);
     free(t1.v);
     free(t2.v);
-    return rc;
+    return rc != TLM_OK ? -1 : 0;
 }
 
 static int lower_prefix(const char *s, const char *pre)
@@ -275,7 +203,7 @@ static int put_rows(tlm_tab *t, const double *us, int64_t pid, int64_t dev)
 /* The four interval lists of process pid.  kind: per string id, 0 not
  * yet known, else 1 + kind_of(name). */
 static int collect(const tlm_xplane *x, uint32_t pid, uint8_t *kind,
-                   ivls *l)
+                   tlm_ivl_vec *l)
 {
     size_t np, nl, ne;
     const tlm_xp_plane *pl = tlm_xplane_planes(x, &np);
@@ -289,7 +217,7 @@ static int collect(const tlm_xplane *x, uint32_t pid, uint8_t *kind,
         uint8_t *k = &kind[ev[i].name];
         if (!*k)
             *k = (uint8_t)(1 + kind_of(tlm_xplane_str(x, ev[i].name)));
-        if (ivl_push(&l[L_ALL], s, e) || ivl_push(&l[*k - 1], s, e))
+        if (tlm_ivl_push(&l[L_ALL], s, e) || tlm_ivl_push(&l[*k - 1], s, e))
             return -1;
     }
     return 0;
@@ -310,7 +238,7 @@ static int64_t device_of(const tlm_xplane *x, uint32_t pid)
 static int one_gpu(const tlm_xplane *x, uint32_t pid, int dev_col,
                    uint8_t *kind, tlm_tab *t, double *sum)
 {
-    ivls l[L_N];
+    tlm_ivl_vec l[L_N];
     memset(l, 0, sizeof l);
     int rc = collect(x, pid, kind, l);
     int64_t m[XS_NMET];

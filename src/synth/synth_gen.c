@@ -144,15 +144,9 @@ typedef struct syn_prog {
 
 static syn_op *prog_add(syn_prog *p, int kind, const char *name)
 {
-    if (p->n == p->cap) {
-        size_t nc = p->cap ? p->cap * 2 : 256;
-        syn_op *no = realloc(p->ops, nc * sizeof *no);
-        if (!no) {
-            p->fail = 1;
-            return NULL;
-        }
-        p->ops = no;
-        p->cap = nc;
+    if (tlm_grow((void **)&p->ops, &p->cap, p->n + 1, sizeof *p->ops, 256)) {
+        p->fail = 1;
+        return NULL;
     }
     syn_op *op = &p->ops[p->n++];
     memset(op, 0, sizeof *op);
@@ -493,15 +487,9 @@ static const char *name_of(syn_prog *p, syn_names *nm, const char *prefix,
 {
     char buf[96];
     snprintf(buf, sizeof buf, "%s_%d", prefix, idx);
-    if (nm->n == nm->cap) {
-        size_t nc = nm->cap ? nm->cap * 2 : 64;
-        char **nv = realloc(nm->v, nc * sizeof *nv);
-        if (!nv) {
-            p->fail = 1;
-            return "";
-        }
-        nm->v = nv;
-        nm->cap = nc;
+    if (tlm_grow((void **)&nm->v, &nm->cap, nm->n + 1, sizeof *nm->v, 64)) {
+        p->fail = 1;
+        return "";
     }
     size_t len = strlen(buf);
     char *s = malloc(len + 1);
@@ -1348,19 +1336,17 @@ static tlm_status colls_create(syn_job *job, int ckind, int64_t n, int step)
     for (int g = 0; g < ng; g++) {
         int pgi = job->first_pg[ci.pgkind] + g;
         const tlm_synth_pg *pg = &t->pgs[pgi];
-        size_t cap_m = job->cap_members;
+        /* members and member_issue: parallel arrays, one capacity */
+        size_t cap_m = job->cap_members, cap_i = job->cap_members;
+        size_t need = t->n_members + (size_t)pg->size;
         if (tlm_grow((void **)&t->colls, &job->cap_colls, t->n_colls + 1,
                      sizeof *t->colls, 1024) ||
-            tlm_grow((void **)&t->members, &cap_m, t->n_members + pg->size,
-                     sizeof *t->members, 1024))
+            tlm_grow((void **)&t->members, &cap_m, need, sizeof *t->members,
+                     1024) ||
+            tlm_grow((void **)&job->member_issue, &cap_i, need,
+                     sizeof *job->member_issue, 1024))
             return TLM_ENOMEM;
-        if (cap_m != job->cap_members) {
-            int64_t *ni = realloc(job->member_issue, cap_m * sizeof *ni);
-            if (!ni)
-                return TLM_ENOMEM;
-            job->member_issue = ni;
-            job->cap_members = cap_m;
-        }
+        job->cap_members = cap_m;
         size_t inst = t->n_colls++;
         tlm_synth_coll *c = &t->colls[inst];
         memset(c, 0, sizeof *c);

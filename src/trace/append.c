@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "grow.h"
 #include "trace_internal.h"
 
 static size_t varint_put(unsigned char *d, uint64_t v)
@@ -19,22 +20,6 @@ static size_t varint_put(unsigned char *d, uint64_t v)
     }
     d[n++] = (unsigned char)v;
     return n;
-}
-
-static int grow(const tlm_alloc *a, void **p, size_t *cap, size_t need,
-                size_t elem, size_t first)
-{
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap : first;
-    while (nc < need)
-        nc *= 2;
-    void *q = a->realloc_fn(a->ctx, *p, nc * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = nc;
-    return 0;
 }
 
 tlm_status tlm_trace_append_event(tlm_trace *t, const tlm_event *ev,
@@ -52,12 +37,12 @@ tlm_status tlm_trace_append_event(tlm_trace *t, const tlm_event *ev,
                                  "synthetic event: bad argument");
     size_t need = t->blob_len + 1 + n_args * 11;
     void *ep = t->events, *bp = t->blob;
-    if (grow(t->a, &ep, &t->cap_events, t->n_events + 1, sizeof *t->events,
-             16) != 0)
+    if (tlm_grow_al(t->a, &ep, &t->cap_events, t->n_events + 1,
+                    sizeof *t->events, 16) != TLM_OK)
         return tlm_error_set(err, TLM_ENOMEM, t->path, -1,
                              "out of memory for a synthetic event");
     t->events = ep;
-    if (grow(t->a, &bp, &t->blob_cap, need, 1, 4096) != 0)
+    if (tlm_grow_al(t->a, &bp, &t->blob_cap, need, 1, 4096) != TLM_OK)
         return tlm_error_set(err, TLM_ENOMEM, t->path, -1,
                              "out of memory for a synthetic event");
     t->blob = bp;

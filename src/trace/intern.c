@@ -11,6 +11,8 @@
 
 #include <string.h>
 
+#include "grow.h"
+
 #define BLOCK_SIZE (1u << 20)
 
 struct tlm_strblock {
@@ -128,18 +130,16 @@ uint32_t tlm_intern_add_h(tlm_intern *in, const char *s, size_t len,
     if (in->n >= UINT32_MAX - 1)
         return UINT32_MAX;
     if (in->n == in->cap) {
-        size_t ncap = (size_t)in->cap * 2;
+        size_t cap = in->cap; /* a 32-bit count */
         if (in->on_move)
             in->on_move(in->move_ud, TLM_MOVE_BEGIN);
-        tlm_strent *e =
-            in->a->realloc_fn(in->a->ctx, in->ents, ncap * sizeof *e);
-        if (e)
-            in->ents = e;
+        tlm_status st = tlm_grow_al(in->a, (void **)&in->ents, &cap,
+                                    (size_t)in->n + 1, sizeof *in->ents, 1);
         if (in->on_move)
             in->on_move(in->move_ud, TLM_MOVE_END);
-        if (!e)
+        if (st != TLM_OK)
             return UINT32_MAX;
-        in->cap = (uint32_t)ncap;
+        in->cap = (uint32_t)cap;
     }
     char *d = store_bytes(in, s, len);
     if (!d)

@@ -16,6 +16,7 @@
  * being read ("traceEvents[51234].args").
  */
 #include "bytes_eq.h"
+#include "grow.h"
 #include "mem_internal.h"
 #include "hexnum.h"
 #include "trace_internal.h"
@@ -283,15 +284,8 @@ static int scr_reserve(rd *r, size_t extra)
 {
     if (r->scr_len + extra <= r->scr_cap)
         return 0;
-    size_t ncap = r->scr_cap ? r->scr_cap : 256;
-    while (ncap < r->scr_len + extra)
-        ncap *= 2;
-    char *p = r->t->a->realloc_fn(r->t->a->ctx, r->scr, ncap);
-    if (!p)
-        return -1;
-    r->scr = p;
-    r->scr_cap = ncap;
-    return 0;
+    return tlm_grow_al(r->t->a, (void **)&r->scr, &r->scr_cap,
+                       r->scr_len + extra, 1, 256) != TLM_OK ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------ MARK:
@@ -984,19 +978,13 @@ static int intern_str(rd *r, const unsigned char *s, size_t len, int esc,
 static int blob_grow(rd *r, size_t extra)
 {
     tlm_trace *t = r->t;
-    size_t ncap = t->blob_cap ? t->blob_cap : 4096;
-    while (ncap < t->blob_len + extra)
-        ncap *= 2;
     if (r->o.on_move)
         r->o.on_move(r->o.on_event_ud, TLM_MOVE_BEGIN);
-    unsigned char *b = t->a->realloc_fn(t->a->ctx, t->blob, ncap);
-    if (b) {
-        t->blob = b;
-        t->blob_cap = ncap;
-    }
+    tlm_status st = tlm_grow_al(t->a, (void **)&t->blob, &t->blob_cap,
+                                t->blob_len + extra, 1, 4096);
     if (r->o.on_move)
         r->o.on_move(r->o.on_event_ud, TLM_MOVE_END);
-    return b ? 0 : -1;
+    return st == TLM_OK ? 0 : -1;
 }
 
 static inline int blob_reserve(rd *r, size_t extra)
@@ -1701,15 +1689,9 @@ static int dist_member(rd *r, const unsigned char *ks, size_t kl,
         }
         size_t cap = 0;
         for (;;) {
-            if (m->n_pgs == cap) {
-                size_t ncap = cap ? cap * 2 : 8;
-                tlm_pg_config *np = r->t->a->realloc_fn(
-                    r->t->a->ctx, m->pgs, ncap * sizeof *np);
-                if (!np)
-                    return fail_nomem(r);
-                m->pgs = np;
-                cap = ncap;
-            }
+            if (tlm_grow_al(r->t->a, (void **)&m->pgs, &cap, m->n_pgs + 1,
+                            sizeof *m->pgs, 8))
+                return fail_nomem(r);
             tlm_pg_config *pg = &m->pgs[m->n_pgs++];
             memset(pg, 0, sizeof *pg);
             pg->pg_size = -1;
@@ -1987,18 +1969,14 @@ static int add_event(rd *r, const tlm_event *ev)
                        (unsigned long long)r->o.max_events);
     if (r->o.keep_events) {
         if (t->n_events == t->cap_events) {
-            size_t ncap = t->cap_events ? t->cap_events * 2 : 4096;
             if (r->o.on_move)
                 r->o.on_move(r->o.on_event_ud, TLM_MOVE_BEGIN);
-            tlm_event *ne =
-                t->a->realloc_fn(t->a->ctx, t->events, ncap * sizeof *ne);
-            if (ne) {
-                t->events = ne;
-                t->cap_events = ncap;
-            }
+            tlm_status st =
+                tlm_grow_al(t->a, (void **)&t->events, &t->cap_events,
+                            t->n_events + 1, sizeof *t->events, 4096);
             if (r->o.on_move)
                 r->o.on_move(r->o.on_event_ud, TLM_MOVE_END);
-            if (!ne)
+            if (st != TLM_OK)
                 return fail_nomem(r);
         }
         t->events[t->n_events] = *ev;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "rp_lex.h"
 #include "rp_rec.h"
 
@@ -109,22 +110,11 @@ RP_INLINE tlm_status skip(rp *p)
     return skip_deep(p);
 }
 
+/* Grows a record array through the reader's allocator. */
 static tlm_status grow(tlm_rocprof *r, void **v, size_t *cap, size_t need,
                        size_t el)
 {
-    if (need <= *cap)
-        return TLM_OK;
-    size_t nc = *cap ? *cap * 2 : 64;
-    while (nc < need)
-        nc *= 2;
-    if (nc > SIZE_MAX / el)
-        return TLM_ENOMEM;
-    void *n = r->a->realloc_fn(r->a->ctx, *v, nc * el);
-    if (!n)
-        return TLM_ENOMEM;
-    *v = n;
-    *cap = nc;
-    return TLM_OK;
+    return tlm_grow_al(r->a, v, cap, need, el, 64);
 }
 
 static tlm_status nomem(rp *p)

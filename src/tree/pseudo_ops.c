@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "pseudo_internal.h"
 
 static const char *const rule_names[TLM_PSEUDO_RULE_COUNT] = {
@@ -92,14 +93,8 @@ int tlm_pplan_add(plan *p, int32_t kernel, int32_t donor, int rule)
 {
     if (p->claimed[kernel])
         return 0;
-    if (p->n == p->cap) {
-        size_t nc = p->cap ? 2 * p->cap : 64;
-        tlm_pseudo_spec *q = realloc(p->sp, nc * sizeof *q);
-        if (!q)
-            return -1;
-        p->sp = q;
-        p->cap = nc;
-    }
+    if (tlm_grow((void **)&p->sp, &p->cap, p->n + 1, sizeof *p->sp, 64))
+        return -1;
     p->claimed[kernel] = 1;
     p->sp[p->n++] = (tlm_pseudo_spec){kernel, donor, rule};
     return 0;

@@ -120,14 +120,8 @@ void tlm_tree_free(tlm_tree *t)
  * is still valid then). */
 static void *grow1(void *v, size_t n, size_t *cap, size_t size, tlm_warm *w)
 {
-    if (n >= *cap) {
-        size_t nc = *cap ? *cap * 2 : 4096;
-        void *p = realloc(v, nc * size);
-        if (!p)
-            return NULL;
-        *cap = nc;
-        v = p;
-    }
+    if (n >= *cap && tlm_grow(&v, cap, n + 1, size, 4096))
+        return NULL;
     tlm_warm_ahead(w, v, (n + 1) * size, *cap * size);
     return v;
 }
@@ -957,13 +951,13 @@ static tlm_status number_gpu(tlm_tree *t)
     t->n_gpu_order = cnt;
     /* (start, end) in us of gpu_order[], for busy times of subtree slices
      * without touching the events */
-    t->gpu_se = tlm_malloc_warm((cnt ? cnt : 1) * 2 * sizeof *t->gpu_se);
+    t->gpu_se = tlm_malloc_warm((cnt ? cnt : 1) * sizeof *t->gpu_se);
     if (!t->gpu_se)
         return TLM_ENOMEM;
     for (size_t j = 0; j < cnt; j++) {
         const tlm_event *e = &t->ev[t->gpu_order[j]];
-        t->gpu_se[2 * j] = tlm_ev_ts_us(e);
-        t->gpu_se[2 * j + 1] = tlm_ev_end_us(e);
+        t->gpu_se[j].s = tlm_ev_ts_us(e);
+        t->gpu_se[j].e = tlm_ev_end_us(e);
     }
     return TLM_OK;
 }
@@ -1587,16 +1581,6 @@ const int32_t *tlm_tree_cpu_roots(const tlm_tree *t, size_t *n)
     return t->roots;
 }
 
-static int cmp_pair(const void *a, const void *b)
-{
-    const double *x = a, *y = b;
-    if (x[0] != y[0])
-        return x[0] < y[0] ? -1 : 1;
-    if (x[1] != y[1])
-        return x[1] < y[1] ? -1 : 1;
-    return 0;
-}
-
 tlm_status tlm_tree_busy_us(tlm_tree *t, const int32_t *uids, size_t n,
                             double *out)
 {
@@ -1605,55 +1589,37 @@ tlm_status tlm_tree_busy_us(tlm_tree *t, const int32_t *uids, size_t n,
 }
 
 tlm_status tlm_tree_busy_us_buf(const tlm_tree *t, const int32_t *uids,
-                                size_t n, double *out, double **scratch,
+                                size_t n, double *out, tlm_ivld **scratch,
                                 size_t *cap_io)
 {
     *out = 0.0;
     if (!n)
         return TLM_OK;
-    if (*cap_io < 2 * n) {
-        size_t cap = 2 * n + 64;
-        double *p = realloc(*scratch, cap * sizeof *p);
-        if (!p)
-            return TLM_ENOMEM;
-        *scratch = p;
-        *cap_io = cap;
-    }
-    double *s = *scratch;
+    if (tlm_grow((void **)scratch, cap_io, n, sizeof **scratch, 32))
+        return TLM_ENOMEM;
+    tlm_ivld *s = *scratch;
     int sorted = 1;
     uintptr_t p0 = (uintptr_t)t->gpu_order, p = (uintptr_t)uids;
     if (t->gpu_se && p >= p0 &&
         p + n * sizeof *uids <= p0 + t->n_gpu_order * sizeof *uids &&
         (p - p0) % sizeof *uids == 0) {
         /* a slice of gpu_order: its times are stored alongside */
-        const double *se = t->gpu_se + 2 * ((p - p0) / sizeof *uids);
-        memcpy(s, se, 2 * n * sizeof *s);
+        memcpy(s, t->gpu_se + (p - p0) / sizeof *uids, n * sizeof *s);
         for (size_t i = 1; i < n; i++)
-            if (s[2 * i] < s[2 * i - 2])
+            if (s[i].s < s[i - 1].s)
                 sorted = 0;
     } else {
         for (size_t i = 0; i < n; i++) {
-            s[2 * i] = tlm_ev_ts_us(&t->ev[uids[i]]);
-            s[2 * i + 1] = tlm_ev_end_us(&t->ev[uids[i]]);
-            if (i && s[2 * i] < s[2 * i - 2])
+            s[i].s = tlm_ev_ts_us(&t->ev[uids[i]]);
+            s[i].e = tlm_ev_end_us(&t->ev[uids[i]]);
+            if (i && s[i].s < s[i - 1].s)
                 sorted = 0;
         }
     }
+    /* sorted by start already: merged as it is */
     if (!sorted)
-        qsort(s, n, 2 * sizeof *s, cmp_pair);
-    double total = 0.0, cs = s[0], ce = s[1];
-    for (size_t i = 1; i < n; i++) {
-        if (s[2 * i] <= ce) {
-            if (s[2 * i + 1] > ce)
-                ce = s[2 * i + 1];
-        } else {
-            total += ce - cs;
-            cs = s[2 * i];
-            ce = s[2 * i + 1];
-        }
-    }
-    total += ce - cs;
-    *out = total;
+        tlm_ivld_sort(s, n);
+    *out = tlm_ivld_length(s, tlm_ivld_merge(s, n));
     return TLM_OK;
 }
 

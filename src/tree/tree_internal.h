@@ -11,6 +11,8 @@
 
 #include "tlmpi/tlm_tree.h"
 
+#include "ivl.h"
+
 /* One node of the call tree, indexed by UID: everything a walk reads in
  * one 24-byte record (one cache line per node visited, not six arrays). */
 typedef struct tlm_tnode {
@@ -33,19 +35,20 @@ struct tlm_tree {
     struct tlm_uidmap *bwd; /* fwd op -> bwd node */
     int32_t *gpu_order;
     size_t n_gpu_order;
-    double *gpu_se;        /* (start, end) us of each gpu_order entry */
+    tlm_ivld *gpu_se;      /* (start, end) us of each gpu_order entry */
     int32_t *roots;
     size_t n_roots;
     tlm_tree_stats stats;
     int pseudo_done; /* tlm_tree_pseudo_ops ran (once per tree) */
-    double *scratch; /* busy-time pairs */
+    tlm_ivld *scratch; /* busy-time intervals */
     size_t scratch_cap;
 };
 
-/* tlm_tree_busy_us with the caller's scratch (*scratch, *cap grown with
- * realloc as needed), so that threads can share a finished tree. */
+/* tlm_tree_busy_us with the caller's scratch (*scratch, capacity *cap in
+ * intervals, grown with tlm_grow as needed), so that threads can share a
+ * finished tree. */
 tlm_status tlm_tree_busy_us_buf(const tlm_tree *t, const int32_t *uids,
-                                size_t n, double *out, double **scratch,
+                                size_t n, double *out, tlm_ivld **scratch,
                                 size_t *cap);
 
 /* Inline twins of the tlm_tree_* accessors for the report modules. */

@@ -6,8 +6,9 @@
 
 #include "grow.h"
 
-tlm_status tlm_grow(void **p, size_t *cap, size_t need, size_t elem,
-                    size_t first)
+/* Grows *p through a (NULL: realloc); see grow.h. */
+tlm_status tlm_grow_al(const tlm_alloc *a, void **p, size_t *cap,
+                       size_t need, size_t elem, size_t first)
 {
     if (need <= *cap && *p)
         return TLM_OK;
@@ -19,10 +20,18 @@ tlm_status tlm_grow(void **p, size_t *cap, size_t need, size_t elem,
     }
     if (elem && nc > SIZE_MAX / elem)
         return TLM_ENOMEM;
-    void *q = realloc(*p, nc * elem);
+    void *q = a ? a->realloc_fn(a->ctx, *p, nc * elem)
+                : realloc(*p, nc * elem);
     if (!q)
         return TLM_ENOMEM;
     *p = q;
     *cap = nc;
     return TLM_OK;
+}
+
+/* Grows *p with realloc; see grow.h. */
+tlm_status tlm_grow(void **p, size_t *cap, size_t need, size_t elem,
+                    size_t first)
+{
+    return tlm_grow_al(NULL, p, cap, need, elem, first);
 }

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
+
 /* MARK: - names ----------------------------------------------------------- */
 
 /* ".tlmpi-<pid>@<host>", the host reduced to [A-Za-z0-9.-]. */
@@ -103,15 +105,11 @@ tlm_status tlm_outset_add_input(tlm_outset *s, const char *path,
     struct stat sb;
     if (stat(path, &sb) != 0)
         return TLM_OK;
-    if (s->n_in == s->cap_in) {
-        size_t cap = s->cap_in ? 2 * s->cap_in : 64;
-        uint64_t *p = realloc(s->inputs, 2 * cap * sizeof *p);
-        if (!p)
-            return tlm_error_set(err, TLM_ENOMEM, NULL, -1,
-                                 "out of memory for the input list");
-        s->inputs = p;
-        s->cap_in = cap;
-    }
+    /* (device, inode) pairs */
+    if (tlm_grow((void **)&s->inputs, &s->cap_in, s->n_in + 1,
+                 2 * sizeof *s->inputs, 64))
+        return tlm_error_set(err, TLM_ENOMEM, NULL, -1,
+                             "out of memory for the input list");
     s->inputs[2 * s->n_in] = (uint64_t)sb.st_dev;
     s->inputs[2 * s->n_in + 1] = (uint64_t)sb.st_ino;
     s->n_in++;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "sbuf.h"
 
 void tlm_sbuf_init(tlm_sbuf *b)
@@ -36,16 +37,10 @@ int tlm_sbuf_reserve(tlm_sbuf *b, size_t extra)
         return -1;
     if (b->len + extra + 1 <= b->cap)
         return 0;
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap < b->len + extra + 1)
-        cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
+    if (tlm_grow((void **)&b->p, &b->cap, b->len + extra + 1, 1, 64)) {
         b->oom = 1;
         return -1;
     }
-    b->p = p;
-    b->cap = cap;
     return 0;
 }
 

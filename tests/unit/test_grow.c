@@ -1,7 +1,8 @@
 /*
  * test_grow.c - growable arrays (src/util/grow.c): the first capacity,
  * doubling until the need is met, no move when there is room, contents
- * kept across growth, and size overflow refused with the array unchanged.
+ * kept across growth, size overflow refused with the array unchanged, and
+ * growth through a caller's allocator (tlm_grow_al).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -79,12 +80,65 @@ static void test_overflow(void **state)
     free(a);
 }
 
+/* A counting allocator that fails on request. */
+typedef struct counting {
+    int calls, fail;
+} counting;
+
+static void *c_malloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    return malloc(n ? n : 1);
+}
+
+static void *c_realloc(void *ctx, void *p, size_t n)
+{
+    counting *c = ctx;
+    c->calls++;
+    return c->fail ? NULL : realloc(p, n ? n : 1);
+}
+
+static void c_free(void *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+}
+
+static void test_allocator(void **state)
+{
+    (void)state;
+    counting c = {0, 0};
+    tlm_alloc a = {c_malloc, c_realloc, c_free, &c};
+    int *v = NULL;
+    size_t cap = 0;
+    /* through the given allocator, doubling as tlm_grow does */
+    assert_int_equal(tlm_grow_al(&a, (void **)&v, &cap, 5, sizeof *v, 4),
+                     TLM_OK);
+    assert_int_equal(cap, 8);
+    assert_int_equal(c.calls, 1);
+    v[7] = 7;
+    /* room: no call */
+    assert_int_equal(tlm_grow_al(&a, (void **)&v, &cap, 8, sizeof *v, 4),
+                     TLM_OK);
+    assert_int_equal(c.calls, 1);
+    /* the allocator fails: TLM_ENOMEM, array and capacity unchanged */
+    c.fail = 1;
+    int *keep = v;
+    assert_int_equal(tlm_grow_al(&a, (void **)&v, &cap, 9, sizeof *v, 4),
+                     TLM_ENOMEM);
+    assert_ptr_equal(v, keep);
+    assert_int_equal(cap, 8);
+    assert_int_equal(v[7], 7);
+    c_free(&c, v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_first_and_doubling),
         cmocka_unit_test(test_first_zero),
         cmocka_unit_test(test_overflow),
+        cmocka_unit_test(test_allocator),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,19 +56,19 @@ static void test_kernel_types(void **state)
 static void test_merge_iv(void **state)
 {
     (void)state;
-    tlm_hta_iv iv[] = {{10, 20}, {0, 5}, {5, 8}, {20, 30}, {40, 39},
-                       {50, 60}, {52, 55}};
+    tlm_ivl iv[] = {{10, 20}, {0, 5}, {5, 8}, {20, 30}, {40, 39},
+                    {50, 60}, {52, 55}};
     size_t ng;
-    assert_int_equal(tlm_hta_merge_iv(iv, 7, &ng), TLM_OK);
+    assert_int_equal(tlm_ivl_union_stable(iv, 7, &ng), TLM_OK);
     assert_int_equal(ng, 4);
     /* [0,8] (touching merge), [10,30], [40,39] (Q1: -1), [50,60] */
-    assert_int_equal(iv[0].start, 0);
-    assert_int_equal(iv[0].end, 8);
-    assert_int_equal(iv[1].start, 10);
-    assert_int_equal(iv[1].end, 30);
-    assert_int_equal(iv[2].end - iv[2].start, -1);
-    assert_int_equal(iv[3].end, 60);
-    assert_int_equal(tlm_hta_iv_length(iv, ng), 8 + 20 - 1 + 10);
+    assert_int_equal(iv[0].s, 0);
+    assert_int_equal(iv[0].e, 8);
+    assert_int_equal(iv[1].s, 10);
+    assert_int_equal(iv[1].e, 30);
+    assert_int_equal(iv[2].e - iv[2].s, -1);
+    assert_int_equal(iv[3].e, 60);
+    assert_int_equal(tlm_ivl_length(iv, ng), 8 + 20 - 1 + 10);
 }
 
 static void test_describe(void **state)
