@@ -14,10 +14,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report_internal.h"
+#include "search.h"
 
 /* ---- step selection */
 
@@ -146,14 +148,9 @@ static int ivs_subtract(const ivs *rm, const ivs *base, ivs *out)
 /* Length of the merged set a inside [s, e). */
 static int64_t ivs_clipped(const ivs *a, int64_t s, int64_t e)
 {
-    size_t lo = 0, hi = a->n; /* first interval ending after s */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a->v[mid].e <= s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* first interval ending after s */
+    size_t lo = tlm_upper_bound_i64_at(a->v, a->n, sizeof *a->v,
+                                       offsetof(iv, e), s);
     int64_t t = 0;
     for (size_t i = lo; i < a->n && a->v[i].s < e; i++) {
         int64_t x = a->v[i].s > s ? a->v[i].s : s;
@@ -173,15 +170,7 @@ static int cmp_i64(const void *x, const void *y)
 /* Elements of the sorted array a that are < x. */
 static size_t count_below(const int64_t *a, size_t n, int64_t x)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return tlm_lower_bound_i64(a, n, x);
 }
 
 /* ---- the steps of one trace */
