@@ -1,6 +1,6 @@
 /*
- * audit_walk.c - rank 0 walks the audit root: every folder below it (its
- * own stack, entries in name order, folder symlinks not followed, the
+ * audit_walk.c - rank 0 walks the audit root: every folder below it
+ * (tlm_walk, walk.h: entries in name order, folder symlinks not followed, the
  * output folder left out) and lists its regular files; every process then
  * sniffs a block of them by content (tlm_sniff.h: one read of its head,
  * audit.c spreads the blocks) and rank 0 classifies them into traces and
@@ -9,7 +9,6 @@
  */
 #include "audit.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,40 +17,14 @@
 
 #include "grow.h"
 #include "tlmpi/tlm_sniff.h"
-
-/* A folder waiting to be read: its path relative to the root, depth. */
-typedef struct pending {
-    char *rel;
-    int depth;
-} pending;
+#include "walk.h"
 
 typedef struct walker {
     const tlm_audit_walk_opts *w;
     tlm_audit_plan *p;
-    pending *stack;
-    size_t n_stack, cap_stack;
     int have_excl;
     struct stat excl;
 } walker;
-
-/* "a/b" from the root-relative folder and an entry name ("." is the
- * root). */
-static char *join_rel(const char *dir, const char *name)
-{
-    size_t a = strlen(dir), b = strlen(name);
-    int top = strcmp(dir, ".") == 0;
-    char *s = malloc((top ? 0 : a + 1) + b + 1);
-    if (!s)
-        return NULL;
-    if (top)
-        memcpy(s, name, b + 1);
-    else {
-        memcpy(s, dir, a);
-        s[a] = '/';
-        memcpy(s + a + 1, name, b + 1);
-    }
-    return s;
-}
 
 /* root/rel as a path to open (rel "." is the root itself). */
 static char *full_path(const char *root, const char *rel)
@@ -111,19 +84,6 @@ static int cmp_skip(const void *a, const void *b)
 {
     return strcmp(((const tlm_arow_skip *)a)->path,
                   ((const tlm_arow_skip *)b)->path);
-}
-
-static tlm_status push(walker *k, char *rel, int depth)
-{
-    if (tlm_grow((void **)&k->stack, &k->cap_stack, k->n_stack + 1,
-                 sizeof *k->stack, 16) != TLM_OK) {
-        free(rel);
-        return TLM_ENOMEM;
-    }
-    k->stack[k->n_stack].rel = rel;
-    k->stack[k->n_stack].depth = depth;
-    k->n_stack++;
-    return TLM_OK;
 }
 
 /* One regular file (or a symlink to one): a candidate, sniffed later
@@ -198,96 +158,48 @@ tlm_status tlm_audit_classify(tlm_audit_plan *p, const tlm_sniff *s,
     return TLM_OK;
 }
 
-/* One entry of folder dir (depth below the root). */
-static tlm_status visit(walker *k, const char *dir, const char *name,
-                        int depth)
+/* One entry (tlm_walk_fn): a folder is read (unless it is the output
+ * folder or too deep), a regular file (or a link to one) a candidate,
+ * anything else a skipped entry with its reason. */
+static tlm_status visit(void *ctx, tlm_walk_entry *e, tlm_error *err)
 {
-    char *rel = join_rel(dir, name);
-    char *full = rel ? full_path(k->w->root, rel) : NULL;
-    if (!full) {
-        free(rel);
-        return TLM_ENOMEM;
-    }
-    struct stat ls, ts;
-    int lok = lstat(full, &ls) == 0;
-    int tok = stat(full, &ts) == 0;
-    free(full);
-    tlm_status st = TLM_OK;
-    if (!lok || (S_ISLNK(ls.st_mode) && !tok)) {
-        char why[96];
-        snprintf(why, sizeof why, "not readable: %s", strerror(errno));
-        k->p->n_unreadable += lok == 0;
-        st = add_skip(k->p, rel, lok ? "broken symbolic link" : why);
-    } else if (S_ISDIR(ls.st_mode)) {
-        if (k->have_excl && ls.st_dev == k->excl.st_dev &&
-            ls.st_ino == k->excl.st_ino)
-            st = add_skip(k->p, rel, "the audit's output folder");
-        else if (depth + 1 > k->w->max_depth)
-            st = add_skip(k->p, rel, "folder too deep (not read)");
-        else
-            return push(k, rel, depth + 1);
-    } else if (S_ISLNK(ls.st_mode) && S_ISDIR(ts.st_mode)) {
-        st = add_skip(k->p, rel, "symbolic link to a folder (not followed)");
-    } else if (S_ISREG(ts.st_mode)) {
-        return visit_file(k, rel);
-    } else {
-        st = add_skip(k->p, rel, "not a regular file");
-    }
-    free(rel);
-    return st;
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Reads one folder: its entries in name order. */
-static tlm_status read_dir(walker *k, const pending *d)
-{
-    char *full = full_path(k->w->root, d->rel);
-    if (!full)
-        return TLM_ENOMEM;
-    DIR *dh = opendir(full);
-    free(full);
-    if (!dh) {
+    walker *k = ctx;
+    char why[96];
+    switch (e->kind) {
+    case TLM_WALK_UNLISTED:
+        if (e->depth == 0)
+            return tlm_error_set(err, TLM_ENOTFOUND, k->w->root, -1,
+                                 "cannot open the audit root: %s",
+                                 strerror(e->err));
         k->p->n_unreadable++;
-        char why[96];
-        snprintf(why, sizeof why, "folder not readable: %s", strerror(errno));
-        return add_skip(k->p, d->rel, why);
-    }
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    tlm_status st = TLM_OK;
-    struct dirent *e;
-    while (st == TLM_OK && (e = readdir(dh)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char *nm = strdup(e->d_name);
-        if (!nm || tlm_grow((void **)&names, &cap, n + 1, sizeof *names,
-                            32) != TLM_OK) {
-            free(nm);
-            st = TLM_ENOMEM;
-            break;
+        snprintf(why, sizeof why, "folder not readable: %s",
+                 strerror(e->err));
+        return add_skip(k->p, e->rel, why);
+    case TLM_WALK_NOSTAT:
+        snprintf(why, sizeof why, "not readable: %s", strerror(e->err));
+        k->p->n_unreadable++;
+        return add_skip(k->p, e->rel, why);
+    case TLM_WALK_BROKEN:
+        return add_skip(k->p, e->rel, "broken symbolic link");
+    case TLM_WALK_DIR:
+        if (k->have_excl && e->st.st_dev == k->excl.st_dev &&
+            e->st.st_ino == k->excl.st_ino) {
+            e->descend = 0;
+            return add_skip(k->p, e->rel, "the audit's output folder");
         }
-        names[n++] = nm;
+        return e->descend ? TLM_OK
+                          : add_skip(k->p, e->rel,
+                                     "folder too deep (not read)");
+    case TLM_WALK_DIR_LINK:
+        return add_skip(k->p, e->rel,
+                        "symbolic link to a folder (not followed)");
+    case TLM_WALK_FILE: {
+        char *rel = strdup(e->rel);
+        return rel ? visit_file(k, rel) : TLM_ENOMEM;
     }
-    closedir(dh);
-    if (n)
-        qsort(names, n, sizeof *names, cmp_name);
-    /* pushed in reverse, so that folders are read in name order */
-    size_t mark = k->n_stack;
-    for (size_t i = 0; st == TLM_OK && i < n; i++)
-        st = visit(k, d->rel, names[i], d->depth);
-    for (size_t a = mark, b = k->n_stack; st == TLM_OK && a + 1 < b; a++, b--) {
-        pending t = k->stack[a];
-        k->stack[a] = k->stack[b - 1];
-        k->stack[b - 1] = t;
+    default:
+        return add_skip(k->p, e->rel, "not a regular file");
     }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-    return st;
 }
 
 tlm_status tlm_audit_walk(const tlm_audit_walk_opts *w, tlm_audit_plan *p,
@@ -296,22 +208,12 @@ tlm_status tlm_audit_walk(const tlm_audit_walk_opts *w, tlm_audit_plan *p,
     memset(p, 0, sizeof *p);
     walker k = {.w = w, .p = p};
     k.have_excl = w->exclude && stat(w->exclude, &k.excl) == 0;
-    DIR *rd = opendir(w->root);
-    if (!rd)
-        return tlm_error_set(err, TLM_ENOTFOUND, w->root, -1,
-                             "cannot open the audit root: %s",
-                             strerror(errno));
-    closedir(rd);
-    char *top = strdup(".");
-    tlm_status st = top ? push(&k, top, 0) : TLM_ENOMEM;
-    while (st == TLM_OK && k.n_stack) {
-        pending d = k.stack[--k.n_stack];
-        st = read_dir(&k, &d);
-        free(d.rel);
-    }
-    while (k.n_stack)
-        free(k.stack[--k.n_stack].rel);
-    free(k.stack);
+    tlm_walk_opts o = {.max_depth = w->max_depth,
+                       .follow_file_links = 1,
+                       .subdirs_last = 1};
+    tlm_status st = tlm_walk(w->root, &o, visit, &k, err);
+    if (st == TLM_ENOTFOUND)
+        return st;
     if (st != TLM_OK)
         return tlm_error_set(err, st, w->root, -1, "walking the audit root: "
                              "%s", tlm_status_str(st));

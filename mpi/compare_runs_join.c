@@ -9,6 +9,7 @@
  * stragglers on the trace rank.  Docs: docs/compare-runs.md.
  */
 #include "compare_runs.h"
+#include "search.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -134,6 +135,12 @@ static int cmp_vote(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* tlm_lower_bound's order: > 0 when aggregate elem sorts before key. */
+static int key_after(const void *key, const void *elem)
+{
+    return cmp_key(elem, key) < 0;
+}
+
 /* Waits and the rank most often last, from the complete instances. */
 static int add_instances(const tlm_cr_run *r, agg *g, size_t ng)
 {
@@ -148,14 +155,7 @@ static int add_instances(const tlm_cr_run *r, agg *g, size_t ng)
         agg key;
         set_key(&key, in->coll, in->pg_desc, in->group_size, in->dtype,
                 in->bytes);
-        size_t lo = 0, hi = ng;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (cmp_key(&g[mid], &key) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = tlm_lower_bound(g, ng, sizeof *g, &key, key_after);
         if (lo == ng || cmp_key(&g[lo], &key) != 0)
             continue;
         g[lo].wait_sum += (double)in->wait_sum_corr_ns;

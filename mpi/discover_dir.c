@@ -2,15 +2,15 @@
  * discover_dir.c - `--trace_dir D`: the traces of a folder, found by their
  * content (tlm_trace_sniff), whatever their names.
  *
- * Every entry is lstat'ed: folders are descended into with --recursive
- * (TLM_MPI_MAX_DIR_DEPTH levels), symlinks to folders are never followed
- * (no loops, no escaping the tree), everything else is sniffed (a symlink
- * to a file is followed by the open).  Traces go to
+ * The walk is tlm_walk's (walk.h), every entry lstat'ed: folders are
+ * descended into with --recursive (TLM_MPI_MAX_DIR_DEPTH levels),
+ * symlinks to folders are never followed (no loops, no escaping the
+ * tree), everything else is sniffed (a symlink to a file is followed by
+ * the open).  Traces go to
  * tlm_mpi_filelist_from_traces, which sorts them and decides name ranks
  * over the whole set; the other files are listed with their reason in
  * one note (or one error with --strict).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +19,7 @@
 
 #include "discover.h"
 #include "tlmpi/tlm_sniff.h"
+#include "walk.h"
 
 /* A growable array of malloc'd strings. */
 typedef struct strv {
@@ -86,51 +87,38 @@ static int visit_file(walk *w, const char *p)
     return strv_add(&w->skipped, line);
 }
 
-static tlm_status walk_dir(walk *w, const char *dir, int depth,
-                           tlm_error *err);
-
-/* One folder entry.  Returns 0, -1 (out of memory) or a tlm_status > 0
- * from a subfolder. */
-static tlm_status visit(walk *w, const char *p, int depth, tlm_error *err)
+/* One folder entry (tlm_walk_fn): folders are descended into (the walk's
+ * depth limit), links to folders left out, anything else sniffed; the
+ * root unlisted is an error, a folder below it a skipped entry. */
+static tlm_status visit(void *ctx, tlm_walk_entry *e, tlm_error *err)
 {
-    struct stat sb, tb;
-    if (lstat(p, &sb) != 0)
-        return visit_file(w, p) ? TLM_ENOMEM : TLM_OK; /* named by sniff */
-    if (S_ISDIR(sb.st_mode)) {
-        if (!w->o->recursive || depth >= TLM_MPI_MAX_DIR_DEPTH)
-            return TLM_OK;
-        return walk_dir(w, p, depth + 1, err);
-    }
-    if (S_ISLNK(sb.st_mode) && stat(p, &tb) == 0 && S_ISDIR(tb.st_mode))
-        return TLM_OK; /* folder symlinks are not followed */
-    return visit_file(w, p) ? TLM_ENOMEM : TLM_OK;
-}
-
-static tlm_status walk_dir(walk *w, const char *dir, int depth,
-                           tlm_error *err)
-{
-    DIR *d = opendir(dir);
-    tlm_status st = TLM_OK;
+    walk *w = ctx;
     char p[4096];
-    if (!d) {
-        if (depth == 0)
-            return tlm_error_set(err, TLM_ENOTFOUND, dir, -1,
-                                 "cannot open trace folder: %s",
-                                 strerror(errno));
-        snprintf(p, sizeof p, "%s/ (folder: %s)", rel_of(w, dir),
-                 strerror(errno));
+    if (e->kind == TLM_WALK_UNLISTED && e->depth == 0)
+        return tlm_error_set(err, TLM_ENOTFOUND, e->path, -1,
+                             "cannot open trace folder: %s",
+                             strerror(e->err));
+    if (e->kind == TLM_WALK_UNLISTED) {
+        snprintf(p, sizeof p, "%s/ (folder: %s)", rel_of(w, e->path),
+                 strerror(e->err));
         return strv_add(&w->skipped, p) ? TLM_ENOMEM : TLM_OK;
     }
-    struct dirent *e;
-    while (st == TLM_OK && (e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        int n = snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        if (n < 0 || (size_t)n >= sizeof p)
-            continue;
-        st = visit(w, p, depth, err);
+    if (strlen(e->path) >= sizeof p) { /* as the fixed buffer did */
+        e->descend = 0;
+        return TLM_OK;
     }
-    closedir(d);
+    if (e->kind == TLM_WALK_DIR || e->kind == TLM_WALK_DIR_LINK)
+        return TLM_OK; /* folder symlinks are not followed */
+    return visit_file(w, e->path) ? TLM_ENOMEM : TLM_OK;
+}
+
+/* Walks the folder: --recursive reads TLM_MPI_MAX_DIR_DEPTH levels. */
+static tlm_status walk_dir(walk *w, tlm_error *err)
+{
+    tlm_walk_opts o = {.max_depth = w->o->recursive ? TLM_MPI_MAX_DIR_DEPTH
+                                                    : 0,
+                       .follow_file_links = 1};
+    tlm_status st = tlm_walk(w->o->trace_dir, &o, visit, w, err);
     if (st == TLM_ENOMEM)
         tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     return st;
@@ -179,7 +167,7 @@ tlm_status tlm_mpi_discover_dir(const tlm_mpi_opts *o, tlm_mpi_filelist *out,
     walk w = {o, strlen(o->trace_dir) + 1, {0}, {0}};
     char *list = NULL;
     memset(out, 0, sizeof *out);
-    tlm_status st = walk_dir(&w, o->trace_dir, 0, err);
+    tlm_status st = walk_dir(&w, err);
     if (st == TLM_OK && w.skipped.n && !(list = skipped_text(&w.skipped)))
         st = tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     if (st == TLM_OK && (w.traces.n == 0 || (o->strict && w.skipped.n)))

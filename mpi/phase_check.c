@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "exchange.h"
+#include "search.h"
 
 /* A list of names or numbers for one message: the first TLM_MPI_LIST_MAX
  * items (as many as fit), then "and N more". */
@@ -342,14 +343,12 @@ static tlm_status check_missing(const tlm_mpi_ctx *c, int64_t w,
 
 int64_t tlm_mpi_rank_pos(const tlm_mpi_ctx *c, int64_t r)
 {
-    size_t lo = 0, hi = c->n_res;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->res[mid].row.trace_rank < r)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    if (r < INT32_MIN || r > INT32_MAX)
+        return -1; /* no trace_rank (int32) equals it */
+    size_t lo = tlm_lower_bound_i32_at(c->res, c->n_res, sizeof *c->res,
+                                       offsetof(tlm_mpi_fileres,
+                                                row.trace_rank),
+                                       (int32_t)r);
     return lo < c->n_res && c->res[lo].row.trace_rank == r ? (int64_t)lo
                                                             : -1;
 }

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "tlmpi/tlm_version.h"
+#include "search.h"
 
 #define CHUNK (4u << 20)
 #define TAG 2207
@@ -57,19 +58,26 @@ static int cmp_anchor(const void *a, const void *b)
            (x->event_index < y->event_index);
 }
 
+/* tlm_lower_bound's order: > 0 when anchor elem is before key by
+ * (trace_rank, event_index). */
+static int anchor_before(const void *key, const void *elem)
+{
+    const tlm_mtrace_anchor *k = key, *a = elem;
+    return a->trace_rank < k->trace_rank ||
+           (a->trace_rank == k->trace_rank &&
+            a->event_index < k->event_index);
+}
+
+/* The index of the anchor of (rank, ei), or -1. */
 static int64_t find_anchor(const tlm_mtrace_anchors *an, int32_t rank,
                            uint64_t ei)
 {
-    size_t lo = 0, hi = an->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const tlm_mtrace_anchor *a = &an->v[mid];
-        if (a->trace_rank < rank ||
-            (a->trace_rank == rank && a->event_index < ei))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    tlm_mtrace_anchor key;
+    memset(&key, 0, sizeof key);
+    key.trace_rank = rank;
+    key.event_index = ei;
+    size_t lo = tlm_lower_bound(an->v, an->n, sizeof *an->v, &key,
+                                anchor_before);
     return lo < an->n && an->v[lo].trace_rank == rank &&
                    an->v[lo].event_index == ei
                ? (int64_t)lo

@@ -88,8 +88,19 @@ TLM_API char *tlm_error_format(const tlm_error *err, char *buf, size_t size);
  * in "...".  Returns dst. */
 TLM_API char *tlm_escape_ctrl(char *dst, size_t cap, const char *src);
 
-/* Allocator.  All library allocations go through one of these so that tests
- * can inject failures.  NULL means the C library's malloc/realloc/free. */
+/* Allocator hook (NULL: the C library's malloc/realloc/free).  What goes
+ * through the tlm_alloc an options struct names: the JSON trace reader's
+ * allocations (tlm_trace_read_file/_mem: the trace, its events, argument
+ * blob, interned strings, input and inflate buffers; docs/reader.md), the
+ * rocprofv3 reader's (tlm_rocprof_read_file/_mem) and the arrays the
+ * collective analysis returns (tlm_coll.h, tlm_cause.h; freed with
+ * tlm_coll_free).  Everything else (the XPlane reader, tree, perf,
+ * report, cmp, diff, hta, find, synth, replay, util's helpers, the merged
+ * timeline of tlm_mtrace.h, coll_window's correlation map, the driver)
+ * calls the C library's malloc, calloc, realloc, strdup and free
+ * directly; mpi_test_allocfail fails those allocations one by one by
+ * wrapping malloc, calloc and realloc at link time (docs/robustness.md).
+ * Either way a failed allocation is TLM_ENOMEM, never an abort. */
 typedef struct tlm_alloc {
     void *(*malloc_fn)(void *ctx, size_t size);
     void *(*realloc_fn)(void *ctx, void *ptr, size_t size);

@@ -6,7 +6,6 @@
  * path that is a folder is a CSV report and anything else a workbook
  * (compare.md §2.1).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cmp_internal.h"
+#include "walk.h"
 #include "xlsx_read.h"
 
 typedef enum { RS_DIR, RS_XLSX, RS_MEM } rs_kind;
@@ -87,27 +87,26 @@ static int push_sheet(tlm_rsrc *r, const char *name, size_t n)
     return 0;
 }
 
+/* strcmp of two sheet names, for qsort. */
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A folder's sheets: the *.csv names without the suffix, sorted. */
+/* A folder's sheets: the *.csv names without the suffix, sorted (without
+ * it: "a-b" sorts after "a" although "a-b.csv" sorts before "a.csv"). */
 static tlm_status list_dir(tlm_rsrc *r, tlm_error *err)
 {
-    DIR *d = opendir(r->path);
-    if (!d)
-        return tlm_error_set(err, TLM_EIO, r->path, -1, "cannot list: %s",
-                             strerror(errno));
-    struct dirent *e;
-    tlm_status st = TLM_OK;
-    while (st == TLM_OK && (e = readdir(d)) != NULL) {
-        size_t l = strlen(e->d_name);
-        if (l > 4 && !strcmp(e->d_name + l - 4, ".csv") &&
-            push_sheet(r, e->d_name, l - 4) != 0)
+    char **v;
+    size_t n;
+    tlm_status st = tlm_dir_list(r->path, 0, 0, &v, &n, err);
+    for (size_t i = 0; st == TLM_OK && i < n; i++) {
+        size_t l = strlen(v[i]);
+        if (l > 4 && !strcmp(v[i] + l - 4, ".csv") &&
+            push_sheet(r, v[i], l - 4) != 0)
             st = tlm_error_set(err, TLM_ENOMEM, r->path, -1, "out of memory");
     }
-    closedir(d);
+    tlm_dir_free(v, n);
     if (st == TLM_OK && r->nsheets)
         qsort(r->sheets, r->nsheets, sizeof *r->sheets, by_name);
     return st;

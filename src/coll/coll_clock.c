@@ -27,6 +27,7 @@
  * [lo, hi]; an estimate outside it is clamped into it.
  */
 #include "coll_internal.h"
+#include "search.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -422,15 +423,7 @@ static int clk_index(clk *c)
         if (i == 0 || dkeys[i] != dkeys[i - 1])
             dkeys[c->nd++] = dkeys[i];
     for (size_t i = 0; i < ns; i++) {
-        size_t l = 0, h = c->nd;
-        while (l < h) {
-            size_t mid = l + (h - l) / 2;
-            if (dkeys[mid] < s[i].dkey)
-                l = mid + 1;
-            else
-                h = mid;
-        }
-        s[i].dom = (int32_t)l;
+        s[i].dom = (int32_t)tlm_lower_bound_i64(dkeys, c->nd, s[i].dkey);
     }
     return 0;
 }

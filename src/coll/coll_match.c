@@ -30,9 +30,11 @@
  * Offset-corrected variants subtract each rank's clock offset first.
  */
 #include "coll_internal.h"
+#include "search.h"
 
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -470,14 +472,9 @@ static int align_group(const tlm_alloc *a, item *its, const size_t *rs,
          * time-predicted offset */
         int64_t kt = 0;
         {
-            size_t lo = 0, hi = c;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (cons[mid].end < s[0].end)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
+            size_t lo = tlm_lower_bound_i64_at(cons, c, sizeof *cons,
+                                               offsetof(slot, end),
+                                               s[0].end);
             if (lo > 0 &&
                 (lo == c ||
                  i64abs(tlm_coll_sat_sub(cons[lo - 1].end, s[0].end)) <=
@@ -579,14 +576,8 @@ static int64_t off_of(const offs *o, int32_t rank)
         return 0;
     if (!o->rank)
         return (size_t)rank < o->n ? o->off[rank] : 0;
-    size_t lo = 0, hi = o->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (o->rank[mid] < rank)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = tlm_lower_bound_i32_at(o->rank, o->n, sizeof *o->rank, 0,
+                                       rank);
     return lo < o->n && o->rank[lo] == rank ? o->off[lo] : 0;
 }
 

@@ -26,8 +26,10 @@
  * records are keyed by their directed pair and numbered per pair.
  */
 #include "coll_internal.h"
+#include "search.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -499,14 +501,8 @@ static int cmp_kv(const void *a, const void *b)
 
 static const kv *kv_find(const kv *v, size_t n, int64_t key)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].key < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = tlm_lower_bound_i64_at(v, n, sizeof *v, offsetof(kv, key),
+                                       key);
     return (lo < n && v[lo].key == key) ? &v[lo] : NULL;
 }
 
@@ -530,24 +526,26 @@ static int cmp_span(const void *a, const void *b)
     return c;
 }
 
+/* tlm_lower_bound's order for an upper bound: > 0 when span elem is not
+ * after key by (pid, tid, ts). */
+static int span_not_after(const void *key, const void *elem)
+{
+    const span *k = key, *s = elem;
+    int c = tlm_coll_cmp_i64(s->pid, k->pid);
+    if (!c)
+        c = tlm_coll_cmp_i64(s->tid, k->tid);
+    if (!c)
+        c = tlm_coll_cmp_i64(s->ts, k->ts);
+    return c <= 0;
+}
+
 /* Innermost span of the given kind on (pid, tid) containing ts. */
 static const span *span_find(const span *v, size_t n, int64_t pid,
                              int64_t tid, int64_t ts, int kind)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) { /* first span with key > (pid, tid, ts) */
-        size_t mid = lo + (hi - lo) / 2;
-        const span *s = &v[mid];
-        int c = tlm_coll_cmp_i64(s->pid, pid);
-        if (!c)
-            c = tlm_coll_cmp_i64(s->tid, tid);
-        if (!c)
-            c = tlm_coll_cmp_i64(s->ts, ts);
-        if (c <= 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* first span with key > (pid, tid, ts) */
+    span key = {.pid = pid, .tid = tid, .ts = ts};
+    size_t lo = tlm_lower_bound(v, n, sizeof *v, &key, span_not_after);
     for (size_t k = lo, steps = 0; k > 0 && steps < 256; k--, steps++) {
         const span *s = &v[k - 1];
         if (s->pid != pid || s->tid != tid)

@@ -21,6 +21,7 @@
  * counted in meta_mismatch instead of aborting the report.
  */
 #include "coll_internal.h"
+#include "search.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -199,14 +200,7 @@ int tlm_coll_tl_simplified(const tlm_coll_tl_vote *v)
 /* Index of rank r in the ascending ranks rk[0..n), or -1. */
 static ptrdiff_t rank_index(const int32_t *rk, size_t n, int32_t r)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (rk[mid] < r)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = tlm_lower_bound_i32_at(rk, n, sizeof *rk, 0, r);
     return lo < n && rk[lo] == r ? (ptrdiff_t)lo : -1;
 }
 

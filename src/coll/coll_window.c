@@ -27,6 +27,7 @@
 #include "coll_internal.h"
 #include "i3map.h"
 #include "tlmpi/tlm_cause.h"
+#include "search.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -232,21 +233,21 @@ static int32_t launch_of(const wctx *w, uint32_t ev)
     return tlm_i3map_get(&w->corr, c, 0, 0);
 }
 
+/* tlm_lower_bound's order: > 0 when host event elem is before key by
+ * (pid, tid, t0). */
+static int hev_before(const void *key, const void *elem)
+{
+    const hev *k = key, *h = elem;
+    return h->pid < k->pid ||
+           (h->pid == k->pid &&
+            (h->tid < k->tid || (h->tid == k->tid && h->t0 < k->t0)));
+}
+
 /* First host event of (pid, tid) with start >= t, as an index in w->h. */
 static size_t host_lower(const wctx *w, int64_t pid, int64_t tid, int64_t t)
 {
-    size_t lo = 0, hi = w->nh;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const hev *h = &w->h[mid];
-        int before = h->pid < pid || (h->pid == pid && (h->tid < tid ||
-                     (h->tid == tid && h->t0 < t)));
-        if (before)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    hev key = {.pid = pid, .tid = tid, .t0 = t};
+    return tlm_lower_bound(w->h, w->nh, sizeof *w->h, &key, hev_before);
 }
 
 /* The name GPU op ev is charged to: the innermost host event running on
@@ -377,14 +378,8 @@ static void window(const wctx *w, const tlm_coll_record *r, int64_t w0,
     if (w1 <= w0)
         return;
     /* first GPU op that may overlap w0 */
-    size_t lo = 0, hi = w->ng;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w->gmax[mid] <= w0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = tlm_upper_bound_i64_at(w->gmax, w->ng, sizeof *w->gmax, 0,
+                                       w0);
     int64_t cur = w0; /* busy up to here */
     for (size_t i = lo; i < w->ng && w->g[i].t0 < w1; i++) {
         const gop *g = &w->g[i];

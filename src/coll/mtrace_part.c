@@ -18,6 +18,7 @@
  * Beyond 1,023 threads the rest share the last id.
  */
 #include "tlmpi/tlm_mtrace.h"
+#include "search.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -173,28 +174,16 @@ static const tlm_coll_record *coll_at(const part *p,
                                       const tlm_coll_record *recs,
                                       uint64_t ei)
 {
-    size_t lo = 0, hi = p->n_coll;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->coll_ev[mid] < ei)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = tlm_lower_bound_u64_at(p->coll_ev, p->n_coll,
+                                       sizeof *p->coll_ev, 0, ei);
     return lo < p->n_coll && p->coll_ev[lo] == ei ? &recs[p->coll_rec[lo]]
                                                   : NULL;
 }
 
 static int is_launch(const part *p, uint64_t ei)
 {
-    size_t lo = 0, hi = p->n_launch;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->launch[mid] < ei)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = tlm_lower_bound_u64_at(p->launch, p->n_launch,
+                                       sizeof *p->launch, 0, ei);
     return lo < p->n_launch && p->launch[lo] == ei;
 }
 

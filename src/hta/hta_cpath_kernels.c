@@ -21,11 +21,13 @@
 #include "hta_cpath.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
 #include "sortutil.h"
+#include "search.h"
 
 #define Q_NONE INT64_MIN
 /* A gap this long or longer between two kernels of a stream is no
@@ -95,32 +97,23 @@ static const tlm_hta_ev *partner(const tlm_cp_graph *g, const tlm_hta_ev *l)
     return k;
 }
 
+/* tlm_lower_bound's order: > 0 when query elem is before step key. */
+static int cmp_step(const void *key, const void *elem)
+{
+    return step_lt(elem, key);
+}
+
 /* First query not before s (queries sorted). */
 static size_t lower(const step *qs, size_t n, const step *s)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (step_lt(&qs[mid], s))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return tlm_lower_bound(qs, n, sizeof *qs, s, cmp_step);
 }
 
 /* First query of a later stream than `stream`. */
 static size_t stream_end(const step *qs, size_t n, int64_t stream)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (qs[mid].stream <= stream)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return tlm_upper_bound_i64_at(qs, n, sizeof *qs, offsetof(step, stream),
+                                  stream);
 }
 
 /* Adds step s to every query at or after it on its stream. */

@@ -8,6 +8,7 @@
  * its CPU rows (HTA bounds them by their own earliest ts then).
  */
 #include "hta_internal.h"
+#include "search.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -22,14 +23,7 @@ static int cmp_i64(const void *a, const void *b)
 /* Number of entries equal to key in the sorted array. */
 static size_t count_of(const int64_t *a, size_t n, int64_t key)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = tlm_lower_bound_i64(a, n, key);
     size_t k = 0;
     while (lo + k < n && a[lo + k] == key)
         k++;

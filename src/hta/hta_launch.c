@@ -8,6 +8,7 @@
  * launches (cuLaunchKernel*) stay out, as in HTA, and are counted.
  */
 #include "hta_internal.h"
+#include "search.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -112,9 +113,11 @@ static tlm_status launch_corrs(const tlm_hta_events *ev, tlm_hta_notes *nt,
     return TLM_OK;
 }
 
+/* Whether key is in the sorted array a[0..n). */
 static int has(const int64_t *a, size_t n, int64_t key)
 {
-    return bsearch(&key, a, n, sizeof *a, cmp_i64) != NULL;
+    size_t i = tlm_lower_bound_i64(a, n, key);
+    return i < n && a[i] == key;
 }
 
 typedef struct acc {

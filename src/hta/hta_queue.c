@@ -8,7 +8,9 @@
  * to an unstable sort).
  */
 #include "hta_internal.h"
+#include "search.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,15 +73,8 @@ static int cmp_crow(const void *a, const void *b)
 /* First index of corr in the sorted array, or n. */
 static size_t lower(const crow *a, size_t n, int64_t corr)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a[mid].corr < corr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return tlm_lower_bound_i64_at(a, n, sizeof *a, offsetof(crow, corr),
+                                  corr);
 }
 
 static tlm_status steps_of(const tlm_hta_events *ev, qstep **out, size_t *n)

@@ -20,6 +20,7 @@
 #include "grow.h"
 #include "perf_internal.h"
 #include "tlmpi/tlm_perf.h"
+#include "search.h"
 
 #define MAX_BLOCK (4u << 20)
 #define FILE_BUDGET (256u << 20) /* bytes scanned per file */
@@ -482,20 +483,24 @@ tlm_status tlm_inductor_cache_parse(tlm_inductor_cache *c, const char *text,
     return TLM_OK;
 }
 
+/* A name to look up and the arena the entries' names are in. */
+typedef struct ikey {
+    const char *name, *arena;
+} ikey;
+
+/* tlm_lower_bound's order: strcmp of the key's name and the entry's. */
+static int cmp_ikey(const void *key, const void *elem)
+{
+    const ikey *k = key;
+    return strcmp(k->name, k->arena + ((const ientry *)elem)->name);
+}
+
+/* The entry of name (names are unique: tlm_inductor_finalize), or NULL. */
 static const ientry *find(const tlm_inductor_cache *c, const char *name)
 {
-    size_t lo = 0, hi = c->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int k = strcmp(name, c->arena + c->e[mid].name);
-        if (!k)
-            return &c->e[mid];
-        if (k < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return NULL;
+    ikey k = {name, c->arena};
+    size_t i = tlm_lower_bound(c->e, c->n, sizeof *c->e, &k, cmp_ikey);
+    return i < c->n && !cmp_ikey(&k, &c->e[i]) ? &c->e[i] : NULL;
 }
 
 int tlm_inductor_cache_has(const tlm_inductor_cache *c, const char *name)

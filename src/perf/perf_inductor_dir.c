@@ -5,10 +5,10 @@
  * folder depth-first (a folder's files, then its sub-folders, names in
  * byte order), bounded: 32 levels, 100,000 files, 64 MiB a file; symbolic links are
  * not followed and special files never opened (O_NOFOLLOW | O_NONBLOCK,
- * then fstat).  Explicit stack, no recursion.
+ * then fstat).  The walk is tlm_walk's (walk.h: explicit stack, no
+ * recursion).
  */
 #define _GNU_SOURCE 1 /* O_NOFOLLOW */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,20 +19,17 @@
 
 #include "perf_internal.h"
 #include "tlmpi/tlm_perf.h"
+#include "walk.h"
 
 #define MAX_DEPTH 32
 #define MAX_FILES 100000
 #define MAX_FILE (64u << 20)
 
-typedef struct dent {
-    char *path;
-    int depth;
-} dent;
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+/* The load's state: the cache, the count of *.py files met. */
+typedef struct ind_walk {
+    tlm_inductor_cache *c;
+    size_t nfiles;
+} ind_walk;
 
 /* One file: 0, or -1 when out of memory. */
 static int read_one(tlm_inductor_cache *c, const char *path)
@@ -76,97 +73,19 @@ static int ends_py(const char *s)
     return n > 3 && !strcmp(s + n - 3, ".py");
 }
 
-/* The sorted visible names of folder path, or NULL (*n = 0) when it
- * cannot be listed; *oom on failure. */
-static char **list_dir(const char *path, size_t *n, int *oom)
+/* One entry (tlm_walk_fn): a regular *.py file is read (over MAX_FILES,
+ * counted as skipped).  TLM_ENOMEM when out of memory. */
+static tlm_status visit(void *ctx, tlm_walk_entry *e, tlm_error *err)
 {
-    *n = 0;
-    DIR *d = opendir(path);
-    if (!d)
-        return NULL;
-    char **v = NULL;
-    size_t cap = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.')
-            continue;
-        if (*n == cap) {
-            size_t nc = cap ? cap * 2 : 32;
-            char **p = realloc(v, nc * sizeof *p);
-            if (!p) {
-                *oom = 1;
-                break;
-            }
-            v = p;
-            cap = nc;
-        }
-        if (!(v[*n] = strdup(de->d_name))) {
-            *oom = 1;
-            break;
-        }
-        (*n)++;
-    }
-    closedir(d);
-    if (*n)
-        qsort(v, *n, sizeof *v, cmp_str);
-    return v;
-}
-
-/* Visits folder top: files first in name order with sub-folders pushed
- * (reversed, so they pop in order).  Returns -1 on no memory. */
-static int visit(tlm_inductor_cache *c, dent top, dent **st, size_t *ns,
-                 size_t *cap, size_t *nfiles)
-{
-    size_t n;
-    int oom = 0;
-    char **names = list_dir(top.path, &n, &oom);
-    char **subs = malloc((n + 1) * sizeof *subs);
-    size_t nsub = 0;
-    if (!subs)
-        oom = 1;
-    for (size_t i = 0; i < n && !oom; i++) {
-        size_t pl = strlen(top.path) + strlen(names[i]) + 2;
-        char *p = malloc(pl);
-        if (!p) {
-            oom = 1;
-            break;
-        }
-        snprintf(p, pl, "%s/%s", top.path, names[i]);
-        struct stat sb;
-        if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode) &&
-            top.depth + 1 < MAX_DEPTH) {
-            subs[nsub++] = p;
-            continue;
-        }
-        if (lstat(p, &sb) == 0 && S_ISREG(sb.st_mode) && ends_py(names[i])) {
-            if (++*nfiles > MAX_FILES)
-                tlm_inductor_count(c, 1, 1);
-            else if (read_one(c, p) < 0)
-                oom = 1;
-        }
-        free(p);
-    }
-    for (size_t i = nsub; i-- > 0 && !oom;) {
-        if (*ns == *cap) {
-            size_t nc = *cap ? *cap * 2 : 16;
-            dent *q = realloc(*st, nc * sizeof *q);
-            if (!q) {
-                oom = 1;
-                break;
-            }
-            *st = q;
-            *cap = nc;
-        }
-        (*st)[(*ns)++] = (dent){subs[i], top.depth + 1};
-        subs[i] = NULL;
-    }
-    for (size_t i = 0; i < nsub; i++)
-        free(subs[i]);
-    free(subs);
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-    return oom ? -1 : 0;
+    ind_walk *w = ctx;
+    (void)err;
+    if (e->kind != TLM_WALK_FILE || !ends_py(e->name))
+        return TLM_OK;
+    if (++w->nfiles > MAX_FILES)
+        tlm_inductor_count(w->c, 1, 1);
+    else if (read_one(w->c, e->path) < 0)
+        return TLM_ENOMEM;
+    return TLM_OK;
 }
 
 tlm_status tlm_inductor_cache_load(const char *dir, tlm_inductor_cache **out,
@@ -180,25 +99,11 @@ tlm_status tlm_inductor_cache_load(const char *dir, tlm_inductor_cache **out,
                              stat(dir, &sb) != 0 ? strerror(errno)
                                                  : "not a folder");
     tlm_inductor_cache *c = tlm_inductor_cache_new();
-    dent *st = NULL;
-    size_t ns = 0, cap = 0, nfiles = 0;
-    int oom = !c;
-    char *root = c ? strdup(dir) : NULL;
-    if (!root)
-        oom = 1;
-    dent cur = {root, 0};
-    while (!oom) {
-        oom = visit(c, cur, &st, &ns, &cap, &nfiles) < 0;
-        free(cur.path);
-        cur.path = NULL;
-        if (!ns)
-            break;
-        cur = st[--ns];
-    }
-    free(cur.path);
-    while (ns)
-        free(st[--ns].path);
-    free(st);
+    tlm_walk_opts o = {.max_depth = MAX_DEPTH - 1,
+                       .subdirs_last = 1,
+                       .list_flags = TLM_DIR_NO_HIDDEN};
+    ind_walk w = {c, 0};
+    int oom = !c || tlm_walk(dir, &o, visit, &w, NULL) == TLM_ENOMEM;
     if (oom) {
         tlm_inductor_cache_free(c);
         return tlm_error_set(err, TLM_ENOMEM, dir, -1,

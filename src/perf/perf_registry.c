@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "perf_internal.h"
+#include "search.h"
 
 /* ------------------------------------------------------------------ */
 /* MARK: - Op registry                                                */
@@ -371,26 +372,22 @@ const tlm_perf_op_entry *tlm_perf_op_table(size_t *n)
     return op_table;
 }
 
+/* tlm_lower_bound's order: strcmp of the name and the entry's. */
+static int cmp_op_name(const void *key, const void *elem)
+{
+    return strcmp(key, ((const tlm_perf_op_entry *)elem)->name);
+}
+
 const tlm_perf_op_entry *tlm_perf_op_find(const char *name)
 {
-    size_t lo = 0;
-    size_t hi = sizeof(op_table) / sizeof(op_table[0]);
+    size_t n = sizeof(op_table) / sizeof(op_table[0]);
     if (name == NULL) {
         return NULL;
     }
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(name, op_table[mid].name);
-        if (c == 0) {
-            return &op_table[mid];
-        }
-        if (c < 0) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    return NULL;
+    /* the names are unique (test_perf checks the order) */
+    size_t i = tlm_lower_bound(op_table, n, sizeof op_table[0], name,
+                               cmp_op_name);
+    return i < n && !strcmp(name, op_table[i].name) ? &op_table[i] : NULL;
 }
 
 static int starts_with(const char *s, const char *prefix)

@@ -16,10 +16,11 @@
 #include <string.h>
 
 #include "perf_pm.h"
+#include "search.h"
 
 /* Names of PyTorch's aten operators the model knows (the KNOWN_OPS set
  * TraceLens generates from torch.ops.aten: 960 names), sorted by strcmp
- * for bsearch. */
+ * for tlm_lower_bound. */
 static const char *const known_ops[] = {
     "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward",
     "_adaptive_avg_pool3d", "_adaptive_avg_pool3d_backward", "_add_relu",
@@ -275,22 +276,30 @@ const char *const *tlm_perf_known_aten_ops(size_t *n)
     return known_ops;
 }
 
+/* A name that is not NUL-terminated: s[0..len). */
+typedef struct opkey {
+    const char *s;
+    size_t len;
+} opkey;
+
+/* tlm_lower_bound's order: the key's name against a known_ops entry. */
+static int cmp_opkey(const void *key, const void *elem)
+{
+    const opkey *k = key;
+    const char *name = *(const char *const *)elem;
+    int c = strncmp(k->s, name, k->len);
+    if (c == 0 && name[k->len] != '\0')
+        c = -1; /* s[0..len) is a proper prefix: it sorts first */
+    return c;
+}
+
 int tlm_perf_is_known_aten_op(const char *s, size_t len)
 {
-    size_t lo = 0, hi = N_KNOWN;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strncmp(s, known_ops[mid], len);
-        if (c == 0 && known_ops[mid][len] != '\0')
-            c = -1; /* s[0..len) is a proper prefix: it sorts first */
-        if (c == 0)
-            return 1;
-        if (c < 0)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return 0;
+    /* the names are unique (test_perf_models_ext checks the order) */
+    opkey k = {s, len};
+    size_t i = tlm_lower_bound(known_ops, N_KNOWN, sizeof *known_ops, &k,
+                               cmp_opkey);
+    return i < N_KNOWN && cmp_opkey(&k, &known_ops[i]) == 0;
 }
 
 /* FLOPs per element of an op (0 for anything else). */

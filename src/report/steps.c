@@ -14,12 +14,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report_internal.h"
-
 #include "ivl.h"
+#include "search.h"
 
 /* ---- step selection */
 
@@ -85,15 +86,7 @@ static int cmp_i64(const void *x, const void *y)
 /* Elements of the sorted array a that are < x. */
 static size_t count_below(const int64_t *a, size_t n, int64_t x)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return tlm_lower_bound_i64(a, n, x);
 }
 
 /* ---- the steps of one trace */

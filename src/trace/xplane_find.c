@@ -9,11 +9,12 @@
  */
 #include "xplane_internal.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "walk.h"
 
 #define XP_FIND_DEPTH 4
 #define XP_FIND_MAX_ENTRIES 4096
@@ -29,64 +30,48 @@ static int is_xplane_name(const char *s)
     return has_suffix(s, ".xplane.pb") || has_suffix(s, ".xplane.pb.gz");
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+/* The search's state: the best path so far, the count of xplanes in each
+ * folder of the current branch. */
+typedef struct xfind {
+    char *found;
+    size_t cap;
+    int here[XP_FIND_DEPTH + 2];
+} xfind;
 
-/* Sorted names of dir (without . and ..), at most XP_FIND_MAX_ENTRIES. */
-static char **list_dir(const char *dir, size_t *n)
+/* One entry (tlm_walk_fn): a sub-folder restarts its count; an xplane
+ * file is the best so far.  TLM_EEXIST stops at the second xplane of a
+ * folder. */
+static tlm_status visit(void *ctx, tlm_walk_entry *e, tlm_error *err)
 {
-    *n = 0;
-    DIR *d = opendir(dir);
-    if (!d)
-        return NULL;
-    char **v = calloc(XP_FIND_MAX_ENTRIES, sizeof *v);
-    struct dirent *de;
-    while (v && *n < XP_FIND_MAX_ENTRIES && (de = readdir(d)) != NULL) {
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-            continue;
-        if (!(v[*n] = strdup(de->d_name)))
-            break;
-        (*n)++;
+    xfind *x = ctx;
+    (void)err;
+    if (strlen(e->path) >= 4096) { /* as the fixed buffer did: left out */
+        e->descend = 0;
+        return TLM_OK;
     }
-    closedir(d);
-    if (v)
-        qsort(v, *n, sizeof *v, cmp_str);
-    return v;
-}
-
-static void free_list(char **v, size_t n)
-{
-    for (size_t i = 0; v && i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
-/* Searches dir; *found holds the best path so far.  1 when two xplanes
- * share a folder (*found then names one of them). */
-static int search(const char *dir, int depth, char *found, size_t cap)
-{
-    size_t n = 0;
-    char **v = list_dir(dir, &n);
-    int here = 0, clash = 0;
-    char path[4096];
-    for (size_t i = 0; v && i < n && !clash; i++) {
-        struct stat sb;
-        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, v[i]) >=
-                sizeof path ||
-            stat(path, &sb) != 0)
-            continue;
-        if (S_ISDIR(sb.st_mode) && depth < XP_FIND_DEPTH) {
-            clash = search(path, depth + 1, found, cap);
-        } else if (S_ISREG(sb.st_mode) && is_xplane_name(v[i])) {
-            if (++here > 1)
-                clash = 1;
-            snprintf(found, cap, "%s", path);
-        }
+    if (e->kind == TLM_WALK_DIR && e->descend) {
+        x->here[e->depth + 1] = 0;
+    } else if (e->kind == TLM_WALK_FILE && is_xplane_name(e->name)) {
+        snprintf(x->found, x->cap, "%s", e->path);
+        if (++x->here[e->depth] > 1)
+            return TLM_EEXIST;
     }
-    free_list(v, n);
-    return clash;
+    return TLM_OK;
+}
+
+/* Searches dir (depth-first, each sub-folder when it is met, links
+ * followed, unreadable entries left out); *found holds the best path so
+ * far.  1 when two xplanes share a folder (*found then names one of
+ * them). */
+static int search(const char *dir, char *found, size_t cap)
+{
+    tlm_walk_opts o = {.max_depth = XP_FIND_DEPTH,
+                       .follow_dir_links = 1,
+                       .follow_file_links = 1,
+                       .list_flags = TLM_DIR_TRUNCATE,
+                       .max_entries = XP_FIND_MAX_ENTRIES};
+    xfind x = {.found = found, .cap = cap};
+    return tlm_walk(dir, &o, visit, &x, NULL) == TLM_EEXIST;
 }
 
 tlm_status tlm_xplane_locate(const char *path, char *out, size_t cap,
@@ -99,7 +84,7 @@ tlm_status tlm_xplane_locate(const char *path, char *out, size_t cap,
         return TLM_OK;
     }
     char found[4096] = "";
-    if (search(path, 0, found, sizeof found))
+    if (search(path, found, sizeof found))
         return tlm_error_set(err, TLM_EINVAL, path, -1,
                              "several .xplane.pb files in one folder (one "
                              "per host), e.g. %s: name the file", found);

@@ -9,12 +9,14 @@
 #include "xplane_internal.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
 #include "mem_internal.h"
+#include "search.h"
 
 /* A metadata map sorted by key (the last entry of a key wins, as a
  * protobuf map's does). */
@@ -34,14 +36,8 @@ static int kv_cmp(const void *a, const void *b)
 /* The last entry with key k, or -1. */
 static long kv_find(const kv *v, size_t n, int64_t k)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) { /* first index with key > k */
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].key <= k)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* first index with key > k */
+    size_t lo = tlm_upper_bound_i64_at(v, n, sizeof *v, offsetof(kv, key), k);
     if (lo == 0 || v[lo - 1].key != k)
         return -1;
     return (long)v[lo - 1].idx;

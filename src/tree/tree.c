@@ -32,6 +32,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,7 @@
 #include "trace_event.h"
 #include "trace_internal.h"
 #include "tree_internal.h"
+#include "search.h"
 
 /* MARK: - tree object ---------------------------------------------------- */
 
@@ -776,15 +778,7 @@ static int lk_get(const linkev *l, int key, int64_t *v)
 /* First index of gl[0..ng) with link >= k. */
 static size_t gl_lower(const glk *gl, size_t ng, int64_t k)
 {
-    size_t lo = 0, hi = ng;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (gl[mid].link < k)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return tlm_lower_bound_i64_at(gl, ng, sizeof *gl, offsetof(glk, link), k);
 }
 
 static tlm_status link_gpu_events(tlm_tree *t, const tlm_tree_opts *o,

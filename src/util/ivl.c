@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stddef.h>
+
 #include "grow.h"
+#include "search.h"
 #include "sortutil.h"
 
 #define IVL_T tlm_ivl
@@ -15,24 +18,28 @@
 #define IVL_VEC tlm_ivl_vec
 #define IVL_FN(x) tlm_ivl_##x
 #define IVL_SN(x) ivl_##x##_i64
+#define IVL_UB tlm_upper_bound_i64_at
 #include "ivl_tmpl.h"
 #undef IVL_T
 #undef IVL_V
 #undef IVL_VEC
 #undef IVL_FN
 #undef IVL_SN
+#undef IVL_UB
 
 #define IVL_T tlm_ivld
 #define IVL_V double
 #define IVL_VEC tlm_ivld_vec
 #define IVL_FN(x) tlm_ivld_##x
 #define IVL_SN(x) ivl_##x##_dbl
+#define IVL_UB tlm_upper_bound_f64_at
 #include "ivl_tmpl.h"
 #undef IVL_T
 #undef IVL_V
 #undef IVL_VEC
 #undef IVL_FN
 #undef IVL_SN
+#undef IVL_UB
 
 /* Start order alone: x may come before y (the stable sort keeps ties). */
 static inline int start_le(const tlm_ivl *x, const tlm_ivl *y)

@@ -5,7 +5,8 @@
  *   IVL_V    its value type (int64_t, double),
  *   IVL_VEC  its growable list,
  *   IVL_FN   the public name of a routine (tlm_ivl_x, tlm_ivld_x),
- *   IVL_SN   the name of a file-local helper.
+ *   IVL_SN   the name of a file-local helper,
+ *   IVL_UB   the typed upper bound of search.h over the value type.
  * No include guard: one expansion per inclusion.
  */
 
@@ -114,14 +115,8 @@ tlm_status IVL_FN(subtract)(const IVL_T *base, size_t nb, const IVL_T *rm,
 /* Length of a union inside [s, e) (ivl.h). */
 IVL_V IVL_FN(clipped)(const IVL_T *v, size_t n, IVL_V s, IVL_V e)
 {
-    size_t lo = 0, hi = n; /* first interval ending after s */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].e <= s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* the first interval ending after s */
+    size_t lo = IVL_UB(v, n, sizeof *v, offsetof(IVL_T, e), s);
     IVL_V t = 0;
     for (size_t i = lo; i < n && v[i].s < e; i++) {
         IVL_V x = v[i].s > s ? v[i].s : s;

@@ -7,7 +7,6 @@
 #define _GNU_SOURCE 1 /* gethostname, fsync, link on every libc */
 #include "tlmpi/tlm_outset.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "walk.h"
 
 /* MARK: - names ----------------------------------------------------------- */
 
@@ -460,14 +460,15 @@ size_t tlm_outset_sweep(const char *path)
     char *dir = dir_of(path);
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
-    DIR *d = dir ? opendir(dir) : NULL;
-    size_t n = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d)) != NULL) {
+    char **v = NULL;
+    size_t nv = 0, n = 0;
+    if (dir && tlm_dir_list(dir, 0, 0, &v, &nv, NULL) != TLM_OK)
+        nv = 0;
+    for (size_t i = 0; i < nv; i++) {
         int is_old = 0;
-        if (!stale(e->d_name, base, host, &is_old))
+        if (!stale(v[i], base, host, &is_old))
             continue;
-        char *p = cat3(dir, "/", e->d_name);
+        char *p = cat3(dir, "/", v[i]);
         struct stat sb;
         if (p && is_old && lstat(path, &sb) != 0)
             n += rename(p, path) == 0; /* the previous file, put back */
@@ -475,8 +476,7 @@ size_t tlm_outset_sweep(const char *path)
             n += unlink(p) == 0;
         free(p);
     }
-    if (d)
-        closedir(d);
+    tlm_dir_free(v, nv);
     free(dir);
     return n;
 }
