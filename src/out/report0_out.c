@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-tlm_status tlm_mpi_out_open(tlm_mpi_out *o, const tlm_mpi_dest *d,
+tlm_status tlm_out_open(tlm_out_file *o, const tlm_out_dest *d,
                             const char *name, tlm_error *err)
 {
     o->f = NULL;
@@ -29,7 +29,7 @@ tlm_status tlm_mpi_out_open(tlm_mpi_out *o, const tlm_mpi_dest *d,
     return TLM_OK;
 }
 
-tlm_status tlm_mpi_out_close(tlm_mpi_out *o, tlm_error *err)
+tlm_status tlm_out_close(tlm_out_file *o, tlm_error *err)
 {
     FILE *f = o->f;
     o->f = NULL;
