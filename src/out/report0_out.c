@@ -11,7 +11,7 @@
 #include <string.h>
 
 tlm_status tlm_out_open(tlm_out_file *o, const tlm_out_dest *d,
-                            const char *name, tlm_error *err)
+                        const char *name, tlm_error *err)
 {
     o->f = NULL;
     int w = snprintf(o->path, sizeof o->path, "%s/%s", d->dir, name);

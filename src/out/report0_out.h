@@ -30,7 +30,7 @@ typedef struct tlm_out_file {
 /* Stages <d->dir>/<name> in d->set and opens its temporary.  Errors:
  * TLM_EINVAL (path too long), those of tlm_outset_stage, TLM_EIO. */
 tlm_status tlm_out_open(tlm_out_file *o, const tlm_out_dest *d,
-                            const char *name, tlm_error *err);
+                        const char *name, tlm_error *err);
 
 /* Closes the temporary file; TLM_EIO (with errno's text) when any write
  * failed.  The file stays staged: the caller publishes or aborts the
