@@ -65,7 +65,7 @@ int tlm_audit_run_dir(const tlm_audit *A, const char *rel, char *out, size_t cap
 /* ---------------------------------------------------------------- runs */
 
 /* Rank 0: the results of a run's analysis become its rows. */
-static void on_results(void *arg, const tlm_mpi_results *r)
+static void on_results(void *arg, const tlm_out_results *r)
 {
     void **a = arg;
     tlm_audit *A = a[0];
@@ -392,7 +392,7 @@ static int audit_run(tlm_audit *A)
     if (A->o.a.plots && A->me == 0) {
         char h5[TLM_MPI_PATH_CAP];
         snprintf(h5, sizeof h5, "%s/audit.h5", A->o.a.output_dir);
-        tlm_mpi_plots(h5, A->o.a.output_dir, A->o.a.quiet);
+        tlm_out_plots(h5, A->o.a.output_dir, A->o.a.quiet);
     }
     return partial ? TLM_AUDIT_EXIT_PARTIAL : TLM_AUDIT_EXIT_OK;
 }

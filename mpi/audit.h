@@ -182,7 +182,7 @@ typedef struct tlm_audit_acc {
  * already set by the caller) from the results of its analysis and adds
  * its signature and straggler rows to acc.  Errors: TLM_ENOMEM. */
 tlm_status tlm_audit_add_results(tlm_audit_acc *acc, size_t run,
-                                 const tlm_mpi_results *r,
+                                 const tlm_out_results *r,
                                  double straggler_threshold_us);
 
 /* Initialises a run row: identity columns, every metric unknown. */

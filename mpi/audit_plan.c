@@ -151,11 +151,11 @@ static tlm_status precheck_run(const tlm_audit *A, const char *rel,
         return tlm_error_set(err, TLM_ELIMIT, NULL, -1, "output path too "
                              "long");
     const char *mt = A->o.a.merged_trace;
-    for (size_t i = 0; i < 3 || tlm_mpi_report_csvs[i - 3]; i++) {
+    for (size_t i = 0; i < 3 || tlm_out_report_csvs[i - 3]; i++) {
         const char *name = i == 0 ? "tlmpi.h5"
                            : i == 1 ? "report.md"
                            : i == 2 ? mt
-                                    : tlm_mpi_report_csvs[i - 3];
+                                    : tlm_out_report_csvs[i - 3];
         if (!name)
             continue;
         snprintf(p, sizeof p, "%s/%s", dir, name);
@@ -191,7 +191,7 @@ static tlm_status check_outputs(tlm_audit *A, tlm_error *err)
         st = tlm_outset_stage(&A->out, p, &tmp, err);
     }
     if (st == TLM_OK && A->o.a.plots)
-        st = tlm_mpi_plots_check(&A->out, A->o.a.output_dir, err);
+        st = tlm_out_plots_check(&A->out, A->o.a.output_dir, err);
     for (size_t i = 0; st == TLM_OK && i < A->plan.n_run; i++)
         st = precheck_run(A, A->plan.run[i].rel, err);
     return st;

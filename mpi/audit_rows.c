@@ -1,6 +1,6 @@
 /*
  * audit_rows.c - a run's row of /runs and its rows of /scaling/collectives
- * from the results of its analysis (tlm_mpi_results, the same rank 0
+ * from the results of its analysis (tlm_out_results, the same rank 0
  * writes report.md from).  Pure, no MPI.  Definitions:
  * docs/metrics-audit.md.
  */
@@ -38,7 +38,7 @@ void tlm_audit_row_init(tlm_arow_run *row, int32_t index, const char *run,
                      &row->busbw_p2p_gbps, &row->straggler_cost_share};
     for (size_t i = 0; i < sizeof f64 / sizeof f64[0]; i++)
         *f64[i] = NAN;
-    row->straggler_rank = TLM_MPI_NO_STRAGGLER;
+    row->straggler_rank = TLM_OUT_NO_STRAGGLER;
 }
 
 /* The busbw column of a kind. */
@@ -97,7 +97,7 @@ static int64_t median_i64(int64_t *v, size_t n)
 }
 
 /* Step time and communication share. */
-static tlm_status step_cols(tlm_arow_run *row, const tlm_mpi_results *r)
+static tlm_status step_cols(tlm_arow_run *row, const tlm_out_results *r)
 {
     int64_t tot = 0, comm = 0, exp = 0;
     for (size_t i = 0; i < r->n_traces; i++) {
@@ -132,7 +132,7 @@ static tlm_status step_cols(tlm_arow_run *row, const tlm_mpi_results *r)
 }
 
 /* Bandwidth per kind and arrival skew. */
-static tlm_status coll_cols(tlm_arow_run *row, const tlm_mpi_results *r)
+static tlm_status coll_cols(tlm_arow_run *row, const tlm_out_results *r)
 {
     double bw[TLM_AUDIT_N_KINDS] = {0}, lat[TLM_AUDIT_N_KINDS] = {0};
     int64_t *sk = malloc((r->n_inst ? r->n_inst : 1) * sizeof *sk);
@@ -170,13 +170,13 @@ static tlm_status coll_cols(tlm_arow_run *row, const tlm_mpi_results *r)
 
 /* Straggler verdict and cost; the per-rank rows kept for the job. */
 static tlm_status strag_cols(tlm_audit_acc *acc, size_t run,
-                             tlm_arow_run *row, const tlm_mpi_results *r,
+                             tlm_arow_run *row, const tlm_out_results *r,
                              double threshold_us)
 {
     int64_t wait = 0;
     int32_t top = -1;
     row->straggler_rank =
-        tlm_mpi_straggler_pick(r->strag, r->n_strag, threshold_us, &wait, &top);
+        tlm_out_straggler_pick(r->strag, r->n_strag, threshold_us, &wait, &top);
     int64_t tot = 0;
     for (size_t i = 0; i < r->n_traces; i++)
         tot += r->timeline[i].total_ns;
@@ -272,7 +272,7 @@ static void sig_row(tlm_arow_coll *o, const tlm_arow_run *row,
 
 /* The run's /scaling/collectives rows. */
 static tlm_status sig_rows(tlm_audit_acc *acc, const tlm_arow_run *row,
-                           const tlm_mpi_results *r)
+                           const tlm_out_results *r)
 {
     const tlm_coll_instance **g =
         malloc((r->n_inst ? r->n_inst : 1) * sizeof *g);
@@ -302,7 +302,7 @@ static tlm_status sig_rows(tlm_audit_acc *acc, const tlm_arow_run *row,
 /* The sentences of why the run's straggler is late (cause.c), under the
  * run's name, appended to acc->causes_md. */
 static tlm_status cause_text(tlm_audit_acc *acc, const tlm_arow_run *row,
-                             const tlm_mpi_results *r)
+                             const tlm_out_results *r)
 {
     if (!r->n_cause)
         return TLM_OK;
@@ -312,9 +312,9 @@ static tlm_status cause_text(tlm_audit_acc *acc, const tlm_arow_run *row,
     if (!f)
         return TLM_ENOMEM;
     fputs("Run ", f);
-    tlm_mpi_md_cell(f, row->run, sizeof row->run);
+    tlm_out_md_cell(f, row->run, sizeof row->run);
     fputs(":\n\n", f);
-    tlm_mpi_cause_md(f, r->cause, r->n_cause);
+    tlm_out_cause_md(f, r->cause, r->n_cause);
     fputc('\n', f);
     if (fclose(f) != 0 || !buf) {
         free(buf);
@@ -333,7 +333,7 @@ static tlm_status cause_text(tlm_audit_acc *acc, const tlm_arow_run *row,
 }
 
 tlm_status tlm_audit_add_results(tlm_audit_acc *acc, size_t run,
-                                 const tlm_mpi_results *r,
+                                 const tlm_out_results *r,
                                  double straggler_threshold_us)
 {
     tlm_arow_run *row = &acc->runs[run];
@@ -347,8 +347,8 @@ tlm_status tlm_audit_add_results(tlm_audit_acc *acc, size_t run,
         off = o > off ? o : off;
     }
     row->clock_offset_max_ns = r->n_traces ? off : -1;
-    tlm_mpi_gpu_sum gs;
-    tlm_mpi_gpu_summary(r->traces, r->n_traces, &gs);
+    tlm_out_gpu_sum gs;
+    tlm_out_gpu_summary(r->traces, r->n_traces, &gs);
     tlm_strset(row->gpu_arch, sizeof row->gpu_arch, gs.arch);
     tlm_status st = step_cols(row, r);
     if (st == TLM_OK)

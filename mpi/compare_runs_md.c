@@ -2,16 +2,17 @@
  * compare_runs_md.c - comparison.md (`tlmpi compare A.h5 B.h5`): the step
  * time of A and B, the findings ranked by impact, then the top rows of
  * the collective, op and straggler comparisons (comparison.h5 has every
- * row).  Names from traces are printed through tlm_mpi_md_cell.
+ * row).  Names from traces are printed through tlm_out_md_cell.
  */
 #include "compare_runs.h"
 
+#include "findings_md.h"
 #include "report0.h"
 
 #include <math.h>
 #include <string.h>
 
-#define CELL(f, s) tlm_mpi_md_cell((f), (s), sizeof(s))
+#define CELL(f, s) tlm_out_md_cell((f), (s), sizeof(s))
 
 static void num(FILE *f, double v, const char *fm, double scale)
 {
@@ -29,13 +30,13 @@ static void head(FILE *f, const tlm_cr_run *a, const tlm_cr_run *b,
 {
     fputs("# tlmpi compare\n\n| | A (baseline) | B (variant) |\n"
           "|---|---|---|\n| name | ", f);
-    tlm_mpi_md_cell(f, a->name, strlen(a->name));
+    tlm_out_md_cell(f, a->name, strlen(a->name));
     fputs(" | ", f);
-    tlm_mpi_md_cell(f, b->name, strlen(b->name));
+    tlm_out_md_cell(f, b->name, strlen(b->name));
     fputs(" |\n| file | ", f);
-    tlm_mpi_md_cell(f, a->path, strlen(a->path));
+    tlm_out_md_cell(f, a->path, strlen(a->path));
     fputs(" | ", f);
-    tlm_mpi_md_cell(f, b->path, strlen(b->path));
+    tlm_out_md_cell(f, b->path, strlen(b->path));
     fputs(" |\n", f);
     for (size_t i = 0; i < r->n_sum; i++) {
         const tlm_cr_sum *s = &r->sum[i];
@@ -65,19 +66,7 @@ static void findings(FILE *f, const tlm_cr_result *r)
         fputs("No finding.\n\n", f);
         return;
     }
-    fputs("| id | rule | severity | impact % | finding | action |\n"
-          "|---|---|---|---|---|---|\n", f);
-    for (size_t i = 0; i < r->n_find; i++) {
-        const tlm_row_finding *x = &r->find[i];
-        fprintf(f, "| %s | %s | %s |", x->id, x->rule, x->severity);
-        num(f, x->pct_e2e, "%+.2f", 1);
-        fputc(' ', f);
-        CELL(f, x->text);
-        fputs(" | ", f);
-        CELL(f, x->action_a);
-        fputs(" |\n", f);
-    }
-    fputc('\n', f);
+    tlm_out_findings_table(f, r->find, r->n_find, "%+.2f");
 }
 
 static void colls(FILE *f, const tlm_cr_result *r, int top)

@@ -291,7 +291,7 @@ int tlm_mpi_analyze(int argc, char **argv)
             printf("tlmpi %s\n", TLM_VERSION_STRING);
     } else if (c.o.print_schema) {
         if (c.me == 0)
-            tlm_mpi_schema_markdown(stdout);
+            tlm_out_schema_markdown(stdout);
     } else {
         tlm_mpi_progress prog;
         tlm_mpi_progress_init(
@@ -305,7 +305,7 @@ int tlm_mpi_analyze(int argc, char **argv)
                    : 1;
         c.prog = NULL;
         if (code == 0 && c.o.plots && c.me == 0)
-            tlm_mpi_plots(c.su.out, c.su.rdir, c.o.quiet);
+            tlm_out_plots(c.su.out, c.su.rdir, c.o.quiet);
     }
     tlm_mpi_ctx_free(&c);
     if (we_init)

@@ -131,7 +131,7 @@ typedef struct tlm_mpi_colls {
     size_t n_tl_sync;
     tlm_coll_tl_sync_member *tl_smem;
     size_t n_tl_smem;
-    tlm_mpi_tl_long *tl_long;
+    tlm_out_tl_long *tl_long;
     size_t n_tl_long;
     tlm_coll_tl_summary_row *tl_sum;
     size_t n_tl_sum;
@@ -208,7 +208,7 @@ typedef struct tlm_mpi_ctx {
     tlm_mpi_colls k;         /* collectives and TraceLens parity tables */
     tlm_mpi_steps steps;     /* per-step tables */
     tlm_row_finding *find;   /* rank 0: collective findings (write phase,
-                              * coll_findings.c) */
+                              * src/find/find_coll.c) */
     size_t n_find;
     /* --hta (phase_hta.c) */
     struct tlm_mpi_hta_loc *hta_loc; /* packed tables of local traces */
@@ -221,7 +221,7 @@ typedef struct tlm_mpi_ctx {
                               * appended here too ("; "-separated) */
     size_t sink_cap;
     /* rank 0, after the report is written: the results it was made of */
-    void (*on_results)(void *arg, const tlm_mpi_results *r);
+    void (*on_results)(void *arg, const tlm_out_results *r);
     void *on_results_arg;
     struct tlm_mpi_mtrace *mt; /* --merged_trace state (mtrace.h) */
 } tlm_mpi_ctx;

@@ -1,8 +1,8 @@
 /*
  * hta_h5.c - the HTA tables as HDF5 datasets /hta/<table> (compound,
  * field names = the CSV headers, "doc"/"columns"/"units" attributes as
- * every table of the file), and their part of --print_schema.  The row
- * layout is made from the table itself: text columns are as wide as their
+ * every table of the file); their part of --print_schema is
+ * src/out/report0.c's.  The row layout is made from the table itself: text columns are as wide as their
  * longest value (+ NUL), so every rank, holding the same joined result
  * (phase_hta.c), builds the same layout; rank 0 passes the rows.
  */
@@ -134,29 +134,4 @@ tlm_status tlm_mpi_hta_write_h5(tlm_mpi_ctx *c, hid_t f, tlm_error *err)
         free(cols);
     }
     return st;
-}
-
-void tlm_mpi_hta_schema(FILE *f)
-{
-    const char *name, *doc;
-    const tlm_hta_col *cols;
-    size_t nc;
-    fputs("### `/hta/<table>` (with `--hta`)\n\nHTA's per-rank tables "
-          "(docs/hta.md): one compound dataset per table, field names = "
-          "the CSV headers of `<csv dir>/hta/<table>.csv`, rows of all "
-          "ranks in rank order; text fields as wide as their longest "
-          "value, at most 65536 bytes (longer text is cut there).\n\n",
-          f);
-    for (size_t i = 0; tlm_hta_table_def(i, &name, &doc, &cols, &nc); i++) {
-        fprintf(f, "#### `/hta/%s`\n\n%s\n\n| column | type | unit |\n"
-                   "|---|---|---|\n",
-                name, doc);
-        for (size_t k = 0; k < nc; k++)
-            fprintf(f, "| `%s` | %s | %s |\n", cols[k].name,
-                    cols[k].type == TLM_HTA_I64   ? "int64"
-                    : cols[k].type == TLM_HTA_F64 ? "float64"
-                                                  : "string",
-                    cols[k].unit[0] ? cols[k].unit : "-");
-        fputc('\n', f);
-    }
 }

@@ -24,7 +24,5 @@ void tlm_mpi_hta_free(struct tlm_mpi_ctx *c);
 /* Writes /hta/<table> (every rank calls it; rank 0's rows).  Collective. */
 tlm_status tlm_mpi_hta_write_h5(struct tlm_mpi_ctx *c, hid_t f,
                                 tlm_error *err);
-/* The /hta part of --print_schema. */
-void tlm_mpi_hta_schema(FILE *f);
 
 #endif

@@ -10,7 +10,7 @@
  */
 #include "opts.h"
 
-#include "coll_findings.h"
+#include "find_coll.h"
 
 #include <errno.h>
 #include <stdio.h>

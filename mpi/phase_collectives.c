@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cause.h"
+#include "cause_mpi.h"
 #include "exchange.h"
 
 /* Rank 0: says what in the collectives does not add up, so that odd

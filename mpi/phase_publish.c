@@ -19,7 +19,7 @@
 /* What the report shows: rank 0's results and the phase timings.  rows and
  * tls are the traces with their clock offsets, and their timelines. */
 static void results_of(const tlm_mpi_ctx *c, const tlm_row_trace *rows,
-                       const tlm_row_timeline *tls, tlm_mpi_results *r)
+                       const tlm_row_timeline *tls, tlm_out_results *r)
 {
     const tlm_mpi_colls *k = &c->k;
     memset(r, 0, sizeof *r);
@@ -90,11 +90,11 @@ static tlm_status write_report(tlm_mpi_ctx *c)
         rows[i].clock_offset_ns = c->k.offsets[i];
         tls[i] = c->res[i].tl;
     }
-    tlm_mpi_results r;
+    tlm_out_results r;
     results_of(c, rows, tls, &r);
-    st = tlm_mpi_report_write(&r, c->su.rdir, c->su.cdir, &c->out, &err);
+    st = tlm_out_report_write(&r, c->su.rdir, c->su.cdir, &c->out, &err);
     if (st == TLM_OK && c->o.output_xlsx_path)
-        st = tlm_mpi_report_xlsx(&r, c->su.cdir, c->o.output_xlsx_path,
+        st = tlm_out_report_xlsx(&r, c->su.cdir, c->o.output_xlsx_path,
                                  &c->out, &err);
     if (st == TLM_OK && c->hta) /* --hta: <csv dir>/hta/<table>.csv */
         st = tlm_hta_stage_csvs(c->hta, &c->out, c->su.cdir, &err);

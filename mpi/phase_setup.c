@@ -85,7 +85,7 @@ tlm_status tlm_mpi_setup_outputs(tlm_mpi_ctx *c, tlm_error *err)
     if (st == TLM_OK)
         st = tlm_mpi_mtrace_stage(c, err);
     if (st == TLM_OK && c->o.plots)
-        st = tlm_mpi_plots_check(&c->out, s->rdir, err);
+        st = tlm_out_plots_check(&c->out, s->rdir, err);
     if (st != TLM_OK || c->o.no_report)
         return st;
     char p[TLM_MPI_PATH_CAP];
@@ -95,8 +95,8 @@ tlm_status tlm_mpi_setup_outputs(tlm_mpi_ctx *c, tlm_error *err)
     st = tlm_outset_check(&c->out, p, err);
     if (st == TLM_OK && c->o.output_xlsx_path)
         st = tlm_outset_check(&c->out, c->o.output_xlsx_path, err);
-    for (size_t i = 0; st == TLM_OK && tlm_mpi_report_csvs[i]; i++) {
-        if (pathf(p, sizeof p, "%s/%s", s->cdir, tlm_mpi_report_csvs[i]))
+    for (size_t i = 0; st == TLM_OK && tlm_out_report_csvs[i]; i++) {
+        if (pathf(p, sizeof p, "%s/%s", s->cdir, tlm_out_report_csvs[i]))
             return tlm_error_set(err, TLM_ELIMIT, NULL, -1,
                                  "output path too long");
         st = tlm_outset_check(&c->out, p, err);

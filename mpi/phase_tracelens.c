@@ -15,7 +15,7 @@
 
 static int cmp_tl_long(const void *a, const void *b)
 {
-    const tlm_mpi_tl_long *x = a, *y = b;
+    const tlm_out_tl_long *x = a, *y = b;
     if (x->row.rank != y->row.rank)
         return x->row.rank < y->row.rank ? -1 : 1;
     return x->row.event_index < y->row.event_index
@@ -46,7 +46,7 @@ static int vote_simplified(const tlm_mpi_ctx *c)
 /* An nccl_long row with the fields of its record that TraceLens prints
  * next to it ("" / -1 where TraceLens has None). */
 static void long_row(const tlm_coll_tl_long_row *row,
-                     const tlm_coll_record *r, tlm_mpi_tl_long *e)
+                     const tlm_coll_record *r, tlm_out_tl_long *e)
 {
     e->row = *row;
     int km = (r->flags & TLM_COLL_REC_KMETA) != 0;
@@ -90,7 +90,7 @@ static tlm_status match_and_gather(tlm_mpi_ctx *c, tlm_coll_tl_result *tr,
     tlm_status st = TLM_OK;
     void *rr = NULL, *tmp = NULL;
     size_t n_rr = 0;
-    tlm_mpi_tl_long *ext = NULL;
+    tlm_out_tl_long *ext = NULL;
     int *dest = malloc((c->n_recs ? c->n_recs : 1) * sizeof *dest);
     TLM_MPI_CHECK(dest && rk && rdur ? TLM_OK : TLM_ENOMEM);
     tlm_coll_tl_rank_dur_by(c->recs, c->n_recs, rk, rdur, c->n_res);

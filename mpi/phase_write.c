@@ -23,7 +23,7 @@
 #include "exchange.h"
 #include "h5write.h"
 #include "hta_mpi.h"
-#include "coll_findings.h"
+#include "findings_md.h"
 #include "jobinfo.h"
 #include "tlmpi/tlm_version.h"
 
@@ -137,10 +137,10 @@ static tlm_status check_space(tlm_mpi_ctx *c, tlm_error *err)
  * per-trace rows: the same values on every rank. */
 static tlm_status gpu_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
 {
-    tlm_mpi_gpu_sum g;
-    tlm_mpi_gpu_summary_init(&g);
+    tlm_out_gpu_sum g;
+    tlm_out_gpu_summary_init(&g);
     for (size_t i = 0; i < c->n_res; i++)
-        tlm_mpi_gpu_summary_add(&g, &c->res[i].row);
+        tlm_out_gpu_summary_add(&g, &c->res[i].row);
     tlm_status st = tlm_mpi_h5_attr_str(f, "gpu_arch", g.arch, err);
     if (st == TLM_OK)
         st = tlm_mpi_h5_attr_str(f, "gpu_arch_source", g.source, err);
@@ -155,11 +155,11 @@ static tlm_status gpu_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
  * attributes.  Called by every rank before any attribute is written. */
 static void straggler_verdict(const tlm_mpi_ctx *c, int64_t v[2])
 {
-    v[0] = TLM_MPI_NO_STRAGGLER;
+    v[0] = TLM_OUT_NO_STRAGGLER;
     v[1] = 0;
     if (c->me == 0) {
         int32_t top = -1;
-        v[0] = tlm_mpi_straggler_pick(c->k.strag, c->k.n_strag,
+        v[0] = tlm_out_straggler_pick(c->k.strag, c->k.n_strag,
                                       c->o.straggler_threshold_us, &v[1],
                                       &top);
     }
@@ -256,27 +256,27 @@ static tlm_status write_tables(tlm_mpi_ctx *c, hid_t f,
     return st;
 }
 
-/* Rank 0: the collective findings from its rows (coll_findings.c), kept
+/* Rank 0: the collective findings from its rows (src/find/find_coll.c), kept
  * for report.md and findings.csv. */
 static tlm_status findings(tlm_mpi_ctx *c, const tlm_mpi_h5rows *h)
 {
     if (c->me != 0)
         return TLM_OK;
-    tlm_mpi_gpu_sum g;
-    tlm_mpi_gpu_summary(h->tr, h->n, &g);
+    tlm_out_gpu_sum g;
+    tlm_out_gpu_summary(h->tr, h->n, &g);
     int64_t wait = 0;
     int32_t top = -1;
-    int32_t rank = tlm_mpi_straggler_pick(c->k.strag, c->k.n_strag,
+    int32_t rank = tlm_out_straggler_pick(c->k.strag, c->k.n_strag,
                                           c->o.straggler_threshold_us,
                                           &wait, &top);
-    tlm_mpi_find_in in = {h->tl, h->n,     h->sr, h->ns, h->gr,
-                          h->ng, rank,     wait,  g.arch};
-    tlm_mpi_find_opts fo;
-    tlm_mpi_find_opts_of(&c->o, &fo);
+    tlm_find_coll_in in = {h->tl, h->n, h->sr, h->ns, h->gr,
+                           h->ng, rank,  wait,  g.arch};
+    tlm_find_coll_opts fo;
+    tlm_out_find_opts_of(&c->o, &fo);
     free(c->find);
     c->find = NULL;
     c->n_find = 0;
-    return tlm_mpi_findings_build(&in, &fo, &c->find, &c->n_find);
+    return tlm_find_coll_build(&in, &fo, &c->find, &c->n_find);
 }
 
 /* Creates, fills and closes the file under its temporary name. */
@@ -298,7 +298,7 @@ static tlm_status write_h5(tlm_mpi_ctx *c, tlm_error *err)
     }
     tlm_status fst = findings(c, &h);
     if (fst == TLM_OK && c->me == 0)
-        fst = tlm_mpi_cause_rows(c->k.cause, c->k.n_cause, &h.xr, &h.nx);
+        fst = tlm_out_cause_rows(c->k.cause, c->k.n_cause, &h.xr, &h.nx);
     st = file_attrs(c, f, err); /* collective: every rank calls it */
     if (fst != TLM_OK && st == TLM_OK)
         st = tlm_error_set(err, fst, NULL, -1,

@@ -10,7 +10,7 @@
 #include "driver.h"
 #include "mtrace.h"
 
-#include "cause.h"
+#include "cause_mpi.h"
 #include "hta_mpi.h"
 
 #include <math.h>

@@ -106,7 +106,7 @@ set(TLM_FIRST_CONTACT_TESTS
     integration_test_tlmpi_run integration_test_progress
     unit_mpi_test_progress integration_test_first_contact_gpu_units
     integration_test_mpi_steps unit_test_steps unit_test_gpu
-    unit_mpi_test_jobinfo)
+    unit_test_jobinfo)
 foreach(_t ${TLM_FIRST_CONTACT_TESTS})
   if(TEST ${_t})
     set_property(TEST ${_t} APPEND PROPERTY LABELS first_contact)

@@ -55,7 +55,7 @@ typedef struct tlm_mpi_opts {
                                 * P% over the median (default 20) */
     const char *gpu_arch;      /* --gpu_arch NAME (bundled, or "none") */
     double straggler_threshold_us; /* --straggler_threshold_us T (>= 0) */
-    /* collective findings (coll_findings.h; defaults TLM_FIND_*) */
+    /* collective findings (find_coll.h; defaults TLM_FIND_*) */
     double link_peak_gbps;     /* --link_peak_gbps X; 0 = per GPU */
     double findings_skew_pct;  /* --findings_skew_pct X */
     double findings_skew_min_us; /* --findings_skew_min_us X */

@@ -169,6 +169,8 @@ typedef struct tlm_finding {
     char expected_kind[12];
     char *subject, *text, *action_a, *action_b, *evidence;
     char *detail;          /* Markdown for "Detailed analysis", or NULL */
+    int lead;              /* ordered first, before the severity (R1) */
+    double key;            /* the ranking key (set by the list's order) */
 } tlm_finding;
 
 typedef struct tlm_findings tlm_findings;

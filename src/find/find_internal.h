@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "find.h"
+#include "tables.h"
 
 #define FND_US "Kernel Time (\xc2\xb5s)_sum"
 #define FND_US_MEAN "Kernel Time (\xc2\xb5s)_mean"
@@ -79,9 +80,32 @@ struct tlm_findings {
     tlm_sbuf summary;  /* executive summary (Markdown) */
     tlm_sbuf analysis; /* detailed analysis extra text */
     size_t n_comparative;
+    /* the order's policy: 1 (single-trace rules) findings below
+     * min_impact go to the appendix, unnumbered; rank_abs (run
+     * comparison): ranked by |impact|, NaN last */
+    int appendix, rank_abs;
 };
 
 tlm_findings *fnd_list_new(const tlm_find_opts *o);
+/* A list for the multi-rank (M) and run-comparison (R) rules: default
+ * thresholds (severity high at 5 %, medium at 1 %), no appendix, every
+ * finding numbered; rank_abs as above. */
+tlm_findings *fnd_list_new_rows(int rank_abs);
+/* Severity of an impact (% of the time): high at sev_high, medium at
+ * sev_medium, else low (NaN: low). */
+tlm_find_sev fnd_sev(const tlm_find_opts *o, double mid);
+/* Copies text formatted into at most 1023 bytes into a field. */
+void fnd_setf(tlm_findings *f, char **dst, const char *fmt, ...)
+    TLM_PRINTF(3, 4);
+/* A finding of the M and R rules: mode, impact (low = mid = high = pct,
+ * pct_e2e = pct) and severity sev.  NULL on ENOMEM (sticky). */
+tlm_finding *fnd_add_pct(tlm_findings *f, const char *rule,
+                         const char *mode, tlm_find_sev sev, double pct);
+/* The findings as /findings rows (tables.h; text cut to the columns'
+ * widths), in list order.  *rows: malloc'ed, NULL when *n is 0.  Errors:
+ * TLM_ENOMEM (also when the list ran out of memory). */
+tlm_status fnd_rows(const tlm_findings *f, tlm_row_finding **rows,
+                    size_t *n);
 /* A new finding (strings empty, numbers NaN); NULL on ENOMEM (sticky). */
 tlm_finding *fnd_add(tlm_findings *f, const char *rule, tlm_find_sev sev);
 /* Copies text into a field (*dst freed first). */

@@ -1,8 +1,13 @@
 /*
- * find_list.c - the findings list: adding a finding, its impact and
- * severity (spec findings.md §3.2-3.3), the order and the P-numbers, the
- * findings.csv table (§6), freeing.
+ * find_list.c - the findings list, the one engine of every rule set
+ * (single-trace S and C rules, the analysis' M rules, the run
+ * comparison's R rules): adding a finding, its impact and severity (spec
+ * findings.md §3.2-3.3), the order and the P-numbers, the findings.csv
+ * table of the single-trace report (§6), the /findings rows of the
+ * analysis and of comparison.h5, freeing.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,9 +20,22 @@ tlm_findings *fnd_list_new(const tlm_find_opts *o)
     if (!f)
         return NULL;
     f->o = *o;
+    f->appendix = 1;
     tlm_sbuf_init(&f->skipped);
     tlm_sbuf_init(&f->summary);
     tlm_sbuf_init(&f->analysis);
+    return f;
+}
+
+tlm_findings *fnd_list_new_rows(int rank_abs)
+{
+    tlm_find_opts o;
+    tlm_find_opts_init(&o);
+    tlm_findings *f = fnd_list_new(&o);
+    if (f) {
+        f->appendix = 0;
+        f->rank_abs = rank_abs;
+    }
     return f;
 }
 
@@ -54,6 +72,16 @@ void fnd_set(tlm_findings *f, char **dst, const char *text)
     }
     free(*dst);
     *dst = p;
+}
+
+void fnd_setf(tlm_findings *f, char **dst, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fnd_set(f, dst, buf);
 }
 
 void fnd_setb(tlm_findings *f, char **dst, const tlm_sbuf *b)
@@ -105,6 +133,13 @@ tlm_finding *fnd_add(tlm_findings *f, const char *rule, tlm_find_sev sev)
     return x;
 }
 
+tlm_find_sev fnd_sev(const tlm_find_opts *o, double mid)
+{
+    return mid >= o->t[TLM_FIND_T_sev_high]     ? TLM_FIND_HIGH
+           : mid >= o->t[TLM_FIND_T_sev_medium] ? TLM_FIND_MEDIUM
+                                                : TLM_FIND_LOW;
+}
+
 void fnd_impact(tlm_finding *x, const tlm_find_opts *o, double low,
                 double mid, double high, int set_sev)
 {
@@ -113,9 +148,19 @@ void fnd_impact(tlm_finding *x, const tlm_find_opts *o, double low,
     x->imp_mid = mid;
     x->imp_high = high;
     if (set_sev)
-        x->sev = mid >= o->t[TLM_FIND_T_sev_high]     ? TLM_FIND_HIGH
-                 : mid >= o->t[TLM_FIND_T_sev_medium] ? TLM_FIND_MEDIUM
-                                                      : TLM_FIND_LOW;
+        x->sev = fnd_sev(o, mid);
+}
+
+tlm_finding *fnd_add_pct(tlm_findings *f, const char *rule,
+                         const char *mode, tlm_find_sev sev, double pct)
+{
+    tlm_finding *x = fnd_add(f, rule, sev);
+    if (!x)
+        return NULL;
+    x->mode = mode;
+    x->pct_e2e = pct;
+    fnd_impact(x, &f->o, pct, pct, pct, 0);
+    return x;
 }
 
 void fnd_skip(tlm_findings *f, const char *rule, const char *why)
@@ -133,26 +178,39 @@ static int cmp_find(const void *pa, const void *pb)
     const tlm_finding *a = pa, *b = pb;
     if (a->appendix != b->appendix)
         return a->appendix - b->appendix;
+    if (a->lead != b->lead)
+        return b->lead - a->lead;
     if (a->sev != b->sev)
         return (int)a->sev - (int)b->sev;
     if (a->system != b->system)
         return b->system - a->system;
-    double ma = a->has_impact ? a->imp_mid : -1;
-    double mb = b->has_impact ? b->imp_mid : -1;
-    if (ma != mb)
-        return ma > mb ? -1 : 1;
+    if (a->key != b->key)
+        return a->key > b->key ? -1 : 1;
     int ra = rule_num(a->rule), rb = rule_num(b->rule);
     if (ra != rb)
         return ra - rb;
     return strcmp(a->subject, b->subject);
 }
 
+/* The ranking key: impact mid (-1 without one); with rank_abs its
+ * absolute value, NaN ranked last (below every number). */
+static double rank_key(const tlm_findings *f, const tlm_finding *x)
+{
+    if (!x->has_impact)
+        return -1;
+    if (!f->rank_abs)
+        return x->imp_mid;
+    return isnan(x->imp_mid) ? -INFINITY : fabs(x->imp_mid);
+}
+
 void fnd_finish(tlm_findings *f)
 {
     for (size_t i = 0; i < f->n; i++) {
         tlm_finding *x = &f->v[i];
-        if (x->has_impact && !(x->imp_mid >= f->o.t[TLM_FIND_T_min_impact]))
+        if (f->appendix && x->has_impact &&
+            !(x->imp_mid >= f->o.t[TLM_FIND_T_min_impact]))
             x->appendix = 1;
+        x->key = rank_key(f, x);
     }
     if (f->n > 1)
         qsort(f->v, f->n, sizeof *f->v, cmp_find);
@@ -234,6 +292,43 @@ tlm_tab *tlm_findings_table(const tlm_findings *f)
         return NULL;
     }
     return t;
+}
+
+tlm_status fnd_rows(const tlm_findings *f, tlm_row_finding **rows,
+                    size_t *n)
+{
+    *rows = NULL;
+    *n = 0;
+    if (f->oom)
+        return TLM_ENOMEM;
+    if (!f->n)
+        return TLM_OK;
+    tlm_row_finding *v = calloc(f->n, sizeof *v);
+    if (!v)
+        return TLM_ENOMEM;
+    for (size_t i = 0; i < f->n; i++) {
+        const tlm_finding *x = &f->v[i];
+        tlm_row_finding *r = &v[i];
+        tlm_strset(r->id, sizeof r->id, x->id);
+        tlm_strset(r->rule, sizeof r->rule, x->rule);
+        tlm_strset(r->mode, sizeof r->mode, x->mode);
+        tlm_strset(r->severity, sizeof r->severity, tlm_find_sev_name(x->sev));
+        tlm_strset(r->subject, sizeof r->subject, x->subject);
+        r->pct_e2e = x->pct_e2e;
+        r->eff = x->eff;
+        tlm_strset(r->bound, sizeof r->bound, x->bound);
+        r->impact_low = x->imp_low;
+        r->impact_mid = x->imp_mid;
+        r->impact_high = x->imp_high;
+        tlm_strset(r->text, sizeof r->text, x->text);
+        tlm_strset(r->action_a, sizeof r->action_a, x->action_a);
+        tlm_strset(r->action_b, sizeof r->action_b, x->action_b);
+        r->replay = x->replay;
+        tlm_strset(r->evidence, sizeof r->evidence, x->evidence);
+    }
+    *rows = v;
+    *n = f->n;
+    return TLM_OK;
 }
 
 void tlm_findings_free(tlm_findings *f)

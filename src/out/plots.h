@@ -5,8 +5,8 @@
  * (docs/views.md).  Plots are an extra: a missing interpreter or
  * matplotlib is one line on stderr, never a failure of the analysis.
  */
-#ifndef TLM_MPI_PLOTS_H
-#define TLM_MPI_PLOTS_H
+#ifndef TLM_OUT_PLOTS_H
+#define TLM_OUT_PLOTS_H
 
 #include "tlmpi/tlm_common.h"
 #include "tlmpi/tlm_outset.h"
@@ -17,12 +17,12 @@ extern "C" {
 
 /* The PNG names the script writes (NULL-terminated), for the checks
  * before any work. */
-extern const char *const tlm_mpi_plot_names[];
+extern const char *const tlm_out_plot_names[];
 
 /* Setup phase (rank 0): each dir/plots/<name> checked as an output of
  * the set (absent or replaced with --force; folder created).  Errors as
  * tlm_outset_check. */
-tlm_status tlm_mpi_plots_check(tlm_outset *out, const char *dir,
+tlm_status tlm_out_plots_check(tlm_outset *out, const char *dir,
                                tlm_error *err);
 
 /* Rank 0, after the outputs are published: runs the plot script on h5
@@ -33,9 +33,9 @@ tlm_status tlm_mpi_plots_check(tlm_outset *out, const char *dir,
  * interpreter: $TLMPI_PYTHON, else python3 on PATH (then Debian's
  * /usr/bin/python3 when the first has no matplotlib).  Returns 0 when the
  * plots were written, -1 otherwise. */
-int tlm_mpi_plots(const char *h5, const char *dir, int quiet);
+int tlm_out_plots(const char *h5, const char *dir, int quiet);
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* TLM_MPI_PLOTS_H */
+#endif /* TLM_OUT_PLOTS_H */

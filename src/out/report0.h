@@ -5,8 +5,8 @@
  * nccl_summary_long, straggler_summary), plus the Markdown rendering of the
  * HDF5 schema (tlmpi --print_schema).  No MPI calls.
  */
-#ifndef TLM_MPI_REPORT0_H
-#define TLM_MPI_REPORT0_H
+#ifndef TLM_OUT_REPORT0_H
+#define TLM_OUT_REPORT0_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* One nccl_long row with the record fields TraceLens prints next to it. */
-typedef struct tlm_mpi_tl_long {
+typedef struct tlm_out_tl_long {
     tlm_coll_tl_long_row row;
     char pg_ranks[TLM_COLL_TEXT_LEN];
     char coll_name[TLM_COLL_NAME_LEN];   /* "" = None */
@@ -34,11 +34,11 @@ typedef struct tlm_mpi_tl_long {
     int64_t in_nelems;                   /* -1 = None */
     int64_t out_nelems;
     int64_t stream;                      /* -1 = None */
-} tlm_mpi_tl_long;
+} tlm_out_tl_long;
 
 /* Everything rank 0 holds at the end of a run (arrays sorted canonically).
  * A plain list of (rows, count) pairs, one a table, alike by nature. */
-typedef struct tlm_mpi_results {
+typedef struct tlm_out_results {
     const tlm_mpi_opts *opts;
     const char *h5_path;                 /* final name */
     int nprocs;
@@ -69,7 +69,7 @@ typedef struct tlm_mpi_results {
     size_t n_tl_sync;
     const tlm_coll_tl_sync_member *tl_smem;
     size_t n_tl_smem;
-    const tlm_mpi_tl_long *tl_long;      /* by (rank, event_index) */
+    const tlm_out_tl_long *tl_long;      /* by (rank, event_index) */
     size_t n_tl_long;
     const tlm_coll_tl_summary_row *tl_sum;
     size_t n_tl_sum;
@@ -82,56 +82,56 @@ typedef struct tlm_mpi_results {
     const tlm_row_finding *find;         /* collective findings, in order */
     size_t n_find;
     const char *hta_md;                  /* --hta: report.md's section */
-} tlm_mpi_results;
+} tlm_out_results;
 
-#define TLM_MPI_PATH_MAX 4200
+#define TLM_OUT_PATH_MAX 4200
 
-/* The files tlm_mpi_report_write writes: report.md into the report
+/* The files tlm_out_report_write writes: report.md into the report
  * folder, then these CSV sheets into the CSV folder (NULL-terminated).
  * The setup phase checks them all before any trace is read. */
-extern const char *const tlm_mpi_report_csvs[];
+extern const char *const tlm_out_report_csvs[];
 
 /* Writes <report_dir>/report.md and the CSV sheets into csv_dir, each
  * staged in *set under a temporary name.  Nothing is published: the
  * caller commits or aborts the set.  Errors: TLM_EIO (message names the
  * file and the errno text), TLM_ENOMEM, those of tlm_outset_stage. */
-tlm_status tlm_mpi_report_write(const tlm_mpi_results *r,
+tlm_status tlm_out_report_write(const tlm_out_results *r,
                                 const char *report_dir, const char *csv_dir,
                                 tlm_outset *set, tlm_error *err);
 
 /* The workbook of the analysis (report0_xlsx.c), staged in *set after
- * tlm_mpi_report_write staged the CSVs in csv_dir: TraceLens's collective
+ * tlm_out_report_write staged the CSVs in csv_dir: TraceLens's collective
  * sheets (the staged CSVs read back, so the cells are theirs), then the
  * per-rank summaries (traces, timeline, steps, step_summary).  Errors:
  * those of tlm_outset_stage, the CSV reader and the workbook writer,
  * TLM_ENOMEM. */
-tlm_status tlm_mpi_report_xlsx(const tlm_mpi_results *r, const char *csv_dir,
+tlm_status tlm_out_report_xlsx(const tlm_out_results *r, const char *csv_dir,
                                const char *path, tlm_outset *set,
                                tlm_error *err);
 
 /* A double as Python's repr() prints it (shortest text that reads back to
  * the same value; fixed notation for 1e-4 <= |v| < 1e16 with at least one
  * decimal, else "1e-05" style), NaN as "" (pandas' to_csv).  cap >= 32. */
-void tlm_mpi_csv_number(char *buf, size_t cap, double v);
+void tlm_out_csv_number(char *buf, size_t cap, double v);
 
 /* Prints docs/hdf5-schema.md's dataset reference (every table of
  * tlm_rowtabs, column by column with units) as Markdown. */
-void tlm_mpi_schema_markdown(FILE *f);
+void tlm_out_schema_markdown(FILE *f);
 
 /* The datasets of tabs (NULL-terminated) as Markdown, column by column
- * (the body of tlm_mpi_schema_markdown). */
-void tlm_mpi_schema_tables(FILE *f, const tlm_rowtab *const *tabs);
+ * (the body of tlm_out_schema_markdown). */
+void tlm_out_schema_tables(FILE *f, const tlm_rowtab *const *tabs);
 
 /* A table's rows as CSV: a header of column names, numbers as in the CSV
- * sheets (tlm_mpi_csv_number; NaN empty), strings quoted when needed. */
-void tlm_mpi_table_csv(FILE *f, const tlm_rowtab *t, const void *rows,
+ * sheets (tlm_out_csv_number; NaN empty), strings quoted when needed. */
+void tlm_out_table_csv(FILE *f, const tlm_rowtab *t, const void *rows,
                        size_t n);
 
 /* A text of at most cap bytes as a Markdown table cell: '|' escaped,
  * control characters printed as '?'. */
-void tlm_mpi_md_cell(FILE *f, const char *s, size_t cap);
+void tlm_out_md_cell(FILE *f, const char *s, size_t cap);
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* TLM_MPI_REPORT0_H */
+#endif /* TLM_OUT_REPORT0_H */

@@ -17,6 +17,8 @@ declare -A deps=(
     [synth]="util"
     [rdiff]="report diff perf tree trace util"
     [replay]="report perf tree trace util"
+    [find]="report table perf tree trace util"
+    [out]="cli table coll find cmp hta report perf tree trace util"
 )
 lib() { echo "$BUILD/libtlm_$1.a"; }
 defined() { nm --defined-only -g "$(lib "$1")" 2>/dev/null | awk 'NF == 3 {print $3}'; }

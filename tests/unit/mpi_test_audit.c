@@ -167,7 +167,7 @@ static tlm_coll_instance inst(int coll, int64_t bytes, int64_t lat,
     return in;
 }
 
-static void fill_results(tlm_mpi_results *r, tlm_coll_instance *in,
+static void fill_results(tlm_out_results *r, tlm_coll_instance *in,
                          size_t n_in, tlm_row_step_sum *ss, size_t n_ss,
                          tlm_row_timeline *tl, tlm_row_trace *tr,
                          tlm_coll_straggler_row *sg, size_t n_sg)
@@ -219,7 +219,7 @@ static void test_run_row(void **state)
     sg[1].trace_rank = 1;
     sg[1].wait_caused_corr_ns = 800000;
     sg[1].n_instances = 4;
-    tlm_mpi_results r;
+    tlm_out_results r;
     fill_results(&r, in, 4, ss, 4, tl, tr, sg, 2);
     tlm_audit_acc acc;
     memset(&acc, 0, sizeof acc);

@@ -1,6 +1,6 @@
 /*
  * mpi_test_compare_runs.c - the joins and findings of `tlmpi compare
- * A.h5 B.h5` (compare_runs_join.c, _sum.c, _find.c) on hand-made runs:
+ * A.h5 B.h5` (compare_runs_join.c, _sum.c, find_runs.c) on hand-made runs:
  * the collective key (group role, size<N> without pg_desc, groups of one
  * key summed), only_a / only_b rows, diff and pct (NaN when A is 0),
  * impacts per step, the findings R1, R2, R6; and comparison.h5 written

@@ -10,7 +10,7 @@
 #include "report0_out.h"
 
 #include "cause.h"
-#include "coll_findings.h"
+#include "findings_md.h"
 #include "jobinfo.h"
 
 #include <math.h>
@@ -32,7 +32,7 @@ static double ms(int64_t ns)
 /* One line of the timeline table: min (rank), median, max (rank) and the
  * rank farthest from the median, named when it is more than 5% (and at
  * least 1 us) away. */
-static void spread_line(FILE *f, const tlm_mpi_results *r, const char *label,
+static void spread_line(FILE *f, const tlm_out_results *r, const char *label,
                         size_t off, int64_t *tmp)
 {
     size_t n = r->n_traces;
@@ -87,7 +87,7 @@ static const char *human_bytes(int64_t b, char *buf, size_t cap)
 
 /* A text of at most cap bytes as a Markdown table cell: '|' escaped,
  * control characters (already '?' in the records) printed as '?'. */
-void tlm_mpi_md_cell(FILE *f, const char *s, size_t cap)
+void tlm_out_md_cell(FILE *f, const char *s, size_t cap)
 {
     for (size_t i = 0; i < cap && s[i]; i++) {
         if (s[i] == '|')
@@ -134,10 +134,10 @@ static int cmp_strag_caused(const void *a, const void *b)
 
 /* The GPU line of the glance: the architecture, where it came from, and
  * a note when the traces name different devices. */
-static void md_gpu(FILE *f, const tlm_mpi_results *r)
+static void md_gpu(FILE *f, const tlm_out_results *r)
 {
-    tlm_mpi_gpu_sum g;
-    tlm_mpi_gpu_summary(r->traces, r->n_traces, &g);
+    tlm_out_gpu_sum g;
+    tlm_out_gpu_summary(r->traces, r->n_traces, &g);
     fprintf(f, "- GPU: %s (source: %s", g.arch[0] ? g.arch : "none",
             g.source);
     if (g.device[0])
@@ -151,7 +151,7 @@ static void md_gpu(FILE *f, const tlm_mpi_results *r)
 }
 
 /* The job at a glance: traces, timings, the file, collective counts. */
-static void md_glance(FILE *f, const tlm_mpi_results *r)
+static void md_glance(FILE *f, const tlm_out_results *r)
 {
     size_t n = r->n_traces;
     fprintf(f, "# tlmpi report\n\nUnits: times in ms unless a column says "
@@ -185,7 +185,7 @@ static void md_glance(FILE *f, const tlm_mpi_results *r)
 
 /* Exposed and total communication of every rank (the first 64 of a big
  * job). */
-static void md_exposed_comm(FILE *f, const tlm_mpi_results *r)
+static void md_exposed_comm(FILE *f, const tlm_out_results *r)
 {
     size_t n = r->n_traces;
     fputs("\n### Exposed communication per rank\n\n"
@@ -209,7 +209,7 @@ static void md_exposed_comm(FILE *f, const tlm_mpi_results *r)
 }
 
 /* The GPU timeline spread over ranks (tmp: room for one value a trace). */
-static void md_timeline(FILE *f, const tlm_mpi_results *r, int64_t *tmp)
+static void md_timeline(FILE *f, const tlm_out_results *r, int64_t *tmp)
 {
     /* one line a timeline column: label and field */
     static const struct {
@@ -255,7 +255,7 @@ static void md_step_row(FILE *f, const tlm_row_step_sum *s)
 /* Per-step table (docs/metrics-steps.md): every step up to 48, then only
  * the outliers.  Nothing when the traces have no ProfilerStep#N and
  * --steps was not given. */
-static void md_steps(FILE *f, const tlm_mpi_results *r)
+static void md_steps(FILE *f, const tlm_out_results *r)
 {
     const char *sel = r->opts ? r->opts->steps : NULL;
     if (r->n_step_sum == 0 && !sel)
@@ -296,7 +296,7 @@ static void md_steps(FILE *f, const tlm_mpi_results *r)
 }
 
 /* The top 15 ops merged across ranks. */
-static void md_ops(FILE *f, const tlm_mpi_results *r)
+static void md_ops(FILE *f, const tlm_out_results *r)
 {
     fprintf(f, "## Top ops, merged across ranks (by GPU kernel time they "
                "launch)\n\n");
@@ -336,9 +336,9 @@ static void md_summary_row(FILE *f, const tlm_coll_summary_row *s)
     else
         name[0] = 0;
     fputs("| ", f);
-    tlm_mpi_md_cell(f, s->pg_name, sizeof s->pg_name);
+    tlm_out_md_cell(f, s->pg_name, sizeof s->pg_name);
     fputs(" | ", f);
-    tlm_mpi_md_cell(f, s->pg_desc, sizeof s->pg_desc);
+    tlm_out_md_cell(f, s->pg_desc, sizeof s->pg_desc);
     fprintf(f, " | %s%s | %.*s | %s | %lld | %.3f | %.3f | %s | %.3f |\n",
             tlm_coll_type_name((tlm_coll_type)s->coll), name,
             (int)strnlen(s->dtype_name, sizeof s->dtype_name),
@@ -351,7 +351,7 @@ static void md_summary_row(FILE *f, const tlm_coll_summary_row *s)
 /* The top 20 collective summary rows by total latency. */
 /* rocprofv3 traces give GPU and RCCL kernel time, not collectives: say
  * so rather than match their kernels by guess. */
-static void md_rocprof_note(FILE *f, const tlm_mpi_results *r)
+static void md_rocprof_note(FILE *f, const tlm_out_results *r)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->n_traces; i++)
@@ -367,7 +367,7 @@ static void md_rocprof_note(FILE *f, const tlm_mpi_results *r)
             n, r->n_traces);
 }
 
-static void md_collectives(FILE *f, const tlm_mpi_results *r)
+static void md_collectives(FILE *f, const tlm_out_results *r)
 {
     fprintf(f, "## Collectives (top 20 by total latency)\n\n");
     md_rocprof_note(f, r);
@@ -387,16 +387,16 @@ static void md_collectives(FILE *f, const tlm_mpi_results *r)
 
 /* The straggler headline: the rank the others waited for most (t, the
  * first overall row by caused wait), named only beyond the threshold. */
-static void md_straggler_verdict(FILE *f, const tlm_mpi_results *r,
+static void md_straggler_verdict(FILE *f, const tlm_out_results *r,
                                  const tlm_coll_straggler_row *t)
 {
     double thr = r->opts ? r->opts->straggler_threshold_us
                          : TLM_MPI_DEFAULT_STRAGGLER_US;
     int64_t wait_ns = 0;
     int32_t top = -1;
-    int32_t s = tlm_mpi_straggler_pick(r->strag, r->n_strag, thr, &wait_ns,
+    int32_t s = tlm_out_straggler_pick(r->strag, r->n_strag, thr, &wait_ns,
                                        &top);
-    if (s == TLM_MPI_NO_STRAGGLER) {
+    if (s == TLM_OUT_NO_STRAGGLER) {
         fprintf(f, "No straggler: no rank made the others wait more than "
                    "%.1f us per collective (--straggler_threshold_us); the "
                    "most, rank %d, %.1f us.\n\n",
@@ -415,14 +415,14 @@ static void md_straggler_verdict(FILE *f, const tlm_mpi_results *r,
                    "it arrived last at against the median rank's; "
                    "docs/straggler-causes.md, `/straggler_causes`):\n\n",
                 r->cause[0].trace_rank);
-        tlm_mpi_cause_md(f, r->cause, r->n_cause);
+        tlm_out_cause_md(f, r->cause, r->n_cause);
         fputc('\n', f);
     }
 }
 
 /* Who arrives last over all process groups, most expensive first (sp:
  * room for a pointer a straggler row). */
-static void md_stragglers(FILE *f, const tlm_mpi_results *r,
+static void md_stragglers(FILE *f, const tlm_out_results *r,
                           const tlm_coll_straggler_row **sp)
 {
     fprintf(f, "## Stragglers\n\n");
@@ -474,7 +474,7 @@ static void md_clock_row(FILE *f, const tlm_coll_clock *k)
 
 /* The estimated clock offsets (beyond 64 ranks, only non-zero ones, at
  * most 64). */
-static void md_clocks(FILE *f, const tlm_mpi_results *r)
+static void md_clocks(FILE *f, const tlm_out_results *r)
 {
     fprintf(f, "## Clock offsets\n\n");
     size_t nz = 0;
@@ -501,11 +501,11 @@ static void md_clocks(FILE *f, const tlm_mpi_results *r)
     fputc('\n', f);
 }
 
-tlm_status tlm_mpi_report_md(const tlm_mpi_results *r,
-                             const tlm_mpi_dest *dir, tlm_error *err)
+tlm_status tlm_out_report_md(const tlm_out_results *r,
+                             const tlm_out_dest *dir, tlm_error *err)
 {
-    tlm_mpi_out o;
-    tlm_status st = tlm_mpi_out_open(&o, dir, "report.md", err);
+    tlm_out_file o;
+    tlm_status st = tlm_out_open(&o, dir, "report.md", err);
     if (st != TLM_OK)
         return st;
     FILE *f = o.f;
@@ -519,10 +519,10 @@ tlm_status tlm_mpi_report_md(const tlm_mpi_results *r,
         fclose(o.f); /* the caller aborts the set */
         return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     }
-    tlm_mpi_find_opts fo;
-    tlm_mpi_find_opts_of(r->opts, &fo);
+    tlm_find_coll_opts fo;
+    tlm_out_find_opts_of(r->opts, &fo);
     md_glance(f, r);
-    tlm_mpi_findings_md(f, r->find, r->n_find, &fo);
+    tlm_out_findings_md(f, r->find, r->n_find, &fo);
     md_timeline(f, r, tmp);
     md_steps(f, r);
     md_ops(f, r);
@@ -539,8 +539,8 @@ tlm_status tlm_mpi_report_md(const tlm_mpi_results *r,
           "1.073741824 GB/s)\n- findings.csv: the findings above "
           "(also /findings in the HDF5 file)\n\n",
           f);
-    tlm_mpi_findings_md_appendix(f, &fo);
+    tlm_out_findings_md_appendix(f, &fo);
     free(tmp);
     free(sp);
-    return tlm_mpi_out_close(&o, err);
+    return tlm_out_close(&o, err);
 }

@@ -24,16 +24,16 @@
 
 extern char **environ;
 
-const char *const tlm_mpi_plot_names[] = {
+const char *const tlm_out_plot_names[] = {
     "arrival_heatmap.png", "busbw.png", "gpu_time.png", "scaling.png", NULL};
 
-tlm_status tlm_mpi_plots_check(tlm_outset *out, const char *dir,
+tlm_status tlm_out_plots_check(tlm_outset *out, const char *dir,
                                tlm_error *err)
 {
     char p[4096];
-    for (size_t i = 0; tlm_mpi_plot_names[i]; i++) {
+    for (size_t i = 0; tlm_out_plot_names[i]; i++) {
         int w = snprintf(p, sizeof p, "%s/plots/%s", dir,
-                         tlm_mpi_plot_names[i]);
+                         tlm_out_plot_names[i]);
         if (w < 0 || (size_t)w >= sizeof p)
             return tlm_error_set(err, TLM_ELIMIT, NULL, -1,
                                  "--plots: output path too long");
@@ -108,7 +108,7 @@ static int run(const char *py, const char *script, const char *h5,
     return WEXITSTATUS(ws);
 }
 
-int tlm_mpi_plots(const char *h5, const char *dir, int quiet)
+int tlm_out_plots(const char *h5, const char *dir, int quiet)
 {
     char script[4096], pdir[4096];
     if (find_script(script, sizeof script) != 0) {

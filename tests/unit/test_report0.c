@@ -1,5 +1,5 @@
 /*
- * mpi_test_report0.c - rank 0's report writer without MPI: number
+ * test_report0.c - rank 0's report writer (src/out/report0.c): number
  * formatting of the TraceLens CSV sheets (Python repr, as pandas writes),
  * the sheets written from hand-made results, report.md sections, and the
  * schema reference.
@@ -41,10 +41,10 @@ static void test_csv_number(void **state)
     };
     char b[64];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        tlm_mpi_csv_number(b, sizeof b, cases[i].v);
+        tlm_out_csv_number(b, sizeof b, cases[i].v);
         assert_string_equal(b, cases[i].want);
     }
-    tlm_mpi_csv_number(b, sizeof b, NAN);
+    tlm_out_csv_number(b, sizeof b, NAN);
     assert_string_equal(b, "");
 }
 
@@ -124,7 +124,7 @@ static void test_sheets(void **state)
         sm[i].dur_us = 50 - 30 * i;
         sm[i].wait_us = 30 - 30 * i;
     }
-    tlm_mpi_results r;
+    tlm_out_results r;
     memset(&r, 0, sizeof r);
     r.opts = &o;
     r.h5_path = "x.h5";
@@ -142,7 +142,7 @@ static void test_sheets(void **state)
     tlm_error err;
     tlm_outset set;
     assert_int_equal(tlm_outset_init(&set, 0, &err), TLM_OK);
-    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
+    assert_int_equal(tlm_out_report_write(&r, dir, dir, &set, &err), TLM_OK);
     /* nothing is published before the commit */
     assert_int_equal(set.n, 7); /* report.md, 5 sheets, findings.csv */
     assert_null(slurp("report.md"));
@@ -181,7 +181,7 @@ static void test_sheets(void **state)
 
     /* existing outputs are refused without force, naming the file */
     assert_int_equal(tlm_outset_init(&set, 0, &err), TLM_OK);
-    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err),
+    assert_int_equal(tlm_out_report_write(&r, dir, dir, &set, &err),
                      TLM_EEXIST);
     assert_non_null(strstr(err.file, "report.md"));
     tlm_outset_free(&set);
@@ -189,7 +189,7 @@ static void test_sheets(void **state)
     char bad[200];
     snprintf(bad, sizeof bad, "%s/report.md/sub", dir);
     assert_int_equal(tlm_outset_init(&set, 0, &err), TLM_OK);
-    assert_int_equal(tlm_mpi_report_write(&r, bad, dir, &set, &err), TLM_EIO);
+    assert_int_equal(tlm_out_report_write(&r, bad, dir, &set, &err), TLM_EIO);
     assert_non_null(strstr(err.file, "report.md"));
     tlm_outset_free(&set);
     /* written, then abandoned: no file is left, not even a temporary one */
@@ -197,7 +197,7 @@ static void test_sheets(void **state)
     snprintf(cmd, sizeof cmd, "rm -f '%s'/*.csv '%s'/report.md", dir, dir);
     assert_int_equal(system(cmd), 0);
     assert_int_equal(tlm_outset_init(&set, 0, &err), TLM_OK);
-    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
+    assert_int_equal(tlm_out_report_write(&r, dir, dir, &set, &err), TLM_OK);
     tlm_outset_free(&set);
     snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", dir);
     assert_int_equal(system(cmd), 0);
@@ -241,7 +241,7 @@ static void test_md_gpu_units_straggler(void **state)
         st[i].n_instances = 10;
         st[i].wait_caused_corr_ns = 40000 * (i + 1); /* 4 and 8 us */
     }
-    tlm_mpi_results r;
+    tlm_out_results r;
     memset(&r, 0, sizeof r);
     r.opts = &o;
     r.h5_path = "x.h5";
@@ -257,7 +257,7 @@ static void test_md_gpu_units_straggler(void **state)
     tlm_error err;
     tlm_outset set;
     assert_int_equal(tlm_outset_init(&set, 1, &err), TLM_OK);
-    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
+    assert_int_equal(tlm_out_report_write(&r, dir, dir, &set, &err), TLM_OK);
     assert_int_equal(tlm_outset_commit(&set, &err), TLM_OK);
     tlm_outset_free(&set);
     const char *s = slurp("report.md");
@@ -278,7 +278,7 @@ static void test_md_gpu_units_straggler(void **state)
     /* under a 5 us threshold rank 1 is named */
     o.straggler_threshold_us = 5.0;
     assert_int_equal(tlm_outset_init(&set, 1, &err), TLM_OK);
-    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
+    assert_int_equal(tlm_out_report_write(&r, dir, dir, &set, &err), TLM_OK);
     assert_int_equal(tlm_outset_commit(&set, &err), TLM_OK);
     tlm_outset_free(&set);
     s = slurp("report.md");
@@ -289,7 +289,7 @@ static void test_md_gpu_units_straggler(void **state)
     tlm_strset(tr[1].device_name, 64, "NVIDIA H100 80GB HBM3");
     tlm_strset(tr[1].gpu_arch, 32, "H100");
     assert_int_equal(tlm_outset_init(&set, 1, &err), TLM_OK);
-    assert_int_equal(tlm_mpi_report_write(&r, dir, dir, &set, &err), TLM_OK);
+    assert_int_equal(tlm_out_report_write(&r, dir, dir, &set, &err), TLM_OK);
     assert_int_equal(tlm_outset_commit(&set, &err), TLM_OK);
     tlm_outset_free(&set);
     s = slurp("report.md");
@@ -306,7 +306,7 @@ static void test_schema_markdown(void **state)
     snprintf(p, sizeof p, "%s/schema.md", dir);
     FILE *f = fopen(p, "w");
     assert_non_null(f);
-    tlm_mpi_schema_markdown(f);
+    tlm_out_schema_markdown(f);
     fclose(f);
     const char *s = slurp("schema.md");
     for (size_t t = 0; tlm_rowtabs[t]; t++) {

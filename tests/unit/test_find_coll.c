@@ -1,6 +1,6 @@
 /*
- * mpi_test_coll_findings.c - the collective findings of the analysis
- * (coll_findings.c) on hand-made rows: each rule M1-M4 triggered and not
+ * test_find_coll.c - the collective findings of the analysis
+ * (src/find/find_coll.c) on hand-made rows: each rule M1-M4 triggered and not
  * triggered by its threshold, the link peaks, the order and the ids.
  */
 #define _GNU_SOURCE 1 /* open_memstream */
@@ -15,7 +15,8 @@
 
 #include <cmocka.h>
 
-#include "coll_findings.h"
+#include "find_coll.h"
+#include "findings_md.h"
 
 /* Two ranks of 10 ms GPU time, 2 ms exposed communication of 4 ms. */
 static tlm_row_timeline tl[2];
@@ -56,9 +57,9 @@ static void setup_rows(void)
     strag[2].wait_caused_corr_ns = 1000000;
 }
 
-static tlm_mpi_find_in input(int64_t straggler)
+static tlm_find_coll_in input(int64_t straggler)
 {
-    tlm_mpi_find_in in = {tl,    2, sum, 1, strag, 3, straggler,
+    tlm_find_coll_in in = {tl,    2, sum, 1, strag, 3, straggler,
                           100000, "H100"};
     return in;
 }
@@ -76,12 +77,12 @@ static void test_all_rules(void **state)
 {
     (void)state;
     setup_rows();
-    tlm_mpi_find_opts o;
-    tlm_mpi_find_opts_init(&o);
-    tlm_mpi_find_in in = input(1);
+    tlm_find_coll_opts o;
+    tlm_find_coll_opts_init(&o);
+    tlm_find_coll_in in = input(1);
     tlm_row_finding *v = NULL;
     size_t n = 0;
-    assert_int_equal(tlm_mpi_findings_build(&in, &o, &v, &n), TLM_OK);
+    assert_int_equal(tlm_find_coll_build(&in, &o, &v, &n), TLM_OK);
     assert_int_equal(n, 4);
     /* M1: 1 ms caused over 2 ranks x 10 ms = 5 % */
     const tlm_row_finding *f = rule(v, n, "M1");
@@ -117,31 +118,31 @@ static void test_rules_off(void **state)
 {
     (void)state;
     setup_rows();
-    tlm_mpi_find_opts o;
-    tlm_mpi_find_opts_init(&o);
+    tlm_find_coll_opts o;
+    tlm_find_coll_opts_init(&o);
     tlm_row_finding *v = NULL;
     size_t n = 0;
     /* no straggler verdict; skew under 60 % of latency; peak 150 GB/s
      * (100 > 50 % of it); exposed 20 % under 25 % */
-    tlm_mpi_find_in in = input(-1);
+    tlm_find_coll_in in = input(-1);
     o.skew_pct = 60;
     o.link_peak_gbps = 150;
     o.exposed_pct = 25;
-    assert_int_equal(tlm_mpi_findings_build(&in, &o, &v, &n), TLM_OK);
+    assert_int_equal(tlm_find_coll_build(&in, &o, &v, &n), TLM_OK);
     assert_int_equal(n, 0);
     free(v);
     /* the absolute skew floor alone, and the message size floor alone */
-    tlm_mpi_find_opts_init(&o);
+    tlm_find_coll_opts_init(&o);
     o.skew_min_us = 51;
     o.busbw_min_bytes = (double)(32 << 20);
     o.exposed_pct = 25;
-    assert_int_equal(tlm_mpi_findings_build(&in, &o, &v, &n), TLM_OK);
+    assert_int_equal(tlm_find_coll_build(&in, &o, &v, &n), TLM_OK);
     assert_int_equal(n, 0);
     free(v);
     /* an unknown GPU has no peak: no M3 */
-    tlm_mpi_find_opts_init(&o);
+    tlm_find_coll_opts_init(&o);
     in.gpu_arch = "";
-    assert_int_equal(tlm_mpi_findings_build(&in, &o, &v, &n), TLM_OK);
+    assert_int_equal(tlm_find_coll_build(&in, &o, &v, &n), TLM_OK);
     assert_null(rule(v, n, "M3"));
     assert_non_null(rule(v, n, "M2"));
     free(v);
@@ -150,37 +151,37 @@ static void test_rules_off(void **state)
 static void test_link_peak(void **state)
 {
     (void)state;
-    tlm_mpi_find_opts o;
-    tlm_mpi_find_opts_init(&o);
-    assert_true(tlm_mpi_link_peak(&o, "H100", 8) == 450.0);
-    assert_true(tlm_mpi_link_peak(&o, "MI300X", 8) == 448.0);
-    assert_true(tlm_mpi_link_peak(&o, "MI300X-MAF", 4) == 448.0);
-    assert_true(tlm_mpi_link_peak(&o, "B200", 2) == 900.0);
-    assert_true(tlm_mpi_link_peak(&o, "H100", 16) == TLM_FIND_INTER_GBPS);
-    assert_true(tlm_mpi_link_peak(&o, "", 8) == 0.0);
+    tlm_find_coll_opts o;
+    tlm_find_coll_opts_init(&o);
+    assert_true(tlm_find_link_peak(&o, "H100", 8) == 450.0);
+    assert_true(tlm_find_link_peak(&o, "MI300X", 8) == 448.0);
+    assert_true(tlm_find_link_peak(&o, "MI300X-MAF", 4) == 448.0);
+    assert_true(tlm_find_link_peak(&o, "B200", 2) == 900.0);
+    assert_true(tlm_find_link_peak(&o, "H100", 16) == TLM_FIND_INTER_GBPS);
+    assert_true(tlm_find_link_peak(&o, "", 8) == 0.0);
     o.gpus_per_node = 4;
-    assert_true(tlm_mpi_link_peak(&o, "H100", 8) == TLM_FIND_INTER_GBPS);
+    assert_true(tlm_find_link_peak(&o, "H100", 8) == TLM_FIND_INTER_GBPS);
     o.link_peak_gbps = 123;
-    assert_true(tlm_mpi_link_peak(&o, "H100", 64) == 123.0);
+    assert_true(tlm_find_link_peak(&o, "H100", 64) == 123.0);
 }
 
 static void test_md(void **state)
 {
     (void)state;
     setup_rows();
-    tlm_mpi_find_opts o;
-    tlm_mpi_find_opts_init(&o);
-    tlm_mpi_find_in in = input(1);
+    tlm_find_coll_opts o;
+    tlm_find_coll_opts_init(&o);
+    tlm_find_coll_in in = input(1);
     snprintf(sum[0].pg_desc, sizeof sum[0].pg_desc, "a|b");
     tlm_row_finding *v = NULL;
     size_t n = 0;
-    assert_int_equal(tlm_mpi_findings_build(&in, &o, &v, &n), TLM_OK);
+    assert_int_equal(tlm_find_coll_build(&in, &o, &v, &n), TLM_OK);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    tlm_mpi_findings_md(f, v, n, &o);
-    tlm_mpi_findings_md_appendix(f, &o);
+    tlm_out_findings_md(f, v, n, &o);
+    tlm_out_findings_md_appendix(f, &o);
     fclose(f);
     assert_non_null(strstr(buf, "## Findings"));
     assert_non_null(strstr(buf, "on a\\|b")); /* escaped */

@@ -22,13 +22,13 @@ static void merge_field(char *cur, size_t cap, int first, const char *v,
         tlm_strset(cur, cap, "mixed");
 }
 
-void tlm_mpi_gpu_summary_init(tlm_mpi_gpu_sum *out)
+void tlm_out_gpu_summary_init(tlm_out_gpu_sum *out)
 {
     memset(out, 0, sizeof *out);
     tlm_strset(out->source, sizeof out->source, "none");
 }
 
-void tlm_mpi_gpu_summary_add(tlm_mpi_gpu_sum *out, const tlm_row_trace *r)
+void tlm_out_gpu_summary_add(tlm_out_gpu_sum *out, const tlm_row_trace *r)
 {
     int first = out->n_rows++ == 0;
     merge_field(out->arch, sizeof out->arch, first, r->gpu_arch,
@@ -45,15 +45,15 @@ void tlm_mpi_gpu_summary_add(tlm_mpi_gpu_sum *out, const tlm_row_trace *r)
         out->devices_mixed = 1;
 }
 
-void tlm_mpi_gpu_summary(const tlm_row_trace *rows, size_t n,
-                         tlm_mpi_gpu_sum *out)
+void tlm_out_gpu_summary(const tlm_row_trace *rows, size_t n,
+                         tlm_out_gpu_sum *out)
 {
-    tlm_mpi_gpu_summary_init(out);
+    tlm_out_gpu_summary_init(out);
     for (size_t i = 0; i < n; i++)
-        tlm_mpi_gpu_summary_add(out, &rows[i]);
+        tlm_out_gpu_summary_add(out, &rows[i]);
 }
 
-int32_t tlm_mpi_straggler_pick(const tlm_coll_straggler_row *rows, size_t n,
+int32_t tlm_out_straggler_pick(const tlm_coll_straggler_row *rows, size_t n,
                                double threshold_us, int64_t *wait_ns,
                                int32_t *top)
 {
@@ -70,8 +70,8 @@ int32_t tlm_mpi_straggler_pick(const tlm_coll_straggler_row *rows, size_t n,
     *wait_ns = 0;
     *top = t ? t->trace_rank : -1;
     if (!t || t->n_instances <= 0)
-        return TLM_MPI_NO_STRAGGLER;
+        return TLM_OUT_NO_STRAGGLER;
     *wait_ns = t->wait_caused_corr_ns / t->n_instances;
     return (double)*wait_ns > threshold_us * 1e3 ? t->trace_rank
-                                                 : TLM_MPI_NO_STRAGGLER;
+                                                 : TLM_OUT_NO_STRAGGLER;
 }

@@ -11,7 +11,7 @@
  * caller publishes them all (with the HDF5 file) or removes them all.
  */
 #include "report0.h"
-#include "hta_mpi.h"
+#include "tlmpi/tlm_hta.h"
 #include "report0_out.h"
 
 #include "pyrepr.h"
@@ -22,7 +22,7 @@
 
 /* Python repr of a double; NaN -> "" (pandas writes missing values as
  * empty cells). */
-void tlm_mpi_csv_number(char *buf, size_t cap, double v)
+void tlm_out_csv_number(char *buf, size_t cap, double v)
 {
     if (isnan(v)) {
         buf[0] = 0;
@@ -34,7 +34,7 @@ void tlm_mpi_csv_number(char *buf, size_t cap, double v)
 static void csv_num(FILE *f, double v)
 {
     char b[64];
-    tlm_mpi_csv_number(b, sizeof b, v);
+    tlm_out_csv_number(b, sizeof b, v);
     fputs(b, f);
 }
 
@@ -121,12 +121,12 @@ static void agg_vals(csvrow *w, const tlm_coll_tl_agg *a)
     cell_num(w, a->max);
 }
 
-static tlm_status sheet_summary(const tlm_mpi_results *r,
-                                const tlm_mpi_dest *dir, tlm_error *err)
+static tlm_status sheet_summary(const tlm_out_results *r,
+                                const tlm_out_dest *dir, tlm_error *err)
 {
-    tlm_mpi_out o;
+    tlm_out_file o;
     tlm_status st =
-        tlm_mpi_out_open(&o, dir, "nccl_summary_implicit_sync.csv", err);
+        tlm_out_open(&o, dir, "nccl_summary_implicit_sync.csv", err);
     if (st != TLM_OK)
         return st;
     int algo = 0, bus = 0;
@@ -166,11 +166,11 @@ static tlm_status sheet_summary(const tlm_mpi_results *r,
         cell_num(&w, s->total_comm_latency_ms);
         row_end(&w);
     }
-    return tlm_mpi_out_close(&o, err);
+    return tlm_out_close(&o, err);
 }
 
 /* Ranks that have a trace, ascending. */
-static size_t rank_list(const tlm_mpi_results *r, int32_t *ranks)
+static size_t rank_list(const tlm_out_results *r, int32_t *ranks)
 {
     for (size_t i = 0; i < r->n_traces; i++)
         ranks[i] = r->traces[i].trace_rank;
@@ -201,7 +201,7 @@ static int smem_of(const tlm_coll_tl_sync_member *m,
 /* The per-rank cells of sync row s: ts, dur and wait of each of the nr
  * ranks (NaN where a rank is not a member) into row[3 * k ...]; *m walks
  * the sorted members. */
-static void sync_members(const tlm_mpi_results *r,
+static void sync_members(const tlm_out_results *r,
                          const tlm_coll_tl_sync_row *s, const int32_t *ranks,
                          size_t nr, size_t *m, double *row)
 {
@@ -245,8 +245,8 @@ static void sync_cells(csvrow *w, const tlm_coll_tl_sync_row *s)
     cell_num(w, s->busbw_gibps);
 }
 
-static tlm_status sheet_sync(const tlm_mpi_results *r,
-                             const tlm_mpi_dest *dir, tlm_error *err)
+static tlm_status sheet_sync(const tlm_out_results *r,
+                             const tlm_out_dest *dir, tlm_error *err)
 {
     int32_t *ranks = malloc((r->n_traces ? r->n_traces : 1) * sizeof *ranks);
     double *row = malloc(3 * (r->n_traces ? r->n_traces : 1) * sizeof *row);
@@ -256,8 +256,8 @@ static tlm_status sheet_sync(const tlm_mpi_results *r,
         return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     }
     size_t nr = rank_list(r, ranks);
-    tlm_mpi_out o;
-    tlm_status st = tlm_mpi_out_open(&o, dir, "nccl_implicit_sync.csv", err);
+    tlm_out_file o;
+    tlm_status st = tlm_out_open(&o, dir, "nccl_implicit_sync.csv", err);
     if (st != TLM_OK) {
         free(ranks);
         free(row);
@@ -291,16 +291,16 @@ static tlm_status sheet_sync(const tlm_mpi_results *r,
     }
     free(ranks);
     free(row);
-    return tlm_mpi_out_close(&o, err);
+    return tlm_out_close(&o, err);
 }
 
-static tlm_status sheet_straggler(const tlm_mpi_results *r,
-                                  const tlm_mpi_dest *dir, tlm_error *err)
+static tlm_status sheet_straggler(const tlm_out_results *r,
+                                  const tlm_out_dest *dir, tlm_error *err)
 {
     if (r->n_tl_strag == 0)
         return TLM_OK; /* TraceLens writes the sheet only when non-empty */
-    tlm_mpi_out o;
-    tlm_status st = tlm_mpi_out_open(&o, dir, "straggler_summary.csv", err);
+    tlm_out_file o;
+    tlm_status st = tlm_out_open(&o, dir, "straggler_summary.csv", err);
     if (st != TLM_OK)
         return st;
     FILE *f = o.f;
@@ -321,14 +321,14 @@ static tlm_status sheet_straggler(const tlm_mpi_results *r,
         cell_num(&w, s->total_nccl_dur_us);
         row_end(&w);
     }
-    return tlm_mpi_out_close(&o, err);
+    return tlm_out_close(&o, err);
 }
 
-static tlm_status sheet_long(const tlm_mpi_results *r,
-                             const tlm_mpi_dest *dir, tlm_error *err)
+static tlm_status sheet_long(const tlm_out_results *r,
+                             const tlm_out_dest *dir, tlm_error *err)
 {
-    tlm_mpi_out o;
-    tlm_status st = tlm_mpi_out_open(&o, dir, "nccl_long.csv", err);
+    tlm_out_file o;
+    tlm_status st = tlm_out_open(&o, dir, "nccl_long.csv", err);
     if (st != TLM_OK)
         return st;
     FILE *f = o.f;
@@ -339,7 +339,7 @@ static tlm_status sheet_long(const tlm_mpi_results *r,
           f);
     csvrow w = {f, 0};
     for (size_t i = 0; i < r->n_tl_long; i++) {
-        const tlm_mpi_tl_long *e = &r->tl_long[i];
+        const tlm_out_tl_long *e = &r->tl_long[i];
         CELL_STR(&w, e->row.collective_id);
         cell_int(&w, e->row.index_in_group, 0);
         cell_int(&w, e->row.rank, 0);
@@ -359,18 +359,18 @@ static tlm_status sheet_long(const tlm_mpi_results *r,
         cell_num(&w, e->row.dur_us);
         row_end(&w);
     }
-    return tlm_mpi_out_close(&o, err);
+    return tlm_out_close(&o, err);
 }
 
 /* nccl_summary_long: group by the eleven key columns (groups with a None
  * key dropped, as pandas' groupby), aggregate dur, sort by dur_sum desc. */
 typedef struct lgrp {
-    const tlm_mpi_tl_long *first;
+    const tlm_out_tl_long *first;
     double sum, sumsq, min, max;
     int64_t n;
 } lgrp;
 
-static int cmp_long_key(const tlm_mpi_tl_long *a, const tlm_mpi_tl_long *b)
+static int cmp_long_key(const tlm_out_tl_long *a, const tlm_out_tl_long *b)
 {
     int c;
     if (a->row.rank != b->row.rank)
@@ -400,8 +400,8 @@ static int cmp_long_key(const tlm_mpi_tl_long *a, const tlm_mpi_tl_long *b)
 
 static int cmp_long_ptr(const void *a, const void *b)
 {
-    const tlm_mpi_tl_long *x = *(const tlm_mpi_tl_long *const *)a;
-    const tlm_mpi_tl_long *y = *(const tlm_mpi_tl_long *const *)b;
+    const tlm_out_tl_long *x = *(const tlm_out_tl_long *const *)a;
+    const tlm_out_tl_long *y = *(const tlm_out_tl_long *const *)b;
     int c = cmp_long_key(x, y);
     if (c)
         return c;
@@ -416,7 +416,7 @@ static int cmp_grp(const void *a, const void *b)
     return cmp_long_key(x->first, y->first);
 }
 
-static int long_has_keys(const tlm_mpi_tl_long *e)
+static int long_has_keys(const tlm_out_tl_long *e)
 {
     return e->row.pg_name[0] && e->pg_ranks[0] && e->coll_name[0] &&
            e->group_size >= 0 && e->dtype[0] && e->in_nelems >= 0 &&
@@ -426,7 +426,7 @@ static int long_has_keys(const tlm_mpi_tl_long *e)
 
 /* Groups the nccl_long rows that have every key (p: room for n pointers)
  * into g, sorted by dur_sum, descending; returns the number of groups. */
-static size_t group_long(const tlm_mpi_results *r, const tlm_mpi_tl_long **p,
+static size_t group_long(const tlm_out_results *r, const tlm_out_tl_long **p,
                          lgrp *g)
 {
     size_t k = 0;
@@ -460,7 +460,7 @@ static size_t group_long(const tlm_mpi_results *r, const tlm_mpi_tl_long **p,
 /* One nccl_summary_long row: the group's keys, then dur statistics. */
 static void summary_long_row(csvrow *w, const lgrp *g)
 {
-    const tlm_mpi_tl_long *e = g->first;
+    const tlm_out_tl_long *e = g->first;
     cell_int(w, e->row.rank, 0);
     CELL_STR(w, e->row.pg_name);
     CELL_STR(w, e->pg_ranks);
@@ -486,11 +486,11 @@ static void summary_long_row(csvrow *w, const lgrp *g)
     row_end(w);
 }
 
-static tlm_status sheet_summary_long(const tlm_mpi_results *r,
-                                     const tlm_mpi_dest *dir, tlm_error *err)
+static tlm_status sheet_summary_long(const tlm_out_results *r,
+                                     const tlm_out_dest *dir, tlm_error *err)
 {
     size_t n = r->n_tl_long;
-    const tlm_mpi_tl_long **p = malloc((n ? n : 1) * sizeof *p);
+    const tlm_out_tl_long **p = malloc((n ? n : 1) * sizeof *p);
     lgrp *g = malloc((n ? n : 1) * sizeof *g);
     if (!p || !g) {
         free(p);
@@ -498,8 +498,8 @@ static tlm_status sheet_summary_long(const tlm_mpi_results *r,
         return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     }
     size_t ng = group_long(r, p, g);
-    tlm_mpi_out o;
-    tlm_status st = tlm_mpi_out_open(&o, dir, "nccl_summary_long.csv", err);
+    tlm_out_file o;
+    tlm_status st = tlm_out_open(&o, dir, "nccl_summary_long.csv", err);
     if (st == TLM_OK) {
         fputs("rank,Process Group Name,Process Group Ranks,Collective "
               "name,Group size,dtype,In msg nelems,Out msg nelems,In split "
@@ -510,36 +510,36 @@ static tlm_status sheet_summary_long(const tlm_mpi_results *r,
         csvrow w = {o.f, 0};
         for (size_t i = 0; i < ng; i++)
             summary_long_row(&w, &g[i]);
-        st = tlm_mpi_out_close(&o, err);
+        st = tlm_out_close(&o, err);
     }
     free(p);
     free(g);
     return st;
 }
 
-const char *const tlm_mpi_report_csvs[] = {
+const char *const tlm_out_report_csvs[] = {
     "nccl_summary_implicit_sync.csv", "nccl_summary_long.csv",
     "nccl_long.csv", "nccl_implicit_sync.csv", "straggler_summary.csv",
     "findings.csv", NULL};
 
 /* findings.csv: the collective findings (/findings), always written. */
-static tlm_status sheet_findings(const tlm_mpi_results *r,
-                                 const tlm_mpi_dest *dir, tlm_error *err)
+static tlm_status sheet_findings(const tlm_out_results *r,
+                                 const tlm_out_dest *dir, tlm_error *err)
 {
-    tlm_mpi_out o;
-    tlm_status st = tlm_mpi_out_open(&o, dir, "findings.csv", err);
+    tlm_out_file o;
+    tlm_status st = tlm_out_open(&o, dir, "findings.csv", err);
     if (st != TLM_OK)
         return st;
-    tlm_mpi_table_csv(o.f, &tlm_tab_findings, r->find, r->n_find);
-    return tlm_mpi_out_close(&o, err);
+    tlm_out_table_csv(o.f, &tlm_tab_findings, r->find, r->n_find);
+    return tlm_out_close(&o, err);
 }
 
-tlm_status tlm_mpi_report_write(const tlm_mpi_results *r,
+tlm_status tlm_out_report_write(const tlm_out_results *r,
                                 const char *report_dir, const char *csv_dir,
                                 tlm_outset *set, tlm_error *err)
 {
-    tlm_mpi_dest rd = {report_dir, set}, cd = {csv_dir, set};
-    tlm_status st = tlm_mpi_report_md(r, &rd, err);
+    tlm_out_dest rd = {report_dir, set}, cd = {csv_dir, set};
+    tlm_status st = tlm_out_report_md(r, &rd, err);
     if (st == TLM_OK)
         st = sheet_summary(r, &cd, err);
     if (st == TLM_OK)
@@ -579,16 +579,42 @@ static const char *type_text(const tlm_col *c, char *buf, size_t cap)
     return "?";
 }
 
-void tlm_mpi_schema_markdown(FILE *f)
+/* The /hta part of --print_schema: HTA's tables (tlm_hta_table_def). */
+static void hta_schema(FILE *f)
+{
+    const char *name, *doc;
+    const tlm_hta_col *cols;
+    size_t nc;
+    fputs("### `/hta/<table>` (with `--hta`)\n\nHTA's per-rank tables "
+          "(docs/hta.md): one compound dataset per table, field names = "
+          "the CSV headers of `<csv dir>/hta/<table>.csv`, rows of all "
+          "ranks in rank order; text fields as wide as their longest "
+          "value, at most 65536 bytes (longer text is cut there).\n\n",
+          f);
+    for (size_t i = 0; tlm_hta_table_def(i, &name, &doc, &cols, &nc); i++) {
+        fprintf(f, "#### `/hta/%s`\n\n%s\n\n| column | type | unit |\n"
+                   "|---|---|---|\n",
+                name, doc);
+        for (size_t k = 0; k < nc; k++)
+            fprintf(f, "| `%s` | %s | %s |\n", cols[k].name,
+                    cols[k].type == TLM_HTA_I64   ? "int64"
+                    : cols[k].type == TLM_HTA_F64 ? "float64"
+                                                  : "string",
+                    cols[k].unit[0] ? cols[k].unit : "-");
+        fputc('\n', f);
+    }
+}
+
+void tlm_out_schema_markdown(FILE *f)
 {
     fprintf(f, "<!-- generated by `tlmpi --print_schema`; do not edit by "
                "hand -->\n\n## Datasets (schema version %d)\n\n",
             TLM_SCHEMA_VERSION);
-    tlm_mpi_schema_tables(f, tlm_rowtabs);
-    tlm_mpi_hta_schema(f);
+    tlm_out_schema_tables(f, tlm_rowtabs);
+    hta_schema(f);
 }
 
-void tlm_mpi_schema_tables(FILE *f, const tlm_rowtab *const *tabs)
+void tlm_out_schema_tables(FILE *f, const tlm_rowtab *const *tabs)
 {
     for (size_t t = 0; tabs[t]; t++) {
         const tlm_rowtab *tb = tabs[t];
@@ -606,7 +632,7 @@ void tlm_mpi_schema_tables(FILE *f, const tlm_rowtab *const *tabs)
     }
 }
 
-void tlm_mpi_table_csv(FILE *f, const tlm_rowtab *t, const void *rows,
+void tlm_out_table_csv(FILE *f, const tlm_rowtab *t, const void *rows,
                        size_t n)
 {
     for (size_t i = 0; i < t->n_cols; i++)

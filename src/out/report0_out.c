@@ -10,8 +10,8 @@
 #include <errno.h>
 #include <string.h>
 
-tlm_status tlm_mpi_out_open(tlm_mpi_out *o, const tlm_mpi_dest *d,
-                            const char *name, tlm_error *err)
+tlm_status tlm_out_open(tlm_out_file *o, const tlm_out_dest *d,
+                        const char *name, tlm_error *err)
 {
     o->f = NULL;
     int w = snprintf(o->path, sizeof o->path, "%s/%s", d->dir, name);
@@ -29,7 +29,7 @@ tlm_status tlm_mpi_out_open(tlm_mpi_out *o, const tlm_mpi_dest *d,
     return TLM_OK;
 }
 
-tlm_status tlm_mpi_out_close(tlm_mpi_out *o, tlm_error *err)
+tlm_status tlm_out_close(tlm_out_file *o, tlm_error *err)
 {
     FILE *f = o->f;
     o->f = NULL;

@@ -1,8 +1,8 @@
 /*
- * mpi_test_jobinfo.c - the job-level verdicts of mpi/jobinfo.c without
- * MPI: the GPU of the job over its traces (one GPU, mixed GPUs, mixed
- * device names, no devices) and the straggler verdict against the noise
- * threshold (no straggler, a straggler, ties, no rows).
+ * test_jobinfo.c - the job-level verdicts of src/out/jobinfo.c: the GPU
+ * of the job over its traces (one GPU, mixed GPUs, mixed device names, no
+ * devices) and the straggler verdict against the noise threshold (no
+ * straggler, a straggler, ties, no rows).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,14 +28,14 @@ static void test_gpu_summary(void **state)
 {
     (void)state;
     tlm_row_trace r[3];
-    tlm_mpi_gpu_sum g;
+    tlm_out_gpu_sum g;
     memset(r, 0, sizeof r);
-    tlm_mpi_gpu_summary(r, 0, &g);
+    tlm_out_gpu_summary(r, 0, &g);
     assert_string_equal(g.arch, "");
     assert_string_equal(g.source, "none");
     for (int i = 0; i < 3; i++)
         set_row(&r[i], "AMD Instinct MI300X", "MI300X", "trace");
-    tlm_mpi_gpu_summary(r, 3, &g);
+    tlm_out_gpu_summary(r, 3, &g);
     assert_string_equal(g.arch, "MI300X");
     assert_string_equal(g.source, "trace");
     assert_string_equal(g.device, "AMD Instinct MI300X");
@@ -43,7 +43,7 @@ static void test_gpu_summary(void **state)
     assert_int_equal(g.n_no_device, 0);
     /* one rank on another GPU */
     set_row(&r[2], "NVIDIA H100 80GB HBM3", "H100", "trace");
-    tlm_mpi_gpu_summary(r, 3, &g);
+    tlm_out_gpu_summary(r, 3, &g);
     assert_string_equal(g.arch, "mixed");
     assert_string_equal(g.source, "trace");
     assert_int_equal(g.devices_mixed, 1);
@@ -52,7 +52,7 @@ static void test_gpu_summary(void **state)
         tlm_strset(r[i].gpu_arch_source, sizeof r[i].gpu_arch_source,
                        "option");
     tlm_strset(r[2].gpu_arch, sizeof r[2].gpu_arch, "MI300X");
-    tlm_mpi_gpu_summary(r, 3, &g);
+    tlm_out_gpu_summary(r, 3, &g);
     assert_string_equal(g.arch, "MI300X");
     assert_string_equal(g.source, "option");
     assert_int_equal(g.devices_mixed, 1);
@@ -61,7 +61,7 @@ static void test_gpu_summary(void **state)
     set_row(&r[1], "Tesla V100-SXM2-32GB", "", "none");
     set_row(&r[2], "Tesla V100-SXM2-32GB", "", "none");
     r[2].devices_mixed = 1;
-    tlm_mpi_gpu_summary(r, 3, &g);
+    tlm_out_gpu_summary(r, 3, &g);
     assert_string_equal(g.arch, "");
     assert_string_equal(g.source, "none");
     assert_string_equal(g.device, "Tesla V100-SXM2-32GB");
@@ -69,7 +69,7 @@ static void test_gpu_summary(void **state)
     assert_int_equal(g.n_no_device, 1);
     /* traces disagreeing on where the GPU came from */
     set_row(&r[0], "NVIDIA H100 80GB HBM3", "H100", "trace");
-    tlm_mpi_gpu_summary(r, 3, &g);
+    tlm_out_gpu_summary(r, 3, &g);
     assert_string_equal(g.arch, "mixed");
     assert_string_equal(g.source, "mixed");
 }
@@ -91,8 +91,8 @@ static void test_straggler_pick(void **state)
     (void)state;
     int64_t w = -5;
     int32_t top = -5;
-    assert_int_equal(tlm_mpi_straggler_pick(NULL, 0, 50.0, &w, &top),
-                     TLM_MPI_NO_STRAGGLER);
+    assert_int_equal(tlm_out_straggler_pick(NULL, 0, 50.0, &w, &top),
+                     TLM_OUT_NO_STRAGGLER);
     assert_int_equal(w, 0);
     assert_int_equal(top, -1);
     /* clean job: ~6 us per collective, under 50 us */
@@ -102,26 +102,26 @@ static void test_straggler_pick(void **state)
         srow(3, 0, 54, 99000000), /* a per-group row: ignored */
         srow(3, 1, 54, 273000),
     };
-    assert_int_equal(tlm_mpi_straggler_pick(r, 5, 50.0, &w, &top),
-                     TLM_MPI_NO_STRAGGLER);
+    assert_int_equal(tlm_out_straggler_pick(r, 5, 50.0, &w, &top),
+                     TLM_OUT_NO_STRAGGLER);
     assert_int_equal(top, 0);
     assert_int_equal(w, 340000 / 54);
     /* a lower threshold names it; equal to the threshold does not */
-    assert_int_equal(tlm_mpi_straggler_pick(r, 5, 6.0, &w, &top), 0);
-    assert_int_equal(tlm_mpi_straggler_pick(r, 5, 6.296, &w, &top),
-                     TLM_MPI_NO_STRAGGLER);
+    assert_int_equal(tlm_out_straggler_pick(r, 5, 6.0, &w, &top), 0);
+    assert_int_equal(tlm_out_straggler_pick(r, 5, 6.296, &w, &top),
+                     TLM_OUT_NO_STRAGGLER);
     /* a straggler: 718 us per collective */
     r[2].wait_caused_corr_ns = 38788000;
-    assert_int_equal(tlm_mpi_straggler_pick(r, 5, 50.0, &w, &top), 2);
+    assert_int_equal(tlm_out_straggler_pick(r, 5, 50.0, &w, &top), 2);
     assert_int_equal(top, 2);
     assert_int_equal(w, 38788000 / 54);
     /* ties: the lowest rank */
     r[1].wait_caused_corr_ns = 38788000;
-    assert_int_equal(tlm_mpi_straggler_pick(r, 5, 50.0, &w, &top), 1);
+    assert_int_equal(tlm_out_straggler_pick(r, 5, 50.0, &w, &top), 1);
     /* no instances: no verdict */
     r[1].n_instances = 0;
-    assert_int_equal(tlm_mpi_straggler_pick(r, 5, 50.0, &w, &top),
-                     TLM_MPI_NO_STRAGGLER);
+    assert_int_equal(tlm_out_straggler_pick(r, 5, 50.0, &w, &top),
+                     TLM_OUT_NO_STRAGGLER);
     assert_int_equal(w, 0);
 }
 

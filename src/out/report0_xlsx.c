@@ -1,11 +1,17 @@
 /*
  * report0_xlsx.c - the analysis' workbook (--output_xlsx_path F): rank 0
- * writes TraceLens's collective sheets (the CSVs tlm_mpi_report_write
+ * writes TraceLens's collective sheets (the CSVs tlm_out_report_write
  * staged, read back from their temporaries, so a workbook cell is the CSV
  * cell) and the per-rank summaries (the traces, timeline, steps and
- * step_summary datasets of the HDF5 file, as tlm_mpi_table_csv prints
+ * step_summary datasets of the HDF5 file, as tlm_out_table_csv prints
  * them), one worksheet each, with the report layer's writer
  * (xlsx_write.c: one writer for every workbook of tlmpi).
+ *
+ * Note: the CSV reader (tlm_csv_read, tlm_csv_parse) and its raw tables
+ * (tlm_rawtab) are still the private headers of src/cmp (cmp_internal.h,
+ * rawtab.h), which this layer sees through its link to cmp; a public CSV
+ * reader of the table layer (a tlm_tab from a CSV) would be the clean
+ * route, left for the table model's own step.
  */
 #define _GNU_SOURCE 1 /* open_memstream */
 #include "report0.h"
@@ -37,13 +43,13 @@ static tlm_status add_raw(sheets *s, tlm_rawtab *raw, const char *name,
     return st;
 }
 
-/* A staged CSV of csv_dir, when tlm_mpi_report_write wrote it (some are
+/* A staged CSV of csv_dir, when tlm_out_report_write wrote it (some are
  * written only when not empty). */
 static tlm_status add_staged(sheets *s, const tlm_outset *set,
                              const char *csv_dir, const char *file,
                              tlm_error *err)
 {
-    char path[TLM_MPI_PATH_MAX];
+    char path[TLM_OUT_PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", csv_dir, file);
     for (size_t i = 0; i < set->n; i++) {
         const tlm_outfile *f = &set->f[i];
@@ -70,7 +76,7 @@ static tlm_status add_rows(sheets *s, const char *name,
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
-    tlm_mpi_table_csv(f, t, rows, n);
+    tlm_out_table_csv(f, t, rows, n);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
         free(buf);
@@ -103,15 +109,15 @@ static tlm_status write_book(sheets *s, const char *path, tlm_outset *set,
     return st;
 }
 
-tlm_status tlm_mpi_report_xlsx(const tlm_mpi_results *r, const char *csv_dir,
+tlm_status tlm_out_report_xlsx(const tlm_out_results *r, const char *csv_dir,
                                const char *path, tlm_outset *set,
                                tlm_error *err)
 {
     sheets s;
     memset(&s, 0, sizeof s);
     tlm_status st = TLM_OK;
-    for (size_t i = 0; st == TLM_OK && tlm_mpi_report_csvs[i]; i++)
-        st = add_staged(&s, set, csv_dir, tlm_mpi_report_csvs[i], err);
+    for (size_t i = 0; st == TLM_OK && tlm_out_report_csvs[i]; i++)
+        st = add_staged(&s, set, csv_dir, tlm_out_report_csvs[i], err);
     if (st == TLM_OK)
         st = add_rows(&s, "traces", &tlm_tab_traces, r->traces, r->n_traces,
                       err);
