@@ -6,7 +6,7 @@
  * folder can be moved as a whole).
  */
 #include "h5write.h"
-#include "audit.h"
+#include "audit_mpi.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -24,7 +24,7 @@ static tlm_status root_attrs(hid_t f, const tlm_audit_acc *acc,
         int64_t v;
     } iv[] = {
         {"schema_version", TLM_SCHEMA_VERSION},
-        {"audit_schema_version", TLM_MPI_AUDIT_SCHEMA_VERSION},
+        {"audit_schema_version", TLM_AUDIT_SCHEMA_VERSION},
         {"n_runs", (int64_t)acc->n_runs},
         {"n_failed", (int64_t)failed},
         {"n_files_seen", (int64_t)m->plan->n_seen},

@@ -1,15 +1,18 @@
 /*
  * audit_plan.c - the first step of `tlmpi audit` (audit.c): rank 0 walks
- * ROOT (audit_walk.c), every process sniffs a block of the files found,
- * rank 0 classifies them, groups the traces into runs (audit_runs.c),
+ * ROOT (src/audit/audit_walk.c), every process sniffs a block of the files found,
+ * rank 0 classifies them, groups the traces into runs (src/audit/audit_runs.c),
  * checks --baseline and every output before any trace is read, and every
  * process gets the plan: per run, its name and file list (ranks from the
- * traces, else from the names: discover.c).
+ * traces, else from the names: discover.c).  It also holds rank 0's
+ * messages (tlm_audit_say0) and a run's output folder, which audit.c
+ * uses: audit.c calls this file, never the other way.
  */
-#include "audit.h"
+#include "audit_mpi.h"
 #include "plots.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,30 @@
 #include "driver.h"
 #include "exchange.h"
 #include "sigclean.h"
+
+/* ---------------------------------------------------------------- say */
+
+/* Rank 0 prints "tlmpi: " and the message, escaped, to stderr. */
+void tlm_audit_say0(const tlm_audit *A, const char *fmt, ...)
+{
+    if (A->me != 0)
+        return;
+    char msg[2048], esc[4 * sizeof msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "tlmpi: %s\n", tlm_escape_ctrl(esc, sizeof esc, msg));
+    fflush(stderr);
+}
+
+/* D/runs/<run> ("_root" for the root itself). */
+int tlm_audit_run_dir(const tlm_audit *A, const char *rel, char *out, size_t cap)
+{
+    int w = snprintf(out, cap, "%s/runs/%s", A->o.a.output_dir,
+                     strcmp(rel, ".") ? rel : "_root");
+    return w < 0 || (size_t)w >= cap ? -1 : 0;
+}
 
 /* ---------------------------------------------------------------- plan */
 
