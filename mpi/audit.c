@@ -294,6 +294,7 @@ static tlm_status write_outputs(tlm_audit *A, double t_launch)
     return st;
 }
 
+/* Frees the audit's state. */
 static void audit_free(tlm_audit *A)
 {
     tlm_mpi_signals_untrack(&A->out);
@@ -373,6 +374,8 @@ static int audit_run(tlm_audit *A)
     return partial ? TLM_AUDIT_EXIT_PARTIAL : TLM_AUDIT_EXIT_OK;
 }
 
+/* `tlmpi audit ...`: MPI set up if needed, the options, the audit; the
+ * exit code. */
 int tlm_mpi_audit(int argc, char **argv)
 {
     tlm_audit A;

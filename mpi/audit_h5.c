@@ -13,6 +13,7 @@
 
 #include "tlmpi/tlm_version.h"
 
+/* audit.h5's root attributes: counts, options, versions, the command. */
 static tlm_status root_attrs(hid_t f, const tlm_audit_acc *acc,
                              const tlm_audit_meta *m, tlm_error *err)
 {
@@ -77,6 +78,7 @@ static tlm_status links(hid_t f, const tlm_audit_acc *acc, tlm_error *err)
     return st;
 }
 
+/* audit.h5 at path: attributes, tables, a link per ok run. */
 tlm_status tlm_audit_h5_write(const char *path, const tlm_audit_acc *acc,
                               const tlm_audit_meta *m, tlm_error *err)
 {

@@ -80,6 +80,7 @@ static tlm_status run_files(const tlm_audit *A, const tlm_audit_run *r,
     return st;
 }
 
+/* Appends n bytes to the growing buffer *b; -1 when out of memory. */
 static int put_bytes(char **b, size_t *len, size_t *cap, const void *p,
                      size_t n)
 {
@@ -133,6 +134,7 @@ static tlm_status pack_plan(tlm_audit *A, char **buf, size_t *len)
     return bad ? TLM_ENOMEM : TLM_OK;
 }
 
+/* Every process: the plan from rank 0's packed buffer. */
 static tlm_status unpack_plan(tlm_audit *A, const char *b, size_t len)
 {
     uint64_t n, h[2], l;

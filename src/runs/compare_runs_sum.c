@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* qsort order of doubles. */
 static int cmp_dbl(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -62,6 +63,7 @@ static void coll_time(const tlm_cr_run *r, double s, double *lat,
     *wait = w / n / s;
 }
 
+/* Adds a /summary row (metric, unit, A, B, diff, pct). */
 static void add(tlm_cr_result *res, const char *metric, const char *unit,
                 double a, double b)
 {
@@ -77,6 +79,7 @@ static void add(tlm_cr_result *res, const char *metric, const char *unit,
 
 #define NSUM 18
 
+/* /summary: the job-level metrics of both runs. */
 static tlm_status summary(const tlm_cr_run *a, const tlm_cr_run *b,
                           double sa, double sb, tlm_cr_result *res)
 {
@@ -116,6 +119,7 @@ static tlm_status summary(const tlm_cr_run *a, const tlm_cr_run *b,
     return TLM_OK;
 }
 
+/* The joins, the summary and the findings (compare_runs.h). */
 tlm_status tlm_cr_compare(const tlm_cr_run *a, const tlm_cr_run *b,
                           const tlm_cr_opts *o, tlm_cr_result *res,
                           tlm_error *err)
@@ -148,6 +152,7 @@ tlm_status tlm_cr_compare(const tlm_cr_run *a, const tlm_cr_run *b,
     return TLM_OK;
 }
 
+/* Frees every table of res. */
 void tlm_cr_result_free(tlm_cr_result *res)
 {
     free(res->sum);
