@@ -1,6 +1,6 @@
 /*
  * audit.c - `tlmpi audit ROOT --output_dir D`: every job under ROOT in one
- * MPI run (docs/cli.md; audit.h lists the parts).
+ * MPI run (docs/cli.md; src/audit/audit.h lists the parts).
  *
  *   1. the plan (audit_plan.c): rank 0 walks ROOT, every process sniffs
  *      a block of its files, rank 0 groups the traces into runs and
@@ -22,11 +22,10 @@
  * Memory per process: the files it reads in one wave and one run's
  * tables, whatever the number of runs.
  */
-#include "audit.h"
+#include "audit_mpi.h"
 #include "plots.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,29 +37,6 @@
 #include "exchange.h"
 #include "sigclean.h"
 #include "tlmpi/tlm_version.h"
-
-
-
-void tlm_audit_say0(const tlm_audit *A, const char *fmt, ...)
-{
-    if (A->me != 0)
-        return;
-    char msg[2048], esc[4 * sizeof msg];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "tlmpi: %s\n", tlm_escape_ctrl(esc, sizeof esc, msg));
-    fflush(stderr);
-}
-
-/* D/runs/<run> ("_root" for the root itself). */
-int tlm_audit_run_dir(const tlm_audit *A, const char *rel, char *out, size_t cap)
-{
-    int w = snprintf(out, cap, "%s/runs/%s", A->o.a.output_dir,
-                     strcmp(rel, ".") ? rel : "_root");
-    return w < 0 || (size_t)w >= cap ? -1 : 0;
-}
 
 /* ---------------------------------------------------------------- runs */
 
@@ -318,6 +294,7 @@ static tlm_status write_outputs(tlm_audit *A, double t_launch)
     return st;
 }
 
+/* Frees the audit's state. */
 static void audit_free(tlm_audit *A)
 {
     tlm_mpi_signals_untrack(&A->out);
@@ -397,6 +374,8 @@ static int audit_run(tlm_audit *A)
     return partial ? TLM_AUDIT_EXIT_PARTIAL : TLM_AUDIT_EXIT_OK;
 }
 
+/* `tlmpi audit ...`: MPI set up if needed, the options, the audit; the
+ * exit code. */
 int tlm_mpi_audit(int argc, char **argv)
 {
     tlm_audit A;

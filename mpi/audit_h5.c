@@ -6,13 +6,14 @@
  * folder can be moved as a whole).
  */
 #include "h5write.h"
-#include "audit.h"
+#include "audit_mpi.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "tlmpi/tlm_version.h"
 
+/* audit.h5's root attributes: counts, options, versions, the command. */
 static tlm_status root_attrs(hid_t f, const tlm_audit_acc *acc,
                              const tlm_audit_meta *m, tlm_error *err)
 {
@@ -24,7 +25,7 @@ static tlm_status root_attrs(hid_t f, const tlm_audit_acc *acc,
         int64_t v;
     } iv[] = {
         {"schema_version", TLM_SCHEMA_VERSION},
-        {"audit_schema_version", TLM_MPI_AUDIT_SCHEMA_VERSION},
+        {"audit_schema_version", TLM_AUDIT_SCHEMA_VERSION},
         {"n_runs", (int64_t)acc->n_runs},
         {"n_failed", (int64_t)failed},
         {"n_files_seen", (int64_t)m->plan->n_seen},
@@ -77,6 +78,7 @@ static tlm_status links(hid_t f, const tlm_audit_acc *acc, tlm_error *err)
     return st;
 }
 
+/* audit.h5 at path: attributes, tables, a link per ok run. */
 tlm_status tlm_audit_h5_write(const char *path, const tlm_audit_acc *acc,
                               const tlm_audit_meta *m, tlm_error *err)
 {

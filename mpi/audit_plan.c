@@ -1,15 +1,18 @@
 /*
  * audit_plan.c - the first step of `tlmpi audit` (audit.c): rank 0 walks
- * ROOT (audit_walk.c), every process sniffs a block of the files found,
- * rank 0 classifies them, groups the traces into runs (audit_runs.c),
+ * ROOT (src/audit/audit_walk.c), every process sniffs a block of the files found,
+ * rank 0 classifies them, groups the traces into runs (src/audit/audit_runs.c),
  * checks --baseline and every output before any trace is read, and every
  * process gets the plan: per run, its name and file list (ranks from the
- * traces, else from the names: discover.c).
+ * traces, else from the names: discover.c).  It also holds rank 0's
+ * messages (tlm_audit_say0) and a run's output folder, which audit.c
+ * uses: audit.c calls this file, never the other way.
  */
-#include "audit.h"
+#include "audit_mpi.h"
 #include "plots.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,30 @@
 #include "exchange.h"
 #include "grow.h"
 #include "sigclean.h"
+
+/* ---------------------------------------------------------------- say */
+
+/* Rank 0 prints "tlmpi: " and the message, escaped, to stderr. */
+void tlm_audit_say0(const tlm_audit *A, const char *fmt, ...)
+{
+    if (A->me != 0)
+        return;
+    char msg[2048], esc[4 * sizeof msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "tlmpi: %s\n", tlm_escape_ctrl(esc, sizeof esc, msg));
+    fflush(stderr);
+}
+
+/* D/runs/<run> ("_root" for the root itself). */
+int tlm_audit_run_dir(const tlm_audit *A, const char *rel, char *out, size_t cap)
+{
+    int w = snprintf(out, cap, "%s/runs/%s", A->o.a.output_dir,
+                     strcmp(rel, ".") ? rel : "_root");
+    return w < 0 || (size_t)w >= cap ? -1 : 0;
+}
 
 /* ---------------------------------------------------------------- plan */
 
@@ -54,6 +81,7 @@ static tlm_status run_files(const tlm_audit *A, const tlm_audit_run *r,
     return st;
 }
 
+/* Appends n bytes to the growing buffer *b; -1 when out of memory. */
 static int put_bytes(char **b, size_t *len, size_t *cap, const void *p,
                      size_t n)
 {
@@ -101,6 +129,7 @@ static tlm_status pack_plan(tlm_audit *A, char **buf, size_t *len)
     return bad ? TLM_ENOMEM : TLM_OK;
 }
 
+/* Every process: the plan from rank 0's packed buffer. */
 static tlm_status unpack_plan(tlm_audit *A, const char *b, size_t len)
 {
     uint64_t n, h[2], l;

@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "cmp_internal.h"
 #include "compare_find.h"
-#include "compare_runs.h"
+#include "compare_runs_mpi.h"
 #include "report_opts.h"
 #include "sigclean.h"
 #include "xlsx_write.h"

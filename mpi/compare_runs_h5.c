@@ -1,58 +1,25 @@
 /*
- * compare_runs_h5.c - comparison.h5 (`tlmpi compare A.h5 B.h5`): the
- * tables of compare_runs.h written in one process with the plain default
- * file access (no MPI), root attributes kind = "comparison",
- * schema_version, creator, the inputs' paths and names
- * (docs/compare-runs.md).
+ * compare_runs_h5.c - `tlmpi compare A.h5 B.h5` (docs/compare-runs.md):
+ * comparison.h5, the tables of src/runs/compare_runs.h written in one
+ * process with the plain default file access (no MPI), root attributes
+ * kind = "comparison", schema_version, creator, the inputs' paths and
+ * names; and the command itself: its options and output set (src/runs),
+ * the inputs read (compare_runs_read.c), compared (src/runs), both
+ * outputs written and published together.
  */
 #include "h5write.h"
-#include "compare_runs.h"
+#include "compare_runs_mpi.h"
+
+#include "sigclean.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "tlmpi/tlm_version.h"
 
-#define TLM_ROWTAB_(VAR, ROW, NAME, DOC, LIST)                           \
-    static const tlm_col VAR##_cols[] = {LIST(TLM_COL_)};           \
-    const tlm_rowtab VAR = {NAME, DOC, VAR##_cols,                       \
-                               sizeof VAR##_cols / sizeof VAR##_cols[0],    \
-                               sizeof(ROW)};
-
-#define TLM_ROW tlm_cr_sum
-TLM_ROWTAB_(tlm_crtab_summary, tlm_cr_sum, "summary",
-               "One row per job-level metric: step time, GPU timeline "
-               "means over ranks, collective time and wait per rank, the "
-               "straggler; A the baseline, B the variant.",
-               TLM_TAB_CR_SUMMARY)
-#undef TLM_ROW
-#define TLM_ROW tlm_cr_coll
-TLM_ROWTAB_(tlm_crtab_colls, tlm_cr_coll, "collectives",
-               "One row per (coll, group, dtype, bytes) of either run, the "
-               "process groups of a key summed (group: pg_desc, else "
-               "size<N>); sorted by |impact_ns| descending.",
-               TLM_TAB_CR_COLLS)
-#undef TLM_ROW
-#define TLM_ROW tlm_cr_op
-TLM_ROWTAB_(tlm_crtab_ops, tlm_cr_op, "ops",
-               "One row per op name of /ops/merged of either run, times "
-               "per rank (per step when both runs have steps); sorted by "
-               "|impact_ns| descending.",
-               TLM_TAB_CR_OPS)
-#undef TLM_ROW
-#define TLM_ROW tlm_cr_strag
-TLM_ROWTAB_(tlm_crtab_strag, tlm_cr_strag, "stragglers",
-               "One row per trace rank of either run (the overall rows of "
-               "/stragglers), sorted by trace_rank.",
-               TLM_TAB_CR_STRAG)
-#undef TLM_ROW
-#define TLM_ROW tlm_row_finding
-TLM_ROWTAB_(tlm_crtab_findings, tlm_row_finding, "findings",
-               "The comparative findings (rules R1-R6), in report order.",
-               TLM_TAB_FINDINGS)
-#undef TLM_ROW
-
-const tlm_rowtab *const tlm_cr_tables[] = {
-    &tlm_crtab_summary, &tlm_crtab_colls, &tlm_crtab_ops, &tlm_crtab_strag,
-    &tlm_crtab_findings, NULL};
-
+/* The root attributes of comparison.h5. */
 static tlm_status attrs(hid_t f, const tlm_cr_run *a, const tlm_cr_run *b,
                         const tlm_cr_result *res, tlm_error *err)
 {
@@ -74,6 +41,7 @@ static tlm_status attrs(hid_t f, const tlm_cr_run *a, const tlm_cr_run *b,
     return st;
 }
 
+/* comparison.h5 at path: its attributes and tables. */
 tlm_status tlm_cr_write_h5(const char *path, const tlm_cr_run *a,
                            const tlm_cr_run *b, const tlm_cr_result *res,
                            tlm_error *err)
@@ -100,4 +68,82 @@ tlm_status tlm_cr_write_h5(const char *path, const tlm_cr_run *a,
     if (H5Fclose(f) < 0 && st == TLM_OK)
         st = tlm_error_set(err, TLM_EHDF5, path, -1, "cannot close it");
     return st;
+}
+
+/* "tlmpi compare: error: ..." on stderr; returns the exit code 1. */
+static int fail(const tlm_error *err)
+{
+    char m[1200];
+    fprintf(stderr, "tlmpi compare: error: %s\n",
+            tlm_error_format(err, m, sizeof m));
+    return 1;
+}
+
+/* Both outputs into their temporaries: tmp[0] the .h5, tmp[1] the .md. */
+static tlm_status write_all(const tlm_cr_args *a, const tlm_cr_run r[2],
+                            const tlm_cr_result *res, const char *tmp[2],
+                            tlm_error *err)
+{
+    tlm_status st = tlm_cr_write_h5(tmp[0], &r[0], &r[1], res, err);
+    if (st != TLM_OK)
+        return st;
+    FILE *f = fopen(tmp[1], "w");
+    if (!f)
+        return tlm_error_set(err, TLM_EIO, tmp[1], -1, "cannot create: %s",
+                             strerror(errno));
+    tlm_cr_write_md(f, &r[0], &r[1], res, &a->o);
+    return tlm_outset_fclose(f, tmp[1], err);
+}
+
+/* The command: the exit code (0, 1 failed, 2 usage). */
+int tlm_cmd_compare_runs(int argc, char **argv)
+{
+    tlm_cr_args a;
+    int rc = tlm_cr_args_parse(argc, argv, &a);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    tlm_error err;
+    tlm_error_clear(&err);
+    tlm_outset set;
+    const char *tmp[2] = {NULL, NULL};
+    tlm_cr_run r[2];
+    memset(r, 0, sizeof r);
+    tlm_cr_result res;
+    memset(&res, 0, sizeof res);
+    /* inputs first: a bad input leaves nothing behind, not even a folder */
+    tlm_status st = tlm_cr_read(&r[0], a.in[0], a.names[0], &err);
+    if (st == TLM_OK)
+        st = tlm_cr_read(&r[1], a.in[1], a.names[1], &err);
+    if (st != TLM_OK) {
+        tlm_cr_run_free(&r[0]);
+        return fail(&err);
+    }
+    st = tlm_cr_outputs(&set, &a, tmp, &err);
+    if (st == TLM_OK) {
+        tlm_mpi_signals_install();
+        tlm_mpi_signals_track(&set);
+        st = tlm_cr_compare(&r[0], &r[1], &a.o, &res, &err);
+        if (st == TLM_OK)
+            st = write_all(&a, r, &res, tmp, &err);
+        if (st == TLM_OK)
+            st = tlm_outset_commit(&set, &err);
+        if (st != TLM_OK)
+            tlm_outset_abort(&set);
+        tlm_mpi_signals_untrack(&set);
+    }
+    tlm_outset_free(&set);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (st == TLM_OK && !a.quiet)
+        fprintf(stderr, "tlmpi compare: wrote %s/comparison.h5 and "
+                        "comparison.md (%zu collectives, %zu ops, %zu "
+                        "findings) in %.2f s\n", a.dir, res.n_colls,
+                res.n_ops, res.n_find,
+                (double)(t1.tv_sec - t0.tv_sec) +
+                    (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    tlm_cr_result_free(&res);
+    tlm_cr_run_free(&r[0]);
+    tlm_cr_run_free(&r[1]);
+    return st == TLM_OK ? 0 : fail(&err);
 }

@@ -6,7 +6,7 @@
  * comparison.h5: their `kind` attribute), a missing dataset or column.
  */
 #include "h5write.h"
-#include "compare_runs.h"
+#include "compare_runs_mpi.h"
 
 #include <stdlib.h>
 #include <string.h>

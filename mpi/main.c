@@ -10,7 +10,7 @@
  * analysis mode prints from rank 0 itself (driver.c).
  */
 #include "analyze.h"
-#include "audit.h"
+#include "audit_mpi.h"
 #include "cli.h"
 #include "opts.h"
 

@@ -173,7 +173,7 @@ assert gen.strip() and gen in doc, "docs/compare-runs.md is out of date: " \
 PY
 # every option compare_runs.c parses is in its --help and the man page
 "$TLMPI" compare --help > "$W/help" || fail "compare --help"
-for o in $(grep -o '"--[a-z_]*"' "$SRC/mpi/compare_runs.c" | tr -d '"' |
+for o in $(grep -o '"--[a-z_]*"' "$SRC/src/runs/compare_runs.c" | tr -d '"' |
            grep -vx -- --help | sort -u); do
     grep -q -- "$o\b" "$W/help" || fail "compare --help lacks $o"
     sed 's/\\-/-/g' "$SRC/docs/tlmpi.1" | grep -q -- "$o\b" ||

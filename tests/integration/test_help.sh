@@ -92,7 +92,7 @@ done
 head -n 1 "$W/h_audit" | grep -q "^usage: mpirun -n N tlmpi audit ROOT" \
     || fail "audit --help starts '$(head -n 1 "$W/h_audit")'"
 grep -q "tlmpi audit ROOT" "$W/help" || fail "--help does not show tlmpi audit"
-for o in $(grep -o '{"[a-z_]*", A_' "$S/mpi/audit_opts.c" | cut -d'"' -f2); do
+for o in $(grep -o '{"[a-z_]*", A_' "$S/src/audit/audit_opts.c" | cut -d'"' -f2); do
     grep -q -- "--$o\b" "$W/h_audit" || fail "audit --help lacks --$o"
 done
 

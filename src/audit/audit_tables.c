@@ -54,7 +54,7 @@ TLM_ROWTAB_(tlm_atab_skipped, tlm_arow_skip, "skipped",
                TLM_TAB_AUDIT_SKIPPED)
 #undef TLM_ROW
 
-const tlm_rowtab *const tlm_mpi_audit_tables[] = {
+const tlm_rowtab *const tlm_audit_tables[] = {
     &tlm_atab_runs, &tlm_atab_jobs,  &tlm_atab_colls,   &tlm_atab_strag,
     &tlm_atab_cmp,  &tlm_atab_skipped, NULL,
 };

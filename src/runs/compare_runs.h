@@ -9,18 +9,24 @@
  * NaN when A is 0 or missing.  Every metric column comes as four columns
  * <m>_a, <m>_b, <m>_diff, <m>_pct.
  *
- * Files: compare_runs.c (command line, outputs), compare_runs_read.c (the
- * inputs and their checks), compare_runs_join.c (the joins, pure),
- * src/find/find_runs.c (comparative findings), compare_runs_h5.c and
- * compare_runs_md.c (the outputs).
+ * Files of this layer (src/runs, no MPI, no HDF5): compare_runs.c (the
+ * command line, the output set, --print_schema), compare_runs_tables.c
+ * (comparison.h5's table descriptors), compare_runs_join.c and
+ * compare_runs_sum.c (the joins, the job-level summary), compare_runs_md.c
+ * (comparison.md).  Beside them: the comparative findings (rules R1-R6,
+ * src/find/find_runs.c), comparison.h5's row types (src/table/
+ * runs_tables.h), and in mpi/ (compare_runs_mpi.h) the inputs read with
+ * HDF5 (compare_runs_read.c), comparison.h5 and the command's entry
+ * (compare_runs_h5.c).
  */
-#ifndef TLM_MPI_COMPARE_RUNS_H
-#define TLM_MPI_COMPARE_RUNS_H
+#ifndef TLM_RUNS_COMPARE_RUNS_H
+#define TLM_RUNS_COMPARE_RUNS_H
 
 #include <stdio.h>
 
 #include "runs_tables.h"
 #include "tlmpi/tlm_common.h"
+#include "tlmpi/tlm_outset.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,13 +84,6 @@ typedef struct tlm_cr_opts {
     int top;               /* rows per table in comparison.md */
 } tlm_cr_opts;
 
-/* Reads path as run name.  Checks the file: HDF5, schema_version 1, not
- * another kind (kind attribute absent), every dataset read present with
- * its columns.  Errors name the file and the dataset or attribute. */
-tlm_status tlm_cr_read(tlm_cr_run *r, const char *path, const char *name,
-                       tlm_error *err);
-void tlm_cr_run_free(tlm_cr_run *r);
-
 /* The joins and the comparative findings. */
 tlm_status tlm_cr_compare(const tlm_cr_run *a, const tlm_cr_run *b,
                           const tlm_cr_opts *o, tlm_cr_result *res,
@@ -103,20 +102,32 @@ tlm_status tlm_cr_join_ops(const tlm_cr_run *a, const tlm_cr_run *b,
 tlm_status tlm_cr_join_strag(const tlm_cr_run *a, const tlm_cr_run *b,
                              tlm_cr_result *res);
 
-/* The outputs. */
-tlm_status tlm_cr_write_h5(const char *path, const tlm_cr_run *a,
-                           const tlm_cr_run *b, const tlm_cr_result *res,
-                           tlm_error *err);
+/* comparison.md (compare_runs_md.c). */
 void tlm_cr_write_md(FILE *f, const tlm_cr_run *a, const tlm_cr_run *b,
                      const tlm_cr_result *res, const tlm_cr_opts *o);
 
 /* comparison.h5's dataset reference (`tlmpi compare --print_schema`). */
 void tlm_cr_schema_markdown(FILE *f);
 
-/* The command (mpi/cmd_compare.c routes .h5 inputs here). */
-int tlm_cmd_compare_runs(int argc, char **argv);
+/* The command line of `tlmpi compare A.h5 B.h5` (compare_runs.c). */
+typedef struct tlm_cr_args {
+    const char *in[2], *names[2], *dir;
+    int force, quiet;
+    tlm_cr_opts o;
+} tlm_cr_args;
+
+/* Parses argv (argv[0] = "compare").  Returns 0 (parsed), 2 (a usage
+ * error, said on stderr) or -1 (--help or --print_schema printed on
+ * stdout: nothing else to do). */
+int tlm_cr_args_parse(int argc, char **argv, tlm_cr_args *a);
+
+/* The output set: both inputs recorded, comparison.h5 and comparison.md
+ * in a->dir checked and staged (tmp[0] the .h5's temporary, tmp[1] the
+ * .md's). */
+tlm_status tlm_cr_outputs(tlm_outset *set, const tlm_cr_args *a,
+                          const char *tmp[2], tlm_error *err);
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* TLM_MPI_COMPARE_RUNS_H */
+#endif /* TLM_RUNS_COMPARE_RUNS_H */

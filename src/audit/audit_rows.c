@@ -14,6 +14,7 @@
 #include "grow.h"
 #include "jobinfo.h"
 
+/* A run's row: identity columns, every metric unknown. */
 void tlm_audit_row_init(tlm_arow_run *row, int32_t index, const char *run,
                         const char *job)
 {
@@ -79,6 +80,7 @@ static int complete(const tlm_coll_instance *in)
     return !(in->flags & bad) && in->comm_latency_ns > 0;
 }
 
+/* qsort order of int64 values. */
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -224,6 +226,7 @@ static int sig_cmp(const tlm_coll_instance *a, const tlm_coll_instance *b,
     return c;
 }
 
+/* qsort order of instance pointers by signature, then latency. */
 static int cmp_inst_ptr(const void *a, const void *b)
 {
     return sig_cmp(*(const tlm_coll_instance *const *)a,
@@ -332,6 +335,7 @@ static tlm_status cause_text(tlm_audit_acc *acc, const tlm_arow_run *row,
     return TLM_OK;
 }
 
+/* A run's row and signature rows from the results of its analysis. */
 tlm_status tlm_audit_add_results(tlm_audit_acc *acc, size_t run,
                                  const tlm_out_results *r,
                                  double straggler_threshold_us)
@@ -362,6 +366,7 @@ tlm_status tlm_audit_add_results(tlm_audit_acc *acc, size_t run,
     return st;
 }
 
+/* Frees every table of acc. */
 void tlm_audit_acc_free(tlm_audit_acc *acc)
 {
     free(acc->runs);

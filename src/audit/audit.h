@@ -1,35 +1,35 @@
 /*
  * audit.h - `tlmpi audit ROOT --output_dir D`: many jobs' traces analysed
- * in one MPI run (docs/cli.md, "tlmpi audit").  The parts:
+ * in one MPI run (docs/cli.md, "tlmpi audit").  This layer (src/audit) is
+ * the audit without MPI or HDF5:
  *
  *   audit_opts.c    its command line (the analysis options it shares are
  *                   parsed by opts.c)
- *   audit_walk.c    rank 0 walks ROOT; every process sniffs a block of its
- *                   files by content
- *   audit_runs.c    traces grouped into runs (pure)
- *   audit_plan.c    the plan: walk, sniff, runs, output checks, broadcast
- *   audit.c         the driver: waves of runs whose
- *                   files are balanced over every process, each run through
- *                   the analysis phases (driver.h) with its failures kept
- *                   to itself, then audit.h5 and audit.md
+ *   audit_walk.c    rank 0 walks ROOT; the sniffing of a block of its
+ *                   files, and the verdicts classified into traces and
+ *                   skipped entries
+ *   audit_runs.c    traces grouped into runs
  *   audit_rows.c    a run's /runs row and signature rows from the results
- *                   of its analysis; the cross-run tables (pure)
- *   audit_h5.c      audit.h5 (rank 0, HDF5 in memory, external links to
- *                   each run's tlmpi.h5)
- *   audit_md.c      audit.md
+ *                   of its analysis
+ *   audit_scale.c   the cross-run tables: scaling metrics, stragglers over
+ *                   runs, the baseline comparison
+ *   audit_tables.c  audit.h5's table descriptors (audit_tables.h)
+ *   audit_md.c      audit.md, runs.csv, the schema reference
+ *
+ * The driver's side (mpi/audit_mpi.h): audit_plan.c (the plan shared over
+ * every process), audit.c (the runs through the analysis phases),
+ * audit_h5.c (audit.h5).
  */
-#ifndef TLM_MPI_AUDIT_H
-#define TLM_MPI_AUDIT_H
+#ifndef TLM_AUDIT_H
+#define TLM_AUDIT_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "audit_tables.h"
-#include "discover.h"
 #include "opts.h"
 #include "report0.h"
-#include "tlmpi/tlm_outset.h"
 #include "tlmpi/tlm_sniff.h"
 
 #ifdef __cplusplus
@@ -220,11 +220,6 @@ typedef struct tlm_audit_meta {
     double t_walk_s, t_runs_s, t_total_s;
 } tlm_audit_meta;
 
-/* Writes audit.h5 into path (a temporary name; links relative to its
- * folder).  Errors: TLM_EHDF5, TLM_EIO, TLM_ENOMEM. */
-tlm_status tlm_audit_h5_write(const char *path, const tlm_audit_acc *acc,
-                              const tlm_audit_meta *m, tlm_error *err);
-
 /* Writes audit.md to f.  Returns 0, or -1 when a write failed. */
 int tlm_audit_md_write(FILE *f, const tlm_audit_acc *acc,
                        const tlm_audit_meta *m);
@@ -236,45 +231,7 @@ int tlm_audit_csv_write(FILE *f, const tlm_audit_acc *acc);
  * --print_schema`). */
 void tlm_audit_schema_markdown(FILE *f);
 
-/* ---- the driver (audit.c, audit_plan.c) */
-
-/* The audit's state.  The plan and the rows live on rank 0; every
- * process has the runs' names and file lists. */
-typedef struct tlm_audit {
-    tlm_audit_opts o;
-    int me, np;
-    char cmdline[8192];
-    double t_launch, t_walk, t_runs;
-    tlm_audit_plan plan;       /* rank 0 */
-    size_t n_run;
-    char **label;              /* per run: its path under ROOT */
-    int *prefail;              /* per run: failed before reading */
-    tlm_mpi_filelist *fl;      /* per run */
-    tlm_audit_acc acc;         /* rank 0 */
-    tlm_outset out;            /* rank 0: audit.h5, audit.md, runs.csv */
-    size_t n_failed;
-    int usage_error;           /* rank 0: the setup failed on an option */
-} tlm_audit;
-
-/* Rank 0 prints "tlmpi: " fmt to stderr (escaped); others nothing. */
-void tlm_audit_say0(const tlm_audit *A, const char *fmt, ...)
-    TLM_PRINTF(2, 3);
-
-/* D/runs/<run> ("_root" for ROOT itself) in out: 0, or -1 when too
- * long. */
-int tlm_audit_run_dir(const tlm_audit *A, const char *rel, char *out,
-                      size_t cap);
-
-/* Rank 0 walks, every process sniffs, rank 0 makes the plan and checks
- * the outputs; every process gets the runs' names and file lists.
- * Collective.  *code: the exit code when the status is not TLM_OK (2 for
- * an unknown --baseline, else 1); rank 0 has said why. */
-tlm_status tlm_audit_share_plan(tlm_audit *A, int *code);
-
-/* Entry point: `tlmpi audit ...` (main.c).  Returns the exit code. */
-int tlm_mpi_audit(int argc, char **argv);
-
 #ifdef __cplusplus
 }
 #endif
-#endif /* TLM_MPI_AUDIT_H */
+#endif /* TLM_AUDIT_H */

@@ -15,11 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* B - A, NaN when either is NaN. */
 double tlm_cr_diff(double a, double b)
 {
     return isnan(a) || isnan(b) ? NAN : b - a;
 }
 
+/* 100 (B - A) / A, NaN when either is NaN or A is 0. */
 double tlm_cr_pct(double a, double b)
 {
     return isnan(a) || isnan(b) || a == 0.0 ? NAN : 100.0 * (b - a) / a;
@@ -47,6 +49,7 @@ typedef struct agg {
     double lat_sum, algbw_w, busbw_w, skew_w, wait_sum, members;
 } agg;
 
+/* Order of the collective key (coll, group, dtype, bytes). */
 static int cmp_key(const agg *x, const agg *y)
 {
     int c = strcmp(x->coll, y->coll);
@@ -59,6 +62,7 @@ static int cmp_key(const agg *x, const agg *y)
     return c;
 }
 
+/* qsort order of aggregates: the key, then the process group. */
 static int cmp_agg_pg(const void *a, const void *b)
 {
     const agg *x = a, *y = b;
@@ -66,6 +70,7 @@ static int cmp_agg_pg(const void *a, const void *b)
     return c ? c : (x->pg_hash < y->pg_hash ? -1 : x->pg_hash > y->pg_hash);
 }
 
+/* Sets an aggregate's key; group: pg_desc, else size<N>. */
 static void set_key(agg *g, const char *coll, const char *desc,
                     int32_t gsize, const char *dtype, int64_t bytes)
 {
@@ -127,6 +132,7 @@ typedef struct rank_vote {
     int32_t rank;
 } rank_vote;
 
+/* qsort order of votes: the key, then the rank. */
 static int cmp_vote(const void *a, const void *b)
 {
     const rank_vote *x = a, *y = b;
@@ -180,6 +186,7 @@ static int add_instances(const tlm_cr_run *r, agg *g, size_t ng)
     return 0;
 }
 
+/* A mean over the aggregate's instances, NaN without any. */
 static double g_mean(const agg *g, double w)
 {
     return g && g->count > 0 ? w / (double)g->count : NAN;
@@ -225,6 +232,7 @@ static void coll_row(tlm_cr_coll *o, const agg *a, const agg *b, double sa,
     o->impact_ns = (isnan(tb) ? 0 : tb) - (isnan(ta) ? 0 : ta);
 }
 
+/* Collective rows by |impact| descending, then the key. */
 static int cmp_impact_coll(const void *x, const void *y)
 {
     const tlm_cr_coll *a = x, *b = y;
@@ -239,6 +247,7 @@ static int cmp_impact_coll(const void *x, const void *y)
     return c ? c : (a->bytes < b->bytes ? -1 : a->bytes > b->bytes);
 }
 
+/* /collectives: both runs' summary rows joined by key. */
 tlm_status tlm_cr_join_colls(const tlm_cr_run *a, const tlm_cr_run *b,
                              double sa, double sb, tlm_cr_result *res)
 {
@@ -281,6 +290,7 @@ static int cmp_op_name(const void *x, const void *y)
     return strncmp(a->name, b->name, sizeof a->name);
 }
 
+/* A run's /ops/merged rows by name (malloc'd pointers). */
 static const tlm_row_op_merged **by_name(const tlm_cr_run *r)
 {
     const tlm_row_op_merged **p = malloc((r->n_ops ? r->n_ops : 1) *
@@ -293,11 +303,13 @@ static const tlm_row_op_merged **by_name(const tlm_cr_run *r)
     return p;
 }
 
+/* A value per rank (per step: s), NaN when the op is absent. */
 static double per_rank(const tlm_row_op_merged *m, double v, double s)
 {
     return m ? v / s : NAN;
 }
 
+/* One op's row from its rows in A and B (either may be NULL). */
 static void op_row(tlm_cr_op *o, const tlm_row_op_merged *a,
                    const tlm_row_op_merged *b, double sa, double sb)
 {
@@ -322,6 +334,7 @@ static void op_row(tlm_cr_op *o, const tlm_row_op_merged *a,
     o->impact_ns = (b ? o->mean_rank_ns_b : 0) - (a ? o->mean_rank_ns_a : 0);
 }
 
+/* Op rows by |impact| descending, then the name. */
 static int cmp_impact_op(const void *x, const void *y)
 {
     const tlm_cr_op *a = x, *b = y;
@@ -331,6 +344,7 @@ static int cmp_impact_op(const void *x, const void *y)
     return strcmp(a->name, b->name);
 }
 
+/* /ops: both runs' ops joined by name. */
 tlm_status tlm_cr_join_ops(const tlm_cr_run *a, const tlm_cr_run *b,
                            double sa, double sb, tlm_cr_result *res)
 {
@@ -367,6 +381,7 @@ static int cmp_strag_rank(const void *x, const void *y)
     return (a->trace_rank > b->trace_rank) - (a->trace_rank < b->trace_rank);
 }
 
+/* A run's overall straggler rows by rank (malloc'd pointers). */
 static const tlm_row_straggler **overall(const tlm_cr_run *r, size_t *n)
 {
     const tlm_row_straggler **p = malloc((r->n_strag ? r->n_strag : 1) *
@@ -381,6 +396,7 @@ static const tlm_row_straggler **overall(const tlm_cr_run *r, size_t *n)
     return p;
 }
 
+/* One rank's row from its rows in A and B (either may be NULL). */
 static void strag_row(tlm_cr_strag *o, const tlm_row_straggler *a,
                       const tlm_row_straggler *b, const tlm_cr_run *ra,
                       const tlm_cr_run *rb)
@@ -406,6 +422,7 @@ static void strag_row(tlm_cr_strag *o, const tlm_row_straggler *a,
     SET4(o, wait_per_coll_ns, pa, pb);
 }
 
+/* /stragglers: both runs' overall rows joined by rank. */
 tlm_status tlm_cr_join_strag(const tlm_cr_run *a, const tlm_cr_run *b,
                              tlm_cr_result *res)
 {

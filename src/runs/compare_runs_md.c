@@ -14,6 +14,7 @@
 
 #define CELL(f, s) tlm_out_md_cell((f), (s), sizeof(s))
 
+/* A number scaled, in fm, as a table cell; "-" when not finite. */
 static void num(FILE *f, double v, const char *fm, double scale)
 {
     if (isfinite(v)) {
@@ -25,6 +26,7 @@ static void num(FILE *f, double v, const char *fm, double scale)
     }
 }
 
+/* The title and the two runs side by side. */
 static void head(FILE *f, const tlm_cr_run *a, const tlm_cr_run *b,
                  const tlm_cr_result *r)
 {
@@ -57,6 +59,7 @@ static void head(FILE *f, const tlm_cr_run *a, const tlm_cr_run *b,
                 tlm_cr_pct(r->step_a, r->step_b));
 }
 
+/* The findings, ranked. */
 static void findings(FILE *f, const tlm_cr_result *r)
 {
     fputs("## Findings\n\nRegressions (R2, R4) and improvements (R3, R5) "
@@ -69,6 +72,7 @@ static void findings(FILE *f, const tlm_cr_result *r)
     tlm_out_findings_table(f, r->find, r->n_find, "%+.2f");
 }
 
+/* The top collective rows. */
 static void colls(FILE *f, const tlm_cr_result *r, int top)
 {
     fprintf(f, "## Collectives\n\nKey (coll, group, dtype, bytes); group = "
@@ -108,6 +112,7 @@ static void colls(FILE *f, const tlm_cr_result *r, int top)
     fputc('\n', f);
 }
 
+/* The top op rows. */
 static void ops(FILE *f, const tlm_cr_result *r, int top)
 {
     fprintf(f, "## Ops\n\nGPU time per rank (/ops/merged), top %d of %zu "
@@ -134,6 +139,7 @@ static void ops(FILE *f, const tlm_cr_result *r, int top)
     fputc('\n', f);
 }
 
+/* The stragglers of either run, then the largest changes. */
 static void strag(FILE *f, const tlm_cr_result *r, int top)
 {
     fputs("## Stragglers\n\nRanks named straggler in either run, then the "
@@ -163,6 +169,7 @@ static void strag(FILE *f, const tlm_cr_result *r, int top)
     fputc('\n', f);
 }
 
+/* comparison.md: every section in order. */
 void tlm_cr_write_md(FILE *f, const tlm_cr_run *a, const tlm_cr_run *b,
                      const tlm_cr_result *res, const tlm_cr_opts *o)
 {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* qsort order of doubles. */
 static int cmp_dbl(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -63,6 +64,7 @@ static void coll_time(const tlm_cr_run *r, double s, double *lat,
     *wait = w / n / s;
 }
 
+/* Adds a /summary row (metric, unit, A, B, diff, pct). */
 static void add(tlm_cr_result *res, const char *metric, const char *unit,
                 double a, double b)
 {
@@ -78,6 +80,7 @@ static void add(tlm_cr_result *res, const char *metric, const char *unit,
 
 #define NSUM 18
 
+/* /summary: the job-level metrics of both runs. */
 static tlm_status summary(const tlm_cr_run *a, const tlm_cr_run *b,
                           double sa, double sb, tlm_cr_result *res)
 {
@@ -131,6 +134,7 @@ static tlm_status findings(const tlm_cr_run *a, const tlm_cr_run *b,
     return tlm_find_runs_build(&in, &fo, &res->find, &res->n_find);
 }
 
+/* The joins, the summary and the findings (compare_runs.h). */
 tlm_status tlm_cr_compare(const tlm_cr_run *a, const tlm_cr_run *b,
                           const tlm_cr_opts *o, tlm_cr_result *res,
                           tlm_error *err)
@@ -163,6 +167,7 @@ tlm_status tlm_cr_compare(const tlm_cr_run *a, const tlm_cr_run *b,
     return TLM_OK;
 }
 
+/* Frees every table of res. */
 void tlm_cr_result_free(tlm_cr_result *res)
 {
     free(res->sum);

@@ -51,6 +51,7 @@ static const char usage[] =
     "                       under D/plots\n"
     "  other options        as in the analysis (tlmpi --help)\n";
 
+/* The usage text of `tlmpi audit --help`. */
 const char *tlm_audit_usage(void)
 {
     return usage;
@@ -77,11 +78,14 @@ static const adef defs[] = {
 };
 #undef O_
 
+/* The name of the i-th audit option (no "--"), NULL past the last. */
 const char *tlm_audit_opts_name(size_t i)
 {
     return i < sizeof defs / sizeof defs[0] ? defs[i].name : NULL;
 }
 
+/* The audit option that arg names ("--name" or "--name=value"), its inline
+ * value in *val; NULL when it is not one. */
 static const adef *find(const char *arg, const char **val)
 {
     if (strncmp(arg, "--", 2) != 0)
@@ -96,6 +100,8 @@ static const adef *find(const char *arg, const char **val)
     return NULL;
 }
 
+/* Stores v into the option d of o; TLM_EINVAL with the reason when v is
+ * not a value of its kind. */
 static tlm_status set_value(tlm_audit_opts *o, const adef *d, const char *v,
                             tlm_error *err)
 {
@@ -182,6 +188,8 @@ static tlm_status refuse(const tlm_mpi_opts *a, tlm_error *err)
     return TLM_OK;
 }
 
+/* `tlmpi audit ...`: its own options taken out, the rest parsed as the
+ * analysis's, those of one job's inputs refused. */
 tlm_status tlm_audit_opts_parse(int argc, char **argv, tlm_audit_opts *o,
                                 tlm_error *err)
 {

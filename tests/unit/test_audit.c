@@ -1,5 +1,5 @@
 /*
- * mpi_test_audit.c - the pure parts of `tlmpi audit` without MPI:
+ * test_audit.c - the parts of `tlmpi audit` without MPI (src/audit):
  * grouping traces into runs (audit_runs.c: folders, per-rank subfolders,
  * parts of one world size, --run_depth, a file twice, a file in two runs,
  * mixed world sizes), a run's row from hand-made results (audit_rows.c:

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether a run's analysis succeeded. */
 static int is_ok(const tlm_arow_run *r)
 {
     return strcmp(r->status, "ok") == 0;
@@ -80,6 +81,7 @@ static void coll_bases(tlm_audit_acc *acc, const int32_t *base)
     }
 }
 
+/* The stand-out bits of an ok run (TLM_AUDIT_OUT_*). */
 static uint32_t stand_out(const tlm_audit_acc *acc, const tlm_arow_run *r,
                           const tlm_arow_job *j, const tlm_audit_opts *o)
 {
@@ -105,6 +107,7 @@ static uint32_t stand_out(const tlm_audit_acc *acc, const tlm_arow_run *r,
     return m;
 }
 
+/* /scaling/jobs order: job, world size, run. */
 static int cmp_job(const void *a, const void *b)
 {
     const tlm_arow_job *x = a, *y = b;
@@ -114,6 +117,7 @@ static int cmp_job(const void *a, const void *b)
     return c ? c : strcmp(x->run, y->run);
 }
 
+/* /scaling/jobs: each ok run against the base run of its job. */
 static tlm_status jobs_table(tlm_audit_acc *acc, const int32_t *base,
                              const tlm_audit_opts *o)
 {
@@ -152,6 +156,8 @@ static tlm_status jobs_table(tlm_audit_acc *acc, const int32_t *base,
     return TLM_OK;
 }
 
+/* /scaling/stragglers order: job, runs named descending, wait caused
+ * descending, trace rank. */
 static int cmp_strag(const void *a, const void *b)
 {
     const tlm_arow_strag *x = a, *y = b;
@@ -195,6 +201,7 @@ static tlm_status strag_add(tlm_audit_acc *acc, const tlm_audit_srank *s,
     return TLM_OK;
 }
 
+/* /scaling/stragglers: the (run, rank) rows summed per (job, rank). */
 static tlm_status strag_table(tlm_audit_acc *acc)
 {
     size_t cap = acc->n_sr ? acc->n_sr : 1;
@@ -244,6 +251,7 @@ static double metric(const tlm_arow_run *r, int m, const char **name)
     return i64 < 0 ? NAN : i64;
 }
 
+/* /comparison: each ok run's metrics against the --baseline run's. */
 static tlm_status cmp_table(tlm_audit_acc *acc)
 {
     enum { N_METRICS = 11 };
@@ -271,6 +279,7 @@ static tlm_status cmp_table(tlm_audit_acc *acc)
     return TLM_OK;
 }
 
+/* The cross-run tables, once every run has its row. */
 tlm_status tlm_audit_finish(tlm_audit_acc *acc, const tlm_audit_opts *o)
 {
     acc->base_index = -1;

@@ -25,6 +25,7 @@ typedef struct group {
     int dead;            /* merged into its parent */
 } group;
 
+/* The folder of a root-relative path ("." at the top), malloc'd. */
 static char *dir_of(const char *rel)
 {
     const char *s = strrchr(rel, '/');
@@ -49,6 +50,7 @@ static char *prefix_dirs(const char *dir, long k)
     return strndup(dir, (size_t)(s - dir));
 }
 
+/* Adds trace t to group g. */
 static tlm_status group_add(group *g, size_t t)
 {
     if (tlm_grow((void **)&g->tr, &g->cap, g->n + 1, sizeof *g->tr, 8) !=
@@ -116,6 +118,7 @@ static void skeleton(const char *name, char *out, size_t cap)
     out[k] = 0;
 }
 
+/* The last component of a folder path. */
 static const char *base_of(const char *dir)
 {
     const char *s = strrchr(dir, '/');
@@ -149,6 +152,8 @@ static int mergeable(const tlm_audit_plan *p, group *const *c, size_t n)
     return ones || (same_w && total <= w);
 }
 
+/* Adds a sentence (fmt with a, n) to the plan's notes for audit.md,
+ * while there is room. */
 static void note(tlm_audit_plan *p, const char *fmt, const char *a, size_t n)
 {
     size_t len = strlen(p->notes);
@@ -205,12 +210,14 @@ static int merge_round(tlm_audit_plan *p, group *g, size_t n, tlm_status *st)
     return done && *st == TLM_OK;
 }
 
+/* qsort order of size_t values. */
 static int cmp_size(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
     return x < y ? -1 : x > y;
 }
 
+/* Adds a warning (fmt with a, b) to a run's reason, while there is room. */
 static void reason_add(tlm_audit_run *r, const char *fmt, const char *a,
                        const char *b)
 {
@@ -309,6 +316,7 @@ static void attach_unreadable(tlm_audit_plan *p)
     }
 }
 
+/* qsort order of runs by path. */
 static int cmp_run(const void *a, const void *b)
 {
     return strcmp(((const tlm_audit_run *)a)->rel,
@@ -343,6 +351,7 @@ static tlm_status make_runs(tlm_audit_plan *p, group *g, size_t n)
     return TLM_OK;
 }
 
+/* The plan's traces grouped into runs (audit.h). */
 tlm_status tlm_audit_group(tlm_audit_plan *p, long run_depth, tlm_error *err)
 {
     group *g = NULL;
@@ -363,6 +372,7 @@ tlm_status tlm_audit_group(tlm_audit_plan *p, long run_depth, tlm_error *err)
     return TLM_OK;
 }
 
+/* Frees the plan's traces, runs, skipped entries and candidates. */
 void tlm_audit_plan_free(tlm_audit_plan *p)
 {
     for (size_t i = 0; i < p->n_tr; i++)

@@ -6,8 +6,8 @@
  * bytes, GB/s = 1e9 B/s); unknown integers are -1, unknown floats NaN,
  * unknown strings "".  Definitions: docs/metrics-audit.md.
  */
-#ifndef TLM_MPI_AUDIT_TABLES_H
-#define TLM_MPI_AUDIT_TABLES_H
+#ifndef TLM_AUDIT_TABLES_H
+#define TLM_AUDIT_TABLES_H
 
 #include "tables.h"
 
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define TLM_MPI_AUDIT_SCHEMA_VERSION 1
+#define TLM_AUDIT_SCHEMA_VERSION 1
 
 /* Collective kinds with a bus-bandwidth column in /runs. */
 #define TLM_AUDIT_KINDS(X)                                                  \
@@ -146,9 +146,9 @@ extern const tlm_rowtab tlm_atab_cmp;
 extern const tlm_rowtab tlm_atab_skipped;
 
 /* Every table of audit.h5, in file order (NULL-terminated). */
-extern const tlm_rowtab *const tlm_mpi_audit_tables[];
+extern const tlm_rowtab *const tlm_audit_tables[];
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* TLM_MPI_AUDIT_TABLES_H */
+#endif /* TLM_AUDIT_TABLES_H */
