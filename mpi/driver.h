@@ -1,32 +1,28 @@
 /*
  * driver.h - what the phases of the tlmpi analysis mode share (the MPI
- * driver of docs/architecture.md).  driver.c runs a table of phases in
- * order over one context, tlm_mpi_ctx; each phase lives in its own file:
+ * driver of docs/architecture.md).  driver.c runs the phases in order
+ * over one context, tlm_mpi_ctx:
  *
  *   phase_setup.c        rank 0 discovers the traces and checks the
  *                        output; every rank gets the list and the LPT
  *                        assignment by file size
  *   phase_read.c         each rank reads its own traces (trace.c: one
- *                        trace, trace_tables.c: its report rows), with
- *                        progress on rank 0
+ *                        trace, handed to each module's collect hooks),
+ *                        with progress on rank 0
  *   phase_check.c        all-gather of the per-file results: bad traces,
  *                        duplicate and missing ranks, the world size
- *   phase_collectives.c  records routed to owners, matched, clock offsets,
- *                        stragglers, per-rank member rows
- *   phase_timeline.c     --merged_trace: the clock-aligned trace of every
- *                        rank, joined on rank 0 (mtrace.h)
- *   phase_tracelens.c    TraceLens parity tables the same way
- *   phase_steps.c        per-step rows in trace-rank order, gathered and
- *                        summarised per step on rank 0
- *   phase_merge.c        per-trace report rows in trace-rank order; ops
- *                        merged across ranks on rank 0
- *   phase_hta.c          --hta: HTA's per-rank tables gathered on rank 0,
- *                        joined, broadcast (hta_h5.c writes /hta)
- *   phase_write.c        tlmpi.h5 written collectively under a temporary
- *                        name (h5rows.c: rank 0's collective rows)
+ *   one per module       the cross-rank analyses registered in modules.c
+ *                        (module.h): collectives, timeline, tracelens,
+ *                        steps, merge, hta
+ *   phase_write.c        tlmpi.h5 built by rank 0 from every rank's rows
+ *                        under a temporary name (h5rows.c: rank 0's
+ *                        collective rows; each module lists its datasets)
  *   phase_publish.c      rank 0 writes report.md and the CSV sheets under
- *                        temporary names, then renames everything or
- *                        removes everything
+ *                        temporary names (with what each module hands
+ *                        over), then renames everything or removes
+ *                        everything
+ *
+ * ctx.c holds what they all share (messages, agreement, times).
  *
  * Every phase that follows a local failure point starts by agreeing on the
  * status (MPI_Allreduce MAX, tlm_mpi_agree), so every rank takes the same
@@ -160,8 +156,10 @@ enum {
     TLM_MPI_N_T
 };
 
-/* The phases driver.c runs (setup ... publish), for their durations. */
-#define TLM_MPI_N_PHASES 11
+/* The most modules modules.c registers (module.h), and the most phases
+ * driver.c runs: setup, read, check, one per module, write, publish. */
+#define TLM_MPI_MAX_MODULES 16
+#define TLM_MPI_N_PHASES (TLM_MPI_MAX_MODULES + 5)
 
 /* The driver context: everything the phases pass on to each other. */
 typedef struct tlm_mpi_ctx {
@@ -180,6 +178,7 @@ typedef struct tlm_mpi_ctx {
                                 * since t0) */
     double t_launch;         /* before MPI_Init (the clock of t0) */
     double pdur[TLM_MPI_N_PHASES]; /* duration of each finished phase */
+    const char *pname[TLM_MPI_N_PHASES]; /* its name; NULL: not shown */
     int cur;                 /* the phase running (index in pdur) */
     double pstart;           /* its start */
     tlm_mpi_progress *prog;  /* rank 0's progress display */
@@ -210,11 +209,8 @@ typedef struct tlm_mpi_ctx {
     tlm_row_finding *find;   /* rank 0: collective findings (write phase,
                               * coll_findings.c) */
     size_t n_find;
-    /* --hta (phase_hta.c) */
-    struct tlm_mpi_hta_loc *hta_loc; /* packed tables of local traces */
-    size_t n_hta_loc;
-    tlm_hta_result *hta;     /* every rank: the joined tables */
-    char *hta_md;            /* rank 0: report.md's HTA section */
+    void *mstate[TLM_MPI_MAX_MODULES]; /* each module's own state
+                                        * (module.h), by its row */
     /* set by tlmpi audit (audit.c) for each of its runs */
     const char *label;       /* messages read "run <label>: ..." */
     char *sink;              /* rank 0: its error and warning lines are
@@ -226,34 +222,24 @@ typedef struct tlm_mpi_ctx {
     struct tlm_mpi_mtrace *mt; /* --merged_trace state (mtrace.h) */
 } tlm_mpi_ctx;
 
-/* ---- phases, in the order driver.c runs them: each returns the status
- * every rank agreed on (rank 0 has printed why when it is not TLM_OK) */
+/* ---- the phases driver.c runs around the modules' (module.h): each
+ * returns the status every rank agreed on (rank 0 has printed why when it
+ * is not TLM_OK) */
 tlm_status tlm_mpi_phase_setup(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_read(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_check(tlm_mpi_ctx *c);
-tlm_status tlm_mpi_phase_collectives(tlm_mpi_ctx *c);
-tlm_status tlm_mpi_phase_timeline(tlm_mpi_ctx *c);
-tlm_status tlm_mpi_phase_tracelens(tlm_mpi_ctx *c);
-tlm_status tlm_mpi_phase_steps(tlm_mpi_ctx *c);
-tlm_status tlm_mpi_phase_merge(tlm_mpi_ctx *c);
-tlm_status tlm_mpi_phase_hta(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_write(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_publish(tlm_mpi_ctx *c);
 
-/* Indices of the phases in driver.c's table. */
-enum {
-    TLM_MPI_PH_SETUP,
-    TLM_MPI_PH_READ,
-    TLM_MPI_PH_CHECK,
-    TLM_MPI_PH_COLLECTIVES,
-    TLM_MPI_PH_TIMELINE,
-    TLM_MPI_PH_TRACELENS,
-    TLM_MPI_PH_STEPS,
-    TLM_MPI_PH_MERGE,
-    TLM_MPI_PH_HTA,
-    TLM_MPI_PH_WRITE,
-    TLM_MPI_PH_PUBLISH
-};
+/* Indices of the phases: setup, read, check, then one per module
+ * (modules.c), then write and publish. */
+enum { TLM_MPI_PH_SETUP, TLM_MPI_PH_READ, TLM_MPI_PH_CHECK };
+
+/* The number of phases of a run (driver.c). */
+int tlm_mpi_n_phases(void);
+
+/* The last phase (publish). */
+#define TLM_MPI_PH_PUBLISH (tlm_mpi_n_phases() - 1)
 
 /* Runs phases first..last (indices above) over c in order, stopping at
  * the first that fails; returns its agreed status (TLM_OK when all
@@ -329,14 +315,6 @@ void tlm_mpi_heap_bound(size_t n_traces);
 tlm_status tlm_mpi_keep_report_rows(tlm_mpi_ctx *c, const tlm_report *rep,
                                     int32_t rank, tlm_mpi_fileres *fr);
 
-/* Appends the ProfilerStep#N rows of one trace (those --steps selects)
- * to c->steps.rows (phase_steps.c).  Errors: TLM_ENOMEM. */
-tlm_status tlm_mpi_keep_steps(tlm_mpi_ctx *c, const tlm_tree *tree,
-                              int32_t rank, tlm_error *err);
-
-/* Frees the arrays of s and zeroes it. */
-void tlm_mpi_steps_free(tlm_mpi_steps *s);
-
 /* Rank 0's collective tables as HDF5 rows (h5rows.c). */
 typedef struct tlm_mpi_h5rows {
     tlm_row_trace *tr;
@@ -361,7 +339,7 @@ typedef struct tlm_mpi_h5rows {
 tlm_status tlm_mpi_h5rows_build(const tlm_mpi_ctx *c, tlm_mpi_h5rows *h);
 void tlm_mpi_h5rows_free(tlm_mpi_h5rows *h);
 
-/* Frees every array of k and zeroes it. */
+/* Frees every array of k and zeroes it (phase_collectives.c). */
 void tlm_mpi_colls_free(tlm_mpi_colls *k);
 
 #ifdef __cplusplus

@@ -3,9 +3,12 @@
  * ops_unique_args, kernel_summary rows kept by trace_tables.c) are put in
  * trace-rank order on each rank, ready for the segmented HDF5 write, and
  * the ops of every trace are merged by name on rank 0 (/ops/merged and
- * report.md's top ops).
+ * report.md's top ops).  One module of the driver (module.h, its row
+ * tlm_mpi_mod_merge at the end): while reading it keeps each trace's rows
+ * (trace_tables.c).
  */
 #include "driver.h"
+#include "module.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -132,8 +135,10 @@ static tlm_status merge_ops(tlm_mpi_ctx *c, tlm_row_op *all, size_t n)
     return TLM_OK;
 }
 
-tlm_status tlm_mpi_phase_merge(tlm_mpi_ctx *c)
+/* The exchange hook: the phase. */
+static tlm_status merge_phase(tlm_mpi_ctx *c, void **sp)
 {
+    (void)sp;
     tlm_error err;
     tlm_error_clear(&err);
     tlm_status st = order_local_rows(c);
@@ -155,3 +160,75 @@ tlm_status tlm_mpi_phase_merge(tlm_mpi_ctx *c)
         tlm_mpi_say0(c, "error: out of memory merging ops");
     return st;
 }
+
+/* The collect hook: the trace's ops and kernel rows (trace_tables.c). */
+static tlm_status merge_tree(tlm_mpi_ctx *c, void **sp,
+                             const tlm_mpi_trace_in *in, tlm_error *err)
+{
+    (void)sp;
+    if (!in->rep) /* no GPU events: no rows */
+        return TLM_OK;
+    tlm_status st =
+        tlm_mpi_keep_report_rows(c, in->rep, in->fr->row.trace_rank, in->fr);
+    if (st != TLM_OK)
+        return tlm_error_set(err, st, in->path, -1,
+                             "out of memory keeping report tables");
+    return TLM_OK;
+}
+
+/* The write hook: /ops/per_rank, /ops/merged, /ops/unique_args,
+ * /kernels. */
+static tlm_status merge_h5(tlm_mpi_ctx *c, void **sp, tlm_mpi_h5rows *h,
+                           tlm_mpi_dataset *sets, size_t *n)
+{
+    (void)sp;
+    (void)h;
+    const tlm_mpi_dataset mine[] = {
+        {&tlm_tab_ops, c->ord_ops, c->rt.n_ops, 1},
+        {&tlm_tab_ops_merged, c->mops, c->me == 0 ? c->n_mops : 0, 0},
+        {&tlm_tab_uargs, c->ord_ua, c->rt.n_ua, 1},
+        {&tlm_tab_kernels, c->ord_kn, c->rt.n_kn, 1},
+    };
+    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
+        if (*n < TLM_MPI_MAX_DATASETS)
+            sets[(*n)++] = mine[i];
+    return TLM_OK;
+}
+
+/* report.md's top ops. */
+static void merge_results(const tlm_mpi_ctx *c, void *const *sp,
+                          tlm_mpi_results *r)
+{
+    (void)sp;
+    r->ops = c->mops;
+    r->n_ops = c->n_mops;
+}
+
+/* The free hook. */
+static void merge_free(tlm_mpi_ctx *c, void **sp)
+{
+    (void)sp;
+    free(c->rt.ops);
+    free(c->rt.ua);
+    free(c->rt.kn);
+    memset(&c->rt, 0, sizeof c->rt);
+    free(c->ord_ops);
+    free(c->ord_ua);
+    free(c->ord_kn);
+    c->ord_ops = NULL;
+    c->ord_ua = NULL;
+    c->ord_kn = NULL;
+    free(c->mops);
+    c->mops = NULL;
+    c->n_mops = 0;
+}
+
+const tlm_mpi_module tlm_mpi_mod_merge = {
+    .name = "merge",
+    .mark = TLM_MPI_T_TABLES,
+    .on_tree = merge_tree,
+    .exchange = merge_phase,
+    .h5_tables = merge_h5,
+    .results = merge_results,
+    .free = merge_free,
+};

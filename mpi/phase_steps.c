@@ -5,9 +5,11 @@
  * local rows in (trace_rank, step) order for the segmented write of
  * /steps/per_rank, gathers every row on rank 0 and summarises each step
  * across ranks there (/steps/summary, report.md).  Rows are matched by
- * step number, never by time, so no clock correction is involved.
+ * step number, never by time, so no clock correction is involved.  One
+ * module of the driver (module.h, its row tlm_mpi_mod_steps at the end).
  */
 #include "driver.h"
+#include "module.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,9 +63,14 @@ static void sum_of(const tlm_step_summary *s, tlm_row_step_sum *r)
     r->outlier = s->outlier;
 }
 
-tlm_status tlm_mpi_keep_steps(tlm_mpi_ctx *c, const tlm_tree *tree,
-                              int32_t rank, tlm_error *err)
+/* The collect hook: the ProfilerStep#N rows of one trace (those --steps
+ * selects) appended to c->steps.rows. */
+static tlm_status steps_tree(tlm_mpi_ctx *c, void **sp,
+                             const tlm_mpi_trace_in *in, tlm_error *err)
 {
+    (void)sp;
+    const tlm_tree *tree = in->tree;
+    int32_t rank = in->fr->row.trace_rank;
     tlm_step_sel sel;
     tlm_status st = tlm_step_sel_parse(c->o.steps, &sel, err);
     if (st != TLM_OK)
@@ -86,8 +93,11 @@ tlm_status tlm_mpi_keep_steps(tlm_mpi_ctx *c, const tlm_tree *tree,
     return TLM_OK;
 }
 
-void tlm_mpi_steps_free(tlm_mpi_steps *s)
+/* The free hook. */
+static void steps_free(tlm_mpi_ctx *c, void **sp)
 {
+    (void)sp;
+    tlm_mpi_steps *s = &c->steps;
     free(s->rows);
     free(s->all);
     free(s->sum);
@@ -131,8 +141,10 @@ static tlm_status summarize(tlm_mpi_ctx *c)
     return st;
 }
 
-tlm_status tlm_mpi_phase_steps(tlm_mpi_ctx *c)
+/* The exchange hook: the phase. */
+static tlm_status steps_phase(tlm_mpi_ctx *c, void **sp)
 {
+    (void)sp;
     tlm_error err;
     tlm_error_clear(&err);
     tlm_mpi_steps *s = &c->steps;
@@ -157,3 +169,41 @@ tlm_status tlm_mpi_phase_steps(tlm_mpi_ctx *c)
         tlm_mpi_say0(c, "error: out of memory summarising the steps");
     return st;
 }
+
+/* The write hook: /steps/per_rank (the rows of the traces read here) and
+ * /steps/summary (rank 0). */
+static tlm_status steps_h5(tlm_mpi_ctx *c, void **sp, tlm_mpi_h5rows *h,
+                           tlm_mpi_dataset *sets, size_t *n)
+{
+    (void)sp;
+    (void)h;
+    const tlm_mpi_dataset mine[] = {
+        {&tlm_tab_steps, c->steps.rows, c->steps.n_rows, 1},
+        {&tlm_tab_step_summary, c->steps.sum, c->steps.n_sum, 0},
+    };
+    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
+        if (*n < TLM_MPI_MAX_DATASETS)
+            sets[(*n)++] = mine[i];
+    return TLM_OK;
+}
+
+/* report.md's Steps section. */
+static void steps_results(const tlm_mpi_ctx *c, void *const *sp,
+                          tlm_mpi_results *r)
+{
+    (void)sp;
+    r->steps = c->steps.all;
+    r->n_steps = c->steps.n_all;
+    r->step_sum = c->steps.sum;
+    r->n_step_sum = c->steps.n_sum;
+}
+
+const tlm_mpi_module tlm_mpi_mod_steps = {
+    .name = "steps",
+    .mark = -1,
+    .on_tree = steps_tree,
+    .exchange = steps_phase,
+    .h5_tables = steps_h5,
+    .results = steps_results,
+    .free = steps_free,
+};

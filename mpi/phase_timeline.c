@@ -19,10 +19,13 @@
  *
  * The status is agreed before each exchange (TLM_MPI_CHECK), so a failure
  * anywhere ends every process here; the output set is published (or
- * removed) by the publish phase as usual.
+ * removed) by the publish phase as usual.  One module of the driver
+ * (module.h, its row tlm_mpi_mod_timeline at the end): while reading it
+ * writes each trace's events into the part file (mtrace.c).
  */
 #include "driver.h"
 #include "exchange.h"
+#include "module.h"
 #include "mtrace.h"
 #include "mtrace_int.h"
 
@@ -368,8 +371,10 @@ static tlm_status compress(tlm_mpi_ctx *c, FILE *out, FILE **tmp,
     return st;
 }
 
-tlm_status tlm_mpi_phase_timeline(tlm_mpi_ctx *c)
+/* The exchange hook: the phase. */
+static tlm_status timeline_phase(tlm_mpi_ctx *c, void **sp)
 {
+    (void)sp;
     if (!c->o.merged_trace)
         return TLM_OK;
     tlm_error e;
@@ -426,3 +431,30 @@ done:
     }
     return st;
 }
+
+/* The collect hook: with --merged_trace, the trace's events into this
+ * process's part file (mtrace.c). */
+static tlm_status timeline_trace(tlm_mpi_ctx *c, void **sp,
+                                 const tlm_mpi_trace_in *in, tlm_error *err)
+{
+    (void)sp;
+    if (in->n_events == 0 || !c->o.merged_trace)
+        return TLM_OK;
+    return tlm_mpi_mtrace_add(c, in->tr, in->fr->row.trace_rank, in->recs,
+                              in->n_recs, err);
+}
+
+/* The free hook. */
+static void timeline_free(tlm_mpi_ctx *c, void **sp)
+{
+    (void)sp;
+    tlm_mpi_mtrace_free(c);
+}
+
+const tlm_mpi_module tlm_mpi_mod_timeline = {
+    .name = "timeline",
+    .mark = -1,
+    .on_trace = timeline_trace,
+    .exchange = timeline_phase,
+    .free = timeline_free,
+};

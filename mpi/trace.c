@@ -1,17 +1,15 @@
 /*
  * trace.c - one trace on the rank that owns it: read it, tell its rank
  * (file name or distributedInfo, --rank_regex / rank-source order), build
- * its call tree, its single-trace report (GPU timeline and the ops and
- * kernel tables the driver keeps, trace_tables.c), its per-step rows
- * (phase_steps.c) and its collective records (tlm_coll_extract).  A bad
+ * its call tree, its single-trace report (GPU timeline) and its collective
+ * records (tlm_coll_extract), handed to each module's collect hooks
+ * (module.h: on_tree with the tree and the report, on_trace with the
+ * events and the records).  A bad
  * trace is recorded in its result (status and message) so that rank 0 can
  * name every bad trace at once.
  */
 #include "driver.h"
-#include "mtrace.h"
-
-#include "cause.h"
-#include "hta_mpi.h"
+#include "module.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -114,13 +112,13 @@ static tlm_status take_meta(const tlm_mpi_ctx *c, const tlm_trace *tr,
     return take_gpu(c, tr, row, err);
 }
 
-/* Builds the trace's report: its GPU timeline goes into fr->tl, its ops
- * and kernel tables into c->rt.  A trace without GPU events is not an
- * error (empty tables). */
+/* Builds the trace's report (*rep): its GPU timeline goes into fr->tl.  A
+ * trace without GPU events is not an error (*rep NULL). */
 static tlm_status take_report(tlm_mpi_ctx *c, tlm_tree *tree,
-                              const char *path, tlm_mpi_fileres *fr,
+                              tlm_mpi_fileres *fr, tlm_report **out,
                               tlm_error *err)
 {
+    *out = NULL;
     tlm_report_opts ropts;
     tlm_report_opts_init(&ropts);
     ropts.short_kernel_study = 0;
@@ -148,12 +146,26 @@ static tlm_status take_report(tlm_mpi_ctx *c, tlm_tree *tree,
     fr->tl.total_comm_ns = ns_of_us(tlp->total_comm_us);
     fr->tl.total_memcpy_ns = ns_of_us(tlp->total_memcpy_us);
     fr->tl.n_gpu_events = (int64_t)tlp->n_events;
-    ts = tlm_mpi_keep_report_rows(c, rep, fr->row.trace_rank, fr);
-    tlm_report_free(rep);
-    if (ts != TLM_OK)
-        return tlm_error_set(err, ts, path, -1,
-                             "out of memory keeping report tables");
+    *out = rep;
     return TLM_OK;
+}
+
+/* Calls each module's collect hook of one kind (on_tree: 0, on_trace: 1)
+ * with in; the first failure ends it. */
+static tlm_status collect(tlm_mpi_ctx *c, int kind,
+                          const tlm_mpi_trace_in *in, tlm_error *err)
+{
+    size_t nm;
+    const tlm_mpi_module *const *m = tlm_mpi_modules(&nm);
+    tlm_status st = TLM_OK;
+    for (size_t i = 0; st == TLM_OK && i < nm; i++) {
+        tlm_status (*hook)(tlm_mpi_ctx *, void **, const tlm_mpi_trace_in *,
+                           tlm_error *) =
+            kind == 0 ? m[i]->on_tree : m[i]->on_trace;
+        if (hook && tlm_mpi_module_on(m[i], c))
+            st = hook(c, &c->mstate[i], in, err);
+    }
+    return st;
 }
 
 /* The call tree of a trace with events: tree statistics, report, then the
@@ -175,9 +187,14 @@ static tlm_status analyse_events(tlm_mpi_ctx *c, const tlm_trace *tr,
     row->n_gpu_unlinked = (int64_t)tst->n_gpu_unlinked;
     row->n_flow_warnings =
         (int64_t)(tst->n_flow_bad_target + tst->n_flow_half);
-    st = take_report(c, tree, path, fr, err);
-    if (st == TLM_OK)
-        st = tlm_mpi_keep_steps(c, tree, row->trace_rank, err);
+    tlm_report *rep = NULL;
+    st = take_report(c, tree, fr, &rep, err);
+    if (st == TLM_OK) { /* the modules' rows of the tree and the report */
+        tlm_mpi_trace_in in = {.path = path, .tr = tr, .tree = tree,
+                               .rep = rep, .fr = fr};
+        st = collect(c, 0, &in, err);
+    }
+    tlm_report_free(rep);
     tlm_tree_free(tree);
     if (st != TLM_OK)
         return st;
@@ -188,31 +205,11 @@ static tlm_status analyse_events(tlm_mpi_ctx *c, const tlm_trace *tr,
     tlm_coll_extract_stats xs;
     memset(&xs, 0, sizeof xs);
     st = tlm_coll_extract(tr, &xo, recs, n_recs, &xs, err);
-    if (st == TLM_OK)
-        st = tlm_mpi_cause_keep(c, tr, *recs, *n_recs, err);
     if (st != TLM_OK)
         return st;
     row->n_coll_records = (int64_t)*n_recs;
     row->n_seq_trace = (int64_t)(xs.n_seq_trace + xs.n_seq_concrete);
     row->n_seq_ordinal = (int64_t)xs.n_seq_ordinal;
-    return TLM_OK;
-}
-
-/* Appends a trace's collective records to c->recs. */
-static tlm_status keep_records(tlm_mpi_ctx *c, const tlm_coll_record *recs,
-                               size_t n_recs, const char *path,
-                               tlm_error *err)
-{
-    if (n_recs == 0)
-        return TLM_OK;
-    tlm_coll_record *nr = realloc(c->recs, (c->n_recs + n_recs) * sizeof *nr);
-    if (!nr)
-        return tlm_error_set(err, TLM_ENOMEM, path, -1,
-                             "out of memory keeping %zu collective records",
-                             n_recs);
-    memcpy(nr + c->n_recs, recs, n_recs * sizeof *nr);
-    c->recs = nr;
-    c->n_recs += n_recs;
     return TLM_OK;
 }
 
@@ -445,18 +442,10 @@ void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
         if (st != TLM_OK)
             goto fail;
     }
-    if (n_ev > 0 && c->o.merged_trace) {
-        st = tlm_mpi_mtrace_add(c, tr, fr->row.trace_rank, recs, n_recs,
-                                &err);
-        if (st != TLM_OK)
-            goto fail;
-    }
-    if (c->o.hta) { /* HTA's tables, packed (phase_hta.c) */
-        st = tlm_mpi_hta_trace(c, tr, fr, &err);
-        if (st != TLM_OK)
-            goto fail;
-    }
-    st = keep_records(c, recs, n_recs, path, &err);
+    /* the modules' part of the trace: records, windows, events */
+    tlm_mpi_trace_in in = {.path = path, .tr = tr, .n_events = n_ev,
+                           .recs = recs, .n_recs = n_recs, .fr = fr};
+    st = collect(c, 1, &in, &err);
     if (st != TLM_OK)
         goto fail;
     tlm_coll_free(NULL, recs);
