@@ -43,6 +43,7 @@
 #include <mpi.h>
 
 #include "discover.h"
+#include "job.h"
 #include "opts.h"
 #include "progress.h"
 #include "report0.h"
@@ -59,8 +60,6 @@ extern "C" {
 #endif
 
 #define TLM_MPI_PATH_CAP 4096
-#define TLM_MPI_MSG_CAP 768
-#define TLM_MPI_MAX_WORLD (1 << 24)
 
 /* What rank 0 broadcasts after discovery. */
 typedef struct tlm_mpi_setup {
@@ -73,33 +72,6 @@ typedef struct tlm_mpi_setup {
     char rdir[TLM_MPI_PATH_CAP];
     char cdir[TLM_MPI_PATH_CAP];
 } tlm_mpi_setup;
-
-/* Per-trace report tables kept by the driver, in span[] order. */
-enum { TLM_MPI_SPAN_OPS, TLM_MPI_SPAN_UARGS, TLM_MPI_SPAN_KERNELS };
-
-/* Result of one file, all-gathered. */
-typedef struct tlm_mpi_fileres {
-    int64_t file_idx;
-    int32_t status;
-    int32_t owner;
-    tlm_row_trace row;
-    tlm_row_timeline tl;
-    int64_t span[3][2];      /* local rows of ops, uargs, kernels: first,
-                              * count (meaningful on the owner only) */
-    int32_t hta_nsteps;      /* --hta: distinct ProfilerStep names */
-    char hta_steps[2][128];  /* ... the first two (phase_hta.c) */
-    char msg[TLM_MPI_MSG_CAP];
-} tlm_mpi_fileres;
-
-/* Rows of the per-trace report tables held on this rank. */
-typedef struct tlm_mpi_rtabs {
-    tlm_row_op *ops;
-    size_t n_ops, cap_ops;
-    tlm_row_uargs *ua;
-    size_t n_ua, cap_ua;
-    tlm_row_kernel *kn;
-    size_t n_kn, cap_kn;
-} tlm_mpi_rtabs;
 
 /* Results of the collective phases. */
 typedef struct tlm_mpi_colls {
@@ -134,17 +106,6 @@ typedef struct tlm_mpi_colls {
     tlm_coll_tl_straggler_row *tl_strag;
     size_t n_tl_strag;
 } tlm_mpi_colls;
-
-/* Per-step rows (phase_steps.c). */
-typedef struct tlm_mpi_steps {
-    tlm_row_step *rows;      /* rows of the local traces; sorted by
-                              * (trace_rank, step) by the steps phase */
-    size_t n_rows, cap_rows;
-    tlm_row_step *all;       /* rank 0: every trace's rows, same order */
-    size_t n_all;
-    tlm_row_step_sum *sum;   /* rank 0: one row per step, by step */
-    size_t n_sum;
-} tlm_mpi_steps;
 
 /* End times of the phases that the report and the last message show. */
 enum {
@@ -183,20 +144,20 @@ typedef struct tlm_mpi_ctx {
     double pstart;           /* its start */
     tlm_mpi_progress *prog;  /* rank 0's progress display */
     /* local */
-    tlm_mpi_fileres *lres;
+    tlm_job_fileres *lres;
     size_t n_lres;
     tlm_coll_record *recs;   /* records of all local traces */
     size_t n_recs;
     tlm_coll_window *wins;   /* their windows (cause.c), until routed */
     size_t n_wins;
-    tlm_mpi_rtabs rt;        /* report table rows of local traces */
+    tlm_job_rtabs rt;        /* report table rows of local traces */
     tlm_row_op *ord_ops;     /* the same, ordered by trace rank */
     tlm_row_uargs *ord_ua;
     tlm_row_kernel *ord_kn;
     tlm_row_op_merged *mops; /* rank 0: ops merged across ranks */
     size_t n_mops;
     /* global, every rank */
-    tlm_mpi_fileres *res;    /* all files, sorted by trace_rank */
+    tlm_job_fileres *res;    /* all files, sorted by trace_rank */
     size_t n_res;
     int64_t world;           /* world size (declared or inferred): the
                               * number written out, never an array size */
@@ -205,7 +166,7 @@ typedef struct tlm_mpi_ctx {
                               * tlm_mpi_rank_pos finds a rank there) */
     uint64_t bytes_read;
     tlm_mpi_colls k;         /* collectives and TraceLens parity tables */
-    tlm_mpi_steps steps;     /* per-step tables */
+    tlm_job_steps steps;     /* per-step tables */
     tlm_row_finding *find;   /* rank 0: collective findings (write phase,
                               * coll_findings.c) */
     size_t n_find;
@@ -298,22 +259,16 @@ tlm_status tlm_mpi_check(const tlm_mpi_ctx *c, tlm_status local,
             goto done;                                                      \
     } while (0)
 
-/* Reads file fi (trace.c) and fills fr; appends its collective records to
- * c->recs and its report rows to c->rt.  A failure is recorded in fr
+/* Reads file fi (src/job/job_trace.c) and fills fr; hands the trace to
+ * each module's collect hooks (phase_read.c).  A failure is recorded in fr
  * (status, message), never fatal. */
-void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr);
+void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_job_fileres *fr);
 
 /* Before reading n_traces traces in this process: with more than one,
  * large blocks are kept out of the heap (glibc: a fixed mmap threshold),
  * so that the peak stays bounded by the largest trace (docs/robustness.md,
  * memory). */
 void tlm_mpi_heap_bound(size_t n_traces);
-
-/* Copies the ops_summary, ops_unique_args and kernel_summary rows of one
- * trace's report into c->rt (trace_tables.c); fr->span records where.
- * Errors: TLM_ENOMEM. */
-tlm_status tlm_mpi_keep_report_rows(tlm_mpi_ctx *c, const tlm_report *rep,
-                                    int32_t rank, tlm_mpi_fileres *fr);
 
 /* Rank 0's collective tables as HDF5 rows (h5rows.c). */
 typedef struct tlm_mpi_h5rows {

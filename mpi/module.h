@@ -32,19 +32,6 @@
 extern "C" {
 #endif
 
-/* One trace, as the collect hooks see it (on its owner, while it is in
- * memory). */
-typedef struct tlm_mpi_trace_in {
-    const char *path;
-    const tlm_trace *tr;          /* its events */
-    size_t n_events;
-    const tlm_tree *tree;         /* on_tree only */
-    const tlm_report *rep;        /* on_tree only; NULL: no GPU events */
-    const tlm_coll_record *recs;  /* on_trace only: its collective records */
-    size_t n_recs;
-    tlm_mpi_fileres *fr;          /* its result (all-gathered later) */
-} tlm_mpi_trace_in;
-
 /* One dataset of tables.h that a module writes: this rank's rows. */
 typedef struct tlm_mpi_dataset {
     const tlm_rowtab *t;
@@ -63,9 +50,9 @@ typedef struct tlm_mpi_module {
     int mark;           /* TLM_MPI_T_* slot of its phase's end, or -1 */
     int (*active)(const tlm_mpi_ctx *c);
     tlm_status (*on_tree)(tlm_mpi_ctx *c, void **st,
-                          const tlm_mpi_trace_in *in, tlm_error *err);
+                          const tlm_job_trace_in *in, tlm_error *err);
     tlm_status (*on_trace)(tlm_mpi_ctx *c, void **st,
-                           const tlm_mpi_trace_in *in, tlm_error *err);
+                           const tlm_job_trace_in *in, tlm_error *err);
     /* its phase: returns the status every rank agreed on (rank 0 has said
      * why when it is not TLM_OK); NULL: the module has no phase */
     tlm_status (*exchange)(tlm_mpi_ctx *c, void **st);

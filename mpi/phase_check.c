@@ -101,7 +101,7 @@ static void warn_traces(const tlm_mpi_ctx *c, size_t n)
 
 static int cmp_res(const void *a, const void *b)
 {
-    const tlm_mpi_fileres *x = a, *y = b;
+    const tlm_job_fileres *x = a, *y = b;
     if (x->row.trace_rank != y->row.trace_rank)
         return x->row.trace_rank < y->row.trace_rank ? -1 : 1;
     return x->file_idx < y->file_idx ? -1 : (x->file_idx > y->file_idx);
@@ -128,7 +128,7 @@ static size_t name_bad_traces(const tlm_mpi_ctx *c)
  * without one last), then in discovery order. */
 static int cmp_res_file(const void *a, const void *b)
 {
-    const tlm_mpi_fileres *x = a, *y = b;
+    const tlm_job_fileres *x = a, *y = b;
     int64_t rx = x->row.name_rank >= 0 ? x->row.name_rank : INT64_MAX;
     int64_t ry = y->row.name_rank >= 0 ? y->row.name_rank : INT64_MAX;
     if (rx != ry)
@@ -144,7 +144,7 @@ static tlm_status gather_results(tlm_mpi_ctx *c)
     void *all = NULL;
     size_t n_all = 0;
     tlm_status st = tlm_mpi_allgather(c->lres, c->n_lres,
-                                      sizeof(tlm_mpi_fileres), c->comm, &all,
+                                      sizeof(tlm_job_fileres), c->comm, &all,
                                       &n_all, &err);
     if (st != TLM_OK) {
         tlm_mpi_say0(c, "error: %s", err.msg);
@@ -291,10 +291,10 @@ static tlm_status world_size(const tlm_mpi_ctx *c, int64_t *w,
                      (long long)*w, *wsrc, nl_text(&out));
         return TLM_EMISMATCH;
     }
-    if (*w > TLM_MPI_MAX_WORLD) {
+    if (*w > TLM_JOB_MAX_WORLD) {
         tlm_mpi_say0(c, "error: world size %lld (%s) is too large (at most "
                         "%d)",
-                     (long long)*w, *wsrc, TLM_MPI_MAX_WORLD);
+                     (long long)*w, *wsrc, TLM_JOB_MAX_WORLD);
         return TLM_ERANGE;
     }
     return TLM_OK;

@@ -363,7 +363,7 @@ static tlm_status keep_records(tlm_mpi_ctx *c, const tlm_coll_record *recs,
 
 /* The collect hook: the trace's windows (cause.c) and records. */
 static tlm_status coll_trace(tlm_mpi_ctx *c, void **sp,
-                             const tlm_mpi_trace_in *in, tlm_error *err)
+                             const tlm_job_trace_in *in, tlm_error *err)
 {
     (void)sp;
     tlm_status st = TLM_OK;

@@ -79,7 +79,7 @@ static void loc_free(struct tlm_mpi_hta_loc *l)
     }
 }
 
-static void keep_steps(const tlm_hta_events *ev, tlm_mpi_fileres *fr)
+static void keep_steps(const tlm_hta_events *ev, tlm_job_fileres *fr)
 {
     size_t n = ev->n_step_names < 2 ? ev->n_step_names : 2;
     fr->hta_nsteps = (int32_t)ev->n_step_names;
@@ -97,10 +97,10 @@ static void keep_steps(const tlm_hta_events *ev, tlm_mpi_fileres *fr)
 /* The collect hook: the trace's HTA tables, packed and kept on this rank
  * (after its rank is known); its step names go into its result. */
 static tlm_status hta_trace(tlm_mpi_ctx *c, void **sp,
-                            const tlm_mpi_trace_in *in, tlm_error *err)
+                            const tlm_job_trace_in *in, tlm_error *err)
 {
     const tlm_trace *tr = in->tr;
-    tlm_mpi_fileres *fr = in->fr;
+    tlm_job_fileres *fr = in->fr;
     hta_state *hs = *sp;
     if (!hs && !(hs = *sp = calloc(1, sizeof *hs)))
         return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");

@@ -435,7 +435,7 @@ done:
 /* The collect hook: with --merged_trace, the trace's events into this
  * process's part file (mtrace.c). */
 static tlm_status timeline_trace(tlm_mpi_ctx *c, void **sp,
-                                 const tlm_mpi_trace_in *in, tlm_error *err)
+                                 const tlm_job_trace_in *in, tlm_error *err)
 {
     (void)sp;
     if (in->n_events == 0 || !c->o.merged_trace)

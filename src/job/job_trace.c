@@ -1,15 +1,14 @@
 /*
- * trace.c - one trace on the rank that owns it: read it, tell its rank
+ * job_trace.c - one trace on the process that owns it: read it, tell its rank
  * (file name or distributedInfo, --rank_regex / rank-source order), build
  * its call tree, its single-trace report (GPU timeline) and its collective
- * records (tlm_coll_extract), handed to each module's collect hooks
- * (module.h: on_tree with the tree and the report, on_trace with the
- * events and the records).  A bad
+ * records (tlm_coll_extract), handed to the reader's collect callback
+ * (the driver's modules, mpi/module.h: TLM_JOB_ON_TREE with the tree and
+ * the report, TLM_JOB_ON_TRACE with the events and the records).  A bad
  * trace is recorded in its result (status and message) so that rank 0 can
  * name every bad trace at once.
  */
-#include "driver.h"
-#include "module.h"
+#include "job.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -29,20 +28,20 @@ static int64_t ns_of_us(double us)
 }
 
 /* Starts fr for file fi: what is known before reading it. */
-static void result_init(const tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
+static void result_init(const tlm_job_reader *c, size_t fi, tlm_job_fileres *fr)
 {
-    const char *path = c->fl.path[fi];
+    const char *path = c->fl->path[fi];
     memset(fr, 0, sizeof *fr);
     fr->file_idx = (int64_t)fi;
-    fr->owner = c->me;
+    fr->owner = c->owner;
     tlm_row_trace *row = &fr->row;
     /* keep the tail of long paths: the file name matters most */
     size_t pl = strlen(path);
     tlm_strset(row->file, sizeof row->file,
                    pl >= sizeof row->file ? path + pl - (sizeof row->file - 1)
                                           : path);
-    row->bytes_on_disk = c->fl.size[fi];
-    row->name_rank = c->fl.name_rank[fi];
+    row->bytes_on_disk = c->fl->size[fi];
+    row->name_rank = c->fl->name_rank[fi];
     row->dist_rank = -1;
     row->dist_world_size = -1;
     row->trace_rank = -1;
@@ -50,14 +49,14 @@ static void result_init(const tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
 
 /* The trace's devices and the GPU its report uses (the same choice as
  * tlm_report_build makes from the same options). */
-static tlm_status take_gpu(const tlm_mpi_ctx *c, const tlm_trace *tr,
+static tlm_status take_gpu(const tlm_job_reader *c, const tlm_trace *tr,
                            tlm_row_trace *row, tlm_error *err)
 {
     tlm_report_opts ropts;
     tlm_report_gpu g;
     tlm_report_opts_init(&ropts);
-    ropts.gpu_arch = c->o.gpu_arch;
-    ropts.gpu_arch_json_path = c->o.gpu_arch_json_path;
+    ropts.gpu_arch = c->o->gpu_arch;
+    ropts.gpu_arch_json_path = c->o->gpu_arch_json_path;
     tlm_status st = tlm_report_gpu_select(&ropts, tr, &g, err);
     if (st != TLM_OK)
         return st;
@@ -73,8 +72,8 @@ static tlm_status take_gpu(const tlm_mpi_ctx *c, const tlm_trace *tr,
 
 /* Copies the trace's metadata and read statistics into fr and decides its
  * rank (fr->row.trace_rank, node, fr->tl.trace_rank). */
-static tlm_status take_meta(const tlm_mpi_ctx *c, const tlm_trace *tr,
-                            const char *path, tlm_mpi_fileres *fr,
+static tlm_status take_meta(const tlm_job_reader *c, const tlm_trace *tr,
+                            const char *path, tlm_job_fileres *fr,
                             tlm_error *err)
 {
     tlm_row_trace *row = &fr->row;
@@ -90,23 +89,23 @@ static tlm_status take_meta(const tlm_mpi_ctx *c, const tlm_trace *tr,
     }
     row->base_time_ns = m->has_base_time ? m->base_time_ns : 0;
     int64_t rank = -1;
-    if (c->fl.rank_source == TLM_MPI_RANK_NAME_FIRST)
+    if (c->fl->rank_source == TLM_MPI_RANK_NAME_FIRST)
         rank = row->name_rank >= 0 ? row->name_rank : row->dist_rank;
     else
         rank = row->dist_rank >= 0 ? row->dist_rank : row->name_rank;
-    if (rank < 0 && c->fl.n == 1)
+    if (rank < 0 && c->fl->n == 1)
         rank = 0; /* a lone trace without any rank is rank 0 */
     if (rank < 0)
         return tlm_error_set(err, TLM_EINVAL, path, -1,
                              "cannot tell the trace's rank: no "
                              "distributedInfo.rank and the file name does "
                              "not match --rank_regex");
-    if (rank >= TLM_MPI_MAX_WORLD)
+    if (rank >= TLM_JOB_MAX_WORLD)
         return tlm_error_set(err, TLM_ERANGE, path, -1,
                              "trace rank %lld is too large", (long long)rank);
     row->trace_rank = (int32_t)rank;
-    row->node = c->o.gpus_per_node > 0
-                    ? (int32_t)(rank / c->o.gpus_per_node)
+    row->node = c->o->gpus_per_node > 0
+                    ? (int32_t)(rank / c->o->gpus_per_node)
                     : -1;
     fr->tl.trace_rank = (int32_t)rank;
     return take_gpu(c, tr, row, err);
@@ -114,8 +113,8 @@ static tlm_status take_meta(const tlm_mpi_ctx *c, const tlm_trace *tr,
 
 /* Builds the trace's report (*rep): its GPU timeline goes into fr->tl.  A
  * trace without GPU events is not an error (*rep NULL). */
-static tlm_status take_report(tlm_mpi_ctx *c, tlm_tree *tree,
-                              tlm_mpi_fileres *fr, tlm_report **out,
+static tlm_status take_report(const tlm_job_reader *c, tlm_tree *tree,
+                              tlm_job_fileres *fr, tlm_report **out,
                               tlm_error *err)
 {
     *out = NULL;
@@ -124,8 +123,8 @@ static tlm_status take_report(tlm_mpi_ctx *c, tlm_tree *tree,
     ropts.short_kernel_study = 0;
     ropts.perf_sheets = 0;
     ropts.unified = 0;
-    ropts.gpu_arch = c->o.gpu_arch;
-    ropts.gpu_arch_json_path = c->o.gpu_arch_json_path;
+    ropts.gpu_arch = c->o->gpu_arch;
+    ropts.gpu_arch_json_path = c->o->gpu_arch_json_path;
     tlm_report *rep = NULL;
     tlm_error terr;
     tlm_error_clear(&terr);
@@ -150,28 +149,17 @@ static tlm_status take_report(tlm_mpi_ctx *c, tlm_tree *tree,
     return TLM_OK;
 }
 
-/* Calls each module's collect hook of one kind (on_tree: 0, on_trace: 1)
- * with in; the first failure ends it. */
-static tlm_status collect(tlm_mpi_ctx *c, int kind,
-                          const tlm_mpi_trace_in *in, tlm_error *err)
+/* Hands in to the reader's collect callback (when: TLM_JOB_ON_*). */
+static tlm_status collect(const tlm_job_reader *c, int when,
+                          const tlm_job_trace_in *in, tlm_error *err)
 {
-    size_t nm;
-    const tlm_mpi_module *const *m = tlm_mpi_modules(&nm);
-    tlm_status st = TLM_OK;
-    for (size_t i = 0; st == TLM_OK && i < nm; i++) {
-        tlm_status (*hook)(tlm_mpi_ctx *, void **, const tlm_mpi_trace_in *,
-                           tlm_error *) =
-            kind == 0 ? m[i]->on_tree : m[i]->on_trace;
-        if (hook && tlm_mpi_module_on(m[i], c))
-            st = hook(c, &c->mstate[i], in, err);
-    }
-    return st;
+    return c->collect ? c->collect(c->arg, when, in, err) : TLM_OK;
 }
 
 /* The call tree of a trace with events: tree statistics, report, then the
  * collective records (*recs, *n_recs). */
-static tlm_status analyse_events(tlm_mpi_ctx *c, const tlm_trace *tr,
-                                 const char *path, tlm_mpi_fileres *fr,
+static tlm_status analyse_events(const tlm_job_reader *c, const tlm_trace *tr,
+                                 const char *path, tlm_job_fileres *fr,
                                  tlm_coll_record **recs, size_t *n_recs,
                                  tlm_error *err)
 {
@@ -190,9 +178,9 @@ static tlm_status analyse_events(tlm_mpi_ctx *c, const tlm_trace *tr,
     tlm_report *rep = NULL;
     st = take_report(c, tree, fr, &rep, err);
     if (st == TLM_OK) { /* the modules' rows of the tree and the report */
-        tlm_mpi_trace_in in = {.path = path, .tr = tr, .tree = tree,
+        tlm_job_trace_in in = {.path = path, .tr = tr, .tree = tree,
                                .rep = rep, .fr = fr};
-        st = collect(c, 0, &in, err);
+        st = collect(c, TLM_JOB_ON_TREE, &in, err);
     }
     tlm_report_free(rep);
     tlm_tree_free(tree);
@@ -215,24 +203,24 @@ static tlm_status analyse_events(tlm_mpi_ctx *c, const tlm_trace *tr,
 
 /* The rank of a trace without distributedInfo (rocprof): from its name,
  * or 0 for a lone trace. */
-static tlm_status rank_of_name(const tlm_mpi_ctx *c, const char *path,
-                               tlm_mpi_fileres *fr, tlm_error *err)
+static tlm_status rank_of_name(const tlm_job_reader *c, const char *path,
+                               tlm_job_fileres *fr, tlm_error *err)
 {
     tlm_row_trace *row = &fr->row;
     int64_t rank = row->name_rank;
-    if (rank < 0 && c->fl.n == 1)
+    if (rank < 0 && c->fl->n == 1)
         rank = 0;
     if (rank < 0)
         return tlm_error_set(err, TLM_EINVAL, path, -1,
                              "cannot tell the trace's rank: a rocprofv3 "
                              "JSON has no distributedInfo and the file name "
                              "does not match --rank_regex");
-    if (rank >= TLM_MPI_MAX_WORLD)
+    if (rank >= TLM_JOB_MAX_WORLD)
         return tlm_error_set(err, TLM_ERANGE, path, -1,
                              "trace rank %lld is too large", (long long)rank);
     row->trace_rank = (int32_t)rank;
-    row->node = c->o.gpus_per_node > 0
-                    ? (int32_t)(rank / c->o.gpus_per_node)
+    row->node = c->o->gpus_per_node > 0
+                    ? (int32_t)(rank / c->o->gpus_per_node)
                     : -1;
     fr->tl.trace_rank = (int32_t)rank;
     return TLM_OK;
@@ -240,18 +228,18 @@ static tlm_status rank_of_name(const tlm_mpi_ctx *c, const char *path,
 
 /* The GPU of a rocprof trace: --gpu_arch, else the bundled GPU its GPU
  * agent's product name stands for (the gfx name when it has none). */
-static void rocprof_gpu(const tlm_mpi_ctx *c, const tlm_rocprof *rp,
+static void rocprof_gpu(const tlm_job_reader *c, const tlm_rocprof *rp,
                         tlm_row_trace *row)
 {
     const char *prod = "", *gfx = tlm_rocprof_gpu_arch(rp, &prod);
     tlm_strset(row->device_name, sizeof row->device_name,
                    prod && *prod ? prod : gfx ? gfx : "");
     const tlm_gpu_arch *a = tlm_gpu_arch_match_device(prod);
-    if (c->o.gpu_arch && strcmp(c->o.gpu_arch, "none") != 0) {
-        tlm_strset(row->gpu_arch, sizeof row->gpu_arch, c->o.gpu_arch);
+    if (c->o->gpu_arch && strcmp(c->o->gpu_arch, "none") != 0) {
+        tlm_strset(row->gpu_arch, sizeof row->gpu_arch, c->o->gpu_arch);
         tlm_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
                        "option");
-    } else if (a && !c->o.gpu_arch && !c->o.gpu_arch_json_path) {
+    } else if (a && !c->o->gpu_arch && !c->o->gpu_arch_json_path) {
         tlm_strset(row->gpu_arch, sizeof row->gpu_arch, a->name);
         tlm_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
                        "trace");
@@ -302,11 +290,11 @@ static void rp_row(const tlm_rocprof *rp, const tlm_rp_kernel *k,
     o->dur_ns_mean = o->dur_ns_sum / (double)n;
 }
 
-static tlm_status rocprof_kernel_rows(tlm_mpi_ctx *c, const tlm_rocprof *rp,
+static tlm_status rocprof_kernel_rows(const tlm_job_reader *c, const tlm_rocprof *rp,
                                       int32_t rank, int64_t total_ns,
-                                      tlm_mpi_fileres *fr)
+                                      tlm_job_fileres *fr)
 {
-    tlm_mpi_rtabs *t = &c->rt;
+    tlm_job_rtabs *t = c->rt;
     size_t nk;
     const tlm_rp_kernel *k = tlm_rocprof_kernels(rp, &nk);
     fr->span[0][0] = (int64_t)t->n_ops;
@@ -362,8 +350,8 @@ static tlm_status rocprof_kernel_rows(tlm_mpi_ctx *c, const tlm_rocprof *rp,
  * RCCL kernel time into the timeline; no collective records (rocprof
  * keeps no process group, sequence number or message size per call, so
  * the report says its collectives are not matched). */
-static void read_rocprof(tlm_mpi_ctx *c, const char *path,
-                         tlm_mpi_fileres *fr)
+static void read_rocprof(const tlm_job_reader *c, const char *path,
+                         tlm_job_fileres *fr)
 {
     tlm_error err;
     tlm_error_clear(&err);
@@ -409,14 +397,15 @@ static void read_rocprof(tlm_mpi_ctx *c, const char *path,
     fr->status = TLM_OK;
 }
 
-void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
+void tlm_job_read_trace(const tlm_job_reader *c, size_t fi,
+                        tlm_job_fileres *fr)
 {
     tlm_error err;
     tlm_error_clear(&err);
     tlm_trace *tr = NULL;
     tlm_coll_record *recs = NULL;
     size_t n_recs = 0;
-    const char *path = c->fl.path[fi];
+    const char *path = c->fl->path[fi];
     result_init(c, fi, fr);
     tlm_sniff sn;
     if (tlm_trace_sniff(path, 0, &sn) == TLM_OK &&
@@ -443,9 +432,9 @@ void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
             goto fail;
     }
     /* the modules' part of the trace: records, windows, events */
-    tlm_mpi_trace_in in = {.path = path, .tr = tr, .n_events = n_ev,
+    tlm_job_trace_in in = {.path = path, .tr = tr, .n_events = n_ev,
                            .recs = recs, .n_recs = n_recs, .fr = fr};
-    st = collect(c, 1, &in, &err);
+    st = collect(c, TLM_JOB_ON_TRACE, &in, &err);
     if (st != TLM_OK)
         goto fail;
     tlm_coll_free(NULL, recs);

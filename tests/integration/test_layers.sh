@@ -17,6 +17,7 @@ declare -A deps=(
     [synth]="util"
     [rdiff]="report diff perf tree trace util"
     [replay]="report perf tree trace util"
+    [job]="cli table report coll perf tree trace util"
 )
 lib() { echo "$BUILD/libtlm_$1.a"; }
 defined() { nm --defined-only -g "$(lib "$1")" 2>/dev/null | awk 'NF == 3 {print $3}'; }
