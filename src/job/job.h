@@ -10,6 +10,7 @@
 #ifndef TLM_JOB_H
 #define TLM_JOB_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -100,6 +101,51 @@ tlm_status tlm_job_keep_report_rows(tlm_job_rtabs *rt, const tlm_report *rep,
 
 /* Frees the arrays of rt and zeroes it. */
 void tlm_job_rtabs_free(tlm_job_rtabs *rt);
+
+/* ---- the checks of the set of traces (job_check.c) */
+
+/* Items a message lists before "and N more". */
+#define TLM_JOB_LIST_MAX 20
+
+/* What the checks see: every file's result, the options, the file list,
+ * and where their messages go ("error: ...", "warning: ...", lines
+ * without the program's prefix; NULL: nowhere). */
+typedef struct tlm_job_check {
+    const tlm_job_fileres *res;
+    size_t n_res;
+    const tlm_mpi_opts *o;
+    const tlm_mpi_filelist *fl;
+    void (*say)(void *arg, const char *fmt, va_list ap);
+    void *arg;
+} tlm_job_check;
+
+/* Sorts results by the rank in the file name (none last), then discovery
+ * order: the order bad traces are named in. */
+void tlm_job_sort_by_file(tlm_job_fileres *res, size_t n);
+/* Sorts results by trace rank, then discovery order. */
+void tlm_job_sort_by_rank(tlm_job_fileres *res, size_t n);
+/* Names the bad traces (the first TLM_JOB_LIST_MAX, then how many more);
+ * returns their number. */
+size_t tlm_job_name_bad(const tlm_job_check *c);
+/* Warns about odd input (bad times, half flows, lone surrogates), one
+ * line per kind with the files. */
+void tlm_job_warn_traces(const tlm_job_check *c);
+/* Warns when ranks came from the sorted file order. */
+void tlm_job_warn_order_ranks(const tlm_job_check *c);
+/* TLM_EMISMATCH (each named) when a trace rank is in several files (res
+ * sorted by rank). */
+tlm_status tlm_job_check_duplicates(const tlm_job_check *c);
+/* The world size *w and where it came from (*wsrc, for messages);
+ * TLM_EMISMATCH when a trace's rank is outside it, TLM_ERANGE above
+ * TLM_JOB_MAX_WORLD (res sorted by rank). */
+tlm_status tlm_job_world_size(const tlm_job_check *c, int64_t *w,
+                              const char **wsrc);
+/* Ranks below w without a trace: TLM_ENOTFOUND, or a warning with
+ * --allow_missing (res sorted by rank, ranks distinct). */
+tlm_status tlm_job_check_missing(const tlm_job_check *c, int64_t w,
+                                 const char *wsrc);
+/* Position of trace rank r in res (sorted by rank), or -1. */
+int64_t tlm_job_rank_pos(const tlm_job_fileres *res, size_t n, int64_t r);
 
 /* The rows of rt's three tables (TLM_JOB_SPAN_*) of the traces lres
  * (their spans) concatenated in trace-rank order into *ops, *ua, *kn

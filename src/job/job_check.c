@@ -1,28 +1,43 @@
 /*
- * phase_check.c - every rank gets every file's result (all-gather) and
- * checks the set of traces the same way, so every rank decides alike
- * without another message: bad traces (each named by rank 0, the first
- * 20, then how many more), the same rank in several files, the world size
+ * job_check.c - the checks of a job's set of traces, on every process
+ * alike (the driver's check phase, mpi/phase_check.c, runs them on the
+ * all-gathered results, so that every rank decides the same without
+ * another message): bad traces (named in file order, the first 20, then
+ * how many more), the same rank in several files, the world size
  * (--world_size, the traces' distributedInfo.world_size, or inferred from
  * the highest rank found) and ranks without a trace (an error unless
- * --allow_missing; the analysis then runs on the traces found).  The
- * results stay sorted by trace rank: a rank's position there (binary
- * search, tlm_mpi_rank_pos) indexes every per-trace array, which are
- * sized by the number of traces, never by a rank or the world size.
+ * --allow_missing; the analysis then runs on the traces found), warnings
+ * about odd input.  Messages go to the caller's say callback (rank 0
+ * prints them); nothing here grows with the world size.  The results stay
+ * sorted by trace rank: a rank's position there (binary search,
+ * tlm_job_rank_pos) indexes every per-trace array.
  */
-#include "driver.h"
+#include "job.h"
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "exchange.h"
+/* One message to the caller (format as printf). */
+static void say(const tlm_job_check *c, const char *fmt, ...)
+    TLM_PRINTF(2, 3);
 
-/* A list of names or numbers for one message: the first TLM_MPI_LIST_MAX
+static void say(const tlm_job_check *c, const char *fmt, ...)
+{
+    if (!c->say)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    c->say(c->arg, fmt, ap);
+    va_end(ap);
+}
+
+/* A list of names or numbers for one message: the first TLM_JOB_LIST_MAX
  * items (as many as fit), then "and N more". */
-#define TLM_MPI_LIST_MAX 20
+#define TLM_JOB_LIST_MAX 20
 
 typedef struct namelist {
     char buf[1400];
@@ -38,7 +53,7 @@ static void nl_init(namelist *l)
 static void nl_add(namelist *l, const char *item)
 {
     l->total++;
-    if (l->shown >= TLM_MPI_LIST_MAX || l->shown < l->total - 1)
+    if (l->shown >= TLM_JOB_LIST_MAX || l->shown < l->total - 1)
         return;
     size_t need = strlen(item) + (l->shown ? 2 : 0);
     if (l->len + need + 24 >= sizeof l->buf)
@@ -66,7 +81,7 @@ static const char *nl_text(namelist *l)
 
 /* Rank 0: one line per kind of odd input the traces had, with a count and
  * the files (counts per trace are in /traces). */
-static void warn_traces(const tlm_mpi_ctx *c, size_t n)
+void tlm_job_warn_traces(const tlm_job_check *c)
 {
     static const struct {
         size_t off;
@@ -83,7 +98,7 @@ static void warn_traces(const tlm_mpi_ctx *c, size_t n)
         int64_t total = 0;
         namelist files;
         nl_init(&files);
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < c->n_res; i++) {
             int64_t v;
             memcpy(&v, (const char *)&c->res[i].row + kinds[k].off,
                    sizeof v);
@@ -93,12 +108,13 @@ static void warn_traces(const tlm_mpi_ctx *c, size_t n)
             }
         }
         if (files.total > 0)
-            tlm_mpi_say0(c, "warning: %lld %s, in %zu trace%s: %s",
+            say(c, "warning: %lld %s, in %zu trace%s: %s",
                          (long long)total, kinds[k].what, files.total,
                          files.total == 1 ? "" : "s", nl_text(&files));
     }
 }
 
+/* qsort order of results: trace rank, then discovery order. */
 static int cmp_res(const void *a, const void *b)
 {
     const tlm_job_fileres *x = a, *y = b;
@@ -108,19 +124,19 @@ static int cmp_res(const void *a, const void *b)
 }
 
 /* Rank 0 names the bad traces, one message each (in file order), the
- * first TLM_MPI_LIST_MAX of them, then how many more. */
-static size_t name_bad_traces(const tlm_mpi_ctx *c)
+ * first TLM_JOB_LIST_MAX of them, then how many more. */
+size_t tlm_job_name_bad(const tlm_job_check *c)
 {
     size_t n_bad = 0;
     for (size_t i = 0; i < c->n_res; i++) {
         if (c->res[i].status == TLM_OK)
             continue;
-        if (n_bad++ < TLM_MPI_LIST_MAX)
-            tlm_mpi_say0(c, "error: %s", c->res[i].msg);
+        if (n_bad++ < TLM_JOB_LIST_MAX)
+            say(c, "error: %s", c->res[i].msg);
     }
-    if (n_bad > TLM_MPI_LIST_MAX)
-        tlm_mpi_say0(c, "error: and %zu more traces could not be read",
-                     n_bad - TLM_MPI_LIST_MAX);
+    if (n_bad > TLM_JOB_LIST_MAX)
+        say(c, "error: and %zu more traces could not be read",
+                     n_bad - TLM_JOB_LIST_MAX);
     return n_bad;
 }
 
@@ -136,35 +152,9 @@ static int cmp_res_file(const void *a, const void *b)
     return x->file_idx < y->file_idx ? -1 : (x->file_idx > y->file_idx);
 }
 
-/* All-gathers the per-file results into c->res; names every bad trace. */
-static tlm_status gather_results(tlm_mpi_ctx *c)
-{
-    tlm_error err;
-    tlm_error_clear(&err);
-    void *all = NULL;
-    size_t n_all = 0;
-    tlm_status st = tlm_mpi_allgather(c->lres, c->n_lres,
-                                      sizeof(tlm_job_fileres), c->comm, &all,
-                                      &n_all, &err);
-    if (st != TLM_OK) {
-        tlm_mpi_say0(c, "error: %s", err.msg);
-        return st;
-    }
-    c->res = all;
-    c->n_res = n_all;
-    qsort(c->res, c->n_res, sizeof *c->res, cmp_res_file);
-    size_t n_bad = name_bad_traces(c);
-    if (n_bad) {
-        tlm_mpi_say0(c, "%zu of %zu traces could not be analysed; no output "
-                        "written", n_bad, n_all);
-        return TLM_EFORMAT;
-    }
-    return TLM_OK;
-}
-
 /* Names every trace rank that appears in more than one file, one message
  * per rank with all its files (c->res sorted by rank). */
-static tlm_status check_duplicates(const tlm_mpi_ctx *c)
+tlm_status tlm_job_check_duplicates(const tlm_job_check *c)
 {
     size_t n_dup = 0;
     for (size_t i = 1; i < c->n_res;) {
@@ -179,20 +169,20 @@ static tlm_status check_duplicates(const tlm_mpi_ctx *c)
                c->res[j].row.trace_rank == c->res[i - 1].row.trace_rank)
             nl_add(&files, c->res[j++].row.file);
         int rank = (int)c->res[i - 1].row.trace_rank;
-        if (n_dup++ < TLM_MPI_LIST_MAX) {
+        if (n_dup++ < TLM_JOB_LIST_MAX) {
             if (files.total == 2)
-                tlm_mpi_say0(c, "error: rank %d appears twice: %s and %s",
+                say(c, "error: rank %d appears twice: %s and %s",
                              rank, c->res[i - 1].row.file,
                              c->res[i].row.file);
             else
-                tlm_mpi_say0(c, "error: rank %d appears in %zu files: %s",
+                say(c, "error: rank %d appears in %zu files: %s",
                              rank, files.total, nl_text(&files));
         }
         i = j + 1;
     }
-    if (n_dup > TLM_MPI_LIST_MAX)
-        tlm_mpi_say0(c, "error: and %zu more ranks appear in several files",
-                     n_dup - TLM_MPI_LIST_MAX);
+    if (n_dup > TLM_JOB_LIST_MAX)
+        say(c, "error: and %zu more ranks appear in several files",
+                     n_dup - TLM_JOB_LIST_MAX);
     return n_dup ? TLM_EMISMATCH : TLM_OK;
 }
 
@@ -202,7 +192,7 @@ static tlm_status check_duplicates(const tlm_mpi_ctx *c)
 #define WS_RANK "inferred from the highest trace rank found"
 
 /* The traces that declare a world size other than w, with theirs. */
-static void declaring_other(const tlm_mpi_ctx *c, int64_t w, namelist *other)
+static void declaring_other(const tlm_job_check *c, int64_t w, namelist *other)
 {
     nl_init(other);
     for (size_t i = 0; i < c->n_res; i++) {
@@ -219,7 +209,7 @@ static void declaring_other(const tlm_mpi_ctx *c, int64_t w, namelist *other)
 /* Without --world_size: the largest distributedInfo.world_size when it
  * covers every rank found, else the highest rank + 1; a warning names the
  * traces that declare another size.  *wsrc says where it came from. */
-static int64_t guess_world(const tlm_mpi_ctx *c, int64_t maxr,
+static int64_t guess_world(const tlm_job_check *c, int64_t maxr,
                            const char **wsrc)
 {
     int64_t dmax = -1;
@@ -235,13 +225,13 @@ static int64_t guess_world(const tlm_mpi_ctx *c, int64_t maxr,
     namelist other;
     declaring_other(c, w, &other);
     if (other.total && dmax > maxr)
-        tlm_mpi_say0(c, "warning: traces disagree on world_size: %s says "
+        say(c, "warning: traces disagree on world_size: %s says "
                         "%lld (used), %zu other%s say%s otherwise: %s",
                      c->res[at].row.file, (long long)w, other.total,
                      other.total == 1 ? "" : "s",
                      other.total == 1 ? "s" : "", nl_text(&other));
     else if (other.total)
-        tlm_mpi_say0(c, "warning: world size %lld inferred from the highest "
+        say(c, "warning: world size %lld inferred from the highest "
                         "trace rank found; %zu trace%s declare%s a smaller "
                         "one: %s",
                      (long long)w, other.total, other.total == 1 ? "" : "s",
@@ -250,12 +240,12 @@ static int64_t guess_world(const tlm_mpi_ctx *c, int64_t maxr,
 }
 
 /* Warns when traces declare another world size than --world_size. */
-static void warn_option_world(const tlm_mpi_ctx *c, int64_t w)
+static void warn_option_world(const tlm_job_check *c, int64_t w)
 {
     namelist other;
     declaring_other(c, w, &other);
     if (other.total)
-        tlm_mpi_say0(c, "warning: --world_size is %lld; %zu trace%s "
+        say(c, "warning: --world_size is %lld; %zu trace%s "
                         "declare%s another in distributedInfo: %s",
                      (long long)w, other.total, other.total == 1 ? "" : "s",
                      other.total == 1 ? "s" : "", nl_text(&other));
@@ -263,12 +253,12 @@ static void warn_option_world(const tlm_mpi_ctx *c, int64_t w)
 
 /* The world size (*w), checked against the ranks of the traces: every
  * trace whose rank is outside it is named. */
-static tlm_status world_size(const tlm_mpi_ctx *c, int64_t *w,
-                             const char **wsrc)
+tlm_status tlm_job_world_size(const tlm_job_check *c, int64_t *w,
+                              const char **wsrc)
 {
     size_t n_all = c->n_res;
     int64_t maxr = n_all ? c->res[n_all - 1].row.trace_rank : -1;
-    *w = c->o.world_size;
+    *w = c->o->world_size;
     *wsrc = WS_OPTION;
     if (*w < 0)
         *w = guess_world(c, maxr, wsrc);
@@ -285,14 +275,14 @@ static tlm_status world_size(const tlm_mpi_ctx *c, int64_t *w,
                      (int)c->res[i].row.trace_rank);
             nl_add(&out, t);
         }
-        tlm_mpi_say0(c, "error: %zu trace%s outside world size %lld (%s): "
+        say(c, "error: %zu trace%s outside world size %lld (%s): "
                         "%s",
                      out.total, out.total == 1 ? " has a rank" : "s have ranks",
                      (long long)*w, *wsrc, nl_text(&out));
         return TLM_EMISMATCH;
     }
     if (*w > TLM_JOB_MAX_WORLD) {
-        tlm_mpi_say0(c, "error: world size %lld (%s) is too large (at most "
+        say(c, "error: world size %lld (%s) is too large (at most "
                         "%d)",
                      (long long)*w, *wsrc, TLM_JOB_MAX_WORLD);
         return TLM_ERANGE;
@@ -303,8 +293,8 @@ static tlm_status world_size(const tlm_mpi_ctx *c, int64_t *w,
 /* Ranks below w without a trace: an error, or a warning with
  * --allow_missing (the analysis then runs on the traces found).  Only the
  * first missing ranks are looked for: nothing here grows with w. */
-static tlm_status check_missing(const tlm_mpi_ctx *c, int64_t w,
-                                const char *wsrc)
+tlm_status tlm_job_check_missing(const tlm_job_check *c, int64_t w,
+                                 const char *wsrc)
 {
     size_t n_all = c->n_res;
     if ((int64_t)n_all >= w)
@@ -313,92 +303,70 @@ static tlm_status check_missing(const tlm_mpi_ctx *c, int64_t w,
     namelist list;
     nl_init(&list);
     size_t k = 0;
-    for (int64_t r = 0; r < w && list.total < TLM_MPI_LIST_MAX; r++) {
+    for (int64_t r = 0; r < w && list.total < TLM_JOB_LIST_MAX; r++) {
         while (k < n_all && c->res[k].row.trace_rank < r)
             k++;
         if (!(k < n_all && c->res[k].row.trace_rank == r))
             nl_add_i64(&list, r);
     }
     list.total = (size_t)nm;
-    if (!c->o.allow_missing) {
-        tlm_mpi_say0(c, "error: %lld of %lld ranks have no trace (world size "
+    if (!c->o->allow_missing) {
+        say(c, "error: %lld of %lld ranks have no trace (world size "
                         "%s): %s; --allow_missing goes on without them",
                      (long long)nm, (long long)w, wsrc, nl_text(&list));
-        if (c->o.quiet && c->fl.n_skipped) /* the note was not printed */
-            tlm_mpi_say0(c, "note: %zu file%s of the folder %s: %s",
-                         c->fl.n_skipped, c->fl.n_skipped == 1 ? "" : "s",
-                         c->fl.n_skipped == 1
+        if (c->o->quiet && c->fl->n_skipped) /* the note was not printed */
+            say(c, "note: %zu file%s of the folder %s: %s",
+                         c->fl->n_skipped, c->fl->n_skipped == 1 ? "" : "s",
+                         c->fl->n_skipped == 1
                              ? "is not a trace or could not be read"
                              : "are not traces or could not be read",
-                         c->fl.skipped ? c->fl.skipped : "");
+                         c->fl->skipped ? c->fl->skipped : "");
         return TLM_ENOTFOUND;
     }
-    tlm_mpi_say0(c, "warning: %lld of %lld ranks have no trace (world size "
+    say(c, "warning: %lld of %lld ranks have no trace (world size "
                     "%s): %s; going on with the %zu trace%s found",
                  (long long)nm, (long long)w, wsrc, nl_text(&list), n_all,
                  n_all == 1 ? "" : "s");
     return TLM_OK;
 }
 
-int64_t tlm_mpi_rank_pos(const tlm_mpi_ctx *c, int64_t r)
-{
-    size_t lo = 0, hi = c->n_res;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->res[mid].row.trace_rank < r)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < c->n_res && c->res[lo].row.trace_rank == r ? (int64_t)lo
-                                                            : -1;
-}
-
-/* The world size and the span of the ranks found; the traces are indexed
- * by their position in c->res (tlm_mpi_rank_pos), never by rank. */
-static tlm_status index_ranks(tlm_mpi_ctx *c, int64_t w)
-{
-    c->world = w;
-    c->nspan = c->n_res ? (int64_t)c->res[c->n_res - 1].row.trace_rank + 1
-                        : 0;
-    return TLM_OK;
-}
-
 /* Rank 0: the sorted file order gave the ranks of traces without
  * distributedInfo.rank (--trace_dir, no rank in any name): say so once. */
-static void warn_order_ranks(const tlm_mpi_ctx *c)
+void tlm_job_warn_order_ranks(const tlm_job_check *c)
 {
     namelist files;
     nl_init(&files);
-    if (!c->fl.order_ranks)
+    if (!c->fl->order_ranks)
         return;
     for (size_t i = 0; i < c->n_res; i++)
         if (c->res[i].row.dist_rank < 0)
             nl_add(&files, c->res[i].row.file);
     if (files.total > 0)
-        tlm_mpi_say0(c, "warning: ranks taken from the sorted file order: "
+        say(c, "warning: ranks taken from the sorted file order: "
                         "%s (no distributedInfo.rank in the trace%s, no "
                         "rank in the file names)",
                      nl_text(&files), files.total == 1 ? "" : "s");
 }
 
-tlm_status tlm_mpi_phase_check(tlm_mpi_ctx *c)
+void tlm_job_sort_by_file(tlm_job_fileres *res, size_t n)
 {
-    tlm_status st = gather_results(c);
-    if (st != TLM_OK)
-        return st;
-    qsort(c->res, c->n_res, sizeof *c->res, cmp_res);
-    warn_traces(c, c->n_res);
-    warn_order_ranks(c);
-    st = check_duplicates(c);
-    if (st != TLM_OK)
-        return st;
-    int64_t w = 0;
-    const char *wsrc = NULL;
-    st = world_size(c, &w, &wsrc);
-    if (st == TLM_OK)
-        st = check_missing(c, w, wsrc);
-    if (st == TLM_OK)
-        st = index_ranks(c, w);
-    return st;
+    qsort(res, n, sizeof *res, cmp_res_file);
+}
+
+void tlm_job_sort_by_rank(tlm_job_fileres *res, size_t n)
+{
+    qsort(res, n, sizeof *res, cmp_res);
+}
+
+int64_t tlm_job_rank_pos(const tlm_job_fileres *res, size_t n, int64_t r)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (res[mid].row.trace_rank < r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && res[lo].row.trace_rank == r ? (int64_t)lo : -1;
 }

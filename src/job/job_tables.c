@@ -89,7 +89,7 @@ static const cellspec kernel_cells[] = {
 #define N_(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_CELLS 16
 
-/* One kept table, in TLM_MPI_SPAN_* order. */
+/* One kept table, in TLM_JOB_SPAN_* order. */
 typedef struct sheet {
     const char *table;
     const cellspec *cells;

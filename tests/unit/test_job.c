@@ -2,9 +2,11 @@
  * test_job.c - the job layer's pure parts (src/job/): the ops of every
  * trace merged by name (sums, extremes and their ranks, percentages, the
  * order), the local report rows put in trace-rank order by their spans,
- * and the step rows' (trace_rank, step) order.
+ * the step rows' (trace_rank, step) order, and the checks of the set of
+ * traces (duplicate and missing ranks, the world size, their messages).
  */
 #include <math.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -101,12 +103,64 @@ static void test_steps_sort(void **state)
     assert_int_equal(r[2].step, 2);
 }
 
+/* The messages of the checks, one after the other. */
+static char said[4096];
+
+static void say(void *arg, const char *fmt, va_list ap)
+{
+    (void)arg;
+    size_t len = strlen(said);
+    vsnprintf(said + len, sizeof said - len, fmt, ap);
+    strncat(said, "\n", sizeof said - strlen(said) - 1);
+}
+
+/* Traces of ranks 0, 2, 2 and 5: a duplicate; without it ranks 1, 3, 4
+ * are missing from the world size the highest rank gives. */
+static void test_checks(void **state)
+{
+    (void)state;
+    tlm_job_fileres r[4];
+    memset(r, 0, sizeof r);
+    int32_t ranks[] = {5, 2, 0, 2};
+    for (int i = 0; i < 4; i++) {
+        r[i].file_idx = i;
+        r[i].row.trace_rank = ranks[i];
+        r[i].row.dist_world_size = -1;
+        snprintf(r[i].row.file, sizeof r[i].row.file, "t%d.json", i);
+    }
+    tlm_mpi_opts o;
+    memset(&o, 0, sizeof o);
+    o.world_size = -1;
+    tlm_mpi_filelist fl;
+    memset(&fl, 0, sizeof fl);
+    tlm_job_sort_by_rank(r, 4);
+    assert_int_equal(r[0].row.trace_rank, 0);
+    assert_int_equal(tlm_job_rank_pos(r, 4, 5), 3);
+    assert_int_equal(tlm_job_rank_pos(r, 4, 3), -1);
+    tlm_job_check k = {r, 4, &o, &fl, say, NULL};
+    said[0] = '\0';
+    assert_int_equal(tlm_job_check_duplicates(&k), TLM_EMISMATCH);
+    assert_string_equal(said,
+                        "error: rank 2 appears twice: t1.json and t3.json\n");
+    k.n_res = 3; /* ranks 0, 2, 5 */
+    r[2] = r[3];
+    int64_t w = 0;
+    const char *src = NULL;
+    assert_int_equal(tlm_job_world_size(&k, &w, &src), TLM_OK);
+    assert_int_equal(w, 6);
+    said[0] = '\0';
+    assert_int_equal(tlm_job_check_missing(&k, w, src), TLM_ENOTFOUND);
+    assert_non_null(strstr(said, "3 of 6 ranks have no trace"));
+    assert_non_null(strstr(said, ": 1, 3, 4;"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_merge_ops),
         cmocka_unit_test(test_order_rows),
         cmocka_unit_test(test_steps_sort),
+        cmocka_unit_test(test_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

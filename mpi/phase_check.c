@@ -1,0 +1,94 @@
+/*
+ * phase_check.c - the check phase: every rank gets every file's result
+ * (all-gather) and checks the set of traces the same way
+ * (src/job/job_check.c), so every rank decides alike without another
+ * message; rank 0 says what is wrong.  The results stay sorted by trace
+ * rank: a rank's position there (binary search, tlm_mpi_rank_pos) indexes
+ * every per-trace array, which are sized by the number of traces, never by
+ * a rank or the world size.
+ */
+#include "driver.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "exchange.h"
+
+/* The say callback of the checks: rank 0's messages. */
+static void say(void *arg, const char *fmt, va_list ap)
+{
+    const tlm_mpi_ctx *c = arg;
+    if (c->me != 0)
+        return;
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    tlm_mpi_say0(c, "%s", msg);
+}
+
+/* What the checks of src/job see of c. */
+static tlm_job_check check_of(tlm_mpi_ctx *c)
+{
+    tlm_job_check k = {c->res, c->n_res, &c->o, &c->fl, say, c};
+    return k;
+}
+
+/* All-gathers the per-file results into c->res; names every bad trace. */
+static tlm_status gather_results(tlm_mpi_ctx *c)
+{
+    tlm_error err;
+    tlm_error_clear(&err);
+    void *all = NULL;
+    size_t n_all = 0;
+    tlm_status st = tlm_mpi_allgather(c->lres, c->n_lres,
+                                      sizeof(tlm_job_fileres), c->comm, &all,
+                                      &n_all, &err);
+    if (st != TLM_OK) {
+        tlm_mpi_say0(c, "error: %s", err.msg);
+        return st;
+    }
+    c->res = all;
+    c->n_res = n_all;
+    tlm_job_sort_by_file(c->res, c->n_res);
+    tlm_job_check k = check_of(c);
+    size_t n_bad = tlm_job_name_bad(&k);
+    if (n_bad) {
+        tlm_mpi_say0(c, "%zu of %zu traces could not be analysed; no output "
+                        "written", n_bad, n_all);
+        return TLM_EFORMAT;
+    }
+    return TLM_OK;
+}
+
+int64_t tlm_mpi_rank_pos(const tlm_mpi_ctx *c, int64_t r)
+{
+    return tlm_job_rank_pos(c->res, c->n_res, r);
+}
+
+tlm_status tlm_mpi_phase_check(tlm_mpi_ctx *c)
+{
+    tlm_status st = gather_results(c);
+    if (st != TLM_OK)
+        return st;
+    tlm_job_sort_by_rank(c->res, c->n_res);
+    tlm_job_check k = check_of(c);
+    tlm_job_warn_traces(&k);
+    tlm_job_warn_order_ranks(&k);
+    st = tlm_job_check_duplicates(&k);
+    if (st != TLM_OK)
+        return st;
+    int64_t w = 0;
+    const char *wsrc = NULL;
+    st = tlm_job_world_size(&k, &w, &wsrc);
+    if (st == TLM_OK)
+        st = tlm_job_check_missing(&k, w, wsrc);
+    if (st == TLM_OK) {
+        /* the world size and the span of the ranks found; the traces are
+         * indexed by their position in c->res, never by rank */
+        c->world = w;
+        c->nspan = c->n_res
+                       ? (int64_t)c->res[c->n_res - 1].row.trace_rank + 1
+                       : 0;
+    }
+    return st;
+}
