@@ -15,7 +15,7 @@
  *                        (module.h): collectives, timeline, tracelens,
  *                        steps, merge, hta
  *   phase_write.c        tlmpi.h5 built by rank 0 from every rank's rows
- *                        under a temporary name (h5rows.c: rank 0's
+ *                        under a temporary name (src/job/job_rows.c: rank 0's
  *                        collective rows; each module lists its datasets)
  *   phase_publish.c      rank 0 writes report.md and the CSV sheets under
  *                        temporary names (with what each module hands
@@ -270,29 +270,10 @@ void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_job_fileres *fr);
  * memory). */
 void tlm_mpi_heap_bound(size_t n_traces);
 
-/* Rank 0's collective tables as HDF5 rows (h5rows.c). */
-typedef struct tlm_mpi_h5rows {
-    tlm_row_trace *tr;
-    tlm_row_timeline *tl;
-    size_t n;                /* rows of tr and tl */
-    tlm_row_instance *ir;
-    size_t ni;
-    tlm_row_unmatched *ur;
-    size_t nu;
-    tlm_row_summary *sr;
-    size_t ns;
-    tlm_row_clock *cr;
-    size_t nc;
-    tlm_row_straggler *gr;
-    size_t ng;
-    tlm_row_cause *xr;       /* /straggler_causes (cause.c) */
-    size_t nx;
-} tlm_mpi_h5rows;
-
-/* Fills *h with rank 0's rows (other ranks: none; every array allocated,
- * possibly empty).  Errors: TLM_ENOMEM, agreed over every rank. */
-tlm_status tlm_mpi_h5rows_build(const tlm_mpi_ctx *c, tlm_mpi_h5rows *h);
-void tlm_mpi_h5rows_free(tlm_mpi_h5rows *h);
+/* Fills *h with rank 0's rows (src/job/job_rows.c; other ranks: none;
+ * every array allocated, possibly empty).  Errors: TLM_ENOMEM, agreed
+ * over every rank (phase_write.c). */
+tlm_status tlm_mpi_h5rows_build(const tlm_mpi_ctx *c, tlm_job_rows *h);
 
 /* Frees every array of k and zeroes it (phase_collectives.c). */
 void tlm_mpi_colls_free(tlm_mpi_colls *k);

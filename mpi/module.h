@@ -57,9 +57,9 @@ typedef struct tlm_mpi_module {
      * why when it is not TLM_OK); NULL: the module has no phase */
     tlm_status (*exchange)(tlm_mpi_ctx *c, void **st);
     /* appends its datasets to sets (*n of them so far; every rank the
-     * same list); h: rank 0's rows (h5rows.c).  A local status: the
+     * same list); h: rank 0's rows (src/job/job_rows.c).  A local status: the
      * write phase agrees on it */
-    tlm_status (*h5_tables)(tlm_mpi_ctx *c, void **st, tlm_mpi_h5rows *h,
+    tlm_status (*h5_tables)(tlm_mpi_ctx *c, void **st, tlm_job_rows *h,
                             tlm_mpi_dataset *sets, size_t *n);
     /* writes groups of its own after the tables (every rank calls it) */
     tlm_status (*h5_write)(tlm_mpi_ctx *c, void **st, hid_t f,

@@ -376,7 +376,7 @@ static tlm_status coll_trace(tlm_mpi_ctx *c, void **sp,
 
 /* Rank 0: the collective findings from its rows (coll_findings.c), kept
  * for report.md and findings.csv. */
-static tlm_status findings(tlm_mpi_ctx *c, const tlm_mpi_h5rows *h)
+static tlm_status findings(tlm_mpi_ctx *c, const tlm_job_rows *h)
 {
     if (c->me != 0)
         return TLM_OK;
@@ -397,10 +397,10 @@ static tlm_status findings(tlm_mpi_ctx *c, const tlm_mpi_h5rows *h)
     return tlm_mpi_findings_build(&in, &fo, &c->find, &c->n_find);
 }
 
-/* The write hook: the collective datasets (rank 0's rows from h5rows.c,
+/* The write hook: the collective datasets (rank 0's rows, job_rows.c,
  * the member rows of the traces read here), the straggler causes and the
  * findings. */
-static tlm_status coll_h5(tlm_mpi_ctx *c, void **sp, tlm_mpi_h5rows *h,
+static tlm_status coll_h5(tlm_mpi_ctx *c, void **sp, tlm_job_rows *h,
                           tlm_mpi_dataset *sets, size_t *n)
 {
     (void)sp;

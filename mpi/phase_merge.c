@@ -62,7 +62,7 @@ static tlm_status merge_tree(tlm_mpi_ctx *c, void **sp,
 
 /* The write hook: /ops/per_rank, /ops/merged, /ops/unique_args,
  * /kernels. */
-static tlm_status merge_h5(tlm_mpi_ctx *c, void **sp, tlm_mpi_h5rows *h,
+static tlm_status merge_h5(tlm_mpi_ctx *c, void **sp, tlm_job_rows *h,
                            tlm_mpi_dataset *sets, size_t *n)
 {
     (void)sp;

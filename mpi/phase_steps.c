@@ -64,7 +64,7 @@ static tlm_status steps_phase(tlm_mpi_ctx *c, void **sp)
 
 /* The write hook: /steps/per_rank (the rows of the traces read here) and
  * /steps/summary (rank 0). */
-static tlm_status steps_h5(tlm_mpi_ctx *c, void **sp, tlm_mpi_h5rows *h,
+static tlm_status steps_h5(tlm_mpi_ctx *c, void **sp, tlm_job_rows *h,
                            tlm_mpi_dataset *sets, size_t *n)
 {
     (void)sp;

@@ -212,9 +212,24 @@ static tlm_status file_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
     return st;
 }
 
+tlm_status tlm_mpi_h5rows_build(const tlm_mpi_ctx *c, tlm_job_rows *h)
+{
+    const tlm_mpi_colls *k = &c->k;
+    tlm_job_rows_in in;
+    memset(&in, 0, sizeof in);
+    if (c->me == 0) { /* the other ranks hold no such rows */
+        in = (tlm_job_rows_in){c->res,    c->n_res,    k->offsets,
+                               k->inst,   k->n_inst,   k->unm,
+                               k->n_unm,  k->sum,      k->n_sum,
+                               k->clk,    k->n_clk,    k->strag,
+                               k->n_strag};
+    }
+    return tlm_mpi_agree(tlm_job_rows_build(&in, h), c->comm);
+}
+
 /* Every dataset of this run: the driver's own (/traces, /timeline) and
  * each module's (its h5_tables hook); a local status. */
-static tlm_status datasets(tlm_mpi_ctx *c, tlm_mpi_h5rows *h,
+static tlm_status datasets(tlm_mpi_ctx *c, tlm_job_rows *h,
                            tlm_mpi_dataset *sets, size_t *n)
 {
     sets[0] = (tlm_mpi_dataset){&tlm_tab_traces, h->tr, h->n, 0};
@@ -271,7 +286,7 @@ static tlm_status write_h5(tlm_mpi_ctx *c, tlm_error *err)
     st = tlm_mpi_agree(st, c->comm);
     if (st != TLM_OK)
         return st;
-    tlm_mpi_h5rows h;
+    tlm_job_rows h;
     st = tlm_mpi_h5rows_build(c, &h);
     if (st != TLM_OK) {
         tlm_error_set(err, st, NULL, -1, "out of memory writing HDF5");
@@ -294,7 +309,7 @@ done:;
         st = cst;
     st = tlm_mpi_agree(st, c->comm);
     free(h.xr);
-    tlm_mpi_h5rows_free(&h);
+    tlm_job_rows_free(&h);
     return st;
 }
 

@@ -102,6 +102,53 @@ tlm_status tlm_job_keep_report_rows(tlm_job_rtabs *rt, const tlm_report *rep,
 /* Frees the arrays of rt and zeroes it. */
 void tlm_job_rtabs_free(tlm_job_rtabs *rt);
 
+/* ---- rank 0's results as rows of the HDF5 tables (job_rows.c) */
+
+/* The rows of rank 0's tables. */
+typedef struct tlm_job_rows {
+    tlm_row_trace *tr;
+    tlm_row_timeline *tl;
+    size_t n;                /* rows of tr and tl */
+    tlm_row_instance *ir;
+    size_t ni;
+    tlm_row_unmatched *ur;
+    size_t nu;
+    tlm_row_summary *sr;
+    size_t ns;
+    tlm_row_clock *cr;
+    size_t nc;
+    tlm_row_straggler *gr;
+    size_t ng;
+    tlm_row_cause *xr;       /* /straggler_causes (filled by the driver's
+                              * collectives module) */
+    size_t nx;
+} tlm_job_rows;
+
+/* What they are made of: every file's result (sorted by rank) with its
+ * clock offset (offsets[i] of res[i]; NULL: 0), and the collective
+ * results of tlm_coll.h. */
+typedef struct tlm_job_rows_in {
+    const tlm_job_fileres *res;
+    size_t n_res;
+    const int64_t *offsets;
+    const tlm_coll_instance *inst;
+    size_t n_inst;
+    const tlm_coll_unmatched *unm;
+    size_t n_unm;
+    const tlm_coll_summary_row *sum;
+    size_t n_sum;
+    const tlm_coll_clock *clk;
+    size_t n_clk;
+    const tlm_coll_straggler_row *strag;
+    size_t n_strag;
+} tlm_job_rows_in;
+
+/* Fills *h from in (every array allocated, at least one row, zeroed).
+ * Errors: TLM_ENOMEM. */
+tlm_status tlm_job_rows_build(const tlm_job_rows_in *in, tlm_job_rows *h);
+/* Frees the arrays of h (not xr) and zeroes it. */
+void tlm_job_rows_free(tlm_job_rows *h);
+
 /* ---- the checks of the set of traces (job_check.c) */
 
 /* Items a message lists before "and N more". */
