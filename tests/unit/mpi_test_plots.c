@@ -1,6 +1,6 @@
 /*
  * mpi_test_plots.c - --plots (mpi/plots.c) and the merged trace's paths
- * (mpi/mtrace.c) without MPI: the plot script run through a stand-in
+ * (mpi/phase_timeline.c) without MPI: the plot script run through a stand-in
  * interpreter (/bin/sh) that records its arguments and exits 0, 3 (a
  * module missing) or 5 (a failure); a missing interpreter and a missing
  * script; the PNG names checked as outputs (refused when they exist,
