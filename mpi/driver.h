@@ -50,7 +50,6 @@
 #include "tables.h"
 #include "tlmpi/tlm_cause.h"
 #include "tlmpi/tlm_coll.h"
-#include "tlmpi/tlm_hta.h"
 #include "tlmpi/tlm_outset.h"
 #include "tlmpi/tlm_report.h"
 #include "tlmpi/tlm_tree.h"

@@ -83,7 +83,7 @@ static tlm_status write_report(tlm_mpi_ctx *c)
     if (st == TLM_OK && c->o.output_xlsx_path)
         st = tlm_mpi_report_xlsx(&r, c->su.cdir, c->o.output_xlsx_path,
                                  &c->out, &err);
-    if (st == TLM_OK) /* --hta: <csv dir>/hta/<table>.csv */
+    if (st == TLM_OK) /* files of their own: <csv dir>/hta/ (--hta) */
         st = stage_modules(c, &err);
     if (st == TLM_OK && c->on_results)
         c->on_results(c->on_results_arg, &r);
