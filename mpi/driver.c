@@ -1,166 +1,58 @@
 /*
  * driver.c - the tlmpi analysis mode (the MPI driver of
- * docs/architecture.md): MPI start and stop, the command line, and a table
- * of phases run in order over one context (driver.h lists them and what
- * each does).  A phase returns the status every rank agreed on, so every
+ * docs/architecture.md): MPI start and stop, the command line, and the
+ * phases run in order over one context: setup, read and check, one phase
+ * per registered module (modules.c, module.h), write and publish.  A phase returns the status every rank agreed on, so every
  * rank stops at the same phase; nothing is published unless the last one
  * succeeds (temporary names, renamed by rank 0 at the end).
  */
 #include "analyze.h"
 #include "driver.h"
-#include "hta_mpi.h"
+#include "module.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
-#include "exchange.h"
-#include "mtrace.h"
 #include "plots.h"
 #include "sigclean.h"
 #include "tlmpi/tlm_version.h"
 
-/* One step of the analysis; mark is the TLM_MPI_T_* slot of c->phase that
- * gets its end time, or -1. */
+/* One step of the analysis around the modules' phases; mark is the
+ * TLM_MPI_T_* slot of c->phase that gets its end time, or -1. */
 typedef struct phase {
     const char *name;
     tlm_status (*run)(tlm_mpi_ctx *c);
     int mark;
 } phase;
 
-static const phase phases[] = {
+/* The phases before the modules' (setup, read, check) and after them. */
+static const phase first_phases[] = {
     {"setup", tlm_mpi_phase_setup, -1},
     {"read", tlm_mpi_phase_read, TLM_MPI_T_READ},
     {"check", tlm_mpi_phase_check, TLM_MPI_T_CHECK},
-    {"collectives", tlm_mpi_phase_collectives, -1},
-    {"timeline", tlm_mpi_phase_timeline, -1},
-    {"tracelens", tlm_mpi_phase_tracelens, TLM_MPI_T_COLLECTIVES},
-    {"steps", tlm_mpi_phase_steps, -1},
-    {"merge", tlm_mpi_phase_merge, TLM_MPI_T_TABLES},
-    {"hta", tlm_mpi_phase_hta, -1},
+};
+static const phase last_phases[] = {
     {"write", tlm_mpi_phase_write, TLM_MPI_T_HDF5},
     {"publish", tlm_mpi_phase_publish, -1},
 };
-
-/* Appends an error or warning line to a run's reason (audit). */
-static void sink_add(char *sink, size_t cap, const char *line)
-{
-    if (strncmp(line, "error: ", 7) && strncmp(line, "warning: ", 9))
-        return;
-    size_t len = strlen(sink);
-    if (len + 8 >= cap)
-        return;
-    snprintf(sink + len, cap - len, "%s%s", len ? "; " : "", line);
-    if (strlen(sink) + 1 >= cap) /* cut: say so */
-        memcpy(sink + cap - 5, "...", 4);
-}
-
-void tlm_mpi_say0(const tlm_mpi_ctx *c, const char *fmt, ...)
-{
-    if (c->me != 0)
-        return;
-    if (c->prog)
-        tlm_mpi_progress_clear(c->prog);
-    char msg[2048], esc[4 * sizeof msg];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    tlm_escape_ctrl(esc, sizeof esc, msg);
-    if (c->label)
-        fprintf(stderr, "tlmpi: run %s: %s\n", c->label, esc);
-    else
-        fprintf(stderr, "tlmpi: %s\n", esc);
-    fflush(stderr);
-    if (c->sink)
-        sink_add(c->sink, c->sink_cap, esc);
-}
-
-void tlm_mpi_test_stall(const tlm_mpi_ctx *c, const char *point)
-{
-    const char *want = getenv("TLMPI_TEST_STALL");
-    if (c->me != 0 || !want || strcmp(want, point) != 0)
-        return;
-    fprintf(stderr, "tlmpi: test stall before %s\n", point);
-    fflush(stderr);
-    for (int i = 0; i < 300; i++) { /* 30 s at most; a signal ends it */
-        struct timespec ts = {0, 100000000};
-        nanosleep(&ts, NULL);
-    }
-}
-
-double tlm_mpi_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-tlm_status tlm_mpi_check(const tlm_mpi_ctx *c, tlm_status local,
-                         const tlm_error *err)
-{
-    tlm_status st = tlm_mpi_agree(local, c->comm);
-    if (st == TLM_OK)
-        return st;
-    if (err->code != TLM_OK) {
-        char msg[800];
-        tlm_mpi_say0(c, "error: %s", tlm_error_format(err, msg, sizeof msg));
-    } else {
-        tlm_mpi_say0(c, "error: collective analysis failed on another rank "
-                        "(%s)", tlm_status_str(st));
-    }
-    return st;
-}
-
-void tlm_mpi_colls_free(tlm_mpi_colls *k)
-{
-    tlm_coll_match_result_free(&k->mr);
-    free(k->inst);
-    free(k->unm);
-    tlm_coll_free(NULL, k->clk);
-    free(k->offsets);
-    free(k->strag);
-    free(k->cause);
-    tlm_coll_free(NULL, k->sum);
-    free(k->mrows);
-    free(k->tl_sync);
-    free(k->tl_smem);
-    free(k->tl_long);
-    tlm_coll_free(NULL, k->tl_sum);
-    tlm_coll_free(NULL, k->tl_strag);
-    memset(k, 0, sizeof *k);
-}
+#define N_FIRST (sizeof first_phases / sizeof first_phases[0])
+#define N_LAST (sizeof last_phases / sizeof last_phases[0])
 
 void tlm_mpi_ctx_free(tlm_mpi_ctx *c)
 {
+    size_t nm;
+    const tlm_mpi_module *const *m = tlm_mpi_modules(&nm);
+    for (size_t i = 0; i < nm; i++)
+        if (m[i]->free)
+            m[i]->free(c, &c->mstate[i]);
     tlm_mpi_signals_untrack(&c->out);
     tlm_outset_free(&c->out);
-    tlm_mpi_colls_free(&c->k);
-    tlm_mpi_hta_free(c);
     tlm_mpi_filelist_free(&c->fl);
     free(c->owner);
     free(c->lres);
-    free(c->recs);
-    free(c->wins);
-    free(c->rt.ops);
-    free(c->rt.ua);
-    free(c->rt.kn);
-    free(c->ord_ops);
-    free(c->ord_ua);
-    free(c->ord_kn);
-    free(c->mops);
-    tlm_mpi_steps_free(&c->steps);
-    free(c->find);
-    c->find = NULL;
-    c->n_find = 0;
     free(c->res);
-    tlm_mpi_mtrace_free(c);
 }
 
 /* The command line as one string (the HDF5 file records it). */
@@ -178,75 +70,61 @@ static void join_cmdline(int argc, char **argv, char *out, size_t cap)
     }
 }
 
-/* A phase that has nothing to do in this run and is neither shown nor
- * timed: the HTA phase without --hta. */
-static int skipped(const tlm_mpi_ctx *c, int i)
+int tlm_mpi_n_phases(void)
 {
-    return i == TLM_MPI_PH_HTA && !c->o.hta;
+    size_t nm;
+    tlm_mpi_modules(&nm);
+    return (int)(N_FIRST + nm + N_LAST);
 }
 
-void tlm_mpi_phase_times(const tlm_mpi_ctx *c, double now, char *buf,
-                         size_t cap, double *total)
+/* Phase i of the run: a driver phase (*m NULL) or module *m's (its row
+ * *mi); *name NULL when it takes no part in this run. */
+static const phase *phase_at(const tlm_mpi_ctx *c, int i,
+                             const tlm_mpi_module **m, size_t *mi,
+                             const char **name)
 {
-    /* the phases run back to back: the first began at pstart less the
-     * finished ones */
-    double finished = 0;
-    for (int i = 0; i < c->cur; i++)
-        finished += c->pdur[i];
-    double first = c->cur >= 0 ? c->pstart - finished : now;
-    int w = snprintf(buf, cap, "init %.2f", first - c->t_launch);
-    size_t len = w > 0 && (size_t)w < cap ? (size_t)w : 0;
-    for (int i = 0; i <= c->cur && len < cap; i++) {
-        if (skipped(c, i))
-            continue;
-        double d = i < c->cur ? c->pdur[i] : now - c->pstart;
-        w = snprintf(buf + len, cap - len, " + %s %.2f", phases[i].name, d);
-        if (w < 0)
-            break;
-        len += (size_t)w;
+    size_t nm;
+    const tlm_mpi_module *const *mods = tlm_mpi_modules(&nm);
+    *m = NULL;
+    if ((size_t)i < N_FIRST || (size_t)i >= N_FIRST + nm) {
+        const phase *p = (size_t)i < N_FIRST
+                             ? &first_phases[i]
+                             : &last_phases[(size_t)i - N_FIRST - nm];
+        *name = p->name;
+        return p;
     }
-    *total = now - c->t_launch;
-}
-
-void tlm_mpi_heap_bound(size_t n_traces)
-{
-#ifdef __GLIBC__
-    /* glibc raises its mmap threshold to the largest block freed (up to
-     * 32 MiB); the big arrays of the next trace then come from the heap,
-     * where the blocks one trace leaves (its records and rows) keep the
-     * pages around them mapped, and the peak grows with every trace read.
-     * A fixed threshold keeps every block over 4 MiB mmapped and returned
-     * when freed.  It costs page faults, so only where a process reads
-     * several traces. */
-    if (n_traces > 1)
-        mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
-#else
-    (void)n_traces;
-#endif
+    *mi = (size_t)i - N_FIRST;
+    *m = mods[*mi];
+    *name = tlm_mpi_module_on(*m, c) ? (*m)->name : NULL;
+    return NULL;
 }
 
 tlm_status tlm_mpi_run_phases(tlm_mpi_ctx *c, int first, int last)
 {
-    _Static_assert(sizeof phases / sizeof phases[0] == TLM_MPI_N_PHASES,
-                   "TLM_MPI_N_PHASES counts phases[]");
-    _Static_assert(TLM_MPI_PH_PUBLISH + 1 == TLM_MPI_N_PHASES,
-                   "TLM_MPI_PH_* index phases[]");
     double t = tlm_mpi_now();
     tlm_status st = TLM_OK;
-    for (int i = first; i <= last && i < TLM_MPI_N_PHASES; i++) {
-        if (skipped(c, i)) {
+    int n = tlm_mpi_n_phases();
+    for (int i = first; i <= last && i < n; i++) {
+        const tlm_mpi_module *m;
+        size_t mi = 0;
+        const char *name;
+        const phase *p = phase_at(c, i, &m, &mi, &name);
+        c->pname[i] = name;
+        if (!name) { /* a module that takes no part: not run, not shown */
             c->pdur[i] = 0;
             continue;
         }
         c->cur = i;
         c->pstart = t;
-        tlm_mpi_progress_phase(c->prog, phases[i].name, t);
-        tlm_mpi_test_stall(c, phases[i].name);
-        st = phases[i].run(c);
+        tlm_mpi_progress_phase(c->prog, name, t);
+        tlm_mpi_test_stall(c, name);
+        st = p ? p->run(c)
+               : m->exchange ? m->exchange(c, &c->mstate[mi]) : TLM_OK;
         t = tlm_mpi_now();
         c->pdur[i] = t - c->pstart;
-        if (phases[i].mark >= 0)
-            c->phase[phases[i].mark] = t - c->t0;
+        int mark = p ? p->mark : m->mark;
+        if (mark >= 0)
+            c->phase[mark] = t - c->t0;
         if (st != TLM_OK)
             break;
     }
@@ -300,7 +178,7 @@ int tlm_mpi_analyze(int argc, char **argv)
                                   isatty(STDERR_FILENO)),
             stderr, t_launch);
         c.prog = &prog;
-        code = tlm_mpi_run_phases(&c, 0, TLM_MPI_N_PHASES - 1) == TLM_OK
+        code = tlm_mpi_run_phases(&c, 0, TLM_MPI_PH_PUBLISH) == TLM_OK
                    ? 0
                    : 1;
         c.prog = NULL;

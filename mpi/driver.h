@@ -1,32 +1,28 @@
 /*
  * driver.h - what the phases of the tlmpi analysis mode share (the MPI
- * driver of docs/architecture.md).  driver.c runs a table of phases in
- * order over one context, tlm_mpi_ctx; each phase lives in its own file:
+ * driver of docs/architecture.md).  driver.c runs the phases in order
+ * over one context, tlm_mpi_ctx:
  *
  *   phase_setup.c        rank 0 discovers the traces and checks the
  *                        output; every rank gets the list and the LPT
  *                        assignment by file size
  *   phase_read.c         each rank reads its own traces (trace.c: one
- *                        trace, trace_tables.c: its report rows), with
- *                        progress on rank 0
+ *                        trace, handed to each module's collect hooks),
+ *                        with progress on rank 0
  *   phase_check.c        all-gather of the per-file results: bad traces,
  *                        duplicate and missing ranks, the world size
- *   phase_collectives.c  records routed to owners, matched, clock offsets,
- *                        stragglers, per-rank member rows
- *   phase_timeline.c     --merged_trace: the clock-aligned trace of every
- *                        rank, joined on rank 0 (mtrace.h)
- *   phase_tracelens.c    TraceLens parity tables the same way
- *   phase_steps.c        per-step rows in trace-rank order, gathered and
- *                        summarised per step on rank 0
- *   phase_merge.c        per-trace report rows in trace-rank order; ops
- *                        merged across ranks on rank 0
- *   phase_hta.c          --hta: HTA's per-rank tables gathered on rank 0,
- *                        joined, broadcast (hta_h5.c writes /hta)
- *   phase_write.c        tlmpi.h5 written collectively under a temporary
- *                        name (h5rows.c: rank 0's collective rows)
+ *   one per module       the cross-rank analyses registered in modules.c
+ *                        (module.h): collectives, timeline, tracelens,
+ *                        steps, merge, hta
+ *   phase_write.c        tlmpi.h5 built by rank 0 from every rank's rows
+ *                        under a temporary name (src/job/job_rows.c: rank 0's
+ *                        collective rows; each module lists its datasets)
  *   phase_publish.c      rank 0 writes report.md and the CSV sheets under
- *                        temporary names, then renames everything or
- *                        removes everything
+ *                        temporary names (with what each module hands
+ *                        over), then renames everything or removes
+ *                        everything
+ *
+ * ctx.c holds what they all share (messages, agreement, times).
  *
  * Every phase that follows a local failure point starts by agreeing on the
  * status (MPI_Allreduce MAX, tlm_mpi_agree), so every rank takes the same
@@ -47,13 +43,13 @@
 #include <mpi.h>
 
 #include "discover.h"
+#include "job.h"
 #include "opts.h"
 #include "progress.h"
 #include "report0.h"
 #include "tables.h"
 #include "tlmpi/tlm_cause.h"
 #include "tlmpi/tlm_coll.h"
-#include "tlmpi/tlm_hta.h"
 #include "tlmpi/tlm_outset.h"
 #include "tlmpi/tlm_report.h"
 #include "tlmpi/tlm_tree.h"
@@ -63,8 +59,6 @@ extern "C" {
 #endif
 
 #define TLM_MPI_PATH_CAP 4096
-#define TLM_MPI_MSG_CAP 768
-#define TLM_MPI_MAX_WORLD (1 << 24)
 
 /* What rank 0 broadcasts after discovery. */
 typedef struct tlm_mpi_setup {
@@ -77,33 +71,6 @@ typedef struct tlm_mpi_setup {
     char rdir[TLM_MPI_PATH_CAP];
     char cdir[TLM_MPI_PATH_CAP];
 } tlm_mpi_setup;
-
-/* Per-trace report tables kept by the driver, in span[] order. */
-enum { TLM_MPI_SPAN_OPS, TLM_MPI_SPAN_UARGS, TLM_MPI_SPAN_KERNELS };
-
-/* Result of one file, all-gathered. */
-typedef struct tlm_mpi_fileres {
-    int64_t file_idx;
-    int32_t status;
-    int32_t owner;
-    tlm_row_trace row;
-    tlm_row_timeline tl;
-    int64_t span[3][2];      /* local rows of ops, uargs, kernels: first,
-                              * count (meaningful on the owner only) */
-    int32_t hta_nsteps;      /* --hta: distinct ProfilerStep names */
-    char hta_steps[2][128];  /* ... the first two (phase_hta.c) */
-    char msg[TLM_MPI_MSG_CAP];
-} tlm_mpi_fileres;
-
-/* Rows of the per-trace report tables held on this rank. */
-typedef struct tlm_mpi_rtabs {
-    tlm_row_op *ops;
-    size_t n_ops, cap_ops;
-    tlm_row_uargs *ua;
-    size_t n_ua, cap_ua;
-    tlm_row_kernel *kn;
-    size_t n_kn, cap_kn;
-} tlm_mpi_rtabs;
 
 /* Results of the collective phases. */
 typedef struct tlm_mpi_colls {
@@ -139,17 +106,6 @@ typedef struct tlm_mpi_colls {
     size_t n_tl_strag;
 } tlm_mpi_colls;
 
-/* Per-step rows (phase_steps.c). */
-typedef struct tlm_mpi_steps {
-    tlm_row_step *rows;      /* rows of the local traces; sorted by
-                              * (trace_rank, step) by the steps phase */
-    size_t n_rows, cap_rows;
-    tlm_row_step *all;       /* rank 0: every trace's rows, same order */
-    size_t n_all;
-    tlm_row_step_sum *sum;   /* rank 0: one row per step, by step */
-    size_t n_sum;
-} tlm_mpi_steps;
-
 /* End times of the phases that the report and the last message show. */
 enum {
     TLM_MPI_T_READ,
@@ -160,8 +116,10 @@ enum {
     TLM_MPI_N_T
 };
 
-/* The phases driver.c runs (setup ... publish), for their durations. */
-#define TLM_MPI_N_PHASES 11
+/* The most modules modules.c registers (module.h), and the most phases
+ * driver.c runs: setup, read, check, one per module, write, publish. */
+#define TLM_MPI_MAX_MODULES 16
+#define TLM_MPI_N_PHASES (TLM_MPI_MAX_MODULES + 5)
 
 /* The driver context: everything the phases pass on to each other. */
 typedef struct tlm_mpi_ctx {
@@ -180,24 +138,25 @@ typedef struct tlm_mpi_ctx {
                                 * since t0) */
     double t_launch;         /* before MPI_Init (the clock of t0) */
     double pdur[TLM_MPI_N_PHASES]; /* duration of each finished phase */
+    const char *pname[TLM_MPI_N_PHASES]; /* its name; NULL: not shown */
     int cur;                 /* the phase running (index in pdur) */
     double pstart;           /* its start */
     tlm_mpi_progress *prog;  /* rank 0's progress display */
     /* local */
-    tlm_mpi_fileres *lres;
+    tlm_job_fileres *lres;
     size_t n_lres;
     tlm_coll_record *recs;   /* records of all local traces */
     size_t n_recs;
     tlm_coll_window *wins;   /* their windows (cause.c), until routed */
     size_t n_wins;
-    tlm_mpi_rtabs rt;        /* report table rows of local traces */
+    tlm_job_rtabs rt;        /* report table rows of local traces */
     tlm_row_op *ord_ops;     /* the same, ordered by trace rank */
     tlm_row_uargs *ord_ua;
     tlm_row_kernel *ord_kn;
     tlm_row_op_merged *mops; /* rank 0: ops merged across ranks */
     size_t n_mops;
     /* global, every rank */
-    tlm_mpi_fileres *res;    /* all files, sorted by trace_rank */
+    tlm_job_fileres *res;    /* all files, sorted by trace_rank */
     size_t n_res;
     int64_t world;           /* world size (declared or inferred): the
                               * number written out, never an array size */
@@ -206,15 +165,12 @@ typedef struct tlm_mpi_ctx {
                               * tlm_mpi_rank_pos finds a rank there) */
     uint64_t bytes_read;
     tlm_mpi_colls k;         /* collectives and TraceLens parity tables */
-    tlm_mpi_steps steps;     /* per-step tables */
+    tlm_job_steps steps;     /* per-step tables */
     tlm_row_finding *find;   /* rank 0: collective findings (write phase,
                               * src/find/find_coll.c) */
     size_t n_find;
-    /* --hta (phase_hta.c) */
-    struct tlm_mpi_hta_loc *hta_loc; /* packed tables of local traces */
-    size_t n_hta_loc;
-    tlm_hta_result *hta;     /* every rank: the joined tables */
-    char *hta_md;            /* rank 0: report.md's HTA section */
+    void *mstate[TLM_MPI_MAX_MODULES]; /* each module's own state
+                                        * (module.h), by its row */
     /* set by tlmpi audit (audit.c) for each of its runs */
     const char *label;       /* messages read "run <label>: ..." */
     char *sink;              /* rank 0: its error and warning lines are
@@ -226,34 +182,24 @@ typedef struct tlm_mpi_ctx {
     struct tlm_mpi_mtrace *mt; /* --merged_trace state (mtrace.h) */
 } tlm_mpi_ctx;
 
-/* ---- phases, in the order driver.c runs them: each returns the status
- * every rank agreed on (rank 0 has printed why when it is not TLM_OK) */
+/* ---- the phases driver.c runs around the modules' (module.h): each
+ * returns the status every rank agreed on (rank 0 has printed why when it
+ * is not TLM_OK) */
 tlm_status tlm_mpi_phase_setup(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_read(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_check(tlm_mpi_ctx *c);
-tlm_status tlm_mpi_phase_collectives(tlm_mpi_ctx *c);
-tlm_status tlm_mpi_phase_timeline(tlm_mpi_ctx *c);
-tlm_status tlm_mpi_phase_tracelens(tlm_mpi_ctx *c);
-tlm_status tlm_mpi_phase_steps(tlm_mpi_ctx *c);
-tlm_status tlm_mpi_phase_merge(tlm_mpi_ctx *c);
-tlm_status tlm_mpi_phase_hta(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_write(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_publish(tlm_mpi_ctx *c);
 
-/* Indices of the phases in driver.c's table. */
-enum {
-    TLM_MPI_PH_SETUP,
-    TLM_MPI_PH_READ,
-    TLM_MPI_PH_CHECK,
-    TLM_MPI_PH_COLLECTIVES,
-    TLM_MPI_PH_TIMELINE,
-    TLM_MPI_PH_TRACELENS,
-    TLM_MPI_PH_STEPS,
-    TLM_MPI_PH_MERGE,
-    TLM_MPI_PH_HTA,
-    TLM_MPI_PH_WRITE,
-    TLM_MPI_PH_PUBLISH
-};
+/* Indices of the phases: setup, read, check, then one per module
+ * (modules.c), then write and publish. */
+enum { TLM_MPI_PH_SETUP, TLM_MPI_PH_READ, TLM_MPI_PH_CHECK };
+
+/* The number of phases of a run (driver.c). */
+int tlm_mpi_n_phases(void);
+
+/* The last phase (publish). */
+#define TLM_MPI_PH_PUBLISH (tlm_mpi_n_phases() - 1)
 
 /* Runs phases first..last (indices above) over c in order, stopping at
  * the first that fails; returns its agreed status (TLM_OK when all
@@ -312,10 +258,10 @@ tlm_status tlm_mpi_check(const tlm_mpi_ctx *c, tlm_status local,
             goto done;                                                      \
     } while (0)
 
-/* Reads file fi (trace.c) and fills fr; appends its collective records to
- * c->recs and its report rows to c->rt.  A failure is recorded in fr
+/* Reads file fi (src/job/job_trace.c) and fills fr; hands the trace to
+ * each module's collect hooks (phase_read.c).  A failure is recorded in fr
  * (status, message), never fatal. */
-void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr);
+void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_job_fileres *fr);
 
 /* Before reading n_traces traces in this process: with more than one,
  * large blocks are kept out of the heap (glibc: a fixed mmap threshold),
@@ -323,45 +269,12 @@ void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr);
  * memory). */
 void tlm_mpi_heap_bound(size_t n_traces);
 
-/* Copies the ops_summary, ops_unique_args and kernel_summary rows of one
- * trace's report into c->rt (trace_tables.c); fr->span records where.
- * Errors: TLM_ENOMEM. */
-tlm_status tlm_mpi_keep_report_rows(tlm_mpi_ctx *c, const tlm_report *rep,
-                                    int32_t rank, tlm_mpi_fileres *fr);
+/* Fills *h with rank 0's rows (src/job/job_rows.c; other ranks: none;
+ * every array allocated, possibly empty).  Errors: TLM_ENOMEM, agreed
+ * over every rank (phase_write.c). */
+tlm_status tlm_mpi_h5rows_build(const tlm_mpi_ctx *c, tlm_job_rows *h);
 
-/* Appends the ProfilerStep#N rows of one trace (those --steps selects)
- * to c->steps.rows (phase_steps.c).  Errors: TLM_ENOMEM. */
-tlm_status tlm_mpi_keep_steps(tlm_mpi_ctx *c, const tlm_tree *tree,
-                              int32_t rank, tlm_error *err);
-
-/* Frees the arrays of s and zeroes it. */
-void tlm_mpi_steps_free(tlm_mpi_steps *s);
-
-/* Rank 0's collective tables as HDF5 rows (h5rows.c). */
-typedef struct tlm_mpi_h5rows {
-    tlm_row_trace *tr;
-    tlm_row_timeline *tl;
-    size_t n;                /* rows of tr and tl */
-    tlm_row_instance *ir;
-    size_t ni;
-    tlm_row_unmatched *ur;
-    size_t nu;
-    tlm_row_summary *sr;
-    size_t ns;
-    tlm_row_clock *cr;
-    size_t nc;
-    tlm_row_straggler *gr;
-    size_t ng;
-    tlm_row_cause *xr;       /* /straggler_causes (cause.c) */
-    size_t nx;
-} tlm_mpi_h5rows;
-
-/* Fills *h with rank 0's rows (other ranks: none; every array allocated,
- * possibly empty).  Errors: TLM_ENOMEM, agreed over every rank. */
-tlm_status tlm_mpi_h5rows_build(const tlm_mpi_ctx *c, tlm_mpi_h5rows *h);
-void tlm_mpi_h5rows_free(tlm_mpi_h5rows *h);
-
-/* Frees every array of k and zeroes it. */
+/* Frees every array of k and zeroes it (phase_collectives.c). */
 void tlm_mpi_colls_free(tlm_mpi_colls *k);
 
 #ifdef __cplusplus

@@ -102,14 +102,16 @@ static void fill_rows(const tlm_hta_table *t, const tlm_rowtab *mt,
     }
 }
 
-tlm_status tlm_mpi_hta_write_h5(tlm_mpi_ctx *c, hid_t f, tlm_error *err)
+tlm_status tlm_mpi_hta_write_h5(const tlm_mpi_ctx *c,
+                                const tlm_hta_result *hta, hid_t f,
+                                tlm_error *err)
 {
-    if (!c->o.hta || !c->hta)
+    if (!c->o.hta || !hta)
         return TLM_OK;
     tlm_status st = TLM_OK;
-    for (size_t k = 0; k < tlm_hta_result_tables(c->hta) && st == TLM_OK;
+    for (size_t k = 0; k < tlm_hta_result_tables(hta) && st == TLM_OK;
          k++) {
-        const tlm_hta_table *t = tlm_hta_result_table(c->hta, k);
+        const tlm_hta_table *t = tlm_hta_result_table(hta, k);
         tlm_rowtab mt;
         tlm_col *cols = NULL;
         char name[128];
@@ -117,7 +119,7 @@ tlm_status tlm_mpi_hta_write_h5(tlm_mpi_ctx *c, hid_t f, tlm_error *err)
         size_t n = c->me == 0 ? tlm_hta_table_rows(t) : 0;
         char doc[1024];
         tlm_status ls = layout(t, &mt, &cols, name, sizeof name);
-        mt.doc = doc_of(t, tlm_hta_result_notes(c->hta), doc, sizeof doc);
+        mt.doc = doc_of(t, tlm_hta_result_notes(hta), doc, sizeof doc);
         if (ls == TLM_OK && n) {
             rows = calloc(n, mt.row_size);
             if (rows)

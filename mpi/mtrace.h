@@ -2,14 +2,15 @@
  * mtrace.h - --merged_trace in the analysis and the audit (docs/views.md):
  * one Chrome / Perfetto trace of the whole job, clock-aligned, with flow
  * events across the ranks of each collective instance.  The core pieces
- * are in tlmpi/tlm_mtrace.h; this is the driver side:
+ * are in tlmpi/tlm_mtrace.h; this is the driver side, all of it in
+ * phase_timeline.c (the timeline module):
  *
  *   setup  (rank 0)  tlm_mpi_mtrace_stage: the output checked and staged
  *                    in the run's output set
  *   read   (every)   tlm_mpi_mtrace_add: each trace's events into this
  *                    process's part file (a local, already unlinked
  *                    temporary), its collective anchors kept
- *   timeline phase   tlm_mpi_phase_timeline: flow roles per instance
+ *   timeline phase   the timeline module's exchange: flow roles per instance
  *                    (one exchange there and back), then every process
  *                    compresses its parts with its traces' clock shifts;
  *                    rank 0 writes the head, its own segment, every other

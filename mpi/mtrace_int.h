@@ -1,5 +1,5 @@
 /*
- * mtrace_int.h - what mtrace.c and phase_timeline.c share: the merged
+ * mtrace_int.h - what the parts of phase_timeline.c share: the merged
  * trace's state in one run's context (tlm_mpi_ctx.mt).
  */
 #ifndef TLM_MPI_MTRACE_INT_H

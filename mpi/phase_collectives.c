@@ -7,15 +7,23 @@
  * instances and unmatched records are gathered on rank 0 in canonical
  * order and summarised; per-rank member rows go to the MPI rank holding
  * each trace.  Every exchange is preceded by an agreement on the status
- * (TLM_MPI_CHECK).
+ * (TLM_MPI_CHECK).  One module of the driver (module.h, its row
+ * tlm_mpi_mod_collectives at the end): it keeps each trace's records and
+ * windows while reading, routes the straggler causes (cause.c), and in the
+ * write phase lists the collective datasets and builds the collective
+ * findings (rules M1-M4, coll_findings.c) from rank 0's rows.
  */
 #include "driver.h"
+#include "module.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "cause_mpi.h"
+#include "find_coll.h"
+#include "findings_md.h"
 #include "exchange.h"
+#include "jobinfo.h"
 
 /* Rank 0: says what in the collectives does not add up, so that odd
  * metadata (sizes, group sizes that disagree across ranks) is not only in
@@ -307,8 +315,10 @@ done:
     return st;
 }
 
-tlm_status tlm_mpi_phase_collectives(tlm_mpi_ctx *c)
+/* The exchange hook: the phase. */
+static tlm_status coll_phase(tlm_mpi_ctx *c, void **sp)
 {
+    (void)sp;
     tlm_error err;
     tlm_error_clear(&err);
     tlm_coll_match_opts mo;
@@ -330,3 +340,152 @@ tlm_status tlm_mpi_phase_collectives(tlm_mpi_ctx *c)
     tlm_coll_match_result_free(&c->k.mr);
     return st;
 }
+
+/* ---------------------------------------------------------------- MARK: -
+ * the module's other hooks and its row */
+
+/* Appends a trace's collective records to c->recs. */
+static tlm_status keep_records(tlm_mpi_ctx *c, const tlm_coll_record *recs,
+                               size_t n_recs, const char *path,
+                               tlm_error *err)
+{
+    if (n_recs == 0)
+        return TLM_OK;
+    tlm_coll_record *nr = realloc(c->recs, (c->n_recs + n_recs) * sizeof *nr);
+    if (!nr)
+        return tlm_error_set(err, TLM_ENOMEM, path, -1,
+                             "out of memory keeping %zu collective records",
+                             n_recs);
+    memcpy(nr + c->n_recs, recs, n_recs * sizeof *nr);
+    c->recs = nr;
+    c->n_recs += n_recs;
+    return TLM_OK;
+}
+
+/* The collect hook: the trace's windows (cause.c) and records. */
+static tlm_status coll_trace(tlm_mpi_ctx *c, void **sp,
+                             const tlm_job_trace_in *in, tlm_error *err)
+{
+    (void)sp;
+    tlm_status st = TLM_OK;
+    if (in->n_events > 0)
+        st = tlm_mpi_cause_keep(c, in->tr, in->recs, in->n_recs, err);
+    if (st == TLM_OK)
+        st = keep_records(c, in->recs, in->n_recs, in->path, err);
+    return st;
+}
+
+/* Rank 0: the collective findings from its rows (coll_findings.c), kept
+ * for report.md and findings.csv. */
+static tlm_status findings(tlm_mpi_ctx *c, const tlm_job_rows *h)
+{
+    if (c->me != 0)
+        return TLM_OK;
+    tlm_out_gpu_sum g;
+    tlm_out_gpu_summary(h->tr, h->n, &g);
+    int64_t wait = 0;
+    int32_t top = -1;
+    int32_t rank = tlm_out_straggler_pick(c->k.strag, c->k.n_strag,
+                                          c->o.straggler_threshold_us,
+                                          &wait, &top);
+    tlm_find_coll_in in = {h->tl, h->n,     h->sr, h->ns, h->gr,
+                          h->ng, rank,     wait,  g.arch};
+    tlm_find_coll_opts fo;
+    tlm_out_find_opts_of(&c->o, &fo);
+    free(c->find);
+    c->find = NULL;
+    c->n_find = 0;
+    return tlm_find_coll_build(&in, &fo, &c->find, &c->n_find);
+}
+
+/* The write hook: the collective datasets (rank 0's rows, job_rows.c,
+ * the member rows of the traces read here), the straggler causes and the
+ * findings. */
+static tlm_status coll_h5(tlm_mpi_ctx *c, void **sp, tlm_job_rows *h,
+                          tlm_mpi_dataset *sets, size_t *n)
+{
+    (void)sp;
+    tlm_status st = findings(c, h);
+    if (st == TLM_OK && c->me == 0)
+        st = tlm_out_cause_rows(c->k.cause, c->k.n_cause, &h->xr, &h->nx);
+    const tlm_mpi_dataset mine[] = {
+        {&tlm_tab_instances, h->ir, h->ni, 0},
+        {&tlm_tab_members, c->k.mrows, c->k.n_mrows, 1},
+        {&tlm_tab_unmatched, h->ur, h->nu, 0},
+        {&tlm_tab_summary, h->sr, h->ns, 0},
+        {&tlm_tab_clock, h->cr, h->nc, 0},
+        {&tlm_tab_stragglers, h->gr, h->ng, 0},
+        {&tlm_tab_straggler_causes, h->xr, h->nx, 0},
+        {&tlm_tab_findings, c->find, c->me == 0 ? c->n_find : 0, 0},
+    };
+    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
+        if (*n < TLM_MPI_MAX_DATASETS)
+            sets[(*n)++] = mine[i];
+    return st;
+}
+
+/* What report.md and the CSVs show of the collectives. */
+static void coll_results(const tlm_mpi_ctx *c, void *const *sp,
+                         tlm_out_results *r)
+{
+    (void)sp;
+    const tlm_mpi_colls *k = &c->k;
+    r->inst = k->inst;
+    r->n_inst = k->n_inst;
+    r->n_unmatched = k->n_unm;
+    r->sum = k->sum;
+    r->n_sum = k->n_sum;
+    r->strag = k->strag;
+    r->n_strag = k->n_strag;
+    r->cause = k->cause;
+    r->n_cause = k->n_cause;
+    r->clk = k->clk;
+    r->n_clk = k->n_clk;
+    r->find = c->find;
+    r->n_find = c->n_find;
+}
+
+void tlm_mpi_colls_free(tlm_mpi_colls *k)
+{
+    tlm_coll_match_result_free(&k->mr);
+    free(k->inst);
+    free(k->unm);
+    tlm_coll_free(NULL, k->clk);
+    free(k->offsets);
+    free(k->strag);
+    free(k->cause);
+    tlm_coll_free(NULL, k->sum);
+    free(k->mrows);
+    free(k->tl_sync);
+    free(k->tl_smem);
+    free(k->tl_long);
+    tlm_coll_free(NULL, k->tl_sum);
+    tlm_coll_free(NULL, k->tl_strag);
+    memset(k, 0, sizeof *k);
+}
+
+/* The free hook: the records, windows, results and findings. */
+static void coll_free(tlm_mpi_ctx *c, void **sp)
+{
+    (void)sp;
+    tlm_mpi_colls_free(&c->k);
+    free(c->recs);
+    c->recs = NULL;
+    c->n_recs = 0;
+    free(c->wins);
+    c->wins = NULL;
+    c->n_wins = 0;
+    free(c->find);
+    c->find = NULL;
+    c->n_find = 0;
+}
+
+const tlm_mpi_module tlm_mpi_mod_collectives = {
+    .name = "collectives",
+    .mark = -1,
+    .on_trace = coll_trace,
+    .exchange = coll_phase,
+    .h5_tables = coll_h5,
+    .results = coll_results,
+    .free = coll_free,
+};

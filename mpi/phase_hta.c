@@ -2,8 +2,8 @@
  * phase_hta.c - HTA's per-rank tables in the analysis mode (--hta,
  * docs/hta.md).
  *
- * While reading (tlm_mpi_hta_trace, called by trace.c on the rank that
- * reads the trace) each trace gets its HTA event table and its tables,
+ * While reading (the module's collect hook, on the rank that reads the
+ * trace) each trace gets its HTA event table and its tables,
  * packed (tlm_hta_pack) and kept; the trace itself is freed as usual.  The
  * job-level rule that depends on other traces is the iteration filter
  * (spec §1.5: at least two distinct ProfilerStep names over all ranks).
@@ -21,10 +21,13 @@
  * with the rank-only tables of the --hta_rank rank (default: the lowest),
  * joins them (tlm_hta_merge) and
  * broadcasts the result, so that every rank writes the same /hta
- * datasets (phase_write.c); rank 0 stages <csv dir>/hta/<table>.csv and the
- * report.md section (phase_publish.c).
+ * datasets (hta_h5.c, from the write phase); rank 0 stages
+ * <csv dir>/hta/<table>.csv and hands report.md its section (the publish
+ * phase).  All of it is one module of the driver (module.h): its row
+ * tlm_mpi_mod_hta at the end of this file, its state a struct hta_state.
  */
 #include "driver.h"
+#include "module.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +35,7 @@
 #include "exchange.h"
 #include "hta_mpi.h"
 
+/* One trace's packed tables. */
 struct tlm_mpi_hta_loc {
     int64_t trace_rank;
     /* [variant][part]: variant 0 filtered (or the only one), 1
@@ -40,6 +44,14 @@ struct tlm_mpi_hta_loc {
     void *pk[2][2];
     size_t len[2][2];
 };
+
+/* The module's state (tlm_mpi_ctx.mstate). */
+typedef struct hta_state {
+    struct tlm_mpi_hta_loc *loc; /* packed tables of local traces */
+    size_t n_loc;
+    tlm_hta_result *hta;         /* every rank: the joined tables */
+    char *md;                    /* rank 0: report.md's HTA section */
+} hta_state;
 
 static tlm_status pack_one(const tlm_hta_events *ev, const tlm_hta_opts *o,
                            int seq, void **pk, size_t *len, tlm_error *err)
@@ -67,7 +79,7 @@ static void loc_free(struct tlm_mpi_hta_loc *l)
     }
 }
 
-static void keep_steps(const tlm_hta_events *ev, tlm_mpi_fileres *fr)
+static void keep_steps(const tlm_hta_events *ev, tlm_job_fileres *fr)
 {
     size_t n = ev->n_step_names < 2 ? ev->n_step_names : 2;
     fr->hta_nsteps = (int32_t)ev->n_step_names;
@@ -82,9 +94,16 @@ static void keep_steps(const tlm_hta_events *ev, tlm_mpi_fileres *fr)
     }
 }
 
-tlm_status tlm_mpi_hta_trace(tlm_mpi_ctx *c, const tlm_trace *tr,
-                             tlm_mpi_fileres *fr, tlm_error *err)
+/* The collect hook: the trace's HTA tables, packed and kept on this rank
+ * (after its rank is known); its step names go into its result. */
+static tlm_status hta_trace(tlm_mpi_ctx *c, void **sp,
+                            const tlm_job_trace_in *in, tlm_error *err)
 {
+    const tlm_trace *tr = in->tr;
+    tlm_job_fileres *fr = in->fr;
+    hta_state *hs = *sp;
+    if (!hs && !(hs = *sp = calloc(1, sizeof *hs)))
+        return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     const tlm_hta_opts *o = &c->o.hta_o;
     int64_t rank = fr->row.trace_rank;
     int seq = c->o.hta_rank < 0 || c->o.hta_rank == rank;
@@ -105,7 +124,7 @@ tlm_status tlm_mpi_hta_trace(tlm_mpi_ctx *c, const tlm_trace *tr,
         st = pack_one(ev, o, seq, loc.pk[0], loc.len[0], err);
     tlm_hta_events_free(ev);
     struct tlm_mpi_hta_loc *nl =
-        st == TLM_OK ? realloc(c->hta_loc, (c->n_hta_loc + 1) * sizeof *nl)
+        st == TLM_OK ? realloc(hs->loc, (hs->n_loc + 1) * sizeof *nl)
                      : NULL;
     if (st == TLM_OK && !nl)
         st = tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
@@ -113,22 +132,25 @@ tlm_status tlm_mpi_hta_trace(tlm_mpi_ctx *c, const tlm_trace *tr,
         loc_free(&loc);
         return st;
     }
-    c->hta_loc = nl;
-    c->hta_loc[c->n_hta_loc++] = loc;
+    hs->loc = nl;
+    hs->loc[hs->n_loc++] = loc;
     return TLM_OK;
 }
 
-void tlm_mpi_hta_free(tlm_mpi_ctx *c)
+/* The free hook. */
+static void hta_free(tlm_mpi_ctx *c, void **sp)
 {
-    for (size_t i = 0; i < c->n_hta_loc; i++)
-        loc_free(&c->hta_loc[i]);
-    free(c->hta_loc);
-    c->hta_loc = NULL;
-    c->n_hta_loc = 0;
-    tlm_hta_result_free(c->hta);
-    c->hta = NULL;
-    free(c->hta_md);
-    c->hta_md = NULL;
+    (void)c;
+    hta_state *hs = *sp;
+    if (!hs)
+        return;
+    for (size_t i = 0; i < hs->n_loc; i++)
+        loc_free(&hs->loc[i]);
+    free(hs->loc);
+    tlm_hta_result_free(hs->hta);
+    free(hs->md);
+    free(hs);
+    *sp = NULL;
 }
 
 /* ---------------------------------------------------------------- MARK: -
@@ -154,12 +176,13 @@ static size_t job_step_names(const tlm_mpi_ctx *c)
 /* This rank's chosen variants, back to back: (trace_rank, len, the
  * tables of every rank, len, the rank-only tables: those of trace rank
  * keep only, else length 0). */
-static tlm_status local_blob(const tlm_mpi_ctx *c, int filtered,
+static tlm_status local_blob(const hta_state *hs, int filtered,
                              int64_t keep, char **out, size_t *len)
 {
     size_t total = 0;
-    for (size_t i = 0; i < c->n_hta_loc; i++) {
-        const struct tlm_mpi_hta_loc *l = &c->hta_loc[i];
+    size_t n_loc = hs ? hs->n_loc : 0;
+    for (size_t i = 0; i < n_loc; i++) {
+        const struct tlm_mpi_hta_loc *l = &hs->loc[i];
         int v = (!filtered && l->pk[1][0]) ? 1 : 0;
         total += 24 + l->len[v][0] +
                  (l->trace_rank == keep ? l->len[v][1] : 0);
@@ -168,8 +191,8 @@ static tlm_status local_blob(const tlm_mpi_ctx *c, int filtered,
     if (!b)
         return TLM_ENOMEM;
     size_t o = 0;
-    for (size_t i = 0; i < c->n_hta_loc; i++) {
-        const struct tlm_mpi_hta_loc *l = &c->hta_loc[i];
+    for (size_t i = 0; i < n_loc; i++) {
+        const struct tlm_mpi_hta_loc *l = &hs->loc[i];
         int v = (!filtered && l->pk[1][0]) ? 1 : 0;
         uint64_t l0 = l->len[v][0];
         uint64_t l1 = l->trace_rank == keep ? l->len[v][1] : 0;
@@ -292,10 +315,13 @@ static tlm_status gather(const tlm_mpi_ctx *c, const char *b, size_t len,
     return st;
 }
 
-tlm_status tlm_mpi_phase_hta(tlm_mpi_ctx *c)
+/* The exchange hook: the chosen tables gathered on rank 0, joined,
+ * broadcast. */
+static tlm_status hta_phase(tlm_mpi_ctx *c, void **sp)
 {
-    if (!c->o.hta)
-        return TLM_OK;
+    hta_state *hs = *sp;
+    if (!hs)
+        hs = *sp = calloc(1, sizeof *hs);
     tlm_error err;
     tlm_error_clear(&err);
     int filtered = job_step_names(c) >= 2;
@@ -305,7 +331,8 @@ tlm_status tlm_mpi_phase_hta(tlm_mpi_ctx *c)
                                         : -1;
     char *b = NULL, *all = NULL;
     size_t len = 0, n_all = 0;
-    tlm_status st = local_blob(c, filtered, keep, &b, &len);
+    tlm_status st = hs ? local_blob(hs, filtered, keep, &b, &len)
+                       : TLM_ENOMEM;
     st = tlm_mpi_check(c, st, &err);
     if (st != TLM_OK)
         return st;
@@ -329,7 +356,7 @@ tlm_status tlm_mpi_phase_hta(tlm_mpi_ctx *c)
         s0 = all ? join0(c, all, n_all, &m, &err) : TLM_ENOMEM;
         if (s0 == TLM_OK)
             s0 = tlm_hta_pack(m, &pk, &pk_len);
-        if (s0 == TLM_OK && tlm_hta_markdown(m, &c->hta_md) != TLM_OK)
+        if (s0 == TLM_OK && tlm_hta_markdown(m, &hs->md) != TLM_OK)
             s0 = TLM_ENOMEM;
     }
     free(all);
@@ -355,8 +382,54 @@ tlm_status tlm_mpi_phase_hta(tlm_mpi_ctx *c)
         st = tlm_mpi_check(c, s0, &err);
     free(pk);
     if (st == TLM_OK)
-        c->hta = m;
+        hs->hta = m;
     else
         tlm_hta_result_free(m);
     return st;
 }
+
+/* ---------------------------------------------------------------- MARK: -
+ * the outputs and the module's row */
+
+/* --hta only. */
+static int hta_active(const tlm_mpi_ctx *c)
+{
+    return c->o.hta;
+}
+
+/* The write hook: /hta/<table> (hta_h5.c). */
+static tlm_status hta_h5(tlm_mpi_ctx *c, void **sp, hid_t f, tlm_error *err)
+{
+    const hta_state *hs = *sp;
+    return tlm_mpi_hta_write_h5(c, hs ? hs->hta : NULL, f, err);
+}
+
+/* report.md's HTA section. */
+static void hta_results(const tlm_mpi_ctx *c, void *const *sp,
+                        tlm_out_results *r)
+{
+    (void)c;
+    const hta_state *hs = *sp;
+    r->hta_md = hs ? hs->md : NULL;
+}
+
+/* Rank 0: <csv dir>/hta/<table>.csv. */
+static tlm_status hta_stage(tlm_mpi_ctx *c, void **sp, tlm_error *err)
+{
+    const hta_state *hs = *sp;
+    if (!hs || !hs->hta)
+        return TLM_OK;
+    return tlm_hta_stage_csvs(hs->hta, &c->out, c->su.cdir, err);
+}
+
+const tlm_mpi_module tlm_mpi_mod_hta = {
+    .name = "hta",
+    .mark = -1,
+    .active = hta_active,
+    .on_trace = hta_trace,
+    .exchange = hta_phase,
+    .h5_write = hta_h5,
+    .results = hta_results,
+    .stage = hta_stage,
+    .free = hta_free,
+};

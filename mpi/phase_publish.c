@@ -7,6 +7,7 @@
  * wrote.
  */
 #include "driver.h"
+#include "module.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,12 +17,12 @@
 
 #include "exchange.h"
 
-/* What the report shows: rank 0's results and the phase timings.  rows and
- * tls are the traces with their clock offsets, and their timelines. */
+/* What the report shows: rank 0's results, the phase timings, and what
+ * each module hands over (its results hook).  rows and tls are the traces
+ * with their clock offsets, and their timelines. */
 static void results_of(const tlm_mpi_ctx *c, const tlm_row_trace *rows,
                        const tlm_row_timeline *tls, tlm_out_results *r)
 {
-    const tlm_mpi_colls *k = &c->k;
     memset(r, 0, sizeof *r);
     r->opts = &c->o;
     r->h5_path = c->su.out;
@@ -35,41 +36,27 @@ static void results_of(const tlm_mpi_ctx *c, const tlm_row_trace *rows,
     r->traces = rows;
     r->timeline = tls;
     r->n_traces = c->n_res;
-    r->ops = c->mops;
-    r->n_ops = c->n_mops;
-    r->inst = k->inst;
-    r->n_inst = k->n_inst;
-    r->n_unmatched = k->n_unm;
-    r->sum = k->sum;
-    r->n_sum = k->n_sum;
-    r->strag = k->strag;
-    r->n_strag = k->n_strag;
-    r->cause = k->cause;
-    r->n_cause = k->n_cause;
-    r->clk = k->clk;
-    r->n_clk = k->n_clk;
-    r->tl_simplified = k->simplified;
-    r->tl_sync = k->tl_sync;
-    r->n_tl_sync = k->n_tl_sync;
-    r->tl_smem = k->tl_smem;
-    r->n_tl_smem = k->n_tl_smem;
-    r->tl_long = k->tl_long;
-    r->n_tl_long = k->n_tl_long;
-    r->tl_sum = k->tl_sum;
-    r->n_tl_sum = k->n_tl_sum;
-    r->tl_strag = k->tl_strag;
-    r->n_tl_strag = k->n_tl_strag;
-    r->steps = c->steps.all;
-    r->n_steps = c->steps.n_all;
-    r->step_sum = c->steps.sum;
-    r->n_step_sum = c->steps.n_sum;
-    r->find = c->find;
-    r->n_find = c->n_find;
-    r->hta_md = c->hta_md;
+    size_t nm;
+    const tlm_mpi_module *const *m = tlm_mpi_modules(&nm);
+    for (size_t i = 0; i < nm; i++)
+        if (m[i]->results && tlm_mpi_module_on(m[i], c))
+            m[i]->results(c, &c->mstate[i], r);
     uint64_t b = 0;
     for (size_t i = 0; i < c->n_res; i++)
         b += (uint64_t)c->res[i].row.bytes_on_disk;
     r->bytes_read = b;
+}
+
+/* Rank 0: the files the modules stage themselves (their stage hook). */
+static tlm_status stage_modules(tlm_mpi_ctx *c, tlm_error *err)
+{
+    size_t nm;
+    const tlm_mpi_module *const *m = tlm_mpi_modules(&nm);
+    tlm_status st = TLM_OK;
+    for (size_t i = 0; st == TLM_OK && i < nm; i++)
+        if (m[i]->stage && tlm_mpi_module_on(m[i], c))
+            st = m[i]->stage(c, &c->mstate[i], err);
+    return st;
 }
 
 /* Rank 0: report.md and the CSV sheets staged in the output set. */
@@ -96,8 +83,8 @@ static tlm_status write_report(tlm_mpi_ctx *c)
     if (st == TLM_OK && c->o.output_xlsx_path)
         st = tlm_out_report_xlsx(&r, c->su.cdir, c->o.output_xlsx_path,
                                  &c->out, &err);
-    if (st == TLM_OK && c->hta) /* --hta: <csv dir>/hta/<table>.csv */
-        st = tlm_hta_stage_csvs(c->hta, &c->out, c->su.cdir, &err);
+    if (st == TLM_OK) /* files of their own: <csv dir>/hta/ (--hta) */
+        st = stage_modules(c, &err);
     if (st == TLM_OK && c->on_results)
         c->on_results(c->on_results_arg, &r);
     if (st != TLM_OK) {

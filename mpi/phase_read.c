@@ -1,6 +1,7 @@
 /*
  * phase_read.c - every rank reads the traces assigned to it (trace.c does
- * one), in list order.  Unless --quiet, each finished trace is reported to
+ * one, src/job/job_trace.c, and hands it to each module's collect hooks),
+ * in list order.  Unless --quiet, each finished trace is reported to
  * rank 0 (a small message: its size and status), which counts traces,
  * bytes and the ranks that are done and hands them to its progress
  * display (progress.c: a line on a terminal, plain lines with --progress).
@@ -8,6 +9,7 @@
  * and named by the check phase.
  */
 #include "driver.h"
+#include "module.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +78,31 @@ static void progress_drain(const tlm_mpi_ctx *c, progress *p, int block)
                  MPI_STATUS_IGNORE);
         progress_add(c, p, ms.MPI_SOURCE, (uint64_t)msg[0]);
     }
+}
+
+/* The collect callback of the reader: each module's hook of that kind
+ * (on_tree, on_trace) in table order; the first failure ends it. */
+static tlm_status collect(void *arg, int when, const tlm_job_trace_in *in,
+                          tlm_error *err)
+{
+    tlm_mpi_ctx *c = arg;
+    size_t nm;
+    const tlm_mpi_module *const *m = tlm_mpi_modules(&nm);
+    tlm_status st = TLM_OK;
+    for (size_t i = 0; st == TLM_OK && i < nm; i++) {
+        tlm_status (*hook)(tlm_mpi_ctx *, void **, const tlm_job_trace_in *,
+                           tlm_error *) =
+            when == TLM_JOB_ON_TREE ? m[i]->on_tree : m[i]->on_trace;
+        if (hook && tlm_mpi_module_on(m[i], c))
+            st = hook(c, &c->mstate[i], in, err);
+    }
+    return st;
+}
+
+void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_job_fileres *fr)
+{
+    tlm_job_reader rd = {&c->o, &c->fl, c->me, &c->rt, collect, c};
+    tlm_job_read_trace(&rd, fi, fr);
 }
 
 tlm_status tlm_mpi_phase_read(tlm_mpi_ctx *c)

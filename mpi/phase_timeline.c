@@ -19,10 +19,14 @@
  *
  * The status is agreed before each exchange (TLM_MPI_CHECK), so a failure
  * anywhere ends every process here; the output set is published (or
- * removed) by the publish phase as usual.
+ * removed) by the publish phase as usual.  One module of the driver
+ * (module.h, its row tlm_mpi_mod_timeline at the end), with its setup and
+ * read sides (mtrace.h): the output staged by the setup phase, each
+ * trace's events written into this process's part file while reading.
  */
 #include "driver.h"
 #include "exchange.h"
+#include "module.h"
 #include "mtrace.h"
 #include "mtrace_int.h"
 
@@ -32,6 +36,7 @@
 #include <unistd.h>
 
 #include "tlmpi/tlm_version.h"
+#include "grow.h"
 #include "search.h"
 
 #define CHUNK (4u << 20)
@@ -376,8 +381,10 @@ static tlm_status compress(tlm_mpi_ctx *c, FILE *out, FILE **tmp,
     return st;
 }
 
-tlm_status tlm_mpi_phase_timeline(tlm_mpi_ctx *c)
+/* The exchange hook: the phase. */
+static tlm_status timeline_phase(tlm_mpi_ctx *c, void **sp)
 {
+    (void)sp;
     if (!c->o.merged_trace)
         return TLM_OK;
     tlm_error e;
@@ -434,3 +441,147 @@ done:
     }
     return st;
 }
+
+/* ---------------------------------------------------------------- MARK: -
+ * the setup and read sides: the output staged on rank 0, and each trace's
+ * events written to this process's part file while the trace is in
+ * memory.  The part file is a local temporary ($TMPDIR, else /tmp)
+ * unlinked as soon as it is open, so nothing is left behind whatever ends
+ * the run; the phase above reads it back. */
+
+int tlm_mpi_mtrace_path(const tlm_mpi_ctx *c, char *out, size_t cap)
+{
+    int w;
+    if (c->label) /* audit: one per run, in the run's folder */
+        w = snprintf(out, cap, "%s/%s", c->su.rdir, c->o.merged_trace);
+    else
+        w = snprintf(out, cap, "%s", c->o.merged_trace);
+    return w < 0 || (size_t)w >= cap ? -1 : 0;
+}
+
+static tlm_mpi_mtrace *mt_get(tlm_mpi_ctx *c)
+{
+    if (!c->mt) {
+        c->mt = calloc(1, sizeof *c->mt);
+        if (c->mt)
+            tlm_mtrace_filter_parse(c->o.merged_trace_filter
+                                        ? c->o.merged_trace_filter
+                                        : "all",
+                                    &c->mt->filter);
+    }
+    return c->mt;
+}
+
+tlm_status tlm_mpi_mtrace_stage(tlm_mpi_ctx *c, tlm_error *err)
+{
+    if (!c->o.merged_trace)
+        return TLM_OK;
+    tlm_mpi_mtrace *m = mt_get(c);
+    if (!m)
+        return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
+    if (tlm_mpi_mtrace_path(c, m->path, sizeof m->path) != 0)
+        return tlm_error_set(err, TLM_ELIMIT, NULL, -1,
+                             "--merged_trace: path too long");
+    const char *tmp = NULL;
+    tlm_status st = tlm_outset_stage(&c->out, m->path, &tmp, err);
+    if (st == TLM_OK)
+        tlm_strset(m->tmp, sizeof m->tmp, tmp);
+    return st;
+}
+
+/* Opens this process's part file: created, unlinked, buffered. */
+static tlm_status open_part(tlm_mpi_mtrace *m, tlm_error *err)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[TLM_MPI_PATH_CAP];
+    if (!dir || !*dir)
+        dir = "/tmp";
+    int w = snprintf(path, sizeof path, "%s/tlmpi-mtrace-XXXXXX", dir);
+    if (w < 0 || (size_t)w >= sizeof path)
+        return tlm_error_set(err, TLM_ELIMIT, NULL, -1,
+                             "merged trace: TMPDIR path too long");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return tlm_error_set(err, TLM_EIO, path, -1,
+                             "merged trace: cannot create a temporary "
+                             "file: %s", strerror(errno));
+    unlink(path);
+    m->part = fdopen(fd, "w+b");
+    if (!m->part) {
+        close(fd);
+        return tlm_error_set(err, TLM_EIO, path, -1,
+                             "merged trace: %s", strerror(errno));
+    }
+    setvbuf(m->part, NULL, _IOFBF, 1u << 20);
+    return TLM_OK;
+}
+
+tlm_status tlm_mpi_mtrace_add(tlm_mpi_ctx *c, const tlm_trace *tr,
+                              int32_t rank, const tlm_coll_record *recs,
+                              size_t n_recs, tlm_error *err)
+{
+    if (!c->o.merged_trace)
+        return TLM_OK;
+    tlm_mpi_mtrace *m = mt_get(c);
+    if (!m)
+        return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
+    if (!m->part) {
+        tlm_status st = open_part(m, err);
+        if (st != TLM_OK)
+            return st;
+    }
+    if (tlm_grow((void **)&m->seg, &m->cap_seg, m->n_seg + 1,
+                 sizeof *m->seg, 8))
+        return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
+    uint64_t bytes = 0;
+    tlm_status st = tlm_mtrace_part_write(tr, rank, m->filter, recs, n_recs,
+                                          m->part, &m->an, &bytes, err);
+    if (st != TLM_OK)
+        return st;
+    tlm_mpi_mtrace_seg *s = &m->seg[m->n_seg++];
+    s->rank = rank;
+    s->from = m->part_bytes;
+    s->to = m->part_bytes + bytes;
+    m->part_bytes += bytes;
+    return TLM_OK;
+}
+
+void tlm_mpi_mtrace_free(tlm_mpi_ctx *c)
+{
+    tlm_mpi_mtrace *m = c->mt;
+    if (!m)
+        return;
+    if (m->part)
+        fclose(m->part);
+    free(m->an.v);
+    free(m->seg);
+    free(m);
+    c->mt = NULL;
+}
+
+/* The collect hook: with --merged_trace, the trace's events into this
+ * process's part file (above). */
+static tlm_status timeline_trace(tlm_mpi_ctx *c, void **sp,
+                                 const tlm_job_trace_in *in, tlm_error *err)
+{
+    (void)sp;
+    if (in->n_events == 0 || !c->o.merged_trace)
+        return TLM_OK;
+    return tlm_mpi_mtrace_add(c, in->tr, in->fr->row.trace_rank, in->recs,
+                              in->n_recs, err);
+}
+
+/* The free hook. */
+static void timeline_free(tlm_mpi_ctx *c, void **sp)
+{
+    (void)sp;
+    tlm_mpi_mtrace_free(c);
+}
+
+const tlm_mpi_module tlm_mpi_mod_timeline = {
+    .name = "timeline",
+    .mark = -1,
+    .on_trace = timeline_trace,
+    .exchange = timeline_phase,
+    .free = timeline_free,
+};

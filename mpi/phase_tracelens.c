@@ -4,9 +4,12 @@
  * straggler_summary), computed like the collective phase: every rank
  * votes on TraceLens's simplified mode (no process group names anywhere),
  * records go to their TraceLens owner key, owners match them, rank 0
- * gathers the rows in canonical order and summarises them.
+ * gathers the rows in canonical order and summarises them.  One module of
+ * the driver (module.h, its row tlm_mpi_mod_tracelens at the end); its
+ * tables live in tlm_mpi_ctx.k beside the collectives'.
  */
 #include "driver.h"
+#include "module.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -160,8 +163,10 @@ done:
     return st;
 }
 
-tlm_status tlm_mpi_phase_tracelens(tlm_mpi_ctx *c)
+/* The exchange hook: the phase. */
+static tlm_status tracelens_phase(tlm_mpi_ctx *c, void **sp)
 {
+    (void)sp;
     tlm_error err;
     tlm_error_clear(&err);
     tlm_coll_tl_result tr;
@@ -177,3 +182,29 @@ tlm_status tlm_mpi_phase_tracelens(tlm_mpi_ctx *c)
     free(rk);
     return st;
 }
+
+/* What report.md and the CSVs show of the TraceLens tables. */
+static void tracelens_results(const tlm_mpi_ctx *c, void *const *sp,
+                              tlm_out_results *r)
+{
+    (void)sp;
+    const tlm_mpi_colls *k = &c->k;
+    r->tl_simplified = k->simplified;
+    r->tl_sync = k->tl_sync;
+    r->n_tl_sync = k->n_tl_sync;
+    r->tl_smem = k->tl_smem;
+    r->n_tl_smem = k->n_tl_smem;
+    r->tl_long = k->tl_long;
+    r->n_tl_long = k->n_tl_long;
+    r->tl_sum = k->tl_sum;
+    r->n_tl_sum = k->n_tl_sum;
+    r->tl_strag = k->tl_strag;
+    r->n_tl_strag = k->n_tl_strag;
+}
+
+const tlm_mpi_module tlm_mpi_mod_tracelens = {
+    .name = "tracelens",
+    .mark = TLM_MPI_T_COLLECTIVES,
+    .exchange = tracelens_phase,
+    .results = tracelens_results,
+};

@@ -3,7 +3,9 @@
  * (h5write.c: the other ranks send theirs in bounded messages) and written
  * under the temporary name staged in the setup phase.  First a check that
  * the output device has room (a clear message early), then the file
- * attributes and every table of tables.h in file order: rank 0's tables
+ * attributes and every table of tables.h in file order (the driver's
+ * /traces and /timeline, and the datasets each module lists: module.h),
+ * then the groups modules write themselves (/hta): rank 0's tables
  * as they are, the per-trace tables through explicit row segments so that
  * row order does not depend on which MPI rank read which trace.  No HDF5
  * call is collective, so a failing write on rank 0 cannot leave the other
@@ -19,12 +21,10 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "cause.h"
 #include "exchange.h"
 #include "h5write.h"
-#include "hta_mpi.h"
-#include "findings_md.h"
 #include "jobinfo.h"
+#include "module.h"
 #include "tlmpi/tlm_version.h"
 
 /* Every per-trace row starts with its trace rank (tables.h lists it
@@ -212,71 +212,67 @@ static tlm_status file_attrs(const tlm_mpi_ctx *c, hid_t f, tlm_error *err)
     return st;
 }
 
-/* One dataset to write: this rank's rows of table t. */
-typedef struct dataset {
-    const tlm_rowtab *t;
-    const void *rows;
-    size_t n;
-    int per_trace;   /* rows of the traces read here, in segments */
-} dataset;
-
-/* Every table of tables.h, in file order. */
-static tlm_status write_tables(tlm_mpi_ctx *c, hid_t f,
-                               const tlm_mpi_h5rows *h, tlm_error *err)
+tlm_status tlm_mpi_h5rows_build(const tlm_mpi_ctx *c, tlm_job_rows *h)
 {
     const tlm_mpi_colls *k = &c->k;
-    const dataset sets[] = {
-        {&tlm_tab_traces, h->tr, h->n, 0},
-        {&tlm_tab_timeline, h->tl, h->n, 0},
-        {&tlm_tab_ops, c->ord_ops, c->rt.n_ops, 1},
-        {&tlm_tab_ops_merged, c->mops, c->me == 0 ? c->n_mops : 0, 0},
-        {&tlm_tab_uargs, c->ord_ua, c->rt.n_ua, 1},
-        {&tlm_tab_kernels, c->ord_kn, c->rt.n_kn, 1},
-        {&tlm_tab_instances, h->ir, h->ni, 0},
-        {&tlm_tab_members, k->mrows, k->n_mrows, 1},
-        {&tlm_tab_unmatched, h->ur, h->nu, 0},
-        {&tlm_tab_summary, h->sr, h->ns, 0},
-        {&tlm_tab_clock, h->cr, h->nc, 0},
-        {&tlm_tab_stragglers, h->gr, h->ng, 0},
-        {&tlm_tab_straggler_causes, h->xr, h->nx, 0},
-        {&tlm_tab_steps, c->steps.rows, c->steps.n_rows, 1},
-        {&tlm_tab_step_summary, c->steps.sum, c->steps.n_sum, 0},
-        {&tlm_tab_findings, c->find, c->me == 0 ? c->n_find : 0, 0},
-    };
+    tlm_job_rows_in in;
+    memset(&in, 0, sizeof in);
+    if (c->me == 0) { /* the other ranks hold no such rows */
+        in = (tlm_job_rows_in){c->res,    c->n_res,    k->offsets,
+                               k->inst,   k->n_inst,   k->unm,
+                               k->n_unm,  k->sum,      k->n_sum,
+                               k->clk,    k->n_clk,    k->strag,
+                               k->n_strag};
+    }
+    return tlm_mpi_agree(tlm_job_rows_build(&in, h), c->comm);
+}
+
+/* Every dataset of this run: the driver's own (/traces, /timeline) and
+ * each module's (its h5_tables hook); a local status. */
+static tlm_status datasets(tlm_mpi_ctx *c, tlm_job_rows *h,
+                           tlm_mpi_dataset *sets, size_t *n)
+{
+    sets[0] = (tlm_mpi_dataset){&tlm_tab_traces, h->tr, h->n, 0};
+    sets[1] = (tlm_mpi_dataset){&tlm_tab_timeline, h->tl, h->n, 0};
+    *n = 2;
+    size_t nm;
+    const tlm_mpi_module *const *m = tlm_mpi_modules(&nm);
     tlm_status st = TLM_OK;
-    for (size_t i = 0; st == TLM_OK && i < sizeof sets / sizeof sets[0];
-         i++) {
-        const dataset *d = &sets[i];
-        if (d->per_trace)
-            st = write_per_trace(c, f, d->t, d->rows, d->n, err);
-        else
-            st = tlm_mpi_h5_write_table(f, d->t, d->rows, d->n, c->comm,
-                                        err);
+    for (size_t i = 0; i < nm; i++) {
+        if (!m[i]->h5_tables || !tlm_mpi_module_on(m[i], c))
+            continue;
+        tlm_status ms = m[i]->h5_tables(c, &c->mstate[i], h, sets, n);
+        if (st == TLM_OK)
+            st = ms;
     }
     return st;
 }
 
-/* Rank 0: the collective findings from its rows (src/find/find_coll.c), kept
- * for report.md and findings.csv. */
-static tlm_status findings(tlm_mpi_ctx *c, const tlm_mpi_h5rows *h)
+/* Every dataset in file order (tables.h's tlm_rowtabs), then the groups
+ * the modules write themselves (their h5_write hook). */
+static tlm_status write_tables(tlm_mpi_ctx *c, hid_t f,
+                               const tlm_mpi_dataset *sets, size_t n,
+                               tlm_error *err)
 {
-    if (c->me != 0)
-        return TLM_OK;
-    tlm_out_gpu_sum g;
-    tlm_out_gpu_summary(h->tr, h->n, &g);
-    int64_t wait = 0;
-    int32_t top = -1;
-    int32_t rank = tlm_out_straggler_pick(c->k.strag, c->k.n_strag,
-                                          c->o.straggler_threshold_us,
-                                          &wait, &top);
-    tlm_find_coll_in in = {h->tl, h->n, h->sr, h->ns, h->gr,
-                           h->ng, rank,  wait,  g.arch};
-    tlm_find_coll_opts fo;
-    tlm_out_find_opts_of(&c->o, &fo);
-    free(c->find);
-    c->find = NULL;
-    c->n_find = 0;
-    return tlm_find_coll_build(&in, &fo, &c->find, &c->n_find);
+    tlm_status st = TLM_OK;
+    for (size_t t = 0; st == TLM_OK && tlm_rowtabs[t]; t++) {
+        for (size_t i = 0; st == TLM_OK && i < n; i++) {
+            const tlm_mpi_dataset *d = &sets[i];
+            if (d->t != tlm_rowtabs[t])
+                continue;
+            if (d->per_trace)
+                st = write_per_trace(c, f, d->t, d->rows, d->n, err);
+            else
+                st = tlm_mpi_h5_write_table(f, d->t, d->rows, d->n,
+                                            c->comm, err);
+        }
+    }
+    size_t nm;
+    const tlm_mpi_module *const *m = tlm_mpi_modules(&nm);
+    for (size_t i = 0; st == TLM_OK && i < nm; i++)
+        if (m[i]->h5_write && tlm_mpi_module_on(m[i], c))
+            st = m[i]->h5_write(c, &c->mstate[i], f, err);
+    return st;
 }
 
 /* Creates, fills and closes the file under its temporary name. */
@@ -290,24 +286,22 @@ static tlm_status write_h5(tlm_mpi_ctx *c, tlm_error *err)
     st = tlm_mpi_agree(st, c->comm);
     if (st != TLM_OK)
         return st;
-    tlm_mpi_h5rows h;
+    tlm_job_rows h;
     st = tlm_mpi_h5rows_build(c, &h);
     if (st != TLM_OK) {
         tlm_error_set(err, st, NULL, -1, "out of memory writing HDF5");
         goto done;
     }
-    tlm_status fst = findings(c, &h);
-    if (fst == TLM_OK && c->me == 0)
-        fst = tlm_out_cause_rows(c->k.cause, c->k.n_cause, &h.xr, &h.nx);
+    tlm_mpi_dataset sets[TLM_MPI_MAX_DATASETS];
+    size_t n_sets = 0;
+    tlm_status fst = datasets(c, &h, sets, &n_sets);
     st = file_attrs(c, f, err); /* collective: every rank calls it */
     if (fst != TLM_OK && st == TLM_OK)
         st = tlm_error_set(err, fst, NULL, -1,
                            "out of memory building the findings");
     st = tlm_mpi_agree(st, c->comm);
     if (st == TLM_OK)
-        st = write_tables(c, f, &h, err);
-    if (st == TLM_OK) /* --hta: /hta/<table> */
-        st = tlm_mpi_hta_write_h5(c, f, err);
+        st = write_tables(c, f, sets, n_sets, err);
 done:;
     tlm_status cst = tlm_mpi_h5_close(f, c->su.tmp, st != TLM_OK, c->comm,
                                       st == TLM_OK ? err : NULL);
@@ -315,7 +309,7 @@ done:;
         st = cst;
     st = tlm_mpi_agree(st, c->comm);
     free(h.xr);
-    tlm_mpi_h5rows_free(&h);
+    tlm_job_rows_free(&h);
     return st;
 }
 

@@ -1,5 +1,5 @@
 /*
- * mpi_test_mtrace.c - the merged trace's paths (mpi/mtrace.c) without
+ * mpi_test_mtrace.c - the merged trace's paths (mpi/phase_timeline.c) without
  * MPI: in the analysis and in an audit run, a buffer too small.
  */
 #include <setjmp.h>

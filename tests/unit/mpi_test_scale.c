@@ -5,7 +5,7 @@
  * then runs what phase_collectives.c runs on them: route to the owners
  * (tlm_mpi_route), match, gather the members on rank 0 for the clock fit,
  * broadcast the offsets, stragglers per owner merged on rank 0; and the
- * check phase's all-gather of the per-file results (tlm_mpi_fileres).
+ * check phase's all-gather of the per-file results (tlm_job_fileres).
  *
  * The job: N ranks, tensor-parallel groups of TP ranks ("tp<k>"), TP
  * data-parallel groups of N / TP ranks ("dp<k>"), the world group "0";
@@ -195,7 +195,7 @@ static void stragglers(const tlm_coll_match_result *mr, uint64_t *gath,
 static uint64_t fileres_allgather(const job *j)
 {
     size_t held = (size_t)((j->n - j->me + j->np - 1) / j->np);
-    tlm_mpi_fileres *fr = calloc(held + 1, sizeof *fr);
+    tlm_job_fileres *fr = calloc(held + 1, sizeof *fr);
     assert_non_null(fr);
     for (size_t i = 0; i < held; i++) {
         fr[i].row.trace_rank = (int32_t)(j->me + (int64_t)i * j->np);
@@ -210,7 +210,7 @@ static uint64_t fileres_allgather(const job *j)
     assert_int_equal(n_all, (size_t)j->n);
     free(all);
     free(fr);
-    return (uint64_t)n_all * sizeof(tlm_mpi_fileres);
+    return (uint64_t)n_all * sizeof(tlm_job_fileres);
 }
 
 static int sanitized(void)
@@ -261,7 +261,7 @@ static void test_scale(void **state)
          * overall */
         assert_int_equal(n_strag, (size_t)(3 * n + n));
     }
-    assert_int_equal(g_res, n * sizeof(tlm_mpi_fileres));
+    assert_int_equal(g_res, n * sizeof(tlm_job_fileres));
 
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -277,7 +277,7 @@ static void test_scale(void **state)
                "  instances %llu, clock rows %zu, peak RSS (max) %llu KiB\n",
                (unsigned long long)n, j.np, REC_PER_RANK,
                sizeof(tlm_coll_record), sizeof(tlm_coll_member),
-               sizeof(tlm_coll_straggler_row), sizeof(tlm_mpi_fileres),
+               sizeof(tlm_coll_straggler_row), sizeof(tlm_job_fileres),
                (unsigned long long)sent_max,
                (unsigned long long)g_mem, (unsigned long long)g_strag,
                (unsigned long long)g_res, (unsigned long long)inst, n_clk,

@@ -1,17 +1,14 @@
 /*
- * trace.c - one trace on the rank that owns it: read it, tell its rank
+ * job_trace.c - one trace on the process that owns it: read it, tell its rank
  * (file name or distributedInfo, --rank_regex / rank-source order), build
- * its call tree, its single-trace report (GPU timeline and the ops and
- * kernel tables the driver keeps, trace_tables.c), its per-step rows
- * (phase_steps.c) and its collective records (tlm_coll_extract).  A bad
+ * its call tree, its single-trace report (GPU timeline) and its collective
+ * records (tlm_coll_extract), handed to the reader's collect callback
+ * (the driver's modules, mpi/module.h: TLM_JOB_ON_TREE with the tree and
+ * the report, TLM_JOB_ON_TRACE with the events and the records).  A bad
  * trace is recorded in its result (status and message) so that rank 0 can
  * name every bad trace at once.
  */
-#include "driver.h"
-#include "mtrace.h"
-
-#include "cause_mpi.h"
-#include "hta_mpi.h"
+#include "job.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -31,20 +28,20 @@ static int64_t ns_of_us(double us)
 }
 
 /* Starts fr for file fi: what is known before reading it. */
-static void result_init(const tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
+static void result_init(const tlm_job_reader *c, size_t fi, tlm_job_fileres *fr)
 {
-    const char *path = c->fl.path[fi];
+    const char *path = c->fl->path[fi];
     memset(fr, 0, sizeof *fr);
     fr->file_idx = (int64_t)fi;
-    fr->owner = c->me;
+    fr->owner = c->owner;
     tlm_row_trace *row = &fr->row;
     /* keep the tail of long paths: the file name matters most */
     size_t pl = strlen(path);
     tlm_strset(row->file, sizeof row->file,
                    pl >= sizeof row->file ? path + pl - (sizeof row->file - 1)
                                           : path);
-    row->bytes_on_disk = c->fl.size[fi];
-    row->name_rank = c->fl.name_rank[fi];
+    row->bytes_on_disk = c->fl->size[fi];
+    row->name_rank = c->fl->name_rank[fi];
     row->dist_rank = -1;
     row->dist_world_size = -1;
     row->trace_rank = -1;
@@ -52,14 +49,14 @@ static void result_init(const tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
 
 /* The trace's devices and the GPU its report uses (the same choice as
  * tlm_report_build makes from the same options). */
-static tlm_status take_gpu(const tlm_mpi_ctx *c, const tlm_trace *tr,
+static tlm_status take_gpu(const tlm_job_reader *c, const tlm_trace *tr,
                            tlm_row_trace *row, tlm_error *err)
 {
     tlm_report_opts ropts;
     tlm_report_gpu g;
     tlm_report_opts_init(&ropts);
-    ropts.gpu_arch = c->o.gpu_arch;
-    ropts.gpu_arch_json_path = c->o.gpu_arch_json_path;
+    ropts.gpu_arch = c->o->gpu_arch;
+    ropts.gpu_arch_json_path = c->o->gpu_arch_json_path;
     tlm_status st = tlm_report_gpu_select(&ropts, tr, &g, err);
     if (st != TLM_OK)
         return st;
@@ -75,8 +72,8 @@ static tlm_status take_gpu(const tlm_mpi_ctx *c, const tlm_trace *tr,
 
 /* Copies the trace's metadata and read statistics into fr and decides its
  * rank (fr->row.trace_rank, node, fr->tl.trace_rank). */
-static tlm_status take_meta(const tlm_mpi_ctx *c, const tlm_trace *tr,
-                            const char *path, tlm_mpi_fileres *fr,
+static tlm_status take_meta(const tlm_job_reader *c, const tlm_trace *tr,
+                            const char *path, tlm_job_fileres *fr,
                             tlm_error *err)
 {
     tlm_row_trace *row = &fr->row;
@@ -92,42 +89,42 @@ static tlm_status take_meta(const tlm_mpi_ctx *c, const tlm_trace *tr,
     }
     row->base_time_ns = m->has_base_time ? m->base_time_ns : 0;
     int64_t rank = -1;
-    if (c->fl.rank_source == TLM_MPI_RANK_NAME_FIRST)
+    if (c->fl->rank_source == TLM_MPI_RANK_NAME_FIRST)
         rank = row->name_rank >= 0 ? row->name_rank : row->dist_rank;
     else
         rank = row->dist_rank >= 0 ? row->dist_rank : row->name_rank;
-    if (rank < 0 && c->fl.n == 1)
+    if (rank < 0 && c->fl->n == 1)
         rank = 0; /* a lone trace without any rank is rank 0 */
     if (rank < 0)
         return tlm_error_set(err, TLM_EINVAL, path, -1,
                              "cannot tell the trace's rank: no "
                              "distributedInfo.rank and the file name does "
                              "not match --rank_regex");
-    if (rank >= TLM_MPI_MAX_WORLD)
+    if (rank >= TLM_JOB_MAX_WORLD)
         return tlm_error_set(err, TLM_ERANGE, path, -1,
                              "trace rank %lld is too large", (long long)rank);
     row->trace_rank = (int32_t)rank;
-    row->node = c->o.gpus_per_node > 0
-                    ? (int32_t)(rank / c->o.gpus_per_node)
+    row->node = c->o->gpus_per_node > 0
+                    ? (int32_t)(rank / c->o->gpus_per_node)
                     : -1;
     fr->tl.trace_rank = (int32_t)rank;
     return take_gpu(c, tr, row, err);
 }
 
-/* Builds the trace's report: its GPU timeline goes into fr->tl, its ops
- * and kernel tables into c->rt.  A trace without GPU events is not an
- * error (empty tables). */
-static tlm_status take_report(tlm_mpi_ctx *c, tlm_tree *tree,
-                              const char *path, tlm_mpi_fileres *fr,
+/* Builds the trace's report (*rep): its GPU timeline goes into fr->tl.  A
+ * trace without GPU events is not an error (*rep NULL). */
+static tlm_status take_report(const tlm_job_reader *c, tlm_tree *tree,
+                              tlm_job_fileres *fr, tlm_report **out,
                               tlm_error *err)
 {
+    *out = NULL;
     tlm_report_opts ropts;
     tlm_report_opts_init(&ropts);
     ropts.short_kernel_study = 0;
     ropts.perf_sheets = 0;
     ropts.unified = 0;
-    ropts.gpu_arch = c->o.gpu_arch;
-    ropts.gpu_arch_json_path = c->o.gpu_arch_json_path;
+    ropts.gpu_arch = c->o->gpu_arch;
+    ropts.gpu_arch_json_path = c->o->gpu_arch_json_path;
     tlm_report *rep = NULL;
     tlm_error terr;
     tlm_error_clear(&terr);
@@ -148,18 +145,21 @@ static tlm_status take_report(tlm_mpi_ctx *c, tlm_tree *tree,
     fr->tl.total_comm_ns = ns_of_us(tlp->total_comm_us);
     fr->tl.total_memcpy_ns = ns_of_us(tlp->total_memcpy_us);
     fr->tl.n_gpu_events = (int64_t)tlp->n_events;
-    ts = tlm_mpi_keep_report_rows(c, rep, fr->row.trace_rank, fr);
-    tlm_report_free(rep);
-    if (ts != TLM_OK)
-        return tlm_error_set(err, ts, path, -1,
-                             "out of memory keeping report tables");
+    *out = rep;
     return TLM_OK;
+}
+
+/* Hands in to the reader's collect callback (when: TLM_JOB_ON_*). */
+static tlm_status collect(const tlm_job_reader *c, int when,
+                          const tlm_job_trace_in *in, tlm_error *err)
+{
+    return c->collect ? c->collect(c->arg, when, in, err) : TLM_OK;
 }
 
 /* The call tree of a trace with events: tree statistics, report, then the
  * collective records (*recs, *n_recs). */
-static tlm_status analyse_events(tlm_mpi_ctx *c, const tlm_trace *tr,
-                                 const char *path, tlm_mpi_fileres *fr,
+static tlm_status analyse_events(const tlm_job_reader *c, const tlm_trace *tr,
+                                 const char *path, tlm_job_fileres *fr,
                                  tlm_coll_record **recs, size_t *n_recs,
                                  tlm_error *err)
 {
@@ -175,9 +175,14 @@ static tlm_status analyse_events(tlm_mpi_ctx *c, const tlm_trace *tr,
     row->n_gpu_unlinked = (int64_t)tst->n_gpu_unlinked;
     row->n_flow_warnings =
         (int64_t)(tst->n_flow_bad_target + tst->n_flow_half);
-    st = take_report(c, tree, path, fr, err);
-    if (st == TLM_OK)
-        st = tlm_mpi_keep_steps(c, tree, row->trace_rank, err);
+    tlm_report *rep = NULL;
+    st = take_report(c, tree, fr, &rep, err);
+    if (st == TLM_OK) { /* the modules' rows of the tree and the report */
+        tlm_job_trace_in in = {.path = path, .tr = tr, .tree = tree,
+                               .rep = rep, .fr = fr};
+        st = collect(c, TLM_JOB_ON_TREE, &in, err);
+    }
+    tlm_report_free(rep);
     tlm_tree_free(tree);
     if (st != TLM_OK)
         return st;
@@ -188,8 +193,6 @@ static tlm_status analyse_events(tlm_mpi_ctx *c, const tlm_trace *tr,
     tlm_coll_extract_stats xs;
     memset(&xs, 0, sizeof xs);
     st = tlm_coll_extract(tr, &xo, recs, n_recs, &xs, err);
-    if (st == TLM_OK)
-        st = tlm_mpi_cause_keep(c, tr, *recs, *n_recs, err);
     if (st != TLM_OK)
         return st;
     row->n_coll_records = (int64_t)*n_recs;
@@ -198,44 +201,26 @@ static tlm_status analyse_events(tlm_mpi_ctx *c, const tlm_trace *tr,
     return TLM_OK;
 }
 
-/* Appends a trace's collective records to c->recs. */
-static tlm_status keep_records(tlm_mpi_ctx *c, const tlm_coll_record *recs,
-                               size_t n_recs, const char *path,
-                               tlm_error *err)
-{
-    if (n_recs == 0)
-        return TLM_OK;
-    tlm_coll_record *nr = realloc(c->recs, (c->n_recs + n_recs) * sizeof *nr);
-    if (!nr)
-        return tlm_error_set(err, TLM_ENOMEM, path, -1,
-                             "out of memory keeping %zu collective records",
-                             n_recs);
-    memcpy(nr + c->n_recs, recs, n_recs * sizeof *nr);
-    c->recs = nr;
-    c->n_recs += n_recs;
-    return TLM_OK;
-}
-
 /* The rank of a trace without distributedInfo (rocprof): from its name,
  * or 0 for a lone trace. */
-static tlm_status rank_of_name(const tlm_mpi_ctx *c, const char *path,
-                               tlm_mpi_fileres *fr, tlm_error *err)
+static tlm_status rank_of_name(const tlm_job_reader *c, const char *path,
+                               tlm_job_fileres *fr, tlm_error *err)
 {
     tlm_row_trace *row = &fr->row;
     int64_t rank = row->name_rank;
-    if (rank < 0 && c->fl.n == 1)
+    if (rank < 0 && c->fl->n == 1)
         rank = 0;
     if (rank < 0)
         return tlm_error_set(err, TLM_EINVAL, path, -1,
                              "cannot tell the trace's rank: a rocprofv3 "
                              "JSON has no distributedInfo and the file name "
                              "does not match --rank_regex");
-    if (rank >= TLM_MPI_MAX_WORLD)
+    if (rank >= TLM_JOB_MAX_WORLD)
         return tlm_error_set(err, TLM_ERANGE, path, -1,
                              "trace rank %lld is too large", (long long)rank);
     row->trace_rank = (int32_t)rank;
-    row->node = c->o.gpus_per_node > 0
-                    ? (int32_t)(rank / c->o.gpus_per_node)
+    row->node = c->o->gpus_per_node > 0
+                    ? (int32_t)(rank / c->o->gpus_per_node)
                     : -1;
     fr->tl.trace_rank = (int32_t)rank;
     return TLM_OK;
@@ -243,18 +228,18 @@ static tlm_status rank_of_name(const tlm_mpi_ctx *c, const char *path,
 
 /* The GPU of a rocprof trace: --gpu_arch, else the bundled GPU its GPU
  * agent's product name stands for (the gfx name when it has none). */
-static void rocprof_gpu(const tlm_mpi_ctx *c, const tlm_rocprof *rp,
+static void rocprof_gpu(const tlm_job_reader *c, const tlm_rocprof *rp,
                         tlm_row_trace *row)
 {
     const char *prod = "", *gfx = tlm_rocprof_gpu_arch(rp, &prod);
     tlm_strset(row->device_name, sizeof row->device_name,
                    prod && *prod ? prod : gfx ? gfx : "");
     const tlm_gpu_arch *a = tlm_gpu_arch_match_device(prod);
-    if (c->o.gpu_arch && strcmp(c->o.gpu_arch, "none") != 0) {
-        tlm_strset(row->gpu_arch, sizeof row->gpu_arch, c->o.gpu_arch);
+    if (c->o->gpu_arch && strcmp(c->o->gpu_arch, "none") != 0) {
+        tlm_strset(row->gpu_arch, sizeof row->gpu_arch, c->o->gpu_arch);
         tlm_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
                        "option");
-    } else if (a && !c->o.gpu_arch && !c->o.gpu_arch_json_path) {
+    } else if (a && !c->o->gpu_arch && !c->o->gpu_arch_json_path) {
         tlm_strset(row->gpu_arch, sizeof row->gpu_arch, a->name);
         tlm_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
                        "trace");
@@ -305,11 +290,11 @@ static void rp_row(const tlm_rocprof *rp, const tlm_rp_kernel *k,
     o->dur_ns_mean = o->dur_ns_sum / (double)n;
 }
 
-static tlm_status rocprof_kernel_rows(tlm_mpi_ctx *c, const tlm_rocprof *rp,
+static tlm_status rocprof_kernel_rows(const tlm_job_reader *c, const tlm_rocprof *rp,
                                       int32_t rank, int64_t total_ns,
-                                      tlm_mpi_fileres *fr)
+                                      tlm_job_fileres *fr)
 {
-    tlm_mpi_rtabs *t = &c->rt;
+    tlm_job_rtabs *t = c->rt;
     size_t nk;
     const tlm_rp_kernel *k = tlm_rocprof_kernels(rp, &nk);
     fr->span[0][0] = (int64_t)t->n_ops;
@@ -365,8 +350,8 @@ static tlm_status rocprof_kernel_rows(tlm_mpi_ctx *c, const tlm_rocprof *rp,
  * RCCL kernel time into the timeline; no collective records (rocprof
  * keeps no process group, sequence number or message size per call, so
  * the report says its collectives are not matched). */
-static void read_rocprof(tlm_mpi_ctx *c, const char *path,
-                         tlm_mpi_fileres *fr)
+static void read_rocprof(const tlm_job_reader *c, const char *path,
+                         tlm_job_fileres *fr)
 {
     tlm_error err;
     tlm_error_clear(&err);
@@ -412,14 +397,15 @@ static void read_rocprof(tlm_mpi_ctx *c, const char *path,
     fr->status = TLM_OK;
 }
 
-void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
+void tlm_job_read_trace(const tlm_job_reader *c, size_t fi,
+                        tlm_job_fileres *fr)
 {
     tlm_error err;
     tlm_error_clear(&err);
     tlm_trace *tr = NULL;
     tlm_coll_record *recs = NULL;
     size_t n_recs = 0;
-    const char *path = c->fl.path[fi];
+    const char *path = c->fl->path[fi];
     result_init(c, fi, fr);
     tlm_sniff sn;
     if (tlm_trace_sniff(path, 0, &sn) == TLM_OK &&
@@ -445,18 +431,10 @@ void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
         if (st != TLM_OK)
             goto fail;
     }
-    if (n_ev > 0 && c->o.merged_trace) {
-        st = tlm_mpi_mtrace_add(c, tr, fr->row.trace_rank, recs, n_recs,
-                                &err);
-        if (st != TLM_OK)
-            goto fail;
-    }
-    if (c->o.hta) { /* HTA's tables, packed (phase_hta.c) */
-        st = tlm_mpi_hta_trace(c, tr, fr, &err);
-        if (st != TLM_OK)
-            goto fail;
-    }
-    st = keep_records(c, recs, n_recs, path, &err);
+    /* the modules' part of the trace: records, windows, events */
+    tlm_job_trace_in in = {.path = path, .tr = tr, .n_events = n_ev,
+                           .recs = recs, .n_recs = n_recs, .fr = fr};
+    st = collect(c, TLM_JOB_ON_TRACE, &in, &err);
     if (st != TLM_OK)
         goto fail;
     tlm_coll_free(NULL, recs);

@@ -1,6 +1,6 @@
 /*
- * trace_tables.c - the rows of one trace's single-trace report that the
- * driver keeps: ops_summary, ops_unique_args and kernel_summary, copied
+ * job_tables.c - the rows of one trace's single-trace report that a
+ * process of the driver keeps: ops_summary, ops_unique_args and kernel_summary, copied
  * cell by cell into the flat row structs of tables.h (/ops/per_rank,
  * /ops_unique_args, /kernels), with TraceLens's milliseconds and
  * microseconds turned into nanoseconds.  Tables and columns are found by
@@ -8,7 +8,7 @@
  * constants src/ops.c and src/kernels.c define them with; a missing column
  * or an empty cell becomes NaN, -1 or "".
  */
-#include "driver.h"
+#include "job.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -89,7 +89,7 @@ static const cellspec kernel_cells[] = {
 #define N_(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_CELLS 16
 
-/* One kept table, in TLM_MPI_SPAN_* order. */
+/* One kept table, in TLM_JOB_SPAN_* order. */
 typedef struct sheet {
     const char *table;
     const cellspec *cells;
@@ -181,10 +181,9 @@ static void copy_rows(const tlm_report *rep, long t, const sheet *sh,
     }
 }
 
-tlm_status tlm_mpi_keep_report_rows(tlm_mpi_ctx *c, const tlm_report *rep,
-                                    int32_t rank, tlm_mpi_fileres *fr)
+tlm_status tlm_job_keep_report_rows(tlm_job_rtabs *t, const tlm_report *rep,
+                                    int32_t rank, tlm_job_fileres *fr)
 {
-    tlm_mpi_rtabs *t = &c->rt;
     void **rows[3] = {(void **)&t->ops, (void **)&t->ua, (void **)&t->kn};
     size_t *have[3] = {&t->n_ops, &t->n_ua, &t->n_kn};
     size_t *cap[3] = {&t->cap_ops, &t->cap_ua, &t->cap_kn};
@@ -207,4 +206,12 @@ tlm_status tlm_mpi_keep_report_rows(tlm_mpi_ctx *c, const tlm_report *rep,
         *have[k] += n[k];
     }
     return TLM_OK;
+}
+
+void tlm_job_rtabs_free(tlm_job_rtabs *rt)
+{
+    free(rt->ops);
+    free(rt->ua);
+    free(rt->kn);
+    memset(rt, 0, sizeof *rt);
 }

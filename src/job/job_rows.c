@@ -1,17 +1,16 @@
 /*
- * h5rows.c - rank 0's results as the flat rows of the HDF5 tables
+ * job_rows.c - rank 0's results as the flat rows of the HDF5 tables
  * (tables.h): traces and their GPU timelines with the estimated clock
  * offsets, and the collective instances, unmatched records, summary, clock
  * and straggler tables of tlm_coll.h with their enums as text, fixed
  * strings cut at whole UTF-8 characters and fixed-point credits as
- * doubles.  Other ranks hold no such rows and contribute none.
+ * doubles (the driver's write phase and the collective findings use
+ * them).  Other ranks hold no such rows and contribute none.
  */
-#include "driver.h"
+#include "job.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "exchange.h"
 
 /* Copies a fixed string field into another (truncating whole UTF-8
  * characters, NUL-padding). */
@@ -148,7 +147,7 @@ static void straggler_row(const tlm_coll_straggler_row *s,
 }
 
 /* Allocates every row array (at least one row each, zeroed). */
-static int alloc_rows(tlm_mpi_h5rows *h)
+static int alloc_rows(tlm_job_rows *h)
 {
     h->tr = calloc(h->n ? h->n : 1, sizeof *h->tr);
     h->tl = calloc(h->n ? h->n : 1, sizeof *h->tl);
@@ -160,40 +159,36 @@ static int alloc_rows(tlm_mpi_h5rows *h)
     return h->tr && h->tl && h->ir && h->ur && h->sr && h->cr && h->gr;
 }
 
-tlm_status tlm_mpi_h5rows_build(const tlm_mpi_ctx *c, tlm_mpi_h5rows *h)
+tlm_status tlm_job_rows_build(const tlm_job_rows_in *in, tlm_job_rows *h)
 {
-    const tlm_mpi_colls *k = &c->k;
-    int r0 = c->me == 0;
     memset(h, 0, sizeof *h);
-    h->n = r0 ? c->n_res : 0;
-    h->ni = r0 ? k->n_inst : 0;
-    h->nu = r0 ? k->n_unm : 0;
-    h->ns = r0 ? k->n_sum : 0;
-    h->nc = r0 ? k->n_clk : 0;
-    h->ng = r0 ? k->n_strag : 0;
-    tlm_status st =
-        tlm_mpi_agree(alloc_rows(h) ? TLM_OK : TLM_ENOMEM, c->comm);
-    if (st != TLM_OK)
-        return st;
+    h->n = in->n_res;
+    h->ni = in->n_inst;
+    h->nu = in->n_unm;
+    h->ns = in->n_sum;
+    h->nc = in->n_clk;
+    h->ng = in->n_strag;
+    if (!alloc_rows(h))
+        return TLM_ENOMEM;
     for (size_t i = 0; i < h->n; i++) {
-        h->tr[i] = c->res[i].row;
-        h->tr[i].clock_offset_ns = k->offsets ? k->offsets[i] : 0;
-        h->tl[i] = c->res[i].tl;
+        h->tr[i] = in->res[i].row;
+        h->tr[i].clock_offset_ns = in->offsets ? in->offsets[i] : 0;
+        h->tl[i] = in->res[i].tl;
     }
     for (size_t i = 0; i < h->ni; i++)
-        instance_row(&k->inst[i], &h->ir[i]);
+        instance_row(&in->inst[i], &h->ir[i]);
     for (size_t i = 0; i < h->nu; i++)
-        unmatched_row(&k->unm[i], &h->ur[i]);
+        unmatched_row(&in->unm[i], &h->ur[i]);
     for (size_t i = 0; i < h->ns; i++)
-        summary_row(&k->sum[i], &h->sr[i]);
+        summary_row(&in->sum[i], &h->sr[i]);
     for (size_t i = 0; i < h->nc; i++)
-        clock_row(&k->clk[i], &h->cr[i]);
+        clock_row(&in->clk[i], &h->cr[i]);
     for (size_t i = 0; i < h->ng; i++)
-        straggler_row(&k->strag[i], &h->gr[i]);
+        straggler_row(&in->strag[i], &h->gr[i]);
     return TLM_OK;
 }
 
-void tlm_mpi_h5rows_free(tlm_mpi_h5rows *h)
+void tlm_job_rows_free(tlm_job_rows *h)
 {
     free(h->tr);
     free(h->tl);
