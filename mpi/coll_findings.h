@@ -22,12 +22,8 @@
 extern "C" {
 #endif
 
-/* Rule defaults (the options' defaults). */
-#define TLM_FIND_SKEW_PCT 25.0        /* skew > 25 % of latency */
-#define TLM_FIND_SKEW_MIN_US 10.0     /* ... and >= 10 us */
-#define TLM_FIND_BUSBW_PCT 50.0       /* busbw < 50 % of the link peak */
-#define TLM_FIND_BUSBW_MIN_BYTES 1048576.0 /* messages >= 1 MiB */
-#define TLM_FIND_EXPOSED_PCT 5.0      /* exposed comm > 5 % of GPU time */
+/* Rule defaults (the options' defaults TLM_FIND_SKEW_PCT ... are in
+ * opts.h). */
 #define TLM_FIND_INTER_GBPS 50.0      /* a 400 Gb/s NIC per GPU */
 #define TLM_FIND_MAX_PER_RULE 5       /* rows per rule (largest impact) */
 

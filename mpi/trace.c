@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "tlmpi/tlm_rocprof.h"
-#include "tlmpi/tlm_sniff.h"
+#include "tlmpi/tlm_format.h"
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
 
@@ -412,6 +412,14 @@ static void read_rocprof(tlm_mpi_ctx *c, const char *path,
     fr->status = TLM_OK;
 }
 
+/* The driver's reader of each trace format (tlm_format.h) by its id;
+ * NULL: the Kineto JSON path of tlm_mpi_read_trace (whose reader also
+ * judges what no format claims). */
+static void (*const read_by_format[TLM_FORMAT_COUNT])(
+    tlm_mpi_ctx *, const char *, tlm_mpi_fileres *) = {
+    [TLM_FORMAT_ROCPROF_JSON] = read_rocprof,
+};
+
 void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
 {
     tlm_error err;
@@ -421,10 +429,10 @@ void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_mpi_fileres *fr)
     size_t n_recs = 0;
     const char *path = c->fl.path[fi];
     result_init(c, fi, fr);
-    tlm_sniff sn;
-    if (tlm_trace_sniff(path, 0, &sn) == TLM_OK &&
-        sn.format == TLM_FORMAT_ROCPROF_JSON) {
-        read_rocprof(c, path, fr);
+    int fmt;
+    (void)tlm_format_of_file(path, &fmt); /* out of memory: UNKNOWN */
+    if (read_by_format[fmt]) {
+        read_by_format[fmt](c, path, fr);
         return;
     }
     tlm_strset(fr->row.format, sizeof fr->row.format, "kineto-json");

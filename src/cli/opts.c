@@ -10,8 +10,6 @@
  */
 #include "opts.h"
 
-#include "coll_findings.h"
-
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

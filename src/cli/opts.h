@@ -24,6 +24,14 @@ extern "C" {
  * wait per collective a late rank must cause before report.md names it. */
 #define TLM_MPI_DEFAULT_STRAGGLER_US 50.0
 
+/* Defaults of the collective findings' options (--findings_*; the rules
+ * in coll_findings.h). */
+#define TLM_FIND_SKEW_PCT 25.0        /* skew > 25 % of latency */
+#define TLM_FIND_SKEW_MIN_US 10.0     /* ... and >= 10 us */
+#define TLM_FIND_BUSBW_PCT 50.0       /* busbw < 50 % of the link peak */
+#define TLM_FIND_BUSBW_MIN_BYTES 1048576.0 /* messages >= 1 MiB */
+#define TLM_FIND_EXPOSED_PCT 5.0      /* exposed comm > 5 % of GPU time */
+
 typedef struct tlm_mpi_opts {
     const char *trace_dir;     /* --trace_dir D */
     const char *trace_pattern; /* --trace_pattern P (one '*') */

@@ -5,12 +5,12 @@
  * an .xlsx workbook, or a trace (.json / .json.gz, recognised by its
  * content), whose report is built first with the options of `tlmpi
  * report`.  When every REPORT is an HDF5 file of the multi-rank analysis,
- * the run comparison (compare_runs.c) answers instead.  Without MPI.
+ * the run comparison the caller hands over (the driver's compare_runs.c,
+ * which reads HDF5) answers instead.  Without MPI.
  */
 #include "cli.h"
 #include "cmp_internal.h"
 #include "compare_find.h"
-#include "compare_runs.h"
 #include "report_opts.h"
 #include "sigclean.h"
 #include "xlsx_write.h"
@@ -83,6 +83,7 @@ typedef struct cargs {
     int force, quiet;
     tlm_cli_ropts ro;
     tlm_find_opts fo;
+    tlm_cmd_fn runs; /* the run comparison (NULL: none) */
 } cargs;
 
 static int is_word(const char *a)
@@ -164,7 +165,8 @@ static int parse(int argc, char **argv, cargs *c)
             fputs("\n", stdout);
             fflush(stdout);
             char *h[] = {argv[0], (char *)"--help", NULL};
-            (void)tlm_cmd_compare_runs(2, h); /* the run comparison's */
+            if (c->runs)
+                (void)c->runs(2, h); /* the run comparison's */
             return 1;
         } else if (!strcmp(a, "--force")) {
             c->force = 1;
@@ -498,12 +500,13 @@ static int runs_command(int argc, char **argv)
     return h5 > 0 && other == 0;
 }
 
-int tlm_cmd_compare(int argc, char **argv)
+int tlm_cmd_compare(int argc, char **argv, tlm_cmd_fn runs)
 {
-    if (runs_command(argc, argv))
-        return tlm_cmd_compare_runs(argc, argv);
+    if (runs && runs_command(argc, argv))
+        return runs(argc, argv);
     cargs c;
     memset(&c, 0, sizeof c);
+    c.runs = runs;
     int pr = parse(argc, argv, &c);
     if (pr)
         return pr == 1 ? 0 : 2;

@@ -8,7 +8,6 @@
 #include "xplane_cli.h"
 
 #include "tlmpi/tlm_report.h"
-#include "tlmpi/tlm_sniff.h"
 #include "tlmpi/tlm_xplane.h"
 
 #include "xlsx_write.h"
@@ -23,17 +22,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-int tlm_cli_is_xplane(const char *path)
-{
-    char file[4096];
-    tlm_sniff s;
-    if (tlm_xplane_locate(path, file, sizeof file, NULL) != TLM_OK)
-        return 0;
-    if (tlm_trace_sniff(file, 0, &s) != TLM_OK)
-        return -1; /* TLM_ENOMEM: its only error */
-    return s.verdict == TLM_SNIFF_TRACE && s.format == TLM_FORMAT_XPLANE;
 }
 
 static tlm_status stage_csvs(tlm_tab *const *t, tlm_outset *set,

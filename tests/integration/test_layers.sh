@@ -17,6 +17,8 @@ declare -A deps=(
     [synth]="util"
     [rdiff]="report diff perf tree trace util"
     [replay]="report perf tree trace util"
+    [cli]="report coll hta perf tree trace util"
+    [cmd]="cli out cmp find diff rdiff replay report coll hta table perf tree trace util"
 )
 lib() { echo "$BUILD/libtlm_$1.a"; }
 defined() { nm --defined-only -g "$(lib "$1")" 2>/dev/null | awk 'NF == 3 {print $3}'; }

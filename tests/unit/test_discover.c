@@ -1,5 +1,5 @@
 /*
- * mpi_test_discover.c - options, rank regexes, file discovery, packing of
+ * test_discover.c - options (src/cli), rank regexes, file discovery, packing of
  * the file list and the size-balanced assignment of the driver.  No MPI
  * calls: these pieces run on rank 0 (discovery) or on every rank alike
  * (options, assignment).

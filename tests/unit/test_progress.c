@@ -1,8 +1,8 @@
 /*
- * mpi_test_progress.c - rank 0's progress display (mpi/progress.c): the
+ * test_progress.c - rank 0's progress display (src/cli/progress.c): the
  * mode chosen for the options, the terminal line (rewritten with '\r',
  * erased at the end), the plain lines of --progress, and the options that
- * drive it (mpi/opts.c: --progress, --quiet, --version; every option the
+ * drive it (src/cli/opts.c: --progress, --quiet, --version; every option the
  * parser knows is named in the usage text).  No MPI calls.
  */
 #include <setjmp.h>
