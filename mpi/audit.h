@@ -58,7 +58,7 @@ typedef struct tlm_audit_opts {
     double bw_drop_pct;        /* --bw_drop_pct P */
     int strict;                /* --strict: a skipped file fails the audit */
     int recursive;             /* --recursive (accepted, always on) */
-    tlm_mpi_opts a;            /* the analysis options it shares;
+    tlm_cli_opts a;            /* the analysis options it shares;
                                 * a.output_dir is D */
 } tlm_audit_opts;
 
@@ -249,7 +249,7 @@ typedef struct tlm_audit {
     size_t n_run;
     char **label;              /* per run: its path under ROOT */
     int *prefail;              /* per run: failed before reading */
-    tlm_mpi_filelist *fl;      /* per run */
+    tlm_cli_filelist *fl;      /* per run */
     tlm_audit_acc acc;         /* rank 0 */
     tlm_outset out;            /* rank 0: audit.h5, audit.md, runs.csv */
     size_t n_failed;

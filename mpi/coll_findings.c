@@ -24,7 +24,7 @@ void tlm_mpi_find_opts_init(tlm_mpi_find_opts *o)
     o->gpus_per_node = -1;
 }
 
-void tlm_mpi_find_opts_of(const tlm_mpi_opts *o, tlm_mpi_find_opts *fo)
+void tlm_mpi_find_opts_of(const tlm_cli_opts *o, tlm_mpi_find_opts *fo)
 {
     tlm_mpi_find_opts_init(fo);
     fo->link_peak_gbps = o->link_peak_gbps;

@@ -48,7 +48,7 @@ typedef struct tlm_mpi_find_in {
 void tlm_mpi_find_opts_init(tlm_mpi_find_opts *o);
 
 /* The finding options of the analysis options. */
-void tlm_mpi_find_opts_of(const tlm_mpi_opts *o, tlm_mpi_find_opts *fo);
+void tlm_mpi_find_opts_of(const tlm_cli_opts *o, tlm_mpi_find_opts *fo);
 
 /* Peak bus bandwidth (GB/s) of a group of group_size ranks: the option,
  * else inter-node TLM_FIND_INTER_GBPS when the group spans nodes, else the

@@ -65,7 +65,7 @@ static void usage(FILE *f)
                "docs/cli.md and man tlmpi have the full reference.\n\n"
                "The analysis (no command; tlmpi-run starts it under mpirun "
                "allowing root\nand more ranks than cores):\n\n");
-    fputs(tlm_mpi_opts_usage(), f);
+    fputs(tlm_cli_opts_usage(), f);
 }
 
 static void version(void)

@@ -92,7 +92,7 @@ static tlm_status take_meta(const tlm_mpi_ctx *c, const tlm_trace *tr,
     }
     row->base_time_ns = m->has_base_time ? m->base_time_ns : 0;
     int64_t rank = -1;
-    if (c->fl.rank_source == TLM_MPI_RANK_NAME_FIRST)
+    if (c->fl.rank_source == TLM_CLI_RANK_NAME_FIRST)
         rank = row->name_rank >= 0 ? row->name_rank : row->dist_rank;
     else
         rank = row->dist_rank >= 0 ? row->dist_rank : row->name_rank;

@@ -49,7 +49,7 @@ static void sift_down(slot *h, size_t n, size_t i)
     }
 }
 
-int tlm_mpi_assign(const int64_t *sizes, size_t n, int nprocs, int *owner)
+int tlm_cli_assign(const int64_t *sizes, size_t n, int nprocs, int *owner)
 {
     if (nprocs < 1)
         return -1;

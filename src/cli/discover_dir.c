@@ -3,10 +3,10 @@
  * content (tlm_trace_sniff), whatever their names.
  *
  * Every entry is lstat'ed: folders are descended into with --recursive
- * (TLM_MPI_MAX_DIR_DEPTH levels), symlinks to folders are never followed
+ * (TLM_CLI_MAX_DIR_DEPTH levels), symlinks to folders are never followed
  * (no loops, no escaping the tree), everything else is sniffed (a symlink
  * to a file is followed by the open).  Traces go to
- * tlm_mpi_filelist_from_traces, which sorts them and decides name ranks
+ * tlm_cli_filelist_from_traces, which sorts them and decides name ranks
  * over the whole set; the other files are listed with their reason in
  * one note (or one error with --strict).
  */
@@ -59,7 +59,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 typedef struct walk {
-    const tlm_mpi_opts *o;
+    const tlm_cli_opts *o;
     size_t root_len; /* strlen(trace_dir) + 1: names below it */
     strv traces;     /* full paths */
     strv skipped;    /* "rel (reason)" */
@@ -97,7 +97,7 @@ static tlm_status visit(walk *w, const char *p, int depth, tlm_error *err)
     if (lstat(p, &sb) != 0)
         return visit_file(w, p) ? TLM_ENOMEM : TLM_OK; /* named by sniff */
     if (S_ISDIR(sb.st_mode)) {
-        if (!w->o->recursive || depth >= TLM_MPI_MAX_DIR_DEPTH)
+        if (!w->o->recursive || depth >= TLM_CLI_MAX_DIR_DEPTH)
             return TLM_OK;
         return walk_dir(w, p, depth + 1, err);
     }
@@ -139,8 +139,8 @@ static tlm_status walk_dir(walk *w, const char *dir, int depth,
 /* "a (why), b (why), ... and N more" from the sorted skipped list. */
 static char *skipped_text(strv *s)
 {
-    size_t len = 32, shown = s->n < TLM_MPI_SKIP_LIST ? s->n
-                                                      : TLM_MPI_SKIP_LIST;
+    size_t len = 32, shown = s->n < TLM_CLI_SKIP_LIST ? s->n
+                                                      : TLM_CLI_SKIP_LIST;
     qsort(s->v, s->n, sizeof *s->v, cmp_str);
     for (size_t i = 0; i < shown; i++)
         len += strlen(s->v[i]) + 2;
@@ -173,7 +173,7 @@ static tlm_status refuse(const walk *w, const char *list, tlm_error *err)
                          list);
 }
 
-tlm_status tlm_mpi_discover_dir(const tlm_mpi_opts *o, tlm_mpi_filelist *out,
+tlm_status tlm_cli_discover_dir(const tlm_cli_opts *o, tlm_cli_filelist *out,
                                 tlm_error *err)
 {
     walk w = {o, strlen(o->trace_dir) + 1, {0}, {0}};
@@ -185,7 +185,7 @@ tlm_status tlm_mpi_discover_dir(const tlm_mpi_opts *o, tlm_mpi_filelist *out,
     if (st == TLM_OK && (w.traces.n == 0 || (o->strict && w.skipped.n)))
         st = refuse(&w, list, err);
     if (st == TLM_OK)
-        st = tlm_mpi_filelist_from_traces(w.traces.v, w.traces.n,
+        st = tlm_cli_filelist_from_traces(w.traces.v, w.traces.n,
                                           o->trace_dir, o, out, err);
     if (st == TLM_OK) {
         out->n_skipped = w.skipped.n;

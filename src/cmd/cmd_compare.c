@@ -375,7 +375,7 @@ static void cstate_free(cstate *s, size_t n)
     tlm_sbuf_free(&s->md);
     tlm_cmp_result_free(&s->res);
     if (s->set_open) {
-        tlm_mpi_signals_untrack(&s->set);
+        tlm_cli_signals_untrack(&s->set);
         tlm_outset_free(&s->set);
     }
 }
@@ -398,8 +398,8 @@ static tlm_status start_outputs(cstate *s, const cargs *c, tlm_error *err)
     if (st == TLM_OK)
         st = tlm_outset_check(&s->set, c->md, err);
     if (st == TLM_OK) {
-        tlm_mpi_signals_install();
-        tlm_mpi_signals_track(&s->set);
+        tlm_cli_signals_install();
+        tlm_cli_signals_track(&s->set);
     }
     return st;
 }

@@ -162,8 +162,8 @@ int tlm_cmd_diff(int argc, char **argv)
     tlm_outset set;
     if (check_outputs(&set, force, s, dir) != 0)
         return 1;
-    tlm_mpi_signals_install();
-    tlm_mpi_signals_track(&set);
+    tlm_cli_signals_install();
+    tlm_cli_signals_track(&set);
     double t0 = now_s();
     for (int k = 0; k < 2; k++) {
         tlm_tree_opts_init(&s[k].to);
@@ -219,7 +219,7 @@ int tlm_cmd_diff(int argc, char **argv)
     }
     rc = 0;
 done:
-    tlm_mpi_signals_untrack(&set);
+    tlm_cli_signals_untrack(&set);
     tlm_outset_free(&set);
     tlm_diff_free(d);
     for (int k = 0; k < 2; k++) {

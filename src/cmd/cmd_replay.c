@@ -172,8 +172,8 @@ static int check_outputs(tlm_outset *set, const pargs *p)
         tlm_outset_free(set);
         return err_out(&err);
     }
-    tlm_mpi_signals_install();
-    tlm_mpi_signals_track(set);
+    tlm_cli_signals_install();
+    tlm_cli_signals_track(set);
     return 0;
 }
 
@@ -315,7 +315,7 @@ int tlm_cmd_replay(int argc, char **argv)
         if (!p.quiet)
             summary(&p, s, tlm_cli_now() - t0);
     }
-    tlm_mpi_signals_untrack(&set);
+    tlm_cli_signals_untrack(&set);
     tlm_outset_free(&set);
     free_texts(&x);
     tlm_replay_set_free(s);

@@ -199,8 +199,8 @@ static int start_outputs(tlm_outset *set, int force, const char *trace_path,
         tlm_outset_free(set);
         return 1;
     }
-    tlm_mpi_signals_install();
-    tlm_mpi_signals_track(set);
+    tlm_cli_signals_install();
+    tlm_cli_signals_track(set);
     return 0;
 }
 
@@ -637,7 +637,7 @@ int tlm_cmd_report(int argc, char **argv)
                       a.dir, a.md, a.xlsx) != 0)
         return 1;
     if (a.hta.on && check_hta_outputs(&set, a.dir) != 0) {
-        tlm_mpi_signals_untrack(&set);
+        tlm_cli_signals_untrack(&set);
         tlm_outset_free(&set);
         return 1;
     }
@@ -647,7 +647,7 @@ int tlm_cmd_report(int argc, char **argv)
                 a.trace);
     else
         rc = report_by_format[fmt](&a, &set);
-    tlm_mpi_signals_untrack(&set);
+    tlm_cli_signals_untrack(&set);
     tlm_outset_free(&set);
     return rc;
 }
