@@ -25,6 +25,7 @@ typedef struct plist {
     size_t n, cap;
 } plist;
 
+/* Appends a path (copied) and its rank from the name; -1 out of memory. */
 static int plist_add(plist *l, const char *p, int64_t name_rank)
 {
     if (l->n == l->cap) {
@@ -50,6 +51,7 @@ static int plist_add(plist *l, const char *p, int64_t name_rank)
     return 0;
 }
 
+/* Frees the paths and the list. */
 static void plist_free(plist *l)
 {
     for (size_t i = 0; i < l->n; i++)
@@ -109,6 +111,7 @@ typedef struct pathrank {
     int64_t nr;
 } pathrank;
 
+/* By path, byte order. */
 static int cmp_pathrank(const void *a, const void *b)
 {
     return strcmp(((const pathrank *)a)->p, ((const pathrank *)b)->p);
@@ -132,6 +135,7 @@ static void sort_plist(plist *l, int *nomem)
     free(pr);
 }
 
+/* The list as a tlm_cli_filelist: paths in one blob, ranks beside them. */
 static tlm_status finish(plist *l, int rank_source, tlm_cli_filelist *out,
                          tlm_error *err)
 {
@@ -217,6 +221,7 @@ static tlm_status compile_rank_regex(const tlm_cli_opts *o, regex_t *re,
  * MARK: - name ranks over a set of files
  * ------------------------------------------------------------------ */
 
+/* An ASCII digit (no locale). */
 static int is_digit(char c)
 {
     return c >= '0' && c <= '9';
@@ -260,6 +265,7 @@ static int64_t digit_run(const char *s, size_t k)
     return INT64_MAX;
 }
 
+/* Ascending int64. */
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;

@@ -123,6 +123,7 @@ const char *tlm_cli_opts_usage(void)
     return all;
 }
 
+/* A whole decimal number >= min into *out: 0, else -1. */
 static int parse_long(const char *s, long min, long *out)
 {
     char *end = NULL;
@@ -441,6 +442,7 @@ typedef struct sbuf {
     int over;
 } sbuf;
 
+/* Appends s, or marks the buffer over its capacity. */
 static void put(sbuf *b, const char *s)
 {
     size_t n = strlen(s);
@@ -452,6 +454,7 @@ static void put(sbuf *b, const char *s)
     b->len += n;
 }
 
+/* Appends one character. */
 static void putc_(sbuf *b, char c)
 {
     char s[2] = {c, 0};

@@ -51,6 +51,7 @@ void tlm_cli_progress_text(const tlm_cli_progress *p, double now, char *buf,
              p->ranks_done, p->ranks);
 }
 
+/* Rewrites the terminal line in place ('\r'). */
 static void draw(tlm_cli_progress *p, double now)
 {
     char text[256];

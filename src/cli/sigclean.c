@@ -15,6 +15,8 @@
 static tlm_outset *volatile tracked[N_TRACKED];
 static volatile sig_atomic_t installed;
 
+/* Removes the tracked sets' temporaries, exits 128 + sig (only
+ * async-signal-safe calls). */
 static void on_signal(int sig)
 {
     for (int i = 0; i < N_TRACKED; i++) {

@@ -24,6 +24,7 @@
 
 #define MAX_REPORTS 64
 
+/* The usage text of tlmpi compare. */
 static void compare_usage(FILE *f)
 {
     fprintf(f,
@@ -86,6 +87,7 @@ typedef struct cargs {
     tlm_cmd_fn runs; /* the run comparison (NULL: none) */
 } cargs;
 
+/* Not an option (a lone "-" is a word). */
 static int is_word(const char *a)
 {
     return !(a[0] == '-' && a[1]);
@@ -124,6 +126,7 @@ static int list_opt(int argc, char **argv, int *i, cargs *c)
     return 1;
 }
 
+/* The output options with a value: 1 taken, 0 not one of them, -1 error. */
 static int value_opt(int argc, char **argv, int *i, cargs *c)
 {
     const char *a = argv[*i];
@@ -200,6 +203,7 @@ static int parse(int argc, char **argv, cargs *c)
 
 /* MARK: - inputs ---------------------------------------------------------- */
 
+/* An HDF5 file by its signature. */
 static int is_hdf5(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -253,6 +257,8 @@ static tlm_status trace_source(const char *path, const tlm_cli_ropts *ro,
     return st;
 }
 
+/* A report input: a trace (sniffed) is built into a report, else a CSV
+ * folder or workbook. */
 static tlm_status open_report(const char *path, const tlm_cli_ropts *ro,
                               tlm_rsrc **out, tlm_cmp_side *side,
                               tlm_error *err)
@@ -269,6 +275,7 @@ static tlm_status open_report(const char *path, const tlm_cli_ropts *ro,
 
 /* MARK: - outputs --------------------------------------------------------- */
 
+/* Each comparison sheet as a CSV staged in the set. */
 static tlm_status stage_csvs(tlm_outset *set, const cargs *c,
                              const tlm_cmp_result *res, tlm_error *err)
 {
@@ -286,6 +293,7 @@ static tlm_status stage_csvs(tlm_outset *set, const cargs *c,
     return TLM_OK;
 }
 
+/* The comparison sheets as one workbook staged in the set. */
 static tlm_status stage_xlsx(tlm_outset *set, const char *path,
                              const tlm_cmp_result *res, tlm_error *err)
 {
@@ -316,6 +324,7 @@ static tlm_status stage_xlsx(tlm_outset *set, const char *path,
     return st;
 }
 
+/* comparison.md staged in the set. */
 static tlm_status stage_md(tlm_outset *set, const char *path,
                            const tlm_sbuf *body, tlm_error *err)
 {
@@ -365,6 +374,7 @@ typedef struct cstate {
     int set_open;
 } cstate;
 
+/* Frees the inputs, results and the output set still open. */
 static void cstate_free(cstate *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -380,6 +390,7 @@ static void cstate_free(cstate *s, size_t n)
     }
 }
 
+/* The output set: every output checked before any work. */
 static tlm_status start_outputs(cstate *s, const cargs *c, tlm_error *err)
 {
     char gt[4400];
@@ -434,6 +445,8 @@ static tlm_status stage_findings(cstate *s, const cargs *c, tlm_error *err)
     return TLM_OK;
 }
 
+/* Loads the reports, compares them, adds the findings, stages and
+ * publishes. */
 static tlm_status run_compare(cstate *s, const cargs *c, tlm_error *err)
 {
     tlm_status st = start_outputs(s, c, err);
@@ -460,6 +473,7 @@ static tlm_status run_compare(cstate *s, const cargs *c, tlm_error *err)
     return st;
 }
 
+/* The one-line summary on stderr. */
 static void summary(const cargs *c, const tlm_cmp_result *res)
 {
     for (size_t i = 0; i < res->nnotes; i++)

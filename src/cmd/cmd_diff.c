@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+/* The usage text of tlmpi diff. */
 static void diff_usage(FILE *f)
 {
     fprintf(f,
@@ -47,6 +48,7 @@ typedef struct side {
     tlm_status st;
 } side;
 
+/* One side read and its tree built (a thread's body). */
 static void *load(void *arg)
 {
     side *s = arg;
@@ -70,6 +72,7 @@ static void *load(void *arg)
     return NULL;
 }
 
+/* Monotonic seconds. */
 static double now_s(void)
 {
     struct timespec t;
@@ -77,6 +80,7 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* Prints the error; exit code 1. */
 static int err_out(const tlm_error *e)
 {
     char m[1200];
@@ -85,6 +89,7 @@ static int err_out(const tlm_error *e)
     return 1;
 }
 
+/* The output set: every output checked before any work. */
 static int check_outputs(tlm_outset *set, int force, side *s,
                          const char *dir)
 {

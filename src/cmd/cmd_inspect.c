@@ -30,6 +30,7 @@ typedef struct counter {
     size_t n, cap;
 } counter;
 
+/* Counts one (ph, cat); -1 out of memory. */
 static int bump(counter *c, char ph, uint32_t cat, int has_cat)
 {
     for (size_t i = 0; i < c->n; i++) {
@@ -49,6 +50,7 @@ static int bump(counter *c, char ph, uint32_t cat, int has_cat)
     return 0;
 }
 
+/* The reader's per-event callback: the counts. */
 static tlm_status on_event(void *ud, tlm_trace *t, const tlm_event *ev,
                            uint64_t index, tlm_error *err)
 {
@@ -61,6 +63,7 @@ static tlm_status on_event(void *ud, tlm_trace *t, const tlm_event *ev,
     return bump(c, ev->ph, ev->cat_str, has_cat) == 0 ? TLM_OK : TLM_ENOMEM;
 }
 
+/* Most frequent first. */
 static int by_count(const void *a, const void *b)
 {
     const pc_count *x = a, *y = b;
@@ -71,6 +74,7 @@ static int by_count(const void *a, const void *b)
     return x->cat < y->cat ? -1 : x->cat > y->cat;
 }
 
+/* Monotonic seconds. */
 static double now_s(void)
 {
     struct timespec ts;
@@ -78,6 +82,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The usage text of tlmpi inspect. */
 static void usage(FILE *f)
 {
     fprintf(f,

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The usage text of tlmpi report. */
 static void report_usage(FILE *f)
 {
     fprintf(f,
@@ -226,6 +227,7 @@ static int check_hta_outputs(tlm_outset *set, const char *dir)
     return 0;
 }
 
+/* Whether option i has its value; says so when not. */
 static int need(int i, int argc, char **argv)
 {
     if (i + 1 >= argc) {
@@ -266,6 +268,7 @@ static tlm_status add_findings(tlm_report *rep, const tlm_find_opts *fo,
     return st;
 }
 
+/* findings.csv staged in the CSV folder. */
 static tlm_status stage_findings_csv(const tlm_tab *t, tlm_outset *set,
                                      const char *dir, tlm_error *err)
 {
@@ -448,6 +451,7 @@ static void coverage_line(const tlm_report *rep)
     tlm_coverage_free(&c);
 }
 
+/* The summary lines on stderr. */
 static void summary(const rargs *a, const tlm_cli_built *b, double t0,
                     double t4)
 {

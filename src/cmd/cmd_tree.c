@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The usage text of tlmpi tree. */
 static void tree_usage(FILE *f)
 {
     fprintf(f,
@@ -42,6 +43,7 @@ static void tree_usage(FILE *f)
         "  --max N       at most N start nodes for --name (default 20)\n");
 }
 
+/* The usage text of tlmpi modules. */
 static void modules_usage(FILE *f)
 {
     fprintf(f,
@@ -50,6 +52,7 @@ static void modules_usage(FILE *f)
         "(default all)\n");
 }
 
+/* A whole decimal number into *out: 1, else 0. */
 static int parse_long(const char *s, long *out)
 {
     char *end;
@@ -61,6 +64,7 @@ static int parse_long(const char *s, long *out)
     return 1;
 }
 
+/* The trace and its call tree; a format without host call stacks refused. */
 static int load(const char *path, int python, tlm_trace **tr, tlm_tree **t)
 {
     tlm_error err;

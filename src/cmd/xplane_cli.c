@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+/* Monotonic seconds. */
 static double now_s(void)
 {
     struct timespec ts;
@@ -24,6 +25,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Each JAX sheet as a CSV staged in the set. */
 static tlm_status stage_csvs(tlm_tab *const *t, tlm_outset *set,
                              const char *dir, tlm_error *err)
 {
@@ -39,6 +41,7 @@ static tlm_status stage_csvs(tlm_tab *const *t, tlm_outset *set,
     return st;
 }
 
+/* The JAX sheets as one workbook staged in the set. */
 static tlm_status stage_xlsx(tlm_tab *const *t, tlm_outset *set,
                              const char *xlsx, tlm_error *err)
 {
@@ -58,6 +61,7 @@ static tlm_status stage_xlsx(tlm_tab *const *t, tlm_outset *set,
     return st;
 }
 
+/* The summary line on stderr. */
 static void summary(const char *path, const tlm_xplane *x, const char *dir,
                     const char *xlsx, double t_read, double t_all)
 {

@@ -118,6 +118,7 @@ static const tlm_format formats[TLM_FORMAT_COUNT] = {
                            xplane_free},
 };
 
+/* The row of a format id (tlm_format.h). */
 const tlm_format *tlm_format_get(int id)
 {
     if (id <= TLM_FORMAT_UNKNOWN || id >= TLM_FORMAT_COUNT ||
@@ -126,6 +127,7 @@ const tlm_format *tlm_format_get(int id)
     return &formats[id];
 }
 
+/* One sniff of a file (tlm_format.h). */
 tlm_status tlm_format_of_file(const char *path, int *id)
 {
     tlm_sniff sn;
@@ -137,6 +139,8 @@ tlm_status tlm_format_of_file(const char *path, int *id)
     return TLM_OK;
 }
 
+/* A file or a folder that stands for one: the rows with a folder layout
+ * first, each file sniffed once (tlm_format.h). */
 tlm_status tlm_format_detect(const char *path, int *id)
 {
     *id = TLM_FORMAT_UNKNOWN;
