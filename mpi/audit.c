@@ -100,7 +100,7 @@ static tlm_status read_wave(tlm_audit *A, size_t a, size_t b, tlm_mpi_ctx **ctx)
         if (!ctx[i - a])
             st = TLM_ENOMEM;
     }
-    if (st == TLM_OK && tlm_mpi_assign(sizes, nf, A->np, owner) != 0)
+    if (st == TLM_OK && tlm_cli_assign(sizes, nf, A->np, owner) != 0)
         st = TLM_ENOMEM;
     size_t mine = 0;
     for (size_t j = 0; st == TLM_OK && j < nf; j++)
@@ -297,13 +297,13 @@ static tlm_status write_outputs(tlm_audit *A, double t_launch)
 /* Frees the audit's state. */
 static void audit_free(tlm_audit *A)
 {
-    tlm_mpi_signals_untrack(&A->out);
+    tlm_cli_signals_untrack(&A->out);
     tlm_outset_free(&A->out);
     for (size_t i = 0; i < A->n_run; i++) {
         if (A->label)
             free(A->label[i]);
         if (A->fl)
-            tlm_mpi_filelist_free(&A->fl[i]);
+            tlm_cli_filelist_free(&A->fl[i]);
     }
     free(A->label);
     free(A->prefail);
@@ -390,7 +390,7 @@ int tlm_mpi_audit(int argc, char **argv)
         }
         we_init = 1;
     }
-    tlm_mpi_signals_install();
+    tlm_cli_signals_install();
     MPI_Comm_rank(MPI_COMM_WORLD, &A.me);
     MPI_Comm_size(MPI_COMM_WORLD, &A.np);
     size_t len = 0;

@@ -27,7 +27,7 @@ typedef struct tlm_audit {
     size_t n_run;
     char **label;              /* per run: its path under ROOT */
     int *prefail;              /* per run: failed before reading */
-    tlm_mpi_filelist *fl;      /* per run */
+    tlm_cli_filelist *fl;      /* per run */
     tlm_audit_acc acc;         /* rank 0 */
     tlm_outset out;            /* rank 0: audit.h5, audit.md, runs.csv */
     size_t n_failed;

@@ -53,7 +53,7 @@ int tlm_audit_run_dir(const tlm_audit *A, const char *rel, char *out, size_t cap
  * else from the names relative to the run's folder, decided over the set:
  * discover.c). */
 static tlm_status run_files(const tlm_audit *A, const tlm_audit_run *r,
-                            tlm_mpi_filelist *fl, tlm_error *err)
+                            tlm_cli_filelist *fl, tlm_error *err)
 {
     char **paths = calloc(r->n_tr ? r->n_tr : 1, sizeof *paths);
     tlm_status st = paths ? TLM_OK : TLM_ENOMEM;
@@ -70,7 +70,7 @@ static tlm_status run_files(const tlm_audit *A, const tlm_audit_run *r,
     snprintf(base, sizeof base, "%s%s%s", A->o.root,
              strcmp(r->rel, ".") ? "/" : "", strcmp(r->rel, ".") ? r->rel : "");
     if (st == TLM_OK) {
-        st = tlm_mpi_filelist_from_traces(paths, r->n_tr, base, &A->o.a, fl,
+        st = tlm_cli_filelist_from_traces(paths, r->n_tr, base, &A->o.a, fl,
                                           err);
     } else {
         tlm_error_set(err, st, NULL, -1, "out of memory");
@@ -103,7 +103,7 @@ static tlm_status pack_plan(tlm_audit *A, char **buf, size_t *len)
     int bad = put_bytes(buf, len, &cap, &n, 8);
     for (size_t i = 0; !bad && i < A->plan.n_run; i++) {
         tlm_audit_run *r = &A->plan.run[i];
-        tlm_mpi_filelist fl;
+        tlm_cli_filelist fl;
         memset(&fl, 0, sizeof fl);
         if (!r->prefail) {
             tlm_error err;
@@ -115,9 +115,9 @@ static tlm_status pack_plan(tlm_audit *A, char **buf, size_t *len)
         }
         char *pk = NULL;
         size_t pl = 0;
-        if (tlm_mpi_filelist_pack(&fl, &pk, &pl) != TLM_OK)
+        if (tlm_cli_filelist_pack(&fl, &pk, &pl) != TLM_OK)
             bad = 1;
-        tlm_mpi_filelist_free(&fl);
+        tlm_cli_filelist_free(&fl);
         uint64_t h[2] = {(uint64_t)r->prefail, strlen(r->rel)};
         uint64_t l = pl;
         bad = bad || put_bytes(buf, len, &cap, h, 16) ||
@@ -160,7 +160,7 @@ static tlm_status unpack_plan(tlm_audit *A, const char *b, size_t len)
         if (!A->label[i] || l > len - off)
             return A->label[i] ? TLM_EINVAL : TLM_ENOMEM;
         tlm_error err;
-        tlm_status st = tlm_mpi_filelist_unpack(b + off, (size_t)l, &A->fl[i],
+        tlm_status st = tlm_cli_filelist_unpack(b + off, (size_t)l, &A->fl[i],
                                                 &err);
         if (st != TLM_OK)
             return st;
@@ -207,7 +207,7 @@ static tlm_status precheck_run(const tlm_audit *A, const char *rel,
 static tlm_status check_outputs(tlm_audit *A, tlm_error *err)
 {
     tlm_status st = tlm_outset_init(&A->out, A->o.a.force, err);
-    tlm_mpi_signals_track(&A->out);
+    tlm_cli_signals_track(&A->out);
     char p[TLM_MPI_PATH_CAP];
     for (size_t i = 0; st == TLM_OK && i < A->plan.n_tr; i++) {
         snprintf(p, sizeof p, "%s/%s", A->o.root, A->plan.tr[i].rel);

@@ -122,8 +122,8 @@ int tlm_cmd_compare_runs(int argc, char **argv)
     }
     st = tlm_cr_outputs(&set, &a, tmp, &err);
     if (st == TLM_OK) {
-        tlm_mpi_signals_install();
-        tlm_mpi_signals_track(&set);
+        tlm_cli_signals_install();
+        tlm_cli_signals_track(&set);
         st = tlm_cr_compare(&r[0], &r[1], &a.o, &res, &err);
         if (st == TLM_OK)
             st = write_all(&a, r, &res, tmp, &err);
@@ -131,7 +131,7 @@ int tlm_cmd_compare_runs(int argc, char **argv)
             st = tlm_outset_commit(&set, &err);
         if (st != TLM_OK)
             tlm_outset_abort(&set);
-        tlm_mpi_signals_untrack(&set);
+        tlm_cli_signals_untrack(&set);
     }
     tlm_outset_free(&set);
     clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -39,7 +39,7 @@ void tlm_mpi_say0(const tlm_mpi_ctx *c, const char *fmt, ...)
     if (c->me != 0)
         return;
     if (c->prog)
-        tlm_mpi_progress_clear(c->prog);
+        tlm_cli_progress_clear(c->prog);
     char msg[2048], esc[4 * sizeof msg];
     va_list ap;
     va_start(ap, fmt);

@@ -47,9 +47,9 @@ void tlm_mpi_ctx_free(tlm_mpi_ctx *c)
     for (size_t i = 0; i < nm; i++)
         if (m[i]->free)
             m[i]->free(c, &c->mstate[i]);
-    tlm_mpi_signals_untrack(&c->out);
+    tlm_cli_signals_untrack(&c->out);
     tlm_outset_free(&c->out);
-    tlm_mpi_filelist_free(&c->fl);
+    tlm_cli_filelist_free(&c->fl);
     free(c->owner);
     free(c->lres);
     free(c->res);
@@ -116,7 +116,7 @@ tlm_status tlm_mpi_run_phases(tlm_mpi_ctx *c, int first, int last)
         }
         c->cur = i;
         c->pstart = t;
-        tlm_mpi_progress_phase(c->prog, name, t);
+        tlm_cli_progress_phase(c->prog, name, t);
         tlm_mpi_test_stall(c, name);
         st = p ? p->run(c)
                : m->exchange ? m->exchange(c, &c->mstate[mi]) : TLM_OK;
@@ -128,7 +128,7 @@ tlm_status tlm_mpi_run_phases(tlm_mpi_ctx *c, int first, int last)
         if (st != TLM_OK)
             break;
     }
-    tlm_mpi_progress_phase(c->prog, NULL, t);
+    tlm_cli_progress_phase(c->prog, NULL, t);
     return st;
 }
 
@@ -144,7 +144,7 @@ int tlm_mpi_analyze(int argc, char **argv)
         }
         we_init = 1;
     }
-    tlm_mpi_signals_install();
+    tlm_cli_signals_install();
     tlm_mpi_ctx c;
     memset(&c, 0, sizeof c);
     c.comm = MPI_COMM_WORLD;
@@ -156,14 +156,14 @@ int tlm_mpi_analyze(int argc, char **argv)
     join_cmdline(argc, argv, c.cmdline, sizeof c.cmdline);
     tlm_error err;
     int code = 0;
-    if (tlm_mpi_opts_parse(argc, argv, &c.o, &err) != TLM_OK) {
+    if (tlm_cli_opts_parse(argc, argv, &c.o, &err) != TLM_OK) {
         if (c.me == 0)
             fprintf(stderr, "tlmpi: error: %s\n%s", err.msg,
                     "run 'tlmpi --help' for the options\n");
         code = 2;
     } else if (c.o.help) {
         if (c.me == 0)
-            fputs(tlm_mpi_opts_usage(), stdout);
+            fputs(tlm_cli_opts_usage(), stdout);
     } else if (c.o.version) {
         if (c.me == 0)
             printf("tlmpi %s\n", TLM_VERSION_STRING);
@@ -171,10 +171,10 @@ int tlm_mpi_analyze(int argc, char **argv)
         if (c.me == 0)
             tlm_out_schema_markdown(stdout);
     } else {
-        tlm_mpi_progress prog;
-        tlm_mpi_progress_init(
+        tlm_cli_progress prog;
+        tlm_cli_progress_init(
             &prog,
-            tlm_mpi_progress_mode(c.o.quiet, c.o.progress, c.me,
+            tlm_cli_progress_mode(c.o.quiet, c.o.progress, c.me,
                                   isatty(STDERR_FILENO)),
             stderr, t_launch);
         c.prog = &prog;

@@ -125,13 +125,13 @@ enum {
 typedef struct tlm_mpi_ctx {
     MPI_Comm comm;
     int me, np;
-    tlm_mpi_opts o;
+    tlm_cli_opts o;
     char cmdline[8192];
     tlm_mpi_setup su;
     tlm_outset out;          /* rank 0: the output set (HDF5 file, report
                               * files), checked in the setup phase,
                               * published in the publish phase */
-    tlm_mpi_filelist fl;
+    tlm_cli_filelist fl;
     int *owner;              /* per file */
     double t0;
     double phase[TLM_MPI_N_T]; /* end of each TLM_MPI_T_* phase (seconds
@@ -141,7 +141,7 @@ typedef struct tlm_mpi_ctx {
     const char *pname[TLM_MPI_N_PHASES]; /* its name; NULL: not shown */
     int cur;                 /* the phase running (index in pdur) */
     double pstart;           /* its start */
-    tlm_mpi_progress *prog;  /* rank 0's progress display */
+    tlm_cli_progress *prog;  /* rank 0's progress display */
     /* local */
     tlm_job_fileres *lres;
     size_t n_lres;

@@ -12,6 +12,7 @@
 #include "analyze.h"
 #include "audit_mpi.h"
 #include "cli.h"
+#include "compare_runs_mpi.h"
 #include "opts.h"
 
 #include <stdio.h>
@@ -20,6 +21,13 @@
 
 #include "tlm_git.h"
 #include "tlmpi/tlm_version.h"
+
+/* tlmpi compare: reports and traces (src/cmd), HDF5 runs
+ * (compare_runs.c, the only part that reads HDF5). */
+static int cmd_compare(int argc, char **argv)
+{
+    return tlm_cmd_compare(argc, argv, tlm_cmd_compare_runs);
+}
 
 typedef struct command {
     const char *name;
@@ -34,7 +42,7 @@ static const command commands[] = {
      "TRACE --output_csvs_dir DIR  single-trace perf report (TraceLens)"},
     {"tree", tlm_cmd_tree, "TRACE [--uid N|--name RE]  print the call tree"},
     {"modules", tlm_cmd_modules, "TRACE  nn.Module view with GPU time"},
-    {"compare", tlm_cmd_compare,
+    {"compare", cmd_compare,
      "REPORT REPORT... | A.h5 B.h5  compare reports, traces or runs"},
 
     {"diff", tlm_cmd_diff,
@@ -57,7 +65,7 @@ static void usage(FILE *f)
                "docs/cli.md and man tlmpi have the full reference.\n\n"
                "The analysis (no command; tlmpi-run starts it under mpirun "
                "allowing root\nand more ranks than cores):\n\n");
-    fputs(tlm_mpi_opts_usage(), f);
+    fputs(tlm_cli_opts_usage(), f);
 }
 
 static void version(void)

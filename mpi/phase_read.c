@@ -52,7 +52,7 @@ static void progress_add(const tlm_mpi_ctx *c, progress *p, int src,
     if (p->left && src >= 0 && src < c->np && p->left[src] > 0 &&
         --p->left[src] == 0)
         p->ranks_done++;
-    tlm_mpi_progress_files(c->prog, p->done, p->total, p->bytes,
+    tlm_cli_progress_files(c->prog, p->done, p->total, p->bytes,
                            p->left ? p->ranks_done : 0,
                            p->left ? c->np : 0, tlm_mpi_now(),
                            p->done == p->total);

@@ -74,7 +74,7 @@ tlm_status tlm_mpi_setup_outputs(tlm_mpi_ctx *c, tlm_error *err)
 {
     tlm_mpi_setup *s = &c->su;
     tlm_status st = tlm_outset_init(&c->out, c->o.force, err);
-    tlm_mpi_signals_track(&c->out);
+    tlm_cli_signals_track(&c->out);
     for (size_t i = 0; st == TLM_OK && i < c->fl.n; i++)
         st = tlm_outset_add_input(&c->out, c->fl.path[i], err);
     const char *tmp = NULL;
@@ -119,7 +119,7 @@ tlm_status tlm_mpi_setup_outputs(tlm_mpi_ctx *c, tlm_error *err)
 /* Rank 0: discovers the traces, then checks every output. */
 static tlm_status setup0(tlm_mpi_ctx *c, tlm_error *err)
 {
-    tlm_status st = tlm_mpi_discover(&c->o, &c->fl, err);
+    tlm_status st = tlm_cli_discover(&c->o, &c->fl, err);
     if (st == TLM_OK)
         st = output_paths(c, err);
     if (st == TLM_OK)
@@ -138,7 +138,7 @@ static tlm_status share_setup(tlm_mpi_ctx *c)
     if (c->me == 0) {
         tlm_status st = setup0(c, &err);
         if (st == TLM_OK)
-            st = tlm_mpi_filelist_pack(&c->fl, &packed, &plen);
+            st = tlm_cli_filelist_pack(&c->fl, &packed, &plen);
         c->su.status = (int32_t)st;
         c->su.packed_len = plen;
         if (st != TLM_OK) {
@@ -170,11 +170,11 @@ static tlm_status share_setup(tlm_mpi_ctx *c)
         return TLM_EMPI;
     }
     if (c->me != 0)
-        st = tlm_mpi_filelist_unpack(packed, c->su.packed_len, &c->fl, &err);
+        st = tlm_cli_filelist_unpack(packed, c->su.packed_len, &c->fl, &err);
     free(packed);
     c->owner = malloc((c->fl.n ? c->fl.n : 1) * sizeof *c->owner);
     if (st == TLM_OK && (!c->owner ||
-                         tlm_mpi_assign(c->fl.size, c->fl.n, c->np,
+                         tlm_cli_assign(c->fl.size, c->fl.n, c->np,
                                         c->owner) != 0))
         st = TLM_ENOMEM;
     st = tlm_mpi_agree(st, c->comm);

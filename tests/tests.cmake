@@ -44,12 +44,6 @@ foreach(_t ${TLM_UNIT_TESTS})
   target_include_directories(${_n} PRIVATE ${CMAKE_SOURCE_DIR}/tests/unit)
   target_compile_options(${_n} PRIVATE ${TLM_WARN})
   target_link_libraries(${_n} PRIVATE tlmcore PkgConfig::CMOCKA)
-  if(_n MATCHES "^test_(audit|compare_runs)$") # issue 31, until the sources
-    # they call leave mpi/ (opts.c, jobinfo.c, cause.c, report0*.c,
-    # compare_runs_find.c): then this link goes
-    target_sources(${_n} PRIVATE $<TARGET_OBJECTS:tlmdriver>)
-    target_link_libraries(${_n} PRIVATE MPI::MPI_C hdf5::hdf5)
-  endif()
   add_test(NAME unit_${_n} COMMAND ${TLM_VALGRIND_CMD} $<TARGET_FILE:${_n}>)
   set_tests_properties(unit_${_n} PROPERTIES TIMEOUT 300
     ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1;TLM_SHARED_DIR=${TLM_SHARED_DIR};TLM_SOURCE_DIR=${CMAKE_SOURCE_DIR};TLM_BUILD_DIR=${CMAKE_BINARY_DIR};TLMPI_SYNTH=${TLM_SYNTH_PATH}"
@@ -71,9 +65,6 @@ if(TLM_MPI_UNIT_TESTS)
     add_executable(${_n} ${_t})
     target_compile_options(${_n} PRIVATE ${TLM_WARN})
     target_link_libraries(${_n} PRIVATE tlmdriver PkgConfig::CMOCKA)
-    if(_n STREQUAL "mpi_test_compare_runs") # issue 31, as test_compare_runs
-      target_sources(${_n} PRIVATE $<TARGET_OBJECTS:tlmdriver>)
-    endif()
     if(_n MATCHES "_allocfail$")
       # the project's allocations go through the test's wrappers
       target_link_options(${_n} PRIVATE

@@ -58,7 +58,7 @@ typedef struct tlm_audit_opts {
     double bw_drop_pct;        /* --bw_drop_pct P */
     int strict;                /* --strict: a skipped file fails the audit */
     int recursive;             /* --recursive (accepted, always on) */
-    tlm_mpi_opts a;            /* the analysis options it shares;
+    tlm_cli_opts a;            /* the analysis options it shares;
                                 * a.output_dir is D */
 } tlm_audit_opts;
 

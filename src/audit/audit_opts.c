@@ -163,7 +163,7 @@ static tlm_status own_options(int argc, char **argv, tlm_audit_opts *o,
 
 /* What a run's analysis would take from the audit's command line, but an
  * audit decides per run. */
-static tlm_status refuse(const tlm_mpi_opts *a, tlm_error *err)
+static tlm_status refuse(const tlm_cli_opts *a, tlm_error *err)
 {
     const char *bad = a->trace_dir       ? "--trace_dir"
                       : a->trace_pattern ? "--trace_pattern"
@@ -208,12 +208,12 @@ tlm_status tlm_audit_opts_parse(int argc, char **argv, tlm_audit_opts *o,
         /* the shared parser sets its defaults; argv gets its order */
         for (int i = 0; i <= n; i++)
             argv[i] = rest[i];
-        st = tlm_mpi_opts_parse(n + 1, argv, &o->a, err);
+        st = tlm_cli_opts_parse(n + 1, argv, &o->a, err);
     }
     free(rest);
     if (st != TLM_OK)
         return st;
-    tlm_mpi_opts a = o->a;
+    tlm_cli_opts a = o->a;
     *o = own;
     o->a = a;
     o->a.allow_missing |= flags & 1;

@@ -1,8 +1,8 @@
 /*
  * assign.h - balances trace files over MPI ranks by size.
  */
-#ifndef TLM_MPI_ASSIGN_H
-#define TLM_MPI_ASSIGN_H
+#ifndef TLM_CLI_ASSIGN_H
+#define TLM_CLI_ASSIGN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -17,9 +17,9 @@ extern "C" {
  * result depends only on (sizes, n, nprocs), so every rank computes the
  * same assignment without communication.  With nprocs > n, ranks n.. stay
  * idle.  Returns 0, or -1 when out of memory or nprocs < 1. */
-int tlm_mpi_assign(const int64_t *sizes, size_t n, int nprocs, int *owner);
+int tlm_cli_assign(const int64_t *sizes, size_t n, int nprocs, int *owner);
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* TLM_MPI_ASSIGN_H */
+#endif /* TLM_CLI_ASSIGN_H */

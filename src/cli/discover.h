@@ -3,8 +3,8 @@
  * about their rank.  Pure POSIX (opendir, glob, regex, stat); no MPI: rank
  * 0 runs it and broadcasts the packed list.
  */
-#ifndef TLM_MPI_DISCOVER_H
-#define TLM_MPI_DISCOVER_H
+#ifndef TLM_CLI_DISCOVER_H
+#define TLM_CLI_DISCOVER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -17,42 +17,42 @@ extern "C" {
 #endif
 
 /* How a file's trace rank is decided once its header has been read. */
-typedef enum tlm_mpi_rank_source {
+typedef enum tlm_cli_rank_source {
     /* distributedInfo.rank, else the name (--trace_dir, file arguments) */
-    TLM_MPI_RANK_TRACE_FIRST = 0,
+    TLM_CLI_RANK_TRACE_FIRST = 0,
     /* the name (pattern '*', --rank_regex), else distributedInfo.rank */
-    TLM_MPI_RANK_NAME_FIRST = 1
-} tlm_mpi_rank_source;
+    TLM_CLI_RANK_NAME_FIRST = 1
+} tlm_cli_rank_source;
 
-typedef struct tlm_mpi_filelist {
+typedef struct tlm_cli_filelist {
     size_t n;
     char **path;          /* n paths, pointing into blob */
     int64_t *size;        /* bytes on disk */
     int64_t *name_rank;   /* rank from the name, -1 if the name has none */
-    int rank_source;      /* tlm_mpi_rank_source */
+    int rank_source;      /* tlm_cli_rank_source */
     char *blob;           /* the paths, NUL-separated */
     size_t blob_len;
     size_t n_skipped;     /* --trace_dir: files skipped as non-traces */
-    char *skipped;        /* "a (why), b (why)" (first TLM_MPI_SKIP_LIST,
+    char *skipped;        /* "a (why), b (why)" (first TLM_CLI_SKIP_LIST,
                            * then "and N more"); malloc'd, NULL if none;
                            * rank 0 only (not packed) */
     int order_ranks;      /* 1: no name has a rank, name_rank[i] is the
                            * sorted order (i); warn if a trace uses it.
                            * rank 0 only (not packed) */
-} tlm_mpi_filelist;
+} tlm_cli_filelist;
 
 /* Skipped files named in the note before "and N more". */
-#define TLM_MPI_SKIP_LIST 20
+#define TLM_CLI_SKIP_LIST 20
 
 /* Deepest folder level --recursive descends into below --trace_dir. */
-#define TLM_MPI_MAX_DIR_DEPTH 32
+#define TLM_CLI_MAX_DIR_DEPTH 32
 
 /* Finds the files the options name: --trace_dir (every regular file, any
  * name, symlinks to files followed, whose content tlm_trace_sniff calls a
  * trace; with --recursive also in subfolders (symlinks to folders not
- * followed, TLM_MPI_MAX_DIR_DEPTH levels); other files are listed in
+ * followed, TLM_CLI_MAX_DIR_DEPTH levels); other files are listed in
  * n_skipped / skipped with the reason, an error with --strict; the list
- * is made by tlm_mpi_filelist_from_traces),
+ * is made by tlm_cli_filelist_from_traces),
  * --trace_pattern (with --world_size:
  * rank i = the pattern with '*' := i, a missing file is an error unless
  * --allow_missing; without: the files matching the pattern as a glob whose
@@ -61,13 +61,13 @@ typedef struct tlm_mpi_filelist {
  * in the base name first, then in the whole path.
  * Errors: TLM_ENOTFOUND (no files, missing files: the message names them),
  * TLM_EINVAL (bad regex), TLM_EIO, TLM_ENOMEM.  On success the caller frees
- * *out with tlm_mpi_filelist_free(). */
-tlm_status tlm_mpi_discover(const tlm_mpi_opts *opts, tlm_mpi_filelist *out,
+ * *out with tlm_cli_filelist_free(). */
+tlm_status tlm_cli_discover(const tlm_cli_opts *opts, tlm_cli_filelist *out,
                             tlm_error *err);
 
 /* A file list from paths already known to be traces (paths[0..n), not
  * kept): sorted by path, sizes from stat(2), rank_source
- * TLM_MPI_RANK_TRACE_FIRST, and name ranks decided over the whole set
+ * TLM_CLI_RANK_TRACE_FIRST, and name ranks decided over the whole set
  * from the paths relative to base (a folder prefix of every path; NULL:
  * the paths as given): when all relative paths have the same non-digit
  * skeleton, the first digit position whose values are pairwise distinct
@@ -76,37 +76,37 @@ tlm_status tlm_mpi_discover(const tlm_mpi_opts *opts, tlm_mpi_filelist *out,
  * no path has a rank and n > 1, the sorted order with order_ranks set.
  * o may be NULL (default regex).  Errors: TLM_ENOTFOUND (a path cannot be
  * stat'ed), TLM_EINVAL (not a regular file, bad regex), TLM_ENOMEM.  On
- * success the caller frees *out with tlm_mpi_filelist_free(). */
-tlm_status tlm_mpi_filelist_from_traces(char *const *paths, size_t n,
+ * success the caller frees *out with tlm_cli_filelist_free(). */
+tlm_status tlm_cli_filelist_from_traces(char *const *paths, size_t n,
                                         const char *base,
-                                        const tlm_mpi_opts *o,
-                                        tlm_mpi_filelist *out,
+                                        const tlm_cli_opts *o,
+                                        tlm_cli_filelist *out,
                                         tlm_error *err);
 
-/* --trace_dir of tlm_mpi_discover (discover_dir.c). */
-tlm_status tlm_mpi_discover_dir(const tlm_mpi_opts *o, tlm_mpi_filelist *out,
+/* --trace_dir of tlm_cli_discover (discover_dir.c). */
+tlm_status tlm_cli_discover_dir(const tlm_cli_opts *o, tlm_cli_filelist *out,
                                 tlm_error *err);
 
 /* Name ranks of n paths by the shared-skeleton rule above: fills rank[]
  * and returns 1, or returns 0 (rank[] untouched) when no digit position
  * qualifies.  Pure; exposed for tests. */
-int tlm_mpi_skeleton_ranks(const char *const *rel, size_t n, int64_t *rank);
+int tlm_cli_skeleton_ranks(const char *const *rel, size_t n, int64_t *rank);
 
 /* Rank in a file name by regex (POSIX ERE), the given group.  Base name
  * first, then the whole path.  Returns the rank or -1. */
-int64_t tlm_mpi_name_rank(const char *path, const void *compiled_regex,
+int64_t tlm_cli_name_rank(const char *path, const void *compiled_regex,
                           int group);
 
-void tlm_mpi_filelist_free(tlm_mpi_filelist *fl);
+void tlm_cli_filelist_free(tlm_cli_filelist *fl);
 
 /* Packs the list into one malloc'd buffer (for MPI_Bcast) and back.
  * unpack copies; the buffer stays the caller's. */
-tlm_status tlm_mpi_filelist_pack(const tlm_mpi_filelist *fl, char **buf,
+tlm_status tlm_cli_filelist_pack(const tlm_cli_filelist *fl, char **buf,
                                  size_t *len);
-tlm_status tlm_mpi_filelist_unpack(const char *buf, size_t len,
-                                   tlm_mpi_filelist *out, tlm_error *err);
+tlm_status tlm_cli_filelist_unpack(const char *buf, size_t len,
+                                   tlm_cli_filelist *out, tlm_error *err);
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* TLM_MPI_DISCOVER_H */
+#endif /* TLM_CLI_DISCOVER_H */

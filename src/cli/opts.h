@@ -4,8 +4,8 @@
  * Parsing is pure (no MPI, no I/O): every MPI rank parses the same argv and
  * gets the same result, so a usage error ends all ranks the same way.
  */
-#ifndef TLM_MPI_OPTS_H
-#define TLM_MPI_OPTS_H
+#ifndef TLM_CLI_OPTS_H
+#define TLM_CLI_OPTS_H
 
 #include <stddef.h>
 
@@ -18,13 +18,13 @@ extern "C" {
 
 /* TraceLens's default --rank_regex, rank[\[\-_/]?(?P<rank>\d+), in POSIX
  * extended syntax. */
-#define TLM_MPI_DEFAULT_RANK_REGEX "rank[[_/-]?([0-9]+)"
+#define TLM_CLI_DEFAULT_RANK_REGEX "rank[[_/-]?([0-9]+)"
 
 /* Default --straggler_threshold_us (docs/metrics-collectives.md): the
  * wait per collective a late rank must cause before report.md names it. */
-#define TLM_MPI_DEFAULT_STRAGGLER_US 50.0
+#define TLM_CLI_DEFAULT_STRAGGLER_US 50.0
 
-typedef struct tlm_mpi_opts {
+typedef struct tlm_cli_opts {
     const char *trace_dir;     /* --trace_dir D */
     const char *trace_pattern; /* --trace_pattern P (one '*') */
     const char *trace_glob;    /* --trace_glob G */
@@ -80,19 +80,19 @@ typedef struct tlm_mpi_opts {
     const char *hta_critical_path; /* --hta_critical_path A[:I[-J]] */
     long hta_rank;             /* --hta_rank R; -1 = the lowest rank */
     tlm_hta_opts hta_o;        /* the above as the core takes them */
-} tlm_mpi_opts;
+} tlm_cli_opts;
 
 /* Parses argv[1..argc-1].  argv[0] is the program name.  Returns TLM_OK,
  * or TLM_EINVAL with a usage message in err.  opts points into argv. */
-tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *opts,
+tlm_status tlm_cli_opts_parse(int argc, char **argv, tlm_cli_opts *opts,
                               tlm_error *err);
 
 /* Usage text of the analysis mode (static). */
-const char *tlm_mpi_opts_usage(void);
+const char *tlm_cli_opts_usage(void);
 
 /* Name (without "--") of the i-th option the parser knows, or NULL past
  * the last one: the help test checks that the usage text names each. */
-const char *tlm_mpi_opts_name(size_t i);
+const char *tlm_cli_opts_name(size_t i);
 
 /* Translates a Python `re` rank regex into POSIX ERE: "(?P<name>" becomes
  * "(", \d [0-9], \w [[:alnum:]_], \s [[:space:]]; inside brackets \d, \w
@@ -101,10 +101,10 @@ const char *tlm_mpi_opts_name(size_t i);
  * *group gets the 1-based index of the group named "rank", or 1 when there
  * is none.  Returns TLM_OK or TLM_EINVAL (unsupported syntax such as
  * lookarounds, or output longer than cap). */
-tlm_status tlm_mpi_regex_to_posix(const char *py, char *out, size_t cap,
+tlm_status tlm_cli_regex_to_posix(const char *py, char *out, size_t cap,
                                   int *group, tlm_error *err);
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* TLM_MPI_OPTS_H */
+#endif /* TLM_CLI_OPTS_H */

@@ -6,8 +6,8 @@
  * EFBIG and is reported like any other write error instead of killing the
  * process.  No MPI calls.
  */
-#ifndef TLM_MPI_SIGCLEAN_H
-#define TLM_MPI_SIGCLEAN_H
+#ifndef TLM_CLI_SIGCLEAN_H
+#define TLM_CLI_SIGCLEAN_H
 
 #include "tlmpi/tlm_outset.h"
 
@@ -16,14 +16,14 @@ extern "C" {
 #endif
 
 /* Installs the handlers (once per process; later calls do nothing). */
-void tlm_mpi_signals_install(void);
+void tlm_cli_signals_install(void);
 
 /* The handlers remove s's temporaries until it is untracked.  At most 4
  * sets at a time (a fifth is not tracked: returns -1). */
-int tlm_mpi_signals_track(tlm_outset *s);
-void tlm_mpi_signals_untrack(tlm_outset *s);
+int tlm_cli_signals_track(tlm_outset *s);
+void tlm_cli_signals_untrack(tlm_outset *s);
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* TLM_MPI_SIGCLEAN_H */
+#endif /* TLM_CLI_SIGCLEAN_H */

@@ -80,8 +80,8 @@ typedef tlm_status (*tlm_job_collect_fn)(void *arg, int when,
 
 /* What reading one trace needs (job_trace.c). */
 typedef struct tlm_job_reader {
-    const tlm_mpi_opts *o;
-    const tlm_mpi_filelist *fl;
+    const tlm_cli_opts *o;
+    const tlm_cli_filelist *fl;
     int owner;                   /* the process reading (fr->owner) */
     tlm_job_rtabs *rt;           /* a rocprof trace's kernel rows go here */
     tlm_job_collect_fn collect;  /* NULL: nothing collected */
@@ -160,8 +160,8 @@ void tlm_job_rows_free(tlm_job_rows *h);
 typedef struct tlm_job_check {
     const tlm_job_fileres *res;
     size_t n_res;
-    const tlm_mpi_opts *o;
-    const tlm_mpi_filelist *fl;
+    const tlm_cli_opts *o;
+    const tlm_cli_filelist *fl;
     void (*say)(void *arg, const char *fmt, va_list ap);
     void *arg;
 } tlm_job_check;

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "tlmpi/tlm_rocprof.h"
-#include "tlmpi/tlm_sniff.h"
+#include "tlmpi/tlm_format.h"
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
 
@@ -89,7 +89,7 @@ static tlm_status take_meta(const tlm_job_reader *c, const tlm_trace *tr,
     }
     row->base_time_ns = m->has_base_time ? m->base_time_ns : 0;
     int64_t rank = -1;
-    if (c->fl->rank_source == TLM_MPI_RANK_NAME_FIRST)
+    if (c->fl->rank_source == TLM_CLI_RANK_NAME_FIRST)
         rank = row->name_rank >= 0 ? row->name_rank : row->dist_rank;
     else
         rank = row->dist_rank >= 0 ? row->dist_rank : row->name_rank;
@@ -397,6 +397,14 @@ static void read_rocprof(const tlm_job_reader *c, const char *path,
     fr->status = TLM_OK;
 }
 
+/* The driver's reader of each trace format (tlm_format.h) by its id;
+ * NULL: the Kineto JSON path of tlm_job_read_trace (whose reader also
+ * judges what no format claims). */
+static void (*const read_by_format[TLM_FORMAT_COUNT])(
+    const tlm_job_reader *, const char *, tlm_job_fileres *) = {
+    [TLM_FORMAT_ROCPROF_JSON] = read_rocprof,
+};
+
 void tlm_job_read_trace(const tlm_job_reader *c, size_t fi,
                         tlm_job_fileres *fr)
 {
@@ -407,10 +415,10 @@ void tlm_job_read_trace(const tlm_job_reader *c, size_t fi,
     size_t n_recs = 0;
     const char *path = c->fl->path[fi];
     result_init(c, fi, fr);
-    tlm_sniff sn;
-    if (tlm_trace_sniff(path, 0, &sn) == TLM_OK &&
-        sn.format == TLM_FORMAT_ROCPROF_JSON) {
-        read_rocprof(c, path, fr);
+    int fmt;
+    (void)tlm_format_of_file(path, &fmt); /* out of memory: UNKNOWN */
+    if (read_by_format[fmt]) {
+        read_by_format[fmt](c, path, fr);
         return;
     }
     tlm_strset(fr->row.format, sizeof fr->row.format, "kineto-json");

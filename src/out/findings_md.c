@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-void tlm_out_find_opts_of(const tlm_mpi_opts *o, tlm_find_coll_opts *fo)
+void tlm_out_find_opts_of(const tlm_cli_opts *o, tlm_find_coll_opts *fo)
 {
     tlm_find_coll_opts_init(fo);
     fo->link_peak_gbps = o->link_peak_gbps;

@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* The finding thresholds of the analysis options. */
-void tlm_out_find_opts_of(const tlm_mpi_opts *o, tlm_find_coll_opts *fo);
+void tlm_out_find_opts_of(const tlm_cli_opts *o, tlm_find_coll_opts *fo);
 
 /* "| id | rule | severity | impact % | finding | action |" and a line per
  * row; the impact printed with pct_fmt ("-" when NaN), the text and the

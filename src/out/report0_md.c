@@ -391,7 +391,7 @@ static void md_straggler_verdict(FILE *f, const tlm_out_results *r,
                                  const tlm_coll_straggler_row *t)
 {
     double thr = r->opts ? r->opts->straggler_threshold_us
-                         : TLM_MPI_DEFAULT_STRAGGLER_US;
+                         : TLM_CLI_DEFAULT_STRAGGLER_US;
     int64_t wait_ns = 0;
     int32_t top = -1;
     int32_t s = tlm_out_straggler_pick(r->strag, r->n_strag, thr, &wait_ns,

@@ -14,6 +14,7 @@
  * early is normal (it is a head): the verdict then rests on what was seen.
  */
 #include "tlmpi/tlm_sniff.h"
+#include "tlmpi/tlm_format.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -261,18 +262,11 @@ static void verdict(tlm_sniff *out, int v, const char *reason)
     snprintf(out->reason, sizeof out->reason, "%s", reason);
 }
 
+/* The format's name in the table of formats (format.c). */
 const char *tlm_sniff_format_name(int format)
 {
-    switch (format) {
-    case TLM_FORMAT_KINETO_JSON:
-        return "kineto-json";
-    case TLM_FORMAT_ROCPROF_JSON:
-        return "rocprof-json";
-    case TLM_FORMAT_XPLANE:
-        return "xplane";
-    default:
-        return "unknown";
-    }
+    const tlm_format *f = tlm_format_get(format);
+    return f ? f->name : "unknown";
 }
 
 /* The rocprofv3 tool's key: its value (an array of tool records, or one

@@ -3,7 +3,7 @@
 #  - `tlmpi --version`: the CMake project version, and the git commit when
 #    the build comes from a checkout
 #  - `tlmpi --help` names every subcommand and every option of the analysis
-#    (mpi/opts.c's table; mpi_test_progress checks the usage text itself)
+#    (src/cli/opts.c's table; test_progress checks the usage text itself)
 #  - `tlmpi SUB --help` is SUB's own usage and names every option SUB's
 #    source parses
 #  - the man page (docs/tlmpi.1) names every option of every --help, and
@@ -43,8 +43,8 @@ grep -q "^\.TH TLMPI 1 .*\"tlmpi $want\"" "$MAN" \
 for sub in inspect report tree modules diff compare replay; do
     grep -q "^  $sub " "$W/help" || fail "--help does not list '$sub'"
 done
-opts=$(grep -o '{"[a-z_]*", K_' "$S/mpi/opts.c" | cut -d'"' -f2)
-[ "$(echo "$opts" | wc -l)" -ge 18 ] || fail "cannot read mpi/opts.c's options"
+opts=$(grep -o '{"[a-z_]*", K_' "$S/src/cli/opts.c" | cut -d'"' -f2)
+[ "$(echo "$opts" | wc -l)" -ge 18 ] || fail "cannot read src/cli/opts.c's options"
 for o in $opts; do
     grep -q -- "--$o\b" "$W/help" || fail "--help lacks --$o"
 done
@@ -65,24 +65,24 @@ done
 # (tree and modules share cmd_tree.c: the modules part is after its entry)
 src_opts() { grep -o '"--[a-z_]*"' | tr -d '"' | grep -vx -- '--help' | sort -u; }
 for sub in inspect report diff compare replay; do
-    for o in $(src_opts < "$S/mpi/cmd_$sub.c"); do
+    for o in $(src_opts < "$S/src/cmd/cmd_$sub.c"); do
         grep -q -- "$o\b" "$W/h_$sub" || fail "tlmpi $sub --help lacks $o"
     done
 done
 # the report options (report_opts.c) are both report's and compare's
-for o in $(src_opts < "$S/mpi/report_opts.c"); do
+for o in $(src_opts < "$S/src/cmd/report_opts.c"); do
     for sub in report compare; do
         grep -q -- "$o\b" "$W/h_$sub" || fail "tlmpi $sub --help lacks $o"
     done
 done
 # TraceLens's command line (report_tl.c) is report's
-for o in $(src_opts < "$S/mpi/report_tl.c") --enable-origami; do
+for o in $(src_opts < "$S/src/cmd/report_tl.c") --enable-origami; do
     grep -q -- "$o\b" "$W/h_report" || fail "tlmpi report --help lacks $o"
 done
-for o in $(sed '/^int tlm_cmd_modules/,$d' "$S/mpi/cmd_tree.c" | src_opts); do
+for o in $(sed '/^int tlm_cmd_modules/,$d' "$S/src/cmd/cmd_tree.c" | src_opts); do
     grep -q -- "$o\b" "$W/h_tree" || fail "tlmpi tree --help lacks $o"
 done
-for o in $(sed -n '/^int tlm_cmd_modules/,$p' "$S/mpi/cmd_tree.c" | src_opts); do
+for o in $(sed -n '/^int tlm_cmd_modules/,$p' "$S/src/cmd/cmd_tree.c" | src_opts); do
     grep -q -- "$o\b" "$W/h_modules" || fail "tlmpi modules --help lacks $o"
 done
 

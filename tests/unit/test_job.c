@@ -128,10 +128,10 @@ static void test_checks(void **state)
         r[i].row.dist_world_size = -1;
         snprintf(r[i].row.file, sizeof r[i].row.file, "t%d.json", i);
     }
-    tlm_mpi_opts o;
+    tlm_cli_opts o;
     memset(&o, 0, sizeof o);
     o.world_size = -1;
-    tlm_mpi_filelist fl;
+    tlm_cli_filelist fl;
     memset(&fl, 0, sizeof fl);
     tlm_job_sort_by_rank(r, 4);
     assert_int_equal(r[0].row.trace_rank, 0);

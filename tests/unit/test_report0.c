@@ -82,7 +82,7 @@ static char *slurp(const char *name)
 static void test_sheets(void **state)
 {
     (void)state;
-    tlm_mpi_opts o;
+    tlm_cli_opts o;
     memset(&o, 0, sizeof o);
     tlm_row_trace tr[2];
     tlm_row_timeline tl[2];
@@ -209,7 +209,7 @@ static void test_sheets(void **state)
 static void test_md_gpu_units_straggler(void **state)
 {
     (void)state;
-    tlm_mpi_opts o;
+    tlm_cli_opts o;
     memset(&o, 0, sizeof o);
     o.straggler_threshold_us = 50.0;
     tlm_row_trace tr[2];

@@ -2,8 +2,8 @@
  * report_opts.h - the report options `tlmpi report` and `tlmpi compare`
  * share, and building a report from a trace file.
  */
-#ifndef TLM_MPI_REPORT_OPTS_H
-#define TLM_MPI_REPORT_OPTS_H
+#ifndef TLM_CMD_REPORT_OPTS_H
+#define TLM_CMD_REPORT_OPTS_H
 
 #include <time.h>
 

@@ -1,8 +1,8 @@
 /*
  * report_rp.h - `tlmpi report` on a rocprofv3 JSON (report_rp.c).
  */
-#ifndef TLM_MPI_REPORT_RP_H
-#define TLM_MPI_REPORT_RP_H
+#ifndef TLM_CMD_REPORT_RP_H
+#define TLM_CMD_REPORT_RP_H
 
 #include "tlmpi/tlm_outset.h"
 

@@ -15,6 +15,8 @@
 static tlm_outset *volatile tracked[N_TRACKED];
 static volatile sig_atomic_t installed;
 
+/* Removes the tracked sets' temporaries, exits 128 + sig (only
+ * async-signal-safe calls). */
 static void on_signal(int sig)
 {
     for (int i = 0; i < N_TRACKED; i++) {
@@ -25,7 +27,7 @@ static void on_signal(int sig)
     _exit(128 + sig);
 }
 
-void tlm_mpi_signals_install(void)
+void tlm_cli_signals_install(void)
 {
     if (installed)
         return;
@@ -40,7 +42,7 @@ void tlm_mpi_signals_install(void)
     signal(SIGXFSZ, SIG_IGN);
 }
 
-int tlm_mpi_signals_track(tlm_outset *s)
+int tlm_cli_signals_track(tlm_outset *s)
 {
     for (int i = 0; i < N_TRACKED; i++)
         if (!tracked[i]) {
@@ -50,7 +52,7 @@ int tlm_mpi_signals_track(tlm_outset *s)
     return -1;
 }
 
-void tlm_mpi_signals_untrack(tlm_outset *s)
+void tlm_cli_signals_untrack(tlm_outset *s)
 {
     for (int i = 0; i < N_TRACKED; i++)
         if (tracked[i] == s)

@@ -8,7 +8,6 @@
 #include "xplane_cli.h"
 
 #include "tlmpi/tlm_report.h"
-#include "tlmpi/tlm_sniff.h"
 #include "tlmpi/tlm_xplane.h"
 
 #include "xlsx_write.h"
@@ -18,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+/* Monotonic seconds. */
 static double now_s(void)
 {
     struct timespec ts;
@@ -25,17 +25,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int tlm_cli_is_xplane(const char *path)
-{
-    char file[4096];
-    tlm_sniff s;
-    if (tlm_xplane_locate(path, file, sizeof file, NULL) != TLM_OK)
-        return 0;
-    if (tlm_trace_sniff(file, 0, &s) != TLM_OK)
-        return -1; /* TLM_ENOMEM: its only error */
-    return s.verdict == TLM_SNIFF_TRACE && s.format == TLM_FORMAT_XPLANE;
-}
-
+/* Each JAX sheet as a CSV staged in the set. */
 static tlm_status stage_csvs(tlm_tab *const *t, tlm_outset *set,
                              const char *dir, tlm_error *err)
 {
@@ -51,6 +41,7 @@ static tlm_status stage_csvs(tlm_tab *const *t, tlm_outset *set,
     return st;
 }
 
+/* The JAX sheets as one workbook staged in the set. */
 static tlm_status stage_xlsx(tlm_tab *const *t, tlm_outset *set,
                              const char *xlsx, tlm_error *err)
 {
@@ -70,6 +61,7 @@ static tlm_status stage_xlsx(tlm_tab *const *t, tlm_outset *set,
     return st;
 }
 
+/* The summary line on stderr. */
 static void summary(const char *path, const tlm_xplane *x, const char *dir,
                     const char *xlsx, double t_read, double t_all)
 {

@@ -2,8 +2,8 @@
  * compare_find.h - the comparative findings of `tlmpi compare`
  * (compare_find.c).
  */
-#ifndef TLM_MPI_COMPARE_FIND_H
-#define TLM_MPI_COMPARE_FIND_H
+#ifndef TLM_CMD_COMPARE_FIND_H
+#define TLM_CMD_COMPARE_FIND_H
 
 #include "cmp_internal.h"
 #include "find.h"

@@ -14,6 +14,7 @@ typedef struct item {
     size_t idx;
 } item;
 
+/* Largest file first; ties by index (a stable order on every rank). */
 static int cmp_item(const void *a, const void *b)
 {
     const item *x = a, *y = b;
@@ -27,11 +28,13 @@ typedef struct slot {
     int rank;
 } slot;
 
+/* Heap order: the least loaded rank first, ties by rank. */
 static int less(const slot *a, const slot *b)
 {
     return a->load < b->load || (a->load == b->load && a->rank < b->rank);
 }
 
+/* Restores the min-heap below slot i. */
 static void sift_down(slot *h, size_t n, size_t i)
 {
     for (;;) {
@@ -49,7 +52,7 @@ static void sift_down(slot *h, size_t n, size_t i)
     }
 }
 
-int tlm_mpi_assign(const int64_t *sizes, size_t n, int nprocs, int *owner)
+int tlm_cli_assign(const int64_t *sizes, size_t n, int nprocs, int *owner)
 {
     if (nprocs < 1)
         return -1;

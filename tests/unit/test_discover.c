@@ -1,5 +1,5 @@
 /*
- * mpi_test_discover.c - options, rank regexes, file discovery, packing of
+ * test_discover.c - options (src/cli), rank regexes, file discovery, packing of
  * the file list and the size-balanced assignment of the driver.  No MPI
  * calls: these pieces run on rank 0 (discovery) or on every rank alike
  * (options, assignment).
@@ -25,7 +25,7 @@
  * options
  * ------------------------------------------------------------------ */
 
-static tlm_status parse(tlm_mpi_opts *o, tlm_error *err, int n, ...)
+static tlm_status parse(tlm_cli_opts *o, tlm_error *err, int n, ...)
 {
     static char *argv[32];
     static char store[32][256];
@@ -38,13 +38,13 @@ static tlm_status parse(tlm_mpi_opts *o, tlm_error *err, int n, ...)
         argv[i + 1] = store[i + 1];
     }
     va_end(ap);
-    return tlm_mpi_opts_parse(n + 1, argv, o, err);
+    return tlm_cli_opts_parse(n + 1, argv, o, err);
 }
 
 static void test_opts_basic(void **state)
 {
     (void)state;
-    tlm_mpi_opts o;
+    tlm_cli_opts o;
     tlm_error err;
     assert_int_equal(parse(&o, &err, 5, "--trace_dir", "d", "--world_size=8",
                            "--force", "--quiet"),
@@ -68,7 +68,7 @@ static void test_opts_basic(void **state)
 static void test_opts_errors(void **state)
 {
     (void)state;
-    tlm_mpi_opts o;
+    tlm_cli_opts o;
     tlm_error err;
     assert_int_equal(parse(&o, &err, 1, "--bogus"), TLM_EINVAL);
     assert_non_null(strstr(err.msg, "--bogus"));
@@ -105,7 +105,7 @@ static void test_opts_errors(void **state)
 static void test_opts_steps(void **state)
 {
     (void)state;
-    tlm_mpi_opts o;
+    tlm_cli_opts o;
     tlm_error err;
     assert_int_equal(parse(&o, &err, 2, "--trace_dir", "d"), TLM_OK);
     assert_null(o.steps);
@@ -134,29 +134,29 @@ static void test_regex_translate(void **state)
     char out[256];
     int g = 0;
     tlm_error err;
-    assert_int_equal(tlm_mpi_regex_to_posix("rank[\\[\\-_/]?(?P<rank>\\d+)",
+    assert_int_equal(tlm_cli_regex_to_posix("rank[\\[\\-_/]?(?P<rank>\\d+)",
                                             out, sizeof out, &g, &err),
                      TLM_OK);
-    assert_string_equal(out, TLM_MPI_DEFAULT_RANK_REGEX);
+    assert_string_equal(out, TLM_CLI_DEFAULT_RANK_REGEX);
     assert_int_equal(g, 1);
-    assert_int_equal(tlm_mpi_regex_to_posix("(node\\d+)_gpu(?P<rank>\\d+)",
+    assert_int_equal(tlm_cli_regex_to_posix("(node\\d+)_gpu(?P<rank>\\d+)",
                                             out, sizeof out, &g, &err),
                      TLM_OK);
     assert_string_equal(out, "(node[0-9]+)_gpu([0-9]+)");
     assert_int_equal(g, 2);
-    assert_int_equal(tlm_mpi_regex_to_posix("w(?:x|y)(\\d+)\\.json", out,
+    assert_int_equal(tlm_cli_regex_to_posix("w(?:x|y)(\\d+)\\.json", out,
                                             sizeof out, &g, &err),
                      TLM_OK);
     assert_string_equal(out, "w(x|y)([0-9]+)\\.json");
     assert_int_equal(g, 1);
-    assert_int_equal(tlm_mpi_regex_to_posix("[^\\d\\]-]r(\\d)", out,
+    assert_int_equal(tlm_cli_regex_to_posix("[^\\d\\]-]r(\\d)", out,
                                             sizeof out, &g, &err),
                      TLM_OK);
     assert_string_equal(out, "[^]0-9-]r([0-9])");
-    assert_int_equal(tlm_mpi_regex_to_posix("rank\\b(\\d)", out, sizeof out,
+    assert_int_equal(tlm_cli_regex_to_posix("rank\\b(\\d)", out, sizeof out,
                                             &g, &err),
                      TLM_EINVAL);
-    assert_int_equal(tlm_mpi_regex_to_posix("rank\\d+", out, sizeof out, &g,
+    assert_int_equal(tlm_cli_regex_to_posix("rank\\d+", out, sizeof out, &g,
                                             &err),
                      TLM_EINVAL);
     assert_non_null(strstr(err.msg, "no group"));
@@ -168,10 +168,10 @@ static int64_t rank_of(const char *py, const char *path)
     int g = 0;
     regex_t re;
     tlm_error err;
-    assert_int_equal(tlm_mpi_regex_to_posix(py, pre, sizeof pre, &g, &err),
+    assert_int_equal(tlm_cli_regex_to_posix(py, pre, sizeof pre, &g, &err),
                      TLM_OK);
     assert_int_equal(regcomp(&re, pre, REG_EXTENDED), 0);
-    int64_t r = tlm_mpi_name_rank(path, &re, g);
+    int64_t r = tlm_cli_name_rank(path, &re, g);
     regfree(&re);
     return r;
 }
@@ -258,13 +258,13 @@ static int teardown_dir(void **state)
 static void test_discover_dir(void **state)
 {
     (void)state;
-    tlm_mpi_opts o;
+    tlm_cli_opts o;
     memset(&o, 0, sizeof o);
     o.world_size = -1;
     o.trace_dir = tmpdir;
-    tlm_mpi_filelist fl;
+    tlm_cli_filelist fl;
     tlm_error err;
-    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
+    assert_int_equal(tlm_cli_discover(&o, &fl, &err), TLM_OK);
     assert_int_equal(fl.n, 3);
     assert_non_null(strstr(fl.path[0], "/rank0.json.gz"));
     assert_non_null(strstr(fl.path[1], "/rank1.json"));
@@ -272,7 +272,7 @@ static void test_discover_dir(void **state)
     assert_int_equal(fl.size[0], 20);
     assert_int_equal(fl.size[2], 30);
     assert_int_equal(fl.name_rank[1], 1);
-    assert_int_equal(fl.rank_source, TLM_MPI_RANK_TRACE_FIRST);
+    assert_int_equal(fl.rank_source, TLM_CLI_RANK_TRACE_FIRST);
     assert_int_equal(fl.order_ranks, 0);
     assert_int_equal(fl.n_skipped, 3);
     assert_string_equal(fl.skipped,
@@ -280,8 +280,8 @@ static void test_discover_dir(void **state)
                         "notes.txt (not JSON), tlmpi.h5 (HDF5 file)");
     /* --strict: the same files are an error naming them */
     o.strict = 1;
-    tlm_mpi_filelist bad;
-    assert_int_equal(tlm_mpi_discover(&o, &bad, &err), TLM_EINVAL);
+    tlm_cli_filelist bad;
+    assert_int_equal(tlm_cli_discover(&o, &bad, &err), TLM_EINVAL);
     assert_non_null(strstr(err.msg, "3 files in the folder are not traces "
                                     "(--strict): ground_truth.json (JSON"));
     assert_non_null(strstr(err.msg, "tlmpi.h5 (HDF5 file)"));
@@ -290,9 +290,9 @@ static void test_discover_dir(void **state)
     /* pack / unpack round trip */
     char *buf = NULL;
     size_t len = 0;
-    assert_int_equal(tlm_mpi_filelist_pack(&fl, &buf, &len), TLM_OK);
-    tlm_mpi_filelist b;
-    assert_int_equal(tlm_mpi_filelist_unpack(buf, len, &b, &err), TLM_OK);
+    assert_int_equal(tlm_cli_filelist_pack(&fl, &buf, &len), TLM_OK);
+    tlm_cli_filelist b;
+    assert_int_equal(tlm_cli_filelist_unpack(buf, len, &b, &err), TLM_OK);
     assert_int_equal(b.n, 3);
     for (size_t i = 0; i < 3; i++) {
         assert_string_equal(b.path[i], fl.path[i]);
@@ -300,20 +300,20 @@ static void test_discover_dir(void **state)
         assert_int_equal(b.name_rank[i], fl.name_rank[i]);
     }
     assert_int_equal(b.order_ranks, fl.order_ranks);
-    tlm_mpi_filelist_free(&b);
+    tlm_cli_filelist_free(&b);
     /* the sorted-order flag travels too (the audit's ranks print its
      * warning from the unpacked list) */
     fl.order_ranks = 1;
     free(buf);
-    assert_int_equal(tlm_mpi_filelist_pack(&fl, &buf, &len), TLM_OK);
-    assert_int_equal(tlm_mpi_filelist_unpack(buf, len, &b, &err), TLM_OK);
+    assert_int_equal(tlm_cli_filelist_pack(&fl, &buf, &len), TLM_OK);
+    assert_int_equal(tlm_cli_filelist_unpack(buf, len, &b, &err), TLM_OK);
     assert_int_equal(b.order_ranks, 1);
-    tlm_mpi_filelist_free(&b);
+    tlm_cli_filelist_free(&b);
     /* a truncated buffer is refused */
-    assert_int_equal(tlm_mpi_filelist_unpack(buf, len - 1, &b, &err),
+    assert_int_equal(tlm_cli_filelist_unpack(buf, len - 1, &b, &err),
                      TLM_EINVAL);
     free(buf);
-    tlm_mpi_filelist_free(&fl);
+    tlm_cli_filelist_free(&fl);
 }
 
 /* Files that cannot be read are listed, whatever their names (an error
@@ -338,25 +338,25 @@ static void test_discover_dir_unopenable(void **state)
             assert_int_equal(symlink("/nonexistent/t.json", p), 0);
         else
             assert_int_equal(mkdir(p, 0755), 0);
-        tlm_mpi_opts o;
+        tlm_cli_opts o;
         memset(&o, 0, sizeof o);
         o.world_size = -1;
         o.trace_dir = dir;
-        tlm_mpi_filelist fl;
+        tlm_cli_filelist fl;
         tlm_error err;
-        assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
+        assert_int_equal(tlm_cli_discover(&o, &fl, &err), TLM_OK);
         assert_int_equal(fl.n, 1);
         assert_int_equal(fl.n_skipped, cases[c][1] ? 1 : 0);
         if (cases[c][1])
             assert_string_equal(fl.skipped, cases[c][1]);
-        tlm_mpi_filelist_free(&fl);
+        tlm_cli_filelist_free(&fl);
         o.strict = 1;
         if (cases[c][1]) {
-            assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_EINVAL);
+            assert_int_equal(tlm_cli_discover(&o, &fl, &err), TLM_EINVAL);
             assert_non_null(strstr(err.msg, cases[c][1]));
         } else {
-            assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
-            tlm_mpi_filelist_free(&fl);
+            assert_int_equal(tlm_cli_discover(&o, &fl, &err), TLM_OK);
+            tlm_cli_filelist_free(&fl);
         }
         snprintf(q, sizeof q, "rm -rf '%s'", dir);
         assert_int_equal(system(q), 0);
@@ -398,7 +398,7 @@ static void test_skeleton_ranks(void **state)
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         int64_t r[3] = {-9, -9, -9};
-        int ok = tlm_mpi_skeleton_ranks(cases[c].names, 3, r);
+        int ok = tlm_cli_skeleton_ranks(cases[c].names, 3, r);
         if (ok != cases[c].ok)
             fail_msg("case %zu (%s): %d", c, cases[c].names[0], ok);
         for (int i = 0; ok && i < 3; i++)
@@ -409,9 +409,9 @@ static void test_skeleton_ranks(void **state)
     /* one file: its first small number */
     const char *one[] = {"run_1694128201545_rank5.json"};
     int64_t r1 = -1;
-    assert_int_equal(tlm_mpi_skeleton_ranks(one, 1, &r1), 1);
+    assert_int_equal(tlm_cli_skeleton_ranks(one, 1, &r1), 1);
     assert_int_equal(r1, 5);
-    assert_int_equal(tlm_mpi_skeleton_ranks(one, 0, &r1), 0);
+    assert_int_equal(tlm_cli_skeleton_ranks(one, 0, &r1), 0);
 }
 
 /* 50,000 names: the rule and the sort are O(n log n). */
@@ -428,7 +428,7 @@ static void test_skeleton_ranks_many(void **state)
         snprintf(names[i], 64, "node%zu/worker%zu.1694128201545.json",
                  i / 8, (i * 7919) % n);
     }
-    assert_int_equal(tlm_mpi_skeleton_ranks((const char *const *)names, n, r),
+    assert_int_equal(tlm_cli_skeleton_ranks((const char *const *)names, n, r),
                      1);
     assert_int_equal(r[1], 7919);
     for (size_t i = 0; i < n; i++)
@@ -451,10 +451,10 @@ static void test_filelist_from_traces(void **state)
         snprintf(p[i], sizeof p[i], "%s/%s", dir, names[i]);
         paths[i] = p[i];
     }
-    tlm_mpi_filelist fl;
+    tlm_cli_filelist fl;
     tlm_error err;
     /* no digits: the sorted order, flagged */
-    assert_int_equal(tlm_mpi_filelist_from_traces(paths, 3, dir, NULL, &fl,
+    assert_int_equal(tlm_cli_filelist_from_traces(paths, 3, dir, NULL, &fl,
                                                   &err), TLM_OK);
     assert_int_equal(fl.n, 3);
     assert_non_null(strstr(fl.path[0], "/a_y.json"));
@@ -464,28 +464,28 @@ static void test_filelist_from_traces(void **state)
     assert_int_equal(fl.name_rank[0], 0);
     assert_int_equal(fl.name_rank[2], 2);
     assert_int_equal(fl.order_ranks, 1);
-    assert_int_equal(fl.rank_source, TLM_MPI_RANK_TRACE_FIRST);
+    assert_int_equal(fl.rank_source, TLM_CLI_RANK_TRACE_FIRST);
     assert_null(fl.skipped);
-    tlm_mpi_filelist_free(&fl);
+    tlm_cli_filelist_free(&fl);
     /* other skeletons: the regex per file; no order */
-    assert_int_equal(tlm_mpi_filelist_from_traces(paths, 4, dir, NULL, &fl,
+    assert_int_equal(tlm_cli_filelist_from_traces(paths, 4, dir, NULL, &fl,
                                                   &err), TLM_OK);
     assert_int_equal(fl.name_rank[0], -1);
     assert_int_equal(fl.name_rank[3], 9);
     assert_int_equal(fl.order_ranks, 0);
-    tlm_mpi_filelist_free(&fl);
+    tlm_cli_filelist_free(&fl);
     /* relative to base: the folder's own digits do not count */
     char *one[1] = {paths[3]};
-    assert_int_equal(tlm_mpi_filelist_from_traces(one, 1, dir, NULL, &fl,
+    assert_int_equal(tlm_cli_filelist_from_traces(one, 1, dir, NULL, &fl,
                                                   &err), TLM_OK);
     assert_int_equal(fl.name_rank[0], 9);
     assert_int_equal(fl.order_ranks, 0);
-    tlm_mpi_filelist_free(&fl);
+    tlm_cli_filelist_free(&fl);
     /* a path that is gone */
     char gone[320];
     snprintf(gone, sizeof gone, "%s/gone.json", dir);
     char *bad[2] = {paths[0], gone};
-    assert_int_equal(tlm_mpi_filelist_from_traces(bad, 2, dir, NULL, &fl,
+    assert_int_equal(tlm_cli_filelist_from_traces(bad, 2, dir, NULL, &fl,
                                                   &err), TLM_ENOTFOUND);
     assert_non_null(strstr(err.file, "gone.json"));
     snprintf(gone, sizeof gone, "rm -rf '%s'", dir);
@@ -508,22 +508,22 @@ static void test_discover_recursive(void **state)
     }
     snprintf(p, sizeof p, "%s/link", dir);
     assert_int_equal(symlink(".", p), 0); /* a loop if followed */
-    tlm_mpi_opts o;
+    tlm_cli_opts o;
     memset(&o, 0, sizeof o);
     o.world_size = -1;
     o.trace_dir = dir;
-    tlm_mpi_filelist fl;
+    tlm_cli_filelist fl;
     tlm_error err;
-    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_ENOTFOUND);
+    assert_int_equal(tlm_cli_discover(&o, &fl, &err), TLM_ENOTFOUND);
     assert_non_null(strstr(err.msg, "no trace files in the folder"));
     o.recursive = 1;
-    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
+    assert_int_equal(tlm_cli_discover(&o, &fl, &err), TLM_OK);
     assert_int_equal(fl.n, 3);
     assert_non_null(strstr(fl.path[1], "/rank1/trace.json"));
     for (int r = 0; r < 3; r++)
         assert_int_equal(fl.name_rank[r], r);
     assert_int_equal(fl.n_skipped, 0);
-    tlm_mpi_filelist_free(&fl);
+    tlm_cli_filelist_free(&fl);
     snprintf(p, sizeof p, "rm -rf '%s'", dir);
     assert_int_equal(system(p), 0);
 }
@@ -533,28 +533,28 @@ static void test_discover_pattern(void **state)
     (void)state;
     char pat[512];
     snprintf(pat, sizeof pat, "%s/rank*.json", tmpdir);
-    tlm_mpi_opts o;
+    tlm_cli_opts o;
     memset(&o, 0, sizeof o);
     o.trace_pattern = pat;
     o.world_size = 4;
-    tlm_mpi_filelist fl;
+    tlm_cli_filelist fl;
     tlm_error err;
     /* rank0 is .json.gz: ranks 0 and 3 are missing */
-    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_ENOTFOUND);
+    assert_int_equal(tlm_cli_discover(&o, &fl, &err), TLM_ENOTFOUND);
     assert_non_null(strstr(err.msg, "no file for ranks 0, 3"));
     o.allow_missing = 1;
-    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
+    assert_int_equal(tlm_cli_discover(&o, &fl, &err), TLM_OK);
     assert_int_equal(fl.n, 2);
     assert_int_equal(fl.name_rank[0], 1);
     assert_int_equal(fl.name_rank[1], 2);
-    assert_int_equal(fl.rank_source, TLM_MPI_RANK_NAME_FIRST);
-    tlm_mpi_filelist_free(&fl);
+    assert_int_equal(fl.rank_source, TLM_CLI_RANK_NAME_FIRST);
+    tlm_cli_filelist_free(&fl);
     /* without --world_size: the pattern is a glob, '*' must be a number */
     o.world_size = -1;
     o.allow_missing = 0;
-    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
+    assert_int_equal(tlm_cli_discover(&o, &fl, &err), TLM_OK);
     assert_int_equal(fl.n, 2);
-    tlm_mpi_filelist_free(&fl);
+    tlm_cli_filelist_free(&fl);
 }
 
 static void test_discover_glob_and_files(void **state)
@@ -562,20 +562,20 @@ static void test_discover_glob_and_files(void **state)
     (void)state;
     char pat[512];
     snprintf(pat, sizeof pat, "%s/rank*", tmpdir);
-    tlm_mpi_opts o;
+    tlm_cli_opts o;
     memset(&o, 0, sizeof o);
     o.world_size = -1;
     o.trace_glob = pat;
-    tlm_mpi_filelist fl;
+    tlm_cli_filelist fl;
     tlm_error err;
-    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
+    assert_int_equal(tlm_cli_discover(&o, &fl, &err), TLM_OK);
     assert_int_equal(fl.n, 3);
     assert_int_equal(fl.name_rank[0], 0);
     assert_int_equal(fl.name_rank[2], 2);
-    tlm_mpi_filelist_free(&fl);
+    tlm_cli_filelist_free(&fl);
 
     snprintf(pat, sizeof pat, "%s/nothing*", tmpdir);
-    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_ENOTFOUND);
+    assert_int_equal(tlm_cli_discover(&o, &fl, &err), TLM_ENOTFOUND);
 
     char a[512], b[512];
     char *files[2] = {a, b};
@@ -585,17 +585,17 @@ static void test_discover_glob_and_files(void **state)
     o.world_size = -1;
     o.files = files;
     o.n_files = 1;
-    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_OK);
+    assert_int_equal(tlm_cli_discover(&o, &fl, &err), TLM_OK);
     assert_int_equal(fl.n, 1);
     assert_int_equal(fl.name_rank[0], 1);
-    tlm_mpi_filelist_free(&fl);
+    tlm_cli_filelist_free(&fl);
     o.n_files = 2;
-    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_ENOTFOUND);
+    assert_int_equal(tlm_cli_discover(&o, &fl, &err), TLM_ENOTFOUND);
     assert_non_null(strstr(err.file, "missing_rank9.json"));
 
     memset(&o, 0, sizeof o);
     o.trace_dir = "/nonexistent/tlm";
-    assert_int_equal(tlm_mpi_discover(&o, &fl, &err), TLM_ENOTFOUND);
+    assert_int_equal(tlm_cli_discover(&o, &fl, &err), TLM_ENOTFOUND);
 }
 
 /* ------------------------------------------------------------------ *
@@ -607,7 +607,7 @@ static void test_assign(void **state)
     (void)state;
     int64_t sz[6] = {10, 50, 30, 30, 5, 40};
     int own[6];
-    assert_int_equal(tlm_mpi_assign(sz, 6, 2, own), 0);
+    assert_int_equal(tlm_cli_assign(sz, 6, 2, own), 0);
     /* order: 50(1)->0, 40(5)->1, 30(2)->1, 30(3)->0, 10(0)->1, 5(4)->0 */
     assert_int_equal(own[1], 0);
     assert_int_equal(own[5], 1);
@@ -623,7 +623,7 @@ static void test_assign(void **state)
     assert_int_equal(load[1], 80);
 
     /* more ranks than files: one file each, the rest idle */
-    assert_int_equal(tlm_mpi_assign(sz, 6, 8, own), 0);
+    assert_int_equal(tlm_cli_assign(sz, 6, 8, own), 0);
     int used[8] = {0};
     for (int i = 0; i < 6; i++)
         used[own[i]]++;
@@ -632,14 +632,14 @@ static void test_assign(void **state)
     assert_int_equal(used[6] + used[7], 0);
 
     /* one rank: everything */
-    assert_int_equal(tlm_mpi_assign(sz, 6, 1, own), 0);
+    assert_int_equal(tlm_cli_assign(sz, 6, 1, own), 0);
     for (int i = 0; i < 6; i++)
         assert_int_equal(own[i], 0);
-    assert_int_equal(tlm_mpi_assign(sz, 6, 0, own), -1);
+    assert_int_equal(tlm_cli_assign(sz, 6, 0, own), -1);
 
     /* equal sizes spread round-robin */
     int64_t eq[4] = {7, 7, 7, 7};
-    assert_int_equal(tlm_mpi_assign(eq, 4, 2, own), 0);
+    assert_int_equal(tlm_cli_assign(eq, 4, 2, own), 0);
     assert_int_equal(own[0], 0);
     assert_int_equal(own[1], 1);
     assert_int_equal(own[2], 0);

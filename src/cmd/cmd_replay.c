@@ -23,6 +23,7 @@ static const char *const fnames[F_N] = {"replay_events.json",
                                         "tlmpi_replay.py", "README.md",
                                         "SHA256SUMS"};
 
+/* The usage text of tlmpi replay. */
 static void replay_usage(FILE *f)
 {
     fprintf(f,
@@ -56,6 +57,7 @@ typedef struct pargs {
     tlm_replay_opts o;
 } pargs;
 
+/* A whole decimal number into *out: 1, else 0. */
 static int parse_u64(const char *s, uint64_t *out)
 {
     char *end;
@@ -145,6 +147,7 @@ static int parse_args(int argc, char **argv, pargs *p)
     return 0;
 }
 
+/* Prints the error; exit code 1. */
 static int err_out(const tlm_error *e)
 {
     char m[1200];
@@ -172,11 +175,12 @@ static int check_outputs(tlm_outset *set, const pargs *p)
         tlm_outset_free(set);
         return err_out(&err);
     }
-    tlm_mpi_signals_install();
-    tlm_mpi_signals_track(set);
+    tlm_cli_signals_install();
+    tlm_cli_signals_track(set);
     return 0;
 }
 
+/* A text staged in the set under path. */
 static tlm_status stage_buf(tlm_outset *set, const char *path,
                             const char *data, size_t len, tlm_error *err)
 {
@@ -198,6 +202,7 @@ typedef struct texts {
     const char *runner;
 } texts;
 
+/* The IR, README and SHA256SUMS texts of a replay set. */
 static tlm_status make_texts(const tlm_replay_set *s, texts *x,
                              tlm_error *err)
 {
@@ -221,6 +226,7 @@ static tlm_status make_texts(const tlm_replay_set *s, texts *x,
     return TLM_OK;
 }
 
+/* Frees the texts owned. */
 static void free_texts(texts *x)
 {
     for (int f = 0; f < F_N; f++)
@@ -228,6 +234,7 @@ static void free_texts(texts *x)
             free(x->t[f]);
 }
 
+/* Every output of the folder (and the bundle) staged. */
 static tlm_status stage_all(tlm_outset *set, const pargs *p,
                             const texts *x, tlm_error *err)
 {
@@ -315,7 +322,7 @@ int tlm_cmd_replay(int argc, char **argv)
         if (!p.quiet)
             summary(&p, s, tlm_cli_now() - t0);
     }
-    tlm_mpi_signals_untrack(&set);
+    tlm_cli_signals_untrack(&set);
     tlm_outset_free(&set);
     free_texts(&x);
     tlm_replay_set_free(s);

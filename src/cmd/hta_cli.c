@@ -16,6 +16,7 @@ void tlm_cli_hta_init(tlm_cli_hta *h)
     tlm_hta_opts_init(&h->o);
 }
 
+/* A number >= 0 into *out: 1, or -1 after a message. */
 static int num_opt(const char *cmd, const char *name, const char *v,
                    double *out)
 {
@@ -31,6 +32,7 @@ static int num_opt(const char *cmd, const char *name, const char *v,
     return 1;
 }
 
+/* An integer >= lo into *out: 1, or -1 after a message. */
 static int int_opt(const char *cmd, const char *name, const char *v,
                    long lo, long *out)
 {
@@ -46,6 +48,7 @@ static int int_opt(const char *cmd, const char *name, const char *v,
     return 1;
 }
 
+/* One --hta_* option with its value: 1 taken, 0 not one, -1 error. */
 static int value_opt(const char *cmd, const char *a, const char *v,
                      tlm_cli_hta *h)
 {

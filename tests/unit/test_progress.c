@@ -1,8 +1,8 @@
 /*
- * mpi_test_progress.c - rank 0's progress display (mpi/progress.c): the
+ * test_progress.c - rank 0's progress display (src/cli/progress.c): the
  * mode chosen for the options, the terminal line (rewritten with '\r',
  * erased at the end), the plain lines of --progress, and the options that
- * drive it (mpi/opts.c: --progress, --quiet, --version; every option the
+ * drive it (src/cli/opts.c: --progress, --quiet, --version; every option the
  * parser knows is named in the usage text).  No MPI calls.
  */
 #include <setjmp.h>
@@ -48,33 +48,33 @@ static void sink_close(sink *s)
 static void test_mode(void **state)
 {
     (void)state;
-    assert_int_equal(tlm_mpi_progress_mode(0, 0, 0, 1), TLM_MPI_PROG_TTY);
-    assert_int_equal(tlm_mpi_progress_mode(0, 0, 0, 0), TLM_MPI_PROG_OFF);
-    assert_int_equal(tlm_mpi_progress_mode(0, 1, 0, 0), TLM_MPI_PROG_LINES);
-    assert_int_equal(tlm_mpi_progress_mode(0, 1, 0, 1), TLM_MPI_PROG_LINES);
-    assert_int_equal(tlm_mpi_progress_mode(1, 0, 0, 1), TLM_MPI_PROG_OFF);
+    assert_int_equal(tlm_cli_progress_mode(0, 0, 0, 1), TLM_CLI_PROG_TTY);
+    assert_int_equal(tlm_cli_progress_mode(0, 0, 0, 0), TLM_CLI_PROG_OFF);
+    assert_int_equal(tlm_cli_progress_mode(0, 1, 0, 0), TLM_CLI_PROG_LINES);
+    assert_int_equal(tlm_cli_progress_mode(0, 1, 0, 1), TLM_CLI_PROG_LINES);
+    assert_int_equal(tlm_cli_progress_mode(1, 0, 0, 1), TLM_CLI_PROG_OFF);
     /* only rank 0 shows anything */
-    assert_int_equal(tlm_mpi_progress_mode(0, 1, 3, 1), TLM_MPI_PROG_OFF);
-    assert_int_equal(tlm_mpi_progress_mode(0, 0, 1, 1), TLM_MPI_PROG_OFF);
+    assert_int_equal(tlm_cli_progress_mode(0, 1, 3, 1), TLM_CLI_PROG_OFF);
+    assert_int_equal(tlm_cli_progress_mode(0, 0, 1, 1), TLM_CLI_PROG_OFF);
 }
 
 static void test_text(void **state)
 {
     (void)state;
-    tlm_mpi_progress p;
+    tlm_cli_progress p;
     char t[256];
-    tlm_mpi_progress_init(&p, TLM_MPI_PROG_OFF, stderr, 100.0);
-    tlm_mpi_progress_phase(&p, "write", 100.0);
-    tlm_mpi_progress_text(&p, 102.5, t, sizeof t);
+    tlm_cli_progress_init(&p, TLM_CLI_PROG_OFF, stderr, 100.0);
+    tlm_cli_progress_phase(&p, "write", 100.0);
+    tlm_cli_progress_text(&p, 102.5, t, sizeof t);
     assert_string_equal(t, "[write] 2.5 s");
-    tlm_mpi_progress_phase(&p, "read", 110.0);
-    tlm_mpi_progress_files(&p, 5, 8, 4600000, 3, 4, 112.0, 0);
-    tlm_mpi_progress_text(&p, 112.0, t, sizeof t);
+    tlm_cli_progress_phase(&p, "read", 110.0);
+    tlm_cli_progress_files(&p, 5, 8, 4600000, 3, 4, 112.0, 0);
+    tlm_cli_progress_text(&p, 112.0, t, sizeof t);
     assert_string_equal(t, "[read] 5/8 traces, 4.6 MB on disk, 2.3 MB/s, "
                            "3/4 ranks done");
     /* a phase starts without counts */
-    tlm_mpi_progress_phase(&p, "check", 113.0);
-    tlm_mpi_progress_text(&p, 113.0, t, sizeof t);
+    tlm_cli_progress_phase(&p, "check", 113.0);
+    tlm_cli_progress_text(&p, 113.0, t, sizeof t);
     assert_string_equal(t, "[check] 0.0 s");
 }
 
@@ -83,17 +83,17 @@ static void test_lines(void **state)
     (void)state;
     sink s;
     sink_open(&s);
-    tlm_mpi_progress p;
-    tlm_mpi_progress_init(&p, TLM_MPI_PROG_LINES, s.f, 0.0);
-    tlm_mpi_progress_phase(&p, "setup", 0.0);
-    tlm_mpi_progress_phase(&p, "read", 0.25);
+    tlm_cli_progress p;
+    tlm_cli_progress_init(&p, TLM_CLI_PROG_LINES, s.f, 0.0);
+    tlm_cli_progress_phase(&p, "setup", 0.0);
+    tlm_cli_progress_phase(&p, "read", 0.25);
     /* the first count at once, then at most one a second, and the last */
-    tlm_mpi_progress_files(&p, 1, 4, 1000000, 0, 2, 0.5, 0);
-    tlm_mpi_progress_files(&p, 2, 4, 2000000, 1, 2, 0.75, 0);
-    tlm_mpi_progress_files(&p, 3, 4, 3000000, 1, 2, 1.75, 0);
-    tlm_mpi_progress_files(&p, 4, 4, 4000000, 2, 2, 2.25, 1);
-    tlm_mpi_progress_phase(&p, "write", 2.25);
-    tlm_mpi_progress_phase(&p, NULL, 3.0); /* the end: no "done" line */
+    tlm_cli_progress_files(&p, 1, 4, 1000000, 0, 2, 0.5, 0);
+    tlm_cli_progress_files(&p, 2, 4, 2000000, 1, 2, 0.75, 0);
+    tlm_cli_progress_files(&p, 3, 4, 3000000, 1, 2, 1.75, 0);
+    tlm_cli_progress_files(&p, 4, 4, 4000000, 2, 2, 2.25, 1);
+    tlm_cli_progress_phase(&p, "write", 2.25);
+    tlm_cli_progress_phase(&p, NULL, 3.0); /* the end: no "done" line */
     assert_string_equal(
         sink_text(&s),
         "tlmpi: [setup] done in 0.25 s\n"
@@ -112,19 +112,19 @@ static void test_tty(void **state)
     (void)state;
     sink s;
     sink_open(&s);
-    tlm_mpi_progress p;
-    tlm_mpi_progress_init(&p, TLM_MPI_PROG_TTY, s.f, 0.0);
+    tlm_cli_progress p;
+    tlm_cli_progress_init(&p, TLM_CLI_PROG_TTY, s.f, 0.0);
     /* nothing during the first second */
-    tlm_mpi_progress_phase(&p, "setup", 0.0);
-    tlm_mpi_progress_phase(&p, "read", 0.5);
-    tlm_mpi_progress_files(&p, 1, 2, 1000000, 0, 2, 0.9, 0);
+    tlm_cli_progress_phase(&p, "setup", 0.0);
+    tlm_cli_progress_phase(&p, "read", 0.5);
+    tlm_cli_progress_files(&p, 1, 2, 1000000, 0, 2, 0.9, 0);
     assert_string_equal(sink_text(&s), "");
-    tlm_mpi_progress_clear(&p); /* nothing drawn: nothing to erase */
+    tlm_cli_progress_clear(&p); /* nothing drawn: nothing to erase */
     assert_string_equal(sink_text(&s), "");
     /* then one line, rewritten in place */
-    tlm_mpi_progress_files(&p, 2, 2, 2000000, 2, 2, 1.5, 1);
-    tlm_mpi_progress_phase(&p, "write", 1.5);
-    tlm_mpi_progress_phase(&p, NULL, 2.0); /* the end erases it */
+    tlm_cli_progress_files(&p, 2, 2, 2000000, 2, 2, 1.5, 1);
+    tlm_cli_progress_phase(&p, "write", 1.5);
+    tlm_cli_progress_phase(&p, NULL, 2.0); /* the end erases it */
     assert_string_equal(sink_text(&s),
                         "\rtlmpi: [read] 2/2 traces, 2.0 MB on disk, "
                         "2.0 MB/s, 2/2 ranks done\033[K"
@@ -138,20 +138,20 @@ static void test_off(void **state)
     (void)state;
     sink s;
     sink_open(&s);
-    tlm_mpi_progress p;
-    tlm_mpi_progress_init(&p, TLM_MPI_PROG_OFF, s.f, 0.0);
-    tlm_mpi_progress_phase(&p, "read", 0.0);
-    tlm_mpi_progress_files(&p, 1, 1, 10, 1, 1, 5.0, 1);
-    tlm_mpi_progress_phase(&p, NULL, 9.0);
+    tlm_cli_progress p;
+    tlm_cli_progress_init(&p, TLM_CLI_PROG_OFF, s.f, 0.0);
+    tlm_cli_progress_phase(&p, "read", 0.0);
+    tlm_cli_progress_files(&p, 1, 1, 10, 1, 1, 5.0, 1);
+    tlm_cli_progress_phase(&p, NULL, 9.0);
     assert_string_equal(sink_text(&s), "");
     sink_close(&s);
     /* a NULL display is allowed everywhere */
-    tlm_mpi_progress_phase(NULL, "read", 0.0);
-    tlm_mpi_progress_files(NULL, 1, 1, 10, 1, 1, 5.0, 1);
-    tlm_mpi_progress_clear(NULL);
+    tlm_cli_progress_phase(NULL, "read", 0.0);
+    tlm_cli_progress_files(NULL, 1, 1, 10, 1, 1, 5.0, 1);
+    tlm_cli_progress_clear(NULL);
 }
 
-static tlm_status parse(tlm_mpi_opts *o, tlm_error *err, int n, ...)
+static tlm_status parse(tlm_cli_opts *o, tlm_error *err, int n, ...)
 {
     static char *argv[16];
     va_list ap;
@@ -160,13 +160,13 @@ static tlm_status parse(tlm_mpi_opts *o, tlm_error *err, int n, ...)
     for (int i = 0; i < n; i++)
         argv[i + 1] = va_arg(ap, char *);
     va_end(ap);
-    return tlm_mpi_opts_parse(n + 1, argv, o, err);
+    return tlm_cli_opts_parse(n + 1, argv, o, err);
 }
 
 static void test_options(void **state)
 {
     (void)state;
-    tlm_mpi_opts o;
+    tlm_cli_opts o;
     tlm_error err;
     assert_int_equal(parse(&o, &err, 3, "--trace_dir", "d", "--progress"),
                      TLM_OK);
@@ -188,9 +188,9 @@ static void test_options(void **state)
 static void test_usage_names_every_option(void **state)
 {
     (void)state;
-    const char *u = tlm_mpi_opts_usage();
+    const char *u = tlm_cli_opts_usage();
     size_t n = 0;
-    for (const char *name; (name = tlm_mpi_opts_name(n)) != NULL; n++) {
+    for (const char *name; (name = tlm_cli_opts_name(n)) != NULL; n++) {
         char opt[128];
         snprintf(opt, sizeof opt, "  --%s ", name);
         if (!strstr(u, opt))

@@ -37,6 +37,7 @@ void tlm_cli_ropts_init(tlm_cli_ropts *o)
     o->ro.threads = cpus_available() >= 2 ? 2 : 1;
 }
 
+/* A decimal number into *out: 1, else 0. */
 static int parse_double(const char *s, double *out)
 {
     char *end;

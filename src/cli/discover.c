@@ -27,6 +27,7 @@ typedef struct plist {
     size_t n, cap;
 } plist;
 
+/* Appends a path (copied) and its rank from the name; -1 out of memory. */
 static int plist_add(plist *l, const char *p, int64_t name_rank)
 {
     size_t cv = l->cap, cn = l->cap; /* parallel arrays */
@@ -45,6 +46,7 @@ static int plist_add(plist *l, const char *p, int64_t name_rank)
     return 0;
 }
 
+/* Frees the paths and the list. */
 static void plist_free(plist *l)
 {
     for (size_t i = 0; i < l->n; i++)
@@ -54,7 +56,7 @@ static void plist_free(plist *l)
     memset(l, 0, sizeof *l);
 }
 
-int64_t tlm_mpi_name_rank(const char *path, const void *compiled, int group)
+int64_t tlm_cli_name_rank(const char *path, const void *compiled, int group)
 {
     const regex_t *re = compiled;
     regmatch_t m[10];
@@ -104,6 +106,7 @@ typedef struct pathrank {
     int64_t nr;
 } pathrank;
 
+/* By path, byte order. */
 static int cmp_pathrank(const void *a, const void *b)
 {
     return strcmp(((const pathrank *)a)->p, ((const pathrank *)b)->p);
@@ -127,7 +130,8 @@ static void sort_plist(plist *l, int *nomem)
     free(pr);
 }
 
-static tlm_status finish(plist *l, int rank_source, tlm_mpi_filelist *out,
+/* The list as a tlm_cli_filelist: paths in one blob, ranks beside them. */
+static tlm_status finish(plist *l, int rank_source, tlm_cli_filelist *out,
                          tlm_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -141,7 +145,7 @@ static tlm_status finish(plist *l, int rank_source, tlm_mpi_filelist *out,
     out->size = calloc(l->n ? l->n : 1, sizeof *out->size);
     out->name_rank = calloc(l->n ? l->n : 1, sizeof *out->name_rank);
     if (!out->blob || !out->path || !out->size || !out->name_rank) {
-        tlm_mpi_filelist_free(out);
+        tlm_cli_filelist_free(out);
         return tlm_error_set(err, TLM_ENOMEM, NULL, -1,
                              "out of memory listing traces");
     }
@@ -157,13 +161,13 @@ static tlm_status finish(plist *l, int rank_source, tlm_mpi_filelist *out,
             tlm_status st = tlm_error_set(err, TLM_ENOTFOUND, l->v[i], -1,
                                           "cannot open trace file: %s",
                                           strerror(errno));
-            tlm_mpi_filelist_free(out);
+            tlm_cli_filelist_free(out);
             return st;
         }
         if (!S_ISREG(sb.st_mode)) {
             tlm_status st = tlm_error_set(err, TLM_EINVAL, l->v[i], -1,
                                           "not a regular file");
-            tlm_mpi_filelist_free(out);
+            tlm_cli_filelist_free(out);
             return st;
         }
         out->size[i] = (int64_t)sb.st_size;
@@ -190,12 +194,12 @@ static void list_missing(char *buf, size_t cap, const int64_t *r, size_t n)
 }
 
 /* Compiles --rank_regex (or TraceLens's default) into *re. */
-static tlm_status compile_rank_regex(const tlm_mpi_opts *o, regex_t *re,
+static tlm_status compile_rank_regex(const tlm_cli_opts *o, regex_t *re,
                                      int *group, tlm_error *err)
 {
     char pre[1024];
     const char *rx = o && o->rank_regex ? o->rank_regex : NULL;
-    tlm_status st = tlm_mpi_regex_to_posix(
+    tlm_status st = tlm_cli_regex_to_posix(
         rx ? rx : "rank[\\[\\-_/]?(?P<rank>\\d+)", pre, sizeof pre, group,
         err);
     if (st != TLM_OK)
@@ -212,6 +216,7 @@ static tlm_status compile_rank_regex(const tlm_mpi_opts *o, regex_t *re,
  * MARK: - name ranks over a set of files
  * ------------------------------------------------------------------ */
 
+/* An ASCII digit (no locale). */
 static int is_digit(char c)
 {
     return c >= '0' && c <= '9';
@@ -255,6 +260,7 @@ static int64_t digit_run(const char *s, size_t k)
     return INT64_MAX;
 }
 
+/* Ascending int64. */
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -271,7 +277,7 @@ static int distinct_below(int64_t *v, size_t n, int64_t lim)
     return 1;
 }
 
-int tlm_mpi_skeleton_ranks(const char *const *rel, size_t n, int64_t *rank)
+int tlm_cli_skeleton_ranks(const char *const *rel, size_t n, int64_t *rank)
 {
     size_t runs = 0;
     if (n == 0)
@@ -316,7 +322,7 @@ static const char *rel_path(const char *p, const char *base)
     return bl == 1 && base[0] == '/' ? p + 1 : p;
 }
 
-/* Name ranks of the sorted list l (see tlm_mpi_filelist_from_traces);
+/* Name ranks of the sorted list l (see tlm_cli_filelist_from_traces);
  * returns 1 when the sorted order was used. */
 static int set_name_ranks(plist *l, const char *base, const regex_t *re,
                           int group, int *nomem)
@@ -329,12 +335,12 @@ static int set_name_ranks(plist *l, const char *base, const regex_t *re,
     }
     for (size_t i = 0; i < l->n; i++)
         rel[i] = rel_path(l->v[i], base);
-    if (tlm_mpi_skeleton_ranks(rel, l->n, l->nr)) {
+    if (tlm_cli_skeleton_ranks(rel, l->n, l->nr)) {
         free(rel);
         return 0;
     }
     for (size_t i = 0; i < l->n; i++) {
-        l->nr[i] = tlm_mpi_name_rank(rel[i], re, group);
+        l->nr[i] = tlm_cli_name_rank(rel[i], re, group);
         any |= l->nr[i] >= 0;
     }
     free(rel);
@@ -345,10 +351,10 @@ static int set_name_ranks(plist *l, const char *base, const regex_t *re,
     return 1;
 }
 
-tlm_status tlm_mpi_filelist_from_traces(char *const *paths, size_t n,
+tlm_status tlm_cli_filelist_from_traces(char *const *paths, size_t n,
                                         const char *base,
-                                        const tlm_mpi_opts *o,
-                                        tlm_mpi_filelist *out,
+                                        const tlm_cli_opts *o,
+                                        tlm_cli_filelist *out,
                                         tlm_error *err)
 {
     plist l = {0};
@@ -368,7 +374,7 @@ tlm_status tlm_mpi_filelist_from_traces(char *const *paths, size_t n,
         st = tlm_error_set(err, TLM_ENOMEM, NULL, -1,
                            "out of memory listing traces");
     else
-        st = finish(&l, TLM_MPI_RANK_TRACE_FIRST, out, err);
+        st = finish(&l, TLM_CLI_RANK_TRACE_FIRST, out, err);
     if (st == TLM_OK)
         out->order_ranks = order;
     plist_free(&l);
@@ -376,7 +382,7 @@ tlm_status tlm_mpi_filelist_from_traces(char *const *paths, size_t n,
 }
 
 /* --trace_pattern with --world_size: rank r is the pattern with '*' := r. */
-static tlm_status discover_ranked(const tlm_mpi_opts *o, plist *l,
+static tlm_status discover_ranked(const tlm_cli_opts *o, plist *l,
                                   tlm_error *err)
 {
     const char *star = strchr(o->trace_pattern, '*');
@@ -409,7 +415,7 @@ static tlm_status discover_ranked(const tlm_mpi_opts *o, plist *l,
 }
 
 /* --trace_pattern (no --world_size) or --trace_glob. */
-static tlm_status discover_glob(const tlm_mpi_opts *o, const regex_t *re,
+static tlm_status discover_glob(const tlm_cli_opts *o, const regex_t *re,
                                 int group, plist *l, tlm_error *err)
 {
     const char *pat = o->trace_pattern ? o->trace_pattern : o->trace_glob;
@@ -431,7 +437,7 @@ static tlm_status discover_glob(const tlm_mpi_opts *o, const regex_t *re,
             continue; /* folders the pattern matches; broken links
                        * stay and are named later */
         int64_t nr = o->trace_pattern ? star_rank(p, pat)
-                                      : tlm_mpi_name_rank(p, re, group);
+                                      : tlm_cli_name_rank(p, re, group);
         if (o->trace_pattern && nr < 0)
             continue; /* '*' did not stand for a rank number */
         if (plist_add(l, p, nr) != 0)
@@ -445,16 +451,16 @@ static tlm_status discover_glob(const tlm_mpi_opts *o, const regex_t *re,
     return st;
 }
 
-tlm_status tlm_mpi_discover(const tlm_mpi_opts *o, tlm_mpi_filelist *out,
+tlm_status tlm_cli_discover(const tlm_cli_opts *o, tlm_cli_filelist *out,
                             tlm_error *err)
 {
     plist l = {0};
     regex_t re;
     int group = 1, nomem = 0;
-    int src = TLM_MPI_RANK_NAME_FIRST;
+    int src = TLM_CLI_RANK_NAME_FIRST;
     memset(out, 0, sizeof *out);
     if (o->trace_dir)
-        return tlm_mpi_discover_dir(o, out, err);
+        return tlm_cli_discover_dir(o, out, err);
     tlm_status st = compile_rank_regex(o, &re, &group, err);
     if (st != TLM_OK)
         return st;
@@ -463,9 +469,9 @@ tlm_status tlm_mpi_discover(const tlm_mpi_opts *o, tlm_mpi_filelist *out,
     } else if (o->trace_pattern || o->trace_glob) {
         st = discover_glob(o, &re, group, &l, err);
     } else {
-        src = TLM_MPI_RANK_TRACE_FIRST;
+        src = TLM_CLI_RANK_TRACE_FIRST;
         for (size_t i = 0; i < o->n_files && !nomem; i++)
-            nomem = plist_add(&l, o->files[i], tlm_mpi_name_rank(
+            nomem = plist_add(&l, o->files[i], tlm_cli_name_rank(
                                                    o->files[i], &re,
                                                    group)) != 0;
     }
@@ -481,7 +487,7 @@ tlm_status tlm_mpi_discover(const tlm_mpi_opts *o, tlm_mpi_filelist *out,
     return st;
 }
 
-void tlm_mpi_filelist_free(tlm_mpi_filelist *fl)
+void tlm_cli_filelist_free(tlm_cli_filelist *fl)
 {
     if (!fl)
         return;
@@ -495,7 +501,7 @@ void tlm_mpi_filelist_free(tlm_mpi_filelist *fl)
 
 /* Packed layout: u64 n, i64 rank_source, u64 blob_len, u64 order_ranks,
  * n x i64 size, n x i64 name_rank, blob. */
-tlm_status tlm_mpi_filelist_pack(const tlm_mpi_filelist *fl, char **buf,
+tlm_status tlm_cli_filelist_pack(const tlm_cli_filelist *fl, char **buf,
                                  size_t *len)
 {
     size_t n = fl->n;
@@ -517,8 +523,8 @@ tlm_status tlm_mpi_filelist_pack(const tlm_mpi_filelist *fl, char **buf,
     return TLM_OK;
 }
 
-tlm_status tlm_mpi_filelist_unpack(const char *buf, size_t len,
-                                   tlm_mpi_filelist *out, tlm_error *err)
+tlm_status tlm_cli_filelist_unpack(const char *buf, size_t len,
+                                   tlm_cli_filelist *out, tlm_error *err)
 {
     memset(out, 0, sizeof *out);
     uint64_t h[4];
@@ -537,7 +543,7 @@ tlm_status tlm_mpi_filelist_unpack(const char *buf, size_t len,
     out->name_rank = malloc((n ? n : 1) * 8);
     out->blob = malloc(bl ? bl : 1);
     if (!out->path || !out->size || !out->name_rank || !out->blob) {
-        tlm_mpi_filelist_free(out);
+        tlm_cli_filelist_free(out);
         return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     }
     if (n) {
@@ -550,7 +556,7 @@ tlm_status tlm_mpi_filelist_unpack(const char *buf, size_t len,
     for (size_t i = 0; i < n; i++) {
         const char *z = off < bl ? memchr(out->blob + off, 0, bl - off) : NULL;
         if (!z) {
-            tlm_mpi_filelist_free(out);
+            tlm_cli_filelist_free(out);
             return tlm_error_set(err, TLM_EINVAL, NULL, -1, "bad file list");
         }
         out->path[i] = out->blob + off;

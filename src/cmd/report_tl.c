@@ -34,6 +34,7 @@ static const struct {
 /* TraceLens parses these and applies them nowhere (perfreport.md §8). */
 static const char *const unused[] = {"--topk_ops", "--topk_roofline_ops"};
 
+/* An option TraceLens applies nowhere: its count checked, a note. */
 static int count_value(const char *a, const char *v)
 {
     char *end;
@@ -50,6 +51,7 @@ static int count_value(const char *a, const char *v)
     return 1;
 }
 
+/* A TraceLens option tlmpi refuses: -1 after the reason, else 0. */
 static int refuse(int argc, char **argv, int *i)
 {
     const char *a = argv[*i];

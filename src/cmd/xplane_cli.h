@@ -1,17 +1,12 @@
 /*
  * xplane_cli.h - XPlane (JAX) traces in `tlmpi report` and `tlmpi
- * inspect` (xplane_cli.c): the commands ask tlm_cli_is_xplane() where
- * they read the trace and hand XPlane files here.
+ * inspect` (xplane_cli.c): the commands find a trace's format
+ * (tlm_format_detect) and hand XPlane files here through their rows.
  */
-#ifndef TLM_MPI_XPLANE_CLI_H
-#define TLM_MPI_XPLANE_CLI_H
+#ifndef TLM_CMD_XPLANE_CLI_H
+#define TLM_CMD_XPLANE_CLI_H
 
 #include "tlmpi/tlm_outset.h"
-
-/* 1 when path is an XPlane by content (gzip or not; a folder: the
- * xplane file found in it, tlm_xplane_locate), else 0; -1 when out of
- * memory. */
-int tlm_cli_is_xplane(const char *path);
 
 /* `tlmpi report` of an XPlane: the five JAX sheets staged in set, one CSV
  * per sheet in dir and/or the workbook xlsx (either may be NULL).  compat:

@@ -3,11 +3,11 @@
  * content (tlm_trace_sniff), whatever their names.
  *
  * The walk is tlm_walk's (walk.h), every entry lstat'ed: folders are
- * descended into with --recursive (TLM_MPI_MAX_DIR_DEPTH levels),
+ * descended into with --recursive (TLM_CLI_MAX_DIR_DEPTH levels),
  * symlinks to folders are never followed (no loops, no escaping the
  * tree), everything else is sniffed (a symlink to a file is followed by
  * the open).  Traces go to
- * tlm_mpi_filelist_from_traces, which sorts them and decides name ranks
+ * tlm_cli_filelist_from_traces, which sorts them and decides name ranks
  * over the whole set; the other files are listed with their reason in
  * one note (or one error with --strict).
  */
@@ -60,7 +60,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 typedef struct walk {
-    const tlm_mpi_opts *o;
+    const tlm_cli_opts *o;
     size_t root_len; /* strlen(trace_dir) + 1: names below it */
     strv traces;     /* full paths */
     strv skipped;    /* "rel (reason)" */
@@ -112,10 +112,10 @@ static tlm_status visit(void *ctx, tlm_walk_entry *e, tlm_error *err)
     return visit_file(w, e->path) ? TLM_ENOMEM : TLM_OK;
 }
 
-/* Walks the folder: --recursive reads TLM_MPI_MAX_DIR_DEPTH levels. */
+/* Walks the folder: --recursive reads TLM_CLI_MAX_DIR_DEPTH levels. */
 static tlm_status walk_dir(walk *w, tlm_error *err)
 {
-    tlm_walk_opts o = {.max_depth = w->o->recursive ? TLM_MPI_MAX_DIR_DEPTH
+    tlm_walk_opts o = {.max_depth = w->o->recursive ? TLM_CLI_MAX_DIR_DEPTH
                                                     : 0,
                        .follow_file_links = 1};
     tlm_status st = tlm_walk(w->o->trace_dir, &o, visit, w, err);
@@ -127,8 +127,8 @@ static tlm_status walk_dir(walk *w, tlm_error *err)
 /* "a (why), b (why), ... and N more" from the sorted skipped list. */
 static char *skipped_text(strv *s)
 {
-    size_t len = 32, shown = s->n < TLM_MPI_SKIP_LIST ? s->n
-                                                      : TLM_MPI_SKIP_LIST;
+    size_t len = 32, shown = s->n < TLM_CLI_SKIP_LIST ? s->n
+                                                      : TLM_CLI_SKIP_LIST;
     qsort(s->v, s->n, sizeof *s->v, cmp_str);
     for (size_t i = 0; i < shown; i++)
         len += strlen(s->v[i]) + 2;
@@ -161,7 +161,7 @@ static tlm_status refuse(const walk *w, const char *list, tlm_error *err)
                          list);
 }
 
-tlm_status tlm_mpi_discover_dir(const tlm_mpi_opts *o, tlm_mpi_filelist *out,
+tlm_status tlm_cli_discover_dir(const tlm_cli_opts *o, tlm_cli_filelist *out,
                                 tlm_error *err)
 {
     walk w = {o, strlen(o->trace_dir) + 1, {0}, {0}};
@@ -173,7 +173,7 @@ tlm_status tlm_mpi_discover_dir(const tlm_mpi_opts *o, tlm_mpi_filelist *out,
     if (st == TLM_OK && (w.traces.n == 0 || (o->strict && w.skipped.n)))
         st = refuse(&w, list, err);
     if (st == TLM_OK)
-        st = tlm_mpi_filelist_from_traces(w.traces.v, w.traces.n,
+        st = tlm_cli_filelist_from_traces(w.traces.v, w.traces.n,
                                           o->trace_dir, o, out, err);
     if (st == TLM_OK) {
         out->n_skipped = w.skipped.n;

@@ -29,6 +29,7 @@ static int wanted(const tlm_rp_cli *c, int i)
     return 1;
 }
 
+/* Each rocprof sheet as a CSV staged in the set. */
 static tlm_status stage_csvs(const tlm_rp_cli *c, tlm_tab *const *tabs,
                              tlm_outset *set, const char *dir, tlm_error *err)
 {
@@ -47,6 +48,7 @@ static tlm_status stage_csvs(const tlm_rp_cli *c, tlm_tab *const *tabs,
     return TLM_OK;
 }
 
+/* The rocprof sheets as one workbook staged in the set. */
 static tlm_status stage_xlsx(const tlm_rp_cli *c, tlm_tab *const *tabs,
                              tlm_outset *set, const char *path,
                              tlm_error *err)
@@ -80,6 +82,7 @@ static void md_text(tlm_sbuf *b, const char *s)
     }
 }
 
+/* report.md of a rocprofv3 trace staged in the set. */
 static tlm_status stage_md(const tlm_rocprof *rp, tlm_tab *const *tabs,
                            int compat, tlm_outset *set, const char *path,
                            tlm_error *err)

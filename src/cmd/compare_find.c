@@ -43,6 +43,7 @@ static tlm_status platform_of(const char *list, size_t i, size_t n,
     return TLM_OK;
 }
 
+/* Report i's hardware peaks: --platform's entry for it, else its GPU. */
 static tlm_status side_hw(const tlm_find_opts *fo, const tlm_cmp_side *sd,
                           size_t i, size_t n, tlm_find_hw *hw,
                           tlm_error *err)
@@ -73,6 +74,7 @@ static tlm_status side_tabs(tlm_rsrc *r, tlm_tab **tabs, size_t *n,
     return TLM_OK;
 }
 
+/* Frees the tables loaded. */
 static void free_tabs(tlm_tab **tabs, size_t n)
 {
     for (size_t i = 0; i < n; i++)

@@ -2,8 +2,8 @@
  * hta_cli.h - the --hta options (`tlmpi report` and the analysis mode)
  * and the single-trace run of HTA's tables (docs/hta.md).
  */
-#ifndef TLM_MPI_HTA_CLI_H
-#define TLM_MPI_HTA_CLI_H
+#ifndef TLM_CMD_HTA_CLI_H
+#define TLM_CMD_HTA_CLI_H
 
 #include "tlmpi/tlm_hta.h"
 

@@ -5,8 +5,8 @@
  * or that tlmpi does not implement are refused with a sentence saying
  * why and what to do instead.  Used by mpi/cmd_report.c only.
  */
-#ifndef TLM_MPI_REPORT_TL_H
-#define TLM_MPI_REPORT_TL_H
+#ifndef TLM_CMD_REPORT_TL_H
+#define TLM_CMD_REPORT_TL_H
 
 #include "report_opts.h"
 

@@ -8,7 +8,7 @@
 #include "xplane_cli.h"
 
 #include "tlmpi/tlm_rocprof.h"
-#include "tlmpi/tlm_sniff.h"
+#include "tlmpi/tlm_format.h"
 #include "tlmpi/tlm_trace.h"
 
 #include <stdio.h>
@@ -30,6 +30,7 @@ typedef struct counter {
     size_t n, cap;
 } counter;
 
+/* Counts one (ph, cat); -1 out of memory. */
 static int bump(counter *c, char ph, uint32_t cat, int has_cat)
 {
     for (size_t i = 0; i < c->n; i++) {
@@ -49,6 +50,7 @@ static int bump(counter *c, char ph, uint32_t cat, int has_cat)
     return 0;
 }
 
+/* The reader's per-event callback: the counts. */
 static tlm_status on_event(void *ud, tlm_trace *t, const tlm_event *ev,
                            uint64_t index, tlm_error *err)
 {
@@ -61,6 +63,7 @@ static tlm_status on_event(void *ud, tlm_trace *t, const tlm_event *ev,
     return bump(c, ev->ph, ev->cat_str, has_cat) == 0 ? TLM_OK : TLM_ENOMEM;
 }
 
+/* Most frequent first. */
 static int by_count(const void *a, const void *b)
 {
     const pc_count *x = a, *y = b;
@@ -71,6 +74,7 @@ static int by_count(const void *a, const void *b)
     return x->cat < y->cat ? -1 : x->cat > y->cat;
 }
 
+/* Monotonic seconds. */
 static double now_s(void)
 {
     struct timespec ts;
@@ -78,6 +82,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The usage text of tlmpi inspect. */
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -94,8 +99,9 @@ static void usage(FILE *f)
 }
 
 /* A rocprofv3 JSON: what the reader keeps, the GPU, the speed. */
-static int inspect_rocprof(const char *path, size_t chunk)
+static int inspect_rocprof(const char *path, int keep, size_t chunk)
 {
+    (void)keep; /* the records are always kept */
     tlm_rocprof_opts o;
     memset(&o, 0, sizeof o);
     o.chunk_size = chunk;
@@ -147,17 +153,10 @@ static int inspect_rocprof(const char *path, size_t chunk)
     return 0;
 }
 
-static int inspect_one(const char *path, int keep, size_t chunk)
+/* A PyTorch profiler trace (Kineto JSON, and what no format claims: the
+ * reader says what is wrong): event counts, metadata, the speed. */
+static int inspect_kineto(const char *path, int keep, size_t chunk)
 {
-    int xp = tlm_cli_is_xplane(path); /* by content */
-    if (xp < 0)
-        fprintf(stderr, "tlmpi inspect: error: %s: out of memory\n", path);
-    if (xp)
-        return xp < 0 ? 1 : tlm_cli_xplane_inspect(path);
-    tlm_sniff sn;
-    if (tlm_trace_sniff(path, 0, &sn) == TLM_OK &&
-        sn.format == TLM_FORMAT_ROCPROF_JSON)
-        return inspect_rocprof(path, chunk);
     counter c = {0};
     tlm_read_opts o;
     tlm_read_opts_init(&o);
@@ -235,6 +234,34 @@ static int inspect_one(const char *path, int keep, size_t chunk)
     tlm_trace_free(t);
     free(c.v);
     return 0;
+}
+
+/* An XPlane (JAX; a folder: the XPlane in it): planes, lines, events. */
+static int inspect_xplane(const char *path, int keep, size_t chunk)
+{
+    (void)keep;
+    (void)chunk;
+    return tlm_cli_xplane_inspect(path);
+}
+
+/* The inspection of each trace format (tlm_format.h), indexed by its id. */
+static int (*const inspect_by_format[TLM_FORMAT_COUNT])(const char *, int,
+                                                         size_t) = {
+    [TLM_FORMAT_UNKNOWN] = inspect_kineto,
+    [TLM_FORMAT_KINETO_JSON] = inspect_kineto,
+    [TLM_FORMAT_ROCPROF_JSON] = inspect_rocprof,
+    [TLM_FORMAT_XPLANE] = inspect_xplane,
+};
+
+/* One file: its format found by content, then its inspection. */
+static int inspect_one(const char *path, int keep, size_t chunk)
+{
+    int fmt;
+    if (tlm_format_detect(path, &fmt) != TLM_OK) {
+        fprintf(stderr, "tlmpi inspect: error: %s: out of memory\n", path);
+        return 1;
+    }
+    return inspect_by_format[fmt](path, keep, chunk);
 }
 
 int tlm_cmd_inspect(int argc, char **argv)

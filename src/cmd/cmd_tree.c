@@ -14,7 +14,7 @@
  */
 #include "cli.h"
 
-#include "tlmpi/tlm_sniff.h"
+#include "tlmpi/tlm_format.h"
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
 
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The usage text of tlmpi tree. */
 static void tree_usage(FILE *f)
 {
     fprintf(f,
@@ -42,6 +43,7 @@ static void tree_usage(FILE *f)
         "  --max N       at most N start nodes for --name (default 20)\n");
 }
 
+/* The usage text of tlmpi modules. */
 static void modules_usage(FILE *f)
 {
     fprintf(f,
@@ -50,6 +52,7 @@ static void modules_usage(FILE *f)
         "(default all)\n");
 }
 
+/* A whole decimal number into *out: 1, else 0. */
 static int parse_long(const char *s, long *out)
 {
     char *end;
@@ -61,6 +64,7 @@ static int parse_long(const char *s, long *out)
     return 1;
 }
 
+/* The trace and its call tree; a format without host call stacks refused. */
 static int load(const char *path, int python, tlm_trace **tr, tlm_tree **t)
 {
     tlm_error err;
@@ -69,15 +73,14 @@ static int load(const char *path, int python, tlm_trace **tr, tlm_tree **t)
     tlm_tree_opts o;
     tlm_tree_opts_init(&o);
     o.python_functions = python;
-    tlm_sniff sn;
-    if (tlm_trace_sniff(path, 0, &sn) == TLM_OK &&
-        sn.format != TLM_FORMAT_KINETO_JSON &&
-        sn.format != TLM_FORMAT_UNKNOWN) {
+    int fmt;
+    const tlm_format *f = NULL;
+    if (tlm_format_of_file(path, &fmt) == TLM_OK &&
+        (f = tlm_format_get(fmt)) != NULL && !f->host_stacks) {
         fprintf(stderr, "tlmpi: %s: a %s trace has no host call stacks "
                 "(CPU ops with their launches): tlmpi tree needs a PyTorch "
                 "profiler trace; tlmpi report and tlmpi inspect read this "
-                "one (docs/formats.md)\n", path,
-                tlm_sniff_format_name(sn.format));
+                "one (docs/formats.md)\n", path, f->name);
         return 1;
     }
     if (tlm_trace_read_file(path, NULL, tr, &err) != TLM_OK ||

@@ -117,7 +117,7 @@ static const char usage_b[] =
     "  --version            print the version and exit\n"
     "  --help               print this help and exit\n";
 
-const char *tlm_mpi_opts_usage(void)
+const char *tlm_cli_opts_usage(void)
 {
     static char all[sizeof usage + sizeof usage_b];
     if (!all[0])
@@ -125,6 +125,7 @@ const char *tlm_mpi_opts_usage(void)
     return all;
 }
 
+/* A whole decimal number >= min into *out: 0, else -1. */
 static int parse_long(const char *s, long min, long *out)
 {
     char *end = NULL;
@@ -156,7 +157,7 @@ typedef struct optdef {
     size_t off;
 } optdef;
 
-#define O_(f) offsetof(tlm_mpi_opts, f)
+#define O_(f) offsetof(tlm_cli_opts, f)
 static const optdef defs[] = {
     {"trace_dir", K_STR, O_(trace_dir)},
     {"trace_pattern", K_STR, O_(trace_pattern)},
@@ -207,14 +208,14 @@ static const optdef defs[] = {
 };
 #undef O_
 
-const char *tlm_mpi_opts_name(size_t i)
+const char *tlm_cli_opts_name(size_t i)
 {
     return i < sizeof defs / sizeof defs[0] ? defs[i].name : NULL;
 }
 
 /* --gpu_arch: a bundled name or "none", not beside --gpu_arch_json_path
  * (refused here, before any trace is read). */
-static tlm_status check_gpu_arch(const tlm_mpi_opts *o, tlm_error *err)
+static tlm_status check_gpu_arch(const tlm_cli_opts *o, tlm_error *err)
 {
     char known[256];
     if (!o->gpu_arch)
@@ -233,7 +234,7 @@ static tlm_status check_gpu_arch(const tlm_mpi_opts *o, tlm_error *err)
 
 /* --merged_trace: a .gz name; its filter one of three words, and only
  * with it. */
-static tlm_status check_merged_trace(const tlm_mpi_opts *o, tlm_error *err)
+static tlm_status check_merged_trace(const tlm_cli_opts *o, tlm_error *err)
 {
     tlm_mtrace_filter f;
     if (o->merged_trace_filter && !o->merged_trace)
@@ -254,7 +255,7 @@ static tlm_status check_merged_trace(const tlm_mpi_opts *o, tlm_error *err)
 }
 
 /* The --hta_* options into o->hta_o; refused without --hta. */
-static tlm_status hta_opts(tlm_mpi_opts *o, tlm_error *err)
+static tlm_status hta_opts(tlm_cli_opts *o, tlm_error *err)
 {
     tlm_hta_opts *h = &o->hta_o;
     int any = o->hta_time || o->hta_kernel_sequences ||
@@ -285,13 +286,13 @@ static tlm_status hta_opts(tlm_mpi_opts *o, tlm_error *err)
     return TLM_OK;
 }
 
-tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
+tlm_status tlm_cli_opts_parse(int argc, char **argv, tlm_cli_opts *o,
                               tlm_error *err)
 {
     memset(o, 0, sizeof *o);
     o->world_size = -1;
     o->gpus_per_node = -1;
-    o->straggler_threshold_us = TLM_MPI_DEFAULT_STRAGGLER_US;
+    o->straggler_threshold_us = TLM_CLI_DEFAULT_STRAGGLER_US;
     o->findings_skew_pct = TLM_FIND_SKEW_PCT;
     o->findings_skew_min_us = TLM_FIND_SKEW_MIN_US;
     o->findings_busbw_pct = TLM_FIND_BUSBW_PCT;
@@ -425,7 +426,7 @@ tlm_status tlm_mpi_opts_parse(int argc, char **argv, tlm_mpi_opts *o,
     if (o->rank_regex) {
         char tmp[1024];
         int g = 0;
-        tlm_status st = tlm_mpi_regex_to_posix(o->rank_regex, tmp, sizeof tmp,
+        tlm_status st = tlm_cli_regex_to_posix(o->rank_regex, tmp, sizeof tmp,
                                                &g, err);
         if (st != TLM_OK)
             return st;
@@ -443,6 +444,7 @@ typedef struct sbuf {
     int over;
 } sbuf;
 
+/* Appends s, or marks the buffer over its capacity. */
 static void put(sbuf *b, const char *s)
 {
     size_t n = strlen(s);
@@ -454,6 +456,7 @@ static void put(sbuf *b, const char *s)
     b->len += n;
 }
 
+/* Appends one character. */
 static void putc_(sbuf *b, char c)
 {
     char s[2] = {c, 0};
@@ -533,7 +536,7 @@ static int bracket(const char *py, size_t *i, sbuf *out)
     return 0;
 }
 
-tlm_status tlm_mpi_regex_to_posix(const char *py, char *outp, size_t cap,
+tlm_status tlm_cli_regex_to_posix(const char *py, char *outp, size_t cap,
                                   int *group, tlm_error *err)
 {
     sbuf out = {outp, cap, 0, 0};

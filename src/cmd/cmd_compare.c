@@ -5,12 +5,12 @@
  * an .xlsx workbook, or a trace (.json / .json.gz, recognised by its
  * content), whose report is built first with the options of `tlmpi
  * report`.  When every REPORT is an HDF5 file of the multi-rank analysis,
- * the run comparison (compare_runs.c) answers instead.  Without MPI.
+ * the run comparison the caller hands over (the driver's compare_runs.c,
+ * which reads HDF5) answers instead.  Without MPI.
  */
 #include "cli.h"
 #include "cmp_internal.h"
 #include "compare_find.h"
-#include "compare_runs_mpi.h"
 #include "report_opts.h"
 #include "sigclean.h"
 #include "xlsx_write.h"
@@ -24,6 +24,7 @@
 
 #define MAX_REPORTS 64
 
+/* The usage text of tlmpi compare. */
 static void compare_usage(FILE *f)
 {
     fprintf(f,
@@ -83,8 +84,10 @@ typedef struct cargs {
     int force, quiet;
     tlm_cli_ropts ro;
     tlm_find_opts fo;
+    tlm_cmd_fn runs; /* the run comparison (NULL: none) */
 } cargs;
 
+/* Not an option (a lone "-" is a word). */
 static int is_word(const char *a)
 {
     return !(a[0] == '-' && a[1]);
@@ -123,6 +126,7 @@ static int list_opt(int argc, char **argv, int *i, cargs *c)
     return 1;
 }
 
+/* The output options with a value: 1 taken, 0 not one of them, -1 error. */
 static int value_opt(int argc, char **argv, int *i, cargs *c)
 {
     const char *a = argv[*i];
@@ -164,7 +168,8 @@ static int parse(int argc, char **argv, cargs *c)
             fputs("\n", stdout);
             fflush(stdout);
             char *h[] = {argv[0], (char *)"--help", NULL};
-            (void)tlm_cmd_compare_runs(2, h); /* the run comparison's */
+            if (c->runs)
+                (void)c->runs(2, h); /* the run comparison's */
             return 1;
         } else if (!strcmp(a, "--force")) {
             c->force = 1;
@@ -198,6 +203,7 @@ static int parse(int argc, char **argv, cargs *c)
 
 /* MARK: - inputs ---------------------------------------------------------- */
 
+/* An HDF5 file by its signature. */
 static int is_hdf5(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -251,6 +257,8 @@ static tlm_status trace_source(const char *path, const tlm_cli_ropts *ro,
     return st;
 }
 
+/* A report input: a trace (sniffed) is built into a report, else a CSV
+ * folder or workbook. */
 static tlm_status open_report(const char *path, const tlm_cli_ropts *ro,
                               tlm_rsrc **out, tlm_cmp_side *side,
                               tlm_error *err)
@@ -267,6 +275,7 @@ static tlm_status open_report(const char *path, const tlm_cli_ropts *ro,
 
 /* MARK: - outputs --------------------------------------------------------- */
 
+/* Each comparison sheet as a CSV staged in the set. */
 static tlm_status stage_csvs(tlm_outset *set, const cargs *c,
                              const tlm_cmp_result *res, tlm_error *err)
 {
@@ -284,6 +293,7 @@ static tlm_status stage_csvs(tlm_outset *set, const cargs *c,
     return TLM_OK;
 }
 
+/* The comparison sheets as one workbook staged in the set. */
 static tlm_status stage_xlsx(tlm_outset *set, const char *path,
                              const tlm_cmp_result *res, tlm_error *err)
 {
@@ -314,6 +324,7 @@ static tlm_status stage_xlsx(tlm_outset *set, const char *path,
     return st;
 }
 
+/* comparison.md staged in the set. */
 static tlm_status stage_md(tlm_outset *set, const char *path,
                            const tlm_sbuf *body, tlm_error *err)
 {
@@ -363,6 +374,7 @@ typedef struct cstate {
     int set_open;
 } cstate;
 
+/* Frees the inputs, results and the output set still open. */
 static void cstate_free(cstate *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -373,11 +385,12 @@ static void cstate_free(cstate *s, size_t n)
     tlm_sbuf_free(&s->md);
     tlm_cmp_result_free(&s->res);
     if (s->set_open) {
-        tlm_mpi_signals_untrack(&s->set);
+        tlm_cli_signals_untrack(&s->set);
         tlm_outset_free(&s->set);
     }
 }
 
+/* The output set: every output checked before any work. */
 static tlm_status start_outputs(cstate *s, const cargs *c, tlm_error *err)
 {
     char gt[4400];
@@ -396,8 +409,8 @@ static tlm_status start_outputs(cstate *s, const cargs *c, tlm_error *err)
     if (st == TLM_OK)
         st = tlm_outset_check(&s->set, c->md, err);
     if (st == TLM_OK) {
-        tlm_mpi_signals_install();
-        tlm_mpi_signals_track(&s->set);
+        tlm_cli_signals_install();
+        tlm_cli_signals_track(&s->set);
     }
     return st;
 }
@@ -432,6 +445,8 @@ static tlm_status stage_findings(cstate *s, const cargs *c, tlm_error *err)
     return TLM_OK;
 }
 
+/* Loads the reports, compares them, adds the findings, stages and
+ * publishes. */
 static tlm_status run_compare(cstate *s, const cargs *c, tlm_error *err)
 {
     tlm_status st = start_outputs(s, c, err);
@@ -458,6 +473,7 @@ static tlm_status run_compare(cstate *s, const cargs *c, tlm_error *err)
     return st;
 }
 
+/* The one-line summary on stderr. */
 static void summary(const cargs *c, const tlm_cmp_result *res)
 {
     for (size_t i = 0; i < res->nnotes; i++)
@@ -498,12 +514,13 @@ static int runs_command(int argc, char **argv)
     return h5 > 0 && other == 0;
 }
 
-int tlm_cmd_compare(int argc, char **argv)
+int tlm_cmd_compare(int argc, char **argv, tlm_cmd_fn runs)
 {
-    if (runs_command(argc, argv))
-        return tlm_cmd_compare_runs(argc, argv);
+    if (runs && runs_command(argc, argv))
+        return runs(argc, argv);
     cargs c;
     memset(&c, 0, sizeof c);
+    c.runs = runs;
     int pr = parse(argc, argv, &c);
     if (pr)
         return pr == 1 ? 0 : 2;

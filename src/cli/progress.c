@@ -14,16 +14,16 @@
 #define TTY_EVERY 0.1
 #define LINES_EVERY 1.0
 
-int tlm_mpi_progress_mode(int quiet, int progress, int rank, int is_tty)
+int tlm_cli_progress_mode(int quiet, int progress, int rank, int is_tty)
 {
     if (quiet || rank != 0)
-        return TLM_MPI_PROG_OFF;
+        return TLM_CLI_PROG_OFF;
     if (progress)
-        return TLM_MPI_PROG_LINES;
-    return is_tty ? TLM_MPI_PROG_TTY : TLM_MPI_PROG_OFF;
+        return TLM_CLI_PROG_LINES;
+    return is_tty ? TLM_CLI_PROG_TTY : TLM_CLI_PROG_OFF;
 }
 
-void tlm_mpi_progress_init(tlm_mpi_progress *p, int mode, FILE *out,
+void tlm_cli_progress_init(tlm_cli_progress *p, int mode, FILE *out,
                            double now)
 {
     memset(p, 0, sizeof *p);
@@ -34,7 +34,7 @@ void tlm_mpi_progress_init(tlm_mpi_progress *p, int mode, FILE *out,
     p->last = -1.0;
 }
 
-void tlm_mpi_progress_text(const tlm_mpi_progress *p, double now, char *buf,
+void tlm_cli_progress_text(const tlm_cli_progress *p, double now, char *buf,
                            size_t cap)
 {
     const char *ph = p->phase ? p->phase : "done";
@@ -51,11 +51,12 @@ void tlm_mpi_progress_text(const tlm_mpi_progress *p, double now, char *buf,
              p->ranks_done, p->ranks);
 }
 
-static void draw(tlm_mpi_progress *p, double now)
+/* Rewrites the terminal line in place ('\r'). */
+static void draw(tlm_cli_progress *p, double now)
 {
     char text[256];
-    tlm_mpi_progress_text(p, now, text, sizeof text);
-    if (p->mode == TLM_MPI_PROG_TTY) {
+    tlm_cli_progress_text(p, now, text, sizeof text);
+    if (p->mode == TLM_CLI_PROG_TTY) {
         fprintf(p->out, "\rtlmpi: %s\033[K", text);
         p->drawn = 1;
     } else {
@@ -65,21 +66,21 @@ static void draw(tlm_mpi_progress *p, double now)
     p->last = now;
 }
 
-void tlm_mpi_progress_clear(tlm_mpi_progress *p)
+void tlm_cli_progress_clear(tlm_cli_progress *p)
 {
-    if (!p || p->mode != TLM_MPI_PROG_TTY || !p->drawn)
+    if (!p || p->mode != TLM_CLI_PROG_TTY || !p->drawn)
         return;
     fputs("\r\033[K", p->out);
     fflush(p->out);
     p->drawn = 0;
 }
 
-void tlm_mpi_progress_phase(tlm_mpi_progress *p, const char *name,
+void tlm_cli_progress_phase(tlm_cli_progress *p, const char *name,
                             double now)
 {
     if (!p)
         return;
-    if (p->mode == TLM_MPI_PROG_LINES && p->phase && name) {
+    if (p->mode == TLM_CLI_PROG_LINES && p->phase && name) {
         fprintf(p->out, "tlmpi: [%s] done in %.2f s\n", p->phase,
                 now - p->t_phase);
         fflush(p->out);
@@ -89,12 +90,12 @@ void tlm_mpi_progress_phase(tlm_mpi_progress *p, const char *name,
     p->last = -1.0;
     p->counting = 0;
     if (!name)
-        tlm_mpi_progress_clear(p);
-    else if (p->mode == TLM_MPI_PROG_TTY && now - p->t_run >= TTY_AFTER)
+        tlm_cli_progress_clear(p);
+    else if (p->mode == TLM_CLI_PROG_TTY && now - p->t_run >= TTY_AFTER)
         draw(p, now);
 }
 
-void tlm_mpi_progress_files(tlm_mpi_progress *p, size_t done, size_t total,
+void tlm_cli_progress_files(tlm_cli_progress *p, size_t done, size_t total,
                             uint64_t bytes, int ranks_done, int ranks,
                             double now, int force)
 {
@@ -106,10 +107,10 @@ void tlm_mpi_progress_files(tlm_mpi_progress *p, size_t done, size_t total,
     p->bytes = bytes;
     p->ranks_done = ranks_done;
     p->ranks = ranks;
-    if (p->mode == TLM_MPI_PROG_OFF)
+    if (p->mode == TLM_CLI_PROG_OFF)
         return;
     int due;
-    if (p->mode == TLM_MPI_PROG_TTY)
+    if (p->mode == TLM_CLI_PROG_TTY)
         due = now - p->t_run >= TTY_AFTER &&
               (force || p->last < 0 || now - p->last >= TTY_EVERY);
     else

@@ -17,7 +17,7 @@
 
 #include "tlmpi/tlm_perf.h"
 #include "tlmpi/tlm_report.h"
-#include "tlmpi/tlm_sniff.h"
+#include "tlmpi/tlm_format.h"
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
 
@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The usage text of tlmpi report. */
 static void report_usage(FILE *f)
 {
     fprintf(f,
@@ -199,8 +200,8 @@ static int start_outputs(tlm_outset *set, int force, const char *trace_path,
         tlm_outset_free(set);
         return 1;
     }
-    tlm_mpi_signals_install();
-    tlm_mpi_signals_track(set);
+    tlm_cli_signals_install();
+    tlm_cli_signals_track(set);
     return 0;
 }
 
@@ -226,6 +227,7 @@ static int check_hta_outputs(tlm_outset *set, const char *dir)
     return 0;
 }
 
+/* Whether option i has its value; says so when not. */
 static int need(int i, int argc, char **argv)
 {
     if (i + 1 >= argc) {
@@ -266,6 +268,7 @@ static tlm_status add_findings(tlm_report *rep, const tlm_find_opts *fo,
     return st;
 }
 
+/* findings.csv staged in the CSV folder. */
 static tlm_status stage_findings_csv(const tlm_tab *t, tlm_outset *set,
                                      const char *dir, tlm_error *err)
 {
@@ -448,6 +451,7 @@ static void coverage_line(const tlm_report *rep)
     tlm_coverage_free(&c);
 }
 
+/* The summary lines on stderr. */
 static void summary(const rargs *a, const tlm_cli_built *b, double t0,
                     double t4)
 {
@@ -531,7 +535,7 @@ static tlm_status stage_all(rargs *a, tlm_cli_built *b, tlm_outset *set,
 
 /* A rocprofv3 JSON (found by content): TraceLens's rocprof sheets.  The
  * PyTorch-only options are refused rather than ignored. */
-static int report_rocprof(const rargs *a, tlm_outset *set)
+static int report_rocprof(rargs *a, tlm_outset *set)
 {
     if (a->tl.comparison_json_path || a->co.ro.inductor_cache_dir) {
         fprintf(stderr, "tlmpi report: %s is a rocprofv3 JSON: "
@@ -573,10 +577,52 @@ static int report_nogpu(const rargs *a, tlm_outset *set, tlm_error *err)
     if (r <= 0)
         fprintf(stderr, "tlmpi report: error: %s\n",
                 tlm_error_format(r < 0 ? &e2 : err, msg, sizeof msg));
-    tlm_mpi_signals_untrack(set);
-    tlm_outset_free(set);
     return r > 0 ? 0 : 1;
 }
+
+/* A PyTorch profiler trace (Kineto JSON, and what no format claims: the
+ * Kineto reader says what is wrong): TraceLens's report. */
+static int report_kineto(rargs *a, tlm_outset *set)
+{
+    double t0 = tlm_cli_now();
+    tlm_cli_built b = {0};
+    tlm_error err;
+    tlm_error_clear(&err);
+    char msg[1024];
+    int rc = 1;
+    tlm_status st = tlm_cli_build_report(a->trace, &a->co, &b, &err);
+    if (st == TLM_ENOTFOUND && a->hta.on) /* no GPU events: HTA's tables */
+        return report_nogpu(a, set, &err);
+    if (st != TLM_OK ||
+        tlm_cli_tl_compare(&a->tl, &a->co, &b, &err) != TLM_OK ||
+        stage_all(a, &b, set, &err) != TLM_OK ||
+        tlm_outset_commit(set, &err) != TLM_OK) {
+        fprintf(stderr, "tlmpi report: error: %s\n",
+                tlm_error_format(&err, msg, sizeof msg));
+    } else {
+        rc = 0;
+        if (!a->quiet)
+            summary(a, &b, t0, tlm_cli_now());
+    }
+    tlm_cli_built_free(&b);
+    return rc;
+}
+
+/* An XPlane (JAX; a folder: the XPlane in it): JAX's sheets. */
+static int report_xplane(rargs *a, tlm_outset *set)
+{
+    return tlm_cli_xplane_report(a->trace, a->co.ro.compat, set, a->dir,
+                                 a->xlsx, a->quiet);
+}
+
+/* The report of each trace format (tlm_format.h), indexed by its id. */
+static int (*const report_by_format[TLM_FORMAT_COUNT])(rargs *,
+                                                        tlm_outset *) = {
+    [TLM_FORMAT_UNKNOWN] = report_kineto,
+    [TLM_FORMAT_KINETO_JSON] = report_kineto,
+    [TLM_FORMAT_ROCPROF_JSON] = report_rocprof,
+    [TLM_FORMAT_XPLANE] = report_xplane,
+};
 
 int tlm_cmd_report(int argc, char **argv)
 {
@@ -595,52 +641,17 @@ int tlm_cmd_report(int argc, char **argv)
                       a.dir, a.md, a.xlsx) != 0)
         return 1;
     if (a.hta.on && check_hta_outputs(&set, a.dir) != 0) {
-        tlm_mpi_signals_untrack(&set);
+        tlm_cli_signals_untrack(&set);
         tlm_outset_free(&set);
         return 1;
     }
-    int xp = tlm_cli_is_xplane(a.trace);
-    if (xp) { /* by content: JAX's sheets */
-        int xr = xp < 0 ? 1 : tlm_cli_xplane_report(a.trace, a.co.ro.compat,
-                                                    &set, a.dir, a.xlsx,
-                                                    a.quiet);
-        if (xp < 0)
-            fprintf(stderr, "tlmpi report: error: %s: out of memory\n",
-                    a.trace);
-        tlm_mpi_signals_untrack(&set);
-        tlm_outset_free(&set);
-        return xr;
-    }
-    tlm_sniff sn;
-    if (tlm_trace_sniff(a.trace, 0, &sn) == TLM_OK &&
-        sn.format == TLM_FORMAT_ROCPROF_JSON) {
-        int r = report_rocprof(&a, &set);
-        tlm_mpi_signals_untrack(&set);
-        tlm_outset_free(&set);
-        return r;
-    }
-    double t0 = tlm_cli_now();
-    tlm_cli_built b = {0};
-    tlm_error err;
-    tlm_error_clear(&err);
-    char msg[1024];
-    int rc = 1;
-    tlm_status st = tlm_cli_build_report(a.trace, &a.co, &b, &err);
-    if (st == TLM_ENOTFOUND && a.hta.on) /* no GPU events: HTA's tables */
-        return report_nogpu(&a, &set, &err);
-    if (st != TLM_OK ||
-        tlm_cli_tl_compare(&a.tl, &a.co, &b, &err) != TLM_OK ||
-        stage_all(&a, &b, &set, &err) != TLM_OK ||
-        tlm_outset_commit(&set, &err) != TLM_OK) {
-        fprintf(stderr, "tlmpi report: error: %s\n",
-                tlm_error_format(&err, msg, sizeof msg));
-    } else {
-        rc = 0;
-        if (!a.quiet)
-            summary(&a, &b, t0, tlm_cli_now());
-    }
-    tlm_mpi_signals_untrack(&set);
+    int fmt, rc = 1;
+    if (tlm_format_detect(a.trace, &fmt) != TLM_OK) /* by content */
+        fprintf(stderr, "tlmpi report: error: %s: out of memory\n",
+                a.trace);
+    else
+        rc = report_by_format[fmt](&a, &set);
+    tlm_cli_signals_untrack(&set);
     tlm_outset_free(&set);
-    tlm_cli_built_free(&b);
     return rc;
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+/* The usage text of tlmpi diff. */
 static void diff_usage(FILE *f)
 {
     fprintf(f,
@@ -47,6 +48,7 @@ typedef struct side {
     tlm_status st;
 } side;
 
+/* One side read and its tree built (a thread's body). */
 static void *load(void *arg)
 {
     side *s = arg;
@@ -70,6 +72,7 @@ static void *load(void *arg)
     return NULL;
 }
 
+/* Monotonic seconds. */
 static double now_s(void)
 {
     struct timespec t;
@@ -77,6 +80,7 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* Prints the error; exit code 1. */
 static int err_out(const tlm_error *e)
 {
     char m[1200];
@@ -85,6 +89,7 @@ static int err_out(const tlm_error *e)
     return 1;
 }
 
+/* The output set: every output checked before any work. */
 static int check_outputs(tlm_outset *set, int force, side *s,
                          const char *dir)
 {
@@ -162,8 +167,8 @@ int tlm_cmd_diff(int argc, char **argv)
     tlm_outset set;
     if (check_outputs(&set, force, s, dir) != 0)
         return 1;
-    tlm_mpi_signals_install();
-    tlm_mpi_signals_track(&set);
+    tlm_cli_signals_install();
+    tlm_cli_signals_track(&set);
     double t0 = now_s();
     for (int k = 0; k < 2; k++) {
         tlm_tree_opts_init(&s[k].to);
@@ -219,7 +224,7 @@ int tlm_cmd_diff(int argc, char **argv)
     }
     rc = 0;
 done:
-    tlm_mpi_signals_untrack(&set);
+    tlm_cli_signals_untrack(&set);
     tlm_outset_free(&set);
     tlm_diff_free(d);
     for (int k = 0; k < 2; k++) {
