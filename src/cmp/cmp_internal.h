@@ -16,8 +16,10 @@
 
 #include <stddef.h>
 
+#include "tlmpi/tlm_report.h"
+#include "tlmpi/tlm_table.h"
+
 #include "rawtab.h"
-#include "report_internal.h"
 #include "sbuf.h"
 
 /* MARK: - CSV ------------------------------------------------------------ */

@@ -9,14 +9,18 @@ BUILD="${TLM_BUILD_DIR:?TLM_BUILD_DIR not set}"
 fail=0
 declare -A deps=(
     [util]=""
+    [table]="util"
     [trace]="util"
     [tree]="trace util"
     [perf]="util"
-    [report]="perf tree trace util"
+    [report]="table perf tree trace util"
     [coll]="trace util"
     [synth]="util"
-    [rdiff]="report diff perf tree trace util"
-    [replay]="report perf tree trace util"
+    [hta]="table trace util"
+    [cmp]="report table perf tree trace util"
+    [find]="report table perf tree trace util"
+    [rdiff]="report table diff perf tree trace util"
+    [replay]="report table perf tree trace util"
 )
 lib() { echo "$BUILD/libtlm_$1.a"; }
 defined() { nm --defined-only -g "$(lib "$1")" 2>/dev/null | awk 'NF == 3 {print $3}'; }

@@ -1,6 +1,6 @@
 /*
- * test_table.c - the report's in-memory table and its CSV form
- * (src/report/table.c): typed cells and nulls, column lookup, row
+ * test_table.c - the table layer's in-memory table and its CSV form
+ * (src/table/tab.c, tab_csv.c): typed cells and nulls, column lookup, row
  * permutation and truncation, and the CSV text exactly as pandas'
  * to_csv(index=False) writes it (minimal quoting with doubled quotes, NaN
  * and None empty, True/False, floats as Python's repr), in memory and in a
@@ -17,7 +17,9 @@
 
 #include <cmocka.h>
 
-#include "report_internal.h"
+#include "tlmpi/tlm_table.h"
+
+#include "sbuf.h"
 #include "tlm_test_report.h"
 #include "tlm_test_util.h"
 
