@@ -101,6 +101,21 @@ tlm_status tlm_tab_insert_cols(tlm_tab *t, size_t at, size_t k,
                                const char *const *names,
                                const tlm_coltype *types);
 
+/* A column of a tlm_tab described as a tlm_col is (the same vocabulary:
+ * a name and a type; unit and doc optional, NULL or ""): the HTA tables'
+ * definitions, tlm_tab_new_cols. */
+typedef struct tlm_tabcol {
+    const char *name;
+    tlm_coltype type;
+    const char *unit; /* "us", "ns", "%", "" or NULL */
+    const char *doc;  /* one line, or NULL */
+} tlm_tabcol;
+
+/* New empty table of the columns cols[0..n) (names copied).  NULL on
+ * ENOMEM. */
+tlm_tab *tlm_tab_new_cols(const char *name, const tlm_tabcol *cols,
+                          size_t n);
+
 /* ---- CSV (tab_csv.c): pandas' to_csv(index=False) */
 struct tlm_sbuf; /* util's string buffer (sbuf.h) */
 /* Writes the table as pandas' to_csv(index=False) would.  Errors:
@@ -150,6 +165,20 @@ typedef struct tlm_rowtab {
 #define TLM_FIELD_F64(f, n) double f;
 #define TLM_FIELD_STR(f, n) char f[n];
 #define TLM_FIELD_(k, f, n, u, d) TLM_FIELD_##k(f, n)
+
+/* The tlm_tab type of a fixed-row column: I32 and I64 -> TLM_COL_I64,
+ * F64 -> TLM_COL_F64, STR -> TLM_COL_STR, and U64 -> TLM_COL_STR holding
+ * the decimal text (a cell holds an int64; the U64 columns are hashes). */
+tlm_coltype tlm_col_tabtype(tlm_ctype t);
+
+/* A tlm_tab of the n fixed-size rows rows[0..n) that rt describes
+ * (tab_rows.c): named rt->name, one column per tlm_col (its name, its
+ * tlm_col_tabtype), a NaN double null, a string up to its NUL or its
+ * field's end.  Its CSV (tlm_tab_write_csv) is the dataset's rows as the
+ * driver's CSV writers print them, so rank 0 can print any HDF5
+ * dataset's rows as a tlm_tab.  Errors: TLM_ENOMEM (*out NULL). */
+tlm_status tlm_tab_from_rows(const tlm_rowtab *rt, const void *rows,
+                             size_t n, tlm_tab **out);
 
 /* Copies s into a fixed string field of size cap (truncating at a UTF-8
  * character boundary, always NUL-terminated and NUL-padded).  cap may be
