@@ -44,6 +44,7 @@ typedef struct tlm_cell {
         const char *s; /* owned by the table's text arena */
     } v;
     uint8_t null;
+    uint32_t len; /* a text cell's length in bytes (tlm_tab_set_s) */
 } tlm_cell;
 
 typedef struct tlm_tab_text tlm_tab_text;
@@ -66,6 +67,10 @@ typedef struct tlm_tab {
                          row whose kernel_details hold that GPU op, -1;
                          freed with the table */
     size_t n_gpu_row;
+    uint8_t text_bytes; /* 1: a text cell prints as its len bytes, NULs
+                           included (pandas writes them: the HTA tables);
+                           0: as a C string, up to its first NUL (the
+                           report's sheets, docs/tracelens-differences.md) */
 } tlm_tab;
 
 /* New empty table.  Column names are copied; types NULL: all
@@ -82,7 +87,8 @@ void tlm_tab_move_col(tlm_tab *t, size_t from, size_t to);
 void tlm_tab_set_f(tlm_tab *t, size_t row, size_t col, double v);
 void tlm_tab_set_i(tlm_tab *t, size_t row, size_t col, int64_t v);
 void tlm_tab_set_b(tlm_tab *t, size_t row, size_t col, int v);
-/* Copies n bytes of text into the table. */
+/* Copies n bytes of text into the table (lengths past UINT32_MAX are
+ * not kept in len). */
 void tlm_tab_set_s(tlm_tab *t, size_t row, size_t col, const char *s,
                    size_t n);
 void tlm_tab_set_null(tlm_tab *t, size_t row, size_t col);
@@ -124,6 +130,10 @@ tlm_status tlm_tab_write_csv(const tlm_tab *t, const char *path,
                              tlm_error *err);
 /* Same, into a buffer (used by tests). */
 void tlm_tab_csv_sbuf(const tlm_tab *t, struct tlm_sbuf *b);
+/* The header line, and row r's line, appended to b (for writers that
+ * stream the rows themselves). */
+void tlm_tab_csv_header(const tlm_tab *t, struct tlm_sbuf *b);
+void tlm_tab_csv_row(const tlm_tab *t, size_t r, struct tlm_sbuf *b);
 
 /* ========================================================= tlm_rowtab */
 

@@ -229,6 +229,7 @@ void tlm_tab_set_s(tlm_tab *t, size_t row, size_t col, const char *s,
     p[n] = '\0';
     c->v.s = p;
     c->null = 0;
+    c->len = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
 long tlm_tab_col(const tlm_tab *t, const char *name)

@@ -20,7 +20,9 @@
 
 /* MARK: - CSV ------------------------------------------------------------ */
 
-static void csv_row(const tlm_tab *t, size_t r, tlm_sbuf *b)
+/* Row r: null cells empty (a lone column's as "" so that the line stays),
+ * numbers and booleans as pandas prints them, text quoted when needed. */
+void tlm_tab_csv_row(const tlm_tab *t, size_t r, tlm_sbuf *b)
 {
     for (size_t j = 0; j < t->ncols; j++) {
         if (j)
@@ -44,14 +46,16 @@ static void csv_row(const tlm_tab *t, size_t r, tlm_sbuf *b)
             tlm_sbuf_puts(b, c->v.i ? "True" : "False");
             break;
         case TLM_COL_STR:
-            tlm_sbuf_csv_field(b, c->v.s, strlen(c->v.s));
+            tlm_sbuf_csv_field(b, c->v.s,
+                               t->text_bytes ? c->len : strlen(c->v.s));
             break;
         }
     }
     tlm_sbuf_putc(b, '\n');
 }
 
-static void csv_header(const tlm_tab *t, tlm_sbuf *b)
+/* The column names, quoted when needed. */
+void tlm_tab_csv_header(const tlm_tab *t, tlm_sbuf *b)
 {
     for (size_t j = 0; j < t->ncols; j++) {
         if (j)
@@ -61,13 +65,15 @@ static void csv_header(const tlm_tab *t, tlm_sbuf *b)
     tlm_sbuf_putc(b, '\n');
 }
 
+/* The whole table into b. */
 void tlm_tab_csv_sbuf(const tlm_tab *t, tlm_sbuf *b)
 {
-    csv_header(t, b);
+    tlm_tab_csv_header(t, b);
     for (size_t r = 0; r < t->nrows; r++)
-        csv_row(t, r, b);
+        tlm_tab_csv_row(t, r, b);
 }
 
+/* The whole table into the file path, in pieces of about 1 MiB. */
 tlm_status tlm_tab_write_csv(const tlm_tab *t, const char *path,
                              tlm_error *err)
 {
@@ -77,10 +83,10 @@ tlm_status tlm_tab_write_csv(const tlm_tab *t, const char *path,
                              strerror(errno));
     tlm_sbuf b;
     tlm_sbuf_init(&b);
-    csv_header(t, &b);
+    tlm_tab_csv_header(t, &b);
     int ok = 1, oom = 0, io_errno = 0;
     for (size_t r = 0; r < t->nrows && ok; r++) {
-        csv_row(t, r, &b);
+        tlm_tab_csv_row(t, r, &b);
         if (b.len > (1u << 20) || r + 1 == t->nrows) {
             if (b.oom) {
                 ok = 0;
