@@ -194,11 +194,16 @@ void tlm_tab_set_null(tlm_tab *t, size_t row, size_t col)
     tlm_tab_cell(t, row, col)->null = 1;
 }
 
+/* n + 1 bytes of the table's text arena: chunks from 256 bytes, doubling
+ * up to 64 KiB (a job's many small tables, e.g. every rank's HTA tables
+ * on rank 0, stay small); NULL (and t->oom) when out of memory. */
 static char *tab_text(tlm_tab *t, size_t n)
 {
     tlm_tab_text *x = t->text;
     if (!x || x->cap - x->used < n + 1) {
-        size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+        size_t cap = !x ? 256 : x->cap >= 32768 ? 65536 : 2 * x->cap;
+        if (cap < n + 1)
+            cap = n + 1;
         tlm_tab_text *nx = malloc(sizeof *nx + cap);
         if (!nx) {
             t->oom = 1;
