@@ -122,8 +122,32 @@ typedef struct tlm_tabcol {
 tlm_tab *tlm_tab_new_cols(const char *name, const tlm_tabcol *cols,
                           size_t n);
 
-/* ---- CSV (tab_csv.c): pandas' to_csv(index=False) */
+/* ---- operations over tables (tab_ops.c) */
 struct tlm_sbuf; /* util's string buffer (sbuf.h) */
+/* A new table of the rows rows[0..nr) (all when rows is NULL) and the
+ * columns cols[0..nc) of t, named names[i] (t's names when NULL).  NULL
+ * on ENOMEM. */
+tlm_tab *tlm_tab_select(const tlm_tab *t, const char *name,
+                        const size_t *cols, size_t nc,
+                        const char *const *names, const size_t *rows,
+                        size_t nr);
+/* Copies cell (sr, sc) of s into (dr, dc) of d (types may differ: a number
+ * into a text column prints as Python's str()). */
+void tlm_tab_copy_cell(tlm_tab *d, size_t dr, size_t dc, const tlm_tab *s,
+                       size_t sr, size_t sc);
+/* Appends a non-missing cell's text as pandas prints an object column's
+ * value (Python's str(): 48, 1.5, True, the text itself). */
+void tlm_tab_cell_text(const tlm_tab *t, size_t r, size_t c,
+                       struct tlm_sbuf *b);
+/* 1 when every cell of column c is missing. */
+int tlm_tab_col_empty(const tlm_tab *t, size_t c);
+/* Stable sort of row indices by column c descending, missing last. */
+tlm_status tlm_tab_sort_desc(const tlm_tab *t, size_t c, size_t *rows,
+                             size_t n);
+/* Number of a numeric cell (int, float, bool); 0 when missing or text. */
+int tlm_tab_num(const tlm_tab *t, size_t r, size_t c, double *v);
+
+/* ---- CSV (tab_csv.c): pandas' to_csv(index=False) */
 /* Writes the table as pandas' to_csv(index=False) would.  Errors:
  * TLM_EIO, TLM_ENOMEM (messages name path). */
 tlm_status tlm_tab_write_csv(const tlm_tab *t, const char *path,

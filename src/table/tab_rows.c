@@ -30,6 +30,7 @@ tlm_tab *tlm_tab_new_cols(const char *name, const tlm_tabcol *cols, size_t n)
     return t;
 }
 
+/* The tlm_tab type a fixed-row column's values take. */
 tlm_coltype tlm_col_tabtype(tlm_ctype t)
 {
     switch (t) {
@@ -79,6 +80,7 @@ static void set_field(tlm_tab *t, size_t r, size_t j, const tlm_col *c,
     }
 }
 
+/* The rows as a new table, one tlm_tabcol per tlm_col. */
 tlm_status tlm_tab_from_rows(const tlm_rowtab *rt, const void *rows,
                              size_t n, tlm_tab **out)
 {
