@@ -158,6 +158,7 @@ TLM_API void tlm_hta_round_us(int64_t ts_ns, int64_t dur_ns,
  */
 
 #include "tlm_outset.h"
+#include "tlm_table.h"
 
 /* Options (HTA's defaults by tlm_hta_opts_init). */
 typedef struct tlm_hta_opts {
@@ -179,17 +180,15 @@ TLM_API void tlm_hta_opts_init(tlm_hta_opts *o);
 TLM_API tlm_status tlm_hta_cp_parse(const char *text, tlm_hta_opts *o,
                                     tlm_error *err);
 
-typedef enum tlm_hta_type {
-    TLM_HTA_I64 = 0,
-    TLM_HTA_F64 = 1, /* NaN = empty cell */
-    TLM_HTA_STR = 2
-} tlm_hta_type;
-
-typedef struct tlm_hta_col {
-    const char *name; /* the CSV header (HTA's) */
-    tlm_hta_type type;
-    const char *unit; /* "us", "%", "" */
-} tlm_hta_col;
+/* The tables are the table layer's tlm_tab (tlm_table.h), their columns
+ * described in its vocabulary: a column is a tlm_tabcol (name: HTA's CSV
+ * header; type; unit "us", "%" or ""), of type int64, double (NaN = an
+ * empty cell) or text. */
+typedef tlm_coltype tlm_hta_type;
+#define TLM_HTA_I64 TLM_COL_I64
+#define TLM_HTA_F64 TLM_COL_F64
+#define TLM_HTA_STR TLM_COL_STR
+typedef tlm_tabcol tlm_hta_col;
 
 typedef struct tlm_hta_table tlm_hta_table;
 

@@ -24,6 +24,7 @@
 #include "tlm_common.h"
 #include "tlm_outset.h"
 #include "tlm_perf.h"
+#include "tlm_table.h"
 #include "tlm_tree.h"
 
 #ifdef __cplusplus
@@ -245,6 +246,26 @@ TLM_API const tlm_report_gpu *tlm_report_gpu_get(const tlm_report *r);
 #define TLM_COLNAME_KERNEL_DUR_MAX "Kernel duration (\xc2\xb5s)_max"
 #define TLM_COLNAME_KERNEL_PCT_KERNELS "Percent of kernels time (%)"
 #define TLM_COLNAME_KERNEL_PCT_TOTAL "Percent of total time (%)"
+
+/* The report's tables as the table layer's tlm_tab (tlm_table.h), for
+ * the layers above the report (cmp, find, rdiff) and the programs: the
+ * i-th table (NULL past the end), and memcpy_summary (not written as a
+ * CSV; NULL when not built). */
+TLM_API const tlm_tab *tlm_report_tab(const tlm_report *r, size_t i);
+TLM_API const tlm_tab *tlm_report_memcpy_tab(const tlm_report *r);
+/* The name report.md gives the trace (opts.trace_label, else its path). */
+TLM_API const char *tlm_report_label(const tlm_report *r);
+/* The i-th table, writable (NULL past the end). */
+TLM_API tlm_tab *tlm_report_tab_mut(tlm_report *r, size_t i);
+/* Inserts t as table number at (at <= count; takes ownership, frees t on
+ * failure).  Errors: TLM_ENOMEM. */
+TLM_API tlm_status tlm_report_insert_tab(tlm_report *r, size_t at,
+                                         tlm_tab *t);
+/* Replaces report.md's built-in findings list by md (copied; NULL: back
+ * to the built-in list).  The findings layer renders it; the report
+ * layer only places it.  Errors: TLM_ENOMEM. */
+TLM_API tlm_status tlm_report_set_findings_md(tlm_report *r, const char *md,
+                                              size_t n);
 
 /* Tables in emission order (TraceLens's sheet order). */
 TLM_API size_t tlm_report_table_count(const tlm_report *r);

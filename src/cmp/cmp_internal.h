@@ -7,7 +7,8 @@
  *   xlsx_read.c  a workbook sheet (libzip + expat) as raw cells
  *   rsrc.c       a report: a folder of CSVs, a workbook, or tables in
  *                memory (a report tlmpi built from a trace)
- *   tabops.c     column selection and copies of typed tables
+ *   (column selections and copies of typed tables: the table layer's
+ *   tab_ops.c, tlm_table.h)
  *   join.c       the keyed outer join, diff and percentage columns
  *   compare.c    the sheets TraceLens compares, the three-way split
  */
@@ -16,8 +17,10 @@
 
 #include <stddef.h>
 
+#include "tlmpi/tlm_report.h"
+#include "tlmpi/tlm_table.h"
+
 #include "rawtab.h"
-#include "report_internal.h"
 #include "sbuf.h"
 
 /* MARK: - CSV ------------------------------------------------------------ */
@@ -53,27 +56,8 @@ tlm_status tlm_rsrc_load(tlm_rsrc *r, const char *sheet, tlm_tab **out,
 
 /* MARK: - typed table operations ---------------------------------------- */
 
-/* A new table of the rows rows[0..nr) (all when rows is NULL) and the
- * columns cols[0..nc) of t, named names[i] (t's names when NULL).  NULL
- * on ENOMEM. */
-tlm_tab *tlm_tab_select(const tlm_tab *t, const char *name,
-                        const size_t *cols, size_t nc,
-                        const char *const *names, const size_t *rows,
-                        size_t nr);
-/* Copies cell (sr, sc) of s into (dr, dc) of d (types may differ: a number
- * into a text column prints as Python's str()). */
-void tlm_tab_copy_cell(tlm_tab *d, size_t dr, size_t dc, const tlm_tab *s,
-                       size_t sr, size_t sc);
-/* Appends a non-missing cell's text as pandas prints an object column's
- * value (Python's str(): 48, 1.5, True, the text itself). */
-void tlm_tab_cell_text(const tlm_tab *t, size_t r, size_t c, tlm_sbuf *b);
-/* 1 when every cell of column c is missing. */
-int tlm_tab_col_empty(const tlm_tab *t, size_t c);
-/* Stable sort of row indices by column c descending, missing last. */
-tlm_status tlm_tab_sort_desc(const tlm_tab *t, size_t c, size_t *rows,
-                             size_t n);
-/* Number of a numeric cell (int, float, bool); 0 when missing or text. */
-int tlm_tab_num(const tlm_tab *t, size_t r, size_t c, double *v);
+/* tlm_tab_select, _copy_cell, _cell_text, _col_empty, _sort_desc and
+ * _num are the table layer's (tlm_table.h, src/table/tab_ops.c). */
 
 /* MARK: - the comparison ----------------------------------------------- */
 

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report_internal.h"
+#include "tlmpi/tlm_table.h"
 
 typedef enum tlm_rawkind {
     TLM_RAW_EMPTY = 0, /* missing */

@@ -24,9 +24,11 @@
 
 #include <stddef.h>
 
-#include "report_internal.h"
-#include "sbuf.h"
 #include "tlmpi/tlm_perf.h"
+#include "tlmpi/tlm_report.h"
+#include "tlmpi/tlm_table.h"
+
+#include "sbuf.h"
 
 /* Every threshold: X(field, default, description).  The option is
  * --findings_<field>; the appendix prints them all. */

@@ -32,7 +32,7 @@ tlm_status tlm_find_input_of_report(const tlm_report *r,
     x->in.tabs = x->tabs;
     x->in.ntabs = n + (x->tabs[n] != NULL);
     x->in.hw = &x->hw;
-    x->in.label = r->label;
+    x->in.label = tlm_report_label(r);
     return TLM_OK;
 }
 

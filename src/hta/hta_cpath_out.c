@@ -16,10 +16,10 @@
 #include <string.h>
 
 static const tlm_hta_col summary_cols[] = {
-    {"bound_by", TLM_HTA_STR, ""},
-    {"duration", TLM_HTA_F64, "us"},
-    {"edges", TLM_HTA_I64, ""},
-    {"duration_pctg", TLM_HTA_F64, "%"},
+    {"bound_by", TLM_HTA_STR, "", NULL},
+    {"duration", TLM_HTA_F64, "us", NULL},
+    {"edges", TLM_HTA_I64, "", NULL},
+    {"duration_pctg", TLM_HTA_F64, "%", NULL},
 };
 const tlm_hta_tdef tlm_hta_def_cp_summary = {
     "critical_path_summary",
@@ -30,11 +30,11 @@ const tlm_hta_tdef tlm_hta_def_cp_summary = {
     summary_cols, sizeof summary_cols / sizeof summary_cols[0], 0, 1};
 
 static const tlm_hta_col edge_cols[] = {
-    {"event_idx", TLM_HTA_F64, ""}, {"type", TLM_HTA_STR, ""},
-    {"duration", TLM_HTA_F64, "us"}, {"bound_by", TLM_HTA_STR, ""},
-    {"s_name", TLM_HTA_STR, ""},    {"cat", TLM_HTA_STR, ""},
-    {"pid", TLM_HTA_STR, ""},       {"tid", TLM_HTA_STR, ""},
-    {"stream", TLM_HTA_F64, ""},
+    {"event_idx", TLM_HTA_F64, "", NULL}, {"type", TLM_HTA_STR, "", NULL},
+    {"duration", TLM_HTA_F64, "us", NULL}, {"bound_by", TLM_HTA_STR, "", NULL},
+    {"s_name", TLM_HTA_STR, "", NULL},    {"cat", TLM_HTA_STR, "", NULL},
+    {"pid", TLM_HTA_STR, "", NULL},       {"tid", TLM_HTA_STR, "", NULL},
+    {"stream", TLM_HTA_F64, "", NULL},
 };
 const tlm_hta_tdef tlm_hta_def_cp_edges = {
     "critical_path_edges",

@@ -14,11 +14,11 @@
 #include <string.h>
 
 static const tlm_hta_col idle_cols[] = {
-    {"rank", TLM_HTA_I64, ""},
-    {"stream", TLM_HTA_I64, ""},
-    {"idle_category", TLM_HTA_STR, ""},
-    {"idle_time", TLM_HTA_F64, "us"},
-    {"idle_time_ratio", TLM_HTA_F64, ""},
+    {"rank", TLM_HTA_I64, "", NULL},
+    {"stream", TLM_HTA_I64, "", NULL},
+    {"idle_category", TLM_HTA_STR, "", NULL},
+    {"idle_time", TLM_HTA_F64, "us", NULL},
+    {"idle_time_ratio", TLM_HTA_F64, "", NULL},
 };
 const tlm_hta_tdef tlm_hta_def_idle = {
     "idle_time_breakdown",
@@ -27,12 +27,12 @@ const tlm_hta_tdef tlm_hta_def_idle = {
     idle_cols, sizeof idle_cols / sizeof idle_cols[0], 0, 0};
 
 static const tlm_hta_col stats_cols[] = {
-    {"rank", TLM_HTA_I64, ""},        {"stream", TLM_HTA_I64, ""},
-    {"idle_category", TLM_HTA_STR, ""}, {"count", TLM_HTA_F64, ""},
-    {"mean", TLM_HTA_F64, "us"},      {"std", TLM_HTA_F64, "us"},
-    {"min", TLM_HTA_F64, "us"},       {"25%", TLM_HTA_F64, "us"},
-    {"50%", TLM_HTA_F64, "us"},       {"75%", TLM_HTA_F64, "us"},
-    {"max", TLM_HTA_F64, "us"},
+    {"rank", TLM_HTA_I64, "", NULL},        {"stream", TLM_HTA_I64, "", NULL},
+    {"idle_category", TLM_HTA_STR, "", NULL}, {"count", TLM_HTA_F64, "", NULL},
+    {"mean", TLM_HTA_F64, "us", NULL},      {"std", TLM_HTA_F64, "us", NULL},
+    {"min", TLM_HTA_F64, "us", NULL},       {"25%", TLM_HTA_F64, "us", NULL},
+    {"50%", TLM_HTA_F64, "us", NULL},       {"75%", TLM_HTA_F64, "us", NULL},
+    {"max", TLM_HTA_F64, "us", NULL},
 };
 const tlm_hta_tdef tlm_hta_def_idle_stats = {
     "idle_interval_stats",

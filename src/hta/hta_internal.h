@@ -1,7 +1,9 @@
 /*
  * hta_internal.h - what the files of src/hta/ share: the correlation
- * links, the row index, the kernel types (§1.6), merged intervals (§1.7, util's ivl.h),
- * numpy/pandas statistics helpers and the table type the builders fill.
+ * links, the row index, the kernel types (§1.6), merged intervals (§1.7,
+ * util's ivl.h), numpy/pandas statistics helpers and the tables the
+ * builders fill (tlm_tab, the table layer's model, with their
+ * definitions).
  */
 #ifndef TLM_HTA_INTERNAL_H
 #define TLM_HTA_INTERNAL_H
@@ -33,17 +35,11 @@ typedef struct tlm_hta_tdef {
                       * critical path) */
 } tlm_hta_tdef;
 
-typedef struct tlm_hta_cell {
-    int64_t i;
-    double d;
-    char *s;
-    size_t len;
-} tlm_hta_cell;
-
+/* A table: its definition and its cells, a tlm_tab of def's columns
+ * (text cells are their bytes, NULs included: tlm_tab.text_bytes). */
 struct tlm_hta_table {
     const tlm_hta_tdef *def;
-    tlm_hta_cell *cells; /* nrows * ncols */
-    size_t nrows, cap;
+    tlm_tab *tab;
 };
 
 #define TLM_HTA_MAX_TABLES 16
@@ -61,7 +57,7 @@ const tlm_hta_tdef *tlm_hta_tdef_find(const char *name);
 tlm_hta_table *tlm_hta_result_add(tlm_hta_result *r,
                                   const tlm_hta_tdef *def);
 void tlm_hta_table_free(tlm_hta_table *t);
-/* Appends a row (cells zero, F64 NaN); its index in *row. */
+/* Appends a row (I64 0, F64 NaN, STR empty); its index in *row. */
 tlm_status tlm_hta_row_add(tlm_hta_table *t, size_t *row);
 void tlm_hta_set_i64(tlm_hta_table *t, size_t row, size_t col, int64_t v);
 void tlm_hta_set_f64(tlm_hta_table *t, size_t row, size_t col, double v);

@@ -14,10 +14,14 @@
 #include "npstats.h"
 
 static const tlm_hta_col cols[] = {
-    {"name", TLM_HTA_STR, ""},        {"sum (us)", TLM_HTA_F64, "us"},
-    {"max (us)", TLM_HTA_F64, "us"},  {"min (us)", TLM_HTA_F64, "us"},
-    {"stddev", TLM_HTA_F64, "us"},    {"mean (us)", TLM_HTA_F64, "us"},
-    {"kernel_type", TLM_HTA_STR, ""}, {"rank", TLM_HTA_I64, ""},
+    {"name", TLM_HTA_STR, "", NULL},
+    {"sum (us)", TLM_HTA_F64, "us", NULL},
+    {"max (us)", TLM_HTA_F64, "us", NULL},
+    {"min (us)", TLM_HTA_F64, "us", NULL},
+    {"stddev", TLM_HTA_F64, "us", NULL},
+    {"mean (us)", TLM_HTA_F64, "us", NULL},
+    {"kernel_type", TLM_HTA_STR, "", NULL},
+    {"rank", TLM_HTA_I64, "", NULL},
 };
 const tlm_hta_tdef tlm_hta_def_kernels = {
     "gpu_kernel_breakdown",

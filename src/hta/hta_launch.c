@@ -15,11 +15,11 @@
 #include <string.h>
 
 static const tlm_hta_col stats_cols[] = {
-    {"rank", TLM_HTA_I64, ""},
-    {"correlation", TLM_HTA_I64, ""},
-    {"cpu_duration", TLM_HTA_F64, "us"},
-    {"gpu_duration", TLM_HTA_F64, "us"},
-    {"launch_delay", TLM_HTA_F64, "us"},
+    {"rank", TLM_HTA_I64, "", NULL},
+    {"correlation", TLM_HTA_I64, "", NULL},
+    {"cpu_duration", TLM_HTA_F64, "us", NULL},
+    {"gpu_duration", TLM_HTA_F64, "us", NULL},
+    {"launch_delay", TLM_HTA_F64, "us", NULL},
 };
 const tlm_hta_tdef tlm_hta_def_launch_stats = {
     "cuda_kernel_launch_stats",
@@ -28,16 +28,16 @@ const tlm_hta_tdef tlm_hta_def_launch_stats = {
     stats_cols, sizeof stats_cols / sizeof stats_cols[0], 0, 0};
 
 static const tlm_hta_col sum_cols[] = {
-    {"rank", TLM_HTA_I64, ""},
-    {"launches", TLM_HTA_I64, ""},
-    {"short_kernels", TLM_HTA_I64, ""},
-    {"runtime_outliers", TLM_HTA_I64, ""},
-    {"launch_delay_outliers", TLM_HTA_I64, ""},
-    {"cpu_duration_sum", TLM_HTA_F64, "us"},
-    {"gpu_duration_sum", TLM_HTA_F64, "us"},
-    {"launch_delay_sum", TLM_HTA_F64, "us"},
-    {"launch_delay_mean", TLM_HTA_F64, "us"},
-    {"launch_delay_max", TLM_HTA_F64, "us"},
+    {"rank", TLM_HTA_I64, "", NULL},
+    {"launches", TLM_HTA_I64, "", NULL},
+    {"short_kernels", TLM_HTA_I64, "", NULL},
+    {"runtime_outliers", TLM_HTA_I64, "", NULL},
+    {"launch_delay_outliers", TLM_HTA_I64, "", NULL},
+    {"cpu_duration_sum", TLM_HTA_F64, "us", NULL},
+    {"gpu_duration_sum", TLM_HTA_F64, "us", NULL},
+    {"launch_delay_sum", TLM_HTA_F64, "us", NULL},
+    {"launch_delay_mean", TLM_HTA_F64, "us", NULL},
+    {"launch_delay_max", TLM_HTA_F64, "us", NULL},
 };
 const tlm_hta_tdef tlm_hta_def_launch_summary = {
     "cuda_kernel_launch_summary",

@@ -24,7 +24,7 @@ static void num(tlm_sbuf *b, double v)
 /* Value of column col for rank in a per-rank table, NaN if none. */
 static double rank_val(const tlm_hta_table *t, int64_t rank, size_t col)
 {
-    for (size_t i = 0; t && i < t->nrows; i++) {
+    for (size_t i = 0; t && i < t->tab->nrows; i++) {
         if (tlm_hta_cell_i64(t, i, 0) == rank)
             return tlm_hta_cell_f64(t, i, col);
     }
@@ -41,10 +41,10 @@ static void idle_rows(tlm_sbuf *b, const tlm_hta_result *r)
     tlm_sbuf_puts(b, "| rank | GPU idle % | host_wait % | kernel_wait % | "
                      "other % | comm overlapped by compute % |\n"
                      "|---:|---:|---:|---:|---:|---:|\n");
-    for (size_t i = 0; i < tb->nrows; i++) {
+    for (size_t i = 0; i < tb->tab->nrows; i++) {
         int64_t rank = tlm_hta_cell_i64(tb, i, 0);
         double s[3] = {0, 0, 0}, tot = 0;
-        for (size_t j = 0; j < idle->nrows; j++) {
+        for (size_t j = 0; j < idle->tab->nrows; j++) {
             if (tlm_hta_cell_i64(idle, j, 0) != rank)
                 continue;
             const char *c = tlm_hta_cell_str(idle, j, 2, NULL);
@@ -77,7 +77,7 @@ static void cp_rows(tlm_sbuf *b, const tlm_hta_result *r)
         return;
     }
     tlm_sbuf_puts(b, "Critical path (`critical_path_summary.csv`):");
-    for (size_t i = 0; i < cp->nrows; i++) {
+    for (size_t i = 0; i < cp->tab->nrows; i++) {
         size_t len;
         const char *s = tlm_hta_cell_str(cp, i, 0, &len);
         if (len == 0 || strcmp(s, "total") == 0)

@@ -15,11 +15,11 @@
 #include <string.h>
 
 static const tlm_hta_col queue_cols[] = {
-    {"rank", TLM_HTA_I64, ""},  {"stream", TLM_HTA_I64, ""},
-    {"count", TLM_HTA_F64, ""}, {"mean", TLM_HTA_F64, ""},
-    {"std", TLM_HTA_F64, ""},   {"min", TLM_HTA_F64, ""},
-    {"25%", TLM_HTA_F64, ""},   {"50%", TLM_HTA_F64, ""},
-    {"75%", TLM_HTA_F64, ""},   {"max", TLM_HTA_F64, ""},
+    {"rank", TLM_HTA_I64, "", NULL},  {"stream", TLM_HTA_I64, "", NULL},
+    {"count", TLM_HTA_F64, "", NULL}, {"mean", TLM_HTA_F64, "", NULL},
+    {"std", TLM_HTA_F64, "", NULL},   {"min", TLM_HTA_F64, "", NULL},
+    {"25%", TLM_HTA_F64, "", NULL},   {"50%", TLM_HTA_F64, "", NULL},
+    {"75%", TLM_HTA_F64, "", NULL},   {"max", TLM_HTA_F64, "", NULL},
 };
 const tlm_hta_tdef tlm_hta_def_queue = {
     "queue_length_summary",

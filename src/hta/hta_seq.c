@@ -9,10 +9,10 @@
 #include <string.h>
 
 static const tlm_hta_col cols[] = {
-    {"pattern", TLM_HTA_STR, ""},
-    {"count", TLM_HTA_I64, ""},
-    {"GPU kernel duration (us)", TLM_HTA_F64, "us"},
-    {"CPU op duration (us)", TLM_HTA_F64, "us"},
+    {"pattern", TLM_HTA_STR, "", NULL},
+    {"count", TLM_HTA_I64, "", NULL},
+    {"GPU kernel duration (us)", TLM_HTA_F64, "us", NULL},
+    {"CPU op duration (us)", TLM_HTA_F64, "us", NULL},
 };
 const tlm_hta_tdef tlm_hta_def_seq = {
     "frequent_cuda_kernel_sequences",

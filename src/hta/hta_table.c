@@ -1,9 +1,10 @@
 /*
- * hta_table.c - the tables HTA's analyses fill: typed columns (int64,
- * double with NaN as an empty cell, text), rows appended by the builders,
- * a result (the tables of one rank, or of a job after tlm_hta_merge), its
+ * hta_table.c - the tables HTA's analyses fill: the table layer's tlm_tab
+ * (typed columns: int64, double with NaN as an empty cell, text of any
+ * bytes) beside its definition, rows appended by the builders, a result
+ * (the tables of one rank, or of a job after tlm_hta_merge), its
  * serialisation for the driver's gathers, and the CSV files
- * <dir>/hta/<table>.csv staged in an output set.
+ * <dir>/hta/<table>.csv staged in an output set (tlm_tab's CSV rows).
  */
 #include "hta_internal.h"
 
@@ -12,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
-#include "pyrepr.h"
 #include "sbuf.h"
 
 /* ---------------------------------------------------------------- MARK: -
@@ -37,79 +36,72 @@ const tlm_hta_col *tlm_hta_table_col(const tlm_hta_table *t, size_t c)
 }
 size_t tlm_hta_table_rows(const tlm_hta_table *t)
 {
-    return t->nrows;
+    return t->tab->nrows;
 }
 
-static const tlm_hta_cell *cell(const tlm_hta_table *t, size_t r, size_t c)
+/* Cell (r, c) of the table's tlm_tab. */
+static const tlm_cell *cell(const tlm_hta_table *t, size_t r, size_t c)
 {
-    return &t->cells[r * t->def->ncols + c];
+    return tlm_tab_cell(t->tab, r, c);
 }
 
 int64_t tlm_hta_cell_i64(const tlm_hta_table *t, size_t row, size_t col)
 {
-    return cell(t, row, col)->i;
+    return cell(t, row, col)->v.i;
 }
+/* NaN for an empty cell (tlm_tab_set_f keeps the NaN it was given). */
 double tlm_hta_cell_f64(const tlm_hta_table *t, size_t row, size_t col)
 {
-    return cell(t, row, col)->d;
+    return cell(t, row, col)->v.f;
 }
 const char *tlm_hta_cell_str(const tlm_hta_table *t, size_t row, size_t col,
                              size_t *len)
 {
-    const tlm_hta_cell *c = cell(t, row, col);
+    const tlm_cell *c = cell(t, row, col);
     if (len)
-        *len = c->len;
-    return c->s ? c->s : "";
+        *len = c->null ? 0 : c->len;
+    return c->null ? "" : c->v.s;
 }
 
 tlm_status tlm_hta_row_add(tlm_hta_table *t, size_t *row)
 {
-    size_t nc = t->def->ncols;
-    /* rows of nc cells */
-    if (tlm_grow((void **)&t->cells, &t->cap, t->nrows + 1,
-                 nc * sizeof *t->cells, 16))
+    long r = tlm_tab_add_row(t->tab);
+    if (r < 0)
         return TLM_ENOMEM;
-    tlm_hta_cell *c = &t->cells[t->nrows * nc];
-    memset(c, 0, nc * sizeof *c);
-    for (size_t i = 0; i < nc; i++)
-        c[i].d = NAN;
-    *row = t->nrows++;
+    for (size_t c = 0; c < t->def->ncols; c++) {
+        if (t->def->cols[c].type == TLM_HTA_I64)
+            tlm_tab_set_i(t->tab, (size_t)r, c, 0);
+        else if (t->def->cols[c].type == TLM_HTA_F64)
+            tlm_tab_set_f(t->tab, (size_t)r, c, NAN);
+    }
+    *row = (size_t)r;
     return TLM_OK;
 }
 
 void tlm_hta_set_i64(tlm_hta_table *t, size_t row, size_t col, int64_t v)
 {
-    t->cells[row * t->def->ncols + col].i = v;
+    tlm_tab_set_i(t->tab, row, col, v);
 }
 
 void tlm_hta_set_f64(tlm_hta_table *t, size_t row, size_t col, double v)
 {
-    t->cells[row * t->def->ncols + col].d = v;
+    tlm_tab_set_f(t->tab, row, col, v);
 }
 
 tlm_status tlm_hta_set_str(tlm_hta_table *t, size_t row, size_t col,
                            const char *s, size_t len)
 {
-    tlm_hta_cell *c = &t->cells[row * t->def->ncols + col];
-    char *p = malloc(len + 1);
-    if (!p)
-        return TLM_ENOMEM;
-    memcpy(p, s, len);
-    p[len] = '\0';
-    free(c->s);
-    c->s = p;
-    c->len = len;
-    return TLM_OK;
+    if (len > UINT32_MAX)
+        return TLM_ENOMEM; /* a cell keeps 32 bits of length */
+    tlm_tab_set_s(t->tab, row, col, s, len);
+    return t->tab->oom ? TLM_ENOMEM : TLM_OK;
 }
 
 void tlm_hta_table_free(tlm_hta_table *t)
 {
     if (!t)
         return;
-    size_t n = t->nrows * t->def->ncols;
-    for (size_t i = 0; i < n; i++)
-        free(t->cells[i].s);
-    free(t->cells);
+    tlm_tab_free(t->tab);
     free(t);
 }
 
@@ -124,6 +116,12 @@ tlm_hta_table *tlm_hta_result_add(tlm_hta_result *r, const tlm_hta_tdef *def)
     if (!t)
         return NULL;
     t->def = def;
+    t->tab = tlm_tab_new_cols(def->name, def->cols, def->ncols);
+    if (!t->tab) {
+        free(t);
+        return NULL;
+    }
+    t->tab->text_bytes = 1; /* names print whole, as pandas writes them */
     r->t[r->n++] = t;
     return t;
 }
@@ -178,23 +176,23 @@ tlm_status tlm_hta_pack(const tlm_hta_result *r, void **buf, size_t *len)
     put(&b, &n, 8);
     for (size_t i = 0; i < r->n; i++) {
         const tlm_hta_table *t = r->t[i];
-        uint64_t nl = strlen(t->def->name), rows = t->nrows;
+        uint64_t nl = strlen(t->def->name), rows = t->tab->nrows;
         put(&b, &nl, 8);
         put(&b, t->def->name, nl);
         put(&b, &rows, 8);
-        for (size_t k = 0; k < t->nrows * t->def->ncols; k++) {
-            const tlm_hta_cell *c = &t->cells[k];
+        for (size_t k = 0; k < t->tab->nrows * t->def->ncols; k++) {
+            const tlm_cell *c = &t->tab->cells[k];
             switch (t->def->cols[k % t->def->ncols].type) {
             case TLM_HTA_I64:
-                put(&b, &c->i, 8);
+                put(&b, &c->v.i, 8);
                 break;
             case TLM_HTA_F64:
-                put(&b, &c->d, 8);
+                put(&b, &c->v.f, 8);
                 break;
             default: {
-                uint64_t l = c->len;
+                uint64_t l = c->null ? 0 : c->len;
                 put(&b, &l, 8);
-                put(&b, c->s ? c->s : "", c->len);
+                put(&b, c->null ? "" : c->v.s, (size_t)l);
             }
             }
         }
@@ -246,14 +244,17 @@ static tlm_status unpack_table(rd *in, tlm_hta_result *r)
         if (tlm_hta_row_add(t, &row) != TLM_OK)
             return TLM_ENOMEM;
         for (size_t c = 0; c < def->ncols; c++) {
-            tlm_hta_cell *x = &t->cells[row * def->ncols + c];
             uint64_t l;
+            int64_t iv;
+            double d;
             if (def->cols[c].type == TLM_HTA_I64) {
-                if (!get(in, &x->i, 8))
+                if (!get(in, &iv, 8))
                     return TLM_EFORMAT;
+                tlm_hta_set_i64(t, row, c, iv);
             } else if (def->cols[c].type == TLM_HTA_F64) {
-                if (!get(in, &x->d, 8))
+                if (!get(in, &d, 8))
                     return TLM_EFORMAT;
+                tlm_hta_set_f64(t, row, c, d);
             } else {
                 if (!get(in, &l, 8) || l > in->left)
                     return TLM_EFORMAT;
@@ -294,24 +295,7 @@ fail:
 }
 
 /* ---------------------------------------------------------------- MARK: -
- * CSV */
-
-static void csv_cell(tlm_sbuf *b, const tlm_hta_table *t, size_t r,
-                     size_t c)
-{
-    const tlm_hta_cell *x = cell(t, r, c);
-    switch (t->def->cols[c].type) {
-    case TLM_HTA_I64:
-        tlm_sbuf_printf(b, "%lld", (long long)x->i);
-        break;
-    case TLM_HTA_F64:
-        if (!isnan(x->d))
-            tlm_sbuf_pyfloat(b, x->d);
-        break;
-    default:
-        tlm_sbuf_csv_field(b, x->s ? x->s : "", x->len);
-    }
-}
+ * CSV: tlm_tab's rows (pandas' to_csv), streamed in pieces of 1 MiB */
 
 static tlm_status write_csv(const tlm_hta_table *t, const char *path,
                             tlm_error *err)
@@ -321,20 +305,9 @@ static tlm_status write_csv(const tlm_hta_table *t, const char *path,
         return tlm_error_set(err, TLM_EIO, path, -1, "cannot create");
     tlm_sbuf b;
     tlm_sbuf_init(&b);
-    for (size_t c = 0; c < t->def->ncols; c++) {
-        if (c)
-            tlm_sbuf_putc(&b, ',');
-        tlm_sbuf_csv_field(&b, t->def->cols[c].name,
-                           strlen(t->def->cols[c].name));
-    }
-    tlm_sbuf_putc(&b, '\n');
-    for (size_t r = 0; r < t->nrows; r++) {
-        for (size_t c = 0; c < t->def->ncols; c++) {
-            if (c)
-                tlm_sbuf_putc(&b, ',');
-            csv_cell(&b, t, r, c);
-        }
-        tlm_sbuf_putc(&b, '\n');
+    tlm_tab_csv_header(t->tab, &b);
+    for (size_t r = 0; r < t->tab->nrows; r++) {
+        tlm_tab_csv_row(t->tab, r, &b);
         if (b.len > (1u << 20) && !b.oom) {
             fwrite(b.p, 1, b.len, f);
             tlm_sbuf_reset(&b);

@@ -264,19 +264,22 @@ tlm_status tlm_hta_build(const tlm_hta_events *ev, const tlm_hta_opts *o,
 /* ---------------------------------------------------------------- MARK: -
  * several ranks */
 
+/* Appends src's rows to dst (the same definition). */
 static tlm_status copy_rows(tlm_hta_table *dst, const tlm_hta_table *src)
 {
     size_t nc = src->def->ncols;
-    for (size_t i = 0; i < src->nrows; i++) {
+    for (size_t i = 0; i < src->tab->nrows; i++) {
         size_t row;
         if (tlm_hta_row_add(dst, &row) != TLM_OK)
             return TLM_ENOMEM;
         for (size_t c = 0; c < nc; c++) {
-            const tlm_hta_cell *x = &src->cells[i * nc + c];
-            tlm_hta_cell *y = &dst->cells[row * nc + c];
-            y->i = x->i;
-            y->d = x->d;
-            if (x->s && tlm_hta_set_str(dst, row, c, x->s, x->len) != TLM_OK)
+            const tlm_cell *x = tlm_tab_cell(src->tab, i, c);
+            if (src->def->cols[c].type == TLM_HTA_I64)
+                tlm_hta_set_i64(dst, row, c, x->v.i);
+            else if (src->def->cols[c].type == TLM_HTA_F64)
+                tlm_hta_set_f64(dst, row, c, x->v.f);
+            else if (!x->null &&
+                     tlm_hta_set_str(dst, row, c, x->v.s, x->len) != TLM_OK)
                 return TLM_ENOMEM;
         }
     }
@@ -288,18 +291,16 @@ static tlm_status copy_rows(tlm_hta_table *dst, const tlm_hta_table *src)
 static tlm_status sum_by_type(tlm_hta_table *t)
 {
     double sum[8] = {0};
-    for (size_t i = 0; i < t->nrows; i++) {
-        const char *s = t->cells[i * 3].s ? t->cells[i * 3].s : "";
+    for (size_t i = 0; i < t->tab->nrows; i++) {
+        const char *s = tlm_hta_cell_str(t, i, 0, NULL);
         for (int b = 1; b < 8; b++) {
             char label[96];
             tlm_hta_by_type_label(b, label, sizeof label);
             if (strcmp(label, s) == 0)
-                sum[b] += t->cells[i * 3 + 1].d;
+                sum[b] += tlm_hta_cell_f64(t, i, 1);
         }
     }
-    for (size_t i = 0; i < t->nrows * 3; i++)
-        free(t->cells[i].s);
-    t->nrows = 0;
+    tlm_tab_truncate(t->tab, 0);
     double total = 0;
     for (int b = 1; b < 8; b++)
         total += sum[b];

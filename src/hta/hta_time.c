@@ -13,14 +13,14 @@
 #include <string.h>
 
 static const tlm_hta_col temporal_cols[] = {
-    {"rank", TLM_HTA_I64, ""},
-    {"idle_time(us)", TLM_HTA_F64, "us"},
-    {"compute_time(us)", TLM_HTA_F64, "us"},
-    {"non_compute_time(us)", TLM_HTA_F64, "us"},
-    {"kernel_time(us)", TLM_HTA_F64, "us"},
-    {"idle_time_pctg", TLM_HTA_F64, "%"},
-    {"compute_time_pctg", TLM_HTA_F64, "%"},
-    {"non_compute_time_pctg", TLM_HTA_F64, "%"},
+    {"rank", TLM_HTA_I64, "", NULL},
+    {"idle_time(us)", TLM_HTA_F64, "us", NULL},
+    {"compute_time(us)", TLM_HTA_F64, "us", NULL},
+    {"non_compute_time(us)", TLM_HTA_F64, "us", NULL},
+    {"kernel_time(us)", TLM_HTA_F64, "us", NULL},
+    {"idle_time_pctg", TLM_HTA_F64, "%", NULL},
+    {"compute_time_pctg", TLM_HTA_F64, "%", NULL},
+    {"non_compute_time_pctg", TLM_HTA_F64, "%", NULL},
 };
 const tlm_hta_tdef tlm_hta_def_temporal = {
     "temporal_breakdown",
@@ -29,8 +29,8 @@ const tlm_hta_tdef tlm_hta_def_temporal = {
     temporal_cols, sizeof temporal_cols / sizeof temporal_cols[0], 0, 0};
 
 static const tlm_hta_col overlap_cols[] = {
-    {"rank", TLM_HTA_I64, ""},
-    {"comp_comm_overlap_pctg", TLM_HTA_F64, "%"},
+    {"rank", TLM_HTA_I64, "", NULL},
+    {"comp_comm_overlap_pctg", TLM_HTA_F64, "%", NULL},
 };
 const tlm_hta_tdef tlm_hta_def_overlap = {
     "comm_comp_overlap",
@@ -39,9 +39,9 @@ const tlm_hta_tdef tlm_hta_def_overlap = {
     overlap_cols, sizeof overlap_cols / sizeof overlap_cols[0], 0, 0};
 
 static const tlm_hta_col by_type_cols[] = {
-    {"kernel_type", TLM_HTA_STR, ""},
-    {"sum", TLM_HTA_F64, "us"},
-    {"percentage", TLM_HTA_F64, "%"},
+    {"kernel_type", TLM_HTA_STR, "", NULL},
+    {"sum", TLM_HTA_F64, "us", NULL},
+    {"percentage", TLM_HTA_F64, "%", NULL},
 };
 const tlm_hta_tdef tlm_hta_def_by_type = {
     "gpu_kernel_breakdown_by_type",
@@ -197,7 +197,7 @@ static tlm_status by_type(const tlm_hta_events *ev, const uint8_t *kt,
             st = TLM_ENOMEM;
         if (st == TLM_OK && ev->n && tlm_hta_has_gpu(ev))
             st = tlm_hta_row_add(t, &row);
-        if (st == TLM_OK && t->nrows) {
+        if (st == TLM_OK && t->tab->nrows) {
             tlm_hta_set_i64(t, row, 0, ev->rank);
             int64_t comm = tlm_ivl_length(g[1], ng[1]);
             tlm_hta_set_f64(t, row, 1, ng[1] ? pct2(span[3], comm) : NAN);

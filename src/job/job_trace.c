@@ -19,6 +19,7 @@
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
 
+#include "grow.h"
 #include "rocprof_report.h"
 #include "sortutil.h"
 

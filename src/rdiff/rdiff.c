@@ -18,7 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_internal.h"
+#include "tlmpi/tlm_report.h"
+#include "tlmpi/tlm_table.h"
+
+#include "sbuf.h"
+#include "sortutil.h"
 
 #define KT_SUM "Kernel Time (\xc2\xb5s)_sum"
 

@@ -10,7 +10,10 @@
 
 #include <stddef.h>
 
-#include "report_internal.h"
+#include "tlmpi/tlm_report.h"
+#include "tlmpi/tlm_table.h"
+
+#include "sbuf.h"
 
 typedef struct tlm_cov_op {
     const char *name; /* points into the report's table */

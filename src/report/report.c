@@ -826,6 +826,12 @@ const tlm_tab *tlm_report_memcpy_tab(const tlm_report *r)
     return r ? r->memcpy_tab : NULL;
 }
 
+/* The trace's label (report.md's name for it). */
+const char *tlm_report_label(const tlm_report *r)
+{
+    return r->label;
+}
+
 tlm_status tlm_report_set_findings_md(tlm_report *r, const char *md,
                                       size_t n)
 {

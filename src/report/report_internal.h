@@ -1,10 +1,10 @@
 /*
- * report_internal.h - what the report modules share (report.c, table.c,
+ * report_internal.h - what the report modules share (report.c,
  * timeline.c, ops.c, kernels.c, sheets.c, unified.c, builders.c,
  * report_md.c); not part of the public API.
  *
- * - tlm_tab: the in-memory table every report sheet is built into;
- *   table.c writes it the way pandas' to_csv(index=False) does.
+ * - tlm_tab (the table layer's, tlm_table.h): the in-memory table every
+ *   report sheet is built into; here only the report's own helpers on it.
  * - tlm_rctx: the context the table builders share while a report is
  *   built, and its memoised lookups (names, categories, perf models).
  * - the table builders, called by report.c in TraceLens's sheet order.
@@ -23,6 +23,7 @@
 #include "tlmpi/tlm_common.h"
 #include "tlmpi/tlm_perf.h"
 #include "tlmpi/tlm_report.h"
+#include "tlmpi/tlm_table.h"
 #include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_tree.h"
 
@@ -36,88 +37,16 @@
 #include "trace_event.h"
 #include "tree_internal.h"
 
-/* ------------------------------------------------------------ tables */
+/* ------------------------------------------------------------ tables
+ * tlm_tab itself is the table layer's (tlm_table.h); what follows is the
+ * report's own use of it. */
 
-typedef enum tlm_coltype {
-    TLM_COL_F64 = 0, /* double; NaN prints as empty */
-    TLM_COL_I64 = 1, /* int64 */
-    TLM_COL_STR = 2, /* text cell, NULL prints as empty */
-    TLM_COL_BOOL = 3 /* True / False */
-} tlm_coltype;
-
-typedef struct tlm_cell {
-    union {
-        double f;
-        int64_t i;
-        const char *s; /* owned by the table's text arena */
-    } v;
-    uint8_t null;
-} tlm_cell;
-
-typedef struct tlm_tab_text tlm_tab_text;
-
-typedef struct tlm_tab {
-    char name[256];
-    size_t ncols;
-    char **colnames;
-    tlm_coltype *coltypes;
-    size_t nrows;
-    size_t cap_rows;
-    tlm_cell *cells; /* row-major, nrows * ncols */
-    tlm_tab_text *text;
-    int oom;
-    uint8_t *colint; /* NULL, or per column 1: a TLM_COL_F64 column of
-                        integral values printed as integers (inttype.c) */
-    int32_t *gpu_row; /* NULL, or (unified_perf_summary with
-                         opts.keep_gpu_rows) per event UID < n_gpu_row the
-                         row whose kernel_details hold that GPU op, -1 */
-    size_t n_gpu_row;
-} tlm_tab;
-
-/* New empty table.  Column names are copied.  NULL on ENOMEM. */
-tlm_tab *tlm_tab_new(const char *name, size_t ncols,
-                     const char *const *colnames, const tlm_coltype *types);
-void tlm_tab_free(tlm_tab *t);
-/* Appends a row of null cells and returns its index, or -1 on ENOMEM. */
-long tlm_tab_add_row(tlm_tab *t);
-/* Appends a column of null cells (last).  TLM_ENOMEM (table unchanged). */
-tlm_status tlm_tab_append_col(tlm_tab *t, const char *name, tlm_coltype ty);
-/* Moves column from to position to, the columns between shifting. */
-void tlm_tab_move_col(tlm_tab *t, size_t from, size_t to);
-void tlm_tab_set_f(tlm_tab *t, size_t row, size_t col, double v);
-void tlm_tab_set_i(tlm_tab *t, size_t row, size_t col, int64_t v);
-void tlm_tab_set_b(tlm_tab *t, size_t row, size_t col, int v);
-/* Copies n bytes of text into the table. */
-void tlm_tab_set_s(tlm_tab *t, size_t row, size_t col, const char *s,
-                   size_t n);
-void tlm_tab_set_null(tlm_tab *t, size_t row, size_t col);
-tlm_cell *tlm_tab_cell(const tlm_tab *t, size_t row, size_t col);
-/* Index of a column by name or -1. */
-long tlm_tab_col(const tlm_tab *t, const char *name);
-/* Reorders rows: new row i = old row perm[i]. */
-tlm_status tlm_tab_permute(tlm_tab *t, const size_t *perm);
-/* Truncates to n rows (n <= nrows). */
-void tlm_tab_truncate(tlm_tab *t, size_t n);
 /* Marks the columns TraceLens has as int64 (sums, minima, maxima of
  * integer durations: int_times (TLM_INT_* bits) says which events' times
  * were integer tokens, GPU events for kernel times, host events for op
  * durations; or all zero, empty sums) to print as integers (inttype.c,
  * addendum §A1).  Errors: TLM_ENOMEM. */
 tlm_status tlm_tab_int_columns(tlm_tab *t, int int_times);
-/* Removes column col (the cells stay in place, rows closer together). */
-void tlm_tab_drop_col(tlm_tab *t, size_t col);
-/* Inserts k empty (null) columns before column at (at <= ncols), names
- * copied.  Errors: TLM_ENOMEM (the table unchanged). */
-tlm_status tlm_tab_insert_cols(tlm_tab *t, size_t at, size_t k,
-                               const char *const *names,
-                               const tlm_coltype *types);
-
-/* Writes the table as pandas' to_csv(index=False) would. */
-tlm_status tlm_tab_write_csv(const tlm_tab *t, const char *path,
-                             tlm_error *err);
-/* Same, into a buffer (used by tests). */
-void tlm_tab_csv_sbuf(const tlm_tab *t, tlm_sbuf *b);
-
 /* tlm_idx_cmp over the rows of a table: by the double column kc
  * descending, then by the integer (UID) column uc ascending. */
 typedef struct tlm_sum_uid_key {
@@ -289,19 +218,8 @@ struct tlm_report {
  * H2D, D2D, other): count, total_us, bytes.  Errors: TLM_ENOMEM. */
 tlm_status tlm_memcpy_summary(const tlm_tree *tree, int include_unlinked,
                               tlm_tab **out);
-/* The i-th table of a report (NULL past the end), and memcpy_summary. */
-const tlm_tab *tlm_report_tab(const tlm_report *r, size_t i);
-const tlm_tab *tlm_report_memcpy_tab(const tlm_report *r);
-/* Replaces report.md's built-in findings list by md (copied; NULL: back
- * to the built-in list).  The findings layer renders it; the report
- * layer only places it.  Errors: TLM_ENOMEM. */
-tlm_status tlm_report_set_findings_md(tlm_report *r, const char *md,
-                                      size_t n);
-/* The i-th table, writable (NULL past the end). */
-tlm_tab *tlm_report_tab_mut(tlm_report *r, size_t i);
-/* Inserts t as table number at (at <= count; takes ownership, frees t on
- * failure).  Errors: TLM_ENOMEM. */
-tlm_status tlm_report_insert_tab(tlm_report *r, size_t at, tlm_tab *t);
+/* The report's table accessors (tlm_report_tab, _memcpy_tab, _tab_mut,
+ * _insert_tab, _set_findings_md) are public: tlm_report.h. */
 
 /* tlm_rctx.int_times bits. */
 enum { TLM_INT_GPU = 1, TLM_INT_HOST = 2 };

@@ -14,7 +14,8 @@
 #ifndef TLM_ROCPROF_REPORT_H
 #define TLM_ROCPROF_REPORT_H
 
-#include "report_internal.h"
+#include "tlmpi/tlm_common.h"
+#include "tlmpi/tlm_table.h"
 #include "tlmpi/tlm_rocprof.h"
 
 #define TLM_RP_NSHEETS 6

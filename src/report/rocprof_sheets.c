@@ -13,6 +13,7 @@
  * groupby (Kahan sums, Welford std, ddof 1) in both modes.
  */
 #include "rocprof_report.h"
+#include "report_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -15,7 +15,9 @@
 
 #include <stddef.h>
 
-#include "report_internal.h"
+#include "tlmpi/tlm_outset.h"
+#include "tlmpi/tlm_report.h"
+#include "tlmpi/tlm_table.h"
 
 /* Longest sheet name in code points (Excel's limit), and the bytes a
  * name buffer needs (4-byte UTF-8 characters and the NUL). */

@@ -14,7 +14,8 @@
 #ifndef TLM_XSHEETS_H
 #define TLM_XSHEETS_H
 
-#include "report_internal.h"
+#include "tlmpi/tlm_report.h"
+#include "tlmpi/tlm_table.h"
 #include "tlmpi/tlm_xplane.h"
 
 #define TLM_XSHEETS_N 5

@@ -29,6 +29,7 @@
  * the header unless tracelens_columns.
  */
 #include "xsheets.h"
+#include "report_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

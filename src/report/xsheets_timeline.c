@@ -18,6 +18,7 @@
  * Times are summed in integer picoseconds (exact) and divided once.
  */
 #include "xsheets.h"
+#include "report_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

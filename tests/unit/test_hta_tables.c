@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "hta_internal.h"
+#include "sbuf.h"
 
 #include "tlm_test_util.h"
 
@@ -219,6 +220,46 @@ static void test_merge_and_pack(void **state)
     release(r2, e2, t2);
 }
 
+/* The cells are a tlm_tab: a new row's defaults (I64 0, F64 NaN, text
+ * empty), text with a NUL kept whole through the packed form and into
+ * the CSV, as pandas writes it. */
+static void test_tab_cells(void **state)
+{
+    (void)state;
+    tlm_hta_result *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    tlm_hta_table *t = tlm_hta_result_add(r, &tlm_hta_def_kernels);
+    assert_non_null(t);
+    size_t row;
+    assert_int_equal(tlm_hta_row_add(t, &row), TLM_OK);
+    assert_int_equal(tlm_hta_cell_i64(t, row, 7), 0);
+    assert_true(isnan(tlm_hta_cell_f64(t, row, 1)));
+    size_t len = 9;
+    assert_string_equal(tlm_hta_cell_str(t, row, 0, &len), "");
+    assert_int_equal(len, 0);
+    assert_int_equal(tlm_hta_set_str(t, row, 0, "a\0b", 3), TLM_OK);
+    tlm_hta_set_f64(t, row, 1, 2.5);
+    void *buf = NULL;
+    size_t n = 0;
+    assert_int_equal(tlm_hta_pack(r, &buf, &n), TLM_OK);
+    tlm_hta_result *u = NULL;
+    assert_int_equal(tlm_hta_unpack(buf, n, &u), TLM_OK);
+    const tlm_hta_table *k = tlm_hta_result_table(u, 0);
+    assert_memory_equal(tlm_hta_cell_str(k, 0, 0, &len), "a\0b", 3);
+    assert_int_equal(len, 3);
+    assert_true(tlm_hta_cell_f64(k, 0, 1) == 2.5);
+    assert_true(isnan(tlm_hta_cell_f64(k, 0, 2)));
+    tlm_sbuf b;
+    tlm_sbuf_init(&b);
+    tlm_tab_csv_row(k->tab, 0, &b);
+    assert_int_equal(b.len, 15);
+    assert_memory_equal(b.p, "a\0b,2.5,,,,,,0\n", 15);
+    tlm_sbuf_free(&b);
+    free(buf);
+    tlm_hta_result_free(u);
+    tlm_hta_result_free(r);
+}
+
 static void test_cp_parse(void **state)
 {
     (void)state;
@@ -246,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_idle_classification),
         cmocka_unit_test(test_queue_tie_order),
         cmocka_unit_test(test_merge_and_pack),
+        cmocka_unit_test(test_tab_cells),
         cmocka_unit_test(test_cp_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

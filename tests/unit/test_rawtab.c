@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "rawtab.h"
+#include "sbuf.h"
 
 /* A one-column table "a" of CSV fields (NULL: cell not set), typed. */
 static tlm_tab *typed(const char *const *fields, size_t n)

@@ -16,8 +16,10 @@
 
 #include <cmocka.h>
 
+#include "tlmpi/tlm_report.h"
+#include "tlmpi/tlm_table.h"
+
 #include "rdiff.h"
-#include "report_internal.h"
 
 typedef struct tb {
     char buf[8192];

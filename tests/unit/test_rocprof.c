@@ -32,6 +32,7 @@
 
 #include "rocprof_report.h"
 #include "rp_keys.h"
+#include "sbuf.h"
 
 /* A small document: two dispatches (one of an unknown kernel), a copy,
  * one HIP and one HSA call, skipped sections with nesting and escapes. */

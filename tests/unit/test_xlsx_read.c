@@ -31,6 +31,7 @@
 
 #include "tlm_test_util.h"
 #include "tlm_test_xlsx.h"
+#include "sbuf.h"
 #include "xlsx_read.h"
 
 static char g_dir[256];

@@ -33,6 +33,7 @@
 #include <cmocka.h>
 
 #include "tlm_test_util.h"
+#include "sbuf.h"
 #include "xlsx_read.h"
 #include "xlsx_write.h"
 

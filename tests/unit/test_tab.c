@@ -1,6 +1,6 @@
 /*
- * test_table.c - the report's in-memory table and its CSV form
- * (src/report/table.c): typed cells and nulls, column lookup, row
+ * test_table.c - the table layer's in-memory table and its CSV form
+ * (src/table/tab.c, tab_csv.c): typed cells and nulls, column lookup, row
  * permutation and truncation, and the CSV text exactly as pandas'
  * to_csv(index=False) writes it (minimal quoting with doubled quotes, NaN
  * and None empty, True/False, floats as Python's repr), in memory and in a
@@ -17,7 +17,9 @@
 
 #include <cmocka.h>
 
-#include "report_internal.h"
+#include "tlmpi/tlm_table.h"
+
+#include "sbuf.h"
 #include "tlm_test_report.h"
 #include "tlm_test_util.h"
 
@@ -179,6 +181,33 @@ static void test_append_move_col(void **state)
 
 /* Quoting of every special character, in a header too, and floats as
  * Python prints them. */
+/* A text cell keeps its length; text_bytes prints it whole, NULs and
+ * all (the HTA tables), else up to the first NUL (the report's). */
+static void test_text_bytes(void **state)
+{
+    (void)state;
+    const char *names[] = {"name", "n"};
+    const tlm_coltype types[] = {TLM_COL_STR, TLM_COL_I64};
+    tlm_tab *t = tlm_tab_new("t", 2, names, types);
+    assert_non_null(t);
+    assert_int_equal(tlm_tab_add_row(t), 0);
+    tlm_tab_set_s(t, 0, 0, "a\0b,c", 5);
+    tlm_tab_set_i(t, 0, 1, 1);
+    assert_int_equal(tlm_tab_cell(t, 0, 0)->len, 5);
+    tlm_sbuf b;
+    tlm_sbuf_init(&b);
+    tlm_tab_csv_sbuf(t, &b);
+    assert_int_equal(b.len, 11);
+    assert_memory_equal(b.p, "name,n\na,1\n", 11);
+    tlm_sbuf_reset(&b);
+    t->text_bytes = 1;
+    tlm_tab_csv_sbuf(t, &b);
+    assert_int_equal(b.len, 17);
+    assert_memory_equal(b.p, "name,n\n\"a\0b,c\",1\n", 17);
+    tlm_sbuf_free(&b);
+    tlm_tab_free(t);
+}
+
 static void test_csv_quoting_and_floats(void **state)
 {
     (void)state;
@@ -262,6 +291,7 @@ int main(void)
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_append_move_col),
         cmocka_unit_test(test_csv_quoting_and_floats),
+        cmocka_unit_test(test_text_bytes),
         cmocka_unit_test(test_write_csv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,22 +1,17 @@
 /*
- * table.c - the report's in-memory tables and their CSV form.
- *
- * TraceLens writes every sheet with pandas' DataFrame.to_csv(index=False):
- * comma separated, minimal quoting (a field containing ',', '"', '\r' or
- * '\n' is quoted, quotes doubled), "\n" line ends, floats as Python's repr
- * (shortest round-trip digits, exponent form below 1e-4 and from 1e16),
- * NaN/None as an empty field, booleans as True/False, list/tuple cells as
- * their Python repr ([perfreport] §4.13).  tlm_tab
- * holds the typed cells and tlm_tab_write_csv writes them, with the Python
- * text of util/pyrepr.c and the quoting of util/csvq.c.
+ * tab.c - tlm_tab, the typed in-memory table (tlm_table.h): rows of
+ * cells (double, int64, text, bool, or null), the text in an arena the
+ * table owns, columns appended, inserted, moved and dropped, rows
+ * permuted and truncated.  Its CSV form is tab_csv.c.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_internal.h"
+#include "tlmpi/tlm_table.h"
+
+#include "grow.h"
 
 /* MARK: - tables --------------------------------------------------------- */
 
@@ -197,11 +192,16 @@ void tlm_tab_set_null(tlm_tab *t, size_t row, size_t col)
     tlm_tab_cell(t, row, col)->null = 1;
 }
 
+/* n + 1 bytes of the table's text arena: chunks from 256 bytes, doubling
+ * up to 64 KiB (a job's many small tables, e.g. every rank's HTA tables
+ * on rank 0, stay small); NULL (and t->oom) when out of memory. */
 static char *tab_text(tlm_tab *t, size_t n)
 {
     tlm_tab_text *x = t->text;
     if (!x || x->cap - x->used < n + 1) {
-        size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+        size_t cap = !x ? 256 : x->cap >= 32768 ? 65536 : 2 * x->cap;
+        if (cap < n + 1)
+            cap = n + 1;
         tlm_tab_text *nx = malloc(sizeof *nx + cap);
         if (!nx) {
             t->oom = 1;
@@ -232,6 +232,7 @@ void tlm_tab_set_s(tlm_tab *t, size_t row, size_t col, const char *s,
     p[n] = '\0';
     c->v.s = p;
     c->null = 0;
+    c->len = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
 long tlm_tab_col(const tlm_tab *t, const char *name)
@@ -341,101 +342,5 @@ tlm_status tlm_tab_insert_cols(tlm_tab *t, size_t at, size_t k,
     t->colint = ci;
     t->cells = c;
     t->ncols = n;
-    return TLM_OK;
-}
-
-/* MARK: - CSV ------------------------------------------------------------ */
-
-static void csv_row(const tlm_tab *t, size_t r, tlm_sbuf *b)
-{
-    for (size_t j = 0; j < t->ncols; j++) {
-        if (j)
-            tlm_sbuf_putc(b, ',');
-        const tlm_cell *c = tlm_tab_cell(t, r, j);
-        if (c->null && t->ncols == 1)
-            tlm_sbuf_puts(b, "\"\""); /* pandas: a blank line would vanish */
-        if (c->null)
-            continue;
-        switch (t->coltypes[j]) {
-        case TLM_COL_F64:
-            if (t->colint && t->colint[j])
-                tlm_sbuf_printf(b, "%lld", (long long)c->v.f);
-            else
-                tlm_sbuf_pyfloat(b, c->v.f);
-            break;
-        case TLM_COL_I64:
-            tlm_sbuf_printf(b, "%lld", (long long)c->v.i);
-            break;
-        case TLM_COL_BOOL:
-            tlm_sbuf_puts(b, c->v.i ? "True" : "False");
-            break;
-        case TLM_COL_STR:
-            tlm_sbuf_csv_field(b, c->v.s, strlen(c->v.s));
-            break;
-        }
-    }
-    tlm_sbuf_putc(b, '\n');
-}
-
-static void csv_header(const tlm_tab *t, tlm_sbuf *b)
-{
-    for (size_t j = 0; j < t->ncols; j++) {
-        if (j)
-            tlm_sbuf_putc(b, ',');
-        tlm_sbuf_csv_field(b, t->colnames[j], strlen(t->colnames[j]));
-    }
-    tlm_sbuf_putc(b, '\n');
-}
-
-void tlm_tab_csv_sbuf(const tlm_tab *t, tlm_sbuf *b)
-{
-    csv_header(t, b);
-    for (size_t r = 0; r < t->nrows; r++)
-        csv_row(t, r, b);
-}
-
-tlm_status tlm_tab_write_csv(const tlm_tab *t, const char *path,
-                             tlm_error *err)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return tlm_error_set(err, TLM_EIO, path, -1, "cannot create: %s",
-                             strerror(errno));
-    tlm_sbuf b;
-    tlm_sbuf_init(&b);
-    csv_header(t, &b);
-    int ok = 1, oom = 0, io_errno = 0;
-    for (size_t r = 0; r < t->nrows && ok; r++) {
-        csv_row(t, r, &b);
-        if (b.len > (1u << 20) || r + 1 == t->nrows) {
-            if (b.oom) {
-                ok = 0;
-                oom = 1;
-            } else if (fwrite(b.p, 1, b.len, f) != b.len) {
-                ok = 0;
-                io_errno = errno;
-            }
-            tlm_sbuf_reset(&b);
-        }
-    }
-    if (ok && b.oom) {
-        ok = 0;
-        oom = 1;
-    } else if (ok && b.len && fwrite(b.p, 1, b.len, f) != b.len) {
-        ok = 0;
-        io_errno = errno;
-    }
-    tlm_sbuf_free(&b);
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        io_errno = errno;
-    }
-    if (oom)
-        return tlm_error_set(err, TLM_ENOMEM, path, -1,
-                             "writing table %s: out of memory", t->name);
-    if (!ok)
-        return tlm_error_set(err, TLM_EIO, path, -1,
-                             "writing table %s failed: %s", t->name,
-                             strerror(io_errno ? io_errno : EIO));
     return TLM_OK;
 }

@@ -1,18 +1,22 @@
 /*
- * tabops.c - copies and column selections of typed tables (tlm_tab) for
- * the report comparison: every output sheet is a selection of the joined
- * table's rows and columns.
+ * tab_ops.c - operations over whole tlm_tabs: a cell as Python's str()
+ * prints it, a cell copied between columns of different types, a new
+ * table of selected rows and columns (every sheet of the report
+ * comparison is a selection of its joined table), a column's emptiness,
+ * a cell's number, the stable descending row order by a column.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmp_internal.h"
+#include "tlmpi/tlm_table.h"
+
 #include "pyrepr.h"
 #include "sbuf.h"
 #include "sortutil.h"
 
+/* Python's str() of a non-missing cell. */
 void tlm_tab_cell_text(const tlm_tab *s, size_t r, size_t c, tlm_sbuf *b)
 {
     const tlm_cell *x = tlm_tab_cell(s, r, c);
@@ -32,6 +36,7 @@ void tlm_tab_cell_text(const tlm_tab *s, size_t r, size_t c, tlm_sbuf *b)
     }
 }
 
+/* One cell into another table's cell, converted to its column's type. */
 void tlm_tab_copy_cell(tlm_tab *d, size_t dr, size_t dc, const tlm_tab *s,
                        size_t sr, size_t sc)
 {
@@ -63,6 +68,7 @@ void tlm_tab_copy_cell(tlm_tab *d, size_t dr, size_t dc, const tlm_tab *s,
     }
 }
 
+/* A new table of some rows and columns of t. */
 tlm_tab *tlm_tab_select(const tlm_tab *t, const char *name,
                         const size_t *cols, size_t nc,
                         const char *const *names, const size_t *rows,
@@ -98,6 +104,7 @@ tlm_tab *tlm_tab_select(const tlm_tab *t, const char *name,
     return d;
 }
 
+/* 1 when no cell of column c has a value. */
 int tlm_tab_col_empty(const tlm_tab *t, size_t c)
 {
     for (size_t r = 0; r < t->nrows; r++)
@@ -106,6 +113,7 @@ int tlm_tab_col_empty(const tlm_tab *t, size_t c)
     return 1;
 }
 
+/* The number of a numeric cell. */
 int tlm_tab_num(const tlm_tab *t, size_t r, size_t c, double *v)
 {
     const tlm_cell *x = tlm_tab_cell(t, r, c);
@@ -143,6 +151,7 @@ static int desc_cmp(const void *ctx, size_t a, size_t b)
     return (x < y) - (x > y);
 }
 
+/* Row indices by column c descending (tlm_sort_idx: stable). */
 tlm_status tlm_tab_sort_desc(const tlm_tab *t, size_t c, size_t *rows,
                              size_t n)
 {
