@@ -214,6 +214,20 @@ tlm_coltype tlm_col_tabtype(tlm_ctype t);
 tlm_status tlm_tab_from_rows(const tlm_rowtab *rt, const void *rows,
                              size_t n, tlm_tab **out);
 
+/* Generates a row struct NAME from an X-macro column list. */
+#define TLM_ROWDEF_(NAME, LIST)                                             \
+    typedef struct NAME {                                                   \
+        LIST(TLM_FIELD_)                                                    \
+    } NAME;
+
+/* Defines the descriptor VAR (a tlm_rowtab named NAME, paragraph DOC)
+ * of the rows ROW from the same list; TLM_ROW must name ROW. */
+#define TLM_ROWTAB_(VAR, ROW, NAME, DOC, LIST)                              \
+    static const tlm_col VAR##_cols[] = {LIST(TLM_COL_)};                   \
+    const tlm_rowtab VAR = {NAME, DOC, VAR##_cols,                          \
+                            sizeof VAR##_cols / sizeof VAR##_cols[0],       \
+                            sizeof(ROW)};
+
 /* Copies s into a fixed string field of size cap (truncating at a UTF-8
  * character boundary, always NUL-terminated and NUL-padded).  cap may be
  * 0 (nothing happens). */

@@ -13,7 +13,7 @@
  *                   of its analysis
  *   audit_scale.c   the cross-run tables: scaling metrics, stragglers over
  *                   runs, the baseline comparison
- *   audit_tables.c  audit.h5's table descriptors (audit_tables.h)
+ *   (src/table/audit_tables.[ch]: audit.h5's schema, rows and descriptors)
  *   audit_md.c      audit.md, runs.csv, the schema reference
  *
  * The driver's side (mpi/audit_mpi.h): audit_plan.c (the plan shared over

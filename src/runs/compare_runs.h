@@ -10,12 +10,11 @@
  * <m>_a, <m>_b, <m>_diff, <m>_pct.
  *
  * Files of this layer (src/runs, no MPI, no HDF5): compare_runs.c (the
- * command line, the output set, --print_schema), compare_runs_tables.c
- * (comparison.h5's table descriptors), compare_runs_join.c and
+ * command line, the output set, --print_schema), compare_runs_join.c and
  * compare_runs_sum.c (the joins, the job-level summary), compare_runs_md.c
  * (comparison.md).  Beside them: the comparative findings (rules R1-R6,
- * src/find/find_runs.c), comparison.h5's row types (src/table/
- * runs_tables.h), and in mpi/ (compare_runs_mpi.h) the inputs read with
+ * src/find/find_runs.c), comparison.h5's schema (src/table/
+ * runs_tables.[ch]), and in mpi/ (compare_runs_mpi.h) the inputs read with
  * HDF5 (compare_runs_read.c), comparison.h5 and the command's entry
  * (compare_runs_h5.c).
  */
@@ -32,17 +31,9 @@
 extern "C" {
 #endif
 
-#define TLM_CR_SCHEMA_VERSION 1
-
 /* The rows of comparison.h5 (tlm_cr_sum, tlm_cr_coll, tlm_cr_op,
- * tlm_cr_strag): src/table/runs_tables.h. */
-extern const tlm_rowtab tlm_crtab_summary;
-extern const tlm_rowtab tlm_crtab_colls;
-extern const tlm_rowtab tlm_crtab_ops;
-extern const tlm_rowtab tlm_crtab_strag;
-extern const tlm_rowtab tlm_crtab_findings;
-/* Every table of comparison.h5 in file order (NULL-terminated). */
-extern const tlm_rowtab *const tlm_cr_tables[];
+ * tlm_cr_strag) and their descriptors (tlm_crtab_*, tlm_cr_tables):
+ * src/table/runs_tables.h. */
 
 /* One input: what the comparison reads of a tlmpi.h5. */
 typedef struct tlm_cr_run {

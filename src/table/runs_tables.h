@@ -14,6 +14,9 @@
 extern "C" {
 #endif
 
+/* The version of comparison.h5's schema (its schema_version attribute). */
+#define TLM_CR_SCHEMA_VERSION 1
+
 /* A metric as its four columns. */
 #define TLM_CR_M(X, m, u, d)                                                \
     X(F64, m##_a, 0, u, d " in A")                                          \
@@ -84,6 +87,15 @@ TLM_ROWDEF_(tlm_cr_sum, TLM_TAB_CR_SUMMARY)
 TLM_ROWDEF_(tlm_cr_coll, TLM_TAB_CR_COLLS)
 TLM_ROWDEF_(tlm_cr_op, TLM_TAB_CR_OPS)
 TLM_ROWDEF_(tlm_cr_strag, TLM_TAB_CR_STRAG)
+
+/* The descriptors of comparison.h5's datasets (runs_tables.c). */
+extern const tlm_rowtab tlm_crtab_summary;
+extern const tlm_rowtab tlm_crtab_colls;
+extern const tlm_rowtab tlm_crtab_ops;
+extern const tlm_rowtab tlm_crtab_strag;
+extern const tlm_rowtab tlm_crtab_findings;
+/* Every table of comparison.h5 in file order (NULL-terminated). */
+extern const tlm_rowtab *const tlm_cr_tables[];
 
 #ifdef __cplusplus
 }

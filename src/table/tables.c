@@ -5,12 +5,6 @@
  */
 #include "tables.h"
 
-#define TLM_ROWTAB_(VAR, ROW, NAME, DOC, LIST)                           \
-    static const tlm_col VAR##_cols[] = {LIST(TLM_COL_)};           \
-    const tlm_rowtab VAR = {NAME, DOC, VAR##_cols,                       \
-                               sizeof VAR##_cols / sizeof VAR##_cols[0],    \
-                               sizeof(ROW)};
-
 #define TLM_ROW tlm_row_trace
 TLM_ROWTAB_(tlm_tab_traces, tlm_row_trace, "traces",
                "One row per trace file (per rank), sorted by trace_rank.",

@@ -351,11 +351,6 @@ extern "C" {
     X(I32, replay, 0, "", "1: a replay artefact applies (0 here)")         \
     X(STR, evidence, 512, "", "table:key:column=value;... the numbers")
 
-#define TLM_ROWDEF_(NAME, LIST)                                         \
-    typedef struct NAME {                                                   \
-        LIST(TLM_FIELD_)                                                \
-    } NAME;
-
 TLM_ROWDEF_(tlm_row_trace, TLM_TAB_TRACES)
 TLM_ROWDEF_(tlm_row_timeline, TLM_TAB_TIMELINE)
 TLM_ROWDEF_(tlm_row_op, TLM_TAB_OPS)

@@ -1,16 +1,10 @@
 /*
- * compare_runs_tables.c - the descriptors of comparison.h5's datasets
- * (`tlmpi compare A.h5 B.h5`), generated from the X-macro column lists of
- * compare_runs.h (as tables.c does for tlmpi.h5): what the HDF5 writer
+ * runs_tables.c - the descriptors of comparison.h5's datasets (`tlmpi
+ * compare A.h5 B.h5`), generated from the X-macro column lists of
+ * runs_tables.h (as tables.c does for tlmpi.h5): what the HDF5 writer
  * (mpi/compare_runs_h5.c) and --print_schema use.
  */
-#include "compare_runs.h"
-
-#define TLM_ROWTAB_(VAR, ROW, NAME, DOC, LIST)                           \
-    static const tlm_col VAR##_cols[] = {LIST(TLM_COL_)};           \
-    const tlm_rowtab VAR = {NAME, DOC, VAR##_cols,                       \
-                               sizeof VAR##_cols / sizeof VAR##_cols[0],    \
-                               sizeof(ROW)};
+#include "runs_tables.h"
 
 #define TLM_ROW tlm_cr_sum
 TLM_ROWTAB_(tlm_crtab_summary, tlm_cr_sum, "summary",

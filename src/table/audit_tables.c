@@ -5,12 +5,6 @@
  */
 #include "audit_tables.h"
 
-#define TLM_ROWTAB_(VAR, ROW, NAME, DOC, LIST)                           \
-    static const tlm_col VAR##_cols[] = {LIST(TLM_COL_)};           \
-    const tlm_rowtab VAR = {NAME, DOC, VAR##_cols,                       \
-                               sizeof VAR##_cols / sizeof VAR##_cols[0],    \
-                               sizeof(ROW)};
-
 #define TLM_ROW tlm_arow_run
 TLM_ROWTAB_(tlm_atab_runs, tlm_arow_run, "runs",
                "One row per run (a folder holding the traces of one job), "
