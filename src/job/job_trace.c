@@ -71,6 +71,28 @@ static tlm_status take_gpu(const tlm_job_reader *c, const tlm_trace *tr,
     return TLM_OK;
 }
 
+/* The trace's rank (rank; -1: none found, 0 for a lone trace) into its
+ * rows and node, or why not: "cannot tell the trace's rank: <why>". */
+static tlm_status set_rank(const tlm_job_reader *c, const char *path,
+                           tlm_job_fileres *fr, int64_t rank,
+                           const char *why, tlm_error *err)
+{
+    if (rank < 0 && c->fl->n == 1)
+        rank = 0; /* a lone trace without any rank is rank 0 */
+    if (rank < 0)
+        return tlm_error_set(err, TLM_EINVAL, path, -1,
+                             "cannot tell the trace's rank: %s", why);
+    if (rank >= TLM_JOB_MAX_WORLD)
+        return tlm_error_set(err, TLM_ERANGE, path, -1,
+                             "trace rank %lld is too large", (long long)rank);
+    fr->row.trace_rank = (int32_t)rank;
+    fr->row.node = c->o->gpus_per_node > 0
+                       ? (int32_t)(rank / c->o->gpus_per_node)
+                       : -1;
+    fr->tl.trace_rank = (int32_t)rank;
+    return TLM_OK;
+}
+
 /* Copies the trace's metadata and read statistics into fr and decides its
  * rank (fr->row.trace_rank, node, fr->tl.trace_rank). */
 static tlm_status take_meta(const tlm_job_reader *c, const tlm_trace *tr,
@@ -94,22 +116,10 @@ static tlm_status take_meta(const tlm_job_reader *c, const tlm_trace *tr,
         rank = row->name_rank >= 0 ? row->name_rank : row->dist_rank;
     else
         rank = row->dist_rank >= 0 ? row->dist_rank : row->name_rank;
-    if (rank < 0 && c->fl->n == 1)
-        rank = 0; /* a lone trace without any rank is rank 0 */
-    if (rank < 0)
-        return tlm_error_set(err, TLM_EINVAL, path, -1,
-                             "cannot tell the trace's rank: no "
-                             "distributedInfo.rank and the file name does "
-                             "not match --rank_regex");
-    if (rank >= TLM_JOB_MAX_WORLD)
-        return tlm_error_set(err, TLM_ERANGE, path, -1,
-                             "trace rank %lld is too large", (long long)rank);
-    row->trace_rank = (int32_t)rank;
-    row->node = c->o->gpus_per_node > 0
-                    ? (int32_t)(rank / c->o->gpus_per_node)
-                    : -1;
-    fr->tl.trace_rank = (int32_t)rank;
-    return take_gpu(c, tr, row, err);
+    tlm_status st = set_rank(c, path, fr, rank,
+                             "no distributedInfo.rank and the file name "
+                             "does not match --rank_regex", err);
+    return st == TLM_OK ? take_gpu(c, tr, row, err) : st;
 }
 
 /* Builds the trace's report (*rep): its GPU timeline goes into fr->tl.  A
@@ -207,24 +217,9 @@ static tlm_status analyse_events(const tlm_job_reader *c, const tlm_trace *tr,
 static tlm_status rank_of_name(const tlm_job_reader *c, const char *path,
                                tlm_job_fileres *fr, tlm_error *err)
 {
-    tlm_row_trace *row = &fr->row;
-    int64_t rank = row->name_rank;
-    if (rank < 0 && c->fl->n == 1)
-        rank = 0;
-    if (rank < 0)
-        return tlm_error_set(err, TLM_EINVAL, path, -1,
-                             "cannot tell the trace's rank: a rocprofv3 "
-                             "JSON has no distributedInfo and the file name "
-                             "does not match --rank_regex");
-    if (rank >= TLM_JOB_MAX_WORLD)
-        return tlm_error_set(err, TLM_ERANGE, path, -1,
-                             "trace rank %lld is too large", (long long)rank);
-    row->trace_rank = (int32_t)rank;
-    row->node = c->o->gpus_per_node > 0
-                    ? (int32_t)(rank / c->o->gpus_per_node)
-                    : -1;
-    fr->tl.trace_rank = (int32_t)rank;
-    return TLM_OK;
+    return set_rank(c, path, fr, fr->row.name_rank,
+                    "a rocprofv3 JSON has no distributedInfo and the file "
+                    "name does not match --rank_regex", err);
 }
 
 /* The GPU of a rocprof trace: --gpu_arch, else the bundled GPU its GPU
