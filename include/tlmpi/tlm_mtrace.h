@@ -5,7 +5,7 @@
  * each matched collective instance linked across ranks by flow events
  * (docs/views.md).
  *
- * The driver (mpi/mtrace.c) streams it in three steps, so that memory
+ * The driver (mpi/phase_timeline.c) streams it in three steps, so that memory
  * never depends on the number of events:
  *
  *   read     tlm_mtrace_part_write(): the events of one trace that the

@@ -3,7 +3,7 @@
  * pytorch, perfreport.md §8) as `tlmpi report` accepts it: the options
  * tlmpi implements map onto the report options, those that need Python
  * or that tlmpi does not implement are refused with a sentence saying
- * why and what to do instead.  Used by mpi/cmd_report.c only.
+ * why and what to do instead.  Used by cmd_report.c only.
  */
 #ifndef TLM_CMD_REPORT_TL_H
 #define TLM_CMD_REPORT_TL_H
