@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "discover.h"
+#include "grow.h"
 #include "tlmpi/tlm_sniff.h"
 #include "walk.h"
 
@@ -29,14 +30,8 @@ typedef struct strv {
 
 static int strv_add(strv *s, const char *text)
 {
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? 2 * s->cap : 64;
-        char **nv = realloc(s->v, nc * sizeof *nv);
-        if (!nv)
-            return -1;
-        s->v = nv;
-        s->cap = nc;
-    }
+    if (tlm_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v, 64))
+        return -1;
     size_t len = strlen(text);
     char *c = malloc(len + 1);
     if (!c)
