@@ -60,6 +60,7 @@ static tlm_mpi_ctx *run_ctx(tlm_audit *A, size_t i)
     if (!c)
         return NULL;
     c->comm = MPI_COMM_WORLD;
+    tlm_mpi_ctx_modules(c);
     c->me = A->me;
     c->np = A->np;
     c->o = A->o.a;

@@ -3,10 +3,9 @@
  * context (driver.h): rank 0's messages (prefixed for an audit's run and
  * collected in its sink), the status agreement before each collective
  * step, the clock and the times line of the phases, the test stall, the
- * heap bound of a process reading several traces.  It calls MPI only
- * through exchange.c (tlm_mpi_agree): one of the three files of mpi/ that
- * do not call MPI or HDF5 themselves (docs/architecture.md), kept here
- * because it is the driver's context, which holds an MPI communicator.
+ * heap bound of a process reading several traces; and the agreement
+ * itself (tlm_mpi_agree, exchange.h: an all-reduce of the status), which
+ * exchange.c's transfers also run before they move records.
  */
 #include "driver.h"
 
@@ -20,6 +19,16 @@
 #endif
 
 #include "exchange.h"
+
+/* The highest status of every rank (MPI_MAX all-reduce); TLM_EMPI when
+ * the all-reduce itself fails. */
+tlm_status tlm_mpi_agree(tlm_status st, MPI_Comm comm)
+{
+    int in = (int)st, out = 0;
+    if (MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+        return TLM_EMPI;
+    return (tlm_status)out;
+}
 
 /* Appends an error or warning line to a run's reason (audit). */
 static void sink_add(char *sink, size_t cap, const char *line)

@@ -2,8 +2,9 @@
  * driver.c - the tlmpi analysis mode (the MPI driver of
  * docs/architecture.md): MPI start and stop, the command line, and the
  * phases run in order over one context: setup, read and check, one phase
- * per registered module (modules.c, module.h), write and publish.  A phase returns the status every rank agreed on, so every
- * rank stops at the same phase; nothing is published unless the last one
+ * per registered module (the table below, module.h), write and publish.
+ * A phase returns the status every rank agreed on, so every rank stops at
+ * the same phase; nothing is published unless the last one
  * succeeds (temporary names, renamed by rank 0 at the end).
  */
 #include "analyze.h"
@@ -40,13 +41,35 @@ static const phase last_phases[] = {
 #define N_FIRST (sizeof first_phases / sizeof first_phases[0])
 #define N_LAST (sizeof last_phases / sizeof last_phases[0])
 
+/* The registered cross-rank analyses, one row per module, in the order
+ * of their phases.  Adding an analysis is its file (its hooks and its
+ * tlm_mpi_module) and its row here (docs/architecture.md, "How to add a
+ * cross-rank analysis"). */
+static const tlm_mpi_module *const modules[] = {
+    &tlm_mpi_mod_collectives, /* records to owners, instances, clocks,
+                               * stragglers and their causes, findings */
+    &tlm_mpi_mod_timeline,    /* --merged_trace */
+    &tlm_mpi_mod_tracelens,   /* TraceLens's collective tables */
+    &tlm_mpi_mod_steps,       /* per-step rows and their summary */
+    &tlm_mpi_mod_merge,       /* per-trace ops and kernels, ops merged */
+    &tlm_mpi_mod_hta,         /* --hta */
+};
+
+#define N_MODULES (sizeof modules / sizeof modules[0])
+_Static_assert(N_MODULES <= TLM_MPI_MAX_MODULES,
+               "TLM_MPI_MAX_MODULES bounds the table");
+
+void tlm_mpi_ctx_modules(tlm_mpi_ctx *c)
+{
+    c->mods = modules;
+    c->n_mods = N_MODULES;
+}
+
 void tlm_mpi_ctx_free(tlm_mpi_ctx *c)
 {
-    size_t nm;
-    const tlm_mpi_module *const *m = tlm_mpi_modules(&nm);
-    for (size_t i = 0; i < nm; i++)
-        if (m[i]->free)
-            m[i]->free(c, &c->mstate[i]);
+    for (size_t i = 0; i < c->n_mods; i++)
+        if (c->mods[i]->free)
+            c->mods[i]->free(c, &c->mstate[i]);
     tlm_cli_signals_untrack(&c->out);
     tlm_outset_free(&c->out);
     tlm_cli_filelist_free(&c->fl);
@@ -72,9 +95,7 @@ static void join_cmdline(int argc, char **argv, char *out, size_t cap)
 
 int tlm_mpi_n_phases(void)
 {
-    size_t nm;
-    tlm_mpi_modules(&nm);
-    return (int)(N_FIRST + nm + N_LAST);
+    return (int)(N_FIRST + N_MODULES + N_LAST);
 }
 
 /* Phase i of the run: a driver phase (*m NULL) or module *m's (its row
@@ -83,8 +104,8 @@ static const phase *phase_at(const tlm_mpi_ctx *c, int i,
                              const tlm_mpi_module **m, size_t *mi,
                              const char **name)
 {
-    size_t nm;
-    const tlm_mpi_module *const *mods = tlm_mpi_modules(&nm);
+    size_t nm = c->n_mods;
+    const tlm_mpi_module *const *mods = c->mods;
     *m = NULL;
     if ((size_t)i < N_FIRST || (size_t)i >= N_FIRST + nm) {
         const phase *p = (size_t)i < N_FIRST
@@ -153,6 +174,7 @@ int tlm_mpi_analyze(int argc, char **argv)
     c.t0 = tlm_mpi_now();
     c.t_launch = t_launch;
     c.cur = -1;
+    tlm_mpi_ctx_modules(&c);
     join_cmdline(argc, argv, c.cmdline, sizeof c.cmdline);
     tlm_error err;
     int code = 0;

@@ -11,18 +11,19 @@
  *                        with progress on rank 0
  *   phase_check.c        all-gather of the per-file results: bad traces,
  *                        duplicate and missing ranks, the world size
- *   one per module       the cross-rank analyses registered in modules.c
+ *   one per module       the cross-rank analyses registered in driver.c
  *                        (module.h): collectives, timeline, tracelens,
  *                        steps, merge, hta
  *   phase_write.c        tlmpi.h5 built by rank 0 from every rank's rows
  *                        under a temporary name (src/job/job_rows.c: rank 0's
  *                        collective rows; each module lists its datasets)
- *   phase_publish.c      rank 0 writes report.md and the CSV sheets under
- *                        temporary names (with what each module hands
- *                        over), then renames everything or removes
- *                        everything
+ *   ... and publish      (phase_write.c too) rank 0 writes report.md and
+ *                        the CSV sheets under temporary names (with what
+ *                        each module hands over), then renames everything
+ *                        or removes everything
  *
- * ctx.c holds what they all share (messages, agreement, times).
+ * ctx.c holds what they all share (messages, the status agreement,
+ * times).
  *
  * Every phase that follows a local failure point starts by agreeing on the
  * status (MPI_Allreduce MAX, tlm_mpi_agree), so every rank takes the same
@@ -116,7 +117,7 @@ enum {
     TLM_MPI_N_T
 };
 
-/* The most modules modules.c registers (module.h), and the most phases
+/* The most modules driver.c registers (module.h), and the most phases
  * driver.c runs: setup, read, check, one per module, write, publish. */
 #define TLM_MPI_MAX_MODULES 16
 #define TLM_MPI_N_PHASES (TLM_MPI_MAX_MODULES + 5)
@@ -169,6 +170,9 @@ typedef struct tlm_mpi_ctx {
     tlm_row_finding *find;   /* rank 0: collective findings (write phase,
                               * src/find/find_coll.c) */
     size_t n_find;
+    const struct tlm_mpi_module *const *mods; /* the registered modules
+                                               * (driver.c, module.h) */
+    size_t n_mods;
     void *mstate[TLM_MPI_MAX_MODULES]; /* each module's own state
                                         * (module.h), by its row */
     /* set by tlmpi audit (audit.c) for each of its runs */
@@ -192,7 +196,7 @@ tlm_status tlm_mpi_phase_write(tlm_mpi_ctx *c);
 tlm_status tlm_mpi_phase_publish(tlm_mpi_ctx *c);
 
 /* Indices of the phases: setup, read, check, then one per module
- * (modules.c), then write and publish. */
+ * (driver.c's table), then write and publish. */
 enum { TLM_MPI_PH_SETUP, TLM_MPI_PH_READ, TLM_MPI_PH_CHECK };
 
 /* The number of phases of a run (driver.c). */
@@ -205,6 +209,10 @@ int tlm_mpi_n_phases(void);
  * the first that fails; returns its agreed status (TLM_OK when all
  * succeeded). */
 tlm_status tlm_mpi_run_phases(tlm_mpi_ctx *c, int first, int last);
+
+/* Hands c the table of modules (driver.c): every context gets it before
+ * its first phase (the analysis, each run of an audit). */
+void tlm_mpi_ctx_modules(tlm_mpi_ctx *c);
 
 /* Frees everything c holds (not c itself). */
 void tlm_mpi_ctx_free(tlm_mpi_ctx *c);

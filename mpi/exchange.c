@@ -13,14 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-tlm_status tlm_mpi_agree(tlm_status st, MPI_Comm comm)
-{
-    int in = (int)st, out = 0;
-    if (MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-        return TLM_EMPI;
-    return (tlm_status)out;
-}
-
 static tlm_status rec_type(size_t size, MPI_Datatype *t, tlm_error *err)
 {
     if (size == 0 || size > INT_MAX ||

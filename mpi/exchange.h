@@ -39,7 +39,8 @@ tlm_status tlm_mpi_allgather(const void *recs, size_t n, size_t size,
                              MPI_Comm comm, void **out, size_t *n_out,
                              tlm_error *err);
 
-/* MPI_Allreduce(MPI_MAX) of a status: every rank gets the worst. */
+/* MPI_Allreduce(MPI_MAX) of a status: every rank gets the worst (defined
+ * in ctx.c beside tlm_mpi_check). */
 tlm_status tlm_mpi_agree(tlm_status st, MPI_Comm comm);
 
 #ifdef __cplusplus

@@ -1,6 +1,7 @@
 /*
  * module.h - the cross-rank analyses of the driver as modules, registered
- * in one table (modules.c), as Darshan registers its modules with
+ * in one table (driver.c's modules[], handed to every context as
+ * tlm_mpi_ctx.mods), as Darshan registers its modules with
  * darshan_module_funcs.  Each analysis that runs per rank, exchanges and
  * merges is one module: a row of hooks the driver calls at its points:
  *
@@ -70,14 +71,14 @@ typedef struct tlm_mpi_module {
     void (*free)(tlm_mpi_ctx *c, void **st);
 } tlm_mpi_module;
 
-/* The registered modules, in the order of their phases (modules.c);
- * *n gets their number (at most TLM_MPI_MAX_MODULES). */
-const tlm_mpi_module *const *tlm_mpi_modules(size_t *n);
-
 /* Is module m taking part in this run (its active hook, or always)? */
-int tlm_mpi_module_on(const tlm_mpi_module *m, const tlm_mpi_ctx *c);
+static inline int tlm_mpi_module_on(const tlm_mpi_module *m,
+                                    const tlm_mpi_ctx *c)
+{
+    return !m->active || m->active(c);
+}
 
-/* ---- the rows of modules.c: each module's file defines its own */
+/* ---- the rows of driver.c's table: each module's file defines its own */
 extern const tlm_mpi_module tlm_mpi_mod_collectives; /* phase_collectives.c */
 extern const tlm_mpi_module tlm_mpi_mod_timeline;    /* phase_timeline.c */
 extern const tlm_mpi_module tlm_mpi_mod_tracelens;   /* phase_tracelens.c */

@@ -86,8 +86,8 @@ static tlm_status collect(void *arg, int when, const tlm_job_trace_in *in,
                           tlm_error *err)
 {
     tlm_mpi_ctx *c = arg;
-    size_t nm;
-    const tlm_mpi_module *const *m = tlm_mpi_modules(&nm);
+    size_t nm = c->n_mods;
+    const tlm_mpi_module *const *m = c->mods;
     tlm_status st = TLM_OK;
     for (size_t i = 0; st == TLM_OK && i < nm; i++) {
         tlm_status (*hook)(tlm_mpi_ctx *, void **, const tlm_job_trace_in *,

@@ -37,12 +37,12 @@ def layers():
 def closure(deps):
     full = {}
     for l in deps:
-        seen, todo = set(), list(deps[l])
-        while todo:
-            d = todo.pop()
+        seen, stack = set(), list(deps[l])
+        while stack:
+            d = stack.pop()
             if d not in seen:
                 seen.add(d)
-                todo.extend(deps.get(d, ()))
+                stack.extend(deps.get(d, ()))
         full[l] = seen
     return full
 

@@ -10,9 +10,8 @@ Fails (exit 1, one line per problem) when
     it in backticks in its file cell (the first cell naming a file);
   - a file is the subject of two rows (described twice);
   - the map names, anywhere in backticks, a .c/.h file that does not exist;
-  - a .c file of mpi/ calls neither MPI nor HDF5 itself (directly, or
-    through the driver's two wrappers exchange.c and h5write.c) and does
-    not define main, unless the map lists it on its "Exceptions" line (three at most);
+  - a .c file of mpi/ calls neither MPI nor HDF5 itself and does not
+    define main, unless the map lists it on its "Exceptions" line (three at most);
   - the files of mpi/ call each other in a circle;
   - more than one .c file of src/ and mpi/ lists folders (opendir, nftw).
 The object files come from BUILD_DIR (CMakeFiles/tlmpi.dir/mpi/*.o).
@@ -29,10 +28,6 @@ TREES = ("src", "mpi", "include", "tools")
 # the generated protobuf-c code and the embedded replay runner
 GENERATED = {"tlm_version.h", "tlm_git.h", "xplane.pb-c.c", "xplane.pb-c.h",
              "replay_runner_py.c"}
-# mpi/ files whose only purpose is to call MPI (exchange.c: status
-# agreement, routing, gathers) and HDF5 (h5write.c: the table writer): a
-# file that calls them calls MPI or HDF5
-WRAPPERS = ("exchange.c", "h5write.c")
 FILE_RE = re.compile(r"^[\w./-]+\.(c|h|h\.in)$")
 problems = []
 
@@ -162,13 +157,8 @@ def check_mpi():
         defs[src] = {l.split()[-1] for l in nm(o, "--defined-only", "-g")
                      if len(l.split()) == 3}
         undefs[src] = {l.split()[-1] for l in nm(o, "-u")}
-    # the driver's two thin wrappers of MPI and HDF5 count as calling them
-    wrapped = set()
-    for w in WRAPPERS:
-        wrapped |= defs.get(w, set())
     for src in objs:
         calls = any(re.match(r"^(P?MPI_|ompi_|H5)", s) for s in undefs[src])
-        calls = calls or bool(undefs[src] & wrapped)
         if not calls and "main" not in defs[src] and src not in exc:
             problems.append(f"mpi/{src} calls neither MPI nor HDF5 "
                             f"(move it under src/, or list it as an exception)")
