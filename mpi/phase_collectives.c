@@ -76,8 +76,8 @@ static int cmp_mrow(const void *a, const void *b)
         return x->trace_rank < y->trace_rank ? -1 : 1;
     if (x->match_key != y->match_key)
         return x->match_key < y->match_key ? -1 : 1;
-    if (x->seq != y->seq)
-        return x->seq < y->seq ? -1 : 1;
+    if (x->match_seq != y->match_seq)
+        return x->match_seq < y->match_seq ? -1 : 1;
     return x->event_index < y->event_index ? -1
                                            : (x->event_index > y->event_index);
 }
@@ -262,6 +262,9 @@ static void member_row(const tlm_mpi_ctx *c, const tlm_coll_member *mm,
         tlm_strnset(o->pg_name, sizeof o->pg_name, inst->pg_name,
                         sizeof inst->pg_name);
     o->seq = mm->seq;
+    o->match_seq = mm->seq;
+    if (inst && (inst->flags & TLM_COLL_INST_P2P) && inst->trace_seq >= 0)
+        o->seq = inst->trace_seq; /* as in /collectives/instances */
     tlm_strset(o->coll, sizeof o->coll,
                    tlm_coll_type_name((tlm_coll_type)mm->coll));
     o->start_ns = mm->start_ns;

@@ -105,7 +105,12 @@ static tlm_status make_items(tlm_mpi_ctx *c, tlm_mtrace_anchors *an,
         int64_t at = find_anchor(an, r->trace_rank, (uint64_t)r->event_index);
         if (at < 0)
             continue;
-        const tlm_mtrace_anchor *a = &an->v[at];
+        /* the flow joins the members of the instance the matcher made (a
+         * record's own seq may be an unaligned ordinal) */
+        tlm_mtrace_anchor *a = &an->v[at];
+        a->match_key = r->match_key;
+        a->seq = r->match_seq;
+        a->flow_id = tlm_mtrace_flow_id(r->match_key, r->match_seq);
         tlm_mtrace_item *it = &(*items)[*n];
         memset(it, 0, sizeof *it);
         it->match_key = a->match_key;
@@ -169,7 +174,8 @@ static const char *clock_state(const tlm_mpi_ctx *c, size_t *n_raw)
         return "raw";
     }
     for (size_t i = 0; i < c->k.n_clk; i++)
-        if ((c->k.clk[i].flags & TLM_COLL_CLOCK_NO_DATA) &&
+        if ((c->k.clk[i].flags &
+             (TLM_COLL_CLOCK_NO_DATA | TLM_COLL_CLOCK_FEW_SAMPLES)) &&
             c->k.clk[i].trace_rank != c->res[0].row.trace_rank)
             (*n_raw)++;
     return *n_raw == 0 ? "corrected"
@@ -186,7 +192,8 @@ static tlm_status head(tlm_mpi_ctx *c, tlm_mtrace_z *z, tlm_error *err)
               "collectives across ranks): times are each trace's raw clock"
         : strcmp(cs, "partial") == 0
             ? "some ranks share no implicit-sync collective with the "
-              "others: their times are on their raw clocks"
+              "others, or fewer than 3: their times are on their raw "
+              "clocks"
             : "times corrected by the clock offsets of "
               "/collectives/clock";
     if (strcmp(cs, "corrected") != 0)

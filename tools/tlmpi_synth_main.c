@@ -65,6 +65,8 @@ static const char usage[] =
     "                          [0, J] us\n"
     "  --clip_first RANK:K     RANK's trace misses its first K collectives\n"
     "  --clip_last RANK:K      ... its last K (both repeatable)\n"
+    "  --p2p_seq FIRST:STEP    the Seq of each p2p pair's send/recv: FIRST,\n"
+    "                          FIRST + STEP, ... (default 1:1)\n"
     "Other:\n"
     "  --quiet                 print nothing on success\n"
     "  --help                  this text\n";
@@ -237,6 +239,16 @@ static int set_option(tlm_synth_opts *o, const char *name, const char *val,
             return bad(name, val);
     } else if (strcmp(name, "--clip_first") == 0) {
         if (parse_clip(val, o, 0))
+            return bad(name, val);
+    } else if (strcmp(name, "--p2p_seq") == 0) {
+        const char *colon = strchr(val, ':');
+        char first[32];
+        if (!colon || (size_t)(colon - val) >= sizeof first)
+            return bad(name, val);
+        memcpy(first, val, (size_t)(colon - val));
+        first[colon - val] = '\0';
+        if (parse_i64(first, &o->p2p_seq_first) ||
+            parse_i64(colon + 1, &o->p2p_seq_step))
             return bad(name, val);
     } else if (strcmp(name, "--clip_last") == 0) {
         if (parse_clip(val, o, 1))

@@ -238,8 +238,11 @@ enum {
     TLM_COLL_REC_ALIGNED = 1u << 8,  /* ordinal seq already aligned across
                                       * ranks (tlm_coll_records_apply_shifts)
                                       */
-    TLM_COLL_REC_UNALIGNED = 1u << 9 /* ordinal sequence of this rank could
+    TLM_COLL_REC_UNALIGNED = 1u << 9, /* ordinal sequence of this rank could
                                       * not be aligned: reported unmatched */
+    TLM_COLL_REC_TRACE_SEQ = 1u << 10 /* p2p record whose trace gave a Seq:
+                                       * kept in trace_seq (seq is the
+                                       * ordinal matching uses) */
 };
 
 /* One NCCL/RCCL kernel of one trace.  Flat and pointer-free.  Several
@@ -250,6 +253,8 @@ typedef struct tlm_coll_record {
     /* identity */
     uint64_t match_key;   /* hash of the PG identity (+ directed pair) */
     int64_t seq;          /* see seq_src; ordinal is 0-based */
+    int64_t trace_seq;    /* the trace's Seq of a p2p record (flag
+                           * TRACE_SEQ; else unused) */
     uint64_t pg_hash;     /* tlm_hash64(pg_name) (full, untruncated) */
     uint64_t sig;         /* hash(coll type (send/recv -> p2p), dtype,
                            * in_nelems, out_nelems) */
@@ -386,7 +391,10 @@ enum {
 /* One matched collective instance (pg, seq). */
 typedef struct tlm_coll_instance {
     uint64_t match_key;
-    int64_t seq;
+    int64_t seq;               /* identity (matching order; 0-based for
+                                * ordinal and p2p instances) */
+    int64_t trace_seq;         /* p2p: the trace's Seq of the send member
+                                * (else of the recv); -1 none */
     uint64_t pg_hash;
     uint64_t sig;
     int64_t in_nelems;
@@ -446,6 +454,7 @@ typedef struct tlm_coll_instance {
 typedef struct tlm_coll_member {
     uint64_t match_key;
     int64_t seq;
+    int64_t trace_seq;         /* p2p: its record's trace Seq; -1 none */
     int64_t start_ns;          /* raw (trace clock) */
     int64_t end_ns;
     int64_t dur_ns;            /* sum of kernel durations */
@@ -632,9 +641,16 @@ enum {
                                          * median raw start skew of the
                                          * rank's instances: the raw skews
                                          * are mostly clock error */
-    TLM_COLL_CLOCK_NOISY = 1u << 5      /* residual MAD >= |offset|: the
+    TLM_COLL_CLOCK_NOISY = 1u << 5,     /* residual MAD >= |offset|: the
                                          * offset is not significant */
+    TLM_COLL_CLOCK_FEW_SAMPLES = 1u << 6 /* estimated from fewer than
+                                         * min_samples instances: not
+                                         * applied (offset_ns 0, the
+                                         * estimate in end_estimate_ns) */
 };
+
+/* Fewest instances behind an applied offset (tlm_coll_clock_opts). */
+#define TLM_COLL_CLOCK_MIN_SAMPLES 3
 
 /* Estimated clock of one trace rank. */
 typedef struct tlm_coll_clock {
@@ -654,6 +670,9 @@ typedef struct tlm_coll_clock {
     int64_t n_causality_violations; /* instances where, after correction,
                               * this rank ends before another starts
                               * (beyond tol_ns) */
+    int64_t n_offset_samples; /* instances that span the rank's clock
+                              * domain and another: the evidence of its
+                              * offset (FEW_SAMPLES below min_samples) */
 } tlm_coll_clock;
 
 typedef struct tlm_coll_clock_opts {
@@ -670,6 +689,11 @@ typedef struct tlm_coll_clock_opts {
     int64_t tol_ns;           /* causality tolerance; default 1000 */
     double large_ratio;       /* LARGE threshold; default 0.5 */
     const tlm_alloc *alloc;
+    int64_t min_samples;      /* an offset from fewer instances spanning
+                               * its domain and another is not applied
+                               * (offset 0, FEW_SAMPLES); default
+                               * TLM_COLL_CLOCK_MIN_SAMPLES, <= 1: always
+                               * applied */
 } tlm_coll_clock_opts;
 
 TLM_API void tlm_coll_clock_opts_init(tlm_coll_clock_opts *opts);
@@ -688,7 +712,10 @@ TLM_API void tlm_coll_clock_opts_init(tlm_coll_clock_opts *opts);
  * causality (no rank finishes an instance before another member started
  * it, on corrected clocks): [lo_ns, hi_ns] are the bounds implied by every
  * instance given the other domains' offsets; an estimate outside is clamped
- * (flag CLAMPED).  mem: all members of the instances (any order; sorted
+ * (flag CLAMPED).  A domain whose offset rests on fewer than
+ * opts->min_samples instances spanning it and another domain keeps offset
+ * 0 (its estimate in end_estimate_ns, flag FEW_SAMPLES; the reference of a
+ * component is never flagged).  mem: all members of the instances (any order; sorted
  * internally on a copy).  *out: new array of n_ranks entries indexed by
  * trace rank, freed with tlm_coll_free(opts->alloc, *out).  Deterministic
  * and independent of the input order.  Errors: TLM_EINVAL, TLM_ENOMEM. */

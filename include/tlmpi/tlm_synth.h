@@ -112,6 +112,9 @@ typedef struct tlm_synth_opts {
                                  straggler late (needs straggler_rank);
                                  NONE = its kernels just start
                                  straggler_delay_ns late (default) */
+    int64_t p2p_seq_first;    /* Seq of each p2p pair's first send/recv */
+    int64_t p2p_seq_step;     /* and the step between its next ones (gaps
+                                 when > 1); 0, 0 = 1, 1 (default) */
 } tlm_synth_opts;
 
 /* Causes of --straggler_cause (docs/synth.md, docs/straggler-causes.md). */

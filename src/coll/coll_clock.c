@@ -25,6 +25,13 @@
  * b of another domain, s_a - e'_b <= theta_a <= e_a - s'_b.  The
  * intersection over all instances (other domains at their estimates) is
  * [lo, hi]; an estimate outside it is clamped into it.
+ *
+ * Evidence: a domain's offset rests on the instances that span it and
+ * another domain.  With fewer than min_samples of them (default 3) the
+ * offset is not applied: it stays 0 throughout the fit (the other domains
+ * are fitted around its raw clock), its free estimate is reported in
+ * end_estimate_ns and it is flagged FEW_SAMPLES.  One or two collectives
+ * cannot tell a clock error from a late rank.
  */
 #include "coll_internal.h"
 #include "search.h"
@@ -77,6 +84,7 @@ void tlm_coll_clock_opts_init(tlm_coll_clock_opts *opts)
     opts->max_iter = 10;
     opts->tol_ns = 1000;
     opts->large_ratio = 0.5;
+    opts->min_samples = TLM_COLL_CLOCK_MIN_SAMPLES;
 }
 
 void tlm_coll_clock_offsets(const tlm_coll_clock *clk, size_t n,
@@ -307,6 +315,9 @@ typedef struct clk {
     int32_t *parent, *ref_dom, *ref_rank;
     uint8_t *cross;
     uint32_t *dflags;
+    int64_t *dsamp;    /* per domain: cross-domain instances it joins */
+    int64_t *free_est; /* per domain: the estimate of a FEW one */
+    uint8_t *few;      /* per domain: too few samples, offset kept 0 */
     tlm_coll_clock *res;
 } clk;
 
@@ -315,6 +326,9 @@ static void clk_free(clk *c)
 {
     const tlm_alloc *a = c->a;
     tlm_coll_mfree(a, c->dflags);
+    tlm_coll_mfree(a, c->dsamp);
+    tlm_coll_mfree(a, c->free_est);
+    tlm_coll_mfree(a, c->few);
     tlm_coll_mfree(a, c->cross);
     tlm_coll_mfree(a, c->s);
     tlm_coll_mfree(a, c->tmp);
@@ -521,6 +535,33 @@ static int64_t inst_median_end(const clk *c, size_t i)
     return tlm_coll_median_i64(c->tmp, k);
 }
 
+/* Evidence per domain (dsamp[]: cross-domain instances it takes part in;
+ * its samples are in instance order in bydom) and few[]: below
+ * min_samples and not its component's anchor.  0, or -1 when out of
+ * memory. */
+static int clk_evidence(clk *c)
+{
+    size_t ndd = c->nd ? c->nd : 1;
+    c->dsamp = tlm_coll_calloc(c->a, ndd, sizeof *c->dsamp);
+    c->free_est = tlm_coll_calloc(c->a, ndd, sizeof *c->free_est);
+    c->few = tlm_coll_calloc(c->a, ndd, sizeof *c->few);
+    if (!c->dsamp || !c->free_est || !c->few)
+        return -1;
+    for (size_t d = 0; d < c->nd; d++) {
+        int32_t last = -1;
+        for (size_t q = c->dstart[d]; q < c->dstart[d + 1]; q++) {
+            const sample *x = &c->s[c->bydom[q]];
+            if (c->cross[x->inst] && x->inst != last)
+                c->dsamp[d]++;
+            last = x->inst;
+        }
+        int32_t root = uf_find(c->parent, (int32_t)d);
+        c->few[d] = c->o.min_samples > 1 && c->dsamp[d] < c->o.min_samples &&
+                    c->ref_dom[root] != (int32_t)d;
+    }
+    return 0;
+}
+
 /* Relative fit: start from the spanning tree of pairwise differences, then
  * median polish over the instances that span two or more domains (one
  * inside a domain says nothing about offsets between domains; with its own
@@ -533,8 +574,14 @@ static int clk_fit(clk *c)
     c->cross = tlm_coll_calloc(c->a, c->ni ? c->ni : 1, sizeof *c->cross);
     if (!c->cross || tree_offsets(c->a, s, c->ns, c->istart, c->ni, c->nd,
                                   c->ref_dom, c->parent, theta, c->cross,
-                                  tmp))
+                                  tmp) ||
+        clk_evidence(c))
         return -1;
+    for (size_t d = 0; d < c->nd; d++)
+        if (c->few[d]) { /* not applied: fitted around its raw clock */
+            c->free_est[d] = theta[d];
+            theta[d] = 0;
+        }
     for (int it = 0; it < c->o.max_iter; it++) {
         for (size_t i = 0; i < c->ni; i++)
             if (c->cross[i])
@@ -552,6 +599,11 @@ static int clk_fit(clk *c)
         for (size_t d = 0; d < c->nd; d++) {
             int32_t root = uf_find(c->parent, (int32_t)d);
             int64_t v = sub(est[d], est[c->ref_dom[root]]);
+            if (c->few[d]) {
+                changed |= v != c->free_est[d];
+                c->free_est[d] = v;
+                continue;
+            }
             if (v != theta[d])
                 changed = 1;
             theta[d] = v;
@@ -560,7 +612,7 @@ static int clk_fit(clk *c)
             break;
     }
     for (size_t d = 0; d < c->nd; d++)
-        est[d] = theta[d];
+        est[d] = c->few[d] ? c->free_est[d] : theta[d];
     return 0;
 }
 
@@ -643,11 +695,13 @@ static int clk_clamp(clk *c)
         return -1;
     for (size_t d = 0; d < c->nd; d++) {
         int32_t root = uf_find(c->parent, (int32_t)d);
+        if (c->few[d])
+            c->dflags[d] |= TLM_COLL_CLOCK_FEW_SAMPLES;
         if (c->lo[d] > c->hi[d]) {
             c->dflags[d] |= TLM_COLL_CLOCK_INFEASIBLE;
             continue;
         }
-        if (c->ref_dom[root] == (int32_t)d)
+        if (c->ref_dom[root] == (int32_t)d || c->few[d])
             continue;
         if (theta[d] < c->lo[d]) {
             theta[d] = c->lo[d];
@@ -718,6 +772,7 @@ static void clk_write(clk *c)
             ck->mad_ns = c->mad[d];
             ck->reference_rank = c->ref_rank[root];
             ck->flags = c->dflags[d];
+            ck->n_offset_samples = c->dsamp[d];
             if (x->rank == c->ref_rank[root])
                 ck->flags |= TLM_COLL_CLOCK_REFERENCE;
         }

@@ -271,6 +271,7 @@ static int emit_instance(builder *b, item *its, size_t n, int64_t seq,
     memset(in, 0, sizeof *in);
     in->match_key = rep->match_key;
     in->seq = seq;
+    in->trace_seq = -1;
     in->pg_hash = rep->pg_hash;
     in->sig = best;
     in->in_nelems = rep->in_nelems;
@@ -304,6 +305,10 @@ static int emit_instance(builder *b, item *its, size_t n, int64_t seq,
         memset(m, 0, sizeof *m);
         m->match_key = in->match_key;
         m->seq = seq;
+        m->trace_seq = (r->flags & TLM_COLL_REC_TRACE_SEQ) ? r->trace_seq : -1;
+        if (m->trace_seq >= 0 &&
+            (in->trace_seq < 0 || r->coll == TLM_COLL_SEND))
+            in->trace_seq = m->trace_seq; /* the send's, else the recv's */
         m->start_ns = its[i].start;
         m->end_ns = its[i].end;
         m->dur_ns = its[i].dur;

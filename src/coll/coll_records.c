@@ -1042,6 +1042,10 @@ static void rec_identity(const meta *m, tlm_coll_type ct, tlm_dtype dt,
                                     (uint64_t)dst);
         r->seq_src = TLM_COLL_SEQ_P2P;
         r->seq = -1;
+        if (m->seq_src >= 0) { /* the trace's own, kept for the outputs */
+            r->trace_seq = m->seq;
+            r->flags |= TLM_COLL_REC_TRACE_SEQ;
+        }
     } else if (m->seq_src >= 0) {
         r->seq_src = (uint8_t)m->seq_src;
         r->seq = m->seq;

@@ -196,7 +196,9 @@ static int coll_args(char *b, size_t cap, size_t *o,
            lit(b, cap, o, tlm_coll_type_name((tlm_coll_type)r->coll)) ||
            lit(b, cap, o, "\",\"pg\":") ||
            tlm_mtrace_json_str(b, cap, o, r->pg_name, pn) ||
-           lit(b, cap, o, ",\"seq\":") || num(b, cap, o, r->seq) ||
+           lit(b, cap, o, ",\"seq\":") ||
+           num(b, cap, o,
+               (r->flags & TLM_COLL_REC_TRACE_SEQ) ? r->trace_seq : r->seq) ||
            lit(b, cap, o, ",\"bytes\":") || num(b, cap, o, r->bytes) ||
            lit(b, cap, o, "}");
 }

@@ -79,6 +79,9 @@ static void instance_row(const tlm_coll_instance *s, tlm_row_instance *o)
     FIXSTR(o->dtype, s->dtype_name);
     FIXSTR(o->algo, s->algo);
     INSTANCE_SAME(SAME_)
+    o->match_seq = s->seq; /* p2p: seq is the trace's Seq where it has one */
+    if ((s->flags & TLM_COLL_INST_P2P) && s->trace_seq >= 0)
+        o->seq = s->trace_seq;
     o->incomplete = (s->flags & TLM_COLL_INST_INCOMPLETE) != 0;
 }
 
@@ -127,6 +130,8 @@ static void summary_row(const tlm_coll_summary_row *s, tlm_row_summary *o)
 static void clock_row(const tlm_coll_clock *s, tlm_row_clock *o)
 {
     CLOCK_SAME(SAME_)
+    o->n_offset_samples = s->n_offset_samples;
+    o->few_samples = (s->flags & TLM_COLL_CLOCK_FEW_SAMPLES) != 0;
 }
 
 /* Numeric fields /stragglers takes as they are. */

@@ -75,3 +75,26 @@ int32_t tlm_out_straggler_pick(const tlm_coll_straggler_row *rows, size_t n,
     return (double)*wait_ns > threshold_us * 1e3 ? t->trace_rank
                                                  : TLM_OUT_NO_STRAGGLER;
 }
+
+int32_t tlm_out_straggler_pick_raw(const tlm_coll_straggler_row *rows,
+                                   size_t n, double threshold_us,
+                                   int64_t *wait_ns, int32_t *top)
+{
+    const tlm_coll_straggler_row *t = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const tlm_coll_straggler_row *r = &rows[i];
+        if (!r->overall)
+            continue;
+        if (!t || r->wait_caused_ns > t->wait_caused_ns ||
+            (r->wait_caused_ns == t->wait_caused_ns &&
+             r->trace_rank < t->trace_rank))
+            t = r;
+    }
+    *wait_ns = 0;
+    *top = t ? t->trace_rank : -1;
+    if (!t || t->n_instances <= 0)
+        return TLM_OUT_NO_STRAGGLER;
+    *wait_ns = t->wait_caused_ns / t->n_instances;
+    return (double)*wait_ns > threshold_us * 1e3 ? t->trace_rank
+                                                 : TLM_OUT_NO_STRAGGLER;
+}

@@ -51,6 +51,13 @@ int32_t tlm_out_straggler_pick(const tlm_coll_straggler_row *rows, size_t n,
                                double threshold_us, int64_t *wait_ns,
                                int32_t *top);
 
+/* The same verdict on raw (uncorrected) clocks: by wait_caused_ns.  A
+ * verdict that differs from tlm_out_straggler_pick()'s is one the clock
+ * offsets made (report.md names both). */
+int32_t tlm_out_straggler_pick_raw(const tlm_coll_straggler_row *rows,
+                                   size_t n, double threshold_us,
+                                   int64_t *wait_ns, int32_t *top);
+
 #ifdef __cplusplus
 }
 #endif

@@ -109,7 +109,8 @@ static const char *flags_text(uint32_t fl, char *buf, size_t cap)
                  {TLM_COLL_CLOCK_CLAMPED, "clamped"},
                  {TLM_COLL_CLOCK_INFEASIBLE, "infeasible"},
                  {TLM_COLL_CLOCK_LARGE, "large"},
-                 {TLM_COLL_CLOCK_NOISY, "noisy"}};
+                 {TLM_COLL_CLOCK_NOISY, "noisy"},
+                 {TLM_COLL_CLOCK_FEW_SAMPLES, "few samples: not applied"}};
     size_t len = 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (fl & names[i].bit) {
@@ -385,6 +386,53 @@ static void md_collectives(FILE *f, const tlm_out_results *r)
     fputc('\n', f);
 }
 
+/* One straggler verdict in words: "rank R (W us per collective)" or "no
+ * straggler (the most, rank R, W us)". */
+static void verdict_words(FILE *f, int32_t s, int32_t top, int64_t wait_ns)
+{
+    if (s == TLM_OUT_NO_STRAGGLER)
+        fprintf(f, "no straggler (the most, rank %d, %.1f us per "
+                   "collective)",
+                top, (double)wait_ns / 1e3);
+    else
+        fprintf(f, "rank %d (the others waited %.1f us per collective "
+                   "for it)",
+                s, (double)wait_ns / 1e3);
+}
+
+/* When the clock offsets change the straggler verdict, says so and gives
+ * both: on raw clocks and on corrected ones. */
+static void md_verdict_clock(FILE *f, const tlm_out_results *r)
+{
+    double thr = r->opts ? r->opts->straggler_threshold_us
+                         : TLM_CLI_DEFAULT_STRAGGLER_US;
+    int64_t wc = 0, wr = 0;
+    int32_t tc = -1, tr = -1;
+    int32_t sc = tlm_out_straggler_pick(r->strag, r->n_strag, thr, &wc, &tc);
+    int32_t sr = tlm_out_straggler_pick_raw(r->strag, r->n_strag, thr, &wr,
+                                            &tr);
+    size_t n_few = 0;
+    for (size_t i = 0; i < r->n_clk; i++)
+        n_few += (r->clk[i].flags & TLM_COLL_CLOCK_FEW_SAMPLES) != 0;
+    if (n_few)
+        fprintf(f, "The clock offset%s of %zu rank%s %s not applied "
+                   "(estimated from fewer than %d instances, \"Clock "
+                   "offsets\"): waits that involve %s are on raw clocks and "
+                   "may be clock error, not lateness.\n\n",
+                n_few == 1 ? "" : "s", n_few, n_few == 1 ? "" : "s",
+                n_few == 1 ? "is" : "are", TLM_COLL_CLOCK_MIN_SAMPLES,
+                n_few == 1 ? "it" : "them");
+    if (sc == sr)
+        return;
+    fputs("Clock correction changes the straggler verdict: on raw "
+          "(uncorrected) clocks ", f);
+    verdict_words(f, sr, tr, wr);
+    fputs("; on corrected clocks (the applied offsets under \"Clock "
+          "offsets\") ", f);
+    verdict_words(f, sc, tc, wc);
+    fputs(".\n\n", f);
+}
+
 /* The straggler headline: the rank the others waited for most (t, the
  * first overall row by caused wait), named only beyond the threshold. */
 static void md_straggler_verdict(FILE *f, const tlm_out_results *r,
@@ -401,6 +449,7 @@ static void md_straggler_verdict(FILE *f, const tlm_out_results *r,
                    "%.1f us per collective (--straggler_threshold_us); the "
                    "most, rank %d, %.1f us.\n\n",
                 thr, top, (double)wait_ns / 1e3);
+        md_verdict_clock(f, r);
         return;
     }
     fprintf(f, "Straggler: rank %d arrives last most expensively: the "
@@ -410,6 +459,7 @@ static void md_straggler_verdict(FILE *f, const tlm_out_results *r,
             t->trace_rank, ms(t->wait_caused_corr_ns),
             (double)wait_ns / 1e3, thr,
             (double)t->last_credit_corr_u / 1e6, (long long)t->n_instances);
+    md_verdict_clock(f, r);
     if (r->n_cause) {
         fprintf(f, "Why rank %d is late (its window before each collective "
                    "it arrived last at against the median rank's; "
@@ -468,8 +518,45 @@ static void md_clock_row(FILE *f, const tlm_coll_clock *k)
         snprintf(hi, sizeof hi, "%.3f", (double)k->hi_ns / 1e3);
     fprintf(f, "| %d | %.3f | [%s, %s] | %.3f | %lld | %s |\n",
             k->trace_rank, (double)k->offset_ns / 1e3, lo, hi,
-            (double)k->mad_ns / 1e3, (long long)k->n_samples,
+            (double)k->mad_ns / 1e3, (long long)k->n_offset_samples,
             flags_text(k->flags, fl, sizeof fl));
+}
+
+/* The evidence of the offsets: every applied offset over 1 ms and every
+ * estimate not applied (fewer than TLM_COLL_CLOCK_MIN_SAMPLES instances),
+ * each with its sample count (at most 32 of each, then a count). */
+static void md_clock_evidence(FILE *f, const tlm_out_results *r)
+{
+    for (int few = 0; few < 2; few++) {
+        size_t n = 0;
+        for (size_t i = 0; i < r->n_clk; i++) {
+            const tlm_coll_clock *k = &r->clk[i];
+            int is_few = (k->flags & TLM_COLL_CLOCK_FEW_SAMPLES) != 0;
+            int64_t v = is_few ? k->end_estimate_ns : k->offset_ns;
+            if (is_few != few || (!few && v >= -1000000 && v <= 1000000))
+                continue;
+            if (n == 0 && few)
+                fprintf(f, "Not applied (estimated from fewer than %d "
+                           "instances across clock domains: offset 0, the "
+                           "rank's times stay on its own clock):",
+                        TLM_COLL_CLOCK_MIN_SAMPLES);
+            else if (n == 0)
+                fputs("Applied offsets over 1 ms:", f);
+            if (n < 32)
+                fprintf(f, "%s rank %d %s %+.3f ms from %lld sample%s",
+                        n ? "," : "", k->trace_rank,
+                        few ? "estimate" : "offset", (double)v / 1e6,
+                        (long long)k->n_offset_samples,
+                        k->n_offset_samples == 1 ? "" : "s");
+            n++;
+        }
+        if (n > 32)
+            fprintf(f, " and %zu more", n - 32);
+        if (n)
+            fputs(".\n\n", f);
+        else if (!few)
+            fputs("No applied offset exceeds 1 ms.\n\n", f);
+    }
 }
 
 /* The estimated clock offsets (beyond 64 ranks, only non-zero ones, at
@@ -488,8 +575,9 @@ static void md_clocks(FILE *f, const tlm_out_results *r)
                "offset (end times of implicit-sync collectives; skews "
                "and waits \"corrected\" use them).\n\n",
             nz, r->n_clk);
+    md_clock_evidence(f, r);
     fputs("| rank | offset (us) | causality bounds (us) | residual MAD "
-          "(us) | samples | flags |\n|---|---|---|---|---|---|\n",
+          "(us) | offset samples | flags |\n|---|---|---|---|---|---|\n",
           f);
     size_t shown = 0;
     for (size_t i = 0; i < r->n_clk && shown < 64; i++) {

@@ -155,6 +155,10 @@ static tlm_status validate(const tlm_synth_opts *o, tlm_error *err)
         BAD("--straggler_cause: slow_kernels, host_busy or late_launch");
     if (o->straggler_cause != TLM_SYNTH_CAUSE_NONE && o->straggler_rank < 0)
         BAD("--straggler_cause needs --straggler RANK");
+    if (o->p2p_seq_first < 0 || o->p2p_seq_step < 0 ||
+        o->p2p_seq_first > ((int64_t)1 << 40) ||
+        o->p2p_seq_step > ((int64_t)1 << 20))
+        BAD("--p2p_seq FIRST:STEP: 0 <= FIRST <= 2^40, 0 <= STEP <= 2^20");
     if (o->n_clips < 0 || o->n_clips > TLM_SYNTH_MAX_CLIPS)
         BAD("at most %d --clip_first/--clip_last options",
             TLM_SYNTH_MAX_CLIPS);

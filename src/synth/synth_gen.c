@@ -1381,6 +1381,10 @@ static tlm_status colls_create(syn_job *job, int ckind, int64_t n, int step)
             break;
         }
         c->seq = ++job->pg_seq[pgi];
+        if (ckind == SYN_C_P2P && (job->o.p2p_seq_first || job->o.p2p_seq_step))
+            c->seq = (job->o.p2p_seq_first ? job->o.p2p_seq_first : 1) +
+                     (c->seq - 1) *
+                         (job->o.p2p_seq_step ? job->o.p2p_seq_step : 1);
         c->step = step;
         c->first_member = t->n_members;
         c->n_members = sz;

@@ -46,13 +46,14 @@ TLM_ROWTAB_(tlm_tab_kernels, tlm_row_kernel, "kernels",
 #define TLM_ROW tlm_row_instance
 TLM_ROWTAB_(tlm_tab_instances, tlm_row_instance, "collectives/instances",
                "One row per collective instance (process group, sequence "
-               "number) matched across ranks, sorted by (match_key, seq).",
+               "number) matched across ranks, sorted by (match_key, "
+               "match_seq).",
                TLM_TAB_INSTANCES)
 #undef TLM_ROW
 #define TLM_ROW tlm_row_member
 TLM_ROWTAB_(tlm_tab_members, tlm_row_member, "collectives/per_rank",
                "One row per (collective instance, rank), sorted by "
-               "(trace_rank, match_key, seq).",
+               "(trace_rank, match_key, match_seq).",
                TLM_TAB_MEMBERS)
 #undef TLM_ROW
 #define TLM_ROW tlm_row_unmatched

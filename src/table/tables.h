@@ -141,6 +141,7 @@ extern "C" {
       "process group description (pg_desc: \"TP\", \"default_pg\"), \"\"")   \
     X(I64, seq, 0, "", "sequence number within the process group")        \
     X(STR, seq_src, 12, "", "trace | concrete | ordinal | p2p")            \
+    X(I64, match_seq, 0, "", "tlmpi's matching order (p2p: own count)")    \
     X(STR, coll, 16, "", "collective type (allreduce, allgather, ...)")   \
     X(STR, coll_name, 32, "", "Collective name as in the trace")          \
     X(STR, dtype, 24, "", "element type (c10 name)")                       \
@@ -188,6 +189,7 @@ extern "C" {
     X(I32, trace_rank, 0, "", "rank")                                       \
     X(STR, pg_name, 64, "", "process group name")                          \
     X(I64, seq, 0, "", "sequence number (as in /collectives/instances)")   \
+    X(I64, match_seq, 0, "", "match_seq of its instance")                  \
     X(STR, coll, 16, "", "collective type")                                \
     X(I64, start_ns, 0, "ns", "kernel start (raw trace clock)")            \
     X(I64, end_ns, 0, "ns", "kernel end (raw trace clock)")                \
@@ -259,6 +261,8 @@ extern "C" {
     X(I64, median_skew_ns, 0, "ns", "median raw start skew")               \
     X(I64, n_samples, 0, "", "instances used")                             \
     X(I64, n_causality_violations, 0, "", "instances violating causality") \
+    X(I64, n_offset_samples, 0, "", "instances across its clock domain")  \
+    X(I32, few_samples, 0, "", "1: fewer than 3, offset not applied (0)") \
     X(I64, flags, 0, "", "TLM_COLL_CLOCK_* bits (tlm_coll.h)")
 
 /* /stragglers: one row per (process group, rank) and per rank overall. */

@@ -6,7 +6,8 @@
  * per-node clock offsets, with a straggling kernel as outlier; then the
  * causality clamp, anchoring, components, ranks without data, and input
  * order independence; the offsets of a matched 2-node job (records from
- * tlm_test_coll.h); allocation failures.
+ * tlm_test_coll.h); allocation failures; offsets from fewer than 3
+ * samples not applied.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -482,6 +483,95 @@ static void test_alloc_failures(void **state)
     assert_true(tc_alloc_torture(clock_of, m) >= 1);
 }
 
+/* The evidence rule: ranks 0 and 1 (rank 1 +7 us) share 6 instances;
+ * rank 2, whose clock is 621 ms behind, joins only the first n2 of them.
+ * With fewer than 3 samples its offset is not applied (0, FEW_SAMPLES, the
+ * estimate kept in end_estimate_ns) and the others' offsets stay exact;
+ * with 3 it is applied; min_samples 1 applies one sample; a component's
+ * reference is never flagged; with domains the count is the domain's. */
+static size_t build_few(tlm_coll_member *m, int n2)
+{
+    size_t n = 0;
+    const int64_t off2 = -621000000;
+    for (int c = 0; c < 6; c++) {
+        int64_t T = (int64_t)c * 1000000;
+        m[n++] = mkmem(5, c, 0, T, T + 50000);
+        m[n++] = mkmem(5, c, 1, T + 7000 + 3000, T + 57000);
+        if (c < n2)
+            m[n++] = mkmem(5, c, 2, T + 2000 + off2, T + 50000 + off2);
+    }
+    return n;
+}
+
+static void test_few_samples(void **state)
+{
+    (void)state;
+    tlm_coll_member m[32];
+    tlm_coll_clock_opts o;
+    tlm_coll_clock_opts_init(&o);
+    assert_int_equal(o.min_samples, 3);
+    tlm_coll_clock *clk = NULL;
+    size_t nc = 0;
+    for (int n2 = 1; n2 <= 3; n2++) {
+        size_t n = build_few(m, n2);
+        assert_int_equal(tlm_coll_clock_estimate(m, n, &o, &clk, &nc, NULL),
+                         TLM_OK);
+        assert_int_equal(nc, 3);
+        assert_int_equal(clk[1].offset_ns, 7000);
+        assert_int_equal(clk[1].n_offset_samples, 6);
+        assert_false(clk[1].flags & TLM_COLL_CLOCK_FEW_SAMPLES);
+        assert_false(clk[0].flags & TLM_COLL_CLOCK_FEW_SAMPLES);
+        assert_int_equal(clk[2].n_offset_samples, n2);
+        if (n2 < 3) {
+            assert_int_equal(clk[2].offset_ns, 0);
+            assert_true(clk[2].flags & TLM_COLL_CLOCK_FEW_SAMPLES);
+            assert_int_equal(clk[2].end_estimate_ns, -621000000);
+        } else {
+            assert_int_equal(clk[2].offset_ns, -621000000);
+            assert_false(clk[2].flags & TLM_COLL_CLOCK_FEW_SAMPLES);
+        }
+        int64_t off[3];
+        tlm_coll_clock_offsets(clk, 3, off);
+        assert_int_equal(off[2], n2 < 3 ? 0 : -621000000);
+        tlm_coll_free(NULL, clk);
+    }
+    /* one sample, applied when asked */
+    size_t n = build_few(m, 1);
+    o.min_samples = 1;
+    assert_int_equal(tlm_coll_clock_estimate(m, n, &o, &clk, &nc, NULL),
+                     TLM_OK);
+    assert_int_equal(clk[2].offset_ns, -621000000);
+    assert_false(clk[2].flags & TLM_COLL_CLOCK_FEW_SAMPLES);
+    tlm_coll_free(NULL, clk);
+    /* two ranks, two instances: the reference keeps its 0 unflagged */
+    o.min_samples = 3;
+    n = 0;
+    for (int c = 0; c < 2; c++) {
+        m[n++] = mkmem(6, c, 0, c * 1000000, c * 1000000 + 40000);
+        m[n++] = mkmem(6, c, 1, c * 1000000 + 5000, c * 1000000 + 45000);
+    }
+    assert_int_equal(tlm_coll_clock_estimate(m, n, &o, &clk, &nc, NULL),
+                     TLM_OK);
+    assert_true(clk[0].flags & TLM_COLL_CLOCK_REFERENCE);
+    assert_false(clk[0].flags & TLM_COLL_CLOCK_FEW_SAMPLES);
+    assert_true(clk[1].flags & TLM_COLL_CLOCK_FEW_SAMPLES);
+    assert_int_equal(clk[1].offset_ns, 0);
+    assert_int_equal(clk[1].end_estimate_ns, 5000);
+    tlm_coll_free(NULL, clk);
+    /* domains {0, 1} and {2}: rank 2's domain has n2 = 2 samples */
+    n = build_few(m, 2);
+    int32_t dom[3] = {0, 0, 1};
+    o.domain_of_rank = dom;
+    o.n_domain_of_rank = 3;
+    assert_int_equal(tlm_coll_clock_estimate(m, n, &o, &clk, &nc, NULL),
+                     TLM_OK);
+    assert_int_equal(clk[2].n_offset_samples, 2);
+    assert_true(clk[2].flags & TLM_COLL_CLOCK_FEW_SAMPLES);
+    assert_int_equal(clk[2].offset_ns, 0);
+    assert_int_equal(clk[1].offset_ns, 0);
+    tlm_coll_free(NULL, clk);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -494,6 +584,7 @@ int main(void)
         cmocka_unit_test(test_within_node_instances),
         cmocka_unit_test(test_matched_job),
         cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_few_samples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -125,11 +125,37 @@ static void test_straggler_pick(void **state)
     assert_int_equal(w, 0);
 }
 
+/* The raw verdict reads the raw caused waits: clock offsets that move the
+ * straggler from rank 3 (raw) to rank 1 (corrected) give two verdicts. */
+static void test_straggler_pick_raw(void **state)
+{
+    (void)state;
+    int64_t w = -5;
+    int32_t top = -5;
+    assert_int_equal(tlm_out_straggler_pick_raw(NULL, 0, 50.0, &w, &top),
+                     TLM_OUT_NO_STRAGGLER);
+    assert_int_equal(top, -1);
+    tlm_coll_straggler_row r[3] = {srow(0, 1, 10, 1000), srow(1, 1, 10,
+                                   9000000), srow(3, 1, 10, 2000)};
+    r[0].wait_caused_ns = 3000;
+    r[1].wait_caused_ns = 4000;
+    r[2].wait_caused_ns = 20000000;
+    assert_int_equal(tlm_out_straggler_pick(r, 3, 50.0, &w, &top), 1);
+    assert_int_equal(tlm_out_straggler_pick_raw(r, 3, 50.0, &w, &top), 3);
+    assert_int_equal(w, 2000000);
+    /* under the threshold on raw clocks: none, the top named */
+    r[2].wait_caused_ns = 400000;
+    assert_int_equal(tlm_out_straggler_pick_raw(r, 3, 50.0, &w, &top),
+                     TLM_OUT_NO_STRAGGLER);
+    assert_int_equal(top, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_summary),
         cmocka_unit_test(test_straggler_pick),
+        cmocka_unit_test(test_straggler_pick_raw),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
