@@ -64,8 +64,8 @@ def main(path, gt_path, clock, filt="all"):
     if not kern:
         fail("no collective kernel events")
 
-    # p2p sequence numbers are ordinals per directed pair, not the ground
-    # truth's group sequence: p2p is checked through its flows only
+    # p2p is checked through its flows only here (its args carry the
+    # trace's Seq, which schema 2 traces lack; test_p2p_seq.sh checks it)
     colls = [c for c in gt["collectives"] if c["name"] != "send"]
     ns = lambda us: int(round(us * 1000))
     shifts, n_mem = [], 0
