@@ -38,8 +38,12 @@ tlm_status tlm_coll_exposed_split(const int64_t *x, size_t n_x,
             st = tlm_ivl_push(&un, s, e);
             continue;
         }
-        int64_t w = m[i].wait_ns > 0 ? m[i].wait_ns : 0;
-        int64_t at = w < e - s ? s + w : e; /* the last start, clipped */
+        /* the last start, clipped to the kernel (unsigned: e - s may
+         * pass INT64_MAX, s + w stays below e) */
+        uint64_t w = m[i].wait_ns > 0 ? (uint64_t)m[i].wait_ns : 0;
+        int64_t at = w < (uint64_t)e - (uint64_t)s
+                         ? (int64_t)((uint64_t)s + w)
+                         : e;
         if (at > s)
             st = tlm_ivl_push(&wt, s, at);
         if (st == TLM_OK && e > at)

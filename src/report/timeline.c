@@ -170,6 +170,16 @@ tlm_status tlm_gpu_timeline_compute(tlm_tree *tree, int include_unlinked,
                        out, err);
 }
 
+/* a + b, saturated at the int64 range (times from an untrusted trace). */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b)
+        return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b)
+        return INT64_MIN;
+    return a + b;
+}
+
 tlm_status tlm_gpu_exposed_comm_ns(const tlm_tree *tree,
                                    int include_unlinked, int64_t base_ns,
                                    int64_t **iv, size_t *n_iv)
@@ -192,7 +202,8 @@ tlm_status tlm_gpu_exposed_comm_ns(const tlm_tree *tree,
         uint8_t k = gpu_bucket(tr, e, bucket, nnames);
         if (k == 3)
             continue;
-        st = tlm_ivl_push(k == 2 ? &comm : &comp, e->ts, e->ts + e->dur);
+        st = tlm_ivl_push(k == 2 ? &comm : &comp, e->ts,
+                          sat_add(e->ts, e->dur));
     }
     if (st == TLM_OK) {
         comp.n = tlm_ivl_union(comp.v, comp.n);
@@ -203,8 +214,8 @@ tlm_status tlm_gpu_exposed_comm_ns(const tlm_tree *tree,
         *iv = malloc(2 * x.n * sizeof **iv);
         st = *iv ? TLM_OK : TLM_ENOMEM;
         for (size_t i = 0; st == TLM_OK && i < x.n; i++) {
-            (*iv)[2 * i] = x.v[i].s + base_ns;
-            (*iv)[2 * i + 1] = x.v[i].e + base_ns;
+            (*iv)[2 * i] = sat_add(x.v[i].s, base_ns);
+            (*iv)[2 * i + 1] = sat_add(x.v[i].e, base_ns);
         }
         *n_iv = st == TLM_OK ? x.n : 0;
     }

@@ -103,6 +103,13 @@ static void test_edges(void **state)
     assert_int_equal(s.waiting_ns + s.transfer_ns + s.unknown_ns, 0);
     s = split(x, 1, NULL, 0);
     assert_int_equal(s.unknown_ns, 100);
+    /* a kernel spanning most of the int64 range (a broken trace): no
+     * overflow, the wait still splits it */
+    const tlm_coll_xspan big = {INT64_MIN + 10, INT64_MAX - 10, 1000, 0, 1};
+    const int64_t xb[] = {INT64_MIN + 10, INT64_MIN + 2010};
+    s = split(xb, 1, &big, 1);
+    assert_int_equal(s.waiting_ns, 1000);
+    assert_int_equal(s.transfer_ns, 1000);
 }
 
 int main(void)
