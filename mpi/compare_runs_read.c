@@ -95,19 +95,54 @@ static tlm_status check_attrs(hid_t f, tlm_cr_run *r, tlm_error *err)
     return TLM_OK;
 }
 
-/* Every column of t in the file type ft. */
+/* Columns that files of an older tlmpi lack: read as -1 (unknown), so
+ * that comparison.md says the split of exposed communication is unknown
+ * (docs/compare-runs.md). */
+static int optional_col(const tlm_rowtab *t, const char *col)
+{
+    static const char *const opt[] = {"exposed_transfer_ns",
+                                      "exposed_waiting_ns",
+                                      "exposed_unknown_ns"};
+    if (t != &tlm_tab_timeline)
+        return 0;
+    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
+        if (!strcmp(col, opt[i]))
+            return 1;
+    return 0;
+}
+
+/* Every column of t in the file type ft but optional ones (missing[i] set
+ * for those absent, t->n_cols entries). */
 static tlm_status check_cols(hid_t ft, const tlm_rowtab *t,
-                             const char *path, tlm_error *err)
+                             const char *path, unsigned char *missing,
+                             tlm_error *err)
 {
     if (H5Tget_class(ft) != H5T_COMPOUND)
         return tlm_error_set(err, TLM_EFORMAT, path, -1,
                              "dataset '/%s' is not a table", t->name);
-    for (size_t i = 0; i < t->n_cols; i++)
-        if (H5Tget_member_index(ft, t->cols[i].name) < 0)
+    for (size_t i = 0; i < t->n_cols; i++) {
+        missing[i] = H5Tget_member_index(ft, t->cols[i].name) < 0;
+        if (missing[i] && !optional_col(t, t->cols[i].name))
             return tlm_error_set(err, TLM_EFORMAT, path, -1,
                                  "dataset '/%s' has no column '%s'",
                                  t->name, t->cols[i].name);
+    }
     return TLM_OK;
+}
+
+/* The int64 columns missing[] names set to -1 in rows[0..n). */
+static void unknown_cols(const tlm_rowtab *t, const unsigned char *missing,
+                         void *rows, size_t n)
+{
+    for (size_t c = 0; c < t->n_cols; c++) {
+        if (!missing[c] || t->cols[c].size != sizeof(int64_t))
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            int64_t v = -1;
+            memcpy((char *)rows + i * t->row_size + t->cols[c].offset, &v,
+                   sizeof v);
+        }
+    }
 }
 
 /* Dataset t->name of f into a new array of rows. */
@@ -125,10 +160,13 @@ static tlm_status read_table(hid_t f, const tlm_rowtab *t,
         return tlm_error_set(err, TLM_EFORMAT, path, -1,
                              "cannot open dataset '/%s'", t->name);
     hid_t ft = H5Dget_type(ds), sp = H5Dget_space(ds), mt = -1;
-    tlm_status st = ft < 0 || sp < 0
+    unsigned char *missing = calloc(t->n_cols ? t->n_cols : 1, 1);
+    tlm_status st = !missing ? tlm_error_set(err, TLM_ENOMEM, path, -1,
+                                             "out of memory")
+                    : ft < 0 || sp < 0
                         ? tlm_error_set(err, TLM_EHDF5, path, -1,
                                         "cannot read dataset '/%s'", t->name)
-                        : check_cols(ft, t, path, err);
+                        : check_cols(ft, t, path, missing, err);
     hssize_t np = st == TLM_OK ? H5Sget_simple_extent_npoints(sp) : 0;
     if (st == TLM_OK && np > 0) {
         *rows = calloc((size_t)np, t->row_size);
@@ -141,12 +179,14 @@ static tlm_status read_table(hid_t f, const tlm_rowtab *t,
             st = tlm_error_set(err, TLM_EHDF5, path, -1,
                                "cannot read dataset '/%s'", t->name);
     }
-    if (st == TLM_OK)
+    if (st == TLM_OK) {
         *n = (size_t)(np > 0 ? np : 0);
-    else {
+        unknown_cols(t, missing, *rows, *n);
+    } else {
         free(*rows);
         *rows = NULL;
     }
+    free(missing);
     if (mt >= 0)
         H5Tclose(mt);
     if (sp >= 0)

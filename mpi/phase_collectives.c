@@ -23,6 +23,7 @@
 #include "find_coll.h"
 #include "findings_md.h"
 #include "exchange.h"
+#include "exposed_mpi.h"
 #include "jobinfo.h"
 
 /* Rank 0: says what in the collectives does not add up, so that odd
@@ -283,16 +284,32 @@ static void member_row(const tlm_mpi_ctx *c, const tlm_coll_member *mm,
     *to = at >= 0 ? c->res[at].owner : 0;
 }
 
+/* The span of member mm for the exposed split (exposed_mpi.h): its
+ * latency is known when its instance has every member. */
+static void member_span(const tlm_coll_member *mm,
+                        const tlm_coll_instance *inst, tlm_coll_xspan *o)
+{
+    o->start_ns = mm->start_ns;
+    o->end_ns = mm->end_ns;
+    o->wait_ns = mm->wait_corr_ns;
+    o->trace_rank = mm->trace_rank;
+    o->known = inst && !(inst->flags & (TLM_COLL_INST_INCOMPLETE |
+                                        TLM_COLL_INST_OVERFULL));
+}
+
 /* Per-rank rows: built by the owner (it knows the instance), sent to the
- * MPI rank holding the trace, sorted there. */
-static tlm_status member_rows(tlm_mpi_ctx *c, tlm_error *err)
+ * MPI rank holding the trace, sorted there; the members' spans split the
+ * exposed communication of the traces (exposed.c). */
+static tlm_status member_rows(tlm_mpi_ctx *c, const tlm_mpi_exposed *x,
+                              tlm_error *err)
 {
     tlm_mpi_colls *k = &c->k;
     tlm_status st = TLM_OK;
     void *tmp = NULL;
     tlm_row_member *out = calloc(k->mr.n_mem ? k->mr.n_mem : 1, sizeof *out);
     int *mdest = malloc((k->mr.n_mem ? k->mr.n_mem : 1) * sizeof *mdest);
-    TLM_MPI_CHECK(out && mdest ? TLM_OK : TLM_ENOMEM);
+    tlm_coll_xspan *xs = malloc((k->mr.n_mem ? k->mr.n_mem : 1) * sizeof *xs);
+    TLM_MPI_CHECK(out && mdest && xs ? TLM_OK : TLM_ENOMEM);
     size_t ii = 0;
     for (size_t m = 0; m < k->mr.n_mem; m++) {
         const tlm_coll_member *mm = &k->mr.mem[m];
@@ -306,22 +323,24 @@ static tlm_status member_rows(tlm_mpi_ctx *c, tlm_error *err)
                     k->mr.inst[ii].seq == mm->seq;
         member_row(c, mm, found ? &k->mr.inst[ii] : NULL, &out[m],
                    &mdest[m]);
+        member_span(mm, found ? &k->mr.inst[ii] : NULL, &xs[m]);
     }
     TLM_MPI_CHECK(tlm_mpi_route(out, k->mr.n_mem, sizeof *out, mdest,
                                 c->comm, &tmp, &k->n_mrows, err));
     k->mrows = tmp;
     if (k->n_mrows)
         qsort(k->mrows, k->n_mrows, sizeof *k->mrows, cmp_mrow);
+    st = tlm_mpi_exposed_phase(c, x, xs, k->mr.n_mem, mdest, err);
 done:
     free(out);
     free(mdest);
+    free(xs);
     return st;
 }
 
 /* The exchange hook: the phase. */
 static tlm_status coll_phase(tlm_mpi_ctx *c, void **sp)
 {
-    (void)sp;
     tlm_error err;
     tlm_error_clear(&err);
     tlm_coll_match_opts mo;
@@ -336,11 +355,12 @@ static tlm_status coll_phase(tlm_mpi_ctx *c, void **sp)
     if (st == TLM_OK)
         st = gather_instances(c, &err);
     if (st == TLM_OK)
-        st = member_rows(c, &err);
+        st = member_rows(c, *sp, &err);
     /* the owner's instances and members live on in k->inst (rank 0) and
      * k->mrows (their traces' holders): release them before the next
      * phase routes the records again */
     tlm_coll_match_result_free(&c->k.mr);
+    tlm_mpi_exposed_free((tlm_mpi_exposed **)sp);
     return st;
 }
 
@@ -363,6 +383,15 @@ static tlm_status keep_records(tlm_mpi_ctx *c, const tlm_coll_record *recs,
     c->recs = nr;
     c->n_recs += n_recs;
     return TLM_OK;
+}
+
+/* The collect hook with the tree: the trace's exposed communication
+ * (exposed.c). */
+static tlm_status coll_tree(tlm_mpi_ctx *c, void **sp,
+                            const tlm_job_trace_in *in, tlm_error *err)
+{
+    (void)c;
+    return tlm_mpi_exposed_keep((tlm_mpi_exposed **)sp, in, err);
 }
 
 /* The collect hook: the trace's windows (cause.c) and records. */
@@ -470,7 +499,7 @@ void tlm_mpi_colls_free(tlm_mpi_colls *k)
 /* The free hook: the records, windows, results and findings. */
 static void coll_free(tlm_mpi_ctx *c, void **sp)
 {
-    (void)sp;
+    tlm_mpi_exposed_free((tlm_mpi_exposed **)sp);
     tlm_mpi_colls_free(&c->k);
     free(c->recs);
     c->recs = NULL;
@@ -486,6 +515,7 @@ static void coll_free(tlm_mpi_ctx *c, void **sp)
 const tlm_mpi_module tlm_mpi_mod_collectives = {
     .name = "collectives",
     .mark = -1,
+    .on_tree = coll_tree,
     .on_trace = coll_trace,
     .exchange = coll_phase,
     .h5_tables = coll_h5,

@@ -1042,6 +1042,40 @@ TLM_API tlm_status tlm_coll_tl_long_summary(
     const tlm_coll_record *recs, size_t n, const tlm_alloc *alloc,
     tlm_coll_tl_long_summary_row **out, size_t *n_out, tlm_error *err);
 
+/* ---------------------------------------- exposed transfer and waiting */
+
+/* One rank's part in one instance, as the split of its exposed
+ * communication needs it (times on the rank's own clock, ns). */
+typedef struct tlm_coll_xspan {
+    int64_t start_ns, end_ns; /* the member's kernels, first start to last
+                               * end */
+    int64_t wait_ns;          /* the instance's last start (corrected
+                               * clocks) - start: wait_corr_ns */
+    int32_t trace_rank;
+    int32_t known;            /* 1: the instance's latency is known (every
+                               * member present); 0: unknown */
+} tlm_coll_xspan;
+
+/* A rank's exposed communication split (ns): transfer + waiting +
+ * unknown = the exposed communication the split was given. */
+typedef struct tlm_coll_xsplit {
+    int64_t transfer_ns; /* inside a known member after the last start */
+    int64_t waiting_ns;  /* inside a known member before the last start,
+                          * and not in any transfer or unknown span */
+    int64_t unknown_ns;  /* the rest: unknown members, unmatched kernels */
+} tlm_coll_xsplit;
+
+/* Splits one rank's exposed communication x (n_x sorted, disjoint [s, e)
+ * pairs, x[2i], x[2i + 1]) by the rank's members m[0..n_m) (any order;
+ * their trace_rank is not looked at): a time of x is transfer when some
+ * known member is in [start + wait, end], else unknown when some unknown
+ * member spans it, else waiting when some known member is in
+ * [start, start + wait), else unknown (docs/metrics-collectives.md,
+ * "Exposed transfer and waiting").  Errors: TLM_ENOMEM. */
+TLM_API tlm_status tlm_coll_exposed_split(const int64_t *x, size_t n_x,
+                                          const tlm_coll_xspan *m,
+                                          size_t n_m, tlm_coll_xsplit *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -152,6 +152,17 @@ TLM_API tlm_status tlm_gpu_timeline_compute(tlm_tree *tree,
                                             tlm_gpu_timeline *out,
                                             tlm_error *err);
 
+/* The exposed communication of the timeline above (communication
+ * kernels' union minus computation's) as *n_iv sorted, disjoint [s, e)
+ * intervals in ns on the trace's clock plus base_ns (the collective
+ * records' clock): (*iv)[2i], (*iv)[2i + 1]; *iv malloc'ed (NULL when
+ * none).  For the split into exposed transfer and waiting
+ * (docs/metrics-collectives.md).  Errors: TLM_ENOMEM. */
+TLM_API tlm_status tlm_gpu_exposed_comm_ns(const tlm_tree *tree,
+                                           int include_unlinked,
+                                           int64_t base_ns, int64_t **iv,
+                                           size_t *n_iv);
+
 /* Where the GPU architecture of the roofline came from. */
 typedef enum tlm_arch_source {
     TLM_ARCH_SRC_NONE = 0, /* none: no roofline columns */

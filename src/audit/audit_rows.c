@@ -27,7 +27,9 @@ void tlm_audit_row_init(tlm_arow_run *row, int32_t index, const char *run,
                       &row->bytes_on_disk, &row->instances, &row->incomplete,
                       &row->unmatched, &row->n_steps, &row->step_time_ns,
                       &row->gpu_total_ns, &row->comm_ns,
-                      &row->exposed_comm_ns, &row->max_start_skew_ns,
+                      &row->exposed_comm_ns, &row->exposed_transfer_ns,
+                      &row->exposed_waiting_ns, &row->exposed_unknown_ns,
+                      &row->max_start_skew_ns,
                       &row->p95_start_skew_ns, &row->clock_offset_max_ns,
                       &row->straggler_wait_ns, &row->straggler_cost_ns};
     for (size_t i = 0; i < sizeof i64 / sizeof i64[0]; i++)
@@ -101,17 +103,23 @@ static int64_t median_i64(int64_t *v, size_t n)
 /* Step time and communication share. */
 static tlm_status step_cols(tlm_arow_run *row, const tlm_out_results *r)
 {
-    int64_t tot = 0, comm = 0, exp = 0;
+    int64_t tot = 0, comm = 0, exp = 0, xtr = 0, xwt = 0, xun = 0;
     for (size_t i = 0; i < r->n_traces; i++) {
         tot += r->timeline[i].total_ns;
         comm += r->timeline[i].total_comm_ns;
         exp += r->timeline[i].exposed_comm_ns;
+        xtr += r->timeline[i].exposed_transfer_ns;
+        xwt += r->timeline[i].exposed_waiting_ns;
+        xun += r->timeline[i].exposed_unknown_ns;
     }
     if (r->n_traces) {
         int64_t n = (int64_t)r->n_traces;
         row->gpu_total_ns = tot / n;
         row->comm_ns = comm / n;
         row->exposed_comm_ns = exp / n;
+        row->exposed_transfer_ns = xtr / n;
+        row->exposed_waiting_ns = xwt / n;
+        row->exposed_unknown_ns = xun / n;
         row->comm_share = tot > 0 ? (double)exp / (double)tot : NAN;
     }
     row->n_steps = (int64_t)r->n_step_sum;

@@ -50,10 +50,12 @@ double tlm_find_link_peak(const tlm_find_coll_opts *o, const char *gpu_arch,
     return 0;
 }
 
-/* The list and the job's time: the mean GPU timeline span over ranks. */
+/* The list and the job's time: the mean GPU timeline span over ranks;
+ * the means over ranks of the exposed communication's split (xsplit). */
 typedef struct flist {
     tlm_findings *f;
     double t_ns;
+    double ex, tr, wt, un; /* exposed: transfer, waiting, unknown (ns) */
 } flist;
 
 /* A finding of rule with impact pct (% of t_ns), its severity from it. */
@@ -156,9 +158,12 @@ static int rule_skew(flist *l, const tlm_find_coll_in *in,
         coll_subject(l, f, s);
         FMT(l, f->text,
             "%s: ranks start %.1f us apart on average (corrected clocks), "
-            "%.1fx its %.1f us latency, over %lld calls", f->subject,
-            c[i].v / 1e3, c[i].v / s->latency_ns_mean,
-            s->latency_ns_mean / 1e3, (long long)s->count);
+            "%.1fx its %.1f us latency, over %lld calls; over all "
+            "collectives the ranks' kernels wait exposed for late ranks "
+            "%.3f ms per rank (mean exposed waiting, %.1f %% of the GPU "
+            "time, not in M4)", f->subject, c[i].v / 1e3,
+            c[i].v / s->latency_ns_mean, s->latency_ns_mean / 1e3,
+            (long long)s->count, l->wt / 1e6, 100.0 * l->wt / l->t_ns);
         FMT(l, f->action_a,
             "find the rank that arrives last (/collectives/instances "
             "last_rank_corr) and what delays it");
@@ -214,29 +219,61 @@ static int rule_busbw(flist *l, const tlm_find_coll_in *in,
     return 0;
 }
 
+/* The means over ranks of the exposed communication and its split into
+ * l (a timeline without a split, all zero: all unknown). */
+static void xsplit(flist *l, const tlm_find_coll_in *in)
+{
+    double ex = 0, tr = 0, wt = 0, un = 0;
+    for (size_t i = 0; i < in->n_tl; i++) {
+        const tlm_row_timeline *t = &in->tl[i];
+        double e = (double)t->exposed_comm_ns;
+        ex += e;
+        if (t->exposed_transfer_ns > 0 || t->exposed_waiting_ns > 0 ||
+            t->exposed_unknown_ns > 0) {
+            tr += (double)t->exposed_transfer_ns;
+            wt += (double)t->exposed_waiting_ns;
+            un += (double)t->exposed_unknown_ns;
+        } else {
+            un += e;
+        }
+    }
+    double n = in->n_tl ? (double)in->n_tl : 1.0;
+    l->ex = ex / n;
+    l->tr = tr / n;
+    l->wt = wt / n;
+    l->un = un / n;
+}
+
+/* M4: the exposed communication that is not known to be waiting for late
+ * ranks (transfer and unknown); the waiting is M1's and M2's. */
 static int rule_exposed(flist *l, const tlm_find_coll_in *in,
                         const tlm_find_coll_opts *o)
 {
     if (!in->n_tl)
         return 0;
-    double ex = 0, comm = 0;
-    for (size_t i = 0; i < in->n_tl; i++) {
-        ex += (double)in->tl[i].exposed_comm_ns;
+    double comm = 0;
+    for (size_t i = 0; i < in->n_tl; i++)
         comm += (double)in->tl[i].total_comm_ns;
-    }
-    ex /= (double)in->n_tl;
     comm /= (double)in->n_tl;
-    double pct = 100.0 * ex / l->t_ns;
+    double ex = l->ex, own = l->tr + l->un;
+    double pct = 100.0 * own / l->t_ns;
     if (!(pct > o->exposed_pct))
         return 0;
     tlm_finding *f = add(l, "M4", pct);
     if (!f)
         return -1;
     FMT(l, f->subject, "exposed communication");
+    char un[160] = "";
+    if (l->un > 0)
+        snprintf(un, sizeof un, " and unknown time (%.3f ms: instances "
+                 "lacking ranks, unmatched kernels)", l->un / 1e6);
     FMT(l, f->text,
-        "exposed communication is %.1f %% of the GPU time: %.3f of %.3f ms "
-        "per rank (mean); communication %.3f ms, %.0f %% of it overlapped",
-        pct, ex / 1e6, l->t_ns / 1e6, comm / 1e6,
+        "exposed transfer%s is %.1f %% of the GPU time: transfer %.3f ms "
+        "of %.3f ms exposed communication per rank (mean); the other "
+        "%.3f ms (%.1f %%) is waiting for late ranks (M1/M2, not here); "
+        "communication %.3f ms, %.0f %% of it overlapped",
+        un, pct, l->tr / 1e6, ex / 1e6, l->wt / 1e6,
+        100.0 * l->wt / l->t_ns, comm / 1e6,
         comm > 0 ? 100.0 * (1.0 - ex / comm) : 0.0);
     FMT(l, f->action_a,
         "overlap communication with computation (gradient bucketing, FSDP "
@@ -244,8 +281,9 @@ static int rule_exposed(flist *l, const tlm_find_coll_in *in,
     FMT(l, f->action_b,
         "reduce the volume: larger buckets, lower precision for gradients");
     FMT(l, f->evidence,
-        "timeline:mean:exposed_comm_ns=%.0f;total_comm_ns=%.0f;total_ns=%.0f",
-        ex, comm, l->t_ns);
+        "timeline:mean:exposed_comm_ns=%.0f;exposed_transfer_ns=%.0f;"
+        "exposed_waiting_ns=%.0f;exposed_unknown_ns=%.0f;total_comm_ns=%.0f;"
+        "total_ns=%.0f", ex, l->tr, l->wt, l->un, comm, l->t_ns);
     return 0;
 }
 
@@ -253,11 +291,12 @@ tlm_status tlm_find_coll_build(const tlm_find_coll_in *in,
                                const tlm_find_coll_opts *o,
                                tlm_row_finding **rows, size_t *n)
 {
-    flist l = {fnd_list_new_rows(0), NAN};
+    flist l = {fnd_list_new_rows(0), NAN, 0, 0, 0, 0};
     double t = 0;
     for (size_t i = 0; i < in->n_tl; i++)
         t += (double)in->tl[i].total_ns;
     l.t_ns = in->n_tl && t > 0 ? t / (double)in->n_tl : NAN;
+    xsplit(&l, in);
     cand *c = malloc((in->n_sum ? in->n_sum : 1) * sizeof *c);
     int rc = c && l.f ? 0 : -1;
     if (rc == 0)

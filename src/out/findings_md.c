@@ -9,6 +9,7 @@
 #include "report0.h"
 
 #include <math.h>
+#include <string.h>
 
 void tlm_out_find_opts_of(const tlm_cli_opts *o, tlm_find_coll_opts *fo)
 {
@@ -43,6 +44,51 @@ void tlm_out_findings_table(FILE *f, const tlm_row_finding *rows, size_t n,
     fputc('\n', f);
 }
 
+/* Is a finding of rule r among rows[0..n)? */
+static int has_rule(const tlm_row_finding *rows, size_t n, const char *r)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(rows[i].rule, r))
+            return 1;
+    return 0;
+}
+
+/* Whether the impacts of the findings overlap (so that a sum past 100 %
+ * is explained): M1 and M2 both count waiting for late ranks, M4 only
+ * exposed transfer and unknown time, M3's lost time lies in the
+ * collectives' latency. */
+static void overlap_note(FILE *f, const tlm_row_finding *rows, size_t n)
+{
+    int m1 = has_rule(rows, n, "M1"), m2 = has_rule(rows, n, "M2"),
+        m3 = has_rule(rows, n, "M3"), m4 = has_rule(rows, n, "M4");
+    if (n < 2)
+        return;
+    if (!(m1 && m2) && !((m1 || m2) && m4) && !(m3 && m4)) {
+        fputs("Impacts overlap: no (each finding counts other time).\n\n",
+              f);
+        return;
+    }
+    fputs("Impacts overlap, do not add them:", f);
+    const char *sep = " ";
+    if (m1 && m2) {
+        fprintf(f, "%sM1 and M2 both count waiting for late ranks (M1 the "
+                   "waits the straggler causes, M2 each collective's start "
+                   "skew)", sep);
+        sep = "; ";
+    }
+    if ((m1 || m2) && m4) {
+        fprintf(f, "%sM4 counts exposed transfer and unknown time only, "
+                   "disjoint from the exposed waiting of %s", sep,
+                m1 && m2 ? "M1/M2" : m1 ? "M1" : "M2");
+        sep = "; ";
+    }
+    if (m3 && m4)
+        fprintf(f, "%sM3's lost bandwidth lies in the collectives' latency, "
+                   "part of M4's transfer where it is exposed", sep);
+    fputs(" (docs/metrics-collectives.md, \"Exposed transfer and "
+          "waiting\").\n\n", f);
+}
+
 void tlm_out_findings_md(FILE *f, const tlm_row_finding *rows, size_t n,
                          const tlm_find_coll_opts *o)
 {
@@ -57,6 +103,7 @@ void tlm_out_findings_md(FILE *f, const tlm_row_finding *rows, size_t n,
         return;
     }
     tlm_out_findings_table(f, rows, n, "%.2f");
+    overlap_note(f, rows, n);
 }
 
 void tlm_out_findings_md_appendix(FILE *f, const tlm_find_coll_opts *o)

@@ -190,18 +190,24 @@ static void md_exposed_comm(FILE *f, const tlm_out_results *r)
 {
     size_t n = r->n_traces;
     fputs("\n### Exposed communication per rank\n\n"
-          "| rank | exposed comm (ms) | total comm (ms) | % of "
-          "timeline |\n|---|---|---|---|\n",
+          "Transfer: after the collective's last member started; waiting: "
+          "before it, for late ranks; unknown: instances lacking ranks, "
+          "unmatched kernels (docs/metrics-collectives.md).\n\n"
+          "| rank | exposed comm (ms) | transfer (ms) | waiting (ms) | "
+          "unknown (ms) | total comm (ms) | % of timeline |\n"
+          "|---|---|---|---|---|---|---|\n",
           f);
     for (size_t i = 0; i < n; i++) {
         const tlm_row_timeline *t = &r->timeline[i];
-        fprintf(f, "| %d | %.3f | %.3f | %.1f |\n", t->trace_rank,
-                ms(t->exposed_comm_ns), ms(t->total_comm_ns),
+        fprintf(f, "| %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f |\n",
+                t->trace_rank, ms(t->exposed_comm_ns),
+                ms(t->exposed_transfer_ns), ms(t->exposed_waiting_ns),
+                ms(t->exposed_unknown_ns), ms(t->total_comm_ns),
                 t->total_ns > 0 ? 100.0 * (double)t->exposed_comm_ns /
                                       (double)t->total_ns
                                 : 0.0);
         if (i == 63 && n > 65) {
-            fprintf(f, "| ... | %zu more ranks in /timeline | | |\n",
+            fprintf(f, "| ... | %zu more ranks in /timeline | | | | | |\n",
                     n - 64);
             break;
         }
@@ -224,6 +230,12 @@ static void md_timeline(FILE *f, const tlm_out_results *r, int64_t *tmp)
         {"computation", offsetof(tlm_row_timeline, computation_ns)},
         {"exposed communication",
          offsetof(tlm_row_timeline, exposed_comm_ns)},
+        {"- exposed transfer",
+         offsetof(tlm_row_timeline, exposed_transfer_ns)},
+        {"- exposed waiting for late ranks",
+         offsetof(tlm_row_timeline, exposed_waiting_ns)},
+        {"- exposed, unknown which",
+         offsetof(tlm_row_timeline, exposed_unknown_ns)},
         {"total communication", offsetof(tlm_row_timeline, total_comm_ns)},
         {"exposed memcpy/memset",
          offsetof(tlm_row_timeline, exposed_memcpy_ns)},

@@ -42,6 +42,28 @@ int tlm_rocm_legacy_kind(const char *nm)
     return 0;
 }
 
+/* The timeline bucket of GPU event e: 1 computation, 2 communication,
+ * 3 memcpy/memset; bucket[] caches kernels by name id (nnames of them). */
+static uint8_t gpu_bucket(const tlm_trace *tr, const tlm_event *e,
+                          uint8_t *bucket, uint32_t nnames)
+{
+    if (e->cat == TLM_CAT_GPU_MEMCPY)
+        return 3;
+    uint8_t k = e->name < nnames ? bucket[e->name] : 0;
+    int is_k = e->cat == TLM_CAT_KERNEL;
+    if (!k || !is_k) {
+        const char *nm = tlm_trace_str(tr, e->name, NULL);
+        int leg = is_k ? tlm_rocm_legacy_kind(nm) : 0;
+        k = leg == 1   ? 3
+            : leg == 2 ? 1
+            : tlm_kernel_is_communication(nm) ? 2
+                                              : 1;
+        if (is_k && e->name < nnames)
+            bucket[e->name] = k;
+    }
+    return k;
+}
+
 /* The timeline of the GPU events i with sel[i] == want (every one when
  * sel is NULL). */
 static tlm_status timeline_of(tlm_tree *tree, int include_unlinked,
@@ -70,25 +92,8 @@ static tlm_status timeline_of(tlm_tree *tree, int include_unlinked,
         if (sel && (sel[i] != 0) != (want != 0))
             continue;
         double s = tlm_ev_ts_us(e), en = tlm_ev_end_us(e);
-        tlm_ivld_vec *b;
-        if (e->cat == TLM_CAT_GPU_MEMCPY) {
-            b = &mcp;
-        } else {
-            /* bucket per (name, is kernel), cached by name id */
-            uint8_t k = e->name < nnames ? bucket[e->name] : 0;
-            int is_k = e->cat == TLM_CAT_KERNEL;
-            if (!k || !is_k) {
-                const char *nm = tlm_trace_str(tr, e->name, NULL);
-                int leg = is_k ? tlm_rocm_legacy_kind(nm) : 0;
-                k = leg == 1   ? 3
-                    : leg == 2 ? 1
-                    : tlm_kernel_is_communication(nm) ? 2
-                                                      : 1;
-                if (is_k && e->name < nnames)
-                    bucket[e->name] = k;
-            }
-            b = k == 3 ? &mcp : k == 2 ? &comm : &comp;
-        }
+        uint8_t k = gpu_bucket(tr, e, bucket, nnames);
+        tlm_ivld_vec *b = k == 3 ? &mcp : k == 2 ? &comm : &comp;
         if (tlm_ivld_push(b, s, en) || tlm_ivld_push(&all, s, en))
             goto oom;
         out->n_events++;
@@ -163,6 +168,62 @@ tlm_status tlm_gpu_timeline_compute(tlm_tree *tree, int include_unlinked,
 {
     return timeline_of(tree, include_unlinked, micro_idle_thresh_us, NULL, 0,
                        out, err);
+}
+
+/* a + b, saturated at the int64 range (times from an untrusted trace). */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b)
+        return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b)
+        return INT64_MIN;
+    return a + b;
+}
+
+tlm_status tlm_gpu_exposed_comm_ns(const tlm_tree *tree,
+                                   int include_unlinked, int64_t base_ns,
+                                   int64_t **iv, size_t *n_iv)
+{
+    const tlm_trace *tr = tlm_tree_trace(tree);
+    size_t n = 0;
+    const tlm_event *ev = tlm_trace_events(tr, &n);
+    uint32_t nnames = tlm_trace_str_count(tr);
+    uint8_t *bucket = calloc(nnames ? nnames : 1, 1);
+    tlm_ivl_vec comp = {0}, comm = {0}, x = {0};
+    tlm_status st = bucket ? TLM_OK : TLM_ENOMEM;
+    *iv = NULL;
+    *n_iv = 0;
+    for (size_t i = 0; st == TLM_OK && i < n; i++) {
+        const tlm_event *e = &ev[i];
+        if (!tlm_ev_gpu(e) ||
+            (!include_unlinked &&
+             !(tlm_nd(tree, (int32_t)i)->flags & TLM_NODE_TREE)))
+            continue;
+        uint8_t k = gpu_bucket(tr, e, bucket, nnames);
+        if (k == 3)
+            continue;
+        st = tlm_ivl_push(k == 2 ? &comm : &comp, e->ts,
+                          sat_add(e->ts, e->dur));
+    }
+    if (st == TLM_OK) {
+        comp.n = tlm_ivl_union(comp.v, comp.n);
+        comm.n = tlm_ivl_union(comm.v, comm.n);
+        st = tlm_ivl_subtract(comm.v, comm.n, comp.v, comp.n, &x);
+    }
+    if (st == TLM_OK && x.n) {
+        *iv = malloc(2 * x.n * sizeof **iv);
+        st = *iv ? TLM_OK : TLM_ENOMEM;
+        for (size_t i = 0; st == TLM_OK && i < x.n; i++) {
+            (*iv)[2 * i] = sat_add(x.v[i].s, base_ns);
+            (*iv)[2 * i + 1] = sat_add(x.v[i].e, base_ns);
+        }
+        *n_iv = st == TLM_OK ? x.n : 0;
+    }
+    free(bucket);
+    free(comp.v);
+    free(comm.v);
+    free(x.v);
+    return st;
 }
 
 /* The rows of timeline g into t (with is_recompute rc in column 3 when

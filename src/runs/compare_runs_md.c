@@ -48,6 +48,18 @@ static void head(FILE *f, const tlm_cr_run *a, const tlm_cr_run *b,
         num(f, s->b, ns ? "%.3f" : "%.0f", ns ? 1e6 : 1);
         fputc('\n', f);
     }
+    for (size_t i = 0; i < r->n_sum; i++) {
+        const tlm_cr_sum *s = &r->sum[i];
+        if (strcmp(s->metric, "exposed_transfer_ns") ||
+            (isfinite(s->a) && isfinite(s->b)))
+            continue;
+        fprintf(f, "\nThe split of exposed communication into transfer and "
+                   "waiting is unknown for %s: its file has no "
+                   "exposed_transfer_ns column (an older tlmpi wrote it).\n",
+                !isfinite(s->a) && !isfinite(s->b) ? "A and B"
+                : !isfinite(s->a)                  ? "A"
+                                                   : "B");
+    }
     fprintf(f, "\nImpacts are per rank %s; diff = B - A, %% = 100 diff / A "
                "(docs/compare-runs.md).\n\n",
             r->per_step ? "per step (both runs have ProfilerStep#N)"

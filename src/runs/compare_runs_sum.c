@@ -42,9 +42,13 @@ static double tl_mean(const tlm_cr_run *r, size_t off)
     if (!r->n_tl)
         return NAN;
     double s = 0;
-    for (size_t i = 0; i < r->n_tl; i++)
-        s += (double)*(const int64_t *)(const void *)((const char *)&r->tl[i] +
-                                                      off);
+    for (size_t i = 0; i < r->n_tl; i++) {
+        int64_t v = *(const int64_t *)(const void *)((const char *)&r->tl[i] +
+                                                     off);
+        if (v < 0)
+            return NAN; /* unknown: a file without the column */
+        s += (double)v;
+    }
     return s / (double)r->n_tl;
 }
 
@@ -78,7 +82,7 @@ static void add(tlm_cr_result *res, const char *metric, const char *unit,
     o->pct = tlm_cr_pct(a, b);
 }
 
-#define NSUM 18
+#define NSUM 21
 
 /* /summary: the job-level metrics of both runs. */
 static tlm_status summary(const tlm_cr_run *a, const tlm_cr_run *b,
@@ -101,6 +105,12 @@ static tlm_status summary(const tlm_cr_run *a, const tlm_cr_run *b,
         {"computation_ns", offsetof(tlm_row_timeline, computation_ns)},
         {"total_comm_ns", offsetof(tlm_row_timeline, total_comm_ns)},
         {"exposed_comm_ns", offsetof(tlm_row_timeline, exposed_comm_ns)},
+        {"exposed_transfer_ns",
+         offsetof(tlm_row_timeline, exposed_transfer_ns)},
+        {"exposed_waiting_ns",
+         offsetof(tlm_row_timeline, exposed_waiting_ns)},
+        {"exposed_unknown_ns",
+         offsetof(tlm_row_timeline, exposed_unknown_ns)},
         {"idle_ns", offsetof(tlm_row_timeline, idle_ns)},
     };
     for (size_t i = 0; i < sizeof tl / sizeof tl[0]; i++)

@@ -50,6 +50,12 @@ enum {
     X(I64, comm_ns, 0, "ns", "mean over ranks of communication time")      \
     X(I64, exposed_comm_ns, 0, "ns",                                        \
       "mean over ranks of communication not hidden by computation")        \
+    X(I64, exposed_transfer_ns, 0, "ns",                                    \
+      "the part of exposed_comm_ns after each collective's last start")   \
+    X(I64, exposed_waiting_ns, 0, "ns",                                     \
+      "the part of exposed_comm_ns waiting for late ranks")                \
+    X(I64, exposed_unknown_ns, 0, "ns",                                     \
+      "the rest: incomplete instances, unmatched kernels")                 \
     X(F64, comm_share, 0, "", "exposed communication / step (or GPU) time")\
     X(F64, busbw_allreduce_gbps, 0, "GB/s",                                 \
       "latency-weighted bus bandwidth of complete all-reduce instances")   \

@@ -66,6 +66,12 @@ extern "C" {
     X(I64, computation_ns, 0, "ns", "kernels other than communication")   \
     X(I64, exposed_comm_ns, 0, "ns",                                       \
       "communication not overlapped by computation")                       \
+    X(I64, exposed_transfer_ns, 0, "ns",                                   \
+      "exposed communication after its instance's last member started")    \
+    X(I64, exposed_waiting_ns, 0, "ns",                                    \
+      "exposed communication waiting for late ranks (before the last start)")\
+    X(I64, exposed_unknown_ns, 0, "ns",                                    \
+      "exposed communication of incomplete instances or unmatched kernels")\
     X(I64, exposed_memcpy_ns, 0, "ns",                                     \
       "memcpy/memset not overlapped by computation or communication")      \
     X(I64, total_comm_ns, 0, "ns", "union of communication kernels")       \

@@ -148,6 +148,52 @@ static void test_rules_off(void **state)
     free(v);
 }
 
+/* The split: 2 ms exposed of which 1.6 ms waiting: M4 counts transfer
+ * and unknown (0.3 + 0.1 ms, 4 %: under its 5 %, then over 3 %), M2 names
+ * the waiting; report.md says how the impacts overlap. */
+static void test_split(void **state)
+{
+    (void)state;
+    setup_rows();
+    for (int i = 0; i < 2; i++) {
+        tl[i].exposed_transfer_ns = 300000;
+        tl[i].exposed_waiting_ns = 1600000;
+        tl[i].exposed_unknown_ns = 100000;
+    }
+    tlm_find_coll_opts o;
+    tlm_find_coll_opts_init(&o);
+    tlm_find_coll_in in = input(1);
+    tlm_row_finding *v = NULL;
+    size_t n = 0;
+    assert_int_equal(tlm_find_coll_build(&in, &o, &v, &n), TLM_OK);
+    assert_null(rule(v, n, "M4"));
+    const tlm_row_finding *f = rule(v, n, "M2");
+    assert_non_null(f);
+    assert_non_null(strstr(f->text, "1.600 ms per rank"));
+    free(v);
+    o.exposed_pct = 3;
+    assert_int_equal(tlm_find_coll_build(&in, &o, &v, &n), TLM_OK);
+    f = rule(v, n, "M4");
+    assert_non_null(f);
+    assert_true(fabs(f->pct_e2e - 4.0) < 1e-9);
+    assert_non_null(strstr(f->text, "exposed transfer and unknown time "
+                                    "(0.100 ms: instances lacking ranks, "
+                                    "unmatched kernels) is 4.0 %"));
+    assert_non_null(strstr(f->text, "1.600 ms (16.0 %) is waiting"));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&buf, &len);
+    assert_non_null(mf);
+    tlm_out_findings_md(mf, v, n, &o);
+    fclose(mf);
+    assert_non_null(strstr(buf, "Impacts overlap, do not add them: M1 and "
+                                "M2 both count waiting"));
+    assert_non_null(strstr(buf, "disjoint from the exposed waiting of "
+                                "M1/M2"));
+    free(buf);
+    free(v);
+}
+
 static void test_link_peak(void **state)
 {
     (void)state;
@@ -198,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_all_rules),
         cmocka_unit_test(test_rules_off),
         cmocka_unit_test(test_link_peak),
+        cmocka_unit_test(test_split),
         cmocka_unit_test(test_md),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
