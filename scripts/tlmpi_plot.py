@@ -201,7 +201,10 @@ def scaling(plt, np, jobs):
     if jobs is None or len(jobs) == 0:
         return None
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.8))
-    for job, g in jobs.groupby("job", sort=True):
+    # one line per series: the runs of a job that are compared (older
+    # files have no series column: one per job)
+    key = "series" if "series" in jobs.columns else "job"
+    for job, g in jobs.groupby(key, sort=True):
         g = g.sort_values("world_size")
         x = g["world_size"].to_numpy()
         a1.plot(x, g["step_time_ns"].to_numpy() / 1e6, "o-",

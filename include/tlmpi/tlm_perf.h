@@ -302,8 +302,10 @@ typedef struct tlm_gpu_arch {
 /* Looks up a bundled GPU by name or alias, case-insensitively, ignoring
  * '-', '_' and ' ' ("H100", "h100-sxm", "H100_SXM5", "mi300x", "MI300X-MAF").
  * An ambiguous name ("MI300": MI300A or MI300X) is unknown.
- * Bundled: H100, H200, B200, A100, MI300X, MI325X, MI355X (datasheet peaks)
- * and MI300X-MAF, MI325X-MAF (TraceLens's max-achievable numbers).
+ * Bundled: H100, H200, B200, A100, MI300X, MI325X, MI355X, V100-SXM2-32GB,
+ * V100-SXM2-16GB, V100-PCIe-32GB, V100-PCIe-16GB, A10, A40, L4, L40S,
+ * MI250X (one GCD), MI210 (datasheet peaks) and MI300X-MAF, MI325X-MAF
+ * (TraceLens's max-achievable numbers).
  * Returns NULL if unknown.  The pointer is to static storage. */
 TLM_API const tlm_gpu_arch *tlm_gpu_arch_lookup(const char *name);
 
@@ -318,11 +320,13 @@ TLM_API char *tlm_gpu_arch_names(char *buf, size_t cap);
 
 /* The bundled GPU a device name reported by the driver stands for:
  * "NVIDIA H100 80GB HBM3" -> H100, "NVIDIA A100-SXM4-80GB" -> A100,
- * "AMD Instinct MI300X" -> MI300X.  A name matches when one of its
- * alphanumeric tokens, case-insensitively, is a model name of the table
- * (H100, H200, B200, A100, MI300X, MI325X, MI355X); never a -MAF entry.
- * NULL when nothing matches ("Tesla V100-SXM2-32GB", "NVIDIA A10") or
- * device_name is NULL.  The pointer is to static storage. */
+ * "AMD Instinct MI300X" -> MI300X, "Tesla V100-SXM2-32GB" ->
+ * V100-SXM2-32GB.  A name matches when its alphanumeric tokens,
+ * case-insensitively, include a model's tokens (H100, H200, B200, A100,
+ * MI300X, MI325X, MI355X, V100 + SXM2|PCIE + 16GB|32GB, A10, A40, L4, L40S,
+ * MI250X, MI210); never a -MAF entry.  NULL when nothing matches ("NVIDIA
+ * A10G", "Tesla V100S-PCIE-32GB", "AMD Instinct MI250X/MI250": two parts)
+ * or device_name is NULL.  The pointer is to static storage. */
 TLM_API const tlm_gpu_arch *tlm_gpu_arch_match_device(const char *device_name);
 
 #define TLM_GPU_DEVICE_NAME_LEN 64

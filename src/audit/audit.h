@@ -83,7 +83,9 @@ typedef struct tlm_audit_trace {
 /* One run: traces of one job. */
 typedef struct tlm_audit_run {
     char *rel;            /* folder relative to the root, "." the root */
-    char *job;            /* its parent folder, "." at the top */
+    char *job;            /* its parent folder ("llama" of llama/n8); a
+                           * run directly under the root is its own job
+                           * ("megatron"); "." for the root itself */
     size_t *tr;           /* indices into the plan's traces, sorted by path */
     size_t n_tr;
     int prefail;          /* failed before reading (reason says why) */
@@ -145,6 +147,12 @@ tlm_status tlm_audit_group(tlm_audit_plan *p, long run_depth,
 
 void tlm_audit_plan_free(tlm_audit_plan *p);
 
+/* The job of the run folder rel (relative to the root), malloc'd: its
+ * parent folder ("llama/n8" -> "llama"), but a run directly under the
+ * root is its own job ("megatron" -> "megatron", "." -> ".").  NULL when
+ * out of memory. */
+char *tlm_audit_job_of(const char *rel);
+
 /* ---- rows (rank 0) */
 
 /* One (run, rank) of the straggler rows, kept for /scaling/stragglers. */
@@ -156,6 +164,36 @@ typedef struct tlm_audit_srank {
     int64_t wait_caused_ns;
     int64_t n_instances;
 } tlm_audit_srank;
+
+/* Ops of a run's signature kept: the ones of most kernel time. */
+#define TLM_AUDIT_SIG_OPS 64
+
+/* Share of each run's kernel time that ops found in both runs must make
+ * for their op signatures to agree. */
+#define TLM_AUDIT_SIG_OP_SHARE 0.8
+
+/* Efficiencies above this are flagged (TLM_AUDIT_OUT_ABOVE_ONE), not
+ * ranked. */
+#define TLM_AUDIT_EFF_FLAG 1.1
+
+/* What a run does, to tell whether two runs may be one scaling series:
+ * its collectives (kind and dtype, whatever the sizes and groups) and its
+ * ops (name and share of the kernel time launched by ops). */
+typedef struct tlm_audit_sig {
+    int set;              /* filled from the run's results */
+    char coll[256];       /* "allreduce/BFloat16 allgather/BFloat16",
+                           * sorted, "" none; cut at 255 bytes */
+    size_t n_ops;
+    uint64_t op_hash[TLM_AUDIT_SIG_OPS]; /* FNV-1a of the op name */
+    double op_share[TLM_AUDIT_SIG_OPS];  /* of the run's op kernel time */
+} tlm_audit_sig;
+
+/* Whether runs a and b may be one scaling series: both signatures filled,
+ * the same collective set, and ops found in both making at least
+ * TLM_AUDIT_SIG_OP_SHARE of each one's op kernel time.  *why (may be
+ * NULL) gets "collectives differ" or "ops differ (...)" when not. */
+int tlm_audit_sig_match(const tlm_audit_sig *a, const tlm_audit_sig *b,
+                        char *why, size_t cap);
 
 /* Everything the audit's outputs are made of. */
 typedef struct tlm_audit_acc {
@@ -173,6 +211,10 @@ typedef struct tlm_audit_acc {
     tlm_arow_cmp *cmp;
     size_t n_cmp;
     int32_t base_index;   /* --baseline's run, -1 none */
+    tlm_audit_sig *sig;   /* one per run (audit_rows.c), NULL until the
+                           * first run's results */
+    int32_t *series;      /* tlm_audit_finish(): per run, the index of the
+                           * run heading its series (-1: not ok) */
     char *causes_md;      /* why each run's straggler is late: Markdown
                            * (cause.c's sentences under a run heading) */
     size_t n_causes_md;
@@ -190,7 +232,10 @@ void tlm_audit_row_init(tlm_arow_run *row, int32_t index, const char *run,
                         const char *job);
 
 /* Cross-run tables: /scaling/jobs, base bandwidth of /scaling/collectives,
- * /scaling/stragglers, /comparison (baseline: a run path, or NULL).
+ * /scaling/stragglers, /comparison (baseline: a run path, or NULL).  The
+ * ok runs of one job fall into series (runs whose signatures agree with
+ * the series' first run, the smallest by world size then path); a run is
+ * compared only within its series, and stragglers are summed per series.
  * step_outlier_pct: the analysis option.  Errors: TLM_ENOMEM. */
 tlm_status tlm_audit_finish(tlm_audit_acc *acc, const tlm_audit_opts *o);
 
@@ -206,7 +251,11 @@ enum {
                                    * lost >= --bw_drop_pct of its base
                                    * bandwidth */
     TLM_AUDIT_OUT_INCOMPLETE = 16,/* > 5% of the instances incomplete */
-    TLM_AUDIT_OUT_CLOCK = 32      /* |clock offset| > 1 ms */
+    TLM_AUDIT_OUT_CLOCK = 32,     /* |clock offset| > 1 ms */
+    TLM_AUDIT_OUT_ABOVE_ONE = 64  /* both efficiencies > TLM_AUDIT_EFF_FLAG:
+                                   * more than ideal however the job
+                                   * scales (different work): flagged, not
+                                   * ranked */
 };
 
 /* ---- outputs (rank 0) */

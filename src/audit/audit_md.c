@@ -171,16 +171,71 @@ static void md_runs(FILE *f, const tlm_audit_acc *acc)
     free(v);
 }
 
+/* An efficiency cell: flagged, not ranked, above TLM_AUDIT_EFF_FLAG
+ * when the run's both efficiencies are. */
+static void eff_cell(FILE *f, double v, int flagged)
+{
+    num_cell(f, v, flagged ? "%.3f (flagged)" : "%.3f");
+}
+
+/* Runs of one job folder in different series, each against the job's
+ * first series: why they are not compared. */
+static void md_series_notes(FILE *f, const tlm_audit_acc *acc)
+{
+    int any = 0;
+    for (size_t i = 0; acc->series && i < acc->n_runs; i++) {
+        if (acc->series[i] != (int32_t)i)
+            continue;
+        size_t h = 0; /* the job's first series head */
+        while (h < i && (acc->series[h] != (int32_t)h ||
+                         strcmp(acc->runs[h].job, acc->runs[i].job) != 0))
+            h++;
+        if (h == i)
+            continue;
+        char why[128] = "";
+        if (acc->sig)
+            tlm_audit_sig_match(&acc->sig[h], &acc->sig[i], why, sizeof why);
+        if (!any)
+            fputs("Runs of one job folder whose collective or op "
+                  "signatures differ are never one scaling series: they "
+                  "are not compared, and their stragglers are not "
+                  "summed.\n\n", f);
+        any = 1;
+        fputs("- job ", f);
+        CELL(f, acc->runs[i].job);
+        fputs(": ", f);
+        CELL(f, acc->runs[i].run);
+        fputs(" heads a series of its own (against ", f);
+        CELL(f, acc->runs[h].run);
+        fprintf(f, ": %s", why[0] ? why : "signatures unknown");
+        if (acc->sig && !strncmp(why, "collectives", 11)) {
+            fputs(", `", f);
+            CELL(f, acc->sig[i].coll);
+            fputs("` against `", f);
+            CELL(f, acc->sig[h].coll);
+            fputc('`', f);
+        }
+        fputs(")\n", f);
+    }
+    if (any)
+        fputc('\n', f);
+}
+
 /* Scaling per job against its base run. */
 static void md_scaling(FILE *f, const tlm_audit_acc *acc)
 {
     if (!acc->n_jobs)
         return;
-    fputs("## Scaling per job\n\nEfficiency against the base run (the "
-          "smallest world size of the job, or --baseline): weak = base "
-          "step / step, strong = base step x base ranks / (step x "
-          "ranks).\n\n| job | run | ranks | step | weak eff | strong eff | "
-          "comm share % | vs base | base run |\n"
+    fputs("## Scaling per job\n\nA run folder directly under the root is "
+          "its own job; runs share a job when they share a job folder "
+          "(ROOT/job/nN), and only those whose collective and op "
+          "signatures agree form a series.  Efficiency against the base "
+          "run (the smallest world size of the series, or --baseline "
+          "when of the series): weak = base step / step, strong = base "
+          "step x base ranks / (step x ranks); both above 1.1 is more "
+          "than ideal whichever way the job scales (different work per "
+          "rank): flagged, not ranked.\n\n| job | run | ranks | step | "
+          "weak eff | strong eff | comm share % | vs base | base run |\n"
           "|---|---|---|---|---|---|---|---|---|\n", f);
     for (size_t i = 0; i < acc->n_jobs; i++) {
         const tlm_arow_job *j = &acc->jobs[i];
@@ -190,8 +245,9 @@ static void md_scaling(FILE *f, const tlm_audit_acc *acc)
         CELL(f, j->run);
         fprintf(f, " | %lld |", (long long)j->world_size);
         ms_cell(f, j->step_time_ns);
-        num_cell(f, j->eff_weak, "%.3f");
-        num_cell(f, j->eff_strong, "%.3f");
+        int fl = (j->stands_out & TLM_AUDIT_OUT_ABOVE_ONE) != 0;
+        eff_cell(f, j->eff_weak, fl);
+        eff_cell(f, j->eff_strong, fl);
         num_cell(f, 100 * j->comm_share, "%.1f");
         num_cell(f, 100 * j->comm_share_delta, "%+.1f");
         fputc(' ', f);
@@ -199,6 +255,7 @@ static void md_scaling(FILE *f, const tlm_audit_acc *acc)
         fputs(" |\n", f);
     }
     fputc('\n', f);
+    md_series_notes(f, acc);
 }
 
 /* Loss score of a signature: (1 - busbw ratio) x time share. */
@@ -270,15 +327,18 @@ static void md_stragglers(FILE *f, const tlm_audit_acc *acc)
         return;
     fputs("## Stragglers\n\nRanks named the straggler of a run (they "
           "caused the others to wait more than the threshold per "
-          "collective).\n\n| job | rank | runs named | runs | frequency | "
-          "wait caused | per collective (us) |\n"
-          "|---|---|---|---|---|---|---|\n", f);
+          "collective), summed over the runs of one series (its first "
+          "run named), never across jobs or series.\n\n| job | series | "
+          "rank | runs named | runs | frequency | wait caused | per "
+          "collective (us) |\n|---|---|---|---|---|---|---|---|\n", f);
     for (size_t i = 0; i < acc->n_strag; i++) {
         const tlm_arow_strag *s = &acc->strag[i];
         if (!s->runs_named)
             continue;
         fputs("| ", f);
         CELL(f, s->job);
+        fputs(" | ", f);
+        CELL(f, s->series);
         fprintf(f, " | %d | %lld | %lld |", s->trace_rank,
                 (long long)s->runs_named, (long long)s->runs);
         num_cell(f, s->frequency, "%.2f");
@@ -294,9 +354,10 @@ static void out_words(FILE *f, int32_t m)
     static const char *const w[] = {
         "straggler named", "slow for its size", "low scaling efficiency",
         "collective bandwidth dropped", "incomplete collectives",
-        "clock offset over 1 ms"};
+        "clock offset over 1 ms",
+        "efficiency above 1.1 (flagged, not ranked: different work?)"};
     int first = 1;
-    for (int b = 0; b < 6; b++)
+    for (int b = 0; b < 7; b++)
         if (m & (1 << b)) {
             fprintf(f, "%s%s", first ? "" : ", ", w[b]);
             first = 0;
@@ -369,8 +430,8 @@ int tlm_audit_md_write(FILE *f, const tlm_audit_acc *acc,
     md_stand_out(f, acc);
     md_compare(f, acc);
     fprintf(f, "## Settings\n\nstraggler threshold %.1f us per collective; "
-               "slow run: step time over %ld%% above the median of its job "
-               "and size; low efficiency: below %.2f; bandwidth drop: %.0f%% "
+               "slow run: step time over %ld%% above the median of its "
+               "series and size; low efficiency: below %.2f; bandwidth drop: %.0f%% "
                "below the base run for a collective with at least 5%% of the "
                "time.  Each run's own report: runs/<run>/report.md.\n",
             m->o->a.straggler_threshold_us, m->o->a.step_outlier_pct,

@@ -7,6 +7,7 @@
 #include "audit.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -343,6 +344,153 @@ static tlm_status cause_text(tlm_audit_acc *acc, const tlm_arow_run *row,
     return TLM_OK;
 }
 
+/* The audit kind's name of a collective type, else the type's own. */
+static const char *kind_name(int coll)
+{
+    static const char *const names[TLM_AUDIT_N_KINDS] = {
+#define TLM_X_(k) #k,
+        TLM_AUDIT_KINDS(TLM_X_)
+#undef TLM_X_
+    };
+    int k = kind_of(coll);
+    return k >= 0 ? names[k] : tlm_coll_type_name((tlm_coll_type)coll);
+}
+
+/* qsort order of C strings. */
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The run's collective signature: its "kind/dtype" pairs, sorted. */
+static void sig_colls(tlm_audit_sig *s, const tlm_out_results *r)
+{
+    enum { MAXP = 32 };
+    char pair[MAXP][64];
+    const char *v[MAXP];
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_inst; i++) {
+        const tlm_coll_instance *in = &r->inst[i];
+        char p[64];
+        int nd = (int)strnlen(in->dtype_name, sizeof in->dtype_name);
+        snprintf(p, sizeof p, "%s/%.*s", kind_name(in->coll), nd ? nd : 1,
+                 nd ? in->dtype_name : "?");
+        size_t j = 0;
+        while (j < n && strcmp(pair[j], p) != 0)
+            j++;
+        if (j == n && n < MAXP) {
+            memcpy(pair[n], p, sizeof p);
+            v[n] = pair[n];
+            n++;
+        }
+    }
+    qsort(v, n, sizeof *v, cmp_str);
+    size_t len = 0;
+    s->coll[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        int w = snprintf(s->coll + len, sizeof s->coll - len, "%s%s",
+                         i ? " " : "", v[i]);
+        if (w < 0 || (size_t)w >= sizeof s->coll - len)
+            break; /* cut: both runs cut alike */
+        len += (size_t)w;
+    }
+}
+
+/* Whether an op is communication (its kernels are the collectives, in
+ * the collective signature already). */
+static int comm_op(const char *name)
+{
+    return !strncmp(name, "nccl:", 5) || !strncmp(name, "c10d::", 6) ||
+           !strncmp(name, "record_param_comms", 18) ||
+           !strncmp(name, "ProfilerStep#", 13);
+}
+
+/* FNV-1a of a bounded name. */
+static uint64_t name_hash(const char *s, size_t cap)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < cap && s[i]; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* The run's op signature: its ops of most kernel time (r->ops comes in
+ * that order) and their shares. */
+static void sig_ops(tlm_audit_sig *s, const tlm_out_results *r)
+{
+    double tot = 0;
+    for (size_t i = 0; i < r->n_ops; i++)
+        if (!comm_op(r->ops[i].name) && r->ops[i].direct_kernel_ns > 0)
+            tot += r->ops[i].direct_kernel_ns;
+    s->n_ops = 0;
+    for (size_t i = 0; i < r->n_ops && s->n_ops < TLM_AUDIT_SIG_OPS; i++) {
+        const tlm_row_op_merged *o = &r->ops[i];
+        if (comm_op(o->name) || !(o->direct_kernel_ns > 0))
+            continue;
+        s->op_hash[s->n_ops] = name_hash(o->name, sizeof o->name);
+        s->op_share[s->n_ops++] = o->direct_kernel_ns / tot;
+    }
+}
+
+/* The run's signatures, kept in acc->sig (allocated for every run at the
+ * first call). */
+static tlm_status sig_fill(tlm_audit_acc *acc, size_t run,
+                           const tlm_out_results *r)
+{
+    if (!acc->sig) {
+        acc->sig = calloc(acc->n_runs ? acc->n_runs : 1, sizeof *acc->sig);
+        if (!acc->sig)
+            return TLM_ENOMEM;
+    }
+    tlm_audit_sig *s = &acc->sig[run];
+    sig_colls(s, r);
+    sig_ops(s, r);
+    s->set = 1;
+    return TLM_OK;
+}
+
+/* Share of a's kept op time in ops that b keeps too. */
+static double op_overlap(const tlm_audit_sig *a, const tlm_audit_sig *b)
+{
+    double in = 0, all = 0;
+    for (size_t i = 0; i < a->n_ops; i++) {
+        all += a->op_share[i];
+        for (size_t j = 0; j < b->n_ops; j++)
+            if (a->op_hash[i] == b->op_hash[j]) {
+                in += a->op_share[i];
+                break;
+            }
+    }
+    return all > 0 ? in / all : 1.0;
+}
+
+int tlm_audit_sig_match(const tlm_audit_sig *a, const tlm_audit_sig *b,
+                        char *why, size_t cap)
+{
+    if (why && cap)
+        why[0] = '\0';
+    if (!a->set || !b->set)
+        return 0;
+    if (strcmp(a->coll, b->coll) != 0) {
+        if (why && cap)
+            snprintf(why, cap, "collectives differ");
+        return 0;
+    }
+    if (!a->n_ops && !b->n_ops)
+        return 1;
+    double ab = op_overlap(a, b), ba = op_overlap(b, a);
+    if (a->n_ops && b->n_ops && ab >= TLM_AUDIT_SIG_OP_SHARE &&
+        ba >= TLM_AUDIT_SIG_OP_SHARE)
+        return 1;
+    if (why && cap)
+        snprintf(why, cap, "ops differ: ops of both make %.0f %% and "
+                           "%.0f %% of their kernel time",
+                 100 * ab, 100 * ba);
+    return 0;
+}
+
 /* A run's row and signature rows from the results of its analysis. */
 tlm_status tlm_audit_add_results(tlm_audit_acc *acc, size_t run,
                                  const tlm_out_results *r,
@@ -371,6 +519,8 @@ tlm_status tlm_audit_add_results(tlm_audit_acc *acc, size_t run,
         st = sig_rows(acc, row, r);
     if (st == TLM_OK)
         st = cause_text(acc, row, r);
+    if (st == TLM_OK)
+        st = sig_fill(acc, run, r);
     return st;
 }
 
@@ -384,5 +534,7 @@ void tlm_audit_acc_free(tlm_audit_acc *acc)
     free(acc->strag);
     free(acc->cmp);
     free(acc->causes_md);
+    free(acc->sig);
+    free(acc->series);
     memset(acc, 0, sizeof *acc);
 }

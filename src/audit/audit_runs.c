@@ -8,6 +8,10 @@
  * differ only in their digits (rank0/, rank1/, ...), or when every child
  * group is an incomplete part of the same declared world size.  What was
  * merged is noted for audit.md.
+ *
+ * The job of a run is its parent folder (ROOT/llama/n8 belongs to
+ * "llama"), except that a run folder directly under the root is its own
+ * job (ROOT/megatron and ROOT/dlrm are two jobs, never compared).
  */
 #include "audit.h"
 
@@ -316,6 +320,14 @@ static void attach_unreadable(tlm_audit_plan *p)
     }
 }
 
+/* The job of a run folder (audit.h). */
+char *tlm_audit_job_of(const char *rel)
+{
+    if (!strchr(rel, '/'))
+        return strdup(rel); /* "." or a run directly under the root */
+    return dir_of(rel);
+}
+
 /* qsort order of runs by path. */
 static int cmp_run(const void *a, const void *b)
 {
@@ -334,7 +346,7 @@ static tlm_status make_runs(tlm_audit_plan *p, group *g, size_t n)
             continue;
         tlm_audit_run *r = &p->run[p->n_run++];
         r->rel = g[i].dir;
-        r->job = strcmp(g[i].dir, ".") ? dir_of(g[i].dir) : strdup(".");
+        r->job = tlm_audit_job_of(g[i].dir);
         r->tr = g[i].tr;
         r->n_tr = g[i].n;
         g[i].dir = NULL;

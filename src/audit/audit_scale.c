@@ -4,6 +4,11 @@
  * each collective signature against the base run's, the ranks that
  * straggle in several runs, and the comparison with --baseline.  Pure, no
  * MPI.  Definitions: docs/metrics-audit.md.
+ *
+ * Runs are compared only within a series: the ok runs of one job whose
+ * collective and op signatures (audit_rows.c) agree with the series'
+ * first run.  Two runs of one folder that do different work are never
+ * one scaling series, and their stragglers are never summed.
  */
 #include "audit.h"
 
@@ -11,38 +16,87 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sortutil.h"
+
 /* Whether a run's analysis succeeded. */
 static int is_ok(const tlm_arow_run *r)
 {
     return strcmp(r->status, "ok") == 0;
 }
 
-/* Base run of run i: --baseline's, else the ok run of the same job with
- * the smallest world size (ties: first by path). */
-static int32_t base_of(const tlm_audit_acc *acc, size_t i)
+/* Order of the ok runs for heading series: world size, then path (the
+ * runs are sorted by path already). */
+static int cmp_head(const void *ctx, size_t a, size_t b)
 {
-    if (acc->base_index >= 0)
-        return acc->base_index;
-    int32_t b = -1;
-    for (size_t j = 0; j < acc->n_runs; j++) {
-        const tlm_arow_run *r = &acc->runs[j];
-        if (!is_ok(r) || strcmp(r->job, acc->runs[i].job) != 0)
-            continue;
-        if (b < 0 || r->world_size < acc->runs[b].world_size)
-            b = (int32_t)j;
-    }
-    return b;
+    const tlm_audit_acc *acc = ctx;
+    const tlm_arow_run *x = &acc->runs[a], *y = &acc->runs[b];
+    if (x->world_size != y->world_size)
+        return x->world_size < y->world_size ? -1 : 1;
+    return strcmp(x->run, y->run);
 }
 
-/* Median step time of the ok runs of the same (job, world size). */
-static double peer_median(const tlm_audit_acc *acc, const tlm_arow_run *r)
+/* acc->series: each ok run joins the first series of its job whose first
+ * run's signatures agree with its own, else heads a new one; runs are
+ * taken by world size, then path, so a series' first run is its
+ * smallest. */
+static tlm_status make_series(tlm_audit_acc *acc)
 {
+    size_t n = acc->n_runs ? acc->n_runs : 1;
+    acc->series = malloc(n * sizeof *acc->series);
+    size_t *ord = malloc(n * sizeof *ord);
+    if (!acc->series || !ord) {
+        free(ord);
+        return TLM_ENOMEM;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < acc->n_runs; i++) {
+        acc->series[i] = -1;
+        if (is_ok(&acc->runs[i]))
+            ord[m++] = i;
+    }
+    if (tlm_sort_idx(ord, m, cmp_head, acc) != TLM_OK) {
+        free(ord);
+        return TLM_ENOMEM;
+    }
+    for (size_t k = 0; k < m; k++) {
+        size_t i = ord[k];
+        acc->series[i] = (int32_t)i;
+        for (size_t h = 0; h < k; h++) {
+            size_t j = ord[h];
+            if (acc->series[j] != (int32_t)j ||
+                strcmp(acc->runs[j].job, acc->runs[i].job) != 0)
+                continue;
+            if (!acc->sig || tlm_audit_sig_match(&acc->sig[j],
+                                                 &acc->sig[i], NULL, 0)) {
+                acc->series[i] = (int32_t)j;
+                break;
+            }
+        }
+    }
+    free(ord);
+    return TLM_OK;
+}
+
+/* Base run of run i: --baseline's when it is of i's series, else the
+ * first run of i's series. */
+static int32_t base_of(const tlm_audit_acc *acc, size_t i)
+{
+    int32_t s = acc->series[i];
+    if (acc->base_index >= 0 && s >= 0 && acc->series[acc->base_index] == s)
+        return acc->base_index;
+    return s;
+}
+
+/* Median step time of the ok runs of the same (series, world size). */
+static double peer_median(const tlm_audit_acc *acc, size_t i)
+{
+    const tlm_arow_run *r = &acc->runs[i];
     double v[64];
     size_t n = 0;
     for (size_t j = 0; j < acc->n_runs && n < 64; j++) {
         const tlm_arow_run *o = &acc->runs[j];
         if (is_ok(o) && o->step_time_ns > 0 && o->world_size == r->world_size
-            && strcmp(o->job, r->job) == 0)
+            && acc->series[j] == acc->series[i])
             v[n++] = (double)o->step_time_ns;
     }
     for (size_t a = 1; a < n; a++) /* few: insertion sort */
@@ -81,19 +135,22 @@ static void coll_bases(tlm_audit_acc *acc, const int32_t *base)
     }
 }
 
-/* The stand-out bits of an ok run (TLM_AUDIT_OUT_*). */
-static uint32_t stand_out(const tlm_audit_acc *acc, const tlm_arow_run *r,
+/* The stand-out bits of ok run ri (TLM_AUDIT_OUT_*). */
+static uint32_t stand_out(const tlm_audit_acc *acc, size_t ri,
                           const tlm_arow_job *j, const tlm_audit_opts *o)
 {
+    const tlm_arow_run *r = &acc->runs[ri];
     uint32_t m = 0;
     if (r->straggler_rank >= 0)
         m |= TLM_AUDIT_OUT_STRAGGLER;
-    double med = peer_median(acc, r);
+    double med = peer_median(acc, ri);
     if (r->step_time_ns > 0 && isfinite(med) &&
         (double)r->step_time_ns > med * (1 + o->a.step_outlier_pct / 100.0))
         m |= TLM_AUDIT_OUT_SLOW;
     if (isfinite(j->eff_weak) && j->eff_weak < o->min_efficiency)
         m |= TLM_AUDIT_OUT_EFFICIENCY;
+    if (j->eff_weak > TLM_AUDIT_EFF_FLAG && j->eff_strong > TLM_AUDIT_EFF_FLAG)
+        m |= TLM_AUDIT_OUT_ABOVE_ONE;
     for (size_t i = 0; i < acc->n_colls; i++) {
         const tlm_arow_coll *c = &acc->colls[i];
         if (!strcmp(c->run, r->run) && c->time_share >= 0.05 &&
@@ -107,11 +164,13 @@ static uint32_t stand_out(const tlm_audit_acc *acc, const tlm_arow_run *r,
     return m;
 }
 
-/* /scaling/jobs order: job, world size, run. */
+/* /scaling/jobs order: job, series, world size, run. */
 static int cmp_job(const void *a, const void *b)
 {
     const tlm_arow_job *x = a, *y = b;
     int c = strcmp(x->job, y->job);
+    if (!c)
+        c = strcmp(x->series, y->series);
     if (!c)
         c = (x->world_size > y->world_size) - (x->world_size < y->world_size);
     return c ? c : strcmp(x->run, y->run);
@@ -130,6 +189,8 @@ static tlm_status jobs_table(tlm_audit_acc *acc, const int32_t *base,
             continue;
         tlm_arow_job *j = &acc->jobs[acc->n_jobs++];
         tlm_strset(j->job, sizeof j->job, r->job);
+        tlm_strset(j->series, sizeof j->series,
+                   acc->runs[acc->series[i]].run);
         tlm_strset(j->run, sizeof j->run, r->run);
         j->world_size = r->world_size;
         j->step_time_ns = r->step_time_ns;
@@ -150,18 +211,20 @@ static tlm_status jobs_table(tlm_audit_acc *acc, const int32_t *base,
                                 (t * (double)r->world_size);
             }
         }
-        j->stands_out = (int32_t)stand_out(acc, r, j, o);
+        j->stands_out = (int32_t)stand_out(acc, i, j, o);
     }
     qsort(acc->jobs, acc->n_jobs, sizeof *acc->jobs, cmp_job);
     return TLM_OK;
 }
 
-/* /scaling/stragglers order: job, runs named descending, wait caused
- * descending, trace rank. */
+/* /scaling/stragglers order: job, series, runs named descending, wait
+ * caused descending, trace rank. */
 static int cmp_strag(const void *a, const void *b)
 {
     const tlm_arow_strag *x = a, *y = b;
     int c = strcmp(x->job, y->job);
+    if (!c)
+        c = strcmp(x->series, y->series);
     if (!c)
         c = (x->runs_named < y->runs_named) - (x->runs_named > y->runs_named);
     if (!c)
@@ -171,14 +234,20 @@ static int cmp_strag(const void *a, const void *b)
                        (x->trace_rank < y->trace_rank);
 }
 
-/* Adds one (run, rank) row to its (job, rank) row. */
+/* Adds one (run, rank) row to its (series, rank) row: never summed
+ * across jobs or series. */
 static tlm_status strag_add(tlm_audit_acc *acc, const tlm_audit_srank *s,
                             int64_t *n_inst, size_t cap)
 {
     const tlm_arow_run *r = &acc->runs[s->run];
+    int32_t ser = acc->series[s->run];
+    if (ser < 0)
+        return TLM_OK; /* not an ok run */
+    const char *head = acc->runs[ser].run;
     size_t k = 0;
     while (k < acc->n_strag && (acc->strag[k].trace_rank != s->trace_rank ||
-                                strcmp(acc->strag[k].job, r->job) != 0))
+                                strcmp(acc->strag[k].job, r->job) != 0 ||
+                                strcmp(acc->strag[k].series, head) != 0))
         k++;
     if (k == acc->n_strag) {
         if (k == cap)
@@ -186,11 +255,11 @@ static tlm_status strag_add(tlm_audit_acc *acc, const tlm_audit_srank *s,
         tlm_arow_strag *g = &acc->strag[acc->n_strag++];
         memset(g, 0, sizeof *g);
         tlm_strset(g->job, sizeof g->job, r->job);
+        tlm_strset(g->series, sizeof g->series, head);
         g->trace_rank = s->trace_rank;
         n_inst[k] = 0;
         for (size_t j = 0; j < acc->n_runs; j++)
-            g->runs += is_ok(&acc->runs[j]) &&
-                       !strcmp(acc->runs[j].job, r->job) &&
+            g->runs += acc->series[j] == ser &&
                        acc->runs[j].world_size > s->trace_rank;
     }
     tlm_arow_strag *g = &acc->strag[k];
@@ -286,6 +355,10 @@ tlm_status tlm_audit_finish(tlm_audit_acc *acc, const tlm_audit_opts *o)
     for (size_t i = 0; o->baseline && i < acc->n_runs; i++)
         if (!strcmp(acc->runs[i].run, o->baseline) && is_ok(&acc->runs[i]))
             acc->base_index = (int32_t)i;
+    free(acc->series);
+    acc->series = NULL;
+    if (make_series(acc) != TLM_OK)
+        return TLM_ENOMEM;
     int32_t *base = malloc((acc->n_runs ? acc->n_runs : 1) * sizeof *base);
     if (!base)
         return TLM_ENOMEM;

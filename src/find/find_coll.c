@@ -9,6 +9,7 @@
 
 #include "find_internal.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,14 +27,21 @@ void tlm_find_coll_opts_init(tlm_find_coll_opts *o)
 }
 
 /* Per-GPU bus bandwidth peaks inside a node (GB/s, one direction):
- * NVLink 3/4/5 and AMD Infinity Fabric (xGMI, 7 links). */
+ * NVLink 3/4/5 and AMD Infinity Fabric (xGMI, 7 links); NVLink 2 of the
+ * V100 for NVLink (datasheet: 300 GB/s both directions); PCIe of the
+ * PCIe cards (V100: Gen3, datasheet 32 GB/s both directions; A10, A40,
+ * L4, L40S: Gen4, datasheets 64 GB/s both directions).  MI250X and MI210
+ * have none here (their Infinity Fabric depends on the board's links):
+ * M3 needs --link_peak_gbps for them. */
 static const struct {
     const char *arch;
     double gbps;
 } peaks[] = {
     {"A100", 300.0},   {"H100", 450.0},   {"H200", 450.0},
     {"B200", 900.0},   {"MI300X", 448.0}, {"MI325X", 448.0},
-    {"MI355X", 537.6},
+    {"MI355X", 537.6}, {"V100-SXM2", 150.0}, {"V100-PCIe", 16.0},
+    {"A10", 32.0},     {"A40", 32.0},     {"L4", 32.0},
+    {"L40S", 32.0},
 };
 
 double tlm_find_link_peak(const tlm_find_coll_opts *o, const char *gpu_arch,
@@ -44,9 +52,12 @@ double tlm_find_link_peak(const tlm_find_coll_opts *o, const char *gpu_arch,
     long per_node = o->gpus_per_node > 0 ? o->gpus_per_node : 8;
     if (group_size > per_node)
         return TLM_FIND_INTER_GBPS;
-    for (size_t i = 0; gpu_arch && i < sizeof peaks / sizeof peaks[0]; i++)
-        if (!strncmp(gpu_arch, peaks[i].arch, strlen(peaks[i].arch)))
+    for (size_t i = 0; gpu_arch && i < sizeof peaks / sizeof peaks[0]; i++) {
+        size_t n = strlen(peaks[i].arch); /* "A10" is no "A100" prefix */
+        if (!strncmp(gpu_arch, peaks[i].arch, n) &&
+            !isalnum((unsigned char)gpu_arch[n]))
             return peaks[i].gbps;
+    }
     return 0;
 }
 

@@ -114,7 +114,9 @@ void tlm_out_findings_md_appendix(FILE *f, const tlm_find_coll_opts *o)
         fprintf(f, "| --link_peak_gbps | %g |\n", o->link_peak_gbps);
     else
         fprintf(f, "| --link_peak_gbps | 0 (per GPU: A100 300, H100/H200 "
-                   "450, B200 900, MI300X/MI325X 448, MI355X 537.6; groups "
+                   "450, B200 900, MI300X/MI325X 448, MI355X 537.6, "
+                   "V100-SXM2 150, V100-PCIe 16, A10/A40/L4/L40S 32, other "
+                   "GPUs none (no M3); groups "
                    "larger than a node (--gpus_per_node, default 8) %g) |\n",
                 TLM_FIND_INTER_GBPS);
     fprintf(f, "| --findings_skew_pct | %g |\n| --findings_skew_min_us | %g "

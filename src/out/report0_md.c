@@ -133,6 +133,43 @@ static int cmp_strag_caused(const void *a, const void *b)
 }
 
 
+/* What a GPU outside the bundled table (or one without a link peak)
+ * leaves out, and the option that gives it back. */
+static void md_gpu_unknown(FILE *f, const tlm_out_results *r,
+                           const tlm_out_gpu_sum *g)
+{
+    tlm_find_coll_opts fo;
+    if (r->opts)
+        tlm_out_find_opts_of(r->opts, &fo);
+    else
+        tlm_find_coll_opts_init(&fo);
+    int mixed = strcmp(g->arch, "mixed") == 0;
+    int known = g->arch[0] && !mixed;
+    int no_m3 = !(tlm_find_link_peak(&fo, known ? g->arch : "", 1) > 0);
+    if ((known && !no_m3) || strcmp(g->source, "option") == 0 ||
+        (mixed && !no_m3))
+        return; /* all there, or --gpu_arch none asked for none */
+    if (known || mixed)
+        fprintf(f, "- **No link peak for %s**", known ? g->arch
+                                                      : "mixed GPUs");
+    else if (g->device[0])
+        fprintf(f, "- **GPU not in tlmpi's table**: \"%s\" (as "
+                   "deviceProperties names it) has no bundled peaks",
+                g->device);
+    else
+        fputs("- **GPU unknown**: the traces name no device "
+              "(deviceProperties)", f);
+    if (no_m3)
+        fputs(": the low bus bandwidth finding M3 is skipped for groups "
+              "within a node (give `--link_peak_gbps X`, the link's GB/s "
+              "per GPU)", f);
+    if (!known && !mixed)
+        fprintf(f, "%s `tlmpi report` on one of its traces computes no "
+                   "roofline (give `--gpu_arch_json_path FILE`)",
+                no_m3 ? ";" : ":");
+    fputs("\n", f);
+}
+
 /* The GPU line of the glance: the architecture, where it came from, and
  * a note when the traces name different devices. */
 static void md_gpu(FILE *f, const tlm_out_results *r)
@@ -149,6 +186,7 @@ static void md_gpu(FILE *f, const tlm_out_results *r)
               "different GPU models (per trace: `/traces` columns "
               "`device_name`, `gpu_arch`)\n",
               f);
+    md_gpu_unknown(f, r, &g);
 }
 
 /* The job at a glance: traces, timings, the file, collective counts. */

@@ -40,6 +40,14 @@
      PK("vector_fp32", 163.4), PK("vector_fp16", 163.4),                      \
      PK("vector_bf16", 163.4)}
 
+/* The V100's datasheet rates (dense; tensor cores FP16 only). */
+#define V100_SXM2_PEAKS                                                       \
+    {PK("matrix_fp16", 125.0), PK("matrix_fp32", 15.7),                      \
+     PK("matrix_fp64", 7.8), PK("vector_fp32", 15.7), PK("vector_fp64", 7.8)}
+#define V100_PCIE_PEAKS                                                       \
+    {PK("matrix_fp16", 112.0), PK("matrix_fp32", 14.0),                      \
+     PK("matrix_fp64", 7.0), PK("vector_fp32", 14.0), PK("vector_fp64", 7.0)}
+
 /* One entry per GPU: rows of data, alike in shape by nature. */
 static const tlm_gpu_arch bundled[] = {
     /* NVIDIA H100 SXM5 80GB.  NVIDIA H100 Tensor Core GPU Architecture
@@ -113,6 +121,83 @@ static const tlm_gpu_arch bundled[] = {
       PK("vector_fp32", 157.3), PK("vector_fp16", 157.3),
       PK("vector_bf16", 157.3)},
      "AMD Instinct MI355X datasheet, dense"},
+    /* NVIDIA Tesla V100 (Volta).  NVIDIA Tesla V100 GPU Accelerator
+     * datasheet (https://images.nvidia.com/content/technologies/volta/pdf/
+     * volta-v100-datasheet-update-us-1165301-r5.pdf): V100 for NVLink
+     * (SXM2): double precision 7.8, single precision 15.7, tensor 125
+     * TFLOPS; V100 for PCIe: 7, 14, 112; both HBM2 900 GB/s, 16 or 32 GB.
+     * Tensor cores are FP16 only (no TF32/BF16); the datasheet gives no
+     * other rate.  Device names "Tesla V100-SXM2-32GB", ... (the SXM3,
+     * DGXS, FHHL and V100S parts run at other clocks: not matched). */
+    {"V100-SXM2-32GB", 900.0, 32.0, 5, V100_SXM2_PEAKS,
+     "NVIDIA Tesla V100 datasheet (V100 for NVLink), dense"},
+    {"V100-SXM2-16GB", 900.0, 16.0, 5, V100_SXM2_PEAKS,
+     "NVIDIA Tesla V100 datasheet (V100 for NVLink), dense"},
+    {"V100-PCIe-32GB", 900.0, 32.0, 5, V100_PCIE_PEAKS,
+     "NVIDIA Tesla V100 datasheet (V100 for PCIe), dense"},
+    {"V100-PCIe-16GB", 900.0, 16.0, 5, V100_PCIE_PEAKS,
+     "NVIDIA Tesla V100 datasheet (V100 for PCIe), dense"},
+    /* NVIDIA A10.  NVIDIA A10 Tensor Core GPU datasheet
+     * (https://www.nvidia.com/en-us/data-center/products/a10-gpu/):
+     * GDDR6 24 GB, 600 GB/s; FP32 31.2, TF32 tensor 62.5, BF16/FP16
+     * tensor 125, INT8 tensor 250 TOPS (dense; the sparse figures are
+     * twice these).  FP32 GEMMs without TF32 run at the FP32 rate. */
+    {"A10", 600.0, 24.0, 6,
+     {PK("matrix_fp32", 31.2), PK("matrix_tf32", 62.5),
+      PK("matrix_fp16", 125.0), PK("matrix_bf16", 125.0),
+      PK("matrix_int8", 250.0), PK("vector_fp32", 31.2)},
+     "NVIDIA A10 datasheet, dense"},
+    /* NVIDIA A40.  NVIDIA A40 datasheet
+     * (https://www.nvidia.com/en-us/data-center/a40/): GDDR6 48 GB,
+     * 696 GB/s; FP32 37.4, TF32 tensor 74.8, BF16/FP16 tensor 149.7,
+     * INT8 tensor 299.3 TOPS (dense). */
+    {"A40", 696.0, 48.0, 6,
+     {PK("matrix_fp32", 37.4), PK("matrix_tf32", 74.8),
+      PK("matrix_fp16", 149.7), PK("matrix_bf16", 149.7),
+      PK("matrix_int8", 299.3), PK("vector_fp32", 37.4)},
+     "NVIDIA A40 datasheet, dense"},
+    /* NVIDIA L4.  NVIDIA L4 Tensor Core GPU datasheet
+     * (https://www.nvidia.com/en-us/data-center/l4/): GDDR6 24 GB,
+     * 300 GB/s; FP32 30.3; sparse TF32 120, BF16/FP16 242, FP8 485, INT8
+     * 485 TOPS, halved here for dense. */
+    {"L4", 300.0, 24.0, 7,
+     {PK("matrix_fp32", 30.3), PK("matrix_tf32", 60.0),
+      PK("matrix_fp16", 121.0), PK("matrix_bf16", 121.0),
+      PK("matrix_fp8", 242.5), PK("matrix_int8", 242.5),
+      PK("vector_fp32", 30.3)},
+     "NVIDIA L4 datasheet, dense (sparse figures halved)"},
+    /* NVIDIA L40S.  NVIDIA L40S datasheet
+     * (https://www.nvidia.com/en-us/data-center/l40s/): GDDR6 48 GB,
+     * 864 GB/s; FP32 91.6, TF32 tensor 183, BF16/FP16 tensor 362.05, FP8
+     * 733, INT8 733 TOPS (dense; sparse twice these). */
+    {"L40S", 864.0, 48.0, 7,
+     {PK("matrix_fp32", 91.6), PK("matrix_tf32", 183.0),
+      PK("matrix_fp16", 362.05), PK("matrix_bf16", 362.05),
+      PK("matrix_fp8", 733.0), PK("matrix_int8", 733.0),
+      PK("vector_fp32", 91.6)},
+     "NVIDIA L40S datasheet, dense"},
+    /* AMD Instinct MI250X, one GCD.  AMD Instinct MI250X datasheet
+     * (https://www.amd.com/en/products/accelerators/instinct/mi200/
+     * mi250x.html): per OAM module FP64/FP32 vector 47.9, FP64/FP32
+     * matrix 95.7, FP16/BF16 383.0, INT8 383.0 TOPS, HBM2e 128 GB at
+     * 3.2 TB/s.  The module holds two GCDs and PyTorch sees each GCD as
+     * one device, so every figure here is half the module's. */
+    {"MI250X", 1600.0, 64.0, 7,
+     {PK("matrix_fp64", 47.85), PK("matrix_fp32", 47.85),
+      PK("matrix_fp16", 191.5), PK("matrix_bf16", 191.5),
+      PK("matrix_int8", 191.5), PK("vector_fp64", 23.95),
+      PK("vector_fp32", 23.95)},
+     "AMD Instinct MI250X datasheet / 2 (one GCD), dense"},
+    /* AMD Instinct MI210.  AMD Instinct MI210 datasheet
+     * (https://www.amd.com/en/products/accelerators/instinct/mi200/
+     * mi210.html): FP64/FP32 vector 22.6, FP64/FP32 matrix 45.3,
+     * FP16/BF16 181.0, INT8 181.0 TOPS, HBM2e 64 GB at 1.6 TB/s. */
+    {"MI210", 1600.0, 64.0, 7,
+     {PK("matrix_fp64", 45.3), PK("matrix_fp32", 45.3),
+      PK("matrix_fp16", 181.0), PK("matrix_bf16", 181.0),
+      PK("matrix_int8", 181.0), PK("vector_fp64", 22.6),
+      PK("vector_fp32", 22.6)},
+     "AMD Instinct MI210 datasheet, dense"},
     /* TraceLens's bundled max-achievable (MAF) numbers
      * (TraceLens's MI300-series arch JSON files, [perfreport] §6.1). */
     {"MI300X-MAF", 5300.0, 192.0, 10,
@@ -148,6 +233,10 @@ static const struct {
     {"gfx942", "MI300X"},   {"mi325x", "MI325X"},
     {"mi355x", "MI355X"},   {"gfx950", "MI355X"},    {"mi300xmaf", "MI300X-MAF"},
     {"mi325xmaf", "MI325X-MAF"},
+    {"v100sxm232gb", "V100-SXM2-32GB"}, {"v100sxm216gb", "V100-SXM2-16GB"},
+    {"v100pcie32gb", "V100-PCIe-32GB"}, {"v100pcie16gb", "V100-PCIe-16GB"},
+    {"a10", "A10"},         {"a40", "A40"},          {"l4", "L4"},
+    {"l40s", "L40S"},       {"mi250x", "MI250X"},    {"mi210", "MI210"},
 };
 
 static void normalise(const char *in, char *out, size_t size)
@@ -216,18 +305,33 @@ const tlm_gpu_arch *tlm_gpu_arch_lookup(const char *name)
 /* ------------------------------------------------------------------ */
 
 /* Model tokens of the device names that vendors' drivers report ("NVIDIA
- * H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "AMD Instinct MI300X"), and
- * the bundled GPU each stands for.  A name matches when one of its
- * alphanumeric tokens equals a model token: "A10" or "GH200" match
- * nothing, "MI300A" is not an MI300X. */
+ * H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "AMD Instinct MI300X",
+ * "Tesla V100-SXM2-32GB"), and the bundled GPU each pattern stands for.
+ * A pattern matches when the name's alphanumeric tokens include all of
+ * its tokens (case-insensitively) and none of its "not" token; the first
+ * matching pattern wins.  "A10G" or "GH200" match nothing, "MI300A" is
+ * not an MI300X, "V100S-PCIE-32GB" (other clocks) is no V100, and "AMD
+ * Instinct MI250X/MI250" (the name ROCm gives both parts) is neither. */
 static const struct {
-    const char *token;
+    const char *tok[3]; /* all present; unused slots NULL */
+    const char *not;    /* absent, or NULL */
     const char *name;
-} device_tokens[] = {
-    {"h100", "H100"},     {"h200", "H200"},     {"b200", "B200"},
-    {"a100", "A100"},     {"mi300x", "MI300X"}, {"mi325x", "MI325X"},
-    {"mi355x", "MI355X"},
+} device_pats[] = {
+    {{"h100"}, NULL, "H100"},     {{"h200"}, NULL, "H200"},
+    {{"b200"}, NULL, "B200"},     {{"a100"}, NULL, "A100"},
+    {{"mi300x"}, NULL, "MI300X"}, {{"mi325x"}, NULL, "MI325X"},
+    {{"mi355x"}, NULL, "MI355X"},
+    {{"v100", "sxm2", "32gb"}, NULL, "V100-SXM2-32GB"},
+    {{"v100", "sxm2", "16gb"}, NULL, "V100-SXM2-16GB"},
+    {{"v100", "pcie", "32gb"}, NULL, "V100-PCIe-32GB"},
+    {{"v100", "pcie", "16gb"}, NULL, "V100-PCIe-16GB"},
+    {{"a10"}, NULL, "A10"},       {{"a40"}, NULL, "A40"},
+    {{"l4"}, NULL, "L4"},         {{"l40s"}, NULL, "L40S"},
+    {{"mi250x"}, "mi250", "MI250X"},
+    {{"mi210"}, NULL, "MI210"},
 };
+
+#define DEV_MAX_TOKENS 16
 
 static const tlm_gpu_arch *bundled_named(const char *name)
 {
@@ -237,39 +341,57 @@ static const tlm_gpu_arch *bundled_named(const char *name)
     return NULL;
 }
 
-/* The bundled GPU of one lower-case token, or NULL. */
-static const tlm_gpu_arch *token_arch(const char *tok)
+/* Whether tok is one of toks[0..n). */
+static int has_token(char (*toks)[16], size_t n, const char *tok)
 {
-    for (size_t i = 0; i < sizeof device_tokens / sizeof device_tokens[0];
-         i++)
-        if (strcmp(tok, device_tokens[i].token) == 0)
-            return bundled_named(device_tokens[i].name);
-    return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(toks[i], tok) == 0)
+            return 1;
+    return 0;
 }
 
-const tlm_gpu_arch *tlm_gpu_arch_match_device(const char *device_name)
+/* The name's alphanumeric tokens, lower case, into toks (the first
+ * DEV_MAX_TOKENS; a token too long to be a model token is left out). */
+static size_t device_tokens(const char *name, char (*toks)[16])
 {
-    char tok[16];
-    size_t n = 0;
+    size_t nt = 0, n = 0;
     int skip = 0; /* inside a token too long to be a model token */
-    if (device_name == NULL)
-        return NULL;
-    for (const char *p = device_name;; p++) {
+    for (const char *p = name; nt < DEV_MAX_TOKENS; p++) {
         unsigned char ch = (unsigned char)*p;
         if (ch != 0 && isalnum(ch)) {
-            if (n + 1 < sizeof tok)
-                tok[n++] = (char)tolower(ch);
+            if (n + 1 < 16)
+                toks[nt][n++] = (char)tolower(ch);
             else
                 skip = 1;
             continue;
         }
-        tok[n] = '\0';
-        const tlm_gpu_arch *a = n > 0 && !skip ? token_arch(tok) : NULL;
-        if (a != NULL || ch == 0)
-            return a;
+        toks[nt][n] = '\0';
+        if (n > 0 && !skip)
+            nt++;
         n = 0;
         skip = 0;
+        if (ch == 0)
+            break;
     }
+    return nt;
+}
+
+const tlm_gpu_arch *tlm_gpu_arch_match_device(const char *device_name)
+{
+    char toks[DEV_MAX_TOKENS][16];
+    if (device_name == NULL)
+        return NULL;
+    size_t nt = device_tokens(device_name, toks);
+    for (size_t i = 0; i < sizeof device_pats / sizeof device_pats[0]; i++) {
+        int ok = 1;
+        for (size_t k = 0; k < 3 && device_pats[i].tok[k] && ok; k++)
+            ok = has_token(toks, nt, device_pats[i].tok[k]);
+        if (ok && device_pats[i].not)
+            ok = !has_token(toks, nt, device_pats[i].not);
+        if (ok)
+            return bundled_named(device_pats[i].name);
+    }
+    return NULL;
 }
 
 /* Copies a device name, bounded, printable ASCII only (a trace is input:

@@ -148,6 +148,13 @@ static void gpu_line(const tlm_report *r, tlm_sbuf *b)
         tlm_sbuf_printf(b, "\"%s", d->mixed ? " and others" : "");
     }
     tlm_sbuf_puts(b, ").");
+    if (!g->has_arch && g->source == TLM_ARCH_SRC_NONE && !d->arch &&
+        d->n_devices > 0)
+        tlm_sbuf_puts(b, " Not in tlmpi's GPU table: no roofline (give "
+                         "--gpu_arch_json_path FILE, or --gpu_arch NAME "
+                         "for a bundled GPU); in a multi-rank job also no "
+                         "low bus bandwidth finding M3 within a node (give "
+                         "--link_peak_gbps X).");
     if (d->mixed)
         tlm_sbuf_printf(b, " Note: the trace lists %zu devices of "
                            "different models%s.",

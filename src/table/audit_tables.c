@@ -14,8 +14,10 @@ TLM_ROWTAB_(tlm_atab_runs, tlm_arow_run, "runs",
 #define TLM_ROW tlm_arow_job
 TLM_ROWTAB_(tlm_atab_jobs, tlm_arow_job, "scaling/jobs",
                "One row per ok run: its step time and communication share "
-               "against the base run of its job (--baseline, else the "
-               "smallest world size), sorted by (job, world_size, run).",
+               "against the base run of its series (the runs of its job "
+               "whose collective and op signatures agree: --baseline when "
+               "of the series, else the smallest world size), sorted by "
+               "(job, series, world_size, run).",
                TLM_TAB_AUDIT_JOBS)
 #undef TLM_ROW
 #define TLM_ROW tlm_arow_coll
@@ -29,8 +31,9 @@ TLM_ROWTAB_(tlm_atab_colls, tlm_arow_coll, "scaling/collectives",
 #undef TLM_ROW
 #define TLM_ROW tlm_arow_strag
 TLM_ROWTAB_(tlm_atab_strag, tlm_arow_strag, "scaling/stragglers",
-               "One row per (job, trace rank) that caused waiting in an ok "
-               "run, sorted by (job, runs_named descending, wait caused "
+               "One row per (job, series, trace rank) that caused waiting "
+               "in an ok run (never summed across jobs or series), sorted "
+               "by (job, series, runs_named descending, wait caused "
                "descending, trace_rank).",
                TLM_TAB_AUDIT_STRAG)
 #undef TLM_ROW

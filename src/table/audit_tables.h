@@ -32,7 +32,9 @@ enum {
 #define TLM_TAB_AUDIT_RUNS(X)                                               \
     X(I32, index, 0, "", "run number (runs sorted by path)")               \
     X(STR, run, 256, "", "run folder relative to the audit root (. = root)")\
-    X(STR, job, 256, "", "job of the run: its parent folder (. = root)")   \
+    X(STR, job, 256, "",                                                    \
+      "job of the run: its parent folder; a run directly under the root "  \
+      "is its own job (. = the root itself)")                              \
     X(STR, status, 8, "", "ok | failed")                                    \
     X(STR, reason, 1024, "",                                                \
       "failed: why (every error); ok: its warnings; else empty")           \
@@ -77,9 +79,12 @@ enum {
     X(STR, gpu_arch, 32, "", "GPU of the run, \"\" unknown")               \
     X(STR, h5, 512, "", "the run's tlmpi.h5 relative to audit.h5, \"\"")
 
-/* /scaling/jobs: one row per ok run, by (job, world_size, run). */
+/* /scaling/jobs: one row per ok run, by (job, series, world_size, run). */
 #define TLM_TAB_AUDIT_JOBS(X)                                               \
     X(STR, job, 256, "", "job")                                             \
+    X(STR, series, 256, "",                                                 \
+      "first run of its series: the runs of the job whose collective and " \
+      "op signatures agree (only they are compared)")                      \
     X(STR, run, 256, "", "run")                                             \
     X(I64, world_size, 0, "", "world size")                                 \
     X(STR, base_run, 256, "", "run it is compared with (\"\" none)")       \
@@ -111,11 +116,13 @@ enum {
     X(F64, base_busbw_gbps, 0, "GB/s", "same signature in the base run")   \
     X(F64, busbw_ratio, 0, "", "busbw_gbps / base_busbw_gbps")
 
-/* /scaling/stragglers: one row per (job, trace rank) late in an ok run. */
+/* /scaling/stragglers: one row per (job, series, trace rank) late in an
+ * ok run. */
 #define TLM_TAB_AUDIT_STRAG(X)                                              \
     X(STR, job, 256, "", "job")                                             \
+    X(STR, series, 256, "", "first run of its series (as /scaling/jobs)")  \
     X(I32, trace_rank, 0, "", "rank")                                       \
-    X(I64, runs, 0, "", "ok runs of the job with this rank")               \
+    X(I64, runs, 0, "", "ok runs of the series with this rank")            \
     X(I64, runs_named, 0, "", "runs naming it the straggler")              \
     X(I64, runs_top, 0, "", "runs where it caused the most waiting")       \
     X(F64, frequency, 0, "", "runs_named / runs")                          \

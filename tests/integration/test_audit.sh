@@ -204,7 +204,8 @@ for run in ["llama/n4", "llama/n8", "llama/n16", "moe/megatron",
     top = min(caused, key=lambda r: (-caused[r], r))
     check(run, "straggler_cost_ns", caused[top], 0.01)
     check(run, "straggler_wait_ns", caused[top] / joined[top], 0.01)
-    check(run, "job", run.rsplit("/", 1)[0] if "/" in run else ".")
+    # a run directly under the root is its own job
+    check(run, "job", run.rsplit("/", 1)[0] if "/" in run else run)
     check(run, "gpu_arch", "H100")
     check(run, "h5", "runs/%s/tlmpi.h5" % run)
     off = max(abs(r["clock_offset_ns"]) for r in gt["ranks"])
@@ -279,7 +280,11 @@ row = cmp[(cmp.run == "llama/n8") & (cmp.metric == "step_time_ns")].iloc[0]
 r = a["runs"].set_index("run")
 assert row.baseline == r.loc["llama/n4", "step_time_ns"], row
 assert row.value == r.loc["llama/n8", "step_time_ns"], row
-assert set(a["scaling/jobs"]["base_run"]) == {"llama/n4"}
+# the baseline is the base of its own series only
+j = a["scaling/jobs"].set_index("run")
+assert set(j[j.job == "llama"]["base_run"]) == {"llama/n4"}, j
+other = j[j.job != "llama"]
+assert (other.base_run == other.series).all(), other
 tl = tlmpi_h5.load_runs(sys.argv[1], "timeline")
 assert len(tl) == 4 + 8 + 16 + 4 * 5, len(tl)
 assert list(tl.columns[:2]) == ["run", "trace_rank"]

@@ -76,7 +76,8 @@ static void test_group_folders(void **state)
         assert_string_equal(p.run[i].rel, want[i]);
     assert_string_equal(find_run(&p, "llama/n4")->job, "llama");
     assert_string_equal(find_run(&p, ".")->job, ".");
-    assert_string_equal(find_run(&p, "nodes")->job, ".");
+    /* a run directly under the root is its own job */
+    assert_string_equal(find_run(&p, "nodes")->job, "nodes");
     assert_int_equal(find_run(&p, "moe/perrank")->n_tr, 2);
     assert_int_equal(find_run(&p, "nodes")->n_tr, 4);
     assert_int_equal(find_run(&p, "llama/n4")->n_tr, 4);
@@ -331,6 +332,154 @@ static void test_finish(void **state)
     tlm_audit_acc_free(&acc);
 }
 
+/* The job of a run folder: its parent, or itself directly under the
+ * root. */
+static void test_job_of(void **state)
+{
+    (void)state;
+    static const char *const t[][2] = {
+        {".", "."},          {"megatron", "megatron"}, {"dlrm", "dlrm"},
+        {"llama/n8", "llama"}, {"a/b/c", "a/b"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char *j = tlm_audit_job_of(t[i][0]);
+        assert_non_null(j);
+        assert_string_equal(j, t[i][1]);
+        free(j);
+    }
+}
+
+/* A signature: the collective set and ops (hash, share). */
+static void sig_of(tlm_audit_sig *s, const char *coll, size_t n,
+                   const uint64_t *h, const double *share)
+{
+    memset(s, 0, sizeof *s);
+    s->set = 1;
+    snprintf(s->coll, sizeof s->coll, "%s", coll);
+    s->n_ops = n;
+    for (size_t i = 0; i < n; i++) {
+        s->op_hash[i] = h[i];
+        s->op_share[i] = share[i];
+    }
+}
+
+/* Signatures agree on the same collective set and ops that make 80 % of
+ * both runs' kernel time; anything else is another series. */
+static void test_sig_match(void **state)
+{
+    (void)state;
+    const uint64_t h[] = {1, 2, 3, 4};
+    const double sh[] = {0.5, 0.3, 0.15, 0.05};
+    tlm_audit_sig a, b;
+    char why[128];
+    sig_of(&a, "allreduce/BFloat16", 4, h, sh);
+    sig_of(&b, "allreduce/BFloat16", 4, h, sh);
+    assert_true(tlm_audit_sig_match(&a, &b, why, sizeof why));
+    assert_string_equal(why, "");
+    /* other collectives: never one series */
+    sig_of(&b, "allreduce/Float alltoall/Float", 4, h, sh);
+    assert_false(tlm_audit_sig_match(&a, &b, why, sizeof why));
+    assert_string_equal(why, "collectives differ");
+    /* b lacks op 4 (5 % of a's time): still one series */
+    sig_of(&b, "allreduce/BFloat16", 3, h, sh);
+    assert_true(tlm_audit_sig_match(&a, &b, NULL, 0));
+    /* b lacks ops 3 and 4 and has another: 80 % of a, 80 % of b */
+    const uint64_t h2[] = {1, 2, 9};
+    const double sh2[] = {0.5, 0.3, 0.2};
+    sig_of(&b, "allreduce/BFloat16", 3, h2, sh2);
+    assert_true(tlm_audit_sig_match(&a, &b, NULL, 0));
+    /* ... with op 2 missing too: 50 % in common */
+    const uint64_t h3[] = {1, 8, 9};
+    sig_of(&b, "allreduce/BFloat16", 3, h3, sh2);
+    assert_false(tlm_audit_sig_match(&a, &b, why, sizeof why));
+    assert_non_null(strstr(why, "ops differ"));
+    /* a run without results matches nothing */
+    b.set = 0;
+    assert_false(tlm_audit_sig_match(&a, &b, NULL, 0));
+}
+
+/* Runs of one job folder with different signatures are different series:
+ * each its own base, its stragglers its own; a series' run faster than
+ * ideal is flagged, not ranked. */
+static void test_series(void **state)
+{
+    (void)state;
+    tlm_audit_acc acc;
+    memset(&acc, 0, sizeof acc);
+    acc.n_runs = 5;
+    acc.runs = calloc(5, sizeof *acc.runs);
+    acc.sig = calloc(5, sizeof *acc.sig);
+    ok_row(&acc.runs[0], 0, "dlrm", "dlrm", 8, 20);
+    ok_row(&acc.runs[1], 1, "train/dlrm", "train", 8, 20);
+    ok_row(&acc.runs[2], 2, "train/mega16", "train", 16, 10);
+    ok_row(&acc.runs[3], 3, "train/mega4", "train", 4, 50);
+    ok_row(&acc.runs[4], 4, "train/mega8", "train", 8, 600);
+    const uint64_t h[] = {1, 2};
+    const double sh[] = {0.6, 0.4};
+    sig_of(&acc.sig[0], "allreduce/Float alltoall/Float", 2, h, sh);
+    sig_of(&acc.sig[1], "allreduce/Float alltoall/Float", 2, h, sh);
+    for (int i = 2; i < 5; i++)
+        sig_of(&acc.sig[i], "allreduce/BFloat16", 2, h, sh);
+    /* rank 3 late in train/dlrm and in train/mega8: not one row */
+    acc.sr = calloc(2, sizeof *acc.sr);
+    acc.n_sr = acc.cap_sr = 2;
+    acc.sr[0] = (tlm_audit_srank){1, 3, 1, 1, 9000, 3};
+    acc.sr[1] = (tlm_audit_srank){4, 3, 1, 1, 1000, 2};
+    tlm_audit_opts o;
+    memset(&o, 0, sizeof o);
+    o.min_efficiency = 0.8;
+    o.bw_drop_pct = 20;
+    o.a.step_outlier_pct = 20;
+    assert_int_equal(tlm_audit_finish(&acc, &o), TLM_OK);
+    /* series heads: the smallest run of each */
+    const int32_t want[] = {0, 1, 3, 3, 3};
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(acc.series[i], want[i]);
+    assert_int_equal(acc.n_jobs, 5);
+    for (size_t i = 0; i < acc.n_jobs; i++) {
+        const tlm_arow_job *j = &acc.jobs[i];
+        if (!strcmp(j->run, "train/dlrm")) {
+            /* against no run of the other series: its own base */
+            assert_string_equal(j->series, "train/dlrm");
+            assert_string_equal(j->base_run, "train/dlrm");
+            assert_true(j->eff_weak == 1.0);
+            /* 20 against 600 of the same size, other series: not slow */
+            assert_false(j->stands_out & TLM_AUDIT_OUT_SLOW);
+        } else if (!strcmp(j->run, "train/mega16")) {
+            /* 50 -> 10 at 4x the ranks: strong 1.25, weak 5: flagged */
+            assert_string_equal(j->base_run, "train/mega4");
+            assert_true(j->stands_out & TLM_AUDIT_OUT_ABOVE_ONE);
+            assert_false(j->stands_out & TLM_AUDIT_OUT_EFFICIENCY);
+        } else if (!strcmp(j->run, "train/mega8")) {
+            assert_string_equal(j->series, "train/mega4");
+            assert_true(j->stands_out & TLM_AUDIT_OUT_EFFICIENCY);
+            assert_false(j->stands_out & TLM_AUDIT_OUT_ABOVE_ONE);
+        }
+    }
+    /* the job order: job, series, world size */
+    assert_string_equal(acc.jobs[0].run, "dlrm");
+    assert_string_equal(acc.jobs[1].run, "train/dlrm");
+    assert_string_equal(acc.jobs[2].run, "train/mega4");
+    assert_int_equal(acc.n_strag, 2);
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(acc.strag[i].runs_named, 1);
+        assert_int_equal(acc.strag[i].runs,
+                         !strcmp(acc.strag[i].series, "train/dlrm") ? 1 : 3);
+    }
+    /* --baseline of another series: not the base of this one */
+    free(acc.jobs);
+    free(acc.strag);
+    acc.jobs = NULL;
+    acc.strag = NULL;
+    acc.n_jobs = acc.n_strag = 0;
+    o.baseline = "train/dlrm";
+    assert_int_equal(tlm_audit_finish(&acc, &o), TLM_OK);
+    for (size_t i = 0; i < acc.n_jobs; i++)
+        if (!strcmp(acc.jobs[i].run, "train/mega8"))
+            assert_string_equal(acc.jobs[i].base_run, "train/mega4");
+    tlm_audit_acc_free(&acc);
+}
+
 /* ---- command line */
 
 static tlm_status parse(const char *line, tlm_audit_opts *o, tlm_error *err)
@@ -387,6 +536,9 @@ int main(void)
         cmocka_unit_test(test_group_unreadable),
         cmocka_unit_test(test_run_row),
         cmocka_unit_test(test_finish),
+        cmocka_unit_test(test_job_of),
+        cmocka_unit_test(test_sig_match),
+        cmocka_unit_test(test_series),
         cmocka_unit_test(test_opts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -205,6 +205,16 @@ static void test_link_peak(void **state)
     assert_true(tlm_find_link_peak(&o, "B200", 2) == 900.0);
     assert_true(tlm_find_link_peak(&o, "H100", 16) == TLM_FIND_INTER_GBPS);
     assert_true(tlm_find_link_peak(&o, "", 8) == 0.0);
+    /* the whole model name: "A10" is no A100, "L4" no L40S */
+    assert_true(tlm_find_link_peak(&o, "V100-SXM2-32GB", 8) == 150.0);
+    assert_true(tlm_find_link_peak(&o, "V100-PCIe-16GB", 8) == 16.0);
+    assert_true(tlm_find_link_peak(&o, "A10", 8) == 32.0);
+    assert_true(tlm_find_link_peak(&o, "A100", 8) == 300.0);
+    assert_true(tlm_find_link_peak(&o, "L40S", 8) == 32.0);
+    assert_true(tlm_find_link_peak(&o, "L40", 8) == 0.0);
+    assert_true(tlm_find_link_peak(&o, "A10G", 8) == 0.0);
+    assert_true(tlm_find_link_peak(&o, "MI250X", 8) == 0.0);
+    assert_true(tlm_find_link_peak(&o, "H100 SXM", 8) == 450.0);
     o.gpus_per_node = 4;
     assert_true(tlm_find_link_peak(&o, "H100", 8) == TLM_FIND_INTER_GBPS);
     o.link_peak_gbps = 123;

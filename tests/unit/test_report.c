@@ -91,6 +91,8 @@ static void test_gpu_options(void **state)
     assert_string_equal(err.msg,
                         "unknown GPU 'no-such-gpu' for --gpu_arch (known: "
                         "H100, H200, B200, A100, MI300X, MI325X, MI355X, "
+                        "V100-SXM2-32GB, V100-SXM2-16GB, V100-PCIe-32GB, "
+                        "V100-PCIe-16GB, A10, A40, L4, L40S, MI250X, MI210, "
                         "MI300X-MAF, MI325X-MAF, none)");
     /* an ambiguous name is not taken for one of the GPUs it may mean */
     o.gpu_arch = "MI300";
