@@ -161,6 +161,8 @@ typedef struct tlm_mpi_ctx {
     size_t n_res;
     int64_t world;           /* world size (declared or inferred): the
                               * number written out, never an array size */
+    const char *gpn_source;  /* where c->o.gpus_per_node came from
+                              * (tlm_job_gpus_per_node; check phase) */
     int64_t nspan;           /* highest trace rank found + 1 (no array is
                               * sized by it: per-trace arrays follow res,
                               * tlm_mpi_rank_pos finds a rank there) */

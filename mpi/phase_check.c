@@ -71,6 +71,10 @@ tlm_status tlm_mpi_phase_check(tlm_mpi_ctx *c)
     if (st != TLM_OK)
         return st;
     tlm_job_sort_by_rank(c->res, c->n_res);
+    /* GPUs per node: the option, else deviceProperties (TraceLens's
+     * rule); the phases after this one read it from c->o */
+    c->o.gpus_per_node = tlm_job_gpus_per_node(
+        c->res, c->n_res, c->o.gpus_per_node, &c->gpn_source);
     tlm_job_check k = check_of(c);
     tlm_job_warn_traces(&k);
     tlm_job_warn_order_ranks(&k);

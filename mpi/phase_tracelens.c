@@ -145,12 +145,15 @@ static tlm_status summarise(tlm_mpi_ctx *c, const int32_t *rk,
     MPI_Reduce(rdur, rdur0, (int)c->n_res, MPI_DOUBLE, MPI_SUM, 0, c->comm);
     st = TLM_OK;
     if (c->me == 0) {
-        tlm_coll_tl_sync_sort(k->tl_sync, k->n_tl_sync);
-        tlm_coll_tl_smem_sort(k->tl_smem, k->n_tl_smem);
+        /* TraceLens's order: rows as their ids first appear, members
+         * row by row, "arrived last" ties by column order */
+        st = tlm_coll_tl_order(k->tl_sync, k->n_tl_sync, k->tl_smem,
+                               &k->n_tl_smem, NULL, err);
         if (k->n_tl_long)
             qsort(k->tl_long, k->n_tl_long, sizeof *k->tl_long, cmp_tl_long);
-        st = tlm_coll_tl_summary(k->tl_sync, k->n_tl_sync, NULL, &k->tl_sum,
-                                 &k->n_tl_sum, err);
+        if (st == TLM_OK)
+            st = tlm_coll_tl_summary(k->tl_sync, k->n_tl_sync, NULL,
+                                     &k->tl_sum, &k->n_tl_sum, err);
         if (st == TLM_OK && k->n_tl_sync > 0)
             st = tlm_coll_tl_straggler_by(k->tl_sync, k->n_tl_sync,
                                           k->tl_smem, k->n_tl_smem, rk,

@@ -356,6 +356,7 @@ static void results_of(const tlm_mpi_ctx *c, const tlm_row_trace *rows,
 {
     memset(r, 0, sizeof *r);
     r->opts = &c->o;
+    r->gpn_source = c->gpn_source;
     r->h5_path = c->su.out;
     r->nprocs = c->np;
     r->world_size = c->world;

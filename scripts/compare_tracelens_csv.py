@@ -3,15 +3,19 @@
 
 usage: compare_tracelens_csv.py REF OUT [--quiet]
 
-For the rocprofv3 report (TraceLens_generate_perf_report_rocprof) and the
-XPlane (JAX) sheets tlmpi writes; the PyTorch sheets have their own
+For the rocprofv3 report (TraceLens_generate_perf_report_rocprof), the
+XPlane (JAX) sheets and the multi-rank collective report's sheets
+(generate_multi_rank_collective_report_pytorch) tlmpi writes; the PyTorch sheets have their own
 checker, tests/integration/compare_csvs.py.  Checks:
   * the same sheet names (*.csv; tlmpi's report.md is not a sheet);
   * the same header: names and order;
   * rows matched by the sheet's key columns (KEYS; by position where the
     sheet has none), duplicate keys paired in order, the same key set;
   * a cell that is a number on both sides within 1e-6 relative (plus
-    1e-12 absolute), any other cell exactly equal (empty == empty);
+    1e-12 absolute; 1e-6 in the multi-rank sheets: TraceLens's microsecond
+    floats carry sub-picosecond noise, e.g. a 'skew in end time' of
+    1.5e-07 for 0.0), any other cell
+    exactly equal (empty == empty);
   * and, reported but not counted as a problem, whether the row order is
     the same and how many files are byte-identical.
 Prints the number of cells compared and the largest relative difference.
@@ -33,12 +37,32 @@ KEYS = {
     "kernel_details": ["dispatch_id", "name", "stream", "agent_id"],
     "short_kernels_summary": ["name"],
     "short_kernel_histogram": None,  # by position (the bins)
+    # multi-rank collective report (generate_multi_rank_collective_report)
+    "nccl_summary_implicit_sync": ["Collective name", "dtype",
+                                   "In msg nelems"],
+    "nccl_summary_long": ["rank", "Process Group Name", "Process Group Ranks",
+                          "Collective name", "Group size", "dtype",
+                          "In msg nelems", "Out msg nelems", "In split size",
+                          "Out split size", "stream"],
+    "nccl_summary_all2allv": ["Process Group Name", "dtype"],
+    "nccl_long": ["collective_id", "rank"],
+    "nccl_implicit_sync": ["collective_id"],
+    "nccl_all2allv": ["collective_id"],
+    "straggler_summary": ["rank"],
     # XPlane (JAX) report
     "gpu_events_averages": ["type"],
     "kernel_launchers_summary": ["name"],
     "kernel_launchers_summary_by_category": ["op category"],
     "xla_summary": ["name"],
 }
+
+
+# the multi-rank report's sheets: microseconds with float noise
+MULTIRANK = {"nccl_summary_implicit_sync", "nccl_summary_long",
+             "nccl_summary_all2allv", "nccl_long", "nccl_implicit_sync",
+             "nccl_all2allv", "straggler_summary"}
+# tlmpi's own CSVs that TraceLens does not write
+EXTRA = {"findings.csv"}
 
 
 def read(path):
@@ -59,6 +83,7 @@ class Tally:
         self.cells = 0
         self.maxrel = 0.0
         self.bad = 0
+        self.abs_tol = 1e-12
 
 
 def cell_ok(x, y, tally):
@@ -73,12 +98,13 @@ def cell_ok(x, y, tally):
     d = abs(fx - fy)
     m = max(abs(fx), abs(fy))
     tally.maxrel = max(tally.maxrel, d / m if m else 0.0)
-    return d <= 1e-6 * m + 1e-12
+    return d <= 1e-6 * m + tally.abs_tol
 
 
 def compare_sheet(sheet, rp, op, tally, quiet):
     rh, rrows = read(rp)
     oh, orows = read(op)
+    tally.abs_tol = 1e-6 if sheet in MULTIRANK else 1e-12
     if rh != oh:
         print(f"{sheet}: header differs\n  ref {rh}\n  out {oh}")
         tally.bad += 1
@@ -136,7 +162,9 @@ def main(argv):
     ref, out, quiet = argv[1], argv[2], "--quiet" in argv[3:]
     tally = Tally()
     rs = sorted(f for f in os.listdir(ref) if f.endswith(".csv"))
-    os_ = sorted(f for f in os.listdir(out) if f.endswith(".csv"))
+    # tlmpi's own sheets beside TraceLens's are not compared
+    os_ = sorted(f for f in os.listdir(out) if f.endswith(".csv") and
+                 f not in EXTRA)
     if rs != os_:
         print(f"sheets differ: ref {rs}, out {os_}")
         tally.bad += 1

@@ -887,6 +887,12 @@ typedef struct tlm_coll_tl_sync_row {
     int32_t n_ranks;
     int32_t meta_mismatch;              /* fields differing across ranks */
     uint64_t pg_hash;                   /* hash of pg_name (sorting) */
+    int32_t first_rank;                 /* lowest member rank and its */
+    int32_t reserved2_;
+    uint64_t first_event;               /* event_index: where the id first
+                                         * appears in nccl_long */
+    int64_t mem_off;                    /* after tlm_coll_tl_order: its
+                                         * members' first index; -1 */
 } tlm_coll_tl_sync_row;
 
 /* Per-rank columns of nccl_implicit_sync (rank_{r}_ts/dur/wait_time). */
@@ -924,6 +930,34 @@ TLM_API tlm_status tlm_coll_tl_match(const tlm_coll_record *recs, size_t n,
                                      tlm_coll_tl_result *res, tlm_error *err);
 TLM_API void tlm_coll_tl_result_free(tlm_coll_tl_result *res);
 
+/* TraceLens's order of nccl_implicit_sync (coll_tl_order.c): the rows
+ * (any order) put in the order their id first appears in nccl_long
+ * (first_rank, first_event); the members (*n_mem of them, any order) laid
+ * out row after row in rank order, each row's at mem_off (n_ranks of
+ * them; members of no row dropped, *n_mem updated); and each row's
+ * last_arrival_rank re-decided as pandas' idxmin over the
+ * rank_{r}_wait_time columns does: ties go to the rank whose column comes
+ * first (tlm_coll_tl_first_seen over the rows in this order).  Errors:
+ * TLM_EINVAL, TLM_ENOMEM. */
+TLM_API tlm_status tlm_coll_tl_order(tlm_coll_tl_sync_row *rows, size_t n,
+                                     tlm_coll_tl_sync_member *mem,
+                                     size_t *n_mem, const tlm_alloc *alloc,
+                                     tlm_error *err);
+
+/* The per-rank columns of a TraceLens sheet made from per-row dicts
+ * (pandas: the union of keys in first-seen order): ranks[i] is a member
+ * of row row[i] (rows non-decreasing, members in rank order); *cols gets
+ * the distinct ranks in first-seen order and *batch the row that brought
+ * each (TraceLens writes, per such row, the new ranks' first columns, then
+ * their later ones: rank_{r}_ts/_dur, then rank_{r}_wait_time).  *n_cols
+ * entries, freed with tlm_coll_free(alloc, ...).  Errors: TLM_EINVAL,
+ * TLM_ENOMEM. */
+TLM_API tlm_status tlm_coll_tl_first_seen(const int32_t *ranks,
+                                          const int32_t *row, size_t n,
+                                          const tlm_alloc *alloc,
+                                          int32_t **cols, int32_t **batch,
+                                          size_t *n_cols, tlm_error *err);
+
 /* Sorts rows from several owners into the canonical order above. */
 TLM_API void tlm_coll_tl_sync_sort(tlm_coll_tl_sync_row *rows, size_t n);
 TLM_API void tlm_coll_tl_smem_sort(tlm_coll_tl_sync_member *m, size_t n);
@@ -950,10 +984,10 @@ typedef struct tlm_coll_tl_summary_row {
     double total_comm_latency_ms;
 } tlm_coll_tl_summary_row;
 
-/* nccl_summary_implicit_sync from all sync rows (any order).  Groups by
+/* nccl_summary_implicit_sync from all sync rows.  Groups by
  * (collective name, dtype, In msg nelems) across process groups, as
- * TraceLens does; "first" columns take the first non-null value in
- * (index_in_group, pg_name) order (TraceLens: order of appearance).  Rows
+ * TraceLens does; "first" columns take the first non-null value in the
+ * order given (TraceLens's, order of appearance: tlm_coll_tl_order).  Rows
  * sorted by total_comm_latency_ms descending, ties in key order.  *out
  * freed with tlm_coll_free(alloc, *out). */
 TLM_API tlm_status tlm_coll_tl_summary(const tlm_coll_tl_sync_row *rows,

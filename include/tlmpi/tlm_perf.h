@@ -340,6 +340,8 @@ typedef struct tlm_gpu_devices {
                                          * printable ASCII as '?'; "" */
     const tlm_gpu_arch *arch; /* the bundled GPU every named entry stands
                                * for; NULL when none does or they differ */
+    size_t n_entries;         /* entries of the array, named or not (what
+                               * TraceLens takes as GPUs per node) */
 } tlm_gpu_devices;
 
 /* Reads deviceProperties (the JSON text of the array, as

@@ -341,6 +341,9 @@ static void sync_row(const tl_view *v, size_t i, size_t j, tl_type t,
     s->full_mib = t == TL_ALLGATHER ? f->out_mib : f->in_mib;
     s->index_in_group = f->k;
     s->n_ranks = (int32_t)(j - i);
+    s->first_rank = f->r->trace_rank; /* v[i..j) is in rank order */
+    s->first_event = f->r->event_index;
+    s->mem_off = -1;
     if (simplified) {
         /* the metadata check is skipped in simplified mode */
     } else {
@@ -517,11 +520,9 @@ static int cmp_sum_ptr(const void *a, const void *b)
     const tlm_coll_tl_sync_row *x = *(const tlm_coll_tl_sync_row *const *)a;
     const tlm_coll_tl_sync_row *y = *(const tlm_coll_tl_sync_row *const *)b;
     int c = cmp_sum_key(x, y);
-    /* appearance order inside a group: id order */
+    /* inside a group: the order given (tlm_coll_tl_order: TraceLens's) */
     if (!c)
-        c = tlm_coll_cmp_i64(x->index_in_group, y->index_in_group);
-    if (!c)
-        c = strcmp(x->pg_name, y->pg_name);
+        c = (x > y) - (x < y);
     return c;
 }
 

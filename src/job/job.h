@@ -43,6 +43,8 @@ typedef struct tlm_job_fileres {
                               * count (meaningful on the owner only) */
     int32_t hta_nsteps;      /* --hta: distinct ProfilerStep names */
     char hta_steps[2][128];  /* ... the first two (mpi/phase_hta.c) */
+    int32_t n_device_props;  /* entries of deviceProperties, 0: none
+                              * (GPUs per node, as TraceLens detects it) */
     char msg[TLM_JOB_MSG_CAP];
 } tlm_job_fileres;
 
@@ -191,6 +193,13 @@ tlm_status tlm_job_world_size(const tlm_job_check *c, int64_t *w,
  * --allow_missing (res sorted by rank, ranks distinct). */
 tlm_status tlm_job_check_missing(const tlm_job_check *c, int64_t w,
                                  const char *wsrc);
+/* GPUs per node of the job (res sorted by rank): opt (--gpus_per_node)
+ * when > 0, else the number of deviceProperties entries of the first
+ * trace (the lowest rank), as TraceLens detects it, else 0 (unknown).
+ * Sets every trace's node column (rank / G, -1 when unknown); *src gets
+ * where G came from: "--gpus_per_node", "deviceProperties" or "none". */
+long tlm_job_gpus_per_node(tlm_job_fileres *res, size_t n, long opt,
+                           const char **src);
 /* Position of trace rank r in res (sorted by rank), or -1. */
 int64_t tlm_job_rank_pos(const tlm_job_fileres *res, size_t n, int64_t r);
 

@@ -51,8 +51,9 @@ static void result_init(const tlm_job_reader *c, size_t fi, tlm_job_fileres *fr)
 /* The trace's devices and the GPU its report uses (the same choice as
  * tlm_report_build makes from the same options). */
 static tlm_status take_gpu(const tlm_job_reader *c, const tlm_trace *tr,
-                           tlm_row_trace *row, tlm_error *err)
+                           tlm_job_fileres *fr, tlm_error *err)
 {
+    tlm_row_trace *row = &fr->row;
     tlm_report_opts ropts;
     tlm_report_gpu g;
     tlm_report_opts_init(&ropts);
@@ -64,6 +65,9 @@ static tlm_status take_gpu(const tlm_job_reader *c, const tlm_trace *tr,
     tlm_strset(row->device_name, sizeof row->device_name,
                    g.devices.name);
     row->devices_mixed = g.devices.mixed;
+    fr->n_device_props = g.devices.n_entries > INT32_MAX
+                             ? INT32_MAX
+                             : (int32_t)g.devices.n_entries;
     tlm_strset(row->gpu_arch, sizeof row->gpu_arch,
                    g.has_arch ? g.arch.name : "");
     tlm_strset(row->gpu_arch_source, sizeof row->gpu_arch_source,
@@ -93,6 +97,26 @@ static tlm_status set_rank(const tlm_job_reader *c, const char *path,
     return TLM_OK;
 }
 
+long tlm_job_gpus_per_node(tlm_job_fileres *res, size_t n, long opt,
+                           const char **src)
+{
+    long g = -1;
+    const char *from = "none";
+    if (opt > 0) {
+        g = opt;
+        from = "--gpus_per_node";
+    } else if (n > 0 && res[0].n_device_props > 0) {
+        g = res[0].n_device_props;
+        from = "deviceProperties";
+    }
+    for (size_t i = 0; i < n; i++)
+        res[i].row.node =
+            g > 0 ? (int32_t)(res[i].row.trace_rank / g) : -1;
+    if (src)
+        *src = from;
+    return g;
+}
+
 /* Copies the trace's metadata and read statistics into fr and decides its
  * rank (fr->row.trace_rank, node, fr->tl.trace_rank). */
 static tlm_status take_meta(const tlm_job_reader *c, const tlm_trace *tr,
@@ -119,7 +143,7 @@ static tlm_status take_meta(const tlm_job_reader *c, const tlm_trace *tr,
     tlm_status st = set_rank(c, path, fr, rank,
                              "no distributedInfo.rank and the file name "
                              "does not match --rank_regex", err);
-    return st == TLM_OK ? take_gpu(c, tr, row, err) : st;
+    return st == TLM_OK ? take_gpu(c, tr, fr, err) : st;
 }
 
 /* Builds the trace's report (*rep): its GPU timeline goes into fr->tl.  A

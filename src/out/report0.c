@@ -169,56 +169,54 @@ static tlm_status sheet_summary(const tlm_out_results *r,
     return tlm_out_close(&o, err);
 }
 
-/* Ranks that have a trace, ascending. */
-static size_t rank_list(const tlm_out_results *r, int32_t *ranks)
+/* The per-rank columns of nccl_implicit_sync: the ranks of the rows'
+ * members (r->tl_smem at each row's mem_off, tlm_coll_tl_order) as they
+ * first appear. */
+static tlm_status sync_columns(const tlm_out_results *r, tlm_out_tlcols *c,
+                               tlm_error *err)
 {
-    for (size_t i = 0; i < r->n_traces; i++)
-        ranks[i] = r->traces[i].trace_rank;
-    return r->n_traces;
-}
-
-static int smem_before(const tlm_coll_tl_sync_member *m,
-                       const tlm_coll_tl_sync_row *s)
-{
-    if (m->pg_hash != s->pg_hash)
-        return m->pg_hash < s->pg_hash;
-    int c = strncmp(m->collective_id, s->collective_id,
-                    sizeof m->collective_id);
-    if (m->index_in_group != s->index_in_group)
-        return m->index_in_group < s->index_in_group;
-    return c < 0;
-}
-
-static int smem_of(const tlm_coll_tl_sync_member *m,
-                   const tlm_coll_tl_sync_row *s)
-{
-    return m->pg_hash == s->pg_hash &&
-           m->index_in_group == s->index_in_group &&
-           strncmp(m->collective_id, s->collective_id,
-                   sizeof m->collective_id) == 0;
-}
-
-/* The per-rank cells of sync row s: ts, dur and wait of each of the nr
- * ranks (NaN where a rank is not a member) into row[3 * k ...]; *m walks
- * the sorted members. */
-static void sync_members(const tlm_out_results *r,
-                         const tlm_coll_tl_sync_row *s, const int32_t *ranks,
-                         size_t nr, size_t *m, double *row)
-{
-    for (size_t k = 0; k < 3 * nr; k++)
-        row[k] = NAN;
-    while (*m < r->n_tl_smem && smem_before(&r->tl_smem[*m], s))
-        (*m)++;
-    while (*m < r->n_tl_smem && smem_of(&r->tl_smem[*m], s)) {
-        const tlm_coll_tl_sync_member *mm = &r->tl_smem[*m];
-        for (size_t k = 0; k < nr; k++) {
-            if (ranks[k] == mm->rank) {
-                row[3 * k] = mm->ts_us;
-                row[3 * k + 1] = mm->dur_us;
-                row[3 * k + 2] = mm->wait_us;
+    size_t nm = r->n_tl_smem, k = 0;
+    int32_t *rk = malloc((nm ? nm : 1) * sizeof *rk);
+    int32_t *rw = malloc((nm ? nm : 1) * sizeof *rw);
+    tlm_status st = TLM_ENOMEM;
+    memset(c, 0, sizeof *c);
+    if (rk && rw) {
+        for (size_t i = 0; i < r->n_tl_sync; i++) {
+            const tlm_coll_tl_sync_row *s = &r->tl_sync[i];
+            for (int32_t q = 0; s->mem_off >= 0 && q < s->n_ranks &&
+                                (size_t)s->mem_off + (size_t)q < nm;
+                 q++) {
+                rk[k] = r->tl_smem[s->mem_off + q].rank;
+                rw[k++] = (int32_t)i;
             }
         }
-        (*m)++;
+        st = tlm_out_tlcols_make(rk, rw, k, c, err);
+    } else {
+        st = tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
+    }
+    free(rk);
+    free(rw);
+    return st;
+}
+
+/* The per-rank cells of sync row s: ts, dur and wait of each column's
+ * rank (NaN where it is not a member) into row[3 * column ...]. */
+static void sync_members(const tlm_out_results *r,
+                         const tlm_coll_tl_sync_row *s,
+                         const tlm_out_tlcols *c, double *row)
+{
+    for (size_t k = 0; k < 3 * c->n; k++)
+        row[k] = NAN;
+    for (int32_t q = 0; s->mem_off >= 0 && q < s->n_ranks &&
+                        (size_t)s->mem_off + (size_t)q < r->n_tl_smem;
+         q++) {
+        const tlm_coll_tl_sync_member *mm = &r->tl_smem[s->mem_off + q];
+        int64_t k = tlm_out_tlcols_find(c, mm->rank);
+        if (k < 0)
+            continue;
+        row[3 * k] = mm->ts_us;
+        row[3 * k + 1] = mm->dur_us;
+        row[3 * k + 2] = mm->wait_us;
     }
 }
 
@@ -248,19 +246,20 @@ static void sync_cells(csvrow *w, const tlm_coll_tl_sync_row *s)
 static tlm_status sheet_sync(const tlm_out_results *r,
                              const tlm_out_dest *dir, tlm_error *err)
 {
-    int32_t *ranks = malloc((r->n_traces ? r->n_traces : 1) * sizeof *ranks);
-    double *row = malloc(3 * (r->n_traces ? r->n_traces : 1) * sizeof *row);
-    if (!ranks || !row) {
-        free(ranks);
-        free(row);
-        return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
-    }
-    size_t nr = rank_list(r, ranks);
+    long gpn = r->opts ? r->opts->gpus_per_node : -1;
+    tlm_out_tlcols c;
+    tlm_status st = sync_columns(r, &c, err);
+    if (st != TLM_OK)
+        return st;
+    double *row = malloc(3 * (c.n ? c.n : 1) * sizeof *row);
     tlm_out_file o;
-    tlm_status st = tlm_out_open(&o, dir, "nccl_implicit_sync.csv", err);
+    if (!row)
+        st = tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
+    else
+        st = tlm_out_open(&o, dir, "nccl_implicit_sync.csv", err);
     if (st != TLM_OK) {
-        free(ranks);
         free(row);
+        tlm_out_tlcols_free(&c);
         return st;
     }
     FILE *f = o.f;
@@ -270,27 +269,40 @@ static tlm_status sheet_sync(const tlm_out_results *r,
           "start time,earliest arrival rank,avg_wait_time,skew in end "
           "time,algo bw (GB/s),bus bw (GB/s)",
           f);
-    for (size_t k = 0; k < nr; k++)
-        fprintf(f, ",rank_%d_ts,rank_%d_dur", ranks[k], ranks[k]);
-    for (size_t k = 0; k < nr; k++)
-        fprintf(f, ",rank_%d_wait_time", ranks[k]);
-    fputc('\n', f);
+    /* TraceLens's columns: per row that brings new ranks, their ts and
+     * dur, then their wait_time */
+    for (size_t s = 0; s < c.n;) {
+        size_t e = tlm_out_tlcols_batch_end(&c, s);
+        for (size_t k = s; k < e; k++)
+            fprintf(f, ",rank_%d_ts,rank_%d_dur", c.cols[k], c.cols[k]);
+        for (size_t k = s; k < e; k++)
+            fprintf(f, ",rank_%d_wait_time", c.cols[k]);
+        s = e;
+    }
+    fputs(gpn > 0 && r->n_tl_sync ? ",node_span\n" : "\n", f);
     csvrow w = {f, 0};
-    size_t m = 0;
     for (size_t i = 0; i < r->n_tl_sync; i++) {
         const tlm_coll_tl_sync_row *s = &r->tl_sync[i];
         sync_cells(&w, s);
-        sync_members(r, s, ranks, nr, &m, row);
-        for (size_t k = 0; k < nr; k++) {
-            cell_num(&w, row[3 * k]);
-            cell_num(&w, row[3 * k + 1]);
+        sync_members(r, s, &c, row);
+        for (size_t b = 0; b < c.n;) {
+            size_t e = tlm_out_tlcols_batch_end(&c, b);
+            for (size_t k = b; k < e; k++) {
+                cell_num(&w, row[3 * k]);
+                cell_num(&w, row[3 * k + 1]);
+            }
+            for (size_t k = b; k < e; k++)
+                cell_num(&w, row[3 * k + 2]);
+            b = e;
         }
-        for (size_t k = 0; k < nr; k++)
-            cell_num(&w, row[3 * k + 2]);
+        if (gpn > 0)
+            cell_str(&w, tlm_out_node_span(s->pg_ranks, sizeof s->pg_ranks,
+                                           gpn),
+                     32);
         row_end(&w);
     }
-    free(ranks);
     free(row);
+    tlm_out_tlcols_free(&c);
     return tlm_out_close(&o, err);
 }
 
@@ -306,8 +318,10 @@ static tlm_status sheet_straggler(const tlm_out_results *r,
     FILE *f = o.f;
     fputs("rank,total_wait_time_us,mean_wait_time_us,times_arrived_last,"
           "times_arrived_first,pct_arrived_last,num_collectives,"
-          "total_nccl_dur_us\n",
+          "total_nccl_dur_us",
           f);
+    long gpn = r->opts ? r->opts->gpus_per_node : -1;
+    fputs(gpn > 0 ? ",node_id\n" : "\n", f);
     csvrow w = {f, 0};
     for (size_t i = 0; i < r->n_tl_strag; i++) {
         const tlm_coll_tl_straggler_row *s = &r->tl_strag[i];
@@ -319,6 +333,8 @@ static tlm_status sheet_straggler(const tlm_out_results *r,
         cell_num(&w, s->pct_arrived_last);
         cell_int(&w, s->num_collectives, 0);
         cell_num(&w, s->total_nccl_dur_us);
+        if (gpn > 0)
+            cell_int(&w, s->rank / gpn, 0);
         row_end(&w);
     }
     return tlm_out_close(&o, err);
@@ -335,8 +351,10 @@ static tlm_status sheet_long(const tlm_out_results *r,
     fputs("collective_id,index_in_group,rank,Process Group Name,Process "
           "Group Ranks,Collective name,Group size,dtype,In msg nelems,In msg "
           "size (MB),Out msg nelems,Out msg size (MB),In split size,Out "
-          "split size,stream,ts,dur\n",
+          "split size,stream,ts,dur",
           f);
+    long gpn = r->opts ? r->opts->gpus_per_node : -1;
+    fputs(gpn > 0 && r->n_tl_long ? ",node_id,node_span\n" : "\n", f);
     csvrow w = {f, 0};
     for (size_t i = 0; i < r->n_tl_long; i++) {
         const tlm_out_tl_long *e = &r->tl_long[i];
@@ -357,6 +375,12 @@ static tlm_status sheet_long(const tlm_out_results *r,
         cell_int(&w, e->stream, 1);
         cell_num(&w, e->row.ts_us);
         cell_num(&w, e->row.dur_us);
+        if (gpn > 0) {
+            cell_int(&w, e->row.rank / gpn, 0);
+            cell_str(&w, tlm_out_node_span(e->pg_ranks, sizeof e->pg_ranks,
+                                           gpn),
+                     32);
+        }
         row_end(&w);
     }
     return tlm_out_close(&o, err);
@@ -458,7 +482,7 @@ static size_t group_long(const tlm_out_results *r, const tlm_out_tl_long **p,
 }
 
 /* One nccl_summary_long row: the group's keys, then dur statistics. */
-static void summary_long_row(csvrow *w, const lgrp *g)
+static void summary_long_row(csvrow *w, const lgrp *g, long gpn)
 {
     const tlm_out_tl_long *e = g->first;
     cell_int(w, e->row.rank, 0);
@@ -483,6 +507,11 @@ static void summary_long_row(csvrow *w, const lgrp *g)
     cell_num(w, g->min);
     cell_num(w, g->max);
     cell_int(w, g->n, 0);
+    if (gpn > 0) {
+        cell_int(w, e->row.rank / gpn, 0);
+        cell_str(w, tlm_out_node_span(e->pg_ranks, sizeof e->pg_ranks, gpn),
+                 32);
+    }
     row_end(w);
 }
 
@@ -505,11 +534,14 @@ static tlm_status sheet_summary_long(const tlm_out_results *r,
               "name,Group size,dtype,In msg nelems,Out msg nelems,In split "
               "size,Out split size,stream,In msg size (MB)_first,Out msg "
               "size (MB)_first,dur_sum,dur_mean,dur_std,dur_min,dur_max,"
-              "operation_count\n",
+              "operation_count",
               o.f);
+        /* TraceLens adds the node columns to a sheet with rows only */
+        long gpn = r->opts && ng ? r->opts->gpus_per_node : -1;
+        fputs(gpn > 0 ? ",node_id,node_span\n" : "\n", o.f);
         csvrow w = {o.f, 0};
         for (size_t i = 0; i < ng; i++)
-            summary_long_row(&w, &g[i]);
+            summary_long_row(&w, &g[i], gpn);
         st = tlm_out_close(&o, err);
     }
     free(p);
@@ -517,10 +549,11 @@ static tlm_status sheet_summary_long(const tlm_out_results *r,
     return st;
 }
 
+/* In TraceLens's order (its workbook's sheets follow it). */
 const char *const tlm_out_report_csvs[] = {
     "nccl_summary_implicit_sync.csv", "nccl_summary_long.csv",
-    "nccl_long.csv", "nccl_implicit_sync.csv", "straggler_summary.csv",
-    "findings.csv", NULL};
+    "nccl_summary_all2allv.csv", "nccl_long.csv", "nccl_implicit_sync.csv",
+    "nccl_all2allv.csv", "straggler_summary.csv", "findings.csv", NULL};
 
 /* findings.csv: the collective findings (/findings), always written. */
 static tlm_status sheet_findings(const tlm_out_results *r,
@@ -544,10 +577,14 @@ tlm_status tlm_out_report_write(const tlm_out_results *r,
         st = sheet_summary(r, &cd, err);
     if (st == TLM_OK)
         st = sheet_summary_long(r, &cd, err);
+    if (st == TLM_OK) /* only when there are all_to_allv collectives */
+        st = tlm_out_sheets_a2a(r, 1, &cd, err);
     if (st == TLM_OK)
         st = sheet_long(r, &cd, err);
     if (st == TLM_OK)
         st = sheet_sync(r, &cd, err);
+    if (st == TLM_OK)
+        st = tlm_out_sheets_a2a(r, 0, &cd, err);
     if (st == TLM_OK)
         st = sheet_straggler(r, &cd, err);
     if (st == TLM_OK)

@@ -39,7 +39,10 @@ typedef struct tlm_out_tl_long {
 /* Everything rank 0 holds at the end of a run (arrays sorted canonically).
  * A plain list of (rows, count) pairs, one a table, alike by nature. */
 typedef struct tlm_out_results {
-    const tlm_cli_opts *opts;
+    const tlm_cli_opts *opts;            /* opts->gpus_per_node: the
+                                          * job's, detected or given */
+    const char *gpn_source;              /* where it came from
+                                          * (tlm_job_gpus_per_node) */
     const char *h5_path;                 /* final name */
     int nprocs;
     int64_t world_size;

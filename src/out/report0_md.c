@@ -189,6 +189,24 @@ static void md_gpu(FILE *f, const tlm_out_results *r)
     md_gpu_unknown(f, r, &g);
 }
 
+/* Where GPUs per node came from (node columns, clock domains). */
+static void md_gpn(FILE *f, const tlm_out_results *r)
+{
+    const char *src = r->gpn_source ? r->gpn_source : "none";
+    long g = r->opts ? r->opts->gpus_per_node : -1;
+    if (g > 0 && strcmp(src, "deviceProperties") == 0)
+        fprintf(f, "- GPUs per node: %ld (from the deviceProperties of "
+                   "the first trace, as TraceLens detects it; "
+                   "`--gpus_per_node` overrides)\n", g);
+    else if (g > 0)
+        fprintf(f, "- GPUs per node: %ld (from `--gpus_per_node`)\n", g);
+    else
+        fputs("- GPUs per node: unknown (no `--gpus_per_node`, no "
+              "deviceProperties in the first trace): every rank is its "
+              "own clock domain; the TraceLens sheets have no node_id / "
+              "node_span columns\n", f);
+}
+
 /* The job at a glance: traces, timings, the file, collective counts. */
 static void md_glance(FILE *f, const tlm_out_results *r)
 {
@@ -211,6 +229,7 @@ static void md_glance(FILE *f, const tlm_out_results *r)
                "`scripts/tlmpi_h5.py`)\n",
             r->h5_path, TLM_SCHEMA_VERSION);
     md_gpu(f, r);
+    md_gpn(f, r);
     size_t n_inc = 0;
     for (size_t i = 0; i < r->n_inst; i++)
         n_inc += (r->inst[i].flags & TLM_COLL_INST_INCOMPLETE) != 0;
@@ -671,7 +690,9 @@ tlm_status tlm_out_report_md(const tlm_out_results *r,
         fputs(r->hta_md, f);
     fputs("## Files\n\n- TraceLens-style CSV sheets: "
           "nccl_summary_implicit_sync.csv, nccl_implicit_sync.csv, "
-          "nccl_long.csv, nccl_summary_long.csv, straggler_summary.csv "
+          "nccl_long.csv, nccl_summary_long.csv, straggler_summary.csv, "
+          "with all_to_allv collectives nccl_all2allv.csv and "
+          "nccl_summary_all2allv.csv "
           "(TraceLens's units, not tlmpi's: µs, MiB labelled \"MB\", "
           "GiB/s labelled \"GB/s\"; 1 MiB = 1.048576 MB, 1 GiB/s = "
           "1.073741824 GB/s)\n- findings.csv: the findings above "

@@ -7,6 +7,7 @@
 #ifndef TLM_OUT_REPORT0_OUT_H
 #define TLM_OUT_REPORT0_OUT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "report0.h"
@@ -41,6 +42,40 @@ tlm_status tlm_out_close(tlm_out_file *o, tlm_error *err);
  * TLM_EINVAL. */
 tlm_status tlm_out_report_md(const tlm_out_results *r,
                              const tlm_out_dest *dir, tlm_error *err);
+
+/* ---- TraceLens's sheets beyond report0.c's (report0_tl.c) */
+
+/* TraceLens's node_span of a "Process Group Ranks" text (at most cap
+ * bytes; "" is None) with gpn GPUs per node: "intra_node" when every rank
+ * named is on one node (rank / gpn), "inter_node" when not, "unknown"
+ * when it names none.  Unlike TraceLens, a list cut with "..." counts the
+ * ranks it shows instead of stopping the report. */
+const char *tlm_out_node_span(const char *ranks, size_t cap, long gpn);
+
+/* The per-rank columns of a per-instance sheet (tlm_coll_tl_first_seen):
+ * cols[0..n) in order, batch[i] the row that brought cols[i]; sorted/at
+ * find a rank's column. */
+typedef struct tlm_out_tlcols {
+    int32_t *cols, *batch, *sorted, *at;
+    size_t n;
+} tlm_out_tlcols;
+
+/* The columns of the (rank, row) lists (rows non-decreasing).  Errors:
+ * TLM_ENOMEM, TLM_EINVAL (*c empty). */
+tlm_status tlm_out_tlcols_make(const int32_t *ranks, const int32_t *row,
+                               size_t n, tlm_out_tlcols *c, tlm_error *err);
+/* The column of rank, or -1. */
+int64_t tlm_out_tlcols_find(const tlm_out_tlcols *c, int32_t rank);
+/* The end of the batch (the columns one row brought) that starts at s. */
+size_t tlm_out_tlcols_batch_end(const tlm_out_tlcols *c, size_t s);
+void tlm_out_tlcols_free(tlm_out_tlcols *c);
+
+/* nccl_all2allv.csv (summary 0) or nccl_summary_all2allv.csv (1) from
+ * r's nccl_long rows, written only when there are all_to_allv
+ * collectives (TraceLens's rule).  Errors: TLM_ENOMEM, those of
+ * tlm_out_open / tlm_out_close. */
+tlm_status tlm_out_sheets_a2a(const tlm_out_results *r, int summary,
+                              const tlm_out_dest *d, tlm_error *err);
 
 #ifdef __cplusplus
 }

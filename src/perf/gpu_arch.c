@@ -442,6 +442,8 @@ tlm_status tlm_gpu_devices_parse(const char *json, size_t len,
     st = tlm_pj_parse(json, len, 8, &doc, &off, &what);
     if (st == TLM_OK) {
         const tlm_pj_node *root = tlm_pj_node_at(&doc, doc.root);
+        if (root->type == TLM_PJ_ARR)
+            out->n_entries = root->count;
         for (size_t i = 0; root->type == TLM_PJ_ARR && i < root->count;
              i++) {
             const tlm_pj_node *d = tlm_pj_child(&doc, root, i);

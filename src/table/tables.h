@@ -36,7 +36,8 @@ extern "C" {
     X(I64, dist_rank, 0, "", "distributedInfo.rank, -1 if absent")         \
     X(I64, dist_world_size, 0, "", "distributedInfo.world_size, -1")       \
     X(I64, name_rank, 0, "", "rank parsed from the file name, -1")         \
-    X(I32, node, 0, "", "trace_rank / --gpus_per_node, -1 if not given")   \
+    X(I32, node, 0, "", "trace_rank / GPUs per node (--gpus_per_node, "      \
+      "else the first trace's deviceProperties count), -1 if unknown")     \
     X(I64, base_time_ns, 0, "ns", "baseTimeNanoseconds, 0 if absent")      \
     X(I64, n_coll_records, 0, "", "NCCL/RCCL kernel records extracted")    \
     X(I64, n_seq_trace, 0, "", "records with a Seq from the trace")        \

@@ -48,8 +48,12 @@ PY
 
 for n in 1 2 4; do
     for j in orig shift; do
+        # every rank has its own shift, so its own clock: one GPU per
+        # node (the traces' deviceProperties say 4 and would make ranks
+        # 0-3 one clock domain)
         "$MPIEXEC" -n $n "$TLMPI" --trace_dir "$W/$j" \
-            --output "$W/$j$n.h5" --output_dir "$W/${j}_out$n" --quiet
+            --output "$W/$j$n.h5" --output_dir "$W/${j}_out$n" --quiet \
+            --gpus_per_node 1
     done
     PYTHONPATH="$SRC/scripts" /usr/bin/python3 - "$W/orig$n.h5" \
         "$W/shift$n.h5" "-n $n" $SHIFTS <<'PY'

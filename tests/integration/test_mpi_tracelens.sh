@@ -1,7 +1,8 @@
 #!/bin/bash
 # TraceLens's collective test vector (spec/collectives.md §3.9) through the
 # CLI: four hand-written one-kernel-pair traces, analysed under mpirun -n 1,
-# 2 and 4; the CSV sheets must carry TraceLens's numbers.
+# 2 and 4; the CSV sheets must carry TraceLens's numbers, and its node
+# columns once GPUs per node are known (option or deviceProperties).
 set -eu
 : "${TLMPI:?}" "${MPIEXEC:=mpirun}"
 # mpirun waits 2 s before reaping a job with a non-zero exit otherwise
@@ -69,4 +70,44 @@ for s in nccl_implicit_sync nccl_long nccl_summary_long straggler_summary \
          nccl_summary_implicit_sync; do
     for n in 0 2 4 6; do cmp "$W/out1/$s.csv" "$W/out$n/$s.csv"; done
 done
-echo "TraceLens test vector reproduced without mpirun and under -n 1, 2, 4, 6"
+# node columns (TraceLens's add_node_span_columns): none without GPUs per
+# node (these traces have no deviceProperties), node_id = rank / G and
+# node_span of "Process Group Ranks" with --gpus_per_node G, or with G the
+# length of the first trace's deviceProperties (the option overrides it)
+if head -n 1 "$W/out1/nccl_long.csv" | grep -q node; then
+    echo "node columns without GPUs per node"; exit 1
+fi
+grep -q 'GPUs per node: unknown' "$W/out1/report.md"
+node_run() { # node_run DIR TRACES [OPTION...]
+    local out="$1" tr="$2"
+    shift 2
+    mkdir -p "$out"
+    "$MPIEXEC" -n 2 "$TLMPI" --trace_dir "$tr" --output "$out/t.h5" --quiet "$@"
+}
+node_run "$W/g2" "$W/traces" --gpus_per_node 2
+want='rank,total_wait_time_us,mean_wait_time_us,times_arrived_last,times_arrived_first,pct_arrived_last,num_collectives,total_nccl_dur_us,node_id
+2,0.0,0.0,1,0,50.0,2,50.0,1
+1,20.0,10.0,0,0,0.0,2,70.0,0
+0,30.0,15.0,1,0,50.0,2,80.0,0
+3,30.0,15.0,0,2,0.0,2,80.0,1'
+[ "$(cat "$W/g2/straggler_summary.csv")" = "$want" ] ||
+    { echo "straggler_summary with node_id:"; cat "$W/g2/straggler_summary.csv"; exit 1; }
+head -n 1 "$W/g2/nccl_long.csv" | grep -q ',ts,dur,node_id,node_span$'
+grep -q '^0_1,1,3,.*,1,inter_node$' "$W/g2/nccl_long.csv"
+head -n 1 "$W/g2/nccl_implicit_sync.csv" | grep -q ',rank_3_wait_time,node_span$'
+[ "$(tail -n +2 "$W/g2/nccl_implicit_sync.csv" | grep -c ',inter_node$')" = 2 ]
+grep -q 'GPUs per node: 2 (from `--gpus_per_node`)' "$W/g2/report.md"
+# the same traces with four GPUs in deviceProperties: one node
+mkdir -p "$W/dev"
+for r in 0 1 2 3; do
+    sed 's/^{"distributedInfo"/{"deviceProperties":[{"id":0,"name":"G"},{"id":1,"name":"G"},{"id":2,"name":"G"},{"id":3,"name":"G"}],"distributedInfo"/' \
+        "$W/traces/rank${r}_trace.json" > "$W/dev/rank${r}_trace.json"
+done
+node_run "$W/d4" "$W/dev"
+grep -q 'GPUs per node: 4 (from the deviceProperties' "$W/d4/report.md"
+[ "$(tail -n +2 "$W/d4/nccl_long.csv" | grep -c ',0,intra_node$')" = 8 ]
+[ "$(tail -n +2 "$W/d4/straggler_summary.csv" | grep -c ',0$')" = 4 ]
+node_run "$W/d1" "$W/dev" --gpus_per_node 1
+[ "$(tail -n +2 "$W/d1/nccl_implicit_sync.csv" | grep -c ',inter_node$')" = 2 ]
+echo "TraceLens test vector reproduced without mpirun and under -n 1, 2, 4, 6;"
+echo "node columns from --gpus_per_node and from deviceProperties"

@@ -11,7 +11,8 @@
 #   nothing; the shared Qwen trace's workbook against its CSVs; the
 #   multi-rank analysis' workbook (--output_xlsx_path): the collective
 #   sheets = their CSVs, then the per-rank summaries; refused with
-#   --no_report.
+#   --no_report; a job with all_to_allv collectives: nccl_summary_all2allv
+#   and nccl_all2allv in TraceLens's order.
 set -u
 TLMPI="${TLMPI:?TLMPI not set}"
 S="${TLM_SOURCE_DIR:?}"
@@ -145,5 +146,23 @@ if [ -d "$D" ]; then
         "nccl_summary_implicit_sync nccl_summary_long nccl_long nccl_implicit_sync straggler_summary findings traces timeline steps step_summary "
 else
     echo "skip the analysis workbook: $D absent"
+fi
+# a job with all_to_allv collectives: TraceLens's two all_to_allv sheets in
+# its order (summaries first, then the per-instance sheets)
+if [ -n "${TLMPI_SYNTH:-}" ] && "$TLMPI_SYNTH" --out "$WORK/a2a" --world_size 4 \
+        --tp 2 --gpus_per_node 2 --steps 1 --layers 1 --seed 3 --quiet; then
+    timeout 120 "$MPIEXEC" -n 2 "$TLMPI" --trace_dir "$WORK/a2a" \
+        --output "$WORK/a/t.h5" --output_dir "$WORK/a" \
+        --output_xlsx_path "$WORK/a/w.xlsx" --quiet 2> /dev/null
+    check "all_to_allv job with a workbook: exit 0" test $? -eq 0
+    "$PY" "$CHECK" "$WORK/a/w.xlsx" "$WORK/a" --skip-missing > "$WORK/a.sheets" 2> "$WORK/a.diff"
+    check "all_to_allv job: sheets = their CSVs" test $? -eq 0
+    head -n 5 "$WORK/a.diff"
+    check "all_to_allv job: TraceLens's sheet order" test \
+        "$(tr '\n' ' ' < "$WORK/a.sheets")" = \
+        "nccl_summary_implicit_sync nccl_summary_long nccl_summary_all2allv nccl_long nccl_implicit_sync nccl_all2allv straggler_summary findings traces timeline steps step_summary "
+else
+    echo "FAIL synthesize the all_to_allv job"
+    fail=1
 fi
 exit $fail

@@ -4,7 +4,8 @@
  * number for number through nccl_implicit_sync, straggler_summary,
  * nccl_summary_implicit_sync and nccl_summary_long; the simplified-mode
  * vote and its ids; metadata that differs across ranks; per-rank kernel
- * time; FP8 sizes TraceLens cannot size; allocation failures.
+ * time; FP8 sizes TraceLens cannot size; allocation failures; TraceLens's
+ * row and column order (coll_tl_order.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -321,9 +322,106 @@ static void test_alloc_failures(void **state)
     assert_true(tc_alloc_torture(tl_all, r) > 4);
 }
 
+/* MARK: - TraceLens's row and column order (coll_tl_order.c) */
+
+/* A sync row with id cid whose lowest member is (rank, event). */
+static void order_row(tlm_coll_tl_sync_row *s, const char *cid, int rank,
+                      uint64_t ev)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->collective_id, sizeof s->collective_id, "%s", cid);
+    s->first_rank = rank;
+    s->first_event = ev;
+    s->mem_off = -1;
+}
+
+static void order_mem(tlm_coll_tl_sync_member *m, const char *cid, int rank,
+                      double wait)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->collective_id, sizeof m->collective_id, "%s", cid);
+    m->rank = rank;
+    m->wait_us = wait;
+}
+
+static void test_first_seen(void **state)
+{
+    (void)state;
+    /* rows {0,1}, {0,4,8}, {1,5,8}: columns 0 1 | 4 8 | 5 */
+    const int32_t rk[] = {0, 1, 0, 4, 8, 1, 5, 8};
+    const int32_t rw[] = {0, 0, 1, 1, 1, 2, 2, 2};
+    int32_t *cols = NULL, *batch = NULL;
+    size_t nc = 0;
+    assert_int_equal(tlm_coll_tl_first_seen(rk, rw, 8, NULL, &cols, &batch,
+                                            &nc, NULL),
+                     TLM_OK);
+    assert_int_equal(nc, 5);
+    const int32_t wc[] = {0, 1, 4, 8, 5}, wb[] = {0, 0, 1, 1, 2};
+    for (size_t i = 0; i < nc; i++) {
+        assert_int_equal(cols[i], wc[i]);
+        assert_int_equal(batch[i], wb[i]);
+    }
+    tlm_coll_free(NULL, cols);
+    tlm_coll_free(NULL, batch);
+    assert_int_equal(tlm_coll_tl_first_seen(NULL, NULL, 0, NULL, &cols,
+                                            &batch, &nc, NULL),
+                     TLM_OK);
+    assert_int_equal(nc, 0);
+    tlm_coll_free(NULL, cols);
+    tlm_coll_free(NULL, batch);
+    assert_int_equal(tlm_coll_tl_first_seen(rk, rw, 8, NULL, NULL, &batch,
+                                            &nc, NULL),
+                     TLM_EINVAL);
+}
+
+static void test_order(void **state)
+{
+    (void)state;
+    /* canonical order 1_0, 1_1, 5_0; appearance: 5_0 (rank 0, event 3),
+     * 1_1 (rank 2, event 1), 1_0 (rank 2, event 9) */
+    tlm_coll_tl_sync_row rows[3];
+    order_row(&rows[0], "1_0", 2, 9);
+    order_row(&rows[1], "1_1", 2, 1);
+    order_row(&rows[2], "5_0", 0, 3);
+    tlm_coll_tl_sync_member m[7];
+    order_mem(&m[0], "1_1", 6, 0.0); /* a tie at 0 with rank 2 */
+    order_mem(&m[1], "1_0", 2, 1.0);
+    order_mem(&m[2], "5_0", 6, 2.0);
+    order_mem(&m[3], "1_1", 2, 0.0);
+    order_mem(&m[4], "5_0", 0, 0.0);
+    order_mem(&m[5], "1_0", 6, 0.0);
+    order_mem(&m[6], "9_9", 1, 0.0); /* of no row: dropped */
+    size_t nm = 7;
+    assert_int_equal(tlm_coll_tl_order(rows, 3, m, &nm, NULL, NULL), TLM_OK);
+    assert_int_equal(nm, 6);
+    assert_string_equal(rows[0].collective_id, "5_0");
+    assert_string_equal(rows[1].collective_id, "1_1");
+    assert_string_equal(rows[2].collective_id, "1_0");
+    /* members row after row, by rank */
+    const int32_t wr[] = {0, 6, 2, 6, 2, 6};
+    for (size_t i = 0; i < nm; i++)
+        assert_int_equal(m[i].rank, wr[i]);
+    assert_int_equal(rows[0].mem_off, 0);
+    assert_int_equal(rows[1].mem_off, 2);
+    assert_int_equal(rows[2].mem_off, 4);
+    assert_int_equal(rows[1].n_ranks, 2);
+    /* columns 0 6 | 2: the tie in 1_1 between ranks 2 and 6 goes to 6,
+     * whose column comes first (pandas idxmin), not to the lower rank */
+    assert_int_equal(rows[0].last_arrival_rank, 0);
+    assert_int_equal(rows[1].last_arrival_rank, 6);
+    assert_int_equal(rows[2].last_arrival_rank, 6);
+    size_t zero = 0;
+    assert_int_equal(tlm_coll_tl_order(NULL, 0, NULL, &zero, NULL, NULL),
+                     TLM_OK);
+    assert_int_equal(tlm_coll_tl_order(rows, 3, m, NULL, NULL, NULL),
+                     TLM_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_first_seen),
+        cmocka_unit_test(test_order),
         cmocka_unit_test(test_tl_vector),
         cmocka_unit_test(test_vote_simplified),
         cmocka_unit_test(test_rank_dur),

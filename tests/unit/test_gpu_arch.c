@@ -158,10 +158,12 @@ static void test_devices_parse(void **state)
                           " {\"name\": \"NVIDIA A100-SXM4-80GB\"}]", &d),
                      TLM_OK);
     assert_int_equal(d.n_devices, 1);
+    assert_int_equal(d.n_entries, 5); /* TraceLens's GPUs per node: all */
     assert_string_equal(d.arch->name, "A100");
     /* not an array, empty, absent */
     assert_int_equal(devs("{\"name\": \"NVIDIA H100\"}", &d), TLM_OK);
     assert_int_equal(d.n_devices, 0);
+    assert_int_equal(d.n_entries, 0);
     assert_null(d.arch);
     assert_int_equal(tlm_gpu_devices_parse(NULL, 0, &d), TLM_OK);
     assert_int_equal(d.n_devices, 0);

@@ -3,7 +3,8 @@
  * trace merged by name (sums, extremes and their ranks, percentages, the
  * order), the local report rows put in trace-rank order by their spans,
  * the step rows' (trace_rank, step) order, and the checks of the set of
- * traces (duplicate and missing ranks, the world size, their messages).
+ * traces (duplicate and missing ranks, the world size, their messages),
+ * GPUs per node (option, deviceProperties, unknown).
  */
 #include <math.h>
 #include <stdio.h>
@@ -154,9 +155,37 @@ static void test_checks(void **state)
     assert_non_null(strstr(said, ": 1, 3, 4;"));
 }
 
+/* GPUs per node: the option, else the first trace's deviceProperties
+ * length (TraceLens's rule), else unknown; each trace's node follows. */
+static void test_gpus_per_node(void **state)
+{
+    (void)state;
+    tlm_job_fileres res[3];
+    memset(res, 0, sizeof res);
+    for (int i = 0; i < 3; i++) {
+        res[i].row.trace_rank = 2 * i + 1; /* 1, 3, 5 */
+        res[i].n_device_props = i == 0 ? 2 : 8;
+    }
+    const char *src = NULL;
+    assert_int_equal(tlm_job_gpus_per_node(res, 3, -1, &src), 2);
+    assert_string_equal(src, "deviceProperties");
+    assert_int_equal(res[0].row.node, 0);
+    assert_int_equal(res[1].row.node, 1);
+    assert_int_equal(res[2].row.node, 2);
+    assert_int_equal(tlm_job_gpus_per_node(res, 3, 4, &src), 4);
+    assert_string_equal(src, "--gpus_per_node");
+    assert_int_equal(res[2].row.node, 1);
+    res[0].n_device_props = 0;
+    assert_int_equal(tlm_job_gpus_per_node(res, 3, -1, &src), -1);
+    assert_string_equal(src, "none");
+    assert_int_equal(res[1].row.node, -1);
+    assert_int_equal(tlm_job_gpus_per_node(NULL, 0, -1, NULL), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpus_per_node),
         cmocka_unit_test(test_merge_ops),
         cmocka_unit_test(test_order_rows),
         cmocka_unit_test(test_steps_sort),

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "report0.h"
+#include "report0_out.h"
 
 static void test_csv_number(void **state)
 {
@@ -115,6 +116,8 @@ static void test_sheets(void **state)
     sync.skew_end_us = 0;
     sync.algbw_gibps = NAN;
     sync.busbw_gibps = NAN;
+    sync.n_ranks = 2; /* its members: sm[0..2) (tlm_coll_tl_order) */
+    sync.mem_off = 0;
     tlm_coll_tl_sync_member sm[2];
     memset(sm, 0, sizeof sm);
     for (int i = 0; i < 2; i++) {
@@ -317,10 +320,30 @@ static void test_schema_markdown(void **state)
     assert_non_null(strstr(s, "| `comm_latency_ns` | int64 | ns |"));
 }
 
+/* TraceLens's node_span of a "Process Group Ranks" text. */
+static void test_node_span(void **state)
+{
+    (void)state;
+    assert_string_equal(tlm_out_node_span("[0, 1, 2, 3]", 64, 4),
+                        "intra_node");
+    assert_string_equal(tlm_out_node_span("[0, 1, 2, 3]", 64, 2),
+                        "inter_node");
+    assert_string_equal(tlm_out_node_span("[4, 12]", 64, 8), "inter_node");
+    assert_string_equal(tlm_out_node_span("[8, 15]", 64, 8), "intra_node");
+    assert_string_equal(tlm_out_node_span("", 64, 8), "unknown");
+    assert_string_equal(tlm_out_node_span("[]", 64, 8), "unknown");
+    /* a list cut with "...": the ranks it shows */
+    assert_string_equal(tlm_out_node_span("[0, 1, ...]", 64, 8),
+                        "intra_node");
+    /* never past cap */
+    assert_string_equal(tlm_out_node_span("[0, 9]", 3, 8), "intra_node");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv_number),
+        cmocka_unit_test(test_node_span),
         cmocka_unit_test_setup_teardown(test_sheets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_md_gpu_units_straggler, setup,
                                         teardown),
