@@ -53,7 +53,8 @@ static tlm_status gather_results(tlm_mpi_ctx *c)
     tlm_job_check k = check_of(c);
     size_t n_bad = tlm_job_name_bad(&k);
     if (n_bad) {
-        tlm_mpi_say0(c, "%zu of %zu traces could not be analysed; no output "
+        tlm_mpi_say0(c, "error: %zu of %zu traces could not be analysed; "
+                        "no output "
                         "written", n_bad, n_all);
         return TLM_EFORMAT;
     }
