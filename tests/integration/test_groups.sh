@@ -27,11 +27,11 @@ synth() { # dir extra-options...
         --quiet "$@" || fail "tlmpi-synth $*"
     rm -f "$d/ground_truth.json"
 }
-analyse() { # dir extra-options...: output in dir/out, stderr in dir/err
+analyse() { # dir extra-options...: output in dir/out, stderr in dir.err
     local d=$1; shift
     timeout 120 "$MPIEXEC" -n 2 "$TLMPI" --trace_dir "$d" --allow_missing \
-        --output "$d/out/t.h5" "$@" 2> "$d/err" || {
-        cat "$d/err"; fail "tlmpi on $d"; }
+        --output "$d/out/t.h5" "$@" 2> "$d.err" || {
+        cat "$d.err"; fail "tlmpi on $d"; }
 }
 
 # 1. the whole job, no group metadata: the world is the group, every
@@ -66,12 +66,12 @@ grep '| M1 \|| M2 \|| M3 ' "$R" | grep -qv ' send ' &&
     { cat "$R"; fail "sampled: M1-M3 findings on incomplete instances"; }
 grep -q '^Set aside, not in count nor in any figure above: '"$1"' instances ('"$1"' incomplete' "$R" ||
     { cat "$R"; fail "sampled: the set-aside sentence"; }
-grep -q 'instances miss some ranks' "$W/two/err" || fail "sampled: the note"
+grep -q 'instances miss some ranks' "$W/two.err" || fail "sampled: the note"
 
 # 3. --quiet: nothing but errors on stderr (warnings and notes above)
-grep -q 'warning: 2 of 4 ranks have no trace' "$W/two/err" || fail "warning"
+grep -q 'warning: 2 of 4 ranks have no trace' "$W/two.err" || fail "warning"
 analyse "$W/two" --quiet --force
-[ -s "$W/two/err" ] && { cat "$W/two/err"; fail "--quiet printed"; }
+[ -s "$W/two.err" ] && { cat "$W/two.err"; fail "--quiet printed"; }
 
 if [ $have_h5py = 1 ]; then
 PYTHONPATH="$SRC/scripts" $PY - "$W/all/out/t.h5" "$W/two/out/t.h5" <<'PY' || fail "HDF5 checks"
@@ -147,8 +147,8 @@ grep -q '^No straggler named' "$R" || { cat "$R"; fail "DLRM: straggler"; }
 grep -q '| M1 \|| M2 ' "$R" && { cat "$R"; fail "DLRM: M1/M2 on partial data"; }
 grep -q 'unknown/stream84 |  | alltoall |  | 24.0 KiB | 0 | 2 | 0.000 | - | - | - |' "$R" ||
     { cat "$R"; fail "DLRM: the 24 KiB all-to-all"; }
-[ "$(grep -c 'ac2g' "$W/dlrm/err")" -eq 1 ] || { cat "$W/dlrm/err"; fail "ac2g: one line"; }
-grep 'ac2g' "$W/dlrm/err" | grep -q 'worker\|\.json' && fail "ac2g: paths listed"
-grep -q 'ac2g flows pointing to no GPU event or missing a half, in 4 traces; [0-9]* GPU events are left unlinked' "$W/dlrm/err" ||
-    { cat "$W/dlrm/err"; fail "ac2g: count and consequence"; }
+[ "$(grep -c 'ac2g' "$W/dlrm.err")" -eq 1 ] || { cat "$W/dlrm.err"; fail "ac2g: one line"; }
+grep 'ac2g' "$W/dlrm.err" | grep -q 'worker\|\.json' && fail "ac2g: paths listed"
+grep -q 'ac2g flows pointing to no GPU event or missing a half, in 4 traces; [0-9]* GPU events are left unlinked' "$W/dlrm.err" ||
+    { cat "$W/dlrm.err"; fail "ac2g: count and consequence"; }
 echo "ok: groups, completeness, one rule for flagged instances, one line per warning"
