@@ -64,6 +64,7 @@ static tlm_mpi_ctx *run_ctx(tlm_audit *A, size_t i)
     c->me = A->me;
     c->np = A->np;
     c->o = A->o.a;
+    c->say_quiet = A->o.a.quiet;
     c->o.quiet = 1;
     c->o.plots = 0; /* the audit's own, from audit.h5 */
     c->o.files = NULL;

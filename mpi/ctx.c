@@ -55,13 +55,15 @@ void tlm_mpi_say0(const tlm_mpi_ctx *c, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     tlm_escape_ctrl(esc, sizeof esc, msg);
+    if (c->sink)
+        sink_add(c->sink, c->sink_cap, esc);
+    if (c->say_quiet && strncmp(esc, "error: ", 7) != 0)
+        return;
     if (c->label)
         fprintf(stderr, "tlmpi: run %s: %s\n", c->label, esc);
     else
         fprintf(stderr, "tlmpi: %s\n", esc);
     fflush(stderr);
-    if (c->sink)
-        sink_add(c->sink, c->sink_cap, esc);
 }
 
 void tlm_mpi_test_stall(const tlm_mpi_ctx *c, const char *point)

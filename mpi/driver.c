@@ -193,6 +193,7 @@ int tlm_mpi_analyze(int argc, char **argv)
         if (c.me == 0)
             tlm_out_schema_markdown(stdout);
     } else {
+        c.say_quiet = c.o.quiet;
         tlm_cli_progress prog;
         tlm_cli_progress_init(
             &prog,

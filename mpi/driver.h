@@ -177,6 +177,8 @@ typedef struct tlm_mpi_ctx {
     size_t n_mods;
     void *mstate[TLM_MPI_MAX_MODULES]; /* each module's own state
                                         * (module.h), by its row */
+    int say_quiet;           /* --quiet: rank 0 prints only its "error: "
+                              * lines (the sink still gets warnings) */
     /* set by tlmpi audit (audit.c) for each of its runs */
     const char *label;       /* messages read "run <label>: ..." */
     char *sink;              /* rank 0: its error and warning lines are

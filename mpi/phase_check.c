@@ -53,8 +53,13 @@ static tlm_status gather_results(tlm_mpi_ctx *c)
     tlm_job_check k = check_of(c);
     size_t n_bad = tlm_job_name_bad(&k);
     if (n_bad) {
+        /* the closing line of the errors above: printed with them, also
+         * under --quiet */
+        int q = c->say_quiet;
+        c->say_quiet = 0;
         tlm_mpi_say0(c, "%zu of %zu traces could not be analysed; no output "
                         "written", n_bad, n_all);
+        c->say_quiet = q;
         return TLM_EFORMAT;
     }
     return TLM_OK;

@@ -181,8 +181,12 @@ static tlm_status clock_offsets(tlm_mpi_ctx *c, const tlm_coll_match_opts *mo,
     void *allm = NULL;
     size_t n_allm = 0;
     int32_t *dom = NULL, *ranks = NULL;
-    TLM_MPI_CHECK(tlm_mpi_gather(k->mr.mem, k->mr.n_mem, sizeof *k->mr.mem,
-                                 0, c->comm, &allm, &n_allm, err));
+    /* only instances with every member of their group inform the fit */
+    tlm_coll_member *cm = malloc((k->mr.n_mem ? k->mr.n_mem : 1) * sizeof *cm);
+    TLM_MPI_CHECK(cm ? TLM_OK : TLM_ENOMEM);
+    size_t n_cm = tlm_coll_members_complete(&k->mr, cm);
+    TLM_MPI_CHECK(tlm_mpi_gather(cm, n_cm, sizeof *cm, 0, c->comm, &allm,
+                                 &n_allm, err));
     size_t nr = c->n_res ? c->n_res : 1;
     k->offsets = calloc(nr, sizeof *k->offsets);
     ranks = malloc(nr * sizeof *ranks);
@@ -198,6 +202,7 @@ static tlm_status clock_offsets(tlm_mpi_ctx *c, const tlm_coll_match_opts *mo,
     tlm_coll_metrics_apply_offsets_by(&k->mr, ranks, k->offsets, c->n_res,
                                       mo->tie_ns, mo->latency_tol_ns);
 done:
+    free(cm);
     free(allm);
     free(dom);
     free(ranks);
@@ -345,6 +350,8 @@ static tlm_status coll_phase(tlm_mpi_ctx *c, void **sp)
     tlm_error_clear(&err);
     tlm_coll_match_opts mo;
     tlm_coll_match_opts_init(&mo);
+    mo.world_size = c->world > 0 && c->world <= INT32_MAX ? (int32_t)c->world
+                                                           : -1;
     tlm_status st = route_and_match(c, &mo, &err);
     if (st == TLM_OK)
         st = clock_offsets(c, &mo, &err);

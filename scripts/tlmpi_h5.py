@@ -7,6 +7,7 @@
     h5["steps/summary"]           # one row per ProfilerStep#N, outliers
     h5.attrs["command_line"]      # file attributes (schema_version, ...)
     h5.units["collectives/instances"]["comm_latency_ns"]   # "ns"
+    h5["collectives/instances"]["flag_names"]  # "incomplete|group_world"
 
     c = tlmpi_h5.load_comparison("cmp/comparison.h5")  # tlmpi compare A B
     c["collectives"].nlargest(5, "impact_ns")    # diff = B - A, pct = %
@@ -31,6 +32,37 @@ import numpy as np
 import pandas as pd
 
 SUPPORTED_SCHEMA = 1
+
+# The bits of the integer "flags" columns (docs/hdf5-schema.md, "Flags"),
+# decoded by load() into a column "flag_names": the names joined by "|",
+# "" for none, an unknown bit as "bit<N>".
+FLAG_BITS = {
+    "collectives/instances": [
+        (1 << 0, "incomplete"), (1 << 1, "overfull"),
+        (1 << 2, "sig_mismatch"), (1 << 3, "p2p"), (1 << 4, "corrected"),
+        (1 << 5, "multi_kernel"), (1 << 6, "latency_suspect"),
+        (1 << 7, "group_mismatch"), (1 << 8, "group_world")],
+    "collectives/clock": [
+        (1 << 0, "reference"), (1 << 1, "no_data"), (1 << 2, "clamped"),
+        (1 << 3, "infeasible"), (1 << 4, "large"), (1 << 5, "noisy")],
+}
+
+
+def flag_names(value, bits):
+    """The names of the bits set in value ("|"-joined; "" for none)."""
+    value = int(value)
+    names, known = [], 0
+    for bit, name in bits:
+        known |= bit
+        if value & bit:
+            names.append(name)
+    rest, n = value & ~known, 0
+    while rest > 0:
+        if rest & 1:
+            names.append("bit%d" % n)
+        rest >>= 1
+        n += 1
+    return "|".join(names)
 
 
 class Tables(dict):
@@ -85,6 +117,10 @@ def load(path, datasets=None):
                 continue
             ds = f[name]
             out[name] = _frame(ds)
+            bits = FLAG_BITS.get(name)
+            if bits and "flags" in out[name].columns:
+                out[name]["flag_names"] = [
+                    flag_names(v, bits) for v in out[name]["flags"]]
             cols = _attr(ds.attrs.get("columns", []))
             units = _attr(ds.attrs.get("units", []))
             out.units[name] = dict(zip(cols, units))

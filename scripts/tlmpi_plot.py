@@ -75,9 +75,28 @@ def _label(s, n=40):
 
 # ------------------------------------------------------------ analysis
 
-def arrival_heatmap(plt, np, t):
-    """Rank x instance matrix of lateness (us) on corrected clocks."""
+def _aside(inst):
+    """(the instances used, a title note on those set aside): one rule with
+    report.md and /collectives/summary (docs/metrics-collectives.md)."""
+    if inst is None or "set_aside" not in inst.columns:
+        return inst, ""
+    out = inst[inst["set_aside"] != ""]
+    if len(out) == 0:
+        return inst, ""
+    why = ", ".join("%d %s" % (n, k) for k, n in
+                    sorted(out["set_aside"].value_counts().items()))
+    return inst[inst["set_aside"] == ""], " [%d set aside: %s]" % (len(out),
+                                                                    why)
+
+
+def arrival_heatmap(plt, np, t, used=None, note=""):
+    """Rank x instance matrix of lateness (us) on corrected clocks, over
+    the instances used (not set aside)."""
     m = t.get("collectives/per_rank")
+    if m is not None and used is not None and len(m):
+        keep = set(zip(used["match_key"].tolist(), used["seq"].tolist()))
+        m = m[[k in keep for k in zip(m["match_key"].tolist(),
+                                      m["seq"].tolist())]]
     if m is None or len(m) == 0:
         return None
     start = m["start_ns"].to_numpy(np.int64) - m["offset_ns"].to_numpy(
@@ -106,8 +125,8 @@ def arrival_heatmap(plt, np, t):
     ax.set_xlabel("collective instance (by first arrival; grey: rank not "
                   "in its group)")
     ax.set_ylabel("rank")
-    ax.set_title("Arrival at each collective: %d ranks x %d instances"
-                 % (len(ranks), len(uniq)))
+    ax.set_title("Arrival at each collective: %d ranks x %d instances%s"
+                 % (len(ranks), len(uniq), note))
     fig.subplots_adjust(left=0.06, right=0.98, bottom=0.1, top=0.93)
     return fig
 
@@ -183,12 +202,12 @@ def gpu_time(plt, np, t):
 def plot_analysis(plt, np, tlmpi_h5, path, out_dir, written):
     t = tlmpi_h5.load(path, ["collectives/per_rank", "collectives/instances",
                              "timeline"])
-    inst = t.get("collectives/instances")
-    figs = [("arrival_heatmap.png", arrival_heatmap(plt, np, t)),
+    inst, note = _aside(t.get("collectives/instances"))
+    figs = [("arrival_heatmap.png", arrival_heatmap(plt, np, t, inst, note)),
             ("busbw.png", busbw(plt, np, inst, "bytes",
                                 ["coll_name", "pg_desc", "group_size"],
                                 "Bus bandwidth per collective instance "
-                                "(kind / group / size)")),
+                                "(kind / group / size)" + note)),
             ("gpu_time.png", gpu_time(plt, np, t))]
     for name, fig in figs:
         if fig is not None:
@@ -235,11 +254,20 @@ def scaling(plt, np, jobs):
 def plot_audit(plt, np, tlmpi_h5, path, out_dir, written):
     t = tlmpi_h5.load(path, ["scaling/jobs", "scaling/collectives"])
     coll = t.get("scaling/collectives")
+    note = ""
+    if coll is not None and "n_incomplete" in coll.columns:
+        k = [(int(coll[c].clip(lower=0).sum()), w) for c, w in
+             (("n_incomplete", "incomplete"), ("n_mismatch", "mismatch"),
+              ("n_suspect", "latency_suspect"))]
+        if sum(n for n, _ in k):
+            note = " [%d instances set aside: %s]" % (
+                sum(n for n, _ in k),
+                ", ".join("%d %s" % (n, w) for n, w in k if n))
     figs = [("scaling.png", scaling(plt, np, t.get("scaling/jobs"))),
             ("busbw.png", busbw(plt, np, coll, "bytes",
                                 ["coll", "world_size"],
                                 "Bus bandwidth per collective signature "
-                                "(kind / world size)"))]
+                                "(kind / world size)" + note))]
     for name, fig in figs:
         if fig is not None:
             _save(plt, fig, out_dir, name, written)

@@ -40,13 +40,18 @@ static const char usage[] =
     "Files:\n"
     "  --gzip                  write .json.gz\n"
     "  --no_dist_info          leave distributedInfo out of every trace\n"
+    "  --no_group_meta         collectives name no group (no Group size,\n"
+    "                          Process Group Name/Description/Ranks, global\n"
+    "                          rank start/stride, pg_config), as old traces\n"
     "  --gzip_level N          zlib level 1..9 (default 1)\n"
     "  --device_name NAME      deviceProperties[].name of every GPU\n"
     "                          (default \"NVIDIA H100 80GB HBM3\")\n"
     "  --name_pattern P        file name, {r} = rank\n"
     "                          (default rank{r}_trace.json[.gz])\n"
     "  --ranks LIST            write only these ranks' traces, e.g. 0 or 0,3\n"
-    "                          (the ground truth still covers every rank)\n"
+    "                          (the ground truth still covers every rank;\n"
+    "                          distributedInfo.world_size stays the world)\n"
+    "  --profiled_ranks LIST   the same: a sampled subset of the job\n"
     "Timing:\n"
     "  --gpus_per_node G       ranks per node (default 8)\n"
     "  --node_offset_us LIST   clock offset per node in us, e.g. 0,150,-80\n"
@@ -253,7 +258,8 @@ static int set_option(tlm_synth_opts *o, const char *name, const char *val,
     } else if (strcmp(name, "--clip_last") == 0) {
         if (parse_clip(val, o, 1))
             return bad(name, val);
-    } else if (strcmp(name, "--ranks") == 0) {
+    } else if (strcmp(name, "--ranks") == 0 ||
+               strcmp(name, "--profiled_ranks") == 0) {
         int n = tlm_synth_parse_list(val, ranks64, 4096);
         if (n < 0)
             return bad(name, val);
@@ -301,15 +307,18 @@ int main(int argc, char **argv)
         memcpy(name, a, nl);
         name[nl] = '\0';
         if (strcmp(name, "--gzip") == 0 || strcmp(name, "--quiet") == 0 ||
-            strcmp(name, "--no_dist_info") == 0) {
+            strcmp(name, "--no_dist_info") == 0 ||
+            strcmp(name, "--no_group_meta") == 0) {
             if (eq)
                 return bad(name, eq + 1);
             if (name[2] == 'g')
                 o.gzip = 1;
             else if (name[2] == 'q')
                 quiet = 1;
-            else
+            else if (name[5] == 'd')
                 o.no_dist_info = 1;
+            else
+                o.no_group_meta = 1;
             continue;
         }
         if (eq) {

@@ -381,12 +381,36 @@ enum {
     TLM_COLL_INST_MULTI_KERNEL = 1u << 5, /* some member had > 1 kernel */
     TLM_COLL_INST_GROUP_MISMATCH = 1u << 7, /* members disagree on the
                                              * group size (both known) */
-    TLM_COLL_INST_LATENCY_SUSPECT = 1u << 6 /* comm_latency > corrected
+    TLM_COLL_INST_LATENCY_SUSPECT = 1u << 6, /* comm_latency > corrected
                                              * (earliest end - latest start)
                                              * + max(latency_tol_ns, 10% of
                                              * comm_latency): min dur is not
                                              * a pure transfer time */
+    TLM_COLL_INST_GROUP_WORLD = 1u << 8 /* no member's trace names the
+                                         * group (no Group size, PG ranks
+                                         * or pg_config): group_size is
+                                         * the world (match_opts
+                                         * .world_size) */
 };
+
+/* Why an instance is set aside: left out of every statistic (summaries,
+ * bandwidth, skew, the audit's scaling rows, plots) and counted by this
+ * reason instead.  One rule for every output (docs/metrics-collectives.md,
+ * "Instances set aside"). */
+typedef enum tlm_coll_aside {
+    TLM_COLL_ASIDE_NONE = 0,       /* used */
+    TLM_COLL_ASIDE_INCOMPLETE = 1, /* INCOMPLETE or OVERFULL: members
+                                    * missing (or more than the group) */
+    TLM_COLL_ASIDE_MISMATCH = 2,   /* SIG_MISMATCH or GROUP_MISMATCH */
+    TLM_COLL_ASIDE_SUSPECT = 3     /* LATENCY_SUSPECT */
+} tlm_coll_aside;
+
+/* The reason an instance with these flags is set aside (the first that
+ * applies, in the enum's order), or TLM_COLL_ASIDE_NONE. */
+TLM_API tlm_coll_aside tlm_coll_inst_aside(uint32_t flags);
+
+/* The reason's word: "", "incomplete", "mismatch", "latency_suspect". */
+TLM_API const char *tlm_coll_aside_name(tlm_coll_aside why);
 
 /* One matched collective instance (pg, seq). */
 typedef struct tlm_coll_instance {
@@ -508,6 +532,9 @@ typedef struct tlm_coll_match_opts {
                              * tied for last; default 0 (exact ties) */
     int64_t latency_tol_ns; /* tolerance of LATENCY_SUSPECT; default 1000 */
     const tlm_alloc *alloc; /* NULL = default */
+    int32_t world_size;     /* the group of a collective whose traces name
+                             * none (flag GROUP_WORLD); <= 0 (default):
+                             * unknown, the members present are the group */
 } tlm_coll_match_opts;
 
 typedef struct tlm_coll_match_result {
@@ -725,6 +752,12 @@ TLM_API tlm_status tlm_coll_clock_estimate(const tlm_coll_member *mem,
                                            tlm_coll_clock **out,
                                            size_t *n_out, tlm_error *err);
 
+/* The members of the instances an offset fit may use (neither INCOMPLETE
+ * nor OVERFULL: every member of the group present), copied in order into
+ * out (room for res->n_mem).  Returns how many. */
+TLM_API size_t tlm_coll_members_complete(const tlm_coll_match_result *res,
+                                         tlm_coll_member *out);
+
 /* Copies the offsets of clk into offset_ns[0..n) (by trace rank). */
 TLM_API void tlm_coll_clock_offsets(const tlm_coll_clock *clk, size_t n,
                                     int64_t *offset_ns);
@@ -749,8 +782,8 @@ typedef struct tlm_coll_summary_row {
     int64_t bytes;           /* nccl-tests size S; -1 unknown */
     int64_t in_nelems;       /* of the first instance in key order */
     int64_t out_nelems;
-    int64_t count;           /* instances */
-    int64_t n_incomplete;    /* of which INCOMPLETE */
+    int64_t count;           /* instances used in the statistics */
+    int64_t n_incomplete;    /* set aside: INCOMPLETE or OVERFULL */
     int64_t total_latency_ns;/* sum of comm_latency */
     int64_t total_wall_ns;   /* sum of wall (corrected) */
     tlm_coll_stat latency_ns;      /* comm_latency */
@@ -764,6 +797,8 @@ typedef struct tlm_coll_summary_row {
     tlm_coll_stat throughput_gbps; /* alltoall(v) */
     tlm_coll_stat send_imbalance;  /* alltoall(v) */
     tlm_coll_stat recv_imbalance;  /* alltoall(v) */
+    int64_t n_mismatch;      /* set aside: SIG_ or GROUP_MISMATCH */
+    int64_t n_suspect;       /* set aside: LATENCY_SUSPECT */
     int32_t group_size;
     uint8_t coll;
     uint8_t dtype;
@@ -775,8 +810,10 @@ typedef struct tlm_coll_summary_row {
 } tlm_coll_summary_row;
 
 /* Summarises instances (any order; e.g. the concatenation of every owner's
- * instances).  include_incomplete: 0 leaves INCOMPLETE/OVERFULL instances
- * out of the statistics (they are still counted in n_incomplete).  *rows:
+ * instances).  include_incomplete: 0 leaves the instances set aside
+ * (tlm_coll_inst_aside) out of count and the statistics; they are counted
+ * in n_incomplete, n_mismatch or n_suspect by their reason.  1 uses every
+ * instance (the counters still say which are flagged).  *rows:
  * new array sorted by total_latency_ns descending, then by key (pg_hash,
  * coll, coll_name, dtype, bytes); freed with tlm_coll_free(alloc, *rows).
  * Errors: TLM_EINVAL, TLM_ENOMEM. */

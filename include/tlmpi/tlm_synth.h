@@ -108,6 +108,12 @@ typedef struct tlm_synth_opts {
                                  NULL = "NVIDIA H100 80GB HBM3" */
     int no_dist_info;         /* 1: no distributedInfo key in the traces
                                  (ranks only from the file names) */
+    int no_group_meta;        /* 1: collectives name no group: no "Group
+                                 size", "Process Group Name/Description/
+                                 Ranks", "Global rank start/stride", -1 in
+                                 Concrete Inputs' group entries, no
+                                 pg_config in distributedInfo (as the DLRM
+                                 traces of 2023) */
     int straggler_cause;      /* TLM_SYNTH_CAUSE_*: what makes the
                                  straggler late (needs straggler_rank);
                                  NONE = its kernels just start

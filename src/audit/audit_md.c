@@ -168,6 +168,20 @@ static void md_runs(FILE *f, const tlm_audit_acc *acc)
     }
     if (n)
         fputc('\n', f);
+    int64_t why[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        why[0] += v[i]->incomplete > 0 ? v[i]->incomplete : 0;
+        why[1] += v[i]->mismatch > 0 ? v[i]->mismatch : 0;
+        why[2] += v[i]->latency_suspect > 0 ? v[i]->latency_suspect : 0;
+    }
+    if (why[0] + why[1] + why[2])
+        fprintf(f, "Set aside from bandwidth, skew and /scaling/collectives "
+                   "(as in each run's report.md): %lld instances, %lld "
+                   "incomplete (ranks of the group missing), %lld "
+                   "mismatched, %lld latency-suspect; per run in /runs "
+                   "(incomplete, mismatch, latency_suspect).\n\n",
+                (long long)(why[0] + why[1] + why[2]), (long long)why[0],
+                (long long)why[1], (long long)why[2]);
     free(v);
 }
 

@@ -26,6 +26,7 @@ void tlm_audit_row_init(tlm_arow_run *row, int32_t index, const char *run,
     tlm_strset(row->status, sizeof row->status, "failed");
     int64_t *i64[] = {&row->world_size, &row->ranks_read, &row->n_files,
                       &row->bytes_on_disk, &row->instances, &row->incomplete,
+                      &row->mismatch, &row->latency_suspect,
                       &row->unmatched, &row->n_steps, &row->step_time_ns,
                       &row->gpu_total_ns, &row->comm_ns,
                       &row->exposed_comm_ns, &row->exposed_transfer_ns,
@@ -72,15 +73,13 @@ static int kind_of(int coll)
     }
 }
 
-/* An instance whose bandwidth is trusted: every member there, one
- * signature, a latency that fits the clocks. */
+/* An instance whose bandwidth is trusted: not set aside (the one rule of
+ * tlm_coll_inst_aside: every member there, one signature, a latency that
+ * fits the clocks) and a latency. */
 static int complete(const tlm_coll_instance *in)
 {
-    const uint32_t bad = TLM_COLL_INST_INCOMPLETE | TLM_COLL_INST_OVERFULL |
-                         TLM_COLL_INST_SIG_MISMATCH |
-                         TLM_COLL_INST_GROUP_MISMATCH |
-                         TLM_COLL_INST_LATENCY_SUSPECT;
-    return !(in->flags & bad) && in->comm_latency_ns > 0;
+    return tlm_coll_inst_aside(in->flags) == TLM_COLL_ASIDE_NONE &&
+           in->comm_latency_ns > 0;
 }
 
 /* qsort order of int64 values. */
@@ -149,10 +148,10 @@ static tlm_status coll_cols(tlm_arow_run *row, const tlm_out_results *r)
     int64_t *sk = malloc((r->n_inst ? r->n_inst : 1) * sizeof *sk);
     if (!sk)
         return TLM_ENOMEM;
-    size_t ns = 0, incomplete = 0;
+    size_t ns = 0, why[4] = {0};
     for (size_t i = 0; i < r->n_inst; i++) {
         const tlm_coll_instance *in = &r->inst[i];
-        incomplete += (in->flags & TLM_COLL_INST_INCOMPLETE) != 0;
+        why[tlm_coll_inst_aside(in->flags)]++;
         if (!complete(in))
             continue;
         int k = kind_of(in->coll);
@@ -167,7 +166,9 @@ static tlm_status coll_cols(tlm_arow_run *row, const tlm_out_results *r)
     for (int k = 0; k < TLM_AUDIT_N_KINDS; k++)
         *kind_col(row, k) = lat[k] > 0 ? bw[k] / lat[k] : NAN;
     row->instances = (int64_t)r->n_inst;
-    row->incomplete = (int64_t)incomplete;
+    row->incomplete = (int64_t)why[TLM_COLL_ASIDE_INCOMPLETE];
+    row->mismatch = (int64_t)why[TLM_COLL_ASIDE_MISMATCH];
+    row->latency_suspect = (int64_t)why[TLM_COLL_ASIDE_SUSPECT];
     row->unmatched = (int64_t)r->n_unmatched;
     if (ns) {
         qsort(sk, ns, sizeof *sk, cmp_i64);
@@ -242,12 +243,23 @@ static int cmp_inst_ptr(const void *a, const void *b)
                    *(const tlm_coll_instance *const *)b, 1);
 }
 
-/* One signature's row from its instances g[0..n) (sorted by latency). */
+/* One signature's row from its instances g[0..n) (sorted by latency):
+ * those set aside counted by reason, the others used. */
 static void sig_row(tlm_arow_coll *o, const tlm_arow_run *row,
-                    const tlm_coll_instance *const *g, size_t n,
+                    const tlm_coll_instance **all, size_t n_all,
                     double lat_all)
 {
-    const tlm_coll_instance *f = g[0];
+    const tlm_coll_instance *f = all[0];
+    const tlm_coll_instance **g = all; /* the used ones compacted in front,
+                                        * latency order kept */
+    size_t n = 0;
+    int64_t why[4] = {0};
+    for (size_t i = 0; i < n_all; i++) {
+        if (complete(all[i]))
+            g[n++] = all[i];
+        else
+            why[tlm_coll_inst_aside(all[i]->flags)]++;
+    }
     memset(o, 0, sizeof *o);
     tlm_strset(o->job, sizeof o->job, row->job);
     tlm_strset(o->run, sizeof o->run, row->run);
@@ -261,6 +273,16 @@ static void sig_row(tlm_arow_coll *o, const tlm_arow_run *row,
     o->bytes = f->bytes;
     o->group_size = f->group_size;
     o->count = (int64_t)n;
+    o->n_incomplete = why[TLM_COLL_ASIDE_INCOMPLETE];
+    o->n_mismatch = why[TLM_COLL_ASIDE_MISMATCH];
+    o->n_suspect = why[TLM_COLL_ASIDE_SUSPECT];
+    o->base_busbw_gbps = NAN;
+    o->busbw_ratio = NAN;
+    if (!n) { /* every instance set aside: counted, no figure */
+        o->latency_median_ns = -1;
+        o->busbw_gbps = o->algbw_gbps = o->time_share = NAN;
+        return;
+    }
     o->latency_median_ns =
         n % 2 ? g[n / 2]->comm_latency_ns
               : g[n / 2 - 1]->comm_latency_ns +
@@ -278,8 +300,6 @@ static void sig_row(tlm_arow_coll *o, const tlm_arow_run *row,
     o->busbw_gbps = lat > 0 && bw > 0 ? bw / lat : NAN;
     o->algbw_gbps = lat > 0 && alg > 0 ? alg / lat : NAN;
     o->time_share = lat_all > 0 ? lat / lat_all : NAN;
-    o->base_busbw_gbps = NAN;
-    o->busbw_ratio = NAN;
 }
 
 /* The run's /scaling/collectives rows. */
@@ -293,9 +313,10 @@ static tlm_status sig_rows(tlm_audit_acc *acc, const tlm_arow_run *row,
     size_t n = 0;
     double lat_all = 0;
     for (size_t i = 0; i < r->n_inst; i++)
-        if (complete(&r->inst[i]) && kind_of(r->inst[i].coll) >= 0) {
+        if (kind_of(r->inst[i].coll) >= 0) {
             g[n++] = &r->inst[i];
-            lat_all += (double)r->inst[i].comm_latency_ns;
+            if (complete(&r->inst[i]))
+                lat_all += (double)r->inst[i].comm_latency_ns;
         }
     qsort(g, n, sizeof *g, cmp_inst_ptr);
     tlm_status st = TLM_OK;

@@ -114,7 +114,7 @@ static const char usage_b[] =
     "                       (default: the lowest rank)\n"
     "  --progress           progress as plain lines on stderr (log files;\n"
     "                       default: one updating line on a terminal only)\n"
-    "  --quiet              no progress and no summary line\n"
+    "  --quiet              nothing on stderr but errors\n"
     "  --print_schema       print the HDF5 schema as Markdown and exit\n"
     "  --version            print the version and exit\n"
     "  --help               print this help and exit\n";

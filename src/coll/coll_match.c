@@ -160,6 +160,7 @@ typedef struct builder {
     size_t n_mem, cap_mem;
     tlm_coll_unmatched *unm;
     size_t n_unm, cap_unm;
+    int32_t world;              /* tlm_coll_match_opts.world_size */
 } builder;
 
 /* One rank's collective in a group: merged kernels. */
@@ -238,6 +239,26 @@ static int make_item(builder *b, const tlm_coll_record *const *r, size_t i,
             it->recv = x->recv_bytes;
     }
     return 1;
+}
+
+/* The group of an instance whose representative names no group size:
+ * another member's "Group size", else the size of the PG ranks list (or
+ * distributedInfo's pg_config), else the world (flag GROUP_WORLD) for a
+ * collective whose trace names no group at all; p2p pairs stay -1. */
+static void resolve_group(tlm_coll_instance *in, const item *its, size_t n,
+                          const tlm_coll_record *rep, int32_t world)
+{
+    for (size_t i = 0; i < n && in->group_size <= 0; i++)
+        if (its[i].rec->group_size > 0)
+            in->group_size = its[i].rec->group_size;
+    for (size_t i = 0; i < n && in->group_size <= 0; i++)
+        if (its[i].rec->pg_ranks_n > 0)
+            in->group_size = its[i].rec->pg_ranks_n;
+    if (in->group_size > 0 || (in->flags & TLM_COLL_INST_P2P) ||
+        rep->coll == TLM_COLL_SENDRECV || world <= 0)
+        return;
+    in->group_size = world;
+    in->flags |= TLM_COLL_INST_GROUP_WORLD;
 }
 
 /* Builds one instance from items (sorted by trace rank).  Items whose
@@ -334,6 +355,7 @@ static int emit_instance(builder *b, item *its, size_t n, int64_t seq,
         nm++;
     }
     in->n_members = nm;
+    resolve_group(in, its, n, rep, b->world);
     b->n_inst++;
     return 1;
 }
@@ -726,7 +748,11 @@ static void compute_metrics(tlm_coll_instance *in, tlm_coll_member *m,
         in->flags |= TLM_COLL_INST_OVERFULL;
     in->algbw_gbps = NAN;
     in->busbw_gbps = NAN;
-    if (lat > 0) {
+    /* a partial instance has no bandwidth: its latency and volume are the
+     * members present's, not the collective's */
+    if (in->flags & TLM_COLL_INST_INCOMPLETE)
+        in->throughput_gbps = NAN;
+    else if (lat > 0) {
         if (in->coll == TLM_COLL_ALLTOALLV) {
             /* per-rank data to peers: the largest sender's volume */
             if (snd.max >= 0 && snd.known) {
@@ -851,6 +877,7 @@ tlm_status tlm_coll_match(const tlm_coll_record *recs, size_t n,
     builder b;
     memset(&b, 0, sizeof b);
     b.a = o.alloc;
+    b.world = o.world_size;
     const tlm_coll_record **p = NULL;
     item *its = NULL;
     size_t *rs = NULL;

@@ -19,6 +19,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* MARK: - instances set aside */
+
+tlm_coll_aside tlm_coll_inst_aside(uint32_t flags)
+{
+    if (flags & (TLM_COLL_INST_INCOMPLETE | TLM_COLL_INST_OVERFULL))
+        return TLM_COLL_ASIDE_INCOMPLETE;
+    if (flags & (TLM_COLL_INST_SIG_MISMATCH | TLM_COLL_INST_GROUP_MISMATCH))
+        return TLM_COLL_ASIDE_MISMATCH;
+    if (flags & TLM_COLL_INST_LATENCY_SUSPECT)
+        return TLM_COLL_ASIDE_SUSPECT;
+    return TLM_COLL_ASIDE_NONE;
+}
+
+const char *tlm_coll_aside_name(tlm_coll_aside why)
+{
+    switch (why) {
+    case TLM_COLL_ASIDE_INCOMPLETE: return "incomplete";
+    case TLM_COLL_ASIDE_MISMATCH: return "mismatch";
+    case TLM_COLL_ASIDE_SUSPECT: return "latency_suspect";
+    default: return "";
+    }
+}
+
+size_t tlm_coll_members_complete(const tlm_coll_match_result *res,
+                                 tlm_coll_member *out)
+{
+    size_t n = 0, j = 0;
+    const uint32_t bad = TLM_COLL_INST_INCOMPLETE | TLM_COLL_INST_OVERFULL;
+    for (size_t i = 0; res && i < res->n_inst; i++) {
+        const tlm_coll_instance *in = &res->inst[i];
+        while (j < res->n_mem && tlm_coll_inst_mem_cmp(in, &res->mem[j]) > 0)
+            j++;
+        for (; j < res->n_mem && tlm_coll_inst_mem_cmp(in, &res->mem[j]) == 0;
+             j++)
+            if (!(in->flags & bad))
+                out[n++] = res->mem[j];
+    }
+    return n;
+}
+
 /* MARK: - statistics */
 
 /* Fills st from v[0..n) (NaN skipped; v is reordered). */
@@ -146,10 +186,11 @@ tlm_status tlm_coll_summarize(const tlm_coll_instance *inst, size_t n,
         const tlm_coll_instance **u = p + i;
         size_t nu = 0;
         for (size_t q = i; q < j; q++) {
-            int inc = (p[q]->flags & (TLM_COLL_INST_INCOMPLETE |
-                                      TLM_COLL_INST_OVERFULL)) != 0;
-            r->n_incomplete += inc;
-            if (inc && !include_incomplete)
+            tlm_coll_aside why = tlm_coll_inst_aside(p[q]->flags);
+            r->n_incomplete += why == TLM_COLL_ASIDE_INCOMPLETE;
+            r->n_mismatch += why == TLM_COLL_ASIDE_MISMATCH;
+            r->n_suspect += why == TLM_COLL_ASIDE_SUSPECT;
+            if (why != TLM_COLL_ASIDE_NONE && !include_incomplete)
                 continue;
             u[nu++] = p[q]; /* compacts in place, order kept */
         }

@@ -81,39 +81,48 @@ static const char *nl_text(namelist *l)
     return l->buf;
 }
 
-/* Rank 0: one line per kind of odd input the traces had, with a count and
- * the files (counts per trace are in /traces). */
+/* Rank 0: one line per kind of odd input the traces had, with its count,
+ * the number of traces and what it did to the numbers (per trace:
+ * /traces), never the list of files.  "warning: " when it changed the
+ * numbers (a run's reason in tlmpi audit keeps it), "note: " when not. */
 void tlm_job_warn_traces(const tlm_job_check *c)
 {
-    static const struct {
-        size_t off;
-        const char *what;
-    } kinds[] = {
-        {offsetof(tlm_row_trace, n_bad_time),
-         "events without a valid ts/dur (missing, or dur < 0) left out"},
-        {offsetof(tlm_row_trace, n_flow_warnings),
-         "ac2g flows pointing to no GPU event or missing a half"},
-        {offsetof(tlm_row_trace, n_lone_surrogates),
-         "lone surrogate escapes replaced by U+FFFD"},
-    };
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-        int64_t total = 0;
-        namelist files;
-        nl_init(&files);
-        for (size_t i = 0; i < c->n_res; i++) {
-            int64_t v;
-            memcpy(&v, (const char *)&c->res[i].row + kinds[k].off,
-                   sizeof v);
-            if (v > 0) {
-                total += v;
-                nl_add(&files, c->res[i].row.file);
+    int64_t tot[3] = {0, 0, 0}, unlinked = 0;
+    size_t nt[3] = {0, 0, 0};
+    for (size_t i = 0; i < c->n_res; i++) {
+        const tlm_row_trace *r = &c->res[i].row;
+        const int64_t v[3] = {r->n_bad_time, r->n_flow_warnings,
+                              r->n_lone_surrogates};
+        for (int k = 0; k < 3; k++)
+            if (v[k] > 0) {
+                tot[k] += v[k];
+                nt[k]++;
             }
-        }
-        if (files.total > 0)
-            say(c, "warning: %lld %s, in %zu trace%s: %s",
-                         (long long)total, kinds[k].what, files.total,
-                         files.total == 1 ? "" : "s", nl_text(&files));
+        if (r->n_gpu_unlinked > 0 && r->n_flow_warnings > 0)
+            unlinked += r->n_gpu_unlinked;
     }
+    if (nt[0])
+        say(c, "warning: %lld events without a valid ts/dur (missing, or "
+               "dur < 0) left out, in %zu trace%s (per trace: /traces "
+               "n_bad_time)",
+            (long long)tot[0], nt[0], nt[0] == 1 ? "" : "s");
+    if (nt[1] && unlinked)
+        say(c, "warning: %lld ac2g flows pointing to no GPU event or "
+               "missing a half, in %zu trace%s; %lld GPU events are left "
+               "unlinked to a launch: their time counts in the timeline "
+               "but no op is charged with it (per trace: /traces "
+               "n_flow_warnings, n_gpu_unlinked)",
+            (long long)tot[1], nt[1], nt[1] == 1 ? "" : "s",
+            (long long)unlinked);
+    else if (nt[1])
+        say(c, "note: %lld ac2g flows pointing to no GPU event or missing "
+               "a half, in %zu trace%s; no effect: every GPU event is "
+               "linked to its launch (per trace: /traces n_flow_warnings)",
+            (long long)tot[1], nt[1], nt[1] == 1 ? "" : "s");
+    if (nt[2])
+        say(c, "warning: %lld lone surrogate escapes replaced by U+FFFD, "
+               "in %zu trace%s (per trace: /traces n_lone_surrogates)",
+            (long long)tot[2], nt[2], nt[2] == 1 ? "" : "s");
 }
 
 /* qsort order of results: trace rank, then discovery order. */
@@ -313,16 +322,19 @@ tlm_status tlm_job_check_missing(const tlm_job_check *c, int64_t w,
     }
     list.total = (size_t)nm;
     if (!c->o->allow_missing) {
+        /* --quiet printed no note of the skipped files at the start: the
+         * error says them (a missing rank may be in one) */
+        char more[1200] = "";
+        if (c->o->quiet && c->fl->n_skipped)
+            snprintf(more, sizeof more, "; %zu file%s of the folder %s: %s",
+                     c->fl->n_skipped, c->fl->n_skipped == 1 ? "" : "s",
+                     c->fl->n_skipped == 1
+                         ? "is not a trace or could not be read"
+                         : "are not traces or could not be read",
+                     c->fl->skipped ? c->fl->skipped : "");
         say(c, "error: %lld of %lld ranks have no trace (world size "
-                        "%s): %s; --allow_missing goes on without them",
-                     (long long)nm, (long long)w, wsrc, nl_text(&list));
-        if (c->o->quiet && c->fl->n_skipped) /* the note was not printed */
-            say(c, "note: %zu file%s of the folder %s: %s",
-                         c->fl->n_skipped, c->fl->n_skipped == 1 ? "" : "s",
-                         c->fl->n_skipped == 1
-                             ? "is not a trace or could not be read"
-                             : "are not traces or could not be read",
-                         c->fl->skipped ? c->fl->skipped : "");
+               "%s): %s; --allow_missing goes on without them%s",
+            (long long)nm, (long long)w, wsrc, nl_text(&list), more);
         return TLM_ENOTFOUND;
     }
     say(c, "warning: %lld of %lld ranks have no trace (world size "

@@ -83,6 +83,8 @@ static void instance_row(const tlm_coll_instance *s, tlm_row_instance *o)
     if ((s->flags & TLM_COLL_INST_P2P) && s->trace_seq >= 0)
         o->seq = s->trace_seq;
     o->incomplete = (s->flags & TLM_COLL_INST_INCOMPLETE) != 0;
+    tlm_strset(o->set_aside, sizeof o->set_aside,
+               tlm_coll_aside_name(tlm_coll_inst_aside(s->flags)));
 }
 
 static void unmatched_row(const tlm_coll_unmatched *s, tlm_row_unmatched *o)
@@ -102,7 +104,8 @@ static void unmatched_row(const tlm_coll_unmatched *s, tlm_row_unmatched *o)
 /* Numeric fields /collectives/summary takes as they are. */
 #define SUMMARY_SAME(X)                                                     \
     X(bytes) X(group_size) X(in_nelems) X(out_nelems) X(count)              \
-    X(n_incomplete) X(total_latency_ns) X(total_wall_ns) X(pg_hash)
+    X(n_incomplete) X(n_mismatch) X(n_suspect) X(total_latency_ns)          \
+    X(total_wall_ns) X(pg_hash)
 
 static void summary_row(const tlm_coll_summary_row *s, tlm_row_summary *o)
 {

@@ -207,6 +207,13 @@ static void md_gpn(FILE *f, const tlm_out_results *r)
               "node_span columns\n", f);
 }
 
+/* The instances set aside, by reason (tlm_coll_aside: why[1..3]). */
+static void aside_counts(const tlm_out_results *r, size_t why[4])
+{
+    for (size_t i = 0; i < r->n_inst; i++)
+        why[tlm_coll_inst_aside(r->inst[i].flags)]++;
+}
+
 /* The job at a glance: traces, timings, the file, collective counts. */
 static void md_glance(FILE *f, const tlm_out_results *r)
 {
@@ -230,12 +237,20 @@ static void md_glance(FILE *f, const tlm_out_results *r)
             r->h5_path, TLM_SCHEMA_VERSION);
     md_gpu(f, r);
     md_gpn(f, r);
-    size_t n_inc = 0;
-    for (size_t i = 0; i < r->n_inst; i++)
-        n_inc += (r->inst[i].flags & TLM_COLL_INST_INCOMPLETE) != 0;
-    fprintf(f, "- collective instances matched across ranks: %zu (%zu with "
-               "missing ranks); NCCL kernels left unmatched: %zu\n",
-            r->n_inst, n_inc, r->n_unmatched);
+    size_t why[4] = {0};
+    aside_counts(r, why);
+    fprintf(f, "- collective instances matched across ranks: %zu (%zu set "
+               "aside: %zu incomplete, %zu mismatched, %zu latency-suspect);"
+               " NCCL kernels left unmatched: %zu\n",
+            r->n_inst, why[1] + why[2] + why[3], why[1], why[2], why[3],
+            r->n_unmatched);
+    if (why[TLM_COLL_ASIDE_INCOMPLETE])
+        fprintf(f, "- **%zu of %zu instances lack ranks (%zu of %lld ranks "
+                   "read)**: no bandwidth, and left out of every mean, "
+                   "percentile, skew, straggler and clock verdict (flag "
+                   "INCOMPLETE in `/collectives/instances`)\n",
+                why[TLM_COLL_ASIDE_INCOMPLETE], r->n_inst, n,
+                (long long)r->world_size);
     fprintf(f, "- TraceLens parity mode: %s\n\n",
             r->tl_simplified ? "simplified (no process group names)"
                              : "regular");
@@ -391,14 +406,22 @@ static void md_ops(FILE *f, const tlm_out_results *r)
           f);
 }
 
+/* v with fmt, or "-" when it is NaN (no instance used). */
+static void num_or_dash(char *buf, size_t cap, const char *fmt, double v)
+{
+    if (isnan(v))
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, fmt, v);
+}
+
 /* One row of the collective summary. */
 static void md_summary_row(FILE *f, const tlm_coll_summary_row *s)
 {
-    char bw[32], name[48], size[32];
-    if (isnan(s->busbw_gbps.mean))
-        snprintf(bw, sizeof bw, "-");
-    else
-        snprintf(bw, sizeof bw, "%.2f", s->busbw_gbps.mean);
+    char bw[32], name[48], size[32], lat[32], skew[32];
+    num_or_dash(bw, sizeof bw, "%.2f", s->busbw_gbps.mean);
+    num_or_dash(lat, sizeof lat, "%.3f", s->latency_ns.mean / 1e3);
+    num_or_dash(skew, sizeof skew, "%.3f", s->start_skew_corr_ns.mean / 1e3);
     if (s->coll_name[0])
         snprintf(name, sizeof name, " (%.*s)",
                  (int)strnlen(s->coll_name, sizeof s->coll_name),
@@ -409,13 +432,14 @@ static void md_summary_row(FILE *f, const tlm_coll_summary_row *s)
     tlm_out_md_cell(f, s->pg_name, sizeof s->pg_name);
     fputs(" | ", f);
     tlm_out_md_cell(f, s->pg_desc, sizeof s->pg_desc);
-    fprintf(f, " | %s%s | %.*s | %s | %lld | %.3f | %.3f | %s | %.3f |\n",
+    fprintf(f, " | %s%s | %.*s | %s | %lld | %lld | %.3f | %s | %s | %s "
+               "|\n",
             tlm_coll_type_name((tlm_coll_type)s->coll), name,
             (int)strnlen(s->dtype_name, sizeof s->dtype_name),
             s->dtype_name, human_bytes(s->bytes, size, sizeof size),
             (long long)s->count,
-            ms(s->total_latency_ns), s->latency_ns.mean / 1e3, bw,
-            s->start_skew_corr_ns.mean / 1e3);
+            (long long)(s->n_incomplete + s->n_mismatch + s->n_suspect),
+            ms(s->total_latency_ns), lat, bw, skew);
 }
 
 /* The top 20 collective summary rows by total latency. */
@@ -446,13 +470,27 @@ static void md_collectives(FILE *f, const tlm_out_results *r)
         return;
     }
     fputs("| process group | pg_desc | collective | dtype | size | count | "
-          "total latency (ms) | mean latency (us) | mean bus bw (GB/s) | "
-          "mean start skew (us, corrected) |\n"
-          "|---|---|---|---|---|---|---|---|---|---|\n",
+          "set aside | total latency (ms) | mean latency (us) | mean bus bw "
+          "(GB/s) | mean start skew (us, corrected) |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|\n",
           f);
     for (size_t i = 0; i < r->n_sum && i < 20; i++)
         md_summary_row(f, &r->sum[i]);
     fputc('\n', f);
+    size_t why[4] = {0};
+    aside_counts(r, why);
+    if (why[1] + why[2] + why[3])
+        fprintf(f, "Set aside, not in count nor in any figure above: %zu "
+                   "instance%s (%zu incomplete: ranks of the group missing; "
+                   "%zu mismatched: members disagree on the signature or "
+                   "group size; %zu latency-suspect: the shortest member "
+                   "is longer than the time all members overlapped, so it "
+                   "is not a transfer time).  Each is in "
+                   "`/collectives/instances` with `set_aside` saying why; "
+                   "`/collectives/summary` counts them per row.\n\n",
+                why[1] + why[2] + why[3],
+                why[1] + why[2] + why[3] == 1 ? "" : "s", why[1], why[2],
+                why[3]);
 }
 
 /* One straggler verdict in words: "rank R (W us per collective)" or "no
@@ -551,7 +589,18 @@ static void md_stragglers(FILE *f, const tlm_out_results *r,
             sp[nsp++] = &r->strag[i];
     qsort(sp, nsp, sizeof *sp, cmp_strag_caused);
     if (nsp == 0) {
-        fputs("No complete implicit-sync collectives.\n\n", f);
+        size_t why[4] = {0};
+        aside_counts(r, why);
+        if (why[TLM_COLL_ASIDE_INCOMPLETE])
+            fprintf(f, "No straggler named: no implicit-sync collective "
+                       "has every rank of its group (%zu of %zu instances "
+                       "lack ranks; %zu of %lld ranks read).  Who arrives "
+                       "last among the ranks read says nothing about whom "
+                       "the group waited for.\n\n",
+                    why[TLM_COLL_ASIDE_INCOMPLETE], r->n_inst, r->n_traces,
+                    (long long)r->world_size);
+        else
+            fputs("No complete implicit-sync collectives.\n\n", f);
         return;
     }
     const tlm_coll_straggler_row *t = sp[0];

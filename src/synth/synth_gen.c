@@ -1478,19 +1478,25 @@ static void coll_meta(rs *s, const syn_job *job, size_t inst, int ckind,
     key_s(o, "Collective name", ci->name);
     key_i(o, "In msg nelems", c->in_nelems, 0);
     key_i(o, "Out msg nelems", c->out_nelems, 0);
-    key_i(o, "Group size", pg->size, 0);
+    int gm = !job->o.no_group_meta;
+    if (gm)
+        key_i(o, "Group size", pg->size, 0);
     key_s(o, "dtype", ci->dtype);
     PUTL(o, ", \"In split size\": ");
     put_split(o, job, inst, ckind, pg->size, pos, 0);
     PUTL(o, ", \"Out split size\": ");
     put_split(o, job, inst, ckind, pg->size, pos, 1);
-    key_s(o, "Process Group Name", pg->name);
-    key_s(o, "Process Group Description", pg->desc);
-    PUTL(o, ", \"Process Group Ranks\": ");
-    put_ranks_str(o, pg);
+    if (gm) {
+        key_s(o, "Process Group Name", pg->name);
+        key_s(o, "Process Group Description", pg->desc);
+        PUTL(o, ", \"Process Group Ranks\": ");
+        put_ranks_str(o, pg);
+    }
     key_i(o, "Rank", s->rank, 0);
-    key_i(o, "Global rank start", pg->rank_start, 0);
-    key_i(o, "Global rank stride", pg->rank_stride, 0);
+    if (gm) {
+        key_i(o, "Global rank start", pg->rank_start, 0);
+        key_i(o, "Global rank stride", pg->rank_stride, 0);
+    }
     if (job->o.schema >= 3) {
         key_i(o, "Seq", c->seq, 0);
         if (ckind == SYN_C_P2P) {
@@ -1520,7 +1526,8 @@ static void put_in_dims(tlm_synth_out *o, int64_t n, int empties)
  * group rank, name, in split, out split, global rank start, stride, group
  * size]; the seq only where with_seq (schema 1; later it is a named key). */
 static void put_rpc_concrete(tlm_synth_out *o, const tlm_synth_coll *c,
-                             const tlm_synth_pg *pg, int pos, int with_seq)
+                             const tlm_synth_pg *pg, int pos, int with_seq,
+                             int no_group)
 {
     PUTL(o, ", \"Concrete Inputs\": [\"\", \"");
     if (with_seq)
@@ -1531,7 +1538,7 @@ static void put_rpc_concrete(tlm_synth_out *o, const tlm_synth_coll *c,
     const int64_t ap[3] = {pg->rank_start, pg->rank_stride, pg->size};
     for (int i = 0; i < 3; i++) {
         PUTL(o, "\", \"");
-        tlm_synth_puti(o, ap[i]);
+        tlm_synth_puti(o, no_group ? -1 : ap[i]);
     }
     PUTL(o, "\"], \"Input type\": [\"TensorList\", ");
     if (with_seq)
@@ -1572,7 +1579,7 @@ static void write_coll_cpu(rs *s, const syn_job *job, size_t inst,
     PUTL(o, ", \"Record function id\": 0");
     if (schema != 1)
         coll_meta(s, job, inst, ckind, pos, ci);
-    put_rpc_concrete(o, c, pg, pos, schema == 1);
+    put_rpc_concrete(o, c, pg, pos, schema == 1, job->o.no_group_meta);
     put_in_dims(o, n_in, 9);
     key_i(o, "Ev Idx", ev[1], 0);
     PUTL(o, "}}");
@@ -1608,6 +1615,10 @@ static void write_coll_cpu(rs *s, const syn_job *job, size_t inst,
                     "\"Input type\": [\"Scalar\", \"\", \"Scalar\", "
                     "\"\", \"ScalarList\", \"ScalarList\", \"Scalar\", "
                     "\"Scalar\", \"Scalar\"]");
+        } else if (job->o.no_group_meta) {
+            PUTL(o, ", \"Collective name\": \"wait\", \"In msg nelems\": 0, "
+                    "\"Out msg nelems\": 0, \"dtype\": \"Byte\", "
+                    "\"In split size\": \"[]\", \"Out split size\": \"[]\"");
         } else {
             PUTL(o, ", \"Collective name\": \"wait\", \"In msg nelems\": 0, "
                     "\"Out msg nelems\": 0, \"Group size\": 1, "
@@ -2076,6 +2087,10 @@ static void put_dist_info(tlm_synth_out *o, const rs *s, const syn_job *job,
     tlm_synth_puti(o, s->rank);
     PUTL(o, ", \"world_size\": ");
     tlm_synth_puti(o, job->o.world_size);
+    if (job->o.no_group_meta) {
+        PUTL(o, "},");
+        return;
+    }
     {
         /* schema 1: the Apr 2024 form (uid, no pg_desc) */
         PUTL(o, ", \"pg_count\": ");

@@ -44,6 +44,10 @@ enum {
     X(I64, bytes_on_disk, 0, "bytes", "size of the run's trace files")     \
     X(I64, instances, 0, "", "collective instances matched across ranks")  \
     X(I64, incomplete, 0, "", "instances missing some member")             \
+    X(I64, mismatch, 0, "",                                                 \
+      "set aside: members disagree on signature or group size")            \
+    X(I64, latency_suspect, 0, "",                                          \
+      "set aside: latency does not fit the clocks (LATENCY_SUSPECT)")      \
     X(I64, unmatched, 0, "", "collective kernels matched to no instance")  \
     X(I64, n_steps, 0, "", "ProfilerStep#N steps used for step_time_ns")   \
     X(I64, step_time_ns, 0, "ns",                                           \
@@ -108,7 +112,10 @@ enum {
     X(STR, dtype, 24, "", "element type")                                  \
     X(I64, bytes, 0, "bytes", "message size S (nccl-tests)")               \
     X(I32, group_size, 0, "", "ranks in the process group")                \
-    X(I64, count, 0, "", "complete instances")                             \
+    X(I64, count, 0, "", "instances used (none set aside)")                \
+    X(I64, n_incomplete, 0, "", "set aside: ranks of the group missing")   \
+    X(I64, n_mismatch, 0, "", "set aside: signature or group mismatch")    \
+    X(I64, n_suspect, 0, "", "set aside: latency suspect")                 \
     X(I64, latency_median_ns, 0, "ns", "median communication latency")     \
     X(F64, busbw_gbps, 0, "GB/s", "latency-weighted bus bandwidth")        \
     X(F64, algbw_gbps, 0, "GB/s", "latency-weighted algorithm bandwidth")  \

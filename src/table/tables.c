@@ -65,8 +65,10 @@ TLM_ROWTAB_(tlm_tab_unmatched, tlm_row_unmatched, "collectives/unmatched",
 #define TLM_ROW tlm_row_summary
 TLM_ROWTAB_(tlm_tab_summary, tlm_row_summary, "collectives/summary",
                "One row per (process group, collective, name, dtype, "
-               "message size) over complete instances, sorted by total "
-               "latency, descending.",
+               "message size) over the instances not set aside "
+               "(incomplete, mismatched or latency-suspect ones are only "
+               "counted: n_incomplete, n_mismatch, n_suspect), sorted by "
+               "total latency, descending.",
                TLM_TAB_SUMMARY)
 #undef TLM_ROW
 #define TLM_ROW tlm_row_clock

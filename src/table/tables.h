@@ -186,7 +186,10 @@ extern "C" {
     X(I32, last_rank_corr, 0, "", "latest starter (corrected)")            \
     X(I32, n_last_corr, 0, "", "ranks tied for last (corrected)")          \
     X(I32, incomplete, 0, "", "1: fewer members than group_size")          \
-    X(I64, flags, 0, "", "TLM_COLL_INST_* bits (tlm_coll.h)")              \
+    X(I64, flags, 0, "", "TLM_COLL_INST_* bits (hdf5-schema.md)")          \
+    X(STR, set_aside, 16, "",                                              \
+      "\"\" used; else why it is left out of the statistics: "           \
+      "incomplete, mismatch or latency_suspect")                          \
     X(U64, match_key, 0, "", "hash of the process group identity")         \
     X(U64, pg_hash, 0, "", "hash of pg_name")
 
@@ -243,8 +246,13 @@ extern "C" {
     X(I32, group_size, 0, "", "process group size")                        \
     X(I64, in_nelems, 0, "", "input elements per rank")                    \
     X(I64, out_nelems, 0, "", "output elements per rank")                  \
-    X(I64, count, 0, "", "instances")                                      \
-    X(I64, n_incomplete, 0, "", "instances with missing ranks")            \
+    X(I64, count, 0, "", "instances used in the statistics")               \
+    X(I64, n_incomplete, 0, "",                                            \
+      "set aside: instances with missing ranks (or overfull)")             \
+    X(I64, n_mismatch, 0, "",                                              \
+      "set aside: members disagree on signature or group size")            \
+    X(I64, n_suspect, 0, "",                                               \
+      "set aside: latency suspect (min duration not a transfer time)")     \
     X(I64, total_latency_ns, 0, "ns", "sum of comm_latency")               \
     X(I64, total_wall_ns, 0, "ns", "sum of wall time (corrected)")         \
     TLM_TAB_STAT_(X, latency_ns, "ns", "comm_latency")                      \

@@ -68,7 +68,7 @@ mkdir -p "$W/raw"
 cp "$SRC/tests/data/ok_small_trace.json" "$W/raw/rank0_trace.json"
 cp "$SRC/tests/data/ok_small_trace.json" "$W/raw/rank1_trace.json"
 $MPIEXEC -n 2 "$TLMPI" --trace_pattern "$W/raw/rank*_trace.json" \
-    --output "$W/rawo/tlmpi.h5" --no_report --quiet \
+    --output "$W/rawo/tlmpi.h5" --no_report \
     --merged_trace "$W/rawo/m.json.gz" 2>"$W/rawerr"
 grep -q "merged trace: clock offsets could not be estimated" "$W/rawerr" \
     || fail "raw clocks not said on stderr: $(cat "$W/rawerr")"

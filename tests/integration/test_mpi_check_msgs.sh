@@ -101,7 +101,7 @@ grep -q "error: 3 of 6 ranks have no trace (world size from --world_size): 2, 4,
 # traces declaring a smaller world than the ranks found
 D=$W/ws_small; mkdir -p "$D"
 for r in 0 1 2 3; do trace "$D/rank${r}_trace.json" $r 2; done
-run 0 2 --trace_dir "$D" --quiet
+run 0 2 --trace_dir "$D"
 grep -q "warning: world size 4 inferred from the highest trace rank found; 4 traces declare a smaller one: .*rank0_trace.json (2), .*rank3_trace.json (2)" "$W/log" ||
     { cat "$W/log"; fail "smaller declared world size"; }
 # every trace outside --world_size named in one message
@@ -111,12 +111,12 @@ grep -q "error: 2 traces have ranks outside world size 2 (from --world_size): .*
 one_error 1
 
 # a missing rank beside a file that is no trace: with --quiet (no note at
-# the start) the error is followed by the skipped files, with their reason
+# the start) the error names the skipped files, with their reason
 D=$W/ws_skip; mkdir -p "$D"
 for r in 0 1 2; do trace "$D/rank${r}_trace.json" $r 4; done
 printf 'garbage' > "$D/rank3_trace.json"
 run 1 2 --trace_dir "$D" --quiet
-grep -q "note: 1 file of the folder is not a trace or could not be read: .*rank3_trace.json (not JSON)" "$W/log" ||
+grep -q "error: 1 of 4 ranks have no trace .*; --allow_missing goes on without them; 1 file of the folder is not a trace or could not be read: .*rank3_trace.json (not JSON)" "$W/log" ||
     { cat "$W/log"; fail "skipped files not said after the missing rank"; }
 one_error 1
 
@@ -128,7 +128,7 @@ grep -q "error: 997 of 1000 ranks have no trace (world size from the traces' dis
     { cat "$W/log"; fail "997 missing ranks"; }
 no_dots "missing ranks"
 one_error 1
-run 0 2 --trace_dir "$D" --allow_missing --force --quiet
+run 0 2 --trace_dir "$D" --allow_missing --force
 grep -q "warning: 997 of 1000 ranks have no trace (world size from the traces' distributedInfo.world_size): 3, .*, 22 and 977 more; going on with the 3 traces found" "$W/log" ||
     { cat "$W/log"; fail "--allow_missing warning"; }
 

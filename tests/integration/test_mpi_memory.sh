@@ -55,7 +55,7 @@ peak_kb() { # dir -> peak RSS (KiB) of the tlmpi process, one MPI rank
     rm -rf "$W/out"; mkdir -p "$W/out"
     timeout 300 "$MPIEXEC" -n 1 /usr/bin/time -f %M -o "$W/rss" "$TLMPI" \
         --trace_dir "$1" --output "$W/out/t.h5" --output_dir "$W/out" \
-        --allow_missing --quiet > "$W/log" 2>&1 ||
+        --allow_missing > "$W/log" 2>&1 ||
         { cat "$W/log"; fail "tlmpi failed on $1"; }
     tail -n 1 "$W/rss"
 }

@@ -7,6 +7,8 @@
  *   - a 2-node, 8-rank synthetic job with a known clock offset, a known
  *     straggler and clipped profiling windows (ordinal matching, uniform
  *     signatures): exact instances, corrected skews;
+ *   - the group of a collective whose traces name none (the world),
+ *     incomplete instances without bandwidth, the clock fit's members;
  *   - p2p pairing per directed pair, with a clipped receiver;
  *   - all_to_allv volumes, throughput and imbalance;
  *   - seq-identified instances: signature mismatch, duplicates;
@@ -268,6 +270,96 @@ static void test_extra_item_unmatched(void **state)
     assert_int_equal(res.inst[4].n_members, 1);
     assert_true(res.inst[4].flags & TLM_COLL_INST_INCOMPLETE);
     assert_int_equal(res.inst[5].n_members, 2);
+    tlm_coll_match_result_free(&res);
+}
+
+/* MARK: - the group of a collective whose traces name none */
+
+/* n ranks' records of one all-reduce (seq 0) and, without rank n - 1, a
+ * second one (seq 1), with no group metadata at all. */
+static size_t nogroup_records(tlm_coll_record *r, int n)
+{
+    size_t k = 0;
+    for (int s = 0; s < 2; s++)
+        for (int rank = 0; rank < n - s; rank++) {
+            tlm_coll_record x = tc_mkrec(rank, "unknown/stream7",
+                                         "allreduce", "Float", 1024, 1,
+                                         1000 * s + rank, 100 + rank);
+            x.group_size = -1;
+            x.pg_ranks_n = -1;
+            x.seq_src = TLM_COLL_SEQ_TRACE;
+            x.seq = s;
+            x.flags |= TLM_COLL_REC_PG_SYNTH;
+            r[k++] = x;
+        }
+    return k;
+}
+
+/* No Group size, PG ranks or pg_config: the instance belongs to the world
+ * (GROUP_WORLD); with fewer members it is INCOMPLETE, without bandwidth;
+ * a member's group size wins over the world; the clock fit's members are
+ * those of complete instances. */
+static void test_world_group(void **state)
+{
+    (void)state;
+    tlm_coll_record r[16];
+    size_t n = nogroup_records(r, 4);
+    tlm_coll_match_opts o;
+    tlm_coll_match_opts_init(&o);
+    tlm_coll_match_result res;
+    /* world unknown: the members present are the group (as before) */
+    assert_int_equal(tlm_coll_match(r, n, &o, &res, NULL), TLM_OK);
+    assert_int_equal(res.n_inst, 2);
+    assert_int_equal(res.inst[0].group_size, -1);
+    assert_int_equal(res.inst[0].flags &
+                         (TLM_COLL_INST_INCOMPLETE | TLM_COLL_INST_GROUP_WORLD),
+                     0);
+    tlm_coll_match_result_free(&res);
+    /* world 4: seq 0 complete, seq 1 (3 members) incomplete */
+    o.world_size = 4;
+    assert_int_equal(tlm_coll_match(r, n, &o, &res, NULL), TLM_OK);
+    const tlm_coll_instance *a = &res.inst[0], *b = &res.inst[1];
+    assert_int_equal(a->group_size, 4);
+    assert_true(a->flags & TLM_COLL_INST_GROUP_WORLD);
+    assert_int_equal(a->flags & TLM_COLL_INST_INCOMPLETE, 0);
+    assert_double_equal(a->busbw_gbps, 4096.0 / 100.0 * 1.5, 1e-12);
+    assert_int_equal(b->n_members, 3);
+    assert_true(b->flags & TLM_COLL_INST_INCOMPLETE);
+    assert_true(isnan(b->algbw_gbps) && isnan(b->busbw_gbps) &&
+                isnan(b->throughput_gbps));
+    assert_int_equal(tlm_coll_inst_aside(b->flags), TLM_COLL_ASIDE_INCOMPLETE);
+    assert_string_equal(tlm_coll_aside_name(TLM_COLL_ASIDE_INCOMPLETE),
+                        "incomplete");
+    tlm_coll_member cm[16];
+    size_t ncm = tlm_coll_members_complete(&res, cm);
+    assert_int_equal(ncm, 4);
+    for (size_t i = 0; i < ncm; i++)
+        assert_int_equal(cm[i].seq, 0);
+    tlm_coll_match_result_free(&res);
+    /* world 8 (ranks 4..7 not read): both incomplete, no member for the
+     * clock fit */
+    o.world_size = 8;
+    assert_int_equal(tlm_coll_match(r, n, &o, &res, NULL), TLM_OK);
+    assert_true(res.inst[0].flags & TLM_COLL_INST_INCOMPLETE);
+    assert_true(isnan(res.inst[0].busbw_gbps));
+    assert_int_equal(tlm_coll_members_complete(&res, cm), 0);
+    tlm_coll_match_result_free(&res);
+    /* the metadata says otherwise: a member's Group size, or PG ranks */
+    r[2].group_size = 4;
+    assert_int_equal(tlm_coll_match(r, n, &o, &res, NULL), TLM_OK);
+    assert_int_equal(res.inst[0].group_size, 4);
+    assert_int_equal(res.inst[0].flags & TLM_COLL_INST_GROUP_WORLD, 0);
+    assert_int_equal(res.inst[0].flags & TLM_COLL_INST_INCOMPLETE, 0);
+    tlm_coll_match_result_free(&res);
+    r[2].group_size = -1;
+    for (size_t i = 0; i < n; i++)
+        r[i].pg_ranks_n = 3;
+    assert_int_equal(tlm_coll_match(r, n, &o, &res, NULL), TLM_OK);
+    assert_int_equal(res.inst[1].group_size, 3);
+    assert_int_equal(res.inst[1].flags &
+                         (TLM_COLL_INST_INCOMPLETE | TLM_COLL_INST_GROUP_WORLD),
+                     0);
+    assert_true(res.inst[0].flags & TLM_COLL_INST_OVERFULL);
     tlm_coll_match_result_free(&res);
 }
 
@@ -660,6 +752,7 @@ int main(void)
         cmocka_unit_test(test_uniform_signatures_shifted_window),
         cmocka_unit_test(test_head_and_tail_extension),
         cmocka_unit_test(test_extra_item_unmatched),
+        cmocka_unit_test(test_world_group),
         cmocka_unit_test(test_p2p),
         cmocka_unit_test(test_alltoallv_metrics),
         cmocka_unit_test(test_seq_mismatch_and_duplicates),

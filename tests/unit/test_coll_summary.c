@@ -271,6 +271,63 @@ static tlm_status summary_all(const tlm_alloc *a, const void *ctx)
     return st;
 }
 
+/* One rule for flagged instances: incomplete, mismatched and
+ * latency-suspect instances are set aside (counted by reason, in no
+ * statistic); include_incomplete = 1 uses them all. */
+static void test_set_aside(void **state)
+{
+    (void)state;
+    const uint32_t fl[5] = {0, TLM_COLL_INST_INCOMPLETE,
+                            TLM_COLL_INST_SIG_MISMATCH |
+                                TLM_COLL_INST_LATENCY_SUSPECT,
+                            TLM_COLL_INST_LATENCY_SUSPECT,
+                            TLM_COLL_INST_OVERFULL |
+                                TLM_COLL_INST_LATENCY_SUSPECT};
+    tlm_coll_instance in[5];
+    memset(in, 0, sizeof in);
+    for (int i = 0; i < 5; i++) {
+        in[i].match_key = in[i].pg_hash = 42;
+        in[i].seq = i;
+        in[i].coll = TLM_COLL_ALLREDUCE;
+        in[i].bytes = 4096;
+        in[i].flags = fl[i];
+        in[i].comm_latency_ns = i ? 1000000 : 100;
+        in[i].busbw_gbps = i ? 0.001 : 61.44;
+        in[i].algbw_gbps = i ? 0.001 : 40.96;
+        in[i].start_skew_corr_ns = i ? 999999 : 5;
+        snprintf(in[i].pg_name, sizeof in[i].pg_name, "0");
+    }
+    assert_int_equal(tlm_coll_inst_aside(fl[2]), TLM_COLL_ASIDE_MISMATCH);
+    assert_int_equal(tlm_coll_inst_aside(fl[4]), TLM_COLL_ASIDE_INCOMPLETE);
+    assert_int_equal(tlm_coll_inst_aside(fl[3]), TLM_COLL_ASIDE_SUSPECT);
+    assert_string_equal(tlm_coll_aside_name(TLM_COLL_ASIDE_SUSPECT),
+                        "latency_suspect");
+    tlm_coll_summary_row *su = NULL;
+    size_t nsu = 0;
+    assert_int_equal(tlm_coll_summarize(in, 5, 0, NULL, &su, &nsu, NULL),
+                     TLM_OK);
+    assert_int_equal(nsu, 1);
+    assert_int_equal(su[0].count, 1);
+    assert_int_equal(su[0].n_incomplete, 2);
+    assert_int_equal(su[0].n_mismatch, 1);
+    assert_int_equal(su[0].n_suspect, 1);
+    assert_int_equal(su[0].total_latency_ns, 100);
+    assert_double_equal(su[0].busbw_gbps.max, 61.44, 1e-12);
+    assert_double_equal(su[0].start_skew_corr_ns.p95, 5.0, 1e-12);
+    tlm_coll_free(NULL, su);
+    assert_int_equal(tlm_coll_summarize(in, 5, 1, NULL, &su, &nsu, NULL),
+                     TLM_OK);
+    assert_int_equal(su[0].count, 5);
+    assert_int_equal(su[0].n_suspect, 1); /* still said */
+    tlm_coll_free(NULL, su);
+    /* every instance set aside: a row, counted, no figure */
+    assert_int_equal(tlm_coll_summarize(in + 1, 4, 0, NULL, &su, &nsu, NULL),
+                     TLM_OK);
+    assert_int_equal(su[0].count, 0);
+    assert_true(isnan(su[0].latency_ns.mean) && isnan(su[0].busbw_gbps.mean));
+    tlm_coll_free(NULL, su);
+}
+
 static void test_alloc_failures(void **state)
 {
     const tlm_coll_match_result *res = &((const job *)*state)->res;
@@ -281,6 +338,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vector),
+        cmocka_unit_test(test_set_aside),
         cmocka_unit_test_setup_teardown(test_job_stragglers, job_setup,
                                         job_teardown),
         cmocka_unit_test_setup_teardown(test_job_summary, job_setup,
