@@ -255,8 +255,29 @@ static void xsplit(flist *l, const tlm_find_coll_in *in)
     l->un = un / n;
 }
 
-/* M4: the exposed communication that is not known to be waiting for late
- * ranks (transfer and unknown); the waiting is M1's and M2's. */
+/* M4's text when the exposed time is mostly unknown (instances lacking
+ * ranks, unmatched kernels): no overlap advice, since it may be waiting. */
+static void exposed_unknown_text(flist *l, tlm_finding *f, double pct)
+{
+    FMT(l, f->subject, "exposed communication (transfer or waiting?)");
+    FMT(l, f->text,
+        "%.3f ms of %.3f ms exposed communication per rank (mean; %.1f %% "
+        "of the GPU time) cannot be split into transfer and waiting for "
+        "late ranks: instances lacking ranks of their group, or kernels "
+        "matched to no instance; known transfer %.3f ms, known waiting "
+        "%.3f ms", l->un / 1e6, l->ex / 1e6, pct, l->tr / 1e6,
+        l->wt / 1e6);
+    FMT(l, f->action_a,
+        "profile every rank of each group (or let tlmpi match the "
+        "collective kernels) to tell transfer from waiting");
+    FMT(l, f->action_b,
+        "only if it is transfer: overlap communication with computation");
+}
+
+/* M4: the exposed transfer (bounded by the collectives' own latency) with
+ * the overlap advice; the waiting is M1's and M2's.  Exposed time that
+ * cannot be split (unknown) gets M4 without the advice when it alone is
+ * over the threshold and the transfer is not. */
 static int rule_exposed(flist *l, const tlm_find_coll_in *in,
                         const tlm_find_coll_opts *o)
 {
@@ -266,31 +287,39 @@ static int rule_exposed(flist *l, const tlm_find_coll_in *in,
     for (size_t i = 0; i < in->n_tl; i++)
         comm += (double)in->tl[i].total_comm_ns;
     comm /= (double)in->n_tl;
-    double ex = l->ex, own = l->tr + l->un;
-    double pct = 100.0 * own / l->t_ns;
-    if (!(pct > o->exposed_pct))
+    double ex = l->ex;
+    double pct_tr = 100.0 * l->tr / l->t_ns;
+    double pct_un = 100.0 * l->un / l->t_ns;
+    int unknown = !(pct_tr > o->exposed_pct);
+    if (unknown && !(pct_un > o->exposed_pct))
         return 0;
-    tlm_finding *f = add(l, "M4", pct);
+    tlm_finding *f = add(l, "M4", unknown ? pct_un : pct_tr);
     if (!f)
         return -1;
-    FMT(l, f->subject, "exposed communication");
-    char un[160] = "";
-    if (l->un > 0)
-        snprintf(un, sizeof un, " and unknown time (%.3f ms: instances "
-                 "lacking ranks, unmatched kernels)", l->un / 1e6);
-    FMT(l, f->text,
-        "exposed transfer%s is %.1f %% of the GPU time: transfer %.3f ms "
-        "of %.3f ms exposed communication per rank (mean); the other "
-        "%.3f ms (%.1f %%) is waiting for late ranks (M1/M2, not here); "
-        "communication %.3f ms, %.0f %% of it overlapped",
-        un, pct, l->tr / 1e6, ex / 1e6, l->wt / 1e6,
-        100.0 * l->wt / l->t_ns, comm / 1e6,
-        comm > 0 ? 100.0 * (1.0 - ex / comm) : 0.0);
-    FMT(l, f->action_a,
-        "overlap communication with computation (gradient bucketing, FSDP "
-        "prefetch, asynchronous tensor parallelism)");
-    FMT(l, f->action_b,
-        "reduce the volume: larger buckets, lower precision for gradients");
+    if (unknown) {
+        exposed_unknown_text(l, f, pct_un);
+    } else {
+        char un[160] = "";
+        if (l->un > 0)
+            snprintf(un, sizeof un, "; %.3f ms more cannot be split "
+                     "(instances lacking ranks, unmatched kernels)",
+                     l->un / 1e6);
+        FMT(l, f->subject, "exposed communication");
+        FMT(l, f->text,
+            "exposed transfer is %.1f %% of the GPU time: transfer %.3f ms "
+            "of %.3f ms exposed communication per rank (mean); %.3f ms "
+            "(%.1f %%) is waiting for late ranks (M1/M2, not here)%s; "
+            "communication %.3f ms, %.0f %% of it overlapped",
+            pct_tr, l->tr / 1e6, ex / 1e6, l->wt / 1e6,
+            100.0 * l->wt / l->t_ns, un, comm / 1e6,
+            comm > 0 ? 100.0 * (1.0 - ex / comm) : 0.0);
+        FMT(l, f->action_a,
+            "overlap communication with computation (gradient bucketing, "
+            "FSDP prefetch, asynchronous tensor parallelism)");
+        FMT(l, f->action_b,
+            "reduce the volume: larger buckets, lower precision for "
+            "gradients");
+    }
     FMT(l, f->evidence,
         "timeline:mean:exposed_comm_ns=%.0f;exposed_transfer_ns=%.0f;"
         "exposed_waiting_ns=%.0f;exposed_unknown_ns=%.0f;total_comm_ns=%.0f;"

@@ -171,15 +171,15 @@ static void test_split(void **state)
     assert_non_null(f);
     assert_non_null(strstr(f->text, "1.600 ms per rank"));
     free(v);
-    o.exposed_pct = 3;
+    o.exposed_pct = 2;
     assert_int_equal(tlm_find_coll_build(&in, &o, &v, &n), TLM_OK);
     f = rule(v, n, "M4");
     assert_non_null(f);
-    assert_true(fabs(f->pct_e2e - 4.0) < 1e-9);
-    assert_non_null(strstr(f->text, "exposed transfer and unknown time "
-                                    "(0.100 ms: instances lacking ranks, "
-                                    "unmatched kernels) is 4.0 %"));
+    assert_true(fabs(f->pct_e2e - 3.0) < 1e-9);
+    assert_non_null(strstr(f->text, "exposed transfer is 3.0 %"));
     assert_non_null(strstr(f->text, "1.600 ms (16.0 %) is waiting"));
+    assert_non_null(strstr(f->text, "0.100 ms more cannot be split"));
+    assert_non_null(strstr(f->action_a, "overlap communication"));
     char *buf = NULL;
     size_t len = 0;
     FILE *mf = open_memstream(&buf, &len);
@@ -248,6 +248,33 @@ static void test_md(void **state)
     free(v);
 }
 
+/* Exposed time that cannot be split (instances lacking ranks): M4 says
+ * so, with its share as impact, and gives no overlap advice. */
+static void test_split_unknown(void **state)
+{
+    (void)state;
+    setup_rows();
+    for (int i = 0; i < 2; i++) {
+        tl[i].exposed_transfer_ns = 0;
+        tl[i].exposed_waiting_ns = 0;
+        tl[i].exposed_unknown_ns = 1500000;
+    }
+    tlm_find_coll_opts o;
+    tlm_find_coll_opts_init(&o);
+    tlm_find_coll_in in = input(1);
+    tlm_row_finding *v = NULL;
+    size_t n = 0;
+    assert_int_equal(tlm_find_coll_build(&in, &o, &v, &n), TLM_OK);
+    const tlm_row_finding *f = rule(v, n, "M4");
+    assert_non_null(f);
+    assert_true(fabs(f->pct_e2e - 15.0) < 1e-9);
+    assert_non_null(strstr(f->text, "cannot be split into transfer and "
+                                    "waiting"));
+    assert_null(strstr(f->action_a, "overlap communication"));
+    assert_non_null(strstr(f->action_a, "profile every rank"));
+    free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,6 +282,7 @@ int main(void)
         cmocka_unit_test(test_rules_off),
         cmocka_unit_test(test_link_peak),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_split_unknown),
         cmocka_unit_test(test_md),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
