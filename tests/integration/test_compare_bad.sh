@@ -34,7 +34,7 @@ cp "$A" "$W/victim.h5"
 
 # 1. HDF5 crashing inside the trial read: refused by name, nothing written
 if [ -n "${TLM_FAULT_LIB:-}" ] && [ -f "$TLM_FAULT_LIB" ]; then
-    ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0:handle_segv=0" \
         LD_PRELOAD="$TLM_FAULT_LIB" TLM_FAULT_OP=crash TLM_FAULT_AT=1 \
         TLM_FAULT_MATCH=victim.h5 timeout 60 "$TLMPI" compare "$A" \
         "$W/victim.h5" --output_dir "$W/o1" > "$W/log1" 2>&1
@@ -63,9 +63,11 @@ for f in "$SRC"/tests/fuzz/corpus/runfile/regress-hdf5-crash-*.h5; do
 done
 
 # 3. random one-byte mutants: a result or a refusal naming the file
-if nm "$TLMPI" 2> /dev/null | grep -q __asan_init; then n=40; else n=150; fi
+n=150 mem=1024
+if nm "$TLMPI" 2> /dev/null | grep -q __asan_init; then n=40 mem=0; fi
 /usr/bin/python3 "$SRC/tests/fuzz/mutate_runfile.py" --tlmpi "$TLMPI" \
     --base "$A" --n $n --seed 7 --out "$W/mutants" --timeout 60 \
+    --mem_mb $mem \
     > "$W/log3" 2>&1 || { fail "mutants"; cat "$W/log3"; }
 tail -1 "$W/log3"
 
