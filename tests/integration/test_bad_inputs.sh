@@ -3,7 +3,8 @@
 # gives its exit status, byte offset and message, within a time bound, and a
 # failed run leaves nothing written.  Inputs named @... are made here:
 # truncations at every byte, a folder, an unreadable file (read as an
-# unprivileged user when run as root), a symlink loop, a broken link.
+# unprivileged user when run as root), a symlink loop, a broken link;
+# @compare_* (mode compare) by make_compare_bad.py, run under 1 GB.
 set -u
 : "${TLMPI:?}" "${MPIEXEC:=mpirun}"
 export OMPI_MCA_odls_base_sigkill_timeout=0
