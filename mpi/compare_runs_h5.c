@@ -95,6 +95,9 @@ static tlm_status write_all(const tlm_cr_args *a, const tlm_cr_run r[2],
     return tlm_outset_fclose(f, tmp[1], err);
 }
 
+/* Seconds a run file's trial read may take (compare_runs_read.c). */
+enum { TLM_CR_READ_DEADLINE_S = 300 };
+
 /* The command: the exit code (0, 1 failed, 2 usage). */
 int tlm_cmd_compare_runs(int argc, char **argv)
 {
@@ -113,9 +116,11 @@ int tlm_cmd_compare_runs(int argc, char **argv)
     tlm_cr_result res;
     memset(&res, 0, sizeof res);
     /* inputs first: a bad input leaves nothing behind, not even a folder */
-    tlm_status st = tlm_cr_read(&r[0], a.in[0], a.names[0], &err);
+    tlm_status st = tlm_cr_read_guarded(&r[0], a.in[0], a.names[0],
+                                        TLM_CR_READ_DEADLINE_S, &err);
     if (st == TLM_OK)
-        st = tlm_cr_read(&r[1], a.in[1], a.names[1], &err);
+        st = tlm_cr_read_guarded(&r[1], a.in[1], a.names[1],
+                                 TLM_CR_READ_DEADLINE_S, &err);
     if (st != TLM_OK) {
         tlm_cr_run_free(&r[0]);
         return fail(&err);

@@ -19,6 +19,13 @@ extern "C" {
 tlm_status tlm_cr_read(tlm_cr_run *r, const char *path, const char *name,
                        tlm_error *err);
 void tlm_cr_run_free(tlm_cr_run *r);
+/* tlm_cr_read, tried first in a child process (fork): a file on which
+ * the HDF5 library crashes, or that takes over deadline_s seconds, is
+ * refused ("not a readable tlmpi run file (...)"); otherwise the child's
+ * error, or the file read here. */
+tlm_status tlm_cr_read_guarded(tlm_cr_run *r, const char *path,
+                               const char *name, int deadline_s,
+                               tlm_error *err);
 
 /* Writes comparison.h5 at path (a temporary of the output set). */
 tlm_status tlm_cr_write_h5(const char *path, const tlm_cr_run *a,

@@ -3,18 +3,33 @@
  * an analysis file (tlmpi.h5, schema v1) with the plain HDF5 API, one
  * process.  Refuses, naming the file and the attribute or dataset: a file
  * that is not HDF5, another schema version, another kind (audit.h5,
- * comparison.h5: their `kind` attribute), a missing dataset or column.
+ * comparison.h5: their `kind` attribute), a missing dataset or column,
+ * a dataset whose type, shape or storage does not hold what it claims
+ * (compare_runs_check.c: checked before any read; the rows then read in
+ * bounded slices).  The command reads each file in a child process first
+ * (tlm_cr_read_guarded): a file that crashes the HDF5 library itself (or
+ * hangs it) is refused by name, never kills tlmpi.
  */
 #include "h5write.h"
+#include "compare_runs_check.h"
 #include "compare_runs_mpi.h"
 
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 static const unsigned char h5_magic[8] = {0x89, 'H', 'D', 'F',
                                           '\r', '\n', 0x1a, '\n'};
 
-static tlm_status not_h5(const char *path, tlm_error *err)
+/* The HDF5 signature at byte 0; *size the file's size. */
+static tlm_status not_h5(const char *path, hsize_t *size, tlm_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -22,6 +37,9 @@ static tlm_status not_h5(const char *path, tlm_error *err)
                              "no such file or not readable");
     unsigned char b[8] = {0};
     size_t n = fread(b, 1, sizeof b, f);
+    struct stat sb;
+    *size = fstat(fileno(f), &sb) == 0 && sb.st_size > 0
+                ? (hsize_t)sb.st_size : 0;
     fclose(f);
     if (n != sizeof b || memcmp(b, h5_magic, sizeof b) != 0)
         return tlm_error_set(err, TLM_EFORMAT, path, 0,
@@ -95,38 +113,19 @@ static tlm_status check_attrs(hid_t f, tlm_cr_run *r, tlm_error *err)
     return TLM_OK;
 }
 
-/* Columns that files of an older tlmpi lack: read as -1 (unknown), so
- * that comparison.md says the split of exposed communication is unknown
- * (docs/compare-runs.md). */
-static int optional_col(const tlm_rowtab *t, const char *col)
+/* The columns of t absent from dataset ds (missing[i] set, t->n_cols
+ * entries): only optional ones, tlm_cr_check_dataset refused the rest. */
+static tlm_status missing_cols(hid_t ds, const tlm_rowtab *t,
+                               const char *path, unsigned char *missing,
+                               tlm_error *err)
 {
-    static const char *const opt[] = {"exposed_transfer_ns",
-                                      "exposed_waiting_ns",
-                                      "exposed_unknown_ns"};
-    if (t != &tlm_tab_timeline)
-        return 0;
-    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
-        if (!strcmp(col, opt[i]))
-            return 1;
-    return 0;
-}
-
-/* Every column of t in the file type ft but optional ones (missing[i] set
- * for those absent, t->n_cols entries). */
-static tlm_status check_cols(hid_t ft, const tlm_rowtab *t,
-                             const char *path, unsigned char *missing,
-                             tlm_error *err)
-{
-    if (H5Tget_class(ft) != H5T_COMPOUND)
-        return tlm_error_set(err, TLM_EFORMAT, path, -1,
-                             "dataset '/%s' is not a table", t->name);
-    for (size_t i = 0; i < t->n_cols; i++) {
+    hid_t ft = H5Dget_type(ds);
+    if (ft < 0)
+        return tlm_error_set(err, TLM_EHDF5, path, -1,
+                             "cannot read dataset '/%s'", t->name);
+    for (size_t i = 0; i < t->n_cols; i++)
         missing[i] = H5Tget_member_index(ft, t->cols[i].name) < 0;
-        if (missing[i] && !optional_col(t, t->cols[i].name))
-            return tlm_error_set(err, TLM_EFORMAT, path, -1,
-                                 "dataset '/%s' has no column '%s'",
-                                 t->name, t->cols[i].name);
-    }
+    H5Tclose(ft);
     return TLM_OK;
 }
 
@@ -145,11 +144,31 @@ static void unknown_cols(const tlm_rowtab *t, const unsigned char *missing,
     }
 }
 
-/* Dataset t->name of f into a new array of rows. */
-static tlm_status read_table(hid_t f, const tlm_rowtab *t,
-                             const char *path, void **rows, size_t *n,
+/* Rows [first, first + n) of ds into buf (a slice of the file). */
+static herr_t read_slice(hid_t ds, hid_t mt, hsize_t first, hsize_t n,
+                         void *buf)
+{
+    hid_t fsp = H5Dget_space(ds), msp = H5Screate_simple(1, &n, NULL);
+    herr_t rc = fsp < 0 || msp < 0 ? -1
+                : H5Sselect_hyperslab(fsp, H5S_SELECT_SET, &first, NULL, &n,
+                                      NULL);
+    if (rc >= 0)
+        rc = H5Dread(ds, mt, msp, fsp, H5P_DEFAULT, buf);
+    if (msp >= 0)
+        H5Sclose(msp);
+    if (fsp >= 0)
+        H5Sclose(fsp);
+    return rc;
+}
+
+/* Dataset t->name of f (file_size bytes) into a new array of rows: the
+ * dataset checked first (compare_runs_check.c), then read in slices of
+ * at most SLICE_BYTES (HDF5's buffers stay small). */
+static tlm_status read_table(hid_t f, const tlm_rowtab *t, const char *path,
+                             hsize_t file_size, void **rows, size_t *n,
                              tlm_error *err)
 {
+    enum { SLICE_BYTES = 1 << 22 };
     *rows = NULL;
     *n = 0;
     if (H5Lexists(f, t->name, H5P_DEFAULT) <= 0)
@@ -159,28 +178,36 @@ static tlm_status read_table(hid_t f, const tlm_rowtab *t,
     if (ds < 0)
         return tlm_error_set(err, TLM_EFORMAT, path, -1,
                              "cannot open dataset '/%s'", t->name);
-    hid_t ft = H5Dget_type(ds), sp = H5Dget_space(ds), mt = -1;
+    hsize_t np = 0, slice = SLICE_BYTES / t->row_size + 1;
+    hid_t mt = -1;
     unsigned char *missing = calloc(t->n_cols ? t->n_cols : 1, 1);
     tlm_status st = !missing ? tlm_error_set(err, TLM_ENOMEM, path, -1,
                                              "out of memory")
-                    : ft < 0 || sp < 0
-                        ? tlm_error_set(err, TLM_EHDF5, path, -1,
-                                        "cannot read dataset '/%s'", t->name)
-                        : check_cols(ft, t, path, missing, err);
-    hssize_t np = st == TLM_OK ? H5Sget_simple_extent_npoints(sp) : 0;
+                    : tlm_cr_check_dataset(ds, t, path, file_size, &np, err);
+    if (st == TLM_OK)
+        st = missing_cols(ds, t, path, missing, err);
     if (st == TLM_OK && np > 0) {
-        *rows = calloc((size_t)np, t->row_size);
+        *rows = np <= SIZE_MAX / t->row_size ? calloc((size_t)np,
+                                                      t->row_size)
+                                             : NULL;
         mt = tlm_mpi_h5_type(t);
         if (!*rows)
             st = tlm_error_set(err, TLM_ENOMEM, path, -1,
-                               "out of memory reading '/%s'", t->name);
-        else if (mt < 0 || H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                                   *rows) < 0)
-            st = tlm_error_set(err, TLM_EHDF5, path, -1,
-                               "cannot read dataset '/%s'", t->name);
+                               "out of memory reading '/%s' (%llu rows)",
+                               t->name, (unsigned long long)np);
+        for (hsize_t at = 0; st == TLM_OK && at < np; at += slice) {
+            hsize_t k = np - at < slice ? np - at : slice;
+            if (mt < 0 || read_slice(ds, mt, at, k,
+                                     (char *)*rows + at * t->row_size) < 0)
+                st = tlm_error_set(err, TLM_EHDF5, path, -1,
+                                   "cannot read dataset '/%s' (rows %llu "
+                                   "to %llu: damaged?)", t->name,
+                                   (unsigned long long)at,
+                                   (unsigned long long)(at + k));
+        }
     }
     if (st == TLM_OK) {
-        *n = (size_t)(np > 0 ? np : 0);
+        *n = (size_t)np;
         unknown_cols(t, missing, *rows, *n);
     } else {
         free(*rows);
@@ -189,10 +216,6 @@ static tlm_status read_table(hid_t f, const tlm_rowtab *t,
     free(missing);
     if (mt >= 0)
         H5Tclose(mt);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (ft >= 0)
-        H5Tclose(ft);
     H5Dclose(ds);
     return st;
 }
@@ -204,7 +227,8 @@ tlm_status tlm_cr_read(tlm_cr_run *r, const char *path, const char *name,
     r->path = path;
     r->name = name;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    tlm_status st = not_h5(path, err);
+    hsize_t file_size = 0;
+    tlm_status st = not_h5(path, &file_size, err);
     if (st != TLM_OK)
         return st;
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -225,11 +249,130 @@ tlm_status tlm_cr_read(tlm_cr_run *r, const char *path, const char *name,
         {&tlm_tab_timeline, (void **)&r->tl, &r->n_tl},
     };
     for (size_t i = 0; st == TLM_OK && i < sizeof tabs / sizeof tabs[0]; i++)
-        st = read_table(f, tabs[i].t, path, tabs[i].rows, tabs[i].n, err);
+        st = read_table(f, tabs[i].t, path, file_size, tabs[i].rows,
+                        tabs[i].n, err);
     H5Fclose(f);
     if (st != TLM_OK)
         tlm_cr_run_free(r);
     return st;
+}
+
+/* MARK: - the read tried in a child first ---------------------------- */
+
+/* What the child sends back: its status and error. */
+typedef struct child_msg {
+    tlm_status st;
+    tlm_error err;
+} child_msg;
+
+/* Reads the whole message from fd within deadline_s seconds: 1 when it
+ * came, 0 when the child ended (or the time ran out) without it. */
+static int child_result(int fd, child_msg *m, int deadline_s, int *late)
+{
+    size_t got = 0;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    *late = 0;
+    while (got < sizeof *m) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long left = (long)deadline_s * 1000 -
+                    ((long)(t.tv_sec - t0.tv_sec) * 1000 +
+                     (t.tv_nsec - t0.tv_nsec) / 1000000);
+        if (left <= 0) {
+            *late = 1;
+            return 0;
+        }
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return 0;
+        if (r == 0)
+            continue;
+        ssize_t k = read(fd, (char *)m + got, sizeof *m - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return 0;
+        got += (size_t)k;
+    }
+    return 1;
+}
+
+/* The child: reads the file and sends what came of it. */
+static void child_read(int fd, const char *path, const char *name)
+{
+    child_msg m;
+    memset(&m, 0, sizeof m);
+    tlm_cr_run r;
+    tlm_error_clear(&m.err);
+    m.st = tlm_cr_read(&r, path, name, &m.err);
+    if (m.st == TLM_OK)
+        tlm_cr_run_free(&r);
+    const char *p = (const char *)&m;
+    size_t left = sizeof m;
+    while (left > 0) {
+        ssize_t k = write(fd, p, left);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        p += k;
+        left -= (size_t)k;
+    }
+    _exit(0);
+}
+
+tlm_status tlm_cr_read_guarded(tlm_cr_run *r, const char *path,
+                               const char *name, int deadline_s,
+                               tlm_error *err)
+{
+    memset(r, 0, sizeof *r);
+    int fd[2];
+    if (pipe(fd) != 0)
+        return tlm_cr_read(r, path, name, err);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return tlm_cr_read(r, path, name, err);
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        child_read(fd[1], path, name);
+    }
+    close(fd[1]);
+    child_msg m;
+    int late = 0, ok = child_result(fd[0], &m, deadline_s, &late);
+    close(fd[0]);
+    if (!ok)
+        kill(pid, SIGKILL);
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    if (ok && m.st != TLM_OK) {
+        if (err)
+            *err = m.err;
+        return m.st;
+    }
+    if (ok)
+        return tlm_cr_read(r, path, name, err);
+    if (late)
+        return tlm_error_set(err, TLM_EFORMAT, path, -1,
+                             "not a readable tlmpi run file (reading it "
+                             "took over %d s)", deadline_s);
+    if (WIFSIGNALED(ws))
+        return tlm_error_set(err, TLM_EFORMAT, path, -1,
+                             "not a readable tlmpi run file (the HDF5 "
+                             "library crashed reading it: signal %d, %s)",
+                             WTERMSIG(ws), strsignal(WTERMSIG(ws)));
+    return tlm_error_set(err, TLM_EFORMAT, path, -1,
+                         "not a readable tlmpi run file (reading it ended "
+                         "without a result: exit status %d)",
+                         WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
 }
 
 void tlm_cr_run_free(tlm_cr_run *r)

@@ -16,6 +16,8 @@ cd "$(dirname "$0")/.."
 t=${1:?usage: scripts/fuzz.sh reader|gzip|events [SECONDS]}
 secs=${2:-1800}
 jobs=${FUZZ_JOBS:-1}
+maxlen=16384
+[ "$t" = runfile ] && maxlen=262144 # a run file is ~100 KB of HDF5
 [ -f "tests/fuzz/fuzz_$t.c" ] || { echo "no fuzz target '$t'" >&2; exit 2; }
 B=build/fuzz
 cmake -S . -B "$B" -DCMAKE_C_COMPILER=clang -DTLM_BUILD_FUZZ=ON \
@@ -27,7 +29,7 @@ mkdir -p "$work"
 log=$B/fuzz-$t.log
 echo "fuzzing $t for $secs s ($jobs job(s)); log: $log"
 set +e
-(cd "$B" && "./fuzz_${t}_libfuzzer" -max_total_time="$secs" -max_len=16384 \
+(cd "$B" && "./fuzz_${t}_libfuzzer" -max_total_time="$secs" -max_len=$maxlen \
     -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
     $([ "$jobs" -gt 1 ] && echo "-jobs=$jobs -workers=$jobs") \
     "corpus-$t" "../../tests/fuzz/corpus/$t") > "$log" 2>&1

@@ -136,6 +136,10 @@ foreach(_t ${TLM_FUZZ_TARGETS})
   add_executable(${_n}_replay ${_t} ${CMAKE_SOURCE_DIR}/tests/fuzz/replay_main.c)
   target_compile_options(${_n}_replay PRIVATE ${TLM_WARN})
   target_link_libraries(${_n}_replay PRIVATE tlmcore)
+  if(_short STREQUAL "runfile")
+    # the run-file reader is driver code (HDF5): mpi/*.c but main.c
+    target_link_libraries(${_n}_replay PRIVATE tlmdriver)
+  endif()
   add_test(NAME fuzz_replay_${_short}
     COMMAND $<TARGET_FILE:${_n}_replay> ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/${_short})
   set_tests_properties(fuzz_replay_${_short} PROPERTIES TIMEOUT 300
@@ -146,6 +150,11 @@ foreach(_t ${TLM_FUZZ_TARGETS})
                                                   -fno-sanitize-recover=undefined)
     target_link_options(${_n}_libfuzzer PRIVATE -fsanitize=fuzzer,address,undefined)
     target_link_libraries(${_n}_libfuzzer PRIVATE tlmcore)
+    if(_short STREQUAL "runfile")
+      target_link_libraries(${_n}_libfuzzer PRIVATE tlmdriver)
+      target_compile_options(tlmdriver PRIVATE
+        -fsanitize=fuzzer-no-link,address,undefined)
+    endif()
   endif()
 endforeach()
 

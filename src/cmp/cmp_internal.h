@@ -25,8 +25,14 @@
 
 /* MARK: - CSV ------------------------------------------------------------ */
 
+/* A CSV sheet's bounds: columns (Excel's 16,384, as a workbook's sheet)
+ * and cells (rows x columns, 2^23: 256 MiB of raw cells). */
+enum { TLM_CSV_MAX_COLS = 16384, TLM_CSV_MAX_CELLS = 1 << 23 };
+
 /* Parses CSV text (label names it in errors).  Errors: TLM_EFORMAT (an
- * unclosed quote, a row with more fields than the header), TLM_ENOMEM. */
+ * unclosed quote, a row with more fields than the header), TLM_ELIMIT
+ * (over TLM_CSV_MAX_COLS columns or TLM_CSV_MAX_CELLS cells),
+ * TLM_ENOMEM. */
 tlm_status tlm_csv_parse(const char *buf, size_t n, const char *label,
                          tlm_rawtab **out, tlm_error *err);
 /* Reads a file.  Errors: those of tlm_csv_parse, TLM_ENOTFOUND, TLM_EIO. */

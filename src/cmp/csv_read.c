@@ -8,6 +8,9 @@
  * a row with fewer fields than the header is padded with missing cells,
  * one with more is an error (pandas: "Expected N fields").  Fields stay
  * text (TLM_RAW_TEXT): typing is tlm_rawtab_to_tab's (compare.md §2.2).
+ * Bounds (issue 33): at most TLM_CSV_MAX_COLS columns and
+ * TLM_CSV_MAX_CELLS cells (rows x columns: the table is dense); reading
+ * is linear in the file (the header's names fixed through a hash set).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +20,7 @@
 #include "cmp_internal.h"
 #include "grow.h"
 #include "sbuf.h"
+#include "tlmpi/tlm_common.h"
 
 /* MARK: - the tokenizer ------------------------------------------------- */
 
@@ -124,42 +128,112 @@ static void strv_free(strv *s)
     free(s->v);
 }
 
-static int name_taken(const strv *s, size_t upto, const char *name)
+/* The names seen while fixing a header: "all" (a name some column has
+ * or had: a name never stops being taken, see fix_names), "early" (the
+ * name of a column already fixed), "next" (the first suffix not yet
+ * tried for repeats of this name).  Open addressing, keys copied, sized
+ * once for the 3 names per column it can hold. */
+typedef struct name_ent {
+    char *key;
+    uint8_t all, early;
+    unsigned next;
+} name_ent;
+
+typedef struct name_set {
+    name_ent *e;
+    size_t cap;
+} name_set;
+
+/* The entry of k (new and zeroed when absent), or NULL on ENOMEM. */
+static name_ent *name_get(name_set *m, const char *k)
 {
-    for (size_t i = 0; i < upto; i++)
-        if (!strcmp(s->v[i], name))
-            return 1;
+    size_t l = strlen(k);
+    size_t i = (size_t)tlm_hash64(k, l) & (m->cap - 1);
+    while (m->e[i].key && strcmp(m->e[i].key, k))
+        i = (i + 1) & (m->cap - 1);
+    if (!m->e[i].key && !(m->e[i].key = strdup(k)))
+        return NULL;
+    return &m->e[i];
+}
+
+static int set_name(strv *s, size_t i, const char *name)
+{
+    char *c = strdup(name);
+    if (!c)
+        return -1;
+    free(s->v[i]);
+    s->v[i] = c;
     return 0;
 }
 
-/* pandas' names: "" -> "Unnamed: i"; a repeat of x -> "x.1", "x.2" ... */
+/* Column i, a repeat of an earlier name x: the first "x.k" (k from 1)
+ * that no column has; as the names taken only grow, the next repeat of
+ * x starts where this search ended (linear in the columns). */
+static int rename_repeat(strv *s, size_t i, name_set *m, name_ent *base)
+{
+    size_t l = strlen(s->v[i]) + 24;
+    char *c = malloc(l);
+    if (!c)
+        return -1;
+    name_ent *ce = NULL;
+    unsigned k = base->next ? base->next : 1;
+    for (;; k++) {
+        snprintf(c, l, "%s.%u", s->v[i], k);
+        if (!(ce = name_get(m, c)) || !ce->all)
+            break;
+    }
+    base->next = k + 1;
+    if (ce) {
+        ce->all = ce->early = 1;
+        free(s->v[i]);
+        s->v[i] = c;
+        return 0;
+    }
+    free(c);
+    return -1;
+}
+
+/* pandas' names: "" -> "Unnamed: i"; a repeat of x -> "x.1", "x.2" ...
+ * (a suffix no column of the header has).  A name once held by a column
+ * stays held (a renamed repeat's earlier twin keeps it), so "taken" never
+ * goes back: one pass with a hash set. */
 static int fix_names(strv *s)
 {
     char buf[64];
-    for (size_t i = 0; i < s->n; i++) {
+    name_set m = {NULL, 16};
+    while (m.cap < 8 * s->n + 8)
+        m.cap *= 2;
+    if (!(m.e = calloc(m.cap, sizeof *m.e)))
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < s->n && !rc; i++) {
+        name_ent *e = name_get(&m, s->v[i]);
+        if (!e)
+            rc = -1;
+        else
+            e->all = 1;
+    }
+    for (size_t i = 0; i < s->n && !rc; i++) {
         if (!s->v[i][0]) {
             snprintf(buf, sizeof buf, "Unnamed: %zu", i);
-            char *c = strdup(buf);
-            if (!c)
-                return -1;
-            free(s->v[i]);
-            s->v[i] = c;
-        }
-        if (!name_taken(s, i, s->v[i]))
-            continue;
-        size_t l = strlen(s->v[i]);
-        char *c = malloc(l + 24);
-        if (!c)
-            return -1;
-        for (unsigned k = 1;; k++) {
-            snprintf(c, l + 24, "%s.%u", s->v[i], k);
-            if (!name_taken(s, s->n, c))
+            if ((rc = set_name(s, i, buf)) != 0)
                 break;
         }
-        free(s->v[i]);
-        s->v[i] = c;
+        name_ent *e = name_get(&m, s->v[i]);
+        if (!e) {
+            rc = -1;
+            break;
+        }
+        e->all = 1;
+        if (!e->early)
+            e->early = 1;
+        else
+            rc = rename_repeat(s, i, &m, e);
     }
-    return 0;
+    for (size_t i = 0; i < m.cap; i++)
+        free(m.e[i].key);
+    free(m.e);
+    return rc;
 }
 
 /* MARK: - parse --------------------------------------------------------- */
@@ -169,10 +243,16 @@ static tlm_status read_header(csv_lex *lx, strv *names, const char *label,
 {
     int r;
     lx->eol = 0;
-    while (!lx->eol && (r = next_field(lx)) == 1)
+    while (!lx->eol && (r = next_field(lx)) == 1) {
+        if (names->n >= TLM_CSV_MAX_COLS)
+            return tlm_error_set(err, TLM_ELIMIT, label, -1,
+                                 "the header has more than %d columns "
+                                 "(tlmpi's bound for a CSV sheet)",
+                                 TLM_CSV_MAX_COLS);
         if (strv_push(names, lx->field.p, lx->field.len) != 0)
             return tlm_error_set(err, TLM_ENOMEM, label, -1,
                                  "reading the header: out of memory");
+    }
     if (lx->field.oom)
         return tlm_error_set(err, TLM_ENOMEM, label, -1,
                              "reading the header: out of memory");
@@ -190,6 +270,12 @@ static tlm_status read_rows(csv_lex *lx, tlm_rawtab *t, const char *label,
             return TLM_OK;
         size_t line = lx->line;
         int64_t off = (int64_t)(lx->p - lx->base);
+        if (t->ncols && t->nrows >= TLM_CSV_MAX_CELLS / t->ncols)
+            return tlm_error_set(err, TLM_ELIMIT, label, off,
+                                 "line %zu: more than %zu rows of %zu "
+                                 "columns (tlmpi's bound: %d cells in a "
+                                 "CSV sheet)", line, t->nrows, t->ncols,
+                                 TLM_CSV_MAX_CELLS);
         long row = tlm_rawtab_add_row(t);
         if (row < 0)
             return tlm_error_set(err, TLM_ENOMEM, label, off, "out of memory");

@@ -19,6 +19,8 @@
 #define TLM_XLSX_RATIO_FROM ((uint64_t)1 << 20)
 #define TLM_XLSX_RATIO_MAX 200
 #define TLM_XLSX_DEPTH_MAX 256
+/* the texts of a sheet's string cells, shared strings counted per cell */
+#define TLM_XLSX_MAX_TEXT ((size_t)256 << 20)
 
 typedef struct tlm_xlsx_entry {
     char *name; /* sheet name */

@@ -29,7 +29,9 @@
  * above 1 GiB uncompressed, or above 1 MiB and 200 times its compressed
  * size, is refused as a zip bomb), XML nesting is limited to 256
  * levels, DTDs are refused, the table a sheet makes is bounded by the
- * cells it holds.  Errors name the file and the part:
+ * cells it holds, and its string cells' texts by 256 MiB (a shared
+ * string counted in every cell that uses it: referenced, not copied, so
+ * one long string in many cells is refused, not multiplied).  Errors name the file and the part:
  * "xl/worksheets/sheet2.xml: line 3: not well-formed (invalid token)".
  */
 #ifndef TLM_XLSX_READ_H

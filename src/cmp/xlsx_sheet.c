@@ -21,7 +21,11 @@
  *   empty as "Unnamed: <i>", duplicates mangled to x.1, x.2 as pandas'
  *   dedup does.
  * Bounds: references within Excel's grid (XFD1048576); the dense table
- * at most 16 cells per stored value plus 2^20.
+ * at most 16 cells per stored value plus 2^20; the string cells'
+ * texts at most TLM_XLSX_MAX_TEXT bytes, a shared string counted once
+ * per cell that uses it (a cell references it, never copies it: one 4 MiB
+ * string in 3,000 cells is refused after 64 cells, not copied 3,000
+ * times).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -40,12 +44,13 @@ enum { T_NUM, T_SST, T_STR, T_INLINE, T_BOOL, T_ERR };
 typedef struct rec {
     uint32_t row, col; /* 1-based */
     uint8_t kind;      /* tlm_rawkind */
+    uint8_t shared;    /* TLM_RAW_STR: off, len in the shared strings */
     union {
         double f;
         int64_t i;
         int b;
     } v;
-    size_t off, len; /* TLM_RAW_STR: in text */
+    size_t off, len; /* TLM_RAW_STR: in text (or the shared strings) */
 } rec;
 
 typedef struct sheet_state {
@@ -55,7 +60,8 @@ typedef struct sheet_state {
     uint32_t crow, ccol;
     int ctype, in_cell;
     tlm_sbuf val; /* <v> or the inline string of the current cell */
-    tlm_sbuf text; /* all string cells' texts */
+    tlm_sbuf text; /* the texts of string cells but shared ones */
+    size_t text_total; /* bytes of every string cell, shared ones too */
     rec *v;
     size_t n, cap;
 } sheet_state;
@@ -179,9 +185,46 @@ static rec *new_rec(sheet_state *s)
     return r;
 }
 
+/* A string cell of n more bytes: within the sheet's bound on its texts
+ * (a shared string counts once per cell that uses it), 0 or -1. */
+static int text_bound(sheet_state *s, size_t n)
+{
+    if (n <= TLM_XLSX_MAX_TEXT - s->text_total) {
+        s->text_total += n;
+        return 0;
+    }
+    tlm_xml_fail(&s->xs, TLM_ELIMIT, "its string cells add up to more "
+                 "than %zu bytes (tlmpi's bound for a sheet; a shared "
+                 "string of %zu bytes used by many cells?)",
+                 (size_t)TLM_XLSX_MAX_TEXT, n);
+    return -1;
+}
+
+/* A shared string cell: a reference to string i, not a copy. */
+static void add_shared(sheet_state *s, size_t i)
+{
+    tlm_xlsx *x = s->xs.x;
+    if (!x->sst_len[i] || text_bound(s, x->sst_len[i]))
+        return; /* an empty string: missing */
+    rec *r = new_rec(s);
+    if (!r)
+        return;
+    r->kind = TLM_RAW_STR;
+    r->shared = 1;
+    r->off = x->sst_off[i];
+    r->len = x->sst_len[i];
+}
+
+/* The text of a TLM_RAW_STR record. */
+static const char *rec_text(const sheet_state *s, const rec *r)
+{
+    const tlm_xlsx *x = s->xs.x;
+    return r->shared ? x->sst_text.p + r->off : s->text.p + r->off;
+}
+
 static void add_text(sheet_state *s, const char *p, size_t n, int unescape)
 {
-    if (!n)
+    if (!n || text_bound(s, n))
         return; /* an empty string: missing */
     size_t off = s->text.len;
     if (unescape)
@@ -266,7 +309,7 @@ static void cell_end(sheet_state *s)
                          "'%.40s' out of range (%zu strings)", t, x->nsst);
             return;
         }
-        add_text(s, x->sst_text.p + x->sst_off[i], x->sst_len[i], 0);
+        add_shared(s, (size_t)i);
     } else if (s->ctype == T_BOOL) {
         rec *r = new_rec(s);
         if (r) {
@@ -307,7 +350,7 @@ static void header_text(const sheet_state *s, const rec *r, tlm_sbuf *b)
     char buf[TLM_PY_FLOAT_MAX + 8];
     switch (r->kind) {
     case TLM_RAW_STR:
-        tlm_sbuf_putn(b, s->text.p + r->off, r->len);
+        tlm_sbuf_putn(b, rec_text(s, r), r->len);
         break;
     case TLM_RAW_INT:
         tlm_sbuf_printf(b, "%" PRId64, r->v.i);
@@ -428,7 +471,7 @@ static void put_rec(tlm_rawtab *t, const sheet_state *s, const rec *r)
     size_t row = r->row - 2, col = r->col - 1;
     switch (r->kind) {
     case TLM_RAW_STR:
-        tlm_rawtab_set_str(t, row, col, s->text.p + r->off, r->len);
+        tlm_rawtab_set_str(t, row, col, rec_text(s, r), r->len);
         break;
     case TLM_RAW_INT:
         tlm_rawtab_set_int(t, row, col, r->v.i);

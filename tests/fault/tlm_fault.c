@@ -7,7 +7,10 @@
  *
  * Environment:
  *   TLM_FAULT_OP      the call to break: write (also pwrite/pwrite64),
- *                     fsync (also fdatasync), fclose, rename, link
+ *                     fsync (also fdatasync), fclose, rename, link;
+ *                     crash: the matching open() raises SIGSEGV (a
+ *                     library that crashes on an input file: HDF5 on a
+ *                     run file, test_compare_bad.sh)
  *   TLM_FAULT_AT      N: the N-th matching call fails (1-based); 0 or
  *                     unset: none fails, the calls are only counted
  *   TLM_FAULT_MATCH   substring of the file's path a call must touch to
@@ -25,6 +28,9 @@
 #define _GNU_SOURCE 1
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,4 +194,19 @@ int link(const char *from, const char *to)
         return -1;
     }
     return real_link(from, to);
+}
+
+int open(const char *path, int flags, ...)
+{
+    REAL(int, open, (const char *, int, ...));
+    mode_t mode = 0;
+    if (flags & (O_CREAT | O_TMPFILE)) {
+        va_list ap;
+        va_start(ap, flags);
+        mode = va_arg(ap, mode_t);
+        va_end(ap);
+    }
+    if (hit("crash", path))
+        raise(SIGSEGV);
+    return real_open(path, flags, mode);
 }

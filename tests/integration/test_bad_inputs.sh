@@ -3,7 +3,8 @@
 # gives its exit status, byte offset and message, within a time bound, and a
 # failed run leaves nothing written.  Inputs named @... are made here:
 # truncations at every byte, a folder, an unreadable file (read as an
-# unprivileged user when run as root), a symlink loop, a broken link.
+# unprivileged user when run as root), a symlink loop, a broken link;
+# @compare_* (mode compare) by make_compare_bad.py, run under 1 GB.
 set -u
 : "${TLMPI:?}" "${MPIEXEC:=mpirun}"
 export OMPI_MCA_odls_base_sigkill_timeout=0
@@ -45,12 +46,30 @@ if [ "$(id -u)" = 0 ]; then
     fi
 fi
 
+# memcap CMD...: CMD under a 1 GB address-space cap (ulimit -v), but for
+# a sanitizer build (its shadow memory needs terabytes of addresses)
+memcap() {
+    if nm "$TLMPI" 2> /dev/null | grep -q __asan_init; then
+        "$@"
+    else
+        (ulimit -v 1048576; "$@")
+    fi
+}
+
 # prepare INPUT MODE DIR: sets $path (what the command reads) and $pre
 # (a command prefix); returns 1 when the case cannot run here.
 prepare() {
     local in=$1 mode=$2 d=$3
     pre=()
     bin=$TLMPI
+    if [ "$mode" = compare ]; then # issue 33: GOOD and INPUT made there
+        local l
+        l=$(/usr/bin/python3 "$SRC/tests/integration/make_compare_bad.py" \
+            "$in" "$W/compare") || return 1
+        good=${l%%$'\t'*}
+        path=${l#*$'\t'}
+        return 0
+    fi
     if [ "$mode" = job ]; then
         if [ -d "$BAD/jobs/$in" ]; then
             cp -r "$BAD/jobs/$in" "$d"
@@ -194,6 +213,17 @@ while IFS=$'\t' read -r in mode want_rc off msg <&3; do
         fi
         if [ "$rc" -eq 0 ] && [ ! -s "$path/tlmpi.h5" ]; then
             fail "exit 0 without $path/tlmpi.h5"
+        fi ;;
+    compare)
+        out=$W/c$i.out
+        oo=--output_csvs_dir
+        case $good in *.h5) oo=--output_dir ;; esac
+        memcap timeout 120 "$bin" compare "$good" "$path" $oo "$out" \
+            > "$log" 2>&1
+        rc=$?
+        check "$want_rc" "$off" "$msg" "$log" $rc
+        if [ "$rc" -ne 0 ] && [ -e "$out" ]; then
+            fail "output left after a failure: $out"
         fi ;;
     *) fail "unknown mode '$mode'" ;;
     esac

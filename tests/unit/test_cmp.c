@@ -19,6 +19,7 @@
  *     empty tags;
  *   - the CSV reader: BOM, CRLF, quoted newlines, blank lines, short rows,
  *     too many fields (line number), repeated and empty header names;
+ *     the names fixed in one pass, 16,384 columns and 2^23 cells;
  *   - the spreadsheet-formula guard.
  *
  * Expected texts were produced by tests/integration/compare_ref.py (pandas
@@ -377,6 +378,53 @@ static void test_csv_reader(void **state)
     assert_non_null(strstr(err.msg, "not closed"));
 }
 
+/* The header's names as pandas fixes them, in one pass (issue 33: the
+ * suffix search resumes where the last repeat of a name ended), and the
+ * bounds: 16,384 columns, 2^23 cells. */
+static void test_csv_names_and_bounds(void **state)
+{
+    (void)state;
+    READ_IS("x,x,x.1,x\n1,2,3,4\n", "x,x.2,x.1,x.3\n1,2,3,4\n");
+    READ_IS("x,,x,Unnamed: 1,x.1\n1,2,3,4,5\n",
+            "x,Unnamed: 1,x.2,Unnamed: 1.1,x.1\n1,2,3,4,5\n");
+    READ_IS("a,a.1,a,a.1,a\n1,2,3,4,5\n",
+            "a,a.1,a.2,a.1.1,a.3\n1,2,3,4,5\n");
+    /* 16,384 columns read; one more is refused by name */
+    size_t w = TLM_CSV_MAX_COLS + 1, cap = w * 8 + 16, n = 0;
+    char *b = malloc(cap);
+    assert_non_null(b);
+    for (size_t i = 0; i < w; i++)
+        n += (size_t)snprintf(b + n, cap - n, "%sc", i ? "," : "");
+    b[n++] = '\n';
+    tlm_rawtab *r = NULL;
+    tlm_error err;
+    assert_int_equal(tlm_csv_parse(b, n, "w.csv", &r, &err), TLM_ELIMIT);
+    assert_null(r);
+    assert_string_equal(err.file, "w.csv");
+    assert_non_null(strstr(err.msg, "more than 16384 columns"));
+    assert_int_equal(tlm_csv_parse(b + 2, n - 2, "w.csv", &r, &err), TLM_OK);
+    assert_int_equal(r->ncols, TLM_CSV_MAX_COLS);
+    assert_string_equal(r->colnames[TLM_CSV_MAX_COLS - 1], "c.16383");
+    tlm_rawtab_free(r);
+    free(b);
+    /* 8 columns: 2^20 rows read, one more refused with its line */
+    size_t rows = (size_t)TLM_CSV_MAX_CELLS / 8 + 1;
+    cap = 16 + rows * 9;
+    b = malloc(cap);
+    assert_non_null(b);
+    n = (size_t)snprintf(b, cap, "a,b,c,d,e,f,g,h\n");
+    for (size_t i = 0; i < rows; i++) {
+        memcpy(b + n, ",,,,,,,\n", 8);
+        n += 8;
+    }
+    assert_int_equal(tlm_csv_parse(b, n, "c.csv", &r, &err), TLM_ELIMIT);
+    assert_non_null(strstr(err.msg, "line 1048578: more than 1048576 rows"));
+    assert_int_equal(tlm_csv_parse(b, n - 8, "c.csv", &r, &err), TLM_OK);
+    assert_int_equal(r->nrows, (size_t)TLM_CSV_MAX_CELLS / 8);
+    tlm_rawtab_free(r);
+    free(b);
+}
+
 /* MARK: - formulas ------------------------------------------------------------ */
 
 static void test_guard_formulas(void **state)
@@ -412,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_tags),
         cmocka_unit_test(test_csv_reader),
+        cmocka_unit_test(test_csv_names_and_bounds),
         cmocka_unit_test(test_guard_formulas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
