@@ -3,7 +3,8 @@
 # gives its exit status, byte offset and message, within a time bound, and a
 # failed run leaves nothing written.  Inputs named @... are made here:
 # truncations at every byte, a folder, an unreadable file (read as an
-# unprivileged user when run as root), a symlink loop, a broken link.
+# unprivileged user when run as root), a symlink loop, a broken link, a
+# FIFO.
 set -u
 : "${TLMPI:?}" "${MPIEXEC:=mpirun}"
 export OMPI_MCA_odls_base_sigkill_timeout=0
@@ -61,6 +62,7 @@ prepare() {
         path=$d
         case $in in
         @trace_is_directory) mkdir "$d/rank3_trace.json" ;;
+        @fifo) mkfifo "$d/rank3_trace.json" ;;
         @symlink_loop) ln -s rank3_trace.json "$d/rank3_trace.json" ;;
         @broken_link) ln -s /nonexistent/trace.json "$d/rank3_trace.json" ;;
         @unreadable)
@@ -82,6 +84,7 @@ prepare() {
     mkdir -p "$d"
     case $in in
     @trace_is_directory) path=$d/folder.json; mkdir "$path" ;;
+    @fifo) path=$d/pipe.json; mkfifo "$path" ;;
     @symlink_loop) path=$d/loop.json; ln -s loop.json "$path" ;;
     @missing_file) path=$d/nonexistent.json ;;
     @unreadable)
@@ -194,6 +197,21 @@ while IFS=$'\t' read -r in mode want_rc off msg <&3; do
         fi
         if [ "$rc" -eq 0 ] && [ ! -s "$path/tlmpi.h5" ]; then
             fail "exit 0 without $path/tlmpi.h5"
+        fi ;;
+    diff | replay)
+        out=$W/c$i.out
+        if [ "$mode" = diff ]; then
+            timeout 120 "${pre[@]}" "$bin" diff "$path" \
+                "$SRC/tests/data/ok_small_trace.json" --output_dir "$out" \
+                > "$log" 2>&1
+        else
+            timeout 120 "${pre[@]}" "$bin" replay "$path" \
+                --output_dir "$out" > "$log" 2>&1
+        fi
+        rc=$?
+        check "$want_rc" "$off" "$msg" "$log" $rc
+        if [ "$rc" -ne 0 ] && [ -d "$out" ] && [ -n "$(ls -A "$out")" ]; then
+            fail "output left after a failure: $(ls -A "$out" | head -3)"
         fi ;;
     *) fail "unknown mode '$mode'" ;;
     esac
