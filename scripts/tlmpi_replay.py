@@ -96,9 +96,21 @@ def printable(s, limit=200):
                    for c in s)
 
 
+def formula_like(s):
+    """tlmpi's one formula rule (src/util/sbuf.h, tlm_formula_like): a
+    text starting with = + - @ (tab, CR) that is not a plain number."""
+    if not s or s[0] not in "=+-@\t\r":
+        return False
+    try:
+        float(s)
+        return False
+    except ValueError:
+        return True
+
+
 def csv_cell(s):
     s = printable(s)
-    return "'" + s if s[:1] in ("=", "+", "-", "@") else s
+    return "'" + s if formula_like(s) else s
 
 
 DENIED_NS = frozenset((

@@ -89,6 +89,11 @@ TLM_API char *tlm_error_format(const tlm_error *err, char *buf, size_t size);
  * in "...".  Returns dst. */
 TLM_API char *tlm_escape_ctrl(char *dst, size_t cap, const char *src);
 
+/* tlm_escape_ctrl into one of 8 rotating thread-local buffers of 1 KiB,
+ * for a name printed on any line (success lines too): the result stays
+ * valid until 8 more calls of the same thread. */
+TLM_API const char *tlm_esc(const char *src);
+
 /* What a file of mode m is, for messages: "a folder", "a FIFO", "a
  * socket", "a device", "a regular file" or "not a regular file". */
 TLM_API const char *tlm_file_kind(unsigned mode);

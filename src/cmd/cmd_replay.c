@@ -266,9 +266,10 @@ static void summary(const pargs *p, const tlm_replay_set *s, double dt)
     size_t c[TLM_RR_COUNT];
     tlm_replay_set_tally(s, c);
     fprintf(stderr, "tlmpi replay: %s: %zu ops, %zu ok in %s/%s%s%s "
-            "(%.3f s)\n", p->trace, tlm_replay_set_count(s), c[TLM_RR_OK],
-            p->dir, fnames[F_IR], p->bundle ? " and " : "",
-            p->bundle ? p->bundle : "", dt);
+            "(%.3f s)\n", tlm_esc(p->trace), tlm_replay_set_count(s),
+            c[TLM_RR_OK], tlm_esc(p->dir), fnames[F_IR],
+            p->bundle ? " and " : "", p->bundle ? tlm_esc(p->bundle) : "",
+            dt);
     for (size_t i = 0; i < tlm_replay_set_count(s); i++) {
         const tlm_replay_op *op = tlm_replay_set_op(s, i);
         if (op->status == TLM_RR_OK)

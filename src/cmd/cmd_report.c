@@ -459,8 +459,9 @@ static void summary(const rargs *a, const tlm_cli_built *b, double t0,
     const tlm_tree_stats *s = tlm_tree_stats_get(b->tree);
     fprintf(stderr, "tlmpi report: %s: %zu tables in %s%s%s%s (read %.3f s, "
             "tree %.3f s, tables %.3f s, write %.3f s)%s%s\n",
-            a->trace, tlm_report_table_count(rep), a->dir ? a->dir : "",
-            a->dir && a->xlsx ? " and " : "", a->xlsx ? a->xlsx : "",
+            tlm_esc(a->trace), tlm_report_table_count(rep),
+            a->dir ? tlm_esc(a->dir) : "",
+            a->dir && a->xlsx ? " and " : "", a->xlsx ? tlm_esc(a->xlsx) : "",
             a->xlsx_default ? " (beside the trace: no --output_csvs_dir "
                               "or --output_xlsx_path)" : "",
             b->t_read - t0, b->t_tree - b->t_read, b->t_tables - b->t_tree,
@@ -540,7 +541,7 @@ static int report_rocprof(rargs *a, tlm_outset *set)
     if (a->tl.comparison_json_path || a->co.ro.inductor_cache_dir) {
         fprintf(stderr, "tlmpi report: %s is a rocprofv3 JSON: "
                 "--comparison_json_path and --inductor_cache_dir need a "
-                "PyTorch profiler trace\n", a->trace);
+                "PyTorch profiler trace\n", tlm_esc(a->trace));
         return 2;
     }
     tlm_rp_cli c;
@@ -572,8 +573,8 @@ static int report_nogpu(const rargs *a, tlm_outset *set, tlm_error *err)
         r = -1;
     if (r > 0 && !a->quiet)
         fprintf(stderr, "tlmpi report: %s: no GPU events: no TraceLens "
-                "sheets; HTA's tables (headers only) in %s/hta\n", a->trace,
-                a->dir);
+                "sheets; HTA's tables (headers only) in %s/hta\n",
+                tlm_esc(a->trace), tlm_esc(a->dir));
     if (r <= 0)
         fprintf(stderr, "tlmpi report: error: %s\n",
                 tlm_error_format(r < 0 ? &e2 : err, msg, sizeof msg));

@@ -743,6 +743,8 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
     for (size_t i = 0; i < ctx.ntabs && st == TLM_OK; i++)
         if (ctx.opts.compat & TLM_COMPAT_INT_TIMES)
             st = tlm_tab_int_columns(ctx.tabs[i], ctx.int_times);
+    for (size_t i = 0; i < ctx.ntabs && st == TLM_OK; i++)
+        ctx.tabs[i]->csv_guard = !ctx.opts.compat; /* formulas (sbuf.h) */
     if (st == TLM_ENOMEM)
         goto oom; /* the table builders do not fill err */
     if (st != TLM_OK)

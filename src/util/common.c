@@ -103,6 +103,14 @@ char *tlm_escape_ctrl(char *dst, size_t cap, const char *src)
     return dst;
 }
 
+const char *tlm_esc(const char *src)
+{
+    static _Thread_local char buf[8][1024];
+    static _Thread_local unsigned k;
+    char *b = buf[k++ & 7];
+    return tlm_escape_ctrl(b, sizeof buf[0], src);
+}
+
 const char *tlm_file_kind(unsigned mode)
 {
     mode_t m = (mode_t)mode;

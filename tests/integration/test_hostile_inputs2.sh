@@ -2,7 +2,8 @@
 # Issue 33, the second round of hostile inputs (docs/robustness.md,
 # "Second round"): every command refuses a FIFO before reading it (a
 # workbook, a CSV folder's sheet and a run file too), never waits on one;
-# the wordings of two output refusals.  Each case also has its row in
+# the wordings of two output refusals; one escaping rule (formulas in
+# CSVs, Markdown cells, U+0000, control characters on success lines).  Each case also has its row in
 # tests/data/bad/CATALOGUE.tsv where a catalogue mode can run it.
 set -u
 : "${TLMPI:?}"
@@ -52,6 +53,83 @@ expect 1 "symbolic link (to a regular file)" "output link to a file" \
 echo x > "$W/afile"
 expect 1 "output folder is a regular file, not a folder" "output folder a file" \
     "$TLMPI" report "$G" --output_csvs_dir "$W/afile/sub"
+
+# --- cases 8, 11, 13: one escaping rule.  Op and kernel names that a
+# spreadsheet would run, HTML, a pipe, a backtick, U+0000; a file name
+# with an escape sequence and a newline.
+python3 - "$G" "$W/evil.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for e in d["traceEvents"]:
+    if e.get("name") == "aten::mm":
+        e["name"] = '=HYPERLINK("http://x","y")'
+    if e.get("name") == "sgemm_kernel":
+        e["name"] = "<script>k|x`y\u0000tail"
+open(sys.argv[2], "w").write(json.dumps(d))
+PY
+"$TLMPI" report "$W/evil.json" --output_csvs_dir "$W/ev" \
+    --output_md "$W/ev/report.md" > "$W/log" 2>&1 || bad "report evil: exit $?"
+python3 - "$W/ev" <<'PY' || bad "a CSV cell a spreadsheet would run"
+import csv, glob, sys
+n = 0
+for f in glob.glob(sys.argv[1] + "/*.csv"):
+    for row in csv.reader(open(f, encoding="utf-8")):
+        for c in row:
+            n += "HYPERLINK" in c
+            if c[:1] in ("=", "+", "-", "@"):
+                try:
+                    float(c)
+                except ValueError:
+                    sys.exit("%s: %r" % (f, c[:60]))
+assert n > 0, "the name is gone"
+PY
+grep -q '<script>' "$W/ev/report.md" && bad "raw <script> in report.md"
+grep -qF '\<script\>k\|x\`y\\u0000tail' "$W/ev/report.md" \
+    || bad "the kernel name is not in report.md, escaped"
+grep -qF 'y\u0000tail' "$W/ev/kernel_summary.csv" \
+    || bad "U+0000 not kept as \\u0000 in kernel_summary.csv"
+# the file name's controls escaped on the success lines too
+EV="$W/$(printf 'e\033[31mv\nil.json')"
+cp "$W/evil.json" "$EV"
+"$TLMPI" report "$EV" --output_csvs_dir "$W/ev2" > "$W/log" 2>&1 || bad "report: exit $?"
+"$TLMPI" inspect "$EV" >> "$W/log" 2>&1 || bad "inspect: exit $?"
+"$TLMPI" replay "$EV" --output_dir "$W/ev3" >> "$W/log" 2>&1 || bad "replay: exit $?"
+grep -q "$(printf '\033')" "$W/log" && bad "a raw ESC printed"
+[ "$(grep -c 'e\\x1b\[31mv\\nil.json' "$W/log")" -ge 3 ] \
+    || { bad "success lines do not escape the name"; cat "$W/log"; }
+echo "ok   escaping (formulas, Markdown, U+0000, success lines)"
+
+# --- case 4: a deep chain: the indent stops at 32 levels, deeper lines
+# say their depth; an output over --max_output_mb is refused before any
+# file is made
+python3 - "$W/ca.json" "$W/cb.json" <<'PY'
+import sys
+n = 50000
+for fn, last in ((sys.argv[1], "a"), (sys.argv[2], "b")):
+    with open(fn, "w") as f:
+        f.write('{"traceEvents":[')
+        for i in range(n):
+            f.write('%s{"ph":"X","cat":"cpu_op","name":"%s","pid":1,"tid":1,'
+                    '"ts":%d,"dur":%d}' % ("," if i else "",
+                                          last if i == n - 1 else "a", i,
+                                          2 * n - 2 * i + 10))
+        f.write(',{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel",'
+                '"pid":1,"tid":1,"ts":%d,"dur":1,"args":{"correlation":1}}'
+                ',{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,'
+                '"ts":%d,"dur":5,"args":{"correlation":1,"stream":7}}]}'
+                % (n + 1, n + 3))
+PY
+expect 0 "50002 merged nodes" "diff of a 50,000-deep chain" \
+    "$TLMPI" diff "$W/ca.json" "$W/cb.json" --output_dir "$W/dc"
+sz=$(stat -c %s "$W/dc/merged_tree_output.txt" 2> /dev/null || echo 0)
+# 4.7 GB before; now at most ~160 bytes a line
+[ "$sz" -gt 0 ] && [ "$sz" -le 10000000 ] || bad "merged tree of $sz bytes"
+grep -q '^ *└── \[depth 50001\] k$' "$W/dc/merged_tree_output.txt" \
+    || bad "the deepest line does not give its depth"
+expect 1 "merged_tree_output.txt: would be up to" "diff over --max_output_mb" \
+    "$TLMPI" diff "$W/ca.json" "$W/cb.json" --output_dir "$W/dc2" \
+    --max_output_mb 1
+[ -z "$(ls -A "$W/dc2" 2> /dev/null)" ] || bad "dc2: output left after the cap"
 
 echo "hostile inputs (2nd round): $fails failed"
 [ "$fails" -eq 0 ]

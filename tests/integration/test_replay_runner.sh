@@ -295,7 +295,8 @@ class Checks(unittest.TestCase):
 
     def test_cells(self):
         self.assertEqual(R.csv_cell("=cmd()"), "'=cmd()")
-        self.assertEqual(R.csv_cell("-1"), "'-1")
+        self.assertEqual(R.csv_cell("-1"), "-1")  # a number: tlmpi's rule
+        self.assertEqual(R.csv_cell("-x"), "'-x")
         self.assertEqual(R.printable("a\x1b[31mb\n"), "a?[31mb?")
 
 
