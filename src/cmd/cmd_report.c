@@ -448,6 +448,10 @@ static void coverage_line(const tlm_report *rep)
                 c.v[i].time_us / 1e3);
     if (c.n)
         fprintf(stderr, "%s\n", c.n > 5 ? ", ..." : "");
+    if (c.nofig_count > 0)
+        fprintf(stderr, "  perf-model coverage: %.0f ops with a model but "
+                "no figures (dims out of range: negative or overflowing)\n",
+                c.nofig_count);
     tlm_coverage_free(&c);
 }
 

@@ -326,7 +326,13 @@ tlm_status tlm_xlsx_open(const char *path, tlm_xlsx **out, tlm_error *err)
     tlm_status ost = tlm_fopen_input(path, &f, err);
     if (ost != TLM_OK) {
         tlm_xlsx_close(x);
-        return ost;
+        if (ost != TLM_ENOTFOUND && ost != TLM_EIO)
+            return ost; /* a FIFO, a folder: said as such */
+        const char *m = err ? strstr(err->msg, "cannot open: ") : NULL;
+        char why[128];
+        snprintf(why, sizeof why, "%s", m ? m + 13 : "not readable");
+        return tlm_error_set(err, TLM_EIO, path, -1,
+                             "cannot open the workbook: %s", why);
     }
     zip_error_t ze;
     zip_error_init(&ze);

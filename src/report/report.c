@@ -662,6 +662,7 @@ join:
             st = w.st;
         if (st == TLM_OK)
             st = insert_tabs(ctx, mark, &w.ctx);
+        ctx->n_out_of_range += w.ctx.n_out_of_range; /* unified's count */
         ctx_free_own(&w.ctx);
     }
 unsync:
@@ -764,6 +765,7 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
     r->gpu = gpu;
     snprintf(r->label, sizeof r->label, "%s",
              ctx.opts.trace_label ? ctx.opts.trace_label : path);
+    r->n_out_of_range = ctx.n_out_of_range;
     r->n_gpu_total = (size_t)r->stats.n_gpu;
     r->n_gpu_linked = (size_t)r->stats.n_gpu_linked;
     int unl = ctx.opts.include_unlinked_kernels;

@@ -245,6 +245,13 @@ while IFS=$'\t' read -r in mode want_rc off msg <&3; do
         if [ "$rc" -ne 0 ] && [ -d "$out" ] && [ -n "$(ls -A "$out")" ]; then
             fail "output left after a failure: $(ls -A "$out" | head -3)"
         fi ;;
+    runner) # the replay runner's checks (no torch needed to refuse)
+        timeout 120 /usr/bin/python3 -I "$SRC/scripts/tlmpi_replay.py" \
+            "$path" --device cpu --output "$W/c$i.csv" > "$log" 2>&1
+        rc=$?
+        grep -q Traceback "$log" && fail "a Python traceback"
+        check "$want_rc" "$off" "$msg" "$log" $rc
+        [ "$rc" -ne 0 ] && [ -e "$W/c$i.csv" ] && fail "CSV left after a refusal" ;;
     *) fail "unknown mode '$mode'" ;;
     esac
 done 3< "$BAD/CATALOGUE.tsv"

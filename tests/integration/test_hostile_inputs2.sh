@@ -131,5 +131,41 @@ expect 1 "merged_tree_output.txt: would be up to" "diff over --max_output_mb" \
     --max_output_mb 1
 [ -z "$(ls -A "$W/dc2" 2> /dev/null)" ] || bad "dc2: output left after the cap"
 
+# --- case 12: aten::mm with negative dims: no GEMM figures, a note
+expect 0 "1 ops with a model but no figures" "GEMM with negative dims" \
+    "$TLMPI" report "$SRC/tests/data/bad/gemm_negative_dims.json" \
+    --output_csvs_dir "$W/gn" --output_md "$W/gn/report.md"
+[ -e "$W/gn/GEMM.csv" ] && grep -q ',-[0-9]' "$W/gn/GEMM.csv" \
+    && bad "negative figures in GEMM.csv"
+grep -q "have a perf model but no figures" "$W/gn/report.md" \
+    || bad "no coverage note in report.md"
+
+# --- case 14: a full disk: the errors name the output asked for, never
+# the .tlmpi-PID@host.tmp temporary; libxlsxwriter's "[ERROR]" lines do
+# not reach the terminal (its words join tlmpi's one message)
+mkdir -p "$W/full"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=16k tmpfs "$W/full" 2> /dev/null
+then
+    trap 'umount "$W/full" 2> /dev/null' EXIT
+    dd if=/dev/zero of="$W/full/fill" bs=1k count=12 2> /dev/null
+    for c in "replay $G --output_dir $W/full/rp" \
+             "diff $W/ca.json $W/cb.json --output_dir $W/full/dd" \
+             "report $G --output_xlsx_path $W/full/x.xlsx"; do
+        # shellcheck disable=SC2086
+        timeout 60 "$TLMPI" $c > "$W/log" 2>&1
+        rc=$?
+        [ "$rc" -eq 1 ] || bad "full disk, ${c%% *}: exit $rc"
+        grep -q 'No space left\|ZIP_ERRNO' "$W/log" || bad "full disk, ${c%% *}: no reason"
+        grep -q 'tlmpi-[0-9]*@.*tmp' "$W/log" && bad "full disk, ${c%% *}: names the temporary"
+        grep -q '^\[ERROR\]' "$W/log" && bad "full disk, ${c%% *}: libxlsxwriter's own line"
+        [ "$(wc -l < "$W/log")" -eq 1 ] || { bad "full disk, ${c%% *}: not one line"; cat "$W/log"; }
+        [ "$(ls -A "$W/full")" = fill ] || bad "full disk, ${c%% *}: left $(ls -A "$W/full")"
+    done
+    umount "$W/full"
+    echo "ok   full disk: replay, diff, workbook"
+else
+    echo "skip full disk: cannot mount a small tmpfs"
+fi
+
 echo "hostile inputs (2nd round): $fails failed"
 [ "$fails" -eq 0 ]
