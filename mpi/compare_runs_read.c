@@ -31,10 +31,10 @@ static const unsigned char h5_magic[8] = {0x89, 'H', 'D', 'F',
 /* The HDF5 signature at byte 0; *size the file's size. */
 static tlm_status not_h5(const char *path, hsize_t *size, tlm_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tlm_error_set(err, TLM_EIO, path, -1, "cannot open: %s",
-                             "no such file or not readable");
+    FILE *f;
+    tlm_status st = tlm_fopen_input(path, &f, err); /* no FIFO, no device */
+    if (st != TLM_OK)
+        return st;
     unsigned char b[8] = {0};
     size_t n = fread(b, 1, sizeof b, f);
     struct stat sb;

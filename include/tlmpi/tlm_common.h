@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -87,6 +88,30 @@ TLM_API char *tlm_error_format(const tlm_error *err, char *buf, size_t size);
  * text).  Other bytes (UTF-8) are kept.  A result that does not fit ends
  * in "...".  Returns dst. */
 TLM_API char *tlm_escape_ctrl(char *dst, size_t cap, const char *src);
+
+/* tlm_escape_ctrl into one of 8 rotating thread-local buffers of 1 KiB,
+ * for a name printed on any line (success lines too): the result stays
+ * valid until 8 more calls of the same thread. */
+TLM_API const char *tlm_esc(const char *src);
+
+/* What a file of mode m is, for messages: "a folder", "a FIFO", "a
+ * socket", "a device", "a regular file" or "not a regular file". */
+TLM_API const char *tlm_file_kind(unsigned mode);
+
+/* Opens path for reading as a regular file, the one check every input
+ * goes through (traces, reports, workbooks, CSVs, run files): the open
+ * has O_NONBLOCK, so a FIFO (or a file swapped for one after it was
+ * found) never blocks it, then fstat refuses anything but a regular file
+ * (TLM_EINVAL, "not a regular file (a FIFO)", a folder "cannot open:
+ * Is a directory"); O_NONBLOCK is cleared
+ * before the descriptor is returned.  A failed open is TLM_ENOTFOUND
+ * (ENOENT) or TLM_EIO, "cannot open: <errno text>".  *fd: the
+ * descriptor (O_CLOEXEC), or -1 on error. */
+TLM_API tlm_status tlm_open_input(const char *path, int *fd,
+                                  tlm_error *err);
+/* The same as a stream ("rb"); *f NULL on error. */
+TLM_API tlm_status tlm_fopen_input(const char *path, FILE **f,
+                                   tlm_error *err);
 
 /* Allocator hook (NULL: the C library's malloc/realloc/free).  What goes
  * through the tlm_alloc an options struct names: the JSON trace reader's

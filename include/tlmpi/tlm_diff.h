@@ -36,7 +36,12 @@ typedef struct tlm_diff_opts {
      * deleting/inserting the rest (counted in stats.wf_fallbacks).
      * 0 = default (1 << 28: 32 MiB of backtrack bits). */
     size_t max_wf_cells;
+    /* Bytes one output may take (an upper bound of merged_tree_output.txt
+     * is checked before any file is made: TLM_ELIMIT, nothing written).
+     * 0 = default (TLM_DIFF_MAX_OUTPUT_DEFAULT). */
+    uint64_t max_output_bytes;
 } tlm_diff_opts;
+#define TLM_DIFF_MAX_OUTPUT_DEFAULT ((uint64_t)4 << 30)
 
 TLM_API void tlm_diff_opts_init(tlm_diff_opts *o);
 

@@ -230,6 +230,10 @@ typedef struct tlm_perf_result {
     /* "Compute Spec": "<matrix|vector>_<precision>" or "" when the
      * precision of the first input dtype is unknown. */
     char compute_spec[32];
+    int out_of_range;         /* 1: no figures because the dims are out
+                                 of range (negative, or FLOPs/bytes past
+                                 2^63): counted in the perf-model
+                                 coverage (issue 33) */
 } tlm_perf_result;
 
 /* Runs the op's perf model for one pass (bwd = 0 or 1).

@@ -71,6 +71,9 @@ typedef struct tlm_tab {
                            included (pandas writes them: the HTA tables);
                            0: as a C string, up to its first NUL (the
                            report's sheets, docs/tracelens-differences.md) */
+    uint8_t csv_guard; /* 1: CSV text cells and names a spreadsheet would
+                          run as a formula get a leading "'" (outside
+                          --tracelens_compat; tlm_formula_like) */
 } tlm_tab;
 
 /* New empty table.  Column names are copied; types NULL: all

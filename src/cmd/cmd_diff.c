@@ -34,6 +34,8 @@ static void diff_usage(FILE *f)
         "  --no_corr_fallback    link launches by ac2g flows only "
         "(TraceLens)\n"
         "  --max_events N        refuse traces with more than N events\n"
+        "  --max_output_mb N     refuse (before writing) an output that may\n"
+        "                        exceed N MB (default 4096)\n"
         "  --force               replace outputs that exist already\n"
         "  --quiet               no summary on stderr\n");
 }
@@ -117,13 +119,14 @@ int tlm_cmd_diff(int argc, char **argv)
     memset(s, 0, sizeof s);
     const char *dir = NULL;
     int force = 0, quiet = 0, bleed = 0, corr = 1;
-    uint64_t max_events = 0;
+    uint64_t max_events = 0, max_out_mb = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             diff_usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--output_dir") || !strcmp(a, "--max_events")) {
+        } else if (!strcmp(a, "--output_dir") || !strcmp(a, "--max_events") ||
+                   !strcmp(a, "--max_output_mb")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "tlmpi diff: %s needs a value\n", a);
                 return 2;
@@ -132,12 +135,13 @@ int tlm_cmd_diff(int argc, char **argv)
                 dir = argv[++i];
             } else {
                 char *end;
-                max_events = strtoull(argv[++i], &end, 10);
-                if (*end || !*argv[i]) {
-                    fprintf(stderr, "tlmpi diff: bad --max_events %s\n",
-                            argv[i]);
+                uint64_t v = strtoull(argv[++i], &end, 10);
+                if (*end || !*argv[i] || argv[i][0] == '-') {
+                    fprintf(stderr, "tlmpi diff: bad %s %s\n", a,
+                            tlm_esc(argv[i]));
                     return 2;
                 }
+                *(!strcmp(a, "--max_events") ? &max_events : &max_out_mb) = v;
             }
         } else if (!strcmp(a, "--force")) {
             force = 1;
@@ -193,7 +197,11 @@ int tlm_cmd_diff(int argc, char **argv)
             err_out(&s[k].err);
             goto done;
         }
-    if (tlm_diff_build(s[0].tree, s[1].tree, NULL, &d, &err) != TLM_OK) {
+    tlm_diff_opts dopts;
+    tlm_diff_opts_init(&dopts);
+    dopts.max_output_bytes =
+        max_out_mb > UINT64_MAX / 1000000 ? UINT64_MAX : max_out_mb * 1000000;
+    if (tlm_diff_build(s[0].tree, s[1].tree, &dopts, &d, &err) != TLM_OK) {
         err_out(&err);
         goto done;
     }

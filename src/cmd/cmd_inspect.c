@@ -126,7 +126,7 @@ static int inspect_rocprof(const char *path, int keep, size_t chunk)
         nhsa += api[i].hsa != 0;
     const char *prod = "", *arch = tlm_rocprof_gpu_arch(rp, &prod);
     char ab[128], pb[128], hb[128];
-    printf("%s\n", path);
+    printf("%s\n", tlm_esc(path));
     printf("  trace format: %s\n",
            tlm_sniff_format_name(TLM_FORMAT_ROCPROF_JSON));
     printf("  format: %s", m->gzip ? "gzip" : "json");
@@ -179,7 +179,7 @@ static int inspect_kineto(const char *path, int keep, size_t chunk)
     const tlm_read_stats *s = tlm_trace_stats(t);
     const tlm_trace_meta *m = tlm_trace_meta_get(t);
     qsort(c.v, c.n, sizeof *c.v, by_count);
-    printf("%s\n", path);
+    printf("%s\n", tlm_esc(path));
     printf("  trace format: %s\n",
            tlm_sniff_format_name(TLM_FORMAT_KINETO_JSON));
     printf("  format: %s", s->gzip ? "gzip" : "json");
@@ -198,7 +198,7 @@ static int inspect_kineto(const char *path, int keep, size_t chunk)
         const char *cat =
             c.v[i].has_cat ? tlm_trace_str(t, c.v[i].cat, NULL) : "None";
         char ph[2] = {c.v[i].ph ? c.v[i].ph : '?', 0};
-        printf("%s %s/%s=%llu", i ? "," : "", ph, cat,
+        printf("%s %s/%s=%llu", i ? "," : "", ph, tlm_esc(cat),
                (unsigned long long)c.v[i].n);
     }
     printf("\n");
@@ -214,9 +214,11 @@ static int inspect_kineto(const char *path, int keep, size_t chunk)
             printf("/None");
         printf("; process groups: %zu", m->n_pgs);
         if (m->backend)
-            printf("; backend: %s", tlm_trace_str(t, m->backend, NULL));
+            printf("; backend: %s",
+                   tlm_esc(tlm_trace_str(t, m->backend, NULL)));
         if (m->nccl_version)
-            printf("; nccl: %s", tlm_trace_str(t, m->nccl_version, NULL));
+            printf("; nccl: %s",
+                   tlm_esc(tlm_trace_str(t, m->nccl_version, NULL)));
         printf("\n");
     } else {
         printf("  distributedInfo rank/world: None/None\n");
@@ -258,7 +260,8 @@ static int inspect_one(const char *path, int keep, size_t chunk)
 {
     int fmt;
     if (tlm_format_detect(path, &fmt) != TLM_OK) {
-        fprintf(stderr, "tlmpi inspect: error: %s: out of memory\n", path);
+        fprintf(stderr, "tlmpi inspect: error: %s: out of memory\n",
+                tlm_esc(path));
         return 1;
     }
     return inspect_by_format[fmt](path, keep, chunk);

@@ -180,6 +180,19 @@ static int check_outputs(tlm_outset *set, const pargs *p)
     return 0;
 }
 
+/* An error about the temporary tmp said of the output path the user
+ * asked for (issue 33, case 14).  Returns st. */
+static tlm_status name_output(tlm_status st, const char *tmp,
+                              const char *path, tlm_error *err)
+{
+    if (st != TLM_OK && err && tmp && !strcmp(err->file, tmp)) {
+        char m[sizeof err->msg];
+        memcpy(m, err->msg, sizeof m);
+        tlm_error_set(err, st, path, -1, "%s", m);
+    }
+    return st;
+}
+
 /* A text staged in the set under path. */
 static tlm_status stage_buf(tlm_outset *set, const char *path,
                             const char *data, size_t len, tlm_error *err)
@@ -190,9 +203,9 @@ static tlm_status stage_buf(tlm_outset *set, const char *path,
         return st;
     FILE *f = fopen(tmp, "wb");
     if (!f)
-        return tlm_error_set(err, TLM_EIO, tmp, -1, "%s", strerror(errno));
+        return tlm_error_set(err, TLM_EIO, path, -1, "%s", strerror(errno));
     fwrite(data, 1, len, f);
-    return tlm_outset_fclose(f, tmp, err);
+    return name_output(tlm_outset_fclose(f, tmp, err), tmp, path, err);
 }
 
 /* The four texts: IR, runner (not owned), README, SHA256SUMS. */
@@ -256,7 +269,10 @@ static tlm_status stage_all(tlm_outset *set, const pargs *p,
     }
     const char *tmp = NULL;
     st = tlm_outset_stage(set, p->bundle, &tmp, err);
-    return st == TLM_OK ? tlm_targz_write(tmp, m, F_N, err) : st;
+    return st == TLM_OK
+               ? name_output(tlm_targz_write(tmp, m, F_N, err), tmp,
+                             p->bundle, err)
+               : st;
 }
 
 /* The counts, and each rejected op: UID, name (printable ASCII, checked
@@ -266,9 +282,10 @@ static void summary(const pargs *p, const tlm_replay_set *s, double dt)
     size_t c[TLM_RR_COUNT];
     tlm_replay_set_tally(s, c);
     fprintf(stderr, "tlmpi replay: %s: %zu ops, %zu ok in %s/%s%s%s "
-            "(%.3f s)\n", p->trace, tlm_replay_set_count(s), c[TLM_RR_OK],
-            p->dir, fnames[F_IR], p->bundle ? " and " : "",
-            p->bundle ? p->bundle : "", dt);
+            "(%.3f s)\n", tlm_esc(p->trace), tlm_replay_set_count(s),
+            c[TLM_RR_OK], tlm_esc(p->dir), fnames[F_IR],
+            p->bundle ? " and " : "", p->bundle ? tlm_esc(p->bundle) : "",
+            dt);
     for (size_t i = 0; i < tlm_replay_set_count(s); i++) {
         const tlm_replay_op *op = tlm_replay_set_op(s, i);
         if (op->status == TLM_RR_OK)

@@ -448,6 +448,10 @@ static void coverage_line(const tlm_report *rep)
                 c.v[i].time_us / 1e3);
     if (c.n)
         fprintf(stderr, "%s\n", c.n > 5 ? ", ..." : "");
+    if (c.nofig_count > 0)
+        fprintf(stderr, "  perf-model coverage: %.0f ops with a model but "
+                "no figures (dims out of range: negative or overflowing)\n",
+                c.nofig_count);
     tlm_coverage_free(&c);
 }
 
@@ -459,8 +463,9 @@ static void summary(const rargs *a, const tlm_cli_built *b, double t0,
     const tlm_tree_stats *s = tlm_tree_stats_get(b->tree);
     fprintf(stderr, "tlmpi report: %s: %zu tables in %s%s%s%s (read %.3f s, "
             "tree %.3f s, tables %.3f s, write %.3f s)%s%s\n",
-            a->trace, tlm_report_table_count(rep), a->dir ? a->dir : "",
-            a->dir && a->xlsx ? " and " : "", a->xlsx ? a->xlsx : "",
+            tlm_esc(a->trace), tlm_report_table_count(rep),
+            a->dir ? tlm_esc(a->dir) : "",
+            a->dir && a->xlsx ? " and " : "", a->xlsx ? tlm_esc(a->xlsx) : "",
             a->xlsx_default ? " (beside the trace: no --output_csvs_dir "
                               "or --output_xlsx_path)" : "",
             b->t_read - t0, b->t_tree - b->t_read, b->t_tables - b->t_tree,
@@ -540,7 +545,7 @@ static int report_rocprof(rargs *a, tlm_outset *set)
     if (a->tl.comparison_json_path || a->co.ro.inductor_cache_dir) {
         fprintf(stderr, "tlmpi report: %s is a rocprofv3 JSON: "
                 "--comparison_json_path and --inductor_cache_dir need a "
-                "PyTorch profiler trace\n", a->trace);
+                "PyTorch profiler trace\n", tlm_esc(a->trace));
         return 2;
     }
     tlm_rp_cli c;
@@ -572,8 +577,8 @@ static int report_nogpu(const rargs *a, tlm_outset *set, tlm_error *err)
         r = -1;
     if (r > 0 && !a->quiet)
         fprintf(stderr, "tlmpi report: %s: no GPU events: no TraceLens "
-                "sheets; HTA's tables (headers only) in %s/hta\n", a->trace,
-                a->dir);
+                "sheets; HTA's tables (headers only) in %s/hta\n",
+                tlm_esc(a->trace), tlm_esc(a->dir));
     if (r <= 0)
         fprintf(stderr, "tlmpi report: error: %s\n",
                 tlm_error_format(r < 0 ? &e2 : err, msg, sizeof msg));

@@ -206,15 +206,10 @@ void tlm_cmp_md(const tlm_cmp_md_in *in, tlm_sbuf *b)
 
 /* MARK: - formulas ------------------------------------------------------- */
 
-/* A text a spreadsheet would run as a formula: it starts with = + - @
- * (or a tab or carriage return) and is not a plain number. */
+/* The one formula rule (util/sbuf.h). */
 static int formula_like(const char *s)
 {
-    if (!strchr("=+-@\t\r", s[0]) || !s[0])
-        return 0;
-    char *end;
-    (void)strtod(s, &end);
-    return end == s || *end != '\0';
+    return tlm_formula_like(s);
 }
 
 /* A column name (a tag or a report's header) guarded as a cell is. */

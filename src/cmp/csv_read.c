@@ -335,10 +335,10 @@ tlm_status tlm_csv_parse(const char *buf, size_t n, const char *label,
 tlm_status tlm_csv_read(const char *path, tlm_rawtab **out, tlm_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tlm_error_set(err, errno == ENOENT ? TLM_ENOTFOUND : TLM_EIO,
-                             path, -1, "cannot open: %s", strerror(errno));
+    FILE *f;
+    tlm_status ost = tlm_fopen_input(path, &f, err);
+    if (ost != TLM_OK)
+        return ost;
     tlm_sbuf b;
     tlm_sbuf_init(&b);
     char chunk[65536];

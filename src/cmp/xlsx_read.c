@@ -322,16 +322,32 @@ tlm_status tlm_xlsx_open(const char *path, tlm_xlsx **out, tlm_error *err)
     tlm_xlsx *x = new_book(path);
     if (!x)
         return tlm_error_set(err, TLM_ENOMEM, path, -1, "out of memory");
-    int code = 0;
-    x->zip = zip_open(path, ZIP_RDONLY, &code);
+    FILE *f; /* opened as every input is: never a FIFO, never blocking */
+    tlm_status ost = tlm_fopen_input(path, &f, err);
+    if (ost != TLM_OK) {
+        tlm_xlsx_close(x);
+        if (ost != TLM_ENOTFOUND && ost != TLM_EIO)
+            return ost; /* a FIFO, a folder: said as such */
+        const char *m = err ? strstr(err->msg, "cannot open: ") : NULL;
+        char why[128];
+        snprintf(why, sizeof why, "%s", m ? m + 13 : "not readable");
+        return tlm_error_set(err, TLM_EIO, path, -1,
+                             "cannot open the workbook: %s", why);
+    }
+    zip_error_t ze;
+    zip_error_init(&ze);
+    zip_source_t *src = zip_source_filep_create(f, 0, -1, &ze);
+    if (!src)
+        fclose(f);
+    else if (!(x->zip = zip_open_from_source(src, ZIP_RDONLY, &ze)))
+        zip_source_free(src); /* closes f */
     if (!x->zip) {
-        zip_error_t ze;
-        zip_error_init_with_code(&ze, code);
         tlm_status st = open_zip_error(x, &ze, err);
         zip_error_fini(&ze);
         tlm_xlsx_close(x);
         return st;
     }
+    zip_error_fini(&ze);
     return finish_open(x, out, err);
 }
 

@@ -33,13 +33,25 @@ static void put_opname(tlm_diff *d, tlm_sbuf *b, int side, int32_t u)
     tlm_sbuf_putn(b, s, n);
 }
 
+/* The indent stops growing at this depth: deeper lines keep the prefix
+ * of this depth and say their level ("[depth N] "), so the file stays
+ * linear in the tree's size (a chain of 200,000 calls would need 80 GB
+ * of indent otherwise). */
+enum { TREE_INDENT_MAX = 32 };
+/* Bytes of one line besides the names: the prefix (at most 6 bytes a
+ * level), the branch (10), "combined: " and " | " (13), "[depth N] "
+ * (18), the newline. */
+#define TREE_LINE_FIXED (6 * TREE_INDENT_MAX + 10 + 13 + 18 + 1)
+
 static void tree_line(tlm_diff *d, tlm_sbuf *b, const tlm_sbuf *prefix,
-                      int32_t id, int last)
+                      int32_t id, int last, int32_t depth)
 {
     const tlm_dnode *n = &d->nodes[id];
     tlm_sbuf_putn(b, prefix->p ? prefix->p : "", prefix->len);
     tlm_sbuf_puts(b, last ? "\xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 "
                           : "\xe2\x94\x9c\xe2\x94\x80\xe2\x94\x80 ");
+    if (depth > TREE_INDENT_MAX)
+        tlm_sbuf_printf(b, "[depth %ld] ", (long)depth);
     if (n->u1 >= 0 && n->u2 >= 0) {
         size_t a0 = b->len;
         put_opname(d, b, 0, n->u1);
@@ -93,15 +105,18 @@ void tlm_diff_tree_text(tlm_diff *d, tlm_sbuf *b, FILE *fp, int *werr)
         int32_t depth = st.p[--st.n];
         int32_t last = st.p[--st.n];
         int32_t id = st.p[--st.n];
-        prefix.len = (size_t)plen.p[depth];
-        tree_line(d, b, &prefix, id, last);
+        int32_t pd = depth < TREE_INDENT_MAX ? depth : TREE_INDENT_MAX;
+        prefix.len = (size_t)plen.p[pd];
+        tree_line(d, b, &prefix, id, last, depth);
         tlm_diff_flush(b, fp, werr);
         const tlm_dnode *n = &d->nodes[id];
         if (!n->nkid)
             continue;
-        tlm_sbuf_puts(&prefix, last ? "    " : "\xe2\x94\x82   ");
-        plen.n = (size_t)depth + 1;
-        tlm_ivec_push(&plen, (int32_t)prefix.len, &oom);
+        if (depth < TREE_INDENT_MAX) {
+            tlm_sbuf_puts(&prefix, last ? "    " : "\xe2\x94\x82   ");
+            plen.n = (size_t)depth + 1;
+            tlm_ivec_push(&plen, (int32_t)prefix.len, &oom);
+        }
         /* children grouped combined, trace1, trace2; pushed reversed */
         size_t cnt = 0;
         for (int k = 2; k >= 0; k--)
@@ -120,6 +135,28 @@ void tlm_diff_tree_text(tlm_diff *d, tlm_sbuf *b, FILE *fp, int *werr)
     tlm_sbuf_free(&prefix);
     tlm_ivec_free(&st);
     tlm_ivec_free(&plen);
+}
+
+/* An upper bound of merged_tree_output.txt's bytes: every line with the
+ * deepest prefix and both names. */
+static uint64_t tree_bound(tlm_diff *d)
+{
+    uint64_t total = 0;
+    char num[24];
+    for (size_t i = 0; i < d->nn; i++) {
+        const tlm_dnode *n = &d->nodes[i];
+        size_t k = 0;
+        total += TREE_LINE_FIXED;
+        if (n->u1 >= 0) {
+            tlm_diff_opname(d, 0, n->u1, &k, num);
+            total += k;
+        }
+        if (n->u2 >= 0) {
+            tlm_diff_opname(d, 1, n->u2, &k, num);
+            total += k;
+        }
+    }
+    return total;
 }
 
 /* ------------------------------------------------------ diff_summary */
@@ -374,10 +411,20 @@ tlm_status tlm_diff_stage(tlm_diff *d, tlm_outset *set, const char *dir,
     memset(&j, 0, sizeof j);
     j.d = d;
     tlm_error_clear(&j.err);
+    char paths[TLM_DIFF_NFILES][4096];
+    for (int f = 0; f < TLM_DIFF_NFILES; f++)
+        snprintf(paths[f], sizeof paths[f], "%s/%s", dir, FILE_NAMES[f]);
+    uint64_t tb = tree_bound(d);
+    uint64_t cap = d->opts.max_output_bytes ? d->opts.max_output_bytes
+                                            : TLM_DIFF_MAX_OUTPUT_DEFAULT;
+    if (tb > cap) /* before any file is made */
+        return tlm_error_set(
+            err, TLM_ELIMIT, paths[TLM_DIFF_TREE], -1,
+            "would be up to %.1f MB (%zu merged nodes), over the cap of "
+            "%.0f MB of one output: nothing written",
+            (double)tb / 1e6, d->nn, (double)cap / 1e6);
     for (int f = 0; f < TLM_DIFF_NFILES; f++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, FILE_NAMES[f]);
-        tlm_status st = tlm_outset_stage(set, path, &j.tmp[f], err);
+        tlm_status st = tlm_outset_stage(set, paths[f], &j.tmp[f], err);
         if (st != TLM_OK)
             return st;
     }
@@ -397,5 +444,12 @@ tlm_status tlm_diff_stage(tlm_diff *d, tlm_outset *set, const char *dir,
         *err = j.err;
         st = j.st;
     }
+    for (int f = 0; st != TLM_OK && err && f < TLM_DIFF_NFILES; f++)
+        if (j.tmp[f] && !strcmp(err->file, j.tmp[f])) { /* the output,
+                                                          not its temporary */
+            char m[sizeof err->msg];
+            memcpy(m, err->msg, sizeof m);
+            tlm_error_set(err, err->code, paths[f], -1, "%s", m);
+        }
     return st;
 }

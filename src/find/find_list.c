@@ -260,6 +260,7 @@ tlm_tab *tlm_findings_table(const tlm_findings *f)
                              tlm_findings_columns, ty);
     if (!t)
         return NULL;
+    t->csv_guard = 1; /* tlmpi's own sheet: formulas always guarded */
     for (size_t i = 0; f && i < f->n; i++) {
         const tlm_finding *x = &f->v[i];
         long r = tlm_tab_add_row(t);

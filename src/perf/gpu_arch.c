@@ -606,10 +606,12 @@ tlm_status tlm_gpu_arch_load_json(const char *path, tlm_gpu_arch *out,
         return tlm_error_set(err, TLM_EINVAL, path, -1,
                              "GPU arch: NULL argument");
     }
-    f = fopen(path, "rb");
-    if (f == NULL) {
+    if (tlm_fopen_input(path, &f, err) != TLM_OK) {
         return tlm_error_set(err, TLM_EIO, path, -1,
-                             "cannot open the GPU arch file");
+                             "cannot open the GPU arch file: %s",
+                             err && strstr(err->msg, "regular")
+                                 ? "not a regular file"
+                                 : "no such file or not readable");
     }
     buf = malloc(ARCH_MAX_BYTES + 1);
     if (buf == NULL) {

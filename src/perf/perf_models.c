@@ -144,7 +144,15 @@ int node_shape(pm_ctx *c, const tlm_pj_node *n, int64_t *dims,
 
 int dims_shape(pm_ctx *c, size_t i, int64_t *dims, size_t *nd)
 {
-    return node_shape(c, arg_at(c, A_DIMS, i), dims, nd);
+    if (!node_shape(c, arg_at(c, A_DIMS, i), dims, nd))
+        return 0;
+    for (size_t k = 0; k < *nd; k++)
+        if (dims[k] < 0) { /* no figures rather than negative ones */
+            pm_fail(c, TLM_ERANGE, "negative dimension in Input Dims", NULL);
+            c->out->out_of_range = 1;
+            return 0;
+        }
+    return 1;
 }
 
 double prod(const int64_t *d, size_t n)
@@ -2716,6 +2724,19 @@ tlm_status tlm_perf_compute(const tlm_perf_args *args, int bwd,
         c.root[i] = tlm_pj_node_at(&c.doc[i], c.doc[i].root);
     }
     st = dispatch(&c, model);
+    if (st == TLM_OK && !(out->flops >= 0.0 && out->flops < 0x1p63 &&
+                          (!out->has_bytes ||
+                           (out->bytes >= 0.0 && out->bytes < 0x1p63)))) {
+        /* negative or overflowing dims: no figures (never a negative or
+         * absurd Data Moved / TB/s); the coverage note says why */
+        st = tlm_error_set(err, TLM_ERANGE, NULL, -1,
+                           "%s: FLOPs or bytes out of range (negative or "
+                           "overflowing dims): no perf figures",
+                           args->name);
+        out->flops = out->bytes = 0.0;
+        out->has_bytes = 0;
+        out->out_of_range = 1;
+    }
     if (st == TLM_OK) {
         const char *prec =
             c.prec_dtype && c.prec_dtype[0] ? tlm_perf_dtype_precision(c.prec_dtype)

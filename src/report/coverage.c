@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "coverage.h"
+#include "report_internal.h"
 
 static double num(const tlm_tab *t, size_t row, long c)
 {
@@ -65,6 +66,7 @@ tlm_status tlm_report_coverage(const tlm_report *r, tlm_coverage *c)
     if (cn < 0 || cm < 0 || ct < 0 || t->coltypes[cn] != TLM_COL_STR)
         return TLM_OK;
     c->available = 1;
+    c->nofig_count = r->n_out_of_range;
     c->v = malloc((t->nrows ? t->nrows : 1) * sizeof *c->v);
     if (!c->v)
         return TLM_ENOMEM;
@@ -104,6 +106,11 @@ void tlm_coverage_md(const tlm_coverage *c, size_t top, tlm_sbuf *b)
         return;
     }
     double all = c->all_us > 0 ? c->all_us : 1.0;
+    if (c->nofig_count > 0)
+        tlm_sbuf_printf(b, "%.0f ops have a perf model but no figures: "
+                           "their dims are out of range (negative, or "
+                           "FLOPs or bytes past 2^63).\n\n",
+                        c->nofig_count);
     if (!c->n) {
         tlm_sbuf_printf(b, "Every op with GPU time has a perf model "
                            "(%.0f ops, %.3f ms): the roofline columns "

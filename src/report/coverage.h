@@ -29,6 +29,8 @@ typedef struct tlm_coverage {
     double none_count;
     tlm_cov_op *v;       /* ops without a model, by time desc, name asc */
     size_t n;
+    double nofig_count;  /* ops with a model but no figures (dims out of
+                            range: negative, overflowing; issue 33) */
 } tlm_coverage;
 
 /* Fills c from r's unified_perf_summary.  Errors: TLM_ENOMEM. */

@@ -662,6 +662,7 @@ join:
             st = w.st;
         if (st == TLM_OK)
             st = insert_tabs(ctx, mark, &w.ctx);
+        ctx->n_out_of_range += w.ctx.n_out_of_range; /* unified's count */
         ctx_free_own(&w.ctx);
     }
 unsync:
@@ -743,6 +744,8 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
     for (size_t i = 0; i < ctx.ntabs && st == TLM_OK; i++)
         if (ctx.opts.compat & TLM_COMPAT_INT_TIMES)
             st = tlm_tab_int_columns(ctx.tabs[i], ctx.int_times);
+    for (size_t i = 0; i < ctx.ntabs && st == TLM_OK; i++)
+        ctx.tabs[i]->csv_guard = !ctx.opts.compat; /* formulas (sbuf.h) */
     if (st == TLM_ENOMEM)
         goto oom; /* the table builders do not fill err */
     if (st != TLM_OK)
@@ -762,6 +765,7 @@ tlm_status tlm_report_build(tlm_tree *tree, const tlm_report_opts *opts,
     r->gpu = gpu;
     snprintf(r->label, sizeof r->label, "%s",
              ctx.opts.trace_label ? ctx.opts.trace_label : path);
+    r->n_out_of_range = ctx.n_out_of_range;
     r->n_gpu_total = (size_t)r->stats.n_gpu;
     r->n_gpu_linked = (size_t)r->stats.n_gpu_linked;
     int unl = ctx.opts.include_unlinked_kernels;

@@ -131,6 +131,8 @@ typedef struct tlm_rctx {
     struct tlm_ovl_sum *ovs; /* this thread's overlap summary scratch */
     int kl;                /* 1 while a builder makes its *_kl_overlap
                             * sheet: overlapping_kernel_names is a key */
+    double n_out_of_range; /* ops whose model gave no figures: dims out
+                              of range (unified_perf_summary; coverage) */
 } tlm_rctx;
 
 /* --include_overlap_info (kl_overlap.c, perfreport §4.11). */
@@ -212,6 +214,7 @@ struct tlm_report {
     size_t n_gpu_linked;
     tlm_tab *memcpy_tab;  /* memcpy_summary (not written as a CSV) */
     char *findings_md;    /* the findings section of report.md, or NULL */
+    double n_out_of_range; /* tlm_rctx's, for the perf-model coverage */
 };
 
 /* memcpy_summary (memcpy.c): linked gpu_memcpy events per direction (D2H,

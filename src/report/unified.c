@@ -284,6 +284,8 @@ static void collect_own(uctx *u, int32_t x)
     cover(u, x);
     if (st == TLM_EINVAL)
         return; /* NotImplementedError: row dropped, kernels covered */
+    if (st != TLM_OK && u->cur && u->cur->out_of_range)
+        u->ctx->n_out_of_range += 1; /* no figures: the coverage says so */
     urow *r = new_row(u, x, ROW_OWN);
     if (!r)
         return;

@@ -22,11 +22,13 @@
  * characters.  Hidden columns are hidden.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xlsxwriter.h>
 
 #include "pyrepr.h"
@@ -255,6 +257,78 @@ static tlm_status check_path(const char *path, tlm_error *err)
     return TLM_OK;
 }
 
+/* libxlsxwriter's own "[ERROR] ..." lines (its temporary files on a
+ * full disk, ...) are kept from the terminal: fd 2 goes to a pipe whose
+ * writes never block (a full pipe drops the rest) while the workbook is
+ * written; on failure its first line joins tlmpi's message (issue 33,
+ * case 14). */
+typedef struct lxw_quiet {
+    int saved, rd;
+} lxw_quiet;
+
+static void quiet_begin(lxw_quiet *q)
+{
+    int p[2];
+    q->saved = q->rd = -1;
+    fflush(stderr);
+    if (pipe(p) != 0)
+        return;
+    (void)fcntl(p[1], F_SETFL, O_NONBLOCK);
+    (void)fcntl(p[0], F_SETFL, O_NONBLOCK);
+    q->saved = dup(2);
+    if (q->saved < 0 || dup2(p[1], 2) < 0) {
+        if (q->saved >= 0)
+            close(q->saved);
+        q->saved = -1;
+        close(p[0]);
+        close(p[1]);
+        return;
+    }
+    close(p[1]);
+    q->rd = p[0];
+}
+
+/* Puts fd 2 back; the first captured line (without "[ERROR] ") into
+ * line. */
+static void quiet_end(lxw_quiet *q, char *line, size_t cap)
+{
+    line[0] = '\0';
+    if (q->saved < 0)
+        return;
+    fflush(stderr);
+    dup2(q->saved, 2);
+    close(q->saved);
+    char buf[1024];
+    ssize_t k = read(q->rd, buf, sizeof buf - 1);
+    close(q->rd);
+    if (k <= 0)
+        return;
+    buf[k] = '\0';
+    char *s = buf, *nl = strchr(s, '\n');
+    if (nl)
+        *nl = '\0';
+    if (!strncmp(s, "[ERROR]", 7))
+        s += 7;
+    while (*s == ' ' || *s == ':')
+        s++;
+    size_t m = strlen(s) < cap ? strlen(s) : cap - 1;
+    memcpy(line, s, m);
+    line[m] = '\0';
+}
+
+/* Appends the library's own words to err's message, when there are any. */
+static void add_lib_words(tlm_error *err, const char *line)
+{
+    if (!err || !line[0])
+        return;
+    size_t n = strlen(err->msg);
+    snprintf(err->msg + n, sizeof err->msg - n, " (libxlsxwriter: %.200s)",
+             line);
+}
+
+static tlm_status write_book(const char *path, const tlm_xlsx_sheet *sheets,
+                             size_t n, tlm_error *err);
+
 tlm_status tlm_xlsx_write(const char *path, const tlm_xlsx_sheet *sheets,
                           size_t n, tlm_error *err)
 {
@@ -263,6 +337,20 @@ tlm_status tlm_xlsx_write(const char *path, const tlm_xlsx_sheet *sheets,
         st = check_path(path, err);
     if (st)
         return st;
+    lxw_quiet q;
+    char line[512];
+    quiet_begin(&q);
+    st = write_book(path, sheets, n, err);
+    quiet_end(&q, line, sizeof line);
+    if (st)
+        add_lib_words(err, line);
+    return st;
+}
+
+/* The workbook itself (names and path checked). */
+static tlm_status write_book(const char *path, const tlm_xlsx_sheet *sheets,
+                             size_t n, tlm_error *err)
+{
     lxw_workbook_options opt = {0};
     opt.constant_memory = LXW_TRUE;
     lxw_workbook *wb = workbook_new_opt(path, &opt);

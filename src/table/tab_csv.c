@@ -46,8 +46,8 @@ void tlm_tab_csv_row(const tlm_tab *t, size_t r, tlm_sbuf *b)
             tlm_sbuf_puts(b, c->v.i ? "True" : "False");
             break;
         case TLM_COL_STR:
-            tlm_sbuf_csv_field(b, c->v.s,
-                               t->text_bytes ? c->len : strlen(c->v.s));
+            (t->csv_guard ? tlm_sbuf_csv_guarded : tlm_sbuf_csv_field)(
+                b, c->v.s, t->text_bytes ? c->len : strlen(c->v.s));
             break;
         }
     }
@@ -60,7 +60,8 @@ void tlm_tab_csv_header(const tlm_tab *t, tlm_sbuf *b)
     for (size_t j = 0; j < t->ncols; j++) {
         if (j)
             tlm_sbuf_putc(b, ',');
-        tlm_sbuf_csv_field(b, t->colnames[j], strlen(t->colnames[j]));
+        (t->csv_guard ? tlm_sbuf_csv_guarded : tlm_sbuf_csv_field)(
+            b, t->colnames[j], strlen(t->colnames[j]));
     }
     tlm_sbuf_putc(b, '\n');
 }

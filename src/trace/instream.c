@@ -90,10 +90,14 @@ tlm_status tlm_instream_open_file(tlm_instream *s, const char *path,
     s->a = a;
     s->name = path;
     s->chunk = chunk ? chunk : 1;
-    s->fp = fopen(path, "rb");
-    if (!s->fp)
-        return tlm_error_set(err, TLM_EIO, path, -1, "cannot open: %s",
-                             strerror(errno));
+    tlm_status st = tlm_fopen_input(path, &s->fp, err);
+    if (st == TLM_ENOTFOUND) { /* a missing trace is a read error here */
+        if (err)
+            err->code = TLM_EIO;
+        return TLM_EIO;
+    }
+    if (st != TLM_OK)
+        return st;
     return open_common(s, err);
 }
 

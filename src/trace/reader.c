@@ -519,13 +519,20 @@ static int unescape(rd *r, const unsigned char *s, size_t len)
                     r->surr_next = off + 1;
                 }
             }
+            if (cp == 0) { /* U+0000: kept as its 6-byte escape (the
+                              names are C strings: never a silent cut) */
+                memcpy(d, "\\u0000", 6);
+                d += 6;
+                break;
+            }
             d += tlm_put_utf8(d, cp);
             break;
         }
         default: *d++ = (char)c; break; /* " \ / */
         }
     }
-    /* a \u escape (6 bytes) yields at most 3 bytes, a pair (12) 4: fits */
+    /* a \u escape (6 bytes) yields at most 6 bytes (U+0000), a pair (12)
+     * 4: fits */
     r->scr_len = (size_t)(d - r->scr);
     return P_OK;
 }

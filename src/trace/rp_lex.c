@@ -208,6 +208,11 @@ static tlm_status unescape(rp_lex *lx, const unsigned char *p,
         } else if (cp >= 0xd800 && cp <= 0xdfff) {
             cp = 0xfffd;
         }
+        if (cp == 0) { /* U+0000 kept as its escape, never a cut name */
+            memcpy(d, "\\u0000", 6);
+            d += 6;
+            continue;
+        }
         d += tlm_put_utf8(d, cp);
     }
     lx->s = lx->scr;

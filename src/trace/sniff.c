@@ -548,21 +548,26 @@ tlm_status tlm_trace_sniff(const char *path, size_t head_cap, tlm_sniff *out)
     out->dist_rank = out->dist_world = -1;
     if (head_cap == 0)
         head_cap = TLM_SNIFF_HEAD_DEFAULT;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) {
-        verdict(out, TLM_SNIFF_UNREADABLE, strerror(errno));
-        return TLM_OK;
-    }
-    if (fstat(fd, &sb) != 0) {
-        verdict(out, TLM_SNIFF_UNREADABLE, strerror(errno));
-        close(fd);
-        return TLM_OK;
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        verdict(out, TLM_SNIFF_NOT_TRACE, S_ISDIR(sb.st_mode)
+    int fd;
+    tlm_error oe;
+    tlm_error_clear(&oe);
+    tlm_status ost = tlm_open_input(path, &fd, &oe); /* the one check */
+    if (ost == TLM_EINVAL) {
+        verdict(out, TLM_SNIFF_NOT_TRACE, strstr(oe.msg, "directory")
                                               ? "a folder"
                                               : "not a regular file");
-        close(fd);
+        return TLM_OK;
+    }
+    if (ost != TLM_OK || fstat(fd, &sb) != 0) {
+        const char *m = strstr(oe.msg, "cannot open: ");
+        m = ost != TLM_OK ? (m ? m + 13 : oe.msg) : strerror(errno);
+        char why[sizeof out->reason];
+        size_t k = strlen(m) < sizeof why ? strlen(m) : sizeof why - 1;
+        memcpy(why, m, k);
+        why[k] = '\0';
+        verdict(out, TLM_SNIFF_UNREADABLE, why);
+        if (fd >= 0)
+            close(fd);
         return TLM_OK;
     }
     out->size = (int64_t)sb.st_size;

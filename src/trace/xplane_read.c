@@ -111,12 +111,11 @@ static tlm_status inflate_all(const unsigned char *src, size_t n, buf *b,
 
 static tlm_status slurp(const char *path, buf *raw, tlm_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tlm_error_set(err, TLM_EIO, path, -1, "cannot open: %s",
-                             strerror(errno));
+    FILE *f;
+    tlm_status st = tlm_fopen_input(path, &f, err);
+    if (st != TLM_OK)
+        return st;
     struct stat sb;
-    tlm_status st = TLM_OK;
     size_t k;
     if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
         (uint64_t)sb.st_size < SIZE_MAX) {

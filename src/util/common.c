@@ -5,14 +5,17 @@
 #define _DEFAULT_SOURCE /* madvise */
 #include "tlmpi/tlm_common.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #if defined(__linux__)
 #include <sys/mman.h>
-#include <unistd.h>
 #endif
 
 #include "mem_internal.h"
@@ -98,6 +101,73 @@ char *tlm_escape_ctrl(char *dst, size_t cap, const char *src)
     }
     dst[o] = '\0';
     return dst;
+}
+
+const char *tlm_esc(const char *src)
+{
+    static _Thread_local char buf[8][1024];
+    static _Thread_local unsigned k;
+    char *b = buf[k++ & 7];
+    return tlm_escape_ctrl(b, sizeof buf[0], src);
+}
+
+const char *tlm_file_kind(unsigned mode)
+{
+    mode_t m = (mode_t)mode;
+    return S_ISREG(m)                    ? "a regular file"
+           : S_ISDIR(m)                  ? "a folder"
+           : S_ISFIFO(m)                 ? "a FIFO"
+           : S_ISSOCK(m)                 ? "a socket"
+           : S_ISCHR(m) || S_ISBLK(m)    ? "a device"
+                                         : "not a regular file";
+}
+
+tlm_status tlm_open_input(const char *path, int *fdp, tlm_error *err)
+{
+    *fdp = -1;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        return tlm_error_set(err, e == ENOENT ? TLM_ENOTFOUND : TLM_EIO,
+                             path, -1, "cannot open: %s", strerror(e));
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        return tlm_error_set(err, TLM_EIO, path, -1, "cannot open: %s",
+                             strerror(e));
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        if (S_ISDIR(sb.st_mode)) /* the words of read(2)'s EISDIR */
+            return tlm_error_set(err, TLM_EINVAL, path, -1,
+                                 "cannot open: %s", strerror(EISDIR));
+        return tlm_error_set(err, TLM_EINVAL, path, -1,
+                             "not a regular file (%s)",
+                             tlm_file_kind((unsigned)sb.st_mode));
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    *fdp = fd;
+    return TLM_OK;
+}
+
+tlm_status tlm_fopen_input(const char *path, FILE **f, tlm_error *err)
+{
+    int fd;
+    *f = NULL;
+    tlm_status st = tlm_open_input(path, &fd, err);
+    if (st != TLM_OK)
+        return st;
+    if (!(*f = fdopen(fd, "rb"))) {
+        int e = errno;
+        close(fd);
+        return tlm_error_set(err, TLM_EIO, path, -1, "cannot open: %s",
+                             strerror(e));
+    }
+    return TLM_OK;
 }
 
 char *tlm_error_format(const tlm_error *err, char *buf, size_t size)

@@ -120,10 +120,7 @@ tlm_status tlm_outset_add_input(tlm_outset *s, const char *path,
 
 static const char *kind_of(mode_t m)
 {
-    return S_ISDIR(m) ? "a folder" : S_ISFIFO(m) ? "a FIFO"
-           : S_ISSOCK(m)                        ? "a socket"
-           : S_ISCHR(m) || S_ISBLK(m)           ? "a device"
-                                                : "not a regular file";
+    return tlm_file_kind((unsigned)m);
 }
 
 /* Notes a folder the set created (best effort: without memory it is only
@@ -147,7 +144,8 @@ static tlm_status make_dirs(tlm_outset *s, char *dir, tlm_error *err)
         if (S_ISDIR(sb.st_mode))
             return TLM_OK;
         return tlm_error_set(err, TLM_EIO, dir, -1,
-                             "output folder is %s", kind_of(sb.st_mode));
+                             "output folder is %s, not a folder",
+                             kind_of(sb.st_mode));
     }
     char *slash = strrchr(dir, '/');
     if (slash && slash != dir) {

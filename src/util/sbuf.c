@@ -110,6 +110,35 @@ void tlm_sbuf_csv_field(tlm_sbuf *b, const char *s, size_t n)
     tlm_sbuf_putc(b, '"');
 }
 
+int tlm_formula_like(const char *s)
+{
+    if (!s || !s[0] || !strchr("=+-@\t\r", s[0]))
+        return 0;
+    char *end;
+    (void)strtod(s, &end);
+    return end == s || *end != '\0';
+}
+
+void tlm_sbuf_csv_guarded(tlm_sbuf *b, const char *s, size_t n)
+{
+    if (!n || !tlm_formula_like(s)) {
+        tlm_sbuf_csv_field(b, s, n);
+        return;
+    }
+    /* the "'" first; quoted when the text needs it */
+    int q = tlm_csv_needs_quotes(s, n);
+    if (q)
+        tlm_sbuf_putc(b, '"');
+    tlm_sbuf_putc(b, '\'');
+    for (size_t i = 0; i < n; i++) {
+        if (q && s[i] == '"')
+            tlm_sbuf_putc(b, '"');
+        tlm_sbuf_putc(b, s[i]);
+    }
+    if (q)
+        tlm_sbuf_putc(b, '"');
+}
+
 void tlm_sbuf_md(tlm_sbuf *b, const char *s, size_t maxlen, int mode)
 {
     size_t n = s ? strlen(s) : 0;
@@ -120,8 +149,8 @@ void tlm_sbuf_md(tlm_sbuf *b, const char *s, size_t maxlen, int mode)
         unsigned char c = (unsigned char)s[i];
         if (c < 0x20 || c == 0x7f)
             tlm_sbuf_putc(b, ' ');
-        else if (c == '|' ||
-                 (mode == TLM_MD_TEXT && strchr("\\`*_<>[]#~&", c)))
+        else if (strchr("\\|<>`", c) ||
+                 (mode == TLM_MD_TEXT && strchr("*_[]#~&", c)))
             tlm_sbuf_putc(b, '\\'), tlm_sbuf_putc(b, (char)c);
         else
             tlm_sbuf_putc(b, (char)c);

@@ -33,9 +33,20 @@ void tlm_sbuf_printf(tlm_sbuf *b, const char *fmt, ...) TLM_PRINTF(2, 3);
 int tlm_csv_needs_quotes(const char *s, size_t n);
 void tlm_sbuf_csv_field(tlm_sbuf *b, const char *s, size_t n);
 
+/* The one formula rule of every text output: a text a spreadsheet would
+ * run as a formula starts with = + - @ (or a tab or carriage return) and
+ * is not a plain number.  Outside --tracelens_compat such a cell or
+ * header gets a leading "'" (tlm_sbuf_csv_guarded; the compare's sheets,
+ * the report's CSVs; the workbooks write text cells as strings, never as
+ * formulas; scripts/tlmpi_replay.py has the same rule). */
+int tlm_formula_like(const char *s);
+/* tlm_sbuf_csv_field of s, with the leading "'" when tlm_formula_like. */
+void tlm_sbuf_csv_guarded(tlm_sbuf *b, const char *s, size_t n);
+
 /* Text from a trace (an op or kernel name) made safe in Markdown:
- * control characters (newlines included) become spaces, '|' is escaped
- * (TLM_MD_CELL: enough inside a table cell that is not a code span);
+ * control characters (newlines included) become spaces; \\ | < > ` are
+ * escaped (TLM_MD_CELL: enough inside a table cell that is not a code
+ * span: no cell split, no HTML tag, no code span);
  * TLM_MD_TEXT also escapes the characters that start markup or HTML
  * (\\ ` * _ < > [ ] # ~ &).  At most maxlen bytes of s, then "...".  The
  * one Markdown escape of the core (report.md, findings). */

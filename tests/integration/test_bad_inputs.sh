@@ -3,8 +3,8 @@
 # gives its exit status, byte offset and message, within a time bound, and a
 # failed run leaves nothing written.  Inputs named @... are made here:
 # truncations at every byte, a folder, an unreadable file (read as an
-# unprivileged user when run as root), a symlink loop, a broken link;
-# @compare_* (mode compare) by make_compare_bad.py, run under 1 GB.
+# unprivileged user when run as root), a symlink loop, a broken link, a
+# FIFO; @compare_* (mode compare) by make_compare_bad.py, run under 1 GB.
 set -u
 : "${TLMPI:?}" "${MPIEXEC:=mpirun}"
 export OMPI_MCA_odls_base_sigkill_timeout=0
@@ -80,6 +80,7 @@ prepare() {
         path=$d
         case $in in
         @trace_is_directory) mkdir "$d/rank3_trace.json" ;;
+        @fifo) mkfifo "$d/rank3_trace.json" ;;
         @symlink_loop) ln -s rank3_trace.json "$d/rank3_trace.json" ;;
         @broken_link) ln -s /nonexistent/trace.json "$d/rank3_trace.json" ;;
         @unreadable)
@@ -101,6 +102,30 @@ prepare() {
     mkdir -p "$d"
     case $in in
     @trace_is_directory) path=$d/folder.json; mkdir "$path" ;;
+    @fifo) path=$d/pipe.json; mkfifo "$path" ;;
+    @deep_chain) # a 200,000-deep chain of cpu_ops, A and B (path.b)
+        path=$d/chain.json
+        python3 - "$path" <<'PY'
+import sys
+n = 200000
+for fn, last in ((sys.argv[1], "a"), (sys.argv[1] + ".b", "b")):
+    with open(fn, "w") as f:
+        f.write('{"traceEvents":[')
+        for i in range(n):
+            f.write('%s{"ph":"X","cat":"cpu_op","name":"%s","pid":1,"tid":1,'
+                    '"ts":%d,"dur":%d}' % ("," if i else "",
+                                          last if i == n - 1 else "a", i,
+                                          2 * n - 2 * i + 10))
+        f.write(',{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel",'
+                '"pid":1,"tid":1,"ts":%d,"dur":1,"args":{"correlation":1}}'
+                ',{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,'
+                '"ts":%d,"dur":5,"args":{"correlation":1,"stream":7}}]}'
+                % (n + 1, n + 3))
+PY
+        ;;
+    @ctrl_name)
+        path=$d/$(printf 'e\033[31mv\nil.json')
+        cp "$SRC/tests/data/ok_small_trace.json" "$path" ;;
     @symlink_loop) path=$d/loop.json; ln -s loop.json "$path" ;;
     @missing_file) path=$d/nonexistent.json ;;
     @unreadable)
@@ -199,6 +224,8 @@ while IFS=$'\t' read -r in mode want_rc off msg <&3; do
         timeout 120 "${pre[@]}" "$bin" report "$path" \
             --output_csvs_dir "$out" > "$log" 2>&1
         rc=$?
+        # a run that succeeds: its CSVs are searched for the message too
+        [ "$rc" -eq 0 ] && cat "$out"/*.csv >> "$log" 2> /dev/null
         check "$want_rc" "$off" "$msg" "$log" $rc
         if [ "$rc" -ne 0 ] && [ -n "$(written "$out")" ]; then
             fail "output left after a failure: $(written "$out")"
@@ -225,6 +252,35 @@ while IFS=$'\t' read -r in mode want_rc off msg <&3; do
         if [ "$rc" -ne 0 ] && [ -e "$out" ]; then
             fail "output left after a failure: $out"
         fi ;;
+    diff | replay)
+        out=$W/c$i.out
+        if [ "$mode" = diff ]; then
+            b=$path.b # a B of the case's own, else the sample trace
+            [ -e "$b" ] || b=$SRC/tests/data/ok_small_trace.json
+            timeout 120 "${pre[@]}" "$bin" diff "$path" "$b" \
+                --output_dir "$out" > "$log" 2>&1
+        else
+            timeout 120 "${pre[@]}" "$bin" replay "$path" \
+                --output_dir "$out" > "$log" 2>&1
+        fi
+        rc=$?
+        # success: the tree's last line and size (at most 64 MB) count too
+        if [ "$rc" -eq 0 ] && [ -f "$out/merged_tree_output.txt" ]; then
+            tail -1 "$out/merged_tree_output.txt" >> "$log"
+            [ "$(stat -c %s "$out/merged_tree_output.txt")" -le 67108864 ] \
+                || fail "merged_tree_output.txt over 64 MB"
+        fi
+        check "$want_rc" "$off" "$msg" "$log" $rc
+        if [ "$rc" -ne 0 ] && [ -d "$out" ] && [ -n "$(ls -A "$out")" ]; then
+            fail "output left after a failure: $(ls -A "$out" | head -3)"
+        fi ;;
+    runner) # the replay runner's checks (no torch needed to refuse)
+        timeout 120 /usr/bin/python3 -I "$SRC/scripts/tlmpi_replay.py" \
+            "$path" --device cpu --output "$W/c$i.csv" > "$log" 2>&1
+        rc=$?
+        grep -q Traceback "$log" && fail "a Python traceback"
+        check "$want_rc" "$off" "$msg" "$log" $rc
+        [ "$rc" -ne 0 ] && [ -e "$W/c$i.csv" ] && fail "CSV left after a refusal" ;;
     *) fail "unknown mode '$mode'" ;;
     esac
 done 3< "$BAD/CATALOGUE.tsv"

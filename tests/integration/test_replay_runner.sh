@@ -295,8 +295,72 @@ class Checks(unittest.TestCase):
 
     def test_cells(self):
         self.assertEqual(R.csv_cell("=cmd()"), "'=cmd()")
-        self.assertEqual(R.csv_cell("-1"), "'-1")
+        self.assertEqual(R.csv_cell("-1"), "-1")  # a number: tlmpi's rule
+        self.assertEqual(R.csv_cell("-x"), "'-x")
         self.assertEqual(R.printable("a\x1b[31mb\n"), "a?[31mb?")
+
+    # issue 33, cases 5, 9, 10
+    def test_linear_nesting(self):
+        import os, tempfile, time
+        d = tempfile.mkdtemp()
+        p = os.path.join(d, "ir.json")
+        for text in ('{"format":"tlmpi.replay.v1","ops":["' + '\\"' * 100000
+                     + '"]}', '{"ops":"' + '\\"' * 100000,
+                     "[" * 100000 + "]" * 100000):
+            with open(p, "w") as f:
+                f.write(text)  # 200 KB: over 120 s with the token scan
+            t0 = time.time()
+            with self.assertRaises(R.Refused):
+                R.check_ir(R.read_ir(p))
+            self.assertLess(time.time() - t0, 5.0)
+        os.unlink(p)
+        os.rmdir(d)
+
+    def test_huge_integers_refused(self):
+        import contextlib, io, os, tempfile
+        d = tempfile.mkdtemp()
+        p = os.path.join(d, "ir.json")
+        base = json.dumps(doc(GOOD))
+        for key in ('"count": ', '"uid": ', '"trace_kernel_us_mean": '):
+            i = base.index(key) + len(key)
+            j = i
+            while base[j] not in ",}":
+                j += 1
+            with open(p, "w") as f:
+                f.write(base[:i] + "1" + "0" * 400 + base[j:])
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                rc = R.main([p, "--device", "cpu"])
+            self.assertEqual(rc, 2, key)
+            self.assertIn("refused", err.getvalue())
+        os.unlink(p)
+        os.rmdir(d)
+
+    def test_csv_strict_and_whole(self):
+        import os, tempfile
+        d = tempfile.mkdtemp()
+        p = os.path.join(d, "out.csv")
+        rows = [{"op_name": "aten::mm\ud800x", "uid": 1,
+                 "status": "missing_args", "trace_kernel_us_mean": 1.0}]
+        R.write_csv(rows, p)
+        text = open(p, encoding="utf-8").read()  # strict UTF-8
+        self.assertIn("aten::mm\\ud800x", text)
+        self.assertEqual(os.listdir(d), ["out.csv"])  # no temporary left
+        # a failure leaves the previous file and no temporary
+        bad = [{"op_name": "x", "uid": 1, "status": "ok"}]
+        os.chmod(d, 0o500)
+        try:
+            if os.access(d, os.W_OK):  # root: a folder that does not exist
+                self.assertRaises(OSError, R.write_csv, bad,
+                                  os.path.join(d, "no", "out.csv"))
+            else:
+                self.assertRaises(OSError, R.write_csv, bad, p)
+        finally:
+            os.chmod(d, 0o700)
+        self.assertEqual(os.listdir(d), ["out.csv"])
+        self.assertIn("ud800", open(p).read())
+        os.unlink(p)
+        os.rmdir(d)
 
 
 unittest.main(argv=["test_replay_runner"], verbosity=1)

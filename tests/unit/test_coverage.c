@@ -71,7 +71,7 @@ static void test_md(void **state)
 {
     (void)state;
     tlm_cov_op v[3] = {{"a|b", 2, 3000}, {"x", 1, 2000}, {"y", 4, 1000}};
-    tlm_coverage c = {1, 10000, 10, 6000, 7, v, 3};
+    tlm_coverage c = {1, 10000, 10, 6000, 7, v, 3, 0};
     tlm_sbuf b;
     tlm_sbuf_init(&b);
     tlm_coverage_md(&c, 2, &b);
@@ -84,14 +84,18 @@ static void test_md(void **state)
     assert_non_null(strstr(b.p, "| (1 more) | 1.000 | 10.0 | 4 |\n"));
     assert_non_null(strstr(b.p, "| **total without a model** | 6.000 | "
                                 "60.0 | 7 |\n"));
+    assert_null(strstr(b.p, "no figures"));
     tlm_sbuf_free(&b);
-    tlm_coverage all = {1, 5000, 3, 0, 0, NULL, 0};
+    tlm_coverage all = {1, 5000, 3, 0, 0, NULL, 0, 2};
     tlm_sbuf_init(&b);
     tlm_coverage_md(&all, 10, &b);
+    /* issue 33, case 12: ops whose dims are out of range, said */
+    assert_non_null(strstr(b.p, "2 ops have a perf model but no figures: "
+                                "their dims are out of range"));
     assert_non_null(strstr(b.p, "Every op with GPU time has a perf model "
                                 "(3 ops, 5.000 ms)"));
     tlm_sbuf_free(&b);
-    tlm_coverage none = {0, 0, 0, 0, 0, NULL, 0};
+    tlm_coverage none = {0, 0, 0, 0, 0, NULL, 0, 0};
     tlm_sbuf_init(&b);
     tlm_coverage_md(&none, 10, &b);
     assert_non_null(strstr(b.p, "No unified_perf_summary"));

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -334,16 +335,46 @@ static void test_files(void **state)
                      TLM_EIO);
     assert_string_equal(err.file, missing);
     tlm_instream_close(&s);
-    /* a folder: opening may work, reading must fail */
+    /* a folder: refused by the open (tlm_open_input), never read */
     tlm_status st = tlm_instream_open_file(&s, dir, 16, tlm_alloc_default(),
                                            &err);
-    assert_int_equal(st, TLM_EIO);
+    assert_int_equal(st, TLM_EINVAL);
+    assert_non_null(strstr(err.msg, "Is a directory"));
     tlm_instream_close(&s);
     remove(plain);
     remove(gzp);
     rmdir(dir);
     free(gz);
     free(p);
+}
+
+/* A trace swapped for a FIFO after it was found (issue 33, case 6): the
+ * open refuses it at once instead of waiting for a writer; so does the
+ * stream form and the plain descriptor form of the one input check. */
+static void test_fifo_refused(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tlm_fifoXXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    tlm_instream s;
+    tlm_error err;
+    tlm_error_clear(&err);
+    assert_int_equal(tlm_instream_open_file(&s, path, 4096, NULL, &err),
+                     TLM_EINVAL);
+    assert_non_null(strstr(err.msg, "not a regular file (a FIFO)"));
+    int fd = 0;
+    assert_int_equal(tlm_open_input(path, &fd, &err), TLM_EINVAL);
+    assert_int_equal(fd, -1);
+    FILE *f = (FILE *)1;
+    assert_int_equal(tlm_fopen_input(dir, &f, &err), TLM_EINVAL);
+    assert_null(f);
+    assert_non_null(strstr(err.msg, "Is a directory"));
+    assert_int_equal(tlm_fopen_input(path, &f, NULL), TLM_EINVAL);
+    unlink(path);
+    rmdir(dir);
 }
 
 static void test_open_nomem(void **state)
@@ -370,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_gzip_corrupt),
         cmocka_unit_test(test_files),
         cmocka_unit_test(test_open_nomem),
+        cmocka_unit_test(test_fifo_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

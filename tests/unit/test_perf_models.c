@@ -495,6 +495,37 @@ static void test_string_param_quoting(void **state)
                              "'stride_output': None}");
 }
 
+/* Issue 33, case 12: negative or overflowing dims give no figures (never
+ * a negative Data Moved), marked out_of_range for the coverage note. */
+static void test_dims_out_of_range(void **state)
+{
+    static const char *const dims[] = {
+        "[[-64, 32], [32, 16]]", "[[64, 32], [32, -16]]",
+        "[[4611686018427387904, 4611686018427387904], "
+        "[4611686018427387904, 16]]"};
+    (void)state;
+    for (size_t i = 0; i < 3; i++) {
+        tlm_perf_args a;
+        tlm_perf_result r;
+        memset(&a, 0, sizeof(a));
+        a.name = "aten::mm";
+        a.input_dims = dims[i];
+        a.input_types = "[\"float\", \"float\"]";
+        a.input_strides = "[[32, 1], [16, 1]]";
+        assert_int_equal(tlm_perf_compute(&a, 0, &r, NULL), TLM_ERANGE);
+        assert_int_equal(r.out_of_range, 1);
+        assert_false(r.has_bytes && r.bytes < 0);
+    }
+    tlm_perf_args a;
+    tlm_perf_result r;
+    memset(&a, 0, sizeof(a));
+    a.name = "aten::mm";
+    a.input_dims = "[[64, 32], [32, 16]]";
+    a.input_types = "[\"float\", \"float\"]";
+    assert_int_equal(tlm_perf_compute(&a, 0, &r, NULL), TLM_OK);
+    assert_int_equal(r.out_of_range, 0);
+}
+
 /* ------------------------------------------------------------------ */
 /* MARK: - Reference CSV conformance                                  */
 /* ------------------------------------------------------------------ */
@@ -1052,6 +1083,7 @@ int main(void)
         cmocka_unit_test(test_string_param_quoting),
         cmocka_unit_test(test_robustness),
         cmocka_unit_test(test_reference_csvs),
+        cmocka_unit_test(test_dims_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

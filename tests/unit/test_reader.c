@@ -639,8 +639,9 @@ static void test_escapes_unicode(void **state)
     expect_name("\\u0800", "\xe0\xa0\x80", 3);
     expect_name("\\u20ac", "\xe2\x82\xac", 3);
     expect_name("\\uffff", "\xef\xbf\xbf", 3);
-    /* \u0000 gives an embedded NUL; the length says so */
-    expect_name("a\\u0000b", "a\0b", 3);
+    /* \u0000 is kept as its 6-byte escape: names are C strings, never
+     * cut at a NUL (issue 33, case 11) */
+    expect_name("a\\u0000b", "a\\u0000b", 8);
     /* surrogate pairs -> 4-byte UTF-8 */
     expect_name("\\ud83d\\ude00", "\xf0\x9f\x98\x80", 4);
     expect_name("\\uD83D\\uDE00", "\xf0\x9f\x98\x80", 4);
@@ -2214,10 +2215,10 @@ static void test_read_file(void **state)
     tlm_trace_free(b);
     tlm_trace_free(c);
 
-    /* errors name the file */
-    assert_int_equal(tlm_trace_read_file(dir, NULL, &a, &err), TLM_EIO);
+    /* errors name the file; a folder is refused by the open */
+    assert_int_equal(tlm_trace_read_file(dir, NULL, &a, &err), TLM_EINVAL);
     assert_null(a);
-    assert_int_equal(err.code, TLM_EIO);
+    assert_int_equal(err.code, TLM_EINVAL);
     char missing[320];
     snprintf(missing, sizeof missing, "%s/missing.json", dir);
     assert_int_equal(tlm_trace_read_file(missing, NULL, &a, &err), TLM_EIO);

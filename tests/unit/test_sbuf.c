@@ -170,6 +170,33 @@ static void test_csv_field(void **state)
     tlm_sbuf_free(&b);
 }
 
+/* Issue 33, cases 8 and 13: the formula rule, the guarded CSV field and
+ * the Markdown cell escape. */
+static void test_one_escaping_rule(void **state)
+{
+    (void)state;
+    assert_true(tlm_formula_like("=HYPERLINK(\"x\")"));
+    assert_true(tlm_formula_like("+x"));
+    assert_true(tlm_formula_like("-x"));
+    assert_true(tlm_formula_like("@SUM(A1)"));
+    assert_true(tlm_formula_like("\tx"));
+    assert_false(tlm_formula_like("-1.5e3"));
+    assert_false(tlm_formula_like("aten::mm"));
+    assert_false(tlm_formula_like(""));
+    tlm_sbuf b;
+    tlm_sbuf_init(&b);
+    tlm_sbuf_csv_guarded(&b, "=1+2", 4);
+    tlm_sbuf_putc(&b, '|');
+    tlm_sbuf_csv_guarded(&b, "=A1,\"x\"", 7);
+    tlm_sbuf_putc(&b, '|');
+    tlm_sbuf_csv_guarded(&b, "-3", 2);
+    assert_string_equal(b.p, "'=1+2|\"'=A1,\"\"x\"\"\"|-3");
+    tlm_sbuf_reset(&b);
+    tlm_sbuf_md(&b, "<script>a|b`c\\d\ne", 100, TLM_MD_CELL);
+    assert_string_equal(b.p, "\\<script\\>a\\|b\\`c\\\\d e");
+    tlm_sbuf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -178,6 +205,7 @@ int main(void)
         cmocka_unit_test(test_printf),
         cmocka_unit_test(test_oom_sticky),
         cmocka_unit_test(test_csv_field),
+        cmocka_unit_test(test_one_escaping_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
