@@ -20,7 +20,9 @@
  * that op (cuda_runtime/cuda_driver event with the same correlation)
  * splits the gap: before the launch began, the GPU waited for the host
  * (host_busy, attributed to the innermost host event on the launching
- * thread, "(untraced)" where none); after it, the op waited for the
+ * thread, "(untraced)" where none; but where that thread sat in a
+ * cuda*Synchronize call the host waited for the GPU: collective kernels
+ * running then are waiting_elsewhere, the rest late_launch); after it, the op waited for the
  * collective kernel launched before it that ended last in the gap
  * (waiting_elsewhere; before that kernel started, the same split for it),
  * else the work was issued but had not started (late_launch).  The time
@@ -88,6 +90,8 @@ typedef struct wctx {
     size_t ng;
     hev *h;         /* host events by (pid, tid, start, -dur) */
     int32_t *up;    /* per host event: the one enclosing it, -1 none */
+    hev *sy;        /* cuda*Synchronize calls by (pid, tid, start) */
+    size_t nsy;
     size_t nh;
     tlm_i3map corr; /* correlation -> launch event */
     int64_t *steps; /* starts of the ProfilerStep#N annotations, sorted */
@@ -124,6 +128,23 @@ static int is_host(const tlm_event *ev)
             ev->cat == TLM_CAT_USER_ANNOTATION) && ev->dur >= 0;
 }
 
+/* A runtime call that blocks the host until the GPU is done
+ * (cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize). */
+static int is_sync(const tlm_trace *tr, const tlm_event *ev)
+{
+    size_t len = 0;
+    if (ev->ph != 'X' || !ev->has_tid || !(ev->flags & TLM_EV_HAS_TS) ||
+        ev->dur < 0 ||
+        (ev->cat != TLM_CAT_CUDA_RUNTIME && ev->cat != TLM_CAT_CUDA_DRIVER))
+        return 0;
+    const char *s = tlm_trace_str(tr, ev->name, &len);
+    static const char k[] = "Synchronize";
+    for (size_t i = 0; s && i + sizeof k - 1 <= len; i++)
+        if (memcmp(s + i, k, sizeof k - 1) == 0)
+            return 1;
+    return 0;
+}
+
 /* A ProfilerStep#N annotation (the step a first window starts at). */
 static int is_step(const tlm_trace *tr, const tlm_event *ev)
 {
@@ -150,7 +171,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static tlm_status index_trace(wctx *w, const tlm_alloc *a)
 {
-    size_t ng = 0, nh = 0, nr = 0, ns = 0;
+    size_t ng = 0, nh = 0, nr = 0, ns = 0, nsy = 0;
     w->t_first = INT64_MAX;
     for (size_t i = 0; i < w->ne; i++) {
         const tlm_event *ev = &w->e[i];
@@ -158,15 +179,17 @@ static tlm_status index_trace(wctx *w, const tlm_alloc *a)
         nh += is_host(ev);
         nr += ev->cat == TLM_CAT_CUDA_RUNTIME || ev->cat == TLM_CAT_CUDA_DRIVER;
         ns += is_step(w->tr, ev);
+        nsy += is_sync(w->tr, ev);
         if (ev->ph == 'X' && (ev->flags & TLM_EV_HAS_TS) && ev->ts < w->t_first)
             w->t_first = ev->ts;
     }
     w->steps = tlm_coll_malloc(a, (ns ? ns : 1) * sizeof *w->steps);
+    w->sy = tlm_coll_malloc(a, (nsy ? nsy : 1) * sizeof *w->sy);
     w->g = tlm_coll_malloc(a, (ng ? ng : 1) * sizeof *w->g);
     w->gmax = tlm_coll_malloc(a, (ng ? ng : 1) * sizeof *w->gmax);
     w->h = tlm_coll_malloc(a, (nh ? nh : 1) * sizeof *w->h);
     w->up = tlm_coll_malloc(a, (nh ? nh : 1) * sizeof *w->up);
-    if (!w->steps || !w->g || !w->gmax || !w->h || !w->up ||
+    if (!w->steps || !w->sy || !w->g || !w->gmax || !w->h || !w->up ||
         tlm_i3map_init(&w->corr, nr) != TLM_OK)
         return TLM_ENOMEM;
     for (size_t i = 0; i < w->ne && i <= INT32_MAX; i++) {
@@ -185,6 +208,14 @@ static tlm_status index_trace(wctx *w, const tlm_alloc *a)
         }
         if (is_step(w->tr, ev))
             w->steps[w->nsteps++] = ev->ts;
+        if (is_sync(w->tr, ev)) {
+            hev *y = &w->sy[w->nsy++];
+            y->pid = ev->pid;
+            y->tid = ev->tid;
+            y->t0 = ev->ts;
+            y->t1 = ev->ts + ev->dur;
+            y->ev = (uint32_t)i;
+        }
         if (is_host(ev)) {
             hev *h = &w->h[w->nh++];
             h->pid = ev->pid;
@@ -196,6 +227,7 @@ static tlm_status index_trace(wctx *w, const tlm_alloc *a)
     }
     qsort(w->h, w->nh, sizeof *w->h, cmp_hev);
     qsort(w->steps, w->nsteps, sizeof *w->steps, cmp_i64);
+    qsort(w->sy, w->nsy, sizeof *w->sy, cmp_hev);
     /* parent links: a stack per thread (up[] doubles as the stack) */
     int32_t top = -1;
     for (size_t i = 0; i < w->nh; i++) {
@@ -405,6 +437,48 @@ static void host_part(const wctx *w, int32_t l, int64_t h0, int64_t h1,
     tally_add(t, 0, (h1 - h0) - covered);
 }
 
+static int64_t ops_in(const wctx *w, int64_t t0, int64_t t1, int comm);
+
+/* [h0, h1) before the launch (event l) of the op ending an idle gap: the
+ * host's (host_busy, charged by host_part) except where the launching
+ * thread sat in a cuda*Synchronize call, waiting for the GPU: there the
+ * collective kernels running are coll, the rest launch. */
+static void host_span(const wctx *w, int32_t l, int64_t h0, int64_t h1,
+                      tlm_coll_window *o, tally *ht)
+{
+    const tlm_event *le = &w->e[l];
+    hev key = {.pid = le->pid, .tid = le->tid, .t0 = h0};
+    size_t k = tlm_lower_bound(w->sy, w->nsy, sizeof *w->sy, &key,
+                               hev_before);
+    if (k > 0 && w->sy[k - 1].pid == le->pid && w->sy[k - 1].tid == le->tid)
+        k--; /* a call open at h0 */
+    int64_t cur = h0;
+    for (size_t n = 0; k < w->nsy && w->sy[k].pid == le->pid &&
+                       w->sy[k].tid == le->tid && w->sy[k].t0 < h1;
+         k++, n++) {
+        if (n == HOST_SCAN) {
+            o->flags |= TLM_WIN_CUT;
+            break;
+        }
+        int64_t s0 = w->sy[k].t0 > cur ? w->sy[k].t0 : cur;
+        int64_t s1 = w->sy[k].t1 < h1 ? w->sy[k].t1 : h1;
+        if (s1 <= s0)
+            continue;
+        if (s0 > cur) {
+            o->host_ns += s0 - cur;
+            host_part(w, l, cur, s0, ht);
+        }
+        int64_t c = ops_in(w, s0, s1, 1);
+        o->coll_ns += c;
+        o->launch_ns += (s1 - s0) - c;
+        cur = s1;
+    }
+    if (h1 > cur) {
+        o->host_ns += h1 - cur;
+        host_part(w, l, cur, h1, ht);
+    }
+}
+
 /* The collective kernel (of another collective than event skip) that an
  * op launched at lb waited for in (lo, hi]: among those launched before lb
  * (or without a launch in the trace), the one ending last in (lo, hi];
@@ -446,10 +520,8 @@ static void gap(const wctx *w, int32_t l, uint32_t ev, int64_t g0,
     }
     int64_t l0 = w->e[l].ts;
     int64_t split = l0 < g0 ? g0 : l0 > g1 ? g1 : l0;
-    if (split > g0) {
-        o->host_ns += split - g0;
-        host_part(w, l, g0, split, ht);
-    }
+    if (split > g0)
+        host_span(w, l, g0, split, o, ht);
     if (split >= g1)
         return;
     int cut = 0;
@@ -538,15 +610,16 @@ static void window(const wctx *w, const tlm_coll_record *r, int64_t w0,
     tally_top(w->tr, &ht, o->hop);
 }
 
-/* How long compute, copies or memsets ran in [t0, t1) (their union). */
-static int64_t work_in(const wctx *w, int64_t t0, int64_t t1)
+/* How long GPU ops ran in [t0, t1) (their union): compute, copies and
+ * memsets (comm 0) or collective kernels (comm 1). */
+static int64_t ops_in(const wctx *w, int64_t t0, int64_t t1, int comm)
 {
     size_t lo = tlm_upper_bound_i64_at(w->gmax, w->ng, sizeof *w->gmax, 0,
                                        t0);
     int64_t cur = t0, sum = 0;
     for (size_t i = lo; i < w->ng && w->g[i].t0 < t1; i++) {
         const gop *g = &w->g[i];
-        if (g->comm || g->t1 <= cur)
+        if (g->comm != comm || g->t1 <= cur)
             continue;
         int64_t c0 = g->t0 > cur ? g->t0 : cur;
         int64_t c1 = g->t1 < t1 ? g->t1 : t1;
@@ -662,7 +735,7 @@ tlm_status tlm_coll_windows(const tlm_trace *trace,
         int64_t w0;
         const tlm_coll_record *q = i > 0 ? p[i - 1] : NULL;
         if (q && q->match_key == r->match_key &&
-            2 * work_in(&w, q->ts_ns, q->ts_ns + q->dur_ns) <= q->dur_ns) {
+            2 * ops_in(&w, q->ts_ns, q->ts_ns + q->dur_ns, 0) <= q->dur_ns) {
             w0 = q->ts_ns + q->dur_ns;
         } else {
             /* the group's first collective here, or its previous one ran
@@ -687,6 +760,7 @@ done:
     tlm_coll_mfree(a, p);
     tlm_coll_mfree(a, comm);
     tlm_coll_mfree(a, w.steps);
+    tlm_coll_mfree(a, w.sy);
     tlm_coll_mfree(a, w.g);
     tlm_coll_mfree(a, w.gmax);
     tlm_coll_mfree(a, w.h);

@@ -6,7 +6,8 @@
  * busy time, the first collective of a group from the trace's start, the
  * other group's window, the step windows; on a second trace the late
  * start of a ready collective, the step anchor after an instance that ran
- * beside compute, the wait for another group's collective kernel; bad
+ * beside compute, the wait for another group's collective kernel, a host
+ * blocked in a synchronize call; bad
  * arguments and allocation failures.
  */
 #include <setjmp.h>
@@ -202,7 +203,9 @@ static void test_no_launch(void **state)
  * [600, 1000], gemm4 [1200, 1250] (stream 7); P1 [150, 400] and P2
  * [900, 950] of group dp (stream 28, beside compute); T1 [1000, 1100] and
  * T2 [1300, 1350] of group tp (stream 24); X1 [1120, 1200] of group x
- * (stream 30), which gemm4 waits for. */
+ * (stream 30), which gemm4 waits for.  Then the host sits in
+ * cudaStreamSynchronize [185, 1395] (X2 [1360, 1380] of group x runs),
+ * launches gemm5 [1410, 1500] at 1400 and T3 [1600, 1650] at 1550. */
 #define LAUNCH(ts, c)                                                        \
     "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "                   \
     "\"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": " #ts             \
@@ -217,7 +220,11 @@ static const char TRACE2[] =
     "\"ProfilerStep#3\", \"pid\": 1, \"tid\": 1, \"ts\": 100, \"dur\": 1800},"
     LAUNCH(110, 200) LAUNCH(130, 201) LAUNCH(140, 202) LAUNCH(150, 203)
     LAUNCH(160, 204) LAUNCH(170, 205) LAUNCH(172, 208) LAUNCH(175, 207)
-    LAUNCH(180, 206)
+    LAUNCH(180, 206) LAUNCH(183, 211)
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+    "\"cudaStreamSynchronize\", \"pid\": 1, \"tid\": 1, \"ts\": 185, "
+    "\"dur\": 1210},"
+    LAUNCH(1400, 209) LAUNCH(1550, 210)
     KERNEL("gemm1", 7, 120, 180, 200) ","
     KERNEL("gemm2", 7, 300, 300, 202) ","
     KERNEL("gemm3", 7, 600, 400, 204) ","
@@ -226,7 +233,10 @@ static const char TRACE2[] =
     KERNEL("ncclP2", 28, 900, 50, 203) ","
     KERNEL("ncclT1", 24, 1000, 100, 205) ","
     KERNEL("ncclX1", 30, 1120, 80, 208) ","
-    KERNEL("ncclT2", 24, 1300, 50, 206)
+    KERNEL("ncclT2", 24, 1300, 50, 206) ","
+    KERNEL("ncclX2", 30, 1360, 20, 211) ","
+    KERNEL("gemm5", 7, 1410, 90, 209) ","
+    KERNEL("ncclT3", 24, 1600, 50, 210)
     "]}";
 
 /* The rules of the windows on TRACE2: a collective ready (launched, all
@@ -235,7 +245,8 @@ static const char TRACE2[] =
  * beside compute does not line the ranks up, so the window starts at the
  * ProfilerStep; the time an op waited for another group's collective
  * kernel is coll (waiting_elsewhere), the time before that kernel started
- * split by its own launch. */
+ * split by its own launch; a host blocked in cudaStreamSynchronize is not
+ * host_busy. */
 static void test_rules(void **state)
 {
     (void)state;
@@ -246,13 +257,15 @@ static void test_rules(void **state)
     assert_int_equal(tlm_trace_read_mem(TRACE2, sizeof TRACE2 - 1, "t2.json",
                                         &ro, &tr, NULL),
                      TLM_OK);
-    static const char *const names[5] = {"ncclP1", "ncclP2", "ncclT1",
-                                         "ncclT2", "ncclX1"};
-    static const char *const pgs[5] = {"dp", "dp", "tp", "tp", "x"};
-    static const int64_t ts[5] = {150, 900, 1000, 1300, 1120};
-    static const int64_t dur[5] = {250, 50, 100, 50, 80};
-    tlm_coll_record rec[5];
-    for (int i = 0; i < 5; i++) {
+    static const char *const names[7] = {"ncclP1", "ncclP2", "ncclT1",
+                                         "ncclT2", "ncclX1", "ncclT3",
+                                         "ncclX2"};
+    static const char *const pgs[7] = {"dp", "dp", "tp", "tp", "x", "tp",
+                                       "x"};
+    static const int64_t ts[7] = {150, 900, 1000, 1300, 1120, 1600, 1360};
+    static const int64_t dur[7] = {250, 50, 100, 50, 80, 50, 20};
+    tlm_coll_record rec[7];
+    for (int i = 0; i < 7; i++) {
         rec[i] = tc_mkrec(0, pgs[i], "allreduce", "Float", 1024, 2,
                           ts[i] * US, dur[i] * US);
         rec[i].start_ns = rec[i].ts_ns;
@@ -260,9 +273,9 @@ static void test_rules(void **state)
     }
     tlm_coll_window *w = NULL;
     size_t n = 0;
-    assert_int_equal(tlm_coll_windows(tr, rec, 5, NULL, &w, &n, NULL),
+    assert_int_equal(tlm_coll_windows(tr, rec, 7, NULL, &w, &n, NULL),
                      TLM_OK);
-    assert_int_equal(n, 5);
+    assert_int_equal(n, 7);
     /* P1: first of dp, from the step: host 10 + launch 10 before gemm1,
      * busy 12 until P1 was ready (its launch ended at 132), late 18 */
     const tlm_coll_window *p1 = by_index(w, n, rec[0].event_index);
@@ -308,6 +321,17 @@ static void test_rules(void **state)
     assert_int_equal(t1->flags, TLM_WIN_STEP);
     assert_int_equal(t1->busy_ns, 880 * US);
     assert_int_equal(t1->host_ns + t1->launch_ns, 20 * US);
+    /* T3: before gemm5's launch the host sat in cudaStreamSynchronize
+     * until 1395, waiting for the GPU: X2's 20 us there are coll, the
+     * other 25 launch, only [1395, 1400) and [1500, 1550) host */
+    const tlm_coll_window *t3 = by_index(w, n, rec[5].event_index);
+    assert_int_equal(t3->flags, 0);
+    assert_int_equal(t3->win_ns, 250 * US);
+    assert_int_equal(t3->busy_ns, 90 * US);
+    assert_int_equal(t3->host_ns, 55 * US);
+    assert_int_equal(t3->coll_ns, 20 * US);
+    assert_int_equal(t3->launch_ns, 85 * US);
+    assert_int_equal(t3->other_ns, 0);
     tlm_coll_free(NULL, w);
     tlm_trace_free(tr);
 }
