@@ -3,11 +3,17 @@
  *
  * For each collective record of a trace, tlm_coll_windows() summarises the
  * rank's "window" before the collective: from the end of the previous
- * instance of the same process group on that rank to the start of this
- * collective's kernel, split into GPU busy time, GPU idle time while the
- * host had not yet issued the next launch (host_busy), GPU idle time after
- * the next launch was issued (late_launch), and what cannot be placed
- * (other), with the ops that took the most time in each.  The summary is
+ * instance of the same process group on that rank (when it lined the
+ * ranks up: compute did not run beside most of it), else from the step's
+ * start (ProfilerStep#N, else the trace's start), to the start of this
+ * collective's kernel, split into GPU busy time (compute, copies, memsets:
+ * collective kernels left out), GPU idle time while the host had not yet
+ * issued the next launch (host_busy), idle time while the next op waited
+ * for another collective's kernel (waiting_elsewhere), idle time after the
+ * next launch was issued and the time the collective was ready but had not
+ * started (late_launch), and what cannot be placed (other), with the ops
+ * that took the most time in each.  The same parts from the step's start
+ * are kept too.  The summary is
  * small and flat (no pointers), so the driver moves it between processes
  * as bytes next to the record it belongs to.
  *
@@ -35,6 +41,7 @@ extern "C" {
     X(TLM_CAUSE_SLOW_KERNELS, "slow_kernels")      \
     X(TLM_CAUSE_HOST_BUSY, "host_busy")            \
     X(TLM_CAUSE_LATE_LAUNCH, "late_launch")        \
+    X(TLM_CAUSE_WAITING_ELSEWHERE, "waiting_elsewhere") \
     X(TLM_CAUSE_CLOCK, "clock")                    \
     X(TLM_CAUSE_OTHER, "other")
 
@@ -63,23 +70,42 @@ typedef struct tlm_cause_op {
 
 /* Window flags. */
 enum {
-    TLM_WIN_NO_PREV = 1u << 0, /* first collective of its group here: no
-                                * window (everything goes to other) */
-    TLM_WIN_CUT = 1u << 1      /* a bound was hit (too many ops or host
+    TLM_WIN_NO_PREV = 1u << 0, /* no window: the record's kernel is not
+                                * among the trace's events (everything goes
+                                * to other) */
+    TLM_WIN_CUT = 1u << 1,     /* a bound was hit (too many ops or host
                                 * events): some time went to other */
+    TLM_WIN_STEP = 1u << 2     /* first collective of its group here: the
+                                * window starts at the ProfilerStep#N (else
+                                * the trace) start, not at a collective
+                                * end */
 };
 
 /* The window of one collective record (part 0, implicit-sync types). */
 typedef struct tlm_coll_window {
     uint64_t owner_key;       /* tlm_coll_record_owner_key of the record */
     uint64_t event_index;     /* the record's kernel (joins the member) */
-    int64_t win_start_ns;     /* previous instance's end, on start_ns's
-                               * time base (raw trace clock) */
+    int64_t win_start_ns;     /* previous instance's end (TLM_WIN_STEP:
+                               * the step's start), on start_ns's time base
+                               * (raw trace clock) */
     int64_t win_ns;           /* start - win_start (>= 0) */
-    int64_t busy_ns;          /* GPU busy (union of GPU ops, all streams) */
+    int64_t busy_ns;          /* GPU busy with compute, copies, memsets
+                               * (union, all streams; collective kernels
+                               * left out) */
     int64_t host_ns;          /* GPU idle before the next launch */
-    int64_t launch_ns;        /* GPU idle after the next launch */
+    int64_t launch_ns;        /* idle after the next launch, and the time
+                               * the collective's kernel was ready but had
+                               * not started */
     int64_t other_ns;         /* GPU idle with no launch found */
+    int64_t coll_ns;          /* idle while the next op waited for a
+                               * collective kernel of another collective
+                               * (waiting for its peers, or its transfer) */
+    /* the same parts from the step's start (the window itself when
+     * TLM_WIN_STEP): used when the two windows compared do not start at
+     * the same kind of point */
+    int64_t step_start_ns;    /* on start_ns's time base */
+    int64_t step_busy_ns, step_host_ns, step_launch_ns, step_other_ns,
+        step_coll_ns;
     int32_t trace_rank;
     uint32_t flags;           /* TLM_WIN_* */
     tlm_cause_op kop[TLM_CAUSE_TOP]; /* GPU busy by launching op, largest

@@ -7,16 +7,20 @@
  * corrected starts).  With the windows of S and of the median member M
  * (coll_window.c) the delay splits exactly into
  *
- *     delay = clock + (busy_S - busy_M) + (host_S - host_M)
- *                   + (launch_S - launch_M) + (other_S - other_M)
+ *     delay = apart + (busy_S - busy_M) + (host_S - host_M)
+ *                   + (launch_S - launch_M) + (coll_S - coll_M)
+ *                   + (other_S - other_M)
  *
- * where clock = corrected window start of S minus that of M (the previous
- * instance should end together on both: whatever it does not is clock
- * error).  Each term is a candidate cause (slow_kernels, host_busy,
- * late_launch, clock, other); the delay is shared out in proportion to the
- * positive terms (terms <= 0 get nothing; all <= 0: other).  Missing
- * windows put the whole delay into other.  Integer shares, the remainder
- * to the largest term, so the causes of an instance add up to its delay.
+ * where apart = corrected window start of S minus that of M.  When both
+ * windows start at the group's previous instance (which should end
+ * together on both), apart is clock error (clock); else both windows'
+ * parts from the step's start are compared and apart, how far the steps
+ * started apart, is other.  Each term is a candidate cause (slow_kernels,
+ * host_busy, late_launch, waiting_elsewhere, clock, other); the delay is
+ * shared out in proportion to the positive terms (terms <= 0 get nothing;
+ * all <= 0: other).  Missing windows put the whole delay into other.
+ * Integer shares, the remainder to the largest term, so the causes of an
+ * instance add up to its delay.
  * docs/straggler-causes.md states the rule for users.
  */
 #include "coll_internal.h"
@@ -135,6 +139,37 @@ static int add_ops(cmap *m, const tlm_coll_instance *in, int32_t rank,
     return 1;
 }
 
+/* The candidate terms of S (window ws) against M (wm).  Both windows
+ * start at the group's previous instance: that instance ends together on
+ * both, so their corrected starts differ by clock error.  Else (either
+ * starts at the step) both step windows are compared, and how far the
+ * steps started apart is unexplained (other). */
+static void terms(const tlm_coll_member *sm, const tlm_coll_window *ws,
+                  const tlm_coll_member *mm, const tlm_coll_window *wm,
+                  int64_t t[TLM_CAUSE_COUNT])
+{
+    int step = ((ws->flags | wm->flags) & TLM_WIN_STEP) != 0;
+    int64_t s0 = step ? ws->step_start_ns : ws->win_start_ns;
+    int64_t m0 = step ? wm->step_start_ns : wm->win_start_ns;
+    t[step ? TLM_CAUSE_OTHER : TLM_CAUSE_CLOCK] =
+        tlm_coll_sat_sub(tlm_coll_sat_sub(s0, sm->offset_ns),
+                         tlm_coll_sat_sub(m0, mm->offset_ns));
+    if (step) {
+        t[TLM_CAUSE_SLOW_KERNELS] = ws->step_busy_ns - wm->step_busy_ns;
+        t[TLM_CAUSE_HOST_BUSY] = ws->step_host_ns - wm->step_host_ns;
+        t[TLM_CAUSE_LATE_LAUNCH] = ws->step_launch_ns - wm->step_launch_ns;
+        t[TLM_CAUSE_WAITING_ELSEWHERE] = ws->step_coll_ns - wm->step_coll_ns;
+        t[TLM_CAUSE_OTHER] = tlm_coll_sat_add(
+            t[TLM_CAUSE_OTHER], ws->step_other_ns - wm->step_other_ns);
+        return;
+    }
+    t[TLM_CAUSE_SLOW_KERNELS] = ws->busy_ns - wm->busy_ns;
+    t[TLM_CAUSE_HOST_BUSY] = ws->host_ns - wm->host_ns;
+    t[TLM_CAUSE_LATE_LAUNCH] = ws->launch_ns - wm->launch_ns;
+    t[TLM_CAUSE_WAITING_ELSEWHERE] = ws->coll_ns - wm->coll_ns;
+    t[TLM_CAUSE_OTHER] = ws->other_ns - wm->other_ns;
+}
+
 /* One instance (members pm[0..k)): adds its rows when rank was last. */
 static int one(cmap *m, const tlm_coll_instance *in,
                const tlm_coll_member *const *pm, size_t k, int32_t rank,
@@ -168,15 +203,8 @@ static int one(cmap *m, const tlm_coll_instance *in,
     const tlm_coll_window *ws = win_find(w, nw, sm);
     const tlm_coll_window *wm = win_find(w, nw, mm);
     int64_t t[TLM_CAUSE_COUNT] = {0}, part[TLM_CAUSE_COUNT];
-    if (ws && wm) {
-        t[TLM_CAUSE_CLOCK] =
-            tlm_coll_sat_sub(tlm_coll_sat_sub(ws->win_start_ns, sm->offset_ns),
-                             tlm_coll_sat_sub(wm->win_start_ns, mm->offset_ns));
-        t[TLM_CAUSE_SLOW_KERNELS] = ws->busy_ns - wm->busy_ns;
-        t[TLM_CAUSE_HOST_BUSY] = ws->host_ns - wm->host_ns;
-        t[TLM_CAUSE_LATE_LAUNCH] = ws->launch_ns - wm->launch_ns;
-        t[TLM_CAUSE_OTHER] = ws->other_ns - wm->other_ns;
-    }
+    if (ws && wm)
+        terms(sm, ws, mm, wm, t);
     split(delay, t, part);
     for (int c = 0; c < TLM_CAUSE_COUNT; c++) {
         tlm_coll_cause_row *r = row_get(m, in, rank, c, NULL);

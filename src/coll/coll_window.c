@@ -3,20 +3,34 @@
  * straggler causes (tlm_cause.h, docs/straggler-causes.md).
  *
  * The window of a collective is [end of the previous instance of the same
- * process group on this rank, start of this collective's kernel).  Every
- * implicit-sync instance ends at nearly the same true time on all of its
- * members, so the windows of two members of one instance start together
- * and their lengths differ by how much later one arrived than the other.
+ * process group on this rank, start of this collective's kernel) when that
+ * instance lined the ranks up (compute ran beside at most half of it):
+ * every implicit-sync instance ends at nearly the same true time on all of
+ * its members, so the windows of two members of one instance start
+ * together and their lengths differ by how much later one arrived than
+ * the other.  Otherwise (the group's first collective here, or one that
+ * ran beside compute) it starts at the step's start (ProfilerStep#N, else
+ * the trace's first timestamp); the parts from the step's start are kept
+ * for every window.
  *
- * Inside the window the GPU (every stream of the trace) is busy or idle.
- * Each idle gap ends when a GPU op starts (or the collective itself); the
- * host launch of that op (cuda_runtime/cuda_driver event with the same
- * correlation) splits the gap: before the launch began, the GPU waited for
- * the host (host_busy, attributed to the innermost host event on the
- * launching thread, "(untraced)" where none); after it, the work was
- * issued but had not started (late_launch).  A gap whose op has no launch
- * goes to other.  GPU busy time is attributed to the op that launched it
- * (the innermost host event around its launch; else the GPU op's name).
+ * Inside the window the GPU (every stream of the trace) is busy with
+ * compute, copies or memsets, or idle; collective kernels are left out (a
+ * collective kernel that waits for its peers is not work).  Each idle gap
+ * ends when a GPU op starts (or the collective itself); the host launch of
+ * that op (cuda_runtime/cuda_driver event with the same correlation)
+ * splits the gap: before the launch began, the GPU waited for the host
+ * (host_busy, attributed to the innermost host event on the launching
+ * thread, "(untraced)" where none; but where that thread sat in a
+ * cuda*Synchronize call the host waited for the GPU: collective kernels
+ * running then are waiting_elsewhere, the rest late_launch); after it, the op waited for the
+ * collective kernel launched before it that ended last in the gap
+ * (waiting_elsewhere; before that kernel started, the same split for it),
+ * else the work was issued but had not started (late_launch).  The time
+ * the window's collective was ready (its launch and every op launched
+ * before it done) but had not started is late_launch even where other
+ * streams were busy.  A gap whose op has no launch goes to other.  GPU
+ * busy time is attributed to the op that launched it (the innermost host
+ * event around its launch; else the GPU op's name).
  *
  * Cost: one sort of the GPU ops and of the host events, then each window
  * looks only at the GPU ops it overlaps and, for each of its host parts,
@@ -35,6 +49,8 @@
 #define HOST_SCAN 512   /* host events starting inside one host part */
 #define MAX_DEPTH 64    /* nesting of host events followed */
 #define MAX_OPS 32      /* distinct ops counted per window and kind */
+#define GATE_SCAN 4096  /* GPU ops looked at for one gap's collective */
+#define MAX_CHAIN 8     /* collective kernels followed back from a gap */
 
 static const char *const cause_names[TLM_CAUSE_COUNT] = {
 #define TLM_X_(e, s) s,
@@ -51,10 +67,14 @@ const char *tlm_cause_name(int cause)
 
 typedef struct gop {
     int64_t t0, t1;
+    int64_t lts;    /* its launch's start, NO_TS when none */
     uint32_t ev;    /* event index */
     uint32_t name;  /* the op it is charged to (gop_name) */
     int32_t launch; /* its launch event, -1 none */
+    int32_t comm;   /* a collective kernel (a record of this trace) */
 } gop;
+
+#define NO_TS INT64_MIN
 
 typedef struct hev {
     int64_t pid, tid, t0, t1;
@@ -70,8 +90,13 @@ typedef struct wctx {
     size_t ng;
     hev *h;         /* host events by (pid, tid, start, -dur) */
     int32_t *up;    /* per host event: the one enclosing it, -1 none */
+    hev *sy;        /* cuda*Synchronize calls by (pid, tid, start) */
+    size_t nsy;
     size_t nh;
     tlm_i3map corr; /* correlation -> launch event */
+    int64_t *steps; /* starts of the ProfilerStep#N annotations, sorted */
+    size_t nsteps;
+    int64_t t_first; /* the trace's first timestamp */
 } wctx;
 
 static int cmp_gop(const void *a, const void *b)
@@ -103,20 +128,68 @@ static int is_host(const tlm_event *ev)
             ev->cat == TLM_CAT_USER_ANNOTATION) && ev->dur >= 0;
 }
 
+/* A runtime call that blocks the host until the GPU is done
+ * (cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize). */
+static int is_sync(const tlm_trace *tr, const tlm_event *ev)
+{
+    size_t len = 0;
+    if (ev->ph != 'X' || !ev->has_tid || !(ev->flags & TLM_EV_HAS_TS) ||
+        ev->dur < 0 ||
+        (ev->cat != TLM_CAT_CUDA_RUNTIME && ev->cat != TLM_CAT_CUDA_DRIVER))
+        return 0;
+    const char *s = tlm_trace_str(tr, ev->name, &len);
+    static const char k[] = "Synchronize";
+    for (size_t i = 0; s && i + sizeof k - 1 <= len; i++)
+        if (memcmp(s + i, k, sizeof k - 1) == 0)
+            return 1;
+    return 0;
+}
+
+/* A ProfilerStep#N annotation (the step a first window starts at). */
+static int is_step(const tlm_trace *tr, const tlm_event *ev)
+{
+    static const char pre[] = "ProfilerStep#";
+    size_t len = 0;
+    if (ev->ph != 'X' || ev->cat != TLM_CAT_USER_ANNOTATION ||
+        !(ev->flags & TLM_EV_HAS_TS))
+        return 0;
+    const char *s = tlm_trace_str(tr, ev->name, &len);
+    return s && len >= sizeof pre - 1 && memcmp(s, pre, sizeof pre - 1) == 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static tlm_status index_trace(wctx *w, const tlm_alloc *a)
 {
-    size_t ng = 0, nh = 0, nr = 0;
+    size_t ng = 0, nh = 0, nr = 0, ns = 0, nsy = 0;
+    w->t_first = INT64_MAX;
     for (size_t i = 0; i < w->ne; i++) {
         const tlm_event *ev = &w->e[i];
         ng += tlm_event_is_gpu(ev) != 0;
         nh += is_host(ev);
         nr += ev->cat == TLM_CAT_CUDA_RUNTIME || ev->cat == TLM_CAT_CUDA_DRIVER;
+        ns += is_step(w->tr, ev);
+        nsy += is_sync(w->tr, ev);
+        if (ev->ph == 'X' && (ev->flags & TLM_EV_HAS_TS) && ev->ts < w->t_first)
+            w->t_first = ev->ts;
     }
+    w->steps = tlm_coll_malloc(a, (ns ? ns : 1) * sizeof *w->steps);
+    w->sy = tlm_coll_malloc(a, (nsy ? nsy : 1) * sizeof *w->sy);
     w->g = tlm_coll_malloc(a, (ng ? ng : 1) * sizeof *w->g);
     w->gmax = tlm_coll_malloc(a, (ng ? ng : 1) * sizeof *w->gmax);
     w->h = tlm_coll_malloc(a, (nh ? nh : 1) * sizeof *w->h);
     w->up = tlm_coll_malloc(a, (nh ? nh : 1) * sizeof *w->up);
-    if (!w->g || !w->gmax || !w->h || !w->up ||
+    if (!w->steps || !w->sy || !w->g || !w->gmax || !w->h || !w->up ||
         tlm_i3map_init(&w->corr, nr) != TLM_OK)
         return TLM_ENOMEM;
     for (size_t i = 0; i < w->ne && i <= INT32_MAX; i++) {
@@ -133,6 +206,16 @@ static tlm_status index_trace(wctx *w, const tlm_alloc *a)
             if (tlm_i3map_put(&w->corr, v, 0, 0, (int32_t)i) != TLM_OK)
                 return TLM_ENOMEM;
         }
+        if (is_step(w->tr, ev))
+            w->steps[w->nsteps++] = ev->ts;
+        if (is_sync(w->tr, ev)) {
+            hev *y = &w->sy[w->nsy++];
+            y->pid = ev->pid;
+            y->tid = ev->tid;
+            y->t0 = ev->ts;
+            y->t1 = ev->ts + ev->dur;
+            y->ev = (uint32_t)i;
+        }
         if (is_host(ev)) {
             hev *h = &w->h[w->nh++];
             h->pid = ev->pid;
@@ -143,6 +226,8 @@ static tlm_status index_trace(wctx *w, const tlm_alloc *a)
         }
     }
     qsort(w->h, w->nh, sizeof *w->h, cmp_hev);
+    qsort(w->steps, w->nsteps, sizeof *w->steps, cmp_i64);
+    qsort(w->sy, w->nsy, sizeof *w->sy, cmp_hev);
     /* parent links: a stack per thread (up[] doubles as the stack) */
     int32_t top = -1;
     for (size_t i = 0; i < w->nh; i++) {
@@ -267,13 +352,18 @@ static uint32_t gop_name(const wctx *w, uint32_t ev, int32_t l)
     return w->e[ev].name;
 }
 
-/* Resolves each GPU op's charged name and launch once (the windows of
- * several groups overlap), then orders them by start. */
-static void finish_index(wctx *w)
+/* Resolves each GPU op's charged name, launch and whether it is a
+ * collective kernel (its event index in comm[0..ncomm), sorted) once (the
+ * windows of several groups overlap), then orders them by start. */
+static void finish_index(wctx *w, const uint64_t *comm, size_t ncomm)
 {
     for (size_t i = 0; i < w->ng; i++) {
-        w->g[i].launch = launch_of(w, w->g[i].ev);
-        w->g[i].name = gop_name(w, w->g[i].ev, w->g[i].launch);
+        gop *g = &w->g[i];
+        uint64_t ev = g->ev;
+        g->launch = launch_of(w, g->ev);
+        g->lts = g->launch >= 0 ? w->e[g->launch].ts : NO_TS;
+        g->name = gop_name(w, g->ev, g->launch);
+        g->comm = bsearch(&ev, comm, ncomm, sizeof *comm, cmp_u64) != NULL;
     }
     qsort(w->g, w->ng, sizeof *w->g, cmp_gop);
     for (size_t i = 0; i < w->ng; i++)
@@ -347,10 +437,80 @@ static void host_part(const wctx *w, int32_t l, int64_t h0, int64_t h1,
     tally_add(t, 0, (h1 - h0) - covered);
 }
 
-/* Idle gap [g0, g1) ending with the GPU op launched by event l (-1:
- * none found). */
-static void gap(const wctx *w, int32_t l, int64_t g0, int64_t g1,
-                tlm_coll_window *o, tally *ht)
+static int64_t ops_in(const wctx *w, int64_t t0, int64_t t1, int comm);
+
+/* [h0, h1) before the launch (event l) of the op ending an idle gap: the
+ * host's (host_busy, charged by host_part) except where the launching
+ * thread sat in a cuda*Synchronize call, waiting for the GPU: there the
+ * collective kernels running are coll, the rest launch. */
+static void host_span(const wctx *w, int32_t l, int64_t h0, int64_t h1,
+                      tlm_coll_window *o, tally *ht)
+{
+    const tlm_event *le = &w->e[l];
+    hev key = {.pid = le->pid, .tid = le->tid, .t0 = h0};
+    size_t k = tlm_lower_bound(w->sy, w->nsy, sizeof *w->sy, &key,
+                               hev_before);
+    if (k > 0 && w->sy[k - 1].pid == le->pid && w->sy[k - 1].tid == le->tid)
+        k--; /* a call open at h0 */
+    int64_t cur = h0;
+    for (size_t n = 0; k < w->nsy && w->sy[k].pid == le->pid &&
+                       w->sy[k].tid == le->tid && w->sy[k].t0 < h1;
+         k++, n++) {
+        if (n == HOST_SCAN) {
+            o->flags |= TLM_WIN_CUT;
+            break;
+        }
+        int64_t s0 = w->sy[k].t0 > cur ? w->sy[k].t0 : cur;
+        int64_t s1 = w->sy[k].t1 < h1 ? w->sy[k].t1 : h1;
+        if (s1 <= s0)
+            continue;
+        if (s0 > cur) {
+            o->host_ns += s0 - cur;
+            host_part(w, l, cur, s0, ht);
+        }
+        int64_t c = ops_in(w, s0, s1, 1);
+        o->coll_ns += c;
+        o->launch_ns += (s1 - s0) - c;
+        cur = s1;
+    }
+    if (h1 > cur) {
+        o->host_ns += h1 - cur;
+        host_part(w, l, cur, h1, ht);
+    }
+}
+
+/* The collective kernel (of another collective than event skip) that an
+ * op launched at lb waited for in (lo, hi]: among those launched before lb
+ * (or without a launch in the trace), the one ending last in (lo, hi];
+ * -1 none.  At most GATE_SCAN ops are looked at (*cut set beyond). */
+static long gate_of(const wctx *w, int64_t lo, int64_t hi, int64_t lb,
+                    uint32_t skip, int *cut)
+{
+    size_t i = tlm_upper_bound_i64_at(w->gmax, w->ng, sizeof *w->gmax, 0, lo);
+    long best = -1;
+    for (size_t k = 0; i < w->ng && w->g[i].t0 < hi; i++, k++) {
+        const gop *g = &w->g[i];
+        if (k == GATE_SCAN) {
+            *cut = 1;
+            break;
+        }
+        if (!g->comm || g->ev == skip || g->t1 <= lo || g->t1 > hi ||
+            (g->lts != NO_TS && lb != NO_TS && g->lts >= lb))
+            continue;
+        if (best < 0 || g->t1 > w->g[best].t1)
+            best = (long)i;
+    }
+    return best;
+}
+
+/* Idle gap [g0, g1) (no compute, copy or memset running) ending when the
+ * GPU op ev launched by event l (-1: none found) starts: before the launch
+ * began, the host (host_busy); after it, the collective kernel it waited
+ * for, if one ends in the gap (waiting_elsewhere, and the time before that
+ * kernel started split the same way for it), else the launch (late_launch).
+ * No launch: other. */
+static void gap(const wctx *w, int32_t l, uint32_t ev, int64_t g0,
+                int64_t g1, tlm_coll_window *o, tally *ht, int depth)
 {
     if (g1 <= g0)
         return;
@@ -360,13 +520,54 @@ static void gap(const wctx *w, int32_t l, int64_t g0, int64_t g1,
     }
     int64_t l0 = w->e[l].ts;
     int64_t split = l0 < g0 ? g0 : l0 > g1 ? g1 : l0;
-    if (split > g0) {
-        o->host_ns += split - g0;
-        host_part(w, l, g0, split, ht);
+    if (split > g0)
+        host_span(w, l, g0, split, o, ht);
+    if (split >= g1)
+        return;
+    int cut = 0;
+    long c = depth < MAX_CHAIN ? gate_of(w, split, g1, l0, ev, &cut) : -1;
+    if (cut || depth >= MAX_CHAIN)
+        o->flags |= TLM_WIN_CUT;
+    if (c < 0) {
+        o->launch_ns += g1 - split;
+        return;
     }
-    o->launch_ns += g1 - split;
+    const gop *cg = &w->g[c];
+    int64_t c0 = cg->t0 > split ? cg->t0 : split;
+    gap(w, cg->launch, cg->ev, split, c0, o, ht, depth + 1);
+    o->coll_ns += cg->t1 - c0;
+    o->launch_ns += g1 - cg->t1;
 }
 
+/* When the collective's kernel (event ev, launch l) could have started
+ * in [w0, w1]: the end of its launch and of every GPU op launched before
+ * it that ended by w1 (its stream's earlier work, whatever it waited for);
+ * w1 when it has no launch in the trace. */
+static int64_t ready_at(const wctx *w, uint32_t ev, int32_t l, int64_t w0,
+                        int64_t w1)
+{
+    if (l < 0)
+        return w1;
+    const tlm_event *le = &w->e[l];
+    int64_t r = le->ts + (le->dur > 0 ? le->dur : 0);
+    if (r < w0)
+        r = w0;
+    size_t lo = tlm_upper_bound_i64_at(w->gmax, w->ng, sizeof *w->gmax, 0,
+                                       r);
+    for (size_t i = lo; i < w->ng && w->g[i].t0 < w1; i++) {
+        const gop *g = &w->g[i];
+        if (g->ev != ev && g->t1 > r && g->t1 <= w1 &&
+            (g->lts == NO_TS || g->lts < le->ts))
+            r = g->t1;
+    }
+    return r < w1 ? r : w1;
+}
+
+/* The window [w0, start of r's kernel): GPU busy with compute, copies and
+ * memsets (collective kernels are left out: the time an op waited for one
+ * is waiting_elsewhere, see gap()), the idle gaps split by gap(), and the
+ * time after the kernel was ready (ready_at) late_launch even when other
+ * streams were busy. */
 static void window(const wctx *w, const tlm_coll_record *r, int64_t w0,
                    tlm_coll_window *o)
 {
@@ -377,19 +578,22 @@ static void window(const wctx *w, const tlm_coll_record *r, int64_t w0,
     o->win_ns = w1 > w0 ? w1 - w0 : 0;
     if (w1 <= w0)
         return;
+    uint32_t xev = (uint32_t)r->event_index;
+    int32_t xl = launch_of(w, xev);
+    int64_t rx = ready_at(w, xev, xl, w0, w1);
     /* first GPU op that may overlap w0 */
     size_t lo = tlm_upper_bound_i64_at(w->gmax, w->ng, sizeof *w->gmax, 0,
                                        w0);
     int64_t cur = w0; /* busy up to here */
-    for (size_t i = lo; i < w->ng && w->g[i].t0 < w1; i++) {
+    for (size_t i = lo; i < w->ng && w->g[i].t0 < rx; i++) {
         const gop *g = &w->g[i];
-        if (g->ev == r->event_index || g->t1 <= w0)
+        if (g->ev == xev || g->comm || g->t1 <= w0)
             continue;
         int64_t c0 = g->t0 > w0 ? g->t0 : w0;
-        int64_t c1 = g->t1 < w1 ? g->t1 : w1;
+        int64_t c1 = g->t1 < rx ? g->t1 : rx;
         tally_add(&kt, g->name, c1 - c0);
         if (c0 > cur) {
-            gap(w, g->launch, cur, c0, o, &ht);
+            gap(w, g->launch, g->ev, cur, c0, o, &ht, 0);
             cur = c0;
         }
         if (c1 > cur) {
@@ -397,12 +601,72 @@ static void window(const wctx *w, const tlm_coll_record *r, int64_t w0,
             cur = c1;
         }
     }
-    if (cur < w1)
-        gap(w, launch_of(w, (uint32_t)r->event_index), cur, w1, o, &ht);
+    if (cur < rx)
+        gap(w, xl, xev, cur, rx, o, &ht, 0);
+    o->launch_ns += w1 - rx;
     if (kt.cut || ht.cut)
         o->flags |= TLM_WIN_CUT;
     tally_top(w->tr, &kt, o->kop);
     tally_top(w->tr, &ht, o->hop);
+}
+
+/* How long GPU ops ran in [t0, t1) (their union): compute, copies and
+ * memsets (comm 0) or collective kernels (comm 1). */
+static int64_t ops_in(const wctx *w, int64_t t0, int64_t t1, int comm)
+{
+    size_t lo = tlm_upper_bound_i64_at(w->gmax, w->ng, sizeof *w->gmax, 0,
+                                       t0);
+    int64_t cur = t0, sum = 0;
+    for (size_t i = lo; i < w->ng && w->g[i].t0 < t1; i++) {
+        const gop *g = &w->g[i];
+        if (g->comm != comm || g->t1 <= cur)
+            continue;
+        int64_t c0 = g->t0 > cur ? g->t0 : cur;
+        int64_t c1 = g->t1 < t1 ? g->t1 : t1;
+        if (c1 > c0)
+            sum += c1 - c0;
+        cur = c1 > cur ? c1 : cur;
+    }
+    return sum;
+}
+
+/* Where the window of a collective (event ev, kernel start ts) starts
+ * when the group's previous instance does not line the ranks up (the
+ * first instance here, or one that ran beside compute): the start of the last ProfilerStep#N that
+ * began by the collective's launch (its kernel when it has none), else the
+ * trace's first timestamp. */
+static int64_t step_start(const wctx *w, uint32_t ev, int64_t ts)
+{
+    int32_t l = launch_of(w, ev);
+    int64_t key = l >= 0 && w->e[l].ts < ts ? w->e[l].ts : ts;
+    size_t k = tlm_upper_bound_i64_at(w->steps, w->nsteps, sizeof *w->steps,
+                                      0, key);
+    int64_t a = k > 0 ? w->steps[k - 1] : w->t_first;
+    return a < ts ? a : ts;
+}
+
+/* The step_* parts of o: o's own when its window starts at the step,
+ * else a second window from the step's start. */
+static void step_parts(const wctx *w, const tlm_coll_record *r,
+                       tlm_coll_window *o)
+{
+    tlm_coll_window t;
+    const tlm_coll_window *src = o;
+    if (!(o->flags & TLM_WIN_STEP)) {
+        memset(&t, 0, sizeof t);
+        int64_t w0 = step_start(w, (uint32_t)r->event_index, r->ts_ns);
+        t.win_start_ns = tlm_coll_sat_sub(r->start_ns, r->ts_ns - w0);
+        window(w, r, w0, &t);
+        src = &t;
+    }
+    o->step_start_ns = src->win_start_ns;
+    o->step_busy_ns = src->busy_ns;
+    o->step_host_ns = src->host_ns;
+    o->step_launch_ns = src->launch_ns;
+    o->step_other_ns = src->other_ns;
+    o->step_coll_ns = src->coll_ns;
+    if (src == &t && (t.flags & TLM_WIN_CUT))
+        o->flags |= TLM_WIN_CUT;
 }
 
 /* MARK: - all windows of a trace */
@@ -444,10 +708,14 @@ tlm_status tlm_coll_windows(const tlm_trace *trace,
     const tlm_coll_record **p =
         tlm_coll_malloc(a, (nw ? nw : 1) * sizeof *p);
     tlm_coll_window *o = tlm_coll_calloc(a, nw ? nw : 1, sizeof *o);
-    if (!p || !o || (nw && index_trace(&w, a) != TLM_OK))
+    uint64_t *comm = tlm_coll_malloc(a, (n ? n : 1) * sizeof *comm);
+    if (!p || !o || !comm || (nw && index_trace(&w, a) != TLM_OK))
         goto nomem;
+    for (size_t i = 0; i < n; i++)
+        comm[i] = recs[i].event_index;
+    qsort(comm, n, sizeof *comm, cmp_u64);
     if (nw)
-        finish_index(&w);
+        finish_index(&w, comm, n);
     nw = 0;
     for (size_t i = 0; i < n; i++)
         if (wanted(&recs[i]))
@@ -459,17 +727,25 @@ tlm_status tlm_coll_windows(const tlm_trace *trace,
         wi->owner_key = tlm_coll_record_owner_key(r);
         wi->event_index = r->event_index;
         wi->trace_rank = r->trace_rank;
-        int has_prev = i > 0 && p[i - 1]->match_key == r->match_key &&
-                       r->event_index < w.ne;
-        if (!has_prev) {
+        if (r->event_index >= w.ne) {
             wi->flags |= TLM_WIN_NO_PREV;
             wi->win_start_ns = r->start_ns;
             continue;
         }
-        const tlm_coll_record *q = p[i - 1];
-        int64_t w0 = q->ts_ns + q->dur_ns;
-        wi->win_start_ns = q->start_ns + q->dur_ns;
+        int64_t w0;
+        const tlm_coll_record *q = i > 0 ? p[i - 1] : NULL;
+        if (q && q->match_key == r->match_key &&
+            2 * ops_in(&w, q->ts_ns, q->ts_ns + q->dur_ns, 0) <= q->dur_ns) {
+            w0 = q->ts_ns + q->dur_ns;
+        } else {
+            /* the group's first collective here, or its previous one ran
+             * beside compute: from the step start */
+            w0 = step_start(&w, (uint32_t)r->event_index, r->ts_ns);
+            wi->flags |= TLM_WIN_STEP;
+        }
+        wi->win_start_ns = tlm_coll_sat_sub(r->start_ns, r->ts_ns - w0);
         window(&w, r, w0, wi);
+        step_parts(&w, r, wi);
     }
     *out = o;
     *n_out = nw;
@@ -482,6 +758,9 @@ nomem:
 done:
     tlm_coll_mfree(a, o);
     tlm_coll_mfree(a, p);
+    tlm_coll_mfree(a, comm);
+    tlm_coll_mfree(a, w.steps);
+    tlm_coll_mfree(a, w.sy);
     tlm_coll_mfree(a, w.g);
     tlm_coll_mfree(a, w.gmax);
     tlm_coll_mfree(a, w.h);

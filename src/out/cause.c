@@ -97,6 +97,12 @@ static void why(FILE *f, const tlm_coll_cause_row *r,
               "or queueing delay)",
               f);
         break;
+    case TLM_CAUSE_WAITING_ELSEWHERE:
+        fputs("its GPU sat idle longer than the median rank's while its next "
+              "work waited for a collective of another group (waiting there "
+              "for other ranks, or its transfer)",
+              f);
+        break;
     case TLM_CAUSE_CLOCK:
         fputs("the previous collective seems to end at different times on "
               "the two ranks, so this part is clock offset error, not "
@@ -104,8 +110,8 @@ static void why(FILE *f, const tlm_coll_cause_row *r,
               f);
         break;
     default:
-        fputs("not explained by the windows (first collective of the "
-              "group, a GPU op without its launch, or a bound hit)",
+        fputs("not explained by the windows (a GPU op without its launch, "
+              "steps that did not start together, or a bound hit)",
               f);
         break;
     }

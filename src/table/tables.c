@@ -90,7 +90,8 @@ TLM_ROWTAB_(tlm_tab_straggler_causes, tlm_row_cause, "straggler_causes",
                "Why the straggler is late: per process group, its delay "
                "(start minus the median member's start at the instances it "
                "arrived last at) split into slow_kernels, host_busy, "
-               "late_launch, clock and other by comparing its window "
+               "late_launch, waiting_elsewhere, clock and other by "
+               "comparing its window "
                "before each collective with the median member's; rows "
                "with a share > 0, sorted by (group hash, cause); "
                "docs/straggler-causes.md.",

@@ -303,8 +303,9 @@ extern "C" {
 #define TLM_TAB_STRAGGLER_CAUSES(X)                                         \
     X(STR, group, 64, "", "process group name (pg_name)")                  \
     X(I32, rank, 0, "", "the straggler (root attribute straggler_rank)")   \
-    X(STR, cause, 16, "",                                                  \
-      "slow_kernels, host_busy, late_launch, clock or other")              \
+    X(STR, cause, 24, "",                                                  \
+      "slow_kernels, host_busy, late_launch, waiting_elsewhere, clock or " \
+      "other")                                                             \
     X(F64, delay_us, 0, "us", "delay attributed to the cause")             \
     X(F64, share, 0, "", "delay_us / group_delay_us (0..1)")               \
     X(F64, group_delay_us, 0, "us",                                        \

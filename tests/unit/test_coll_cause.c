@@ -1,8 +1,10 @@
 /*
  * test_coll_cause.c - the attribution of a straggler's delay to causes
  * (src/coll/coll_cause.c) on hand-made instances, members and windows
- * ("fake ranks"): each term alone, mixed terms in proportion, negative
- * terms ignored, the clock term, missing windows, ties, the median of
+ * ("fake ranks"): each term alone, waiting in other groups' collectives
+ * (waiting_elsewhere), step windows (their start difference is other),
+ * mixed terms in proportion, negative terms ignored, the clock term,
+ * missing windows, ties, the median of
  * four, the op rows, rank -1, merging partial tables, allocation
  * failures.
  */
@@ -66,6 +68,12 @@ static void add_inst(fj *j, int64_t seq, int n, const int64_t *starts,
         w->launch_ns = parts[r][2];
         w->other_ns = parts[r][3];
         w->win_ns = starts[r] - w0[r];
+        /* the step window: the same parts from 1 ms earlier, all busy */
+        w->step_start_ns = w0[r] - 1000000;
+        w->step_busy_ns = parts[r][0] + 1000000;
+        w->step_host_ns = parts[r][1];
+        w->step_launch_ns = parts[r][2];
+        w->step_other_ns = parts[r][3];
     }
 }
 
@@ -131,6 +139,67 @@ static void test_each_term_alone(void **state)
     }
 }
 
+/* Time the rank's next op waited for another group's collective is
+ * waiting_elsewhere, not slow_kernels; the median rank's longer wait there
+ * (a negative term) takes nothing from the injected cause. */
+static void test_waiting_elsewhere(void **state)
+{
+    (void)state;
+    fj j;
+    memset(&j, 0, sizeof j);
+    int64_t st[2] = {1000000, 1100000}, w0[2] = {500000, 500000};
+    int64_t p[2][4] = {{300000, 100000, 50000, 50000},
+                       {300000, 100000, 50000, 50000}};
+    add_inst(&j, 1, 2, st, NULL, w0, p);
+    j.w[1].coll_ns = 100000;
+    size_t n = 0;
+    tlm_coll_cause_row *r = rows_of(&j, 1, &n);
+    int64_t d[TLM_CAUSE_COUNT] = {0};
+    d[TLM_CAUSE_WAITING_ELSEWHERE] = 100000;
+    expect(r, n, d, 100000, 1);
+    tlm_coll_free(NULL, r);
+
+    /* rank 1 launched 100 us late; the median rank waited 80 us longer
+     * in other groups' collectives and spent 80 us less in late launch:
+     * late_launch takes the whole delay */
+    memset(&j, 0, sizeof j);
+    int64_t p2[2][4] = {{300000, 100000, 50000, 50000},
+                        {300000, 100000, 70000, 50000}};
+    add_inst(&j, 1, 2, st, NULL, w0, p2);
+    j.w[0].coll_ns = 80000;
+    j.w[1].launch_ns += 80000;
+    r = rows_of(&j, 1, &n);
+    memset(d, 0, sizeof d);
+    d[TLM_CAUSE_LATE_LAUNCH] = 100000;
+    expect(r, n, d, 100000, 1);
+    tlm_coll_free(NULL, r);
+}
+
+/* When either window starts at the step (the group's first instance, or
+ * a previous one that ran beside compute), both step windows are
+ * compared and how far the steps started apart goes to other, not clock. */
+static void test_step_windows(void **state)
+{
+    (void)state;
+    fj j;
+    memset(&j, 0, sizeof j);
+    /* rank 1's step started 10 us after rank 0's; its step window holds
+     * 90 us more host time */
+    int64_t st[2] = {1000000, 1100000}, w0[2] = {500000, 510000};
+    int64_t p[2][4] = {{300000, 100000, 50000, 50000},
+                       {300000, 100000, 50000, 50000}};
+    add_inst(&j, 1, 2, st, NULL, w0, p);
+    j.w[0].flags = TLM_WIN_STEP;
+    j.w[1].step_host_ns += 90000;
+    size_t n = 0;
+    tlm_coll_cause_row *r = rows_of(&j, 1, &n);
+    int64_t d[TLM_CAUSE_COUNT] = {0};
+    d[TLM_CAUSE_HOST_BUSY] = 90000;
+    d[TLM_CAUSE_OTHER] = 10000;
+    expect(r, n, d, 100000, 1);
+    tlm_coll_free(NULL, r);
+}
+
 /* host +60, launch +40, busy -50: the positive terms in proportion
  * (60 : 40) of the 50 us delay; the clock term: window starts 30 us apart
  * after correction. */
@@ -145,7 +214,7 @@ static void test_mixed_and_clock(void **state)
     add_inst(&j, 1, 2, st, NULL, w0, p);
     size_t n = 0;
     tlm_coll_cause_row *r = rows_of(&j, 1, &n);
-    int64_t d[TLM_CAUSE_COUNT] = {0, 30000, 20000, 0, 0};
+    int64_t d[TLM_CAUSE_COUNT] = {0, 30000, 20000, 0, 0, 0};
     expect(r, n, d, 50000, 1);
     tlm_coll_free(NULL, r);
 
@@ -158,7 +227,7 @@ static void test_mixed_and_clock(void **state)
     int64_t p2[2][4] = {{500000, 0, 0, 0}, {500000, 70000, 0, 0}};
     add_inst(&j, 1, 2, st2, off, w02, p2);
     r = rows_of(&j, 1, &n);
-    int64_t d2[TLM_CAUSE_COUNT] = {0, 70000, 0, 30000, 0};
+    int64_t d2[TLM_CAUSE_COUNT] = {0, 70000, 0, 0, 30000, 0};
     expect(r, n, d2, 100000, 1);
     tlm_coll_free(NULL, r);
 }
@@ -173,7 +242,7 @@ static void test_unexplained(void **state)
     add_inst(&j, 1, 2, st, NULL, NULL, NULL);
     size_t n = 0;
     tlm_coll_cause_row *r = rows_of(&j, 1, &n);
-    int64_t d[TLM_CAUSE_COUNT] = {0, 0, 0, 0, 40000};
+    int64_t d[TLM_CAUSE_COUNT] = {0, 0, 0, 0, 0, 40000};
     expect(r, n, d, 40000, 1);
     tlm_coll_free(NULL, r);
 
@@ -203,7 +272,7 @@ static void test_median_and_ties(void **state)
     size_t n = 0;
     tlm_coll_cause_row *r = rows_of(&j, 1, &n);
     /* median member: rank 2 (1010000); delay 290 us, all host */
-    int64_t d[TLM_CAUSE_COUNT] = {0, 290000, 0, 0, 0};
+    int64_t d[TLM_CAUSE_COUNT] = {0, 290000, 0, 0, 0, 0};
     expect(r, n, d, 290000, 1);
     tlm_coll_free(NULL, r);
     r = rows_of(&j, -1, &n);
@@ -214,7 +283,7 @@ static void test_median_and_ties(void **state)
     int64_t st2[4] = {1000000, 1100000, 1000000, 1100000};
     add_inst(&j, 1, 4, st2, NULL, NULL, NULL);
     r = rows_of(&j, 1, &n);
-    int64_t d2[TLM_CAUSE_COUNT] = {0, 0, 0, 0, 50000};
+    int64_t d2[TLM_CAUSE_COUNT] = {0, 0, 0, 0, 0, 50000};
     expect(r, n, d2, 50000, 1);
     tlm_coll_free(NULL, r);
 }
@@ -346,6 +415,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_term_alone),
+        cmocka_unit_test(test_waiting_elsewhere),
+        cmocka_unit_test(test_step_windows),
         cmocka_unit_test(test_mixed_and_clock),
         cmocka_unit_test(test_unexplained),
         cmocka_unit_test(test_median_and_ties),
