@@ -77,8 +77,9 @@ static void overlap_note(FILE *f, const tlm_row_finding *rows, size_t n)
         sep = "; ";
     }
     if ((m1 || m2) && m4) {
-        fprintf(f, "%sM4 counts exposed transfer and unknown time only, "
-                   "disjoint from the exposed waiting of %s", sep,
+        fprintf(f, "%sM4 counts exposed transfer only (or, when that is "
+                   "under its threshold, the exposed time that cannot be "
+                   "split), disjoint from the exposed waiting of %s", sep,
                 m1 && m2 ? "M1/M2" : m1 ? "M1" : "M2");
         sep = "; ";
     }
