@@ -8,6 +8,13 @@
  * the launcher's rank 0 (read from the environment, before any MPI call);
  * the other ranks exit 0 at once, so mpirun's exit code is rank 0's.  The
  * analysis mode prints from rank 0 itself (driver.c).
+ *
+ * Every rank returns the status all ranks agreed on (driver.c, audit.c),
+ * after MPI_Finalize.  Open MPI's mpirun still prints its "process
+ * returned a non-zero exit code" block and waits out its kill timeout
+ * (about 1 s) when any process exits non-zero; tlmpi-run avoids both: it
+ * names a file in TLMPI_RUN_STATUS, rank 0 writes the status there, every
+ * rank exits 0 and tlmpi-run exits with the status (docs/cli.md).
  */
 #include "analyze.h"
 #include "audit_mpi.h"
@@ -104,7 +111,27 @@ static int wants_version(int argc, char **argv)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* The process's exit status: code, or 0 under tlmpi-run once rank 0 has
+ * written code to the file TLMPI_RUN_STATUS names (ranks > 0: 0; every
+ * rank's code is the one all agreed on). */
+static int leave(int code)
+{
+    const char *path = getenv("TLMPI_RUN_STATUS");
+    if (!path || !*path)
+        return code;
+    if (launcher_rank() > 0)
+        return 0;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return code;
+    int ok = fprintf(f, "%d\n", code) > 0;
+    if (fclose(f) != 0 || !ok)
+        return code;
+    return 0;
+}
+
+/* The command, the help, the version or the analysis: the exit code. */
+static int run_main(int argc, char **argv)
 {
     const command *cmd = NULL;
     for (size_t i = 0; argc >= 2 && i < sizeof commands / sizeof commands[0];
@@ -130,4 +157,12 @@ int main(int argc, char **argv)
     }
     usage(stderr);
     return 2;
+}
+
+int main(int argc, char **argv)
+{
+    int code = run_main(argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    return leave(code);
 }

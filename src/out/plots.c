@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,12 +109,41 @@ static int run(const char *py, const char *script, const char *h5,
     return WEXITSTATUS(ws);
 }
 
+/* Why the plots were skipped, as one line: on stderr unless quiet, and
+ * always in the run's report (report.md, else audit.md, in dir), so that
+ * --quiet loses nothing. */
+static void skipped(const char *dir, int quiet, const char *fmt, ...)
+    TLM_PRINTF(3, 4);
+static void skipped(const char *dir, int quiet, const char *fmt, ...)
+{
+    char msg[600], p[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!quiet)
+        fprintf(stderr, "tlmpi: %s\n", msg);
+    static const char *const reports[] = {"report.md", "audit.md"};
+    for (size_t i = 0; i < 2; i++) {
+        int w = snprintf(p, sizeof p, "%s/%s", dir, reports[i]);
+        if (w < 0 || (size_t)w >= sizeof p || !is_file(p))
+            continue;
+        FILE *f = fopen(p, "a");
+        if (f) {
+            fprintf(f, "\n**Plots**: %s\n", msg);
+            fclose(f);
+        }
+        return;
+    }
+}
+
 int tlm_out_plots(const char *h5, const char *dir, int quiet)
 {
     char script[4096], pdir[4096];
     if (find_script(script, sizeof script) != 0) {
-        fprintf(stderr, "tlmpi: plots skipped: tlmpi_plot.py not found "
-                        "(set TLMPI_PLOT_SCRIPT); the analysis is complete\n");
+        skipped(dir, quiet, "plots skipped: tlmpi_plot.py not found "
+                            "(set TLMPI_PLOT_SCRIPT); the analysis is "
+                            "complete");
         return -1;
     }
     int w = snprintf(pdir, sizeof pdir, "%s/plots", dir);
@@ -127,16 +157,17 @@ int tlm_out_plots(const char *h5, const char *dir, int quiet)
     if (rc == 0)
         return 0;
     if (rc == 127)
-        fprintf(stderr, "tlmpi: plots skipped: no Python interpreter '%s' "
-                        "(install python3 and python3-matplotlib, or set "
-                        "TLMPI_PYTHON); the analysis is complete\n", py);
+        skipped(dir, quiet, "plots skipped: no Python interpreter '%s' "
+                            "(install python3 and python3-matplotlib, or "
+                            "set TLMPI_PYTHON); the analysis is complete",
+                py);
     else if (rc == 3)
-        fprintf(stderr, "tlmpi: plots skipped: Python has no matplotlib, "
-                        "h5py or pandas (Debian: apt install "
-                        "python3-matplotlib python3-h5py python3-pandas); "
-                        "the analysis is complete\n");
+        skipped(dir, quiet, "plots skipped: Python has no matplotlib, "
+                            "h5py or pandas (Debian: apt install "
+                            "python3-matplotlib python3-h5py "
+                            "python3-pandas); the analysis is complete");
     else
-        fprintf(stderr, "tlmpi: warning: plots failed (tlmpi_plot.py exit "
-                        "%d); the analysis is complete\n", rc);
+        skipped(dir, quiet, "warning: plots failed (tlmpi_plot.py exit "
+                            "%d); the analysis is complete", rc);
     return -1;
 }
