@@ -36,6 +36,10 @@ typedef struct tlm_cli_filelist {
     char *skipped;        /* "a (why), b (why)" (first TLM_CLI_SKIP_LIST,
                            * then "and N more"); malloc'd, NULL if none;
                            * rank 0 only (not packed) */
+    char *lookalike;      /* --trace_dir: "a/, b/", the folders named
+                           * like a trace that were not read (also in
+                           * skipped); malloc'd, NULL if none; rank 0
+                           * only (not packed) */
     int order_ranks;      /* 1: no name has a rank, name_rank[i] is the
                            * sorted order (i); warn if a trace uses it.
                            * rank 0 only (not packed) */

@@ -6,7 +6,8 @@
 # digits: the sorted order, with its warning) must give the same /traces
 # ranks as --trace_glob on the original names.  Non-traces beside them are
 # named in one note (an error with --strict); a duplicate rank names both
-# files; a missing rank names it (--allow_missing_ranks goes on).  The real
+# files; a missing rank names it (--allow_missing_ranks goes on), and a
+# folder named like a trace (skipped, named in that error).  The real
 # 8-rank folder of TLM_SHARED_DIR when present.
 set -u
 : "${TLMPI:?}" "${TLMPI_SYNTH:?}" "${MPIEXEC:=mpirun}"
@@ -121,6 +122,18 @@ grep -q "1 of 4 ranks have no trace .*: 2;" "$W/miss.log" \
     || { cat "$W/miss.log"; fail "miss: message"; }
 run 2 "$W/miss.h5" --trace_dir "$W/miss" --allow_missing_ranks \
     || { cat "$W/miss.log"; fail "--allow_missing_ranks: exit $?"; }
+# a folder named like a trace (issue 34): in the skipped list and named in
+# the missing-rank error; --recursive reads it
+mkdir -p "$W/look/rank2_trace.json"
+cp "$W"/dist/rank[013]_trace.json "$W/look/"
+cp "$W/dist/rank2_trace.json" "$W/look/rank2_trace.json/t.json"
+run 2 "$W/look.h5" --trace_dir "$W/look" && fail "look-alike folder accepted"
+grep -q "skipped 1 file .*rank2_trace.json/ (a folder named like a trace" \
+    "$W/look.log" || { cat "$W/look.log"; fail "look: skipped list"; }
+grep -q "1 of 4 ranks have no trace .*: 2; named like a trace but a folder, not read: rank2_trace.json/;" \
+    "$W/look.log" || { cat "$W/look.log"; fail "look: missing-rank error"; }
+run 2 "$W/look.h5" --trace_dir "$W/look" --recursive \
+    || { cat "$W/look.log"; fail "look: --recursive: exit $?"; }
 
 # the real 8-rank folder (its hta_csvs/ subfolder is not descended into)
 REAL=${TLM_SHARED_DIR:-}/traces/dlrm_v100_8rank

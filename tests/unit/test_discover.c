@@ -274,15 +274,20 @@ static void test_discover_dir(void **state)
     assert_int_equal(fl.name_rank[1], 1);
     assert_int_equal(fl.rank_source, TLM_CLI_RANK_TRACE_FIRST);
     assert_int_equal(fl.order_ranks, 0);
-    assert_int_equal(fl.n_skipped, 3);
+    assert_int_equal(fl.n_skipped, 4);
     assert_string_equal(fl.skipped,
                         "ground_truth.json (JSON without traceEvents), "
-                        "notes.txt (not JSON), tlmpi.h5 (HDF5 file)");
+                        "notes.txt (not JSON), sub.json/ (a folder named "
+                        "like a trace: folders are read with --recursive), "
+                        "tlmpi.h5 (HDF5 file)");
+    /* the folder named like a trace, for the missing-rank error; the
+     * folder "notes" is not listed */
+    assert_string_equal(fl.lookalike, "sub.json/");
     /* --strict: the same files are an error naming them */
     o.strict = 1;
     tlm_cli_filelist bad;
     assert_int_equal(tlm_cli_discover(&o, &bad, &err), TLM_EINVAL);
-    assert_non_null(strstr(err.msg, "3 files in the folder are not traces "
+    assert_non_null(strstr(err.msg, "4 files in the folder are not traces "
                                     "(--strict): ground_truth.json (JSON"));
     assert_non_null(strstr(err.msg, "tlmpi.h5 (HDF5 file)"));
     o.strict = 0;
@@ -318,14 +323,16 @@ static void test_discover_dir(void **state)
 
 /* Files that cannot be read are listed, whatever their names (an error
  * with --strict): a symlink loop, a broken link; a folder is not a file
- * (not listed, not descended into without --recursive). */
+ * (not descended into without --recursive; listed as named like a
+ * trace, issue 34). */
 static void test_discover_dir_unopenable(void **state)
 {
     (void)state;
     static const char *const cases[][2] = {
         {"loop", "rank1_trace.json (Too many levels of symbolic links)"},
         {"broken", "rank1_trace.json (No such file or directory)"},
-        {"folder", NULL},
+        {"folder", "rank1_trace.json/ (a folder named like a trace: "
+                   "folders are read with --recursive)"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char dir[] = "/tmp/tlm_discover_bad_XXXXXX", p[256], q[256];
