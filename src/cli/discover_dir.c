@@ -8,8 +8,9 @@
  * tree), everything else is sniffed (a symlink to a file is followed by
  * the open).  Traces go to
  * tlm_cli_filelist_from_traces, which sorts them and decides name ranks
- * over the whole set; the other files are listed with their reason in
- * one note (or one error with --strict).
+ * over the whole set; tlmpi's own outputs (own_outputs.c) are left out
+ * silently; the other files are listed with their reason in one note (or
+ * one error with --strict).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -60,6 +61,7 @@ typedef struct walk {
     strv traces;     /* full paths */
     strv skipped;    /* "rel (reason)" */
     strv lookalike;  /* "rel/": folders named like a trace, not read */
+    size_t n_own;    /* tlmpi's own outputs (tlm_cli_own_output) */
 } walk;
 
 static const char *rel_of(const walk *w, const char *p)
@@ -74,6 +76,10 @@ static int visit_file(walk *w, const char *p)
     char line[4096 + 128];
     if (tlm_trace_sniff(p, 0, &sn) != TLM_OK)
         return -1;
+    if (tlm_cli_own_output(p, rel_of(w, p), &sn)) { /* a re-run's */
+        w->n_own++;
+        return 0;
+    }
     if (sn.verdict == TLM_SNIFF_TRACE && sn.format == TLM_FORMAT_XPLANE)
         snprintf(sn.reason, sizeof sn.reason, "XPlane (JAX): read by "
                  "tlmpi report, not the multi-rank analysis");
@@ -198,7 +204,7 @@ static tlm_status refuse(const walk *w, const char *list, tlm_error *err)
 tlm_status tlm_cli_discover_dir(const tlm_cli_opts *o, tlm_cli_filelist *out,
                                 tlm_error *err)
 {
-    walk w = {o, strlen(o->trace_dir) + 1, {0}, {0}, {0}};
+    walk w = {o, strlen(o->trace_dir) + 1, {0}, {0}, {0}, 0};
     char *list = NULL;
     memset(out, 0, sizeof *out);
     tlm_status st = walk_dir(&w, err);
@@ -211,6 +217,7 @@ tlm_status tlm_cli_discover_dir(const tlm_cli_opts *o, tlm_cli_filelist *out,
                                           o->trace_dir, o, out, err);
     if (st == TLM_OK) {
         out->n_skipped = w.skipped.n;
+        out->n_own = w.n_own;
         out->skipped = list;
         list = NULL;
         if (w.lookalike.n && !(out->lookalike = skipped_text(&w.lookalike)))
