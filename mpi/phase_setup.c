@@ -116,14 +116,26 @@ tlm_status tlm_mpi_setup_outputs(tlm_mpi_ctx *c, tlm_error *err)
     return st;
 }
 
+/* A default output folder (beside the traces) that cannot be written:
+ * the error names the options that put the outputs elsewhere. */
+static void hint_outputs(const tlm_mpi_ctx *c, tlm_error *err)
+{
+    if (err->code != TLM_EIO || (c->o.output && c->o.output_dir))
+        return;
+    size_t n = strlen(err->msg);
+    snprintf(err->msg + n, sizeof err->msg - n,
+             "; the outputs go beside the traces by default: --output F.h5 "
+             "and --output_dir D write them elsewhere");
+}
+
 /* Rank 0: discovers the traces, then checks every output. */
 static tlm_status setup0(tlm_mpi_ctx *c, tlm_error *err)
 {
     tlm_status st = tlm_cli_discover(&c->o, &c->fl, err);
     if (st == TLM_OK)
         st = output_paths(c, err);
-    if (st == TLM_OK)
-        st = tlm_mpi_setup_outputs(c, err);
+    if (st == TLM_OK && (st = tlm_mpi_setup_outputs(c, err)) != TLM_OK)
+        hint_outputs(c, err);
     return st;
 }
 

@@ -57,6 +57,9 @@ typedef struct tlm_sniff {
     int64_t dist_world;   /* distributedInfo.world_size, -1 when not seen */
     int64_t size;         /* bytes on disk */
     uint64_t dev, ino;    /* identity of the file (symlinks resolved) */
+    int by_tlmpi;         /* 1: a JSON that names tlmpi as its writer
+                           * at its start (otherData.generator "tlmpi
+                           * ...": tlmpi's --merged_trace) */
     char reason[96];      /* NOT_TRACE / UNREADABLE: why, e.g. "JSON
                            * without traceEvents", "HDF5 file", "empty
                            * file", "Permission denied" */

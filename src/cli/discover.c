@@ -496,6 +496,7 @@ void tlm_cli_filelist_free(tlm_cli_filelist *fl)
     free(fl->name_rank);
     free(fl->blob);
     free(fl->skipped);
+    free(fl->lookalike);
     memset(fl, 0, sizeof *fl);
 }
 

@@ -11,6 +11,7 @@
 
 #include "opts.h"
 #include "tlmpi/tlm_common.h"
+#include "tlmpi/tlm_sniff.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +37,12 @@ typedef struct tlm_cli_filelist {
     char *skipped;        /* "a (why), b (why)" (first TLM_CLI_SKIP_LIST,
                            * then "and N more"); malloc'd, NULL if none;
                            * rank 0 only (not packed) */
+    size_t n_own;         /* --trace_dir: tlmpi's own outputs left out
+                           * (not in skipped); rank 0 only */
+    char *lookalike;      /* --trace_dir: "a/, b/", the folders named
+                           * like a trace that were not read (also in
+                           * skipped); malloc'd, NULL if none; rank 0
+                           * only (not packed) */
     int order_ranks;      /* 1: no name has a rank, name_rank[i] is the
                            * sorted order (i); warn if a trace uses it.
                            * rank 0 only (not packed) */
@@ -82,6 +89,13 @@ tlm_status tlm_cli_filelist_from_traces(char *const *paths, size_t n,
                                         const tlm_cli_opts *o,
                                         tlm_cli_filelist *out,
                                         tlm_error *err);
+
+/* Whether the file at path (rel: its path below --trace_dir; sn: its
+ * sniff) is one of tlmpi's own outputs, by name and content
+ * (own_outputs.c): tlmpi.h5, report.md, the CSV sheets, findings.csv,
+ * plots/, hta/, a workbook, a merged trace.  Reads at most 16 KiB. */
+int tlm_cli_own_output(const char *path, const char *rel,
+                       const tlm_sniff *sn);
 
 /* --trace_dir of tlm_cli_discover (discover_dir.c). */
 tlm_status tlm_cli_discover_dir(const tlm_cli_opts *o, tlm_cli_filelist *out,

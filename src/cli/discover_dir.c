@@ -8,8 +8,9 @@
  * tree), everything else is sniffed (a symlink to a file is followed by
  * the open).  Traces go to
  * tlm_cli_filelist_from_traces, which sorts them and decides name ranks
- * over the whole set; the other files are listed with their reason in
- * one note (or one error with --strict).
+ * over the whole set; tlmpi's own outputs (own_outputs.c) are left out
+ * silently; the other files are listed with their reason in one note (or
+ * one error with --strict).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -59,6 +60,8 @@ typedef struct walk {
     size_t root_len; /* strlen(trace_dir) + 1: names below it */
     strv traces;     /* full paths */
     strv skipped;    /* "rel (reason)" */
+    strv lookalike;  /* "rel/": folders named like a trace, not read */
+    size_t n_own;    /* tlmpi's own outputs (tlm_cli_own_output) */
 } walk;
 
 static const char *rel_of(const walk *w, const char *p)
@@ -73,6 +76,10 @@ static int visit_file(walk *w, const char *p)
     char line[4096 + 128];
     if (tlm_trace_sniff(p, 0, &sn) != TLM_OK)
         return -1;
+    if (tlm_cli_own_output(p, rel_of(w, p), &sn)) { /* a re-run's */
+        w->n_own++;
+        return 0;
+    }
     if (sn.verdict == TLM_SNIFF_TRACE && sn.format == TLM_FORMAT_XPLANE)
         snprintf(sn.reason, sizeof sn.reason, "XPlane (JAX): read by "
                  "tlmpi report, not the multi-rank analysis");
@@ -80,6 +87,41 @@ static int visit_file(walk *w, const char *p)
         return strv_add(&w->traces, p);
     snprintf(line, sizeof line, "%s (%s)", rel_of(w, p), sn.reason);
     return strv_add(&w->skipped, line);
+}
+
+/* Whether a name ends like a trace file's (".json", ".json.gz",
+ * ".pb"): a folder so named is likely a mistake worth naming. */
+static int named_like_trace(const char *name)
+{
+    static const char *const ext[] = {".json", ".json.gz", ".pb"};
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
+        size_t k = strlen(ext[i]);
+        if (n > k && strcmp(name + n - k, ext[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* A folder not read (below the depth limit, or a link to a folder):
+ * silent, unless its name looks like a trace's: then a skipped entry
+ * and a name for the missing-rank error (issue 34). */
+static tlm_status visit_unread_dir(walk *w, const tlm_walk_entry *e)
+{
+    char p[4096 + 128];
+    if (!named_like_trace(e->name))
+        return TLM_OK;
+    snprintf(p, sizeof p, "%s/", rel_of(w, e->path));
+    if (strv_add(&w->lookalike, p))
+        return TLM_ENOMEM;
+    snprintf(p, sizeof p, "%s/ (%s named like a trace: %s)",
+             rel_of(w, e->path),
+             e->kind == TLM_WALK_DIR_LINK ? "a link to a folder" : "a folder",
+             e->kind == TLM_WALK_DIR_LINK ? "links to folders are not "
+                                            "followed"
+             : w->o->recursive ? "below the depth limit"
+                               : "folders are read with --recursive");
+    return strv_add(&w->skipped, p) ? TLM_ENOMEM : TLM_OK;
 }
 
 /* One folder entry (tlm_walk_fn): folders are descended into (the walk's
@@ -102,8 +144,11 @@ static tlm_status visit(void *ctx, tlm_walk_entry *e, tlm_error *err)
         e->descend = 0;
         return TLM_OK;
     }
-    if (e->kind == TLM_WALK_DIR || e->kind == TLM_WALK_DIR_LINK)
-        return TLM_OK; /* folder symlinks are not followed */
+    if ((e->kind == TLM_WALK_DIR && !e->descend) ||
+        e->kind == TLM_WALK_DIR_LINK)
+        return visit_unread_dir(w, e);
+    if (e->kind == TLM_WALK_DIR)
+        return TLM_OK;
     return visit_file(w, e->path) ? TLM_ENOMEM : TLM_OK;
 }
 
@@ -159,7 +204,7 @@ static tlm_status refuse(const walk *w, const char *list, tlm_error *err)
 tlm_status tlm_cli_discover_dir(const tlm_cli_opts *o, tlm_cli_filelist *out,
                                 tlm_error *err)
 {
-    walk w = {o, strlen(o->trace_dir) + 1, {0}, {0}};
+    walk w = {o, strlen(o->trace_dir) + 1, {0}, {0}, {0}, 0};
     char *list = NULL;
     memset(out, 0, sizeof *out);
     tlm_status st = walk_dir(&w, err);
@@ -172,10 +217,14 @@ tlm_status tlm_cli_discover_dir(const tlm_cli_opts *o, tlm_cli_filelist *out,
                                           o->trace_dir, o, out, err);
     if (st == TLM_OK) {
         out->n_skipped = w.skipped.n;
+        out->n_own = w.n_own;
         out->skipped = list;
         list = NULL;
+        if (w.lookalike.n && !(out->lookalike = skipped_text(&w.lookalike)))
+            st = tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     }
     free(list);
+    strv_free(&w.lookalike);
     strv_free(&w.traces);
     strv_free(&w.skipped);
     return st;

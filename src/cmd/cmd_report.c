@@ -239,8 +239,8 @@ static int need(int i, int argc, char **argv)
 
 /* The findings (src/find): their section of report.md and, unless
  * TraceLens's columns only are asked for, findings.csv's table in *tab
- * (staged by the caller in the CSV folder; not a sheet of the workbook,
- * which holds TraceLens's sheets). */
+ * (staged by the caller in the CSV folder; the workbook's last sheet,
+ * after TraceLens's). */
 static tlm_status add_findings(tlm_report *rep, const tlm_find_opts *fo,
                                int csv, const char *extra_md, tlm_tab **tab,
                                tlm_error *err)
@@ -517,13 +517,13 @@ static tlm_status stage_all(rargs *a, tlm_cli_built *b, tlm_outset *set,
             st = tlm_hta_stage_csvs(hta, set, a->dir, err);
         b->t_hta = tlm_cli_now();
     }
-    if (st == TLM_OK && a->xlsx)
-        st = tlm_report_xlsx_start(rep, set, a->xlsx, a->co.ro.threads >= 2,
-                                   &job, err);
     if (st == TLM_OK)
         st = add_findings(rep, &a->fo,
                           !(a->co.ro.compat & TLM_COMPAT_COLUMNS), hta_md,
                           &ft, err);
+    if (st == TLM_OK && a->xlsx) /* findings last, as in the CSV folder */
+        st = tlm_report_xlsx_start_with(rep, ft, set, a->xlsx,
+                                        a->co.ro.threads >= 2, &job, err);
     if (st == TLM_OK && ft && a->dir)
         st = stage_findings_csv(ft, set, a->dir, err);
     if (st == TLM_OK)

@@ -79,6 +79,9 @@ typedef struct tlm_cmp_tab {
     tlm_tab *t;
     unsigned char *kind; /* tlm_cmp_colkind per column */
     int *tag;            /* report index of DATA and DIFF columns, else -1 */
+    int np_order;        /* built with compat: the descending sorts are
+                          * pandas 1.5's sort_values (numpy's introsort,
+                          * ties where it leaves them), else stable */
 } tlm_cmp_tab;
 
 void tlm_cmp_tab_free(tlm_cmp_tab *c);
@@ -99,10 +102,19 @@ tlm_status tlm_cmp_build(const tlm_tab *const *tabs,
 long tlm_cmp_data_col(const tlm_cmp_tab *c, int tag, const char *tagname,
                       const char *col);
 
-/* Sorts rows by DATA column `<tag>::<col>` descending (stable, missing
- * last).  A missing column leaves the order. */
+/* Sorts rows by DATA column `<tag>::<col>` descending (missing last;
+ * stable, or pandas' default sort_values with c->np_order).  A missing
+ * column leaves the order. */
 tlm_status tlm_cmp_sort_desc(tlm_cmp_tab *c, int tag, const char *tagname,
                              const char *col);
+
+/* rows[0..n) of table t ordered by column col descending, missing last:
+ * stable (np 0), or as pandas 1.5's sort_values(col, ascending=False)
+ * orders those rows (np 1: numpy 1.24's quicksort, src/util/npsort.h;
+ * TraceLens's sorts, ties where numpy's introsort leaves them).  Errors:
+ * TLM_ENOMEM. */
+tlm_status tlm_cmp_order_desc(const tlm_tab *t, size_t col, size_t *rows,
+                              size_t n, int np);
 
 /* compare.md §4.5: the split of c for variant v against baseline 0 on the
  * metric `split` (intersect, only_baseline, only_variant); names are

@@ -16,6 +16,7 @@
 
 #include "cmp_internal.h"
 #include "grow.h"
+#include "npsort.h"
 #include "sortutil.h"
 
 #define MAX_JOIN_ROWS ((size_t)1 << 26)
@@ -603,6 +604,7 @@ tlm_status tlm_cmp_build(const tlm_tab *const *tabs,
             st = diff_pair(out, metrics[m], (int)v, tags, labels, d + k, err);
     if (st == TLM_OK)
         st = assemble(out, d, nd, compat, err);
+    out->np_order = compat != 0;
     for (size_t k = 0; d && k < nd; k++) {
         free(d[k].name);
         free(d[k].cells);
@@ -627,10 +629,35 @@ tlm_status tlm_cmp_sort_desc(tlm_cmp_tab *c, int tag, const char *tagname,
         return TLM_ENOMEM;
     for (size_t i = 0; i < n; i++)
         ix[i] = i;
-    tlm_status st = tlm_tab_sort_desc(c->t, (size_t)k, ix, n);
+    tlm_status st = tlm_cmp_order_desc(c->t, (size_t)k, ix, n, c->np_order);
     if (st == TLM_OK)
         st = tlm_tab_permute(c->t, ix);
     free(ix);
+    return st;
+}
+
+tlm_status tlm_cmp_order_desc(const tlm_tab *t, size_t col, size_t *rows,
+                              size_t n, int np)
+{
+    if (!np)
+        return tlm_tab_sort_desc(t, col, rows, n);
+    double *v = calloc(n ? n : 1, sizeof *v);
+    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    size_t *was = malloc((n ? n : 1) * sizeof *was);
+    tlm_status st = TLM_ENOMEM;
+    if (v && perm && was) {
+        for (size_t i = 0; i < n; i++) { /* the column as pandas has it */
+            double x;
+            v[i] = tlm_tab_num(t, rows[i], col, &x) ? x : NAN;
+            was[i] = rows[i];
+        }
+        st = tlm_np_nargsort_desc(v, n, perm);
+        for (size_t i = 0; st == TLM_OK && i < n; i++)
+            rows[i] = was[perm[i]];
+    }
+    free(v);
+    free(perm);
+    free(was);
     return st;
 }
 

@@ -2,7 +2,8 @@
  * split.c - compare.md §4.5: the three-way split of a joined op-level
  * table for one variant (intersect, only_baseline, only_variant), decided
  * by the split metric's presence, each sorted by that metric descending
- * (stable, missing last), keeping the keys and the columns of the tags
+ * (stable, missing last; with --tracelens_compat all as pandas'
+ * sort_values, tlm_cmp_order_desc), keeping the keys and the columns of the tags
  * involved, then dropping every column that is missing in all its rows
  * (so an empty split has no columns at all).
  */
@@ -14,7 +15,8 @@
 
 /* Rows of one part: want_b / want_v = the base / variant value present. */
 static tlm_status part_rows(const tlm_tab *t, size_t cb, size_t cv,
-                            int want_b, int want_v, size_t **rows, size_t *n)
+                            int want_b, int want_v, int np, size_t **rows,
+                            size_t *n)
 {
     size_t *ix = malloc((t->nrows ? t->nrows : 1) * sizeof *ix), k = 0;
     if (!ix)
@@ -25,7 +27,7 @@ static tlm_status part_rows(const tlm_tab *t, size_t cb, size_t cv,
         if (hb == want_b && hv == want_v)
             ix[k++] = r;
     }
-    tlm_status st = tlm_tab_sort_desc(t, want_b ? cb : cv, ix, k);
+    tlm_status st = tlm_cmp_order_desc(t, want_b ? cb : cv, ix, k, np);
     if (st != TLM_OK) {
         free(ix);
         return st;
@@ -86,8 +88,8 @@ tlm_status tlm_cmp_split(const tlm_cmp_tab *c, const char *base,
             return tlm_error_set(err, TLM_EINVAL, NULL, -1,
                                  "sheet name %s_%s_%s is too long", base,
                                  part[p], tags[v]);
-        if (part_rows(c->t, (size_t)cb, (size_t)cv, wb[p], wv[p], &rows,
-                      &nr) == TLM_OK)
+        if (part_rows(c->t, (size_t)cb, (size_t)cv, wb[p], wv[p],
+                      c->np_order, &rows, &nr) == TLM_OK)
             out[p] = part_tab(c, name, rows, nr, wb[p], wv[p], v);
         free(rows);
         if (!out[p]) {

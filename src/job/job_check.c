@@ -332,9 +332,13 @@ tlm_status tlm_job_check_missing(const tlm_job_check *c, int64_t w,
                          ? "is not a trace or could not be read"
                          : "are not traces or could not be read",
                      c->fl->skipped ? c->fl->skipped : "");
+        char look[1200] = ""; /* a folder named like a trace (issue 34) */
+        if (c->fl->lookalike)
+            snprintf(look, sizeof look, "; named like a trace but a folder,"
+                     " not read: %s", c->fl->lookalike);
         say(c, "error: %lld of %lld ranks have no trace (world size "
-               "%s): %s; --allow_missing goes on without them%s",
-            (long long)nm, (long long)w, wsrc, nl_text(&list), more);
+               "%s): %s%s; --allow_missing goes on without them%s",
+            (long long)nm, (long long)w, wsrc, nl_text(&list), look, more);
         return TLM_ENOTFOUND;
     }
     say(c, "warning: %lld of %lld ranks have no trace (world size "

@@ -68,10 +68,12 @@ static char *dup_str(const char *s)
     return p ? strcpy(p, s) : NULL;
 }
 
-/* The sheets of r with valid, distinct names. */
-static tlm_status job_sheets(tlm_xlsx_job *j, const tlm_report *r)
+/* The sheets of r with valid, distinct names, then extra (when not
+ * NULL: findings.csv's table, the last CSV of the folder). */
+static tlm_status job_sheets(tlm_xlsx_job *j, const tlm_report *r,
+                             const tlm_tab *extra)
 {
-    size_t n = r->ntabs;
+    size_t n = r->ntabs + (extra != NULL);
     j->n = n;
     j->names = calloc(n ? n : 1, sizeof *j->names);
     j->sn = calloc(n ? n : 1, sizeof *j->sn);
@@ -79,10 +81,11 @@ static tlm_status job_sheets(tlm_xlsx_job *j, const tlm_report *r)
     if (!j->names || !j->sn || !j->sh)
         return TLM_ENOMEM;
     for (size_t i = 0; i < n; i++)
-        j->names[i] = r->tabs[i]->name;
+        j->names[i] = i < r->ntabs ? r->tabs[i]->name : extra->name;
     tlm_xlsx_sheet_names(j->names, n, j->sn);
     for (size_t i = 0; i < n; i++)
-        j->sh[i] = (tlm_xlsx_sheet){r->tabs[i], j->sn[i], NULL};
+        j->sh[i] = (tlm_xlsx_sheet){i < r->ntabs ? r->tabs[i] : extra,
+                                    j->sn[i], NULL};
     return TLM_OK;
 }
 
@@ -90,10 +93,19 @@ tlm_status tlm_report_xlsx_start(const tlm_report *r, tlm_outset *set,
                                  const char *path, int threaded,
                                  tlm_xlsx_job **out, tlm_error *err)
 {
+    return tlm_report_xlsx_start_with(r, NULL, set, path, threaded, out,
+                                      err);
+}
+
+tlm_status tlm_report_xlsx_start_with(const tlm_report *r,
+                                      const tlm_tab *extra, tlm_outset *set,
+                                      const char *path, int threaded,
+                                      tlm_xlsx_job **out, tlm_error *err)
+{
     *out = NULL;
     tlm_xlsx_job *j = calloc(1, sizeof *j);
     const char *tmp = NULL;
-    if (!j || job_sheets(j, r) != TLM_OK || !(j->path = dup_str(path))) {
+    if (!j || job_sheets(j, r, extra) != TLM_OK || !(j->path = dup_str(path))) {
         job_free(j);
         return tlm_error_set(err, TLM_ENOMEM, path, -1, "out of memory");
     }

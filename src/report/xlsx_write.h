@@ -70,6 +70,13 @@ typedef struct tlm_xlsx_job tlm_xlsx_job;
 tlm_status tlm_report_xlsx_start(const tlm_report *r, tlm_outset *set,
                                  const char *path, int threaded,
                                  tlm_xlsx_job **out, tlm_error *err);
+/* _start with one more sheet after r's, extra (NULL: none), which
+ * must stay until _finish (findings.csv's table: the workbook has every
+ * sheet of the CSV folder, in its order). */
+tlm_status tlm_report_xlsx_start_with(const tlm_report *r,
+                                      const tlm_tab *extra, tlm_outset *set,
+                                      const char *path, int threaded,
+                                      tlm_xlsx_job **out, tlm_error *err);
 tlm_status tlm_report_xlsx_finish(tlm_xlsx_job *j, int ok, tlm_error *err);
 
 #endif /* TLM_XLSX_WRITE_H */

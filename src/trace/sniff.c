@@ -411,6 +411,9 @@ void tlm_trace_sniff_mem(const char *head, size_t n, int complete,
     out->format = TLM_FORMAT_UNKNOWN;
     out->dist_rank = out->dist_world = -1;
     out->reason[0] = 0;
+    static const char gen[] = /* tlmpi's merged trace (phase_timeline.c) */
+        "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"tlmpi ";
+    out->by_tlmpi = n >= sizeof gen - 1 && memcmp(h, gen, sizeof gen - 1) == 0;
     const char *m = magic(h, n);
     if (n == 0 || m) {
         verdict(out, TLM_SNIFF_NOT_TRACE, m ? m : "empty file");

@@ -5,6 +5,7 @@ of tests/integration/test_compare.sh.
 
 Usage: compare_ref.py REPORT_DIR REPORT_DIR [...] --out DIR
                       [--names TAG ...] [--sheets WORD ...] [--skip_missing]
+                      [--quicksort]
 
 REPORTs are folders of per-sheet CSVs.  Writes one <sheet>.csv per result
 into DIR (created).  --skip_missing: tlmpi's default mode, where a summary
@@ -20,7 +21,10 @@ Deliberate choices (spec "How this was checked", §3.2, §4.6):
     (keys ascending, text by code point, numbers by value, missing last;
     per key: left rows in order, each with the right rows in order), not
     left to pandas 1.5's merge;
-  * descending sorts are stable (ties keep the joined order);
+  * descending sorts are stable (ties keep the joined order); with
+    --quicksort they are pandas' default sort_values (kind="quicksort",
+    unstable: numpy's introsort), TraceLens's own call, which
+    tlmpi compare --tracelens_compat all reproduces (issue 34);
   * a key column that is missing in every row of one report joins a text
     key column of another (pandas raises "You are trying to merge on
     float64 and object columns"; tlmpi accepts it in both modes).
@@ -131,10 +135,13 @@ def build(tabs, tags, keys, metrics):                      # §3
     return j[keys + diffs + rest]                          # §3.4
 
 
-def sort_desc(df, col):                 # stable, descending, missing last
+SORT_KIND = ["stable"]                  # --quicksort: ["quicksort"]
+
+
+def sort_desc(df, col):                 # descending, missing last
     if col not in df.columns or len(df) == 0:
         return df.reset_index(drop=True)
-    return df.sort_values(col, ascending=False, kind="stable",
+    return df.sort_values(col, ascending=False, kind=SORT_KIND[0],
                           na_position="last").reset_index(drop=True)
 
 
@@ -227,7 +234,10 @@ def main():
     ap.add_argument("--names", nargs="*")
     ap.add_argument("--sheets", nargs="+", default=["all"])
     ap.add_argument("--skip_missing", action="store_true")
+    ap.add_argument("--quicksort", action="store_true")
     a = ap.parse_args()
+    if a.quicksort:
+        SORT_KIND[0] = "quicksort"
     tags = a.names or [os.path.splitext(os.path.basename(p))[0]
                        for p in a.reports]
     if len(set(tags)) != len(tags):

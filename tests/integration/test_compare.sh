@@ -109,6 +109,49 @@ check "d: roofline keys: name + common param columns by code point" \
 check "d: a param column of one report is data; variant loses GFLOPS_first" \
     test "$(head -1 "$H/GEMM_only_variant_var.csv" | grep -c 'var::param: transpose' )$(grep -c 'var::GFLOPS_first' "$H/GEMM_intersect_var.csv")" = 10
 
+# MARK: d2. duplicate-key ties in TraceLens's order (issue 34) ------------
+# kernel_summary with kernel names repeated on both sides (m x n rows) and
+# sums drawn from three values: --tracelens_compat all orders the tied rows
+# as pandas' default sort_values (numpy's introsort), the oracle with
+# --quicksort; the default mode keeps them stable.
+T2=$W/ties
+$PY - "$T2" <<'PYEOF2'
+import os, random, sys
+out = sys.argv[1]
+hdr = ("Parent op category,Parent cpu_op,Kernel name,Kernel stream,"
+       "Kernel duration (\u00b5s)_sum,Kernel duration (\u00b5s)_count,"
+       "Kernel duration (\u00b5s)_mean,Kernel duration (\u00b5s)_min,"
+       "Kernel duration (\u00b5s)_max,Percent of kernels time (%),"
+       "Percent of total time (%)")
+rnd = random.Random(34)
+for side, reps in (("base", (3, 2, 4, 1, 3, 2, 5)),
+                   ("var", (2, 3, 2, 2, 1, 3, 2))):
+    d = os.path.join(out, side)
+    os.makedirs(d, exist_ok=True)
+    rows = []
+    for k, m in enumerate(reps):
+        for i in range(m):
+            s = float(rnd.choice((100, 200, 300)))
+            rows.append("elementwise,op_%s_%d_%d,kern_%d,%d,%s,4,%s,1.0,2.0,"
+                        "1.0,1.0" % (side[0], k, i, k, 7 + i, s, s / 4))
+    rows.append("other,op_%s_only,%s_only_k,7,150.0,1,150.0,1.0,2.0,1.0,1.0"
+                % (side[0], side))
+    rnd.shuffle(rows)
+    with open(os.path.join(d, "kernel_summary.csv"), "w", encoding="utf-8") as f:
+        f.write(hdr + "\n" + "\n".join(rows) + "\n")
+PYEOF2
+cmpq "$T2/base" "$T2/var" --sheets kernel_summary --tracelens_compat all -o "$T2/c.xlsx" \
+    --output_csvs_dir "$T2/c"
+check "d2: compat: exit 0" test $? -eq 0
+ref "$T2/base" "$T2/var" --sheets kernel_summary --out "$T2/rq" --quicksort > /dev/null
+ref "$T2/base" "$T2/var" --sheets kernel_summary --out "$T2/rs" > /dev/null
+check "d2: the pair has ties whose order the sort decides (quicksort != stable)" \
+    test "$(cut -d, -f1-30 "$T2/rq/kernel_summary.csv" | md5sum)" != \
+    "$(cut -d, -f1-30 "$T2/rs/kernel_summary.csv" | md5sum)"
+check "d2: 44 rows (m x n pairs)" test "$(wc -l < "$T2/c/kernel_summary.csv")" -eq 44
+check "d2: compat rows in pandas' sort_values order" same "$T2/rq" "$T2/c"
+oracle "d2: default mode: stable ties" "$T2/d" "$T2/base" "$T2/var" --sheets kernel_summary
+
 # MARK: e. missing sheet, --sheets, compat -----------------------------------
 E=$W/e
 mkdir -p "$E"

@@ -6,8 +6,10 @@
 # digits: the sorted order, with its warning) must give the same /traces
 # ranks as --trace_glob on the original names.  Non-traces beside them are
 # named in one note (an error with --strict); a duplicate rank names both
-# files; a missing rank names it (--allow_missing_ranks goes on).  The real
-# 8-rank folder of TLM_SHARED_DIR when present.
+# files; a missing rank names it (--allow_missing_ranks goes on), and a
+# folder named like a trace (skipped, named in that error).  The real
+# 8-rank folder of TLM_SHARED_DIR when present.  Re-runs in the trace
+# folder leave tlmpi's own outputs out; a read-only one names --output.
 set -u
 : "${TLMPI:?}" "${TLMPI_SYNTH:?}" "${MPIEXEC:=mpirun}"
 export OMPI_MCA_odls_base_sigkill_timeout=0
@@ -121,6 +123,69 @@ grep -q "1 of 4 ranks have no trace .*: 2;" "$W/miss.log" \
     || { cat "$W/miss.log"; fail "miss: message"; }
 run 2 "$W/miss.h5" --trace_dir "$W/miss" --allow_missing_ranks \
     || { cat "$W/miss.log"; fail "--allow_missing_ranks: exit $?"; }
+# a folder named like a trace (issue 34): in the skipped list and named in
+# the missing-rank error; --recursive reads it
+mkdir -p "$W/look/rank2_trace.json"
+cp "$W"/dist/rank[013]_trace.json "$W/look/"
+cp "$W/dist/rank2_trace.json" "$W/look/rank2_trace.json/t.json"
+run 2 "$W/look.h5" --trace_dir "$W/look" && fail "look-alike folder accepted"
+grep -q "skipped 1 file .*rank2_trace.json/ (a folder named like a trace" \
+    "$W/look.log" || { cat "$W/look.log"; fail "look: skipped list"; }
+grep -q "1 of 4 ranks have no trace .*: 2; named like a trace but a folder, not read: rank2_trace.json/;" \
+    "$W/look.log" || { cat "$W/look.log"; fail "look: missing-rank error"; }
+run 2 "$W/look.h5" --trace_dir "$W/look" --recursive \
+    || { cat "$W/look.log"; fail "look: --recursive: exit $?"; }
+
+# re-runs in the trace folder (issue 34): tlmpi's own outputs (tlmpi.h5,
+# report.md, the CSVs, findings.csv, plots/, hta/, the workbook, the
+# merged trace) are neither listed as non-traces nor read as traces
+mkdir -p "$W/re"
+cp "$W"/dist/rank*_trace.json "$W/re/"
+rerun() { # LOG ARGS...
+    local log=$1; shift
+    timeout 120 "$MPIEXEC" -n 2 "$TLMPI" --trace_dir "$W/re" --plots --hta \
+        --merged_trace "$W/re/merged.json.gz" \
+        --output_xlsx_path "$W/re/w.xlsx" "$@" > "$log" 2>&1
+}
+rerun "$W/re1.log" || { cat "$W/re1.log"; fail "re-run: first run"; }
+[ -s "$W/re/tlmpi.h5" ] && [ -s "$W/re/report.md" ] && [ -s "$W/re/findings.csv" ] \
+    && [ -s "$W/re/merged.json.gz" ] && [ -d "$W/re/plots" ] && [ -d "$W/re/hta" ] \
+    || fail "re-run: the first run's outputs"
+for rec in "" --recursive; do
+    rerun "$W/re2.log" --force $rec || { cat "$W/re2.log"; fail "re-run $rec: exit"; }
+    grep -q "skipped\|not trace" "$W/re2.log" && { cat "$W/re2.log"; fail "re-run $rec: own outputs listed"; }
+    grep -q "^tlmpi: 4 trace files" "$W/re2.log" || { cat "$W/re2.log"; fail "re-run $rec: traces"; }
+done
+# ... a user's file of an output's name but other content is still listed
+echo "x,y" > "$W/re/straggler_summary.csv"
+timeout 120 "$MPIEXEC" -n 2 "$TLMPI" --trace_dir "$W/re" --force --no_report \
+    > "$W/re3.log" 2>&1 || { cat "$W/re3.log"; fail "re-run: user CSV"; }
+grep -q "skipped 1 file that is not a trace: straggler_summary.csv (not JSON)" \
+    "$W/re3.log" || { cat "$W/re3.log"; fail "re-run: user CSV listed"; }
+# a read-only trace folder: the error names --output and --output_dir
+if [ "$(id -u)" = 0 ] && mkdir -p "$W/ro" &&
+    mount -t tmpfs -o size=4m tmpfs "$W/ro" 2> /dev/null; then
+    cp "$W"/dist/rank*_trace.json "$W/ro/"
+    mount -o remount,ro "$W/ro"
+    timeout 120 "$MPIEXEC" -n 2 "$TLMPI" --trace_dir "$W/ro" > "$W/ro.log" 2>&1
+    rc=$?
+    umount "$W/ro"
+    [ $rc = 1 ] || { cat "$W/ro.log"; fail "read-only folder: exit $rc"; }
+    grep -q "Read-only file system; .*--output F.h5 and --output_dir D" \
+        "$W/ro.log" || { cat "$W/ro.log"; fail "read-only folder: message"; }
+elif [ "$(id -u)" != 0 ]; then
+    mkdir -p "$W/ro"
+    cp "$W"/dist/rank*_trace.json "$W/ro/"
+    chmod 555 "$W/ro"
+    timeout 120 "$MPIEXEC" -n 2 "$TLMPI" --trace_dir "$W/ro" > "$W/ro.log" 2>&1
+    rc=$?
+    chmod 755 "$W/ro"
+    [ $rc = 1 ] || { cat "$W/ro.log"; fail "read-only folder: exit $rc"; }
+    grep -q "Permission denied; .*--output F.h5 and --output_dir D" \
+        "$W/ro.log" || { cat "$W/ro.log"; fail "read-only folder: message"; }
+else
+    echo "skip read-only folder: root without permission to mount"
+fi
 
 # the real 8-rank folder (its hta_csvs/ subfolder is not descended into)
 REAL=${TLM_SHARED_DIR:-}/traces/dlrm_v100_8rank

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The report's workbook (issue 15 item 2, docs/report.md "Workbook"):
 #   --output_xlsx_path beside --output_csvs_dir: one worksheet per CSV in
-#   TraceLens's order (findings.csv, tlmpi's, is not a sheet), the same
+#   TraceLens's order, then findings.csv's (issue 34: every CSV a sheet), the same
 #   cells (xlsx_vs_csv.py, an independent stdlib reader), header frozen,
 #   no formula; the workbook alone (no report.md without a CSV folder, as
 #   TraceLens); TraceLens's default path beside the trace; an existing workbook kept without --force; an
@@ -38,9 +38,10 @@ check "workbook written" test -s "$WORK/w/r.xlsx"
 check "workbook cells = CSV cells" test $? -eq 0
 cat "$WORK/diff.txt"
 check "sheets in TraceLens's order" test "$(tr '\n' ' ' < "$WORK/sheets.txt")" = \
-    "gpu_timeline ops_summary_by_category ops_summary ops_unique_args unified_perf_summary GEMM BinaryElementwise kernel_summary short_kernel_histogram short_kernels_summary "
-check "one worksheet per CSV but findings.csv" test "$(wc -l < "$WORK/sheets.txt")" -eq \
-    "$(ls "$WORK/c"/*.csv | grep -vc /findings.csv)"
+    "gpu_timeline ops_summary_by_category ops_summary ops_unique_args unified_perf_summary GEMM BinaryElementwise kernel_summary short_kernel_histogram short_kernels_summary findings "
+check "the same sheets as the CSV folder (findings included)" test \
+    "$(sort "$WORK/sheets.txt" | tr '\n' ' ')" = \
+    "$(cd "$WORK/c" && ls *.csv | sed 's/\.csv$//' | sort | tr '\n' ' ')"
 "$PY" - "$WORK/w/r.xlsx" <<'PYEOF'
 import sys, zipfile
 z = zipfile.ZipFile(sys.argv[1])
@@ -115,7 +116,10 @@ if [ -f "$Q" ]; then
     "$PY" "$CHECK" "$WORK/q.xlsx" "$WORK/q" > "$WORK/q.sheets" 2> "$WORK/q.diff"
     check "qwen: workbook cells = CSV cells" test $? -eq 0
     head -n 5 "$WORK/q.diff"
-    check "qwen: 13 sheets" test "$(wc -l < "$WORK/q.sheets")" -eq 13
+    check "qwen: 14 sheets (findings the last)" test "$(wc -l < "$WORK/q.sheets")" -eq 14 -a "$(tail -n 1 "$WORK/q.sheets")" = findings
+    check "qwen: the same sheets as the CSV folder" test \
+        "$(sort "$WORK/q.sheets" | tr '\n' ' ')" = \
+        "$(cd "$WORK/q" && ls *.csv | sed 's/\.csv$//' | sort | tr '\n' ' ')"
     # (which ops lack a model moves with the op registry: read it back)
     top=$(sed -n 's/.*perf-model coverage: .*; top: \([^ ]*\) (.*/\1/p' "$WORK/q.err")
     check "qwen: coverage on stderr names the top op" test -n "$top"
@@ -144,6 +148,8 @@ if [ -d "$D" ]; then
     check "analysis: collective sheets, then per-rank summaries" test \
         "$(tr '\n' ' ' < "$WORK/m.sheets")" = \
         "nccl_summary_implicit_sync nccl_summary_long nccl_long nccl_implicit_sync straggler_summary findings traces timeline steps step_summary "
+    check "analysis: every CSV of the folder is a sheet" test -z \
+        "$(cd "$WORK/m" && ls *.csv | sed 's/\.csv$//' | grep -vxF -f "$WORK/m.sheets")"
 else
     echo "skip the analysis workbook: $D absent"
 fi

@@ -87,7 +87,7 @@ check "... the same overlap cells (only integer typing differs)" test $same -eq 
 check "workbook: exit 0" R "$T" --include_overlap_info --output_xlsx_path "$WORK/w.xlsx"
 if command -v unzip > /dev/null; then
     order=$(unzip -p "$WORK/w.xlsx" xl/workbook.xml | grep -o '<sheet name="[^"]*"' | sed 's/.*name="//;s/"$//' | tr '\n' ' ')
-    check "... sheet order" test "$order" = "gpu_timeline ops_summary_by_category ops_summary ops_unique_args ops_unique_args_kl_overlap unified_perf_summary unified_perf_summary_kl_overlap GEMM GEMM_kl_overlap BinaryElementwise BinaryElementwise_kl_overlap UnaryElementwise UnaryElementwise_kl_overlap kernel_summary short_kernel_histogram short_kernels_summary "
+    check "... sheet order" test "$order" = "gpu_timeline ops_summary_by_category ops_summary ops_unique_args ops_unique_args_kl_overlap unified_perf_summary unified_perf_summary_kl_overlap GEMM GEMM_kl_overlap BinaryElementwise BinaryElementwise_kl_overlap UnaryElementwise UnaryElementwise_kl_overlap kernel_summary short_kernel_histogram short_kernels_summary findings "
 fi
 
 # ---- bounded: 2000 kernels of 2000 streams all running at once under one

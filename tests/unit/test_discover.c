@@ -274,15 +274,20 @@ static void test_discover_dir(void **state)
     assert_int_equal(fl.name_rank[1], 1);
     assert_int_equal(fl.rank_source, TLM_CLI_RANK_TRACE_FIRST);
     assert_int_equal(fl.order_ranks, 0);
-    assert_int_equal(fl.n_skipped, 3);
+    assert_int_equal(fl.n_skipped, 4);
     assert_string_equal(fl.skipped,
                         "ground_truth.json (JSON without traceEvents), "
-                        "notes.txt (not JSON), tlmpi.h5 (HDF5 file)");
+                        "notes.txt (not JSON), sub.json/ (a folder named "
+                        "like a trace: folders are read with --recursive), "
+                        "tlmpi.h5 (HDF5 file)");
+    /* the folder named like a trace, for the missing-rank error; the
+     * folder "notes" is not listed */
+    assert_string_equal(fl.lookalike, "sub.json/");
     /* --strict: the same files are an error naming them */
     o.strict = 1;
     tlm_cli_filelist bad;
     assert_int_equal(tlm_cli_discover(&o, &bad, &err), TLM_EINVAL);
-    assert_non_null(strstr(err.msg, "3 files in the folder are not traces "
+    assert_non_null(strstr(err.msg, "4 files in the folder are not traces "
                                     "(--strict): ground_truth.json (JSON"));
     assert_non_null(strstr(err.msg, "tlmpi.h5 (HDF5 file)"));
     o.strict = 0;
@@ -318,14 +323,16 @@ static void test_discover_dir(void **state)
 
 /* Files that cannot be read are listed, whatever their names (an error
  * with --strict): a symlink loop, a broken link; a folder is not a file
- * (not listed, not descended into without --recursive). */
+ * (not descended into without --recursive; listed as named like a
+ * trace, issue 34). */
 static void test_discover_dir_unopenable(void **state)
 {
     (void)state;
     static const char *const cases[][2] = {
         {"loop", "rank1_trace.json (Too many levels of symbolic links)"},
         {"broken", "rank1_trace.json (No such file or directory)"},
-        {"folder", NULL},
+        {"folder", "rank1_trace.json/ (a folder named like a trace: "
+                   "folders are read with --recursive)"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char dir[] = "/tmp/tlm_discover_bad_XXXXXX", p[256], q[256];
@@ -602,6 +609,68 @@ static void test_discover_glob_and_files(void **state)
  * assignment
  * ------------------------------------------------------------------ */
 
+/* A file of n bytes (binary-safe) under dir. */
+static void put_bytes(const char *dir, const char *name, const char *b,
+                      size_t n)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* tlmpi's own outputs in a trace folder (issue 34): left out of the
+ * skipped list and never read as traces, recognised by name and content;
+ * a file of the same name with other content is still listed. */
+static void test_discover_own_outputs(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tlm_discover_own_XXXXXX", p[256];
+    assert_non_null(mkdtemp(dir));
+    put_text(dir, "rank0_trace.json", TRACE_TEXT, 18);
+    put_text(dir, "rank1_trace.json", TRACE_TEXT, 18);
+    put_bytes(dir, "tlmpi.h5", "\x89HDF\r\n\x1a\n\0\0\0\0", 12);
+    put_bytes(dir, "other.h5", "\x89HDF\r\n\x1a\n\0\0tlmpi 0.1", 19);
+    put_bytes(dir, "theirs.h5", "\x89HDF\r\n\x1a\n\0\0\0\0", 12);
+    put_text(dir, "report.md", "# tlmpi report\n\nUnits", 21);
+    put_text(dir, "findings.csv", "id,rule,mode,severity\nP1,M3,mpi,low\n",
+             36);
+    put_text(dir, "nccl_long.csv",
+             "collective_id,index_in_group,rank,Process\n", 42);
+    put_text(dir, "straggler_summary.csv", "a,b\n1,2\n", 8); /* not ours */
+    put_text(dir, "w.xlsx", "PK\3\4", 4);
+    /* a merged trace (--merged_trace): a trace, but tlmpi's own */
+    put_text(dir, "merged.json",
+             "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":"
+             "\"tlmpi 0.1.0\"},\"traceEvents\":[]}", 82);
+    snprintf(p, sizeof p, "%s/plots", dir);
+    assert_int_equal(mkdir(p, 0755), 0);
+    put_bytes(p, "busbw.png", "\x89PNG\r\n\x1a\n\0", 9);
+    snprintf(p, sizeof p, "%s/hta", dir);
+    assert_int_equal(mkdir(p, 0755), 0);
+    put_text(p, "kernel_breakdown.csv", "kernel,sum\nk,1\n", 16);
+    tlm_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.world_size = -1;
+    o.trace_dir = dir;
+    o.recursive = 1;
+    tlm_cli_filelist fl;
+    tlm_error err;
+    assert_int_equal(tlm_cli_discover(&o, &fl, &err), TLM_OK);
+    assert_int_equal(fl.n, 2);
+    assert_non_null(strstr(fl.path[1], "/rank1_trace.json"));
+    assert_int_equal(fl.n_own, 9);
+    assert_int_equal(fl.n_skipped, 2);
+    assert_string_equal(fl.skipped, "straggler_summary.csv (not JSON), "
+                                    "theirs.h5 (HDF5 file)");
+    tlm_cli_filelist_free(&fl);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_assign(void **state)
 {
     (void)state;
@@ -665,6 +734,7 @@ int main(void)
         cmocka_unit_test(test_skeleton_ranks_many),
         cmocka_unit_test(test_filelist_from_traces),
         cmocka_unit_test(test_discover_recursive),
+        cmocka_unit_test(test_discover_own_outputs),
         cmocka_unit_test(test_assign),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
