@@ -5,6 +5,7 @@
  * analyses do (for memory measurements).
  */
 #include "cli.h"
+#include "slip.h"
 #include "xplane_cli.h"
 
 #include "tlmpi/tlm_rocprof.h"
@@ -287,8 +288,7 @@ int tlm_cmd_inspect(int argc, char **argv)
             }
             chunk = (size_t)v;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "tlmpi inspect: unknown option '%s'\n", argv[i]);
-            usage(stderr);
+            tlm_cmd_unknown_opt("inspect", argv[i], usage);
             return 2;
         }
     }
