@@ -29,6 +29,8 @@ written, 3 matplotlib, h5py or pandas missing (nothing printed: the caller
 says so), 1 the file could not be plotted, 2 usage.
 """
 
+__version__ = "0.1.0"  # tlmpi's version (test_help checks it)
+
 import argparse
 import os
 import sys
@@ -357,6 +359,8 @@ def main(argv):
     ap.add_argument("--window_us", metavar="START:END",
                     help="its window, us after the first kernel")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--version", action="version",
+                      version="%(prog)s " + __version__)
     a = ap.parse_args(argv[1:])
     if not a.h5 and not a.timeline:
         ap.error("give an HDF5 file, --timeline, or both")
