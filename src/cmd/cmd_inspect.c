@@ -265,6 +265,8 @@ static int inspect_one(const char *path, int keep, size_t chunk)
                 tlm_esc(path));
         return 1;
     }
+    if (fmt != TLM_FORMAT_XPLANE && tlm_cmd_trace_is_folder("inspect", path))
+        return 1; /* a folder that holds no XPlane run */
     return inspect_by_format[fmt](path, keep, chunk);
 }
 

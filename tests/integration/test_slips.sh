@@ -34,6 +34,7 @@ expect 'did you mean `--output_dir`?' "$TLMPI" diff "$T" "$T" --ouput_dir x
 expect '--trace_dir' "$TLMPI" report "$W/job"
 expect '--trace_dir' "$TLMPI" tree "$W/job"
 expect '--trace_dir' "$TLMPI" modules "$W/job"
+expect '--trace_dir' "$TLMPI" inspect "$W/job"
 # the analysis given a folder as a trace (forgot --trace_dir); one rank
 # is enough for the message, which comes before any MPI exchange
 expect '--trace_dir' "$TLMPI" "$W/job"
