@@ -7,7 +7,9 @@
 #       /usr/local without PYTHONPATH
 #   share/tlmpi/slurm/        sbatch templates
 #   share/doc/tlmpi/          README.md and docs/*.md
-#   share/man/man1/tlmpi.1    the man page (docs/tlmpi.1)
+#   share/man/man1/tlmpi.1    the man page (docs/tlmpi.1), also as
+#                             tlmpi-run.1, tlmpi-tracelens.1, tlmpi-synth.1
+#   share/doc/tlmpi/img/      the images the docs show (docs/img/*.png)
 set(TLM_INSTALL_PYTHONDIR "lib/python3/dist-packages" CACHE STRING
     "Where the Python loader goes, relative to the prefix")
 
@@ -24,6 +26,14 @@ install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION share/doc/tlmpi)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION share/doc/tlmpi
         FILES_MATCHING PATTERN "*.md")
 install(FILES ${CMAKE_SOURCE_DIR}/docs/tlmpi.1 DESTINATION share/man/man1)
+# the same page under each companion program's name (`man -l` needs a
+# whole page: it resolves no .so link outside a man tree)
+foreach(_p tlmpi-run tlmpi-tracelens tlmpi-synth)
+  install(FILES ${CMAKE_SOURCE_DIR}/docs/tlmpi.1 DESTINATION share/man/man1
+          RENAME ${_p}.1)
+endforeach()
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/img/ DESTINATION share/doc/tlmpi/img
+        FILES_MATCHING PATTERN "*.png")
 
 # ---------------------------------------------------------------- cpack
 set(CPACK_PACKAGE_NAME tlmpi)

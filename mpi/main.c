@@ -21,10 +21,12 @@
 #include "cli.h"
 #include "compare_runs_mpi.h"
 #include "opts.h"
+#include "suggest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tlm_git.h"
 #include "tlmpi/tlm_version.h"
@@ -130,6 +132,27 @@ static int leave(int code)
     return 0;
 }
 
+/* A first word that is no command and no file but close to a command
+ * name (`tlmpi reprot T`): 1 after rank 0 printed "did you mean". */
+static int mistyped_command(const char *w, long rank)
+{
+    enum { N = sizeof commands / sizeof commands[0] };
+    const char *names[N + 1];
+    struct stat sb;
+    if (w[0] == '-' || stat(w, &sb) == 0)
+        return 0;
+    for (size_t i = 0; i < N; i++)
+        names[i] = commands[i].name;
+    names[N] = "audit";
+    const char *best = tlm_suggest(w, names, N + 1);
+    if (!best)
+        return 0;
+    if (rank <= 0)
+        fprintf(stderr, "tlmpi: '%s' is not a tlmpi command; did you mean "
+                "`%s`? (see tlmpi --help)\n", w, best);
+    return 1;
+}
+
 /* The command, the help, the version or the analysis: the exit code. */
 static int run_main(int argc, char **argv)
 {
@@ -140,6 +163,8 @@ static int run_main(int argc, char **argv)
             cmd = &commands[i];
     if (argc >= 2 && strcmp(argv[1], "audit") == 0)
         return tlm_mpi_audit(argc - 1, argv + 1); /* MPI, many jobs */
+    if (argc >= 2 && !cmd && mistyped_command(argv[1], launcher_rank()))
+        return 2;
     int ver = !cmd && wants_version(argc, argv);
     if (argc >= 2 && !cmd && !ver && !is_opt(argv[1], "--help", "-h"))
         return tlm_mpi_analyze(argc, argv); /* the MPI analysis mode */

@@ -27,6 +27,8 @@ with python3-h5py and python3-pandas).  Also a command line tool:
 
 import sys
 
+__version__ = "0.1.0"  # tlmpi's version (test_help checks it)
+
 import h5py
 import numpy as np
 import pandas as pd
@@ -182,6 +184,15 @@ def load_comparison(path):
 
 
 def main(argv):
+    if len(argv) == 2 and argv[1] in ("--version", "-V"):
+        print("tlmpi_h5.py " + __version__)
+        return 0
+    if len(argv) == 2 and argv[1] in ("--help", "-h"):
+        print("usage: tlmpi_h5.py FILE.h5 [DATASET]\n\nPrints the "
+              "attributes and the datasets of a tlmpi HDF5 file, or one\n"
+              "dataset as a table.  In Python: import tlmpi_h5; "
+              "tlmpi_h5.load(FILE).")
+        return 0
     if len(argv) < 2:
         sys.stderr.write("usage: tlmpi_h5.py FILE.h5 [DATASET]\n")
         return 2

@@ -29,6 +29,8 @@ written, 3 matplotlib, h5py or pandas missing (nothing printed: the caller
 says so), 1 the file could not be plotted, 2 usage.
 """
 
+__version__ = "0.1.0"  # tlmpi's version (test_help checks it)
+
 import argparse
 import os
 import sys
@@ -199,13 +201,29 @@ def gpu_time(plt, np, t):
     return fig
 
 
+def series_keys(inst):
+    """The legend's kind and group of each instance: the collective's name
+    in the trace, else its type; the group's description, else its name
+    ("pg 3"), else "?"."""
+    inst = inst.copy()
+    name = inst["coll_name"].astype(str)
+    inst["series_kind"] = name.where(name != "", inst["coll"].astype(str))
+    desc = inst["pg_desc"].astype(str)
+    pg = inst["pg_name"].astype(str)
+    inst["series_group"] = desc.where(
+        desc != "", ("pg " + pg).where(pg != "", "?"))
+    return inst
+
+
 def plot_analysis(plt, np, tlmpi_h5, path, out_dir, written):
     t = tlmpi_h5.load(path, ["collectives/per_rank", "collectives/instances",
                              "timeline"])
     inst, note = _aside(t.get("collectives/instances"))
+    if inst is not None and len(inst):
+        inst = series_keys(inst)
     figs = [("arrival_heatmap.png", arrival_heatmap(plt, np, t, inst, note)),
             ("busbw.png", busbw(plt, np, inst, "bytes",
-                                ["coll_name", "pg_desc", "group_size"],
+                                ["series_kind", "series_group", "group_size"],
                                 "Bus bandwidth per collective instance "
                                 "(kind / group / size)" + note)),
             ("gpu_time.png", gpu_time(plt, np, t))]
@@ -265,9 +283,11 @@ def plot_audit(plt, np, tlmpi_h5, path, out_dir, written):
                 ", ".join("%d %s" % (n, w) for n, w in k if n))
     figs = [("scaling.png", scaling(plt, np, t.get("scaling/jobs"))),
             ("busbw.png", busbw(plt, np, coll, "bytes",
+                                (["job"] if coll is not None and "job" in
+                                 coll.columns else []) +
                                 ["coll", "world_size"],
                                 "Bus bandwidth per collective signature "
-                                "(kind / world size)" + note))]
+                                "(job / kind / world size)" + note))]
     for name, fig in figs:
         if fig is not None:
             _save(plt, fig, out_dir, name, written)
@@ -357,6 +377,8 @@ def main(argv):
     ap.add_argument("--window_us", metavar="START:END",
                     help="its window, us after the first kernel")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--version", action="version",
+                      version="%(prog)s " + __version__)
     a = ap.parse_args(argv[1:])
     if not a.h5 and not a.timeline:
         ap.error("give an HDF5 file, --timeline, or both")

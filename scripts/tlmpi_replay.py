@@ -18,6 +18,8 @@
 #
 # One self-contained file: no sibling imports, runs under `python3 -I`.
 # Exit status: 0 all ok ops ran, 1 some failed, 2 file refused / usage.
+__version__ = "0.1.0"  # tlmpi's version (test_help checks it)
+
 import argparse
 import csv
 import io
@@ -538,6 +540,8 @@ def parse_cli(argv):
         description="Replays the ops of a tlmpi replay_events.json with "
                     "random inputs and times them.")
     p.add_argument("ir", help="replay_events.json (tlmpi.replay.v1)")
+    p.add_argument("--version", action="version",
+                     version="%(prog)s " + __version__)
     p.add_argument("--device", choices=("cpu", "cuda"), default="cuda")
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--iters", type=int, default=20)

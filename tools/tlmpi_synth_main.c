@@ -5,6 +5,7 @@
  */
 #include "tlmpi/tlm_synth.h"
 #include "tlmpi/tlm_trace.h"
+#include "tlmpi/tlm_version.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@ static const char usage[] =
     "See docs/synth.md.\n"
     "\n"
     "Job:\n"
-    "  --out DIR               output folder (created if missing)\n"
+    "  --out DIR               output folder (created with its parents)\n"
     "  --world_size N          ranks (default 8)\n"
     "  --tp T                  tensor-parallel group size, divides N\n"
     "                          (default 2); data-parallel size = N / T\n"
@@ -74,7 +75,8 @@ static const char usage[] =
     "                          FIRST + STEP, ... (default 1:1)\n"
     "Other:\n"
     "  --quiet                 print nothing on success\n"
-    "  --help                  this text\n";
+    "  --help                  this text\n"
+    "  --version               the version\n";
 
 static int bad(const char *opt, const char *val)
 {
@@ -290,6 +292,10 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage, stdout);
+            return 0;
+        }
+        if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
+            printf("tlmpi-synth %s\n", TLM_VERSION_STRING);
             return 0;
         }
         if (strncmp(a, "--", 2) != 0) {

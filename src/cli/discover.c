@@ -165,8 +165,12 @@ static tlm_status finish(plist *l, int rank_source, tlm_cli_filelist *out,
             return st;
         }
         if (!S_ISREG(sb.st_mode)) {
-            tlm_status st = tlm_error_set(err, TLM_EINVAL, l->v[i], -1,
-                                          "not a regular file");
+            tlm_status st = tlm_error_set(
+                err, TLM_EINVAL, l->v[i], -1, "%s",
+                S_ISDIR(sb.st_mode) ? "a folder, given as a trace file "
+                                      "(a folder of traces: --trace_dir "
+                                      "FOLDER)"
+                                    : "not a regular file");
             tlm_cli_filelist_free(out);
             return st;
         }

@@ -11,6 +11,7 @@
 #include "opts.h"
 
 #include "find_coll.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -288,6 +289,27 @@ static tlm_status hta_opts(tlm_cli_opts *o, tlm_error *err)
     return TLM_OK;
 }
 
+/* An unknown analysis option, with the closest known one ("did you
+ * mean", src/util/suggest.c). */
+static tlm_status unknown_opt(const char *a, const char *name, size_t nlen,
+                              tlm_error *err)
+{
+    const char *cands[sizeof defs / sizeof defs[0]];
+    char word[256];
+    size_t n = sizeof defs / sizeof defs[0];
+    for (size_t k = 0; k < n; k++)
+        cands[k] = defs[k].name;
+    snprintf(word, sizeof word, "%.*s", (int)(nlen < 255 ? nlen : 255),
+             name);
+    const char *best = tlm_suggest(word, cands, n);
+    if (best)
+        return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                             "unknown option '%s'; did you mean `--%s`? "
+                             "(see --help)", a, best);
+    return tlm_error_set(err, TLM_EINVAL, NULL, -1,
+                         "unknown option '%s' (see --help)", a);
+}
+
 tlm_status tlm_cli_opts_parse(int argc, char **argv, tlm_cli_opts *o,
                               tlm_error *err)
 {
@@ -334,8 +356,7 @@ tlm_status tlm_cli_opts_parse(int argc, char **argv, tlm_cli_opts *o,
             }
         }
         if (!d)
-            return tlm_error_set(err, TLM_EINVAL, NULL, -1,
-                                 "unknown option '%s' (see --help)", a);
+            return unknown_opt(a, name, nlen, err);
         char *field = (char *)o + d->off;
         if (d->k == K_FLAG) {
             if (eq)

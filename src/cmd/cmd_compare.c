@@ -9,6 +9,7 @@
  * which reads HDF5) answers instead.  Without MPI.
  */
 #include "cli.h"
+#include "slip.h"
 #include "cmp_internal.h"
 #include "compare_find.h"
 #include "report_opts.h"
@@ -176,8 +177,7 @@ static int parse(int argc, char **argv, cargs *c)
         } else if (!strcmp(a, "--quiet")) {
             c->quiet = 1;
         } else if (!is_word(a)) {
-            fprintf(stderr, "tlmpi compare: unknown option %s\n", a);
-            compare_usage(stderr);
+            tlm_cmd_unknown_opt("compare", a, compare_usage);
             return 2;
         } else if (c->n == MAX_REPORTS) {
             fprintf(stderr, "tlmpi compare: at most %d reports\n",

@@ -5,6 +5,7 @@
  * output set (all or nothing).
  */
 #include "cli.h"
+#include "slip.h"
 #include "sigclean.h"
 
 #include "tlmpi/tlm_diff.h"
@@ -152,8 +153,7 @@ int tlm_cmd_diff(int argc, char **argv)
         } else if (!strcmp(a, "--no_corr_fallback")) {
             corr = 0;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "tlmpi diff: unknown option %s\n", a);
-            diff_usage(stderr);
+            tlm_cmd_unknown_opt("diff", a, diff_usage);
             return 2;
         } else if (!s[0].path) {
             s[0].path = a;

@@ -5,6 +5,7 @@
  * analyses do (for memory measurements).
  */
 #include "cli.h"
+#include "slip.h"
 #include "xplane_cli.h"
 
 #include "tlmpi/tlm_rocprof.h"
@@ -264,6 +265,8 @@ static int inspect_one(const char *path, int keep, size_t chunk)
                 tlm_esc(path));
         return 1;
     }
+    if (fmt != TLM_FORMAT_XPLANE && tlm_cmd_trace_is_folder("inspect", path))
+        return 1; /* a folder that holds no XPlane run */
     return inspect_by_format[fmt](path, keep, chunk);
 }
 
@@ -287,8 +290,7 @@ int tlm_cmd_inspect(int argc, char **argv)
             }
             chunk = (size_t)v;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "tlmpi inspect: unknown option '%s'\n", argv[i]);
-            usage(stderr);
+            tlm_cmd_unknown_opt("inspect", argv[i], usage);
             return 2;
         }
     }

@@ -13,6 +13,7 @@
 #include "report_rp.h"
 #include "report_tl.h"
 #include "sigclean.h"
+#include "slip.h"
 #include "xplane_cli.h"
 
 #include "tlmpi/tlm_perf.h"
@@ -327,8 +328,7 @@ static int parse_args(int argc, char **argv, rargs *a)
         } else if (!strcmp(o, "--force")) {
             a->force = 1;
         } else if (o[0] == '-' && o[1]) {
-            fprintf(stderr, "tlmpi report: unknown option %s (see tlmpi "
-                    "report --help)\n", o);
+            tlm_cmd_unknown_opt("report", o, report_usage);
             return 2;
         } else if (!a->trace) {
             a->trace = o;
@@ -636,6 +636,10 @@ int tlm_cmd_report(int argc, char **argv)
     int pr = parse_args(argc, argv, &a);
     if (pr)
         return pr == 1 ? 0 : 2;
+    int fmt, rc = 1;
+    if (a.trace && tlm_format_detect(a.trace, &fmt) == TLM_OK &&
+        fmt != TLM_FORMAT_XPLANE && tlm_cmd_trace_is_folder("report", a.trace))
+        return 2; /* a folder that holds no XPlane run */
     if (output_paths(&a))
         return 2;
     int bad = check_inputs(&a);
@@ -650,7 +654,6 @@ int tlm_cmd_report(int argc, char **argv)
         tlm_outset_free(&set);
         return 1;
     }
-    int fmt, rc = 1;
     if (tlm_format_detect(a.trace, &fmt) != TLM_OK) /* by content */
         fprintf(stderr, "tlmpi report: error: %s: out of memory\n",
                 a.trace);

@@ -13,6 +13,7 @@
  *     GPU time per module and the GPU time outside child modules.
  */
 #include "cli.h"
+#include "slip.h"
 
 #include "tlmpi/tlm_format.h"
 #include "tlmpi/tlm_trace.h"
@@ -132,8 +133,7 @@ int tlm_cmd_tree(int argc, char **argv)
         } else if (!strcmp(a, "--python")) {
             python = 1;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "tlmpi tree: unknown option %s\n", a);
-            tree_usage(stderr);
+            tlm_cmd_unknown_opt("tree", a, tree_usage);
             return 2;
         } else if (!path) {
             path = a;
@@ -146,6 +146,8 @@ int tlm_cmd_tree(int argc, char **argv)
         tree_usage(stderr);
         return 2;
     }
+    if (tlm_cmd_trace_is_folder("tree", path))
+        return 2;
     regex_t re;
     if (name_re && regcomp(&re, name_re, REG_EXTENDED | REG_NOSUB) != 0) {
         fprintf(stderr, "tlmpi tree: bad regex '%s'\n", name_re);
@@ -230,7 +232,7 @@ int tlm_cmd_modules(int argc, char **argv)
             }
             i++;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "tlmpi modules: unknown option %s\n", a);
+            tlm_cmd_unknown_opt("modules", a, modules_usage);
             return 2;
         } else if (!path) {
             path = a;
@@ -245,6 +247,8 @@ int tlm_cmd_modules(int argc, char **argv)
     }
     tlm_trace *tr = NULL;
     tlm_tree *t = NULL;
+    if (tlm_cmd_trace_is_folder("modules", path))
+        return 2;
     int rc = load(path, 1, &tr, &t);
     if (!rc) {
         tlm_error err;

@@ -87,16 +87,24 @@ static void mib(char *buf, size_t cap, int64_t b)
         snprintf(buf, cap, "%lld B", (long long)b);
 }
 
-/* "allreduce 16.0 MiB BFloat16 on mesh_tp (pg 1, 4 ranks)" */
+/* "allreduce 16.0 MiB BFloat16 on mesh_tp (pg 1, 4 ranks)"; without a
+ * description "allreduce 64.0 MiB on pg size8 (8 ranks)" */
 static void coll_subject(flist *l, tlm_finding *f, const tlm_row_summary *s)
 {
     char b[32], n[24] = "";
     mib(b, sizeof b, s->bytes);
     if (s->group_size > 0)
         snprintf(n, sizeof n, ", %d ranks", (int)s->group_size);
-    FMT(l, f->subject, "%.16s %s%s%.24s on %.32s (pg %.64s%s)", s->coll, b,
-        s->dtype[0] ? " " : "", s->dtype, s->pg_desc[0] ? s->pg_desc : "-",
-        s->pg_name, n);
+    if (s->pg_desc[0]) {
+        FMT(l, f->subject, "%.16s %s%s%.24s on %.32s (pg %.64s%s)", s->coll,
+            b, s->dtype[0] ? " " : "", s->dtype, s->pg_desc, s->pg_name, n);
+        return;
+    }
+    /* no description: the group by its name (and size) */
+    FMT(l, f->subject, "%.16s %s%s%.24s on %s%.64s%s%s%s", s->coll, b,
+        s->dtype[0] ? " " : "", s->dtype,
+        s->pg_name[0] ? "pg " : "an unnamed group", s->pg_name,
+        n[0] ? " (" : "", n[0] ? n + 2 : "", n[0] ? ")" : "");
 }
 
 static int rule_straggler(flist *l, const tlm_find_coll_in *in)

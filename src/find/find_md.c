@@ -72,7 +72,13 @@ static void card(tlm_sbuf *b, const tlm_finding *x)
         }
         tlm_sbuf_putc(b, '\n');
     }
-    if (x->has_impact)
+    char lo[32], hi[32];
+    snprintf(lo, sizeof lo, "%.2f", x->imp_low);
+    snprintf(hi, sizeof hi, "%.2f", x->imp_high);
+    if (x->has_impact && strcmp(lo, hi) == 0) /* a range of one value */
+        tlm_sbuf_printf(b, "\n**Impact**: %s %% of E2E%s\n", lo,
+                        x->detail ? "; see the detailed analysis" : "");
+    else if (x->has_impact)
         tlm_sbuf_printf(b, "\n**Impact**: %.2f\xe2\x80\x93%.2f %% of E2E "
                            "(mid %.2f)%s\n",
                         x->imp_low, x->imp_high, x->imp_mid,

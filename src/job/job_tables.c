@@ -205,6 +205,12 @@ tlm_status tlm_job_keep_report_rows(tlm_job_rtabs *t, const tlm_report *rep,
                       (char *)*rows[k] + *have[k] * sheets[k].row_size);
         *have[k] += n[k];
     }
+    /* kernels without a launch (no parent op, no launcher): TraceLens's
+     * null category gets a label (docs/hdf5-schema.md, /kernels) */
+    for (size_t i = (size_t)fr->span[2][0]; i < t->n_kn; i++)
+        if (!t->kn[i].parent_op_category[0])
+            tlm_strset(t->kn[i].parent_op_category,
+                       sizeof t->kn[i].parent_op_category, "unlinked");
     return TLM_OK;
 }
 

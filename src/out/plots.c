@@ -51,6 +51,30 @@ static int is_file(const char *p)
     return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
+/* <bin>/../lib/python3/dist-packages/name of this program into out; 0
+ * when it is a file. */
+static int installed_file(const char *name, char *out, size_t cap)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return -1;
+    *slash = 0;
+    int w = snprintf(out, cap, "%s/../lib/python3/dist-packages/%s", exe,
+                     name);
+    return w > 0 && (size_t)w < cap && is_file(out) ? 0 : -1;
+}
+
+int tlm_out_installed(void)
+{
+    char p[4200];
+    return installed_file("tlmpi_h5.py", p, sizeof p) == 0;
+}
+
 /* The script's path into out: environment, install tree, source tree. */
 static int find_script(char *out, size_t cap)
 {
@@ -59,20 +83,8 @@ static int find_script(char *out, size_t cap)
         snprintf(out, cap, "%s", env);
         return is_file(out) ? 0 : -1;
     }
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            int w = snprintf(out, cap,
-                             "%s/../lib/python3/dist-packages/tlmpi_plot.py",
-                             exe);
-            if (w > 0 && (size_t)w < cap && is_file(out))
-                return 0;
-        }
-    }
+    if (installed_file("tlmpi_plot.py", out, cap) == 0)
+        return 0;
     int w = snprintf(out, cap, "%s/tlmpi_plot.py", TLM_SCRIPTS_DIR);
     return w > 0 && (size_t)w < cap && is_file(out) ? 0 : -1;
 }

@@ -35,6 +35,11 @@ tlm_status tlm_out_plots_check(tlm_outset *out, const char *dir,
  * plots were written, -1 otherwise. */
 int tlm_out_plots(const char *h5, const char *dir, int quiet);
 
+/* 1 when this program runs from an install tree (the Python modules in
+ * <bin>/../lib/python3/dist-packages: `import tlmpi_h5` works there), 0
+ * from a build tree (scripts/ of the source). */
+int tlm_out_installed(void);
+
 #ifdef __cplusplus
 }
 #endif

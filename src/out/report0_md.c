@@ -12,6 +12,7 @@
 #include "cause.h"
 #include "findings_md.h"
 #include "jobinfo.h"
+#include "plots.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -232,9 +233,11 @@ static void md_glance(FILE *f, const tlm_out_results *r)
     fprintf(f, "- time: reading and per-trace tables %.2f s, collective "
                "exchange and matching %.2f s, HDF5 write %.2f s\n",
             r->t_read_s, r->t_collectives_s, r->t_hdf5_s);
-    fprintf(f, "- HDF5 file: `%s` (schema v%d; load with "
-               "`scripts/tlmpi_h5.py`)\n",
-            r->h5_path, TLM_SCHEMA_VERSION);
+    fprintf(f, "- HDF5 file: `%s` (schema v%d; load with %s)\n",
+            r->h5_path, TLM_SCHEMA_VERSION,
+            tlm_out_installed() ? "`import tlmpi_h5` in Python: "
+                                  "`tlmpi_h5.load(path)`"
+                                : "`scripts/tlmpi_h5.py`");
     md_gpu(f, r);
     md_gpn(f, r);
     size_t why[4] = {0};

@@ -485,8 +485,24 @@ static tlm_status apply_clips(syn_job *job, tlm_error *err)
     return TLM_OK;
 }
 
+/* The output folder, created with its parents (mkdir -p). */
 static tlm_status make_dir(const char *dir, tlm_error *err)
 {
+    char buf[4096];
+    size_t n = strlen(dir);
+    if (n < sizeof buf) {
+        memcpy(buf, dir, n + 1);
+        for (size_t i = 1; i < n; i++) {
+            if (buf[i] != '/' || buf[i - 1] == '/')
+                continue;
+            buf[i] = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return tlm_error_set(err, TLM_EIO, buf, -1,
+                                     "cannot create the output folder: %s",
+                                     strerror(errno));
+            buf[i] = '/';
+        }
+    }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return tlm_error_set(err, TLM_EIO, dir, -1,
                              "cannot create the output folder: %s",

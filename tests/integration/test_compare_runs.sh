@@ -78,6 +78,9 @@ grep -q '| R6 | high | .*straggler rank 3 new in B' "$M" ||
     fail "comparison.md does not name the new straggler"
 grep -q '| R2 | .*wait .* per call.*costs' "$M" ||
     fail "comparison.md names no collective whose wait grew"
+# ns metrics shown in ms are labelled without their _ns (issue 34)
+grep -q '^| step_time (ms) |' "$M" || fail "no 'step_time (ms)' row"
+grep -q '_ns (ms)' "$M" && fail "comparison.md labels a _ns metric in ms"
 PYTHONPATH="$SRC/scripts" /usr/bin/python3 - "$W" <<'PY' || fail "comparison.h5"
 import math, sys, tlmpi_h5
 w = sys.argv[1]

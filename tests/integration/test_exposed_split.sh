@@ -140,7 +140,7 @@ with h5py.File(w + "/old.h5", "r+") as f:
 PY
 "$TLMPI" compare "$W/old.h5" "$W/late.h5" --output_dir "$W/cmp" --quiet ||
     fail "compare with an old file"
-grep -q '^| exposed_waiting_ns (ms) | - | [0-9]' "$W/cmp/comparison.md" ||
+grep -q '^| exposed_waiting (ms) | - | [0-9]' "$W/cmp/comparison.md" ||
     fail "comparison.md: waiting of the old file not unknown"
 grep -q 'transfer and waiting is unknown for A' "$W/cmp/comparison.md" ||
     fail "comparison.md does not say the split is unknown"

@@ -39,6 +39,53 @@ done
 
 # ---- the installed binaries, from another folder
 cd "$W"
+# every installed program answers --version and --help (issue 34)
+want=$(sed -n 's/^project(tlmpi VERSION \([0-9.]*\).*/\1/p' \
+    "$TLM_SOURCE_DIR/CMakeLists.txt")
+for p in bin/tlmpi bin/tlmpi-synth bin/tlmpi-run bin/tlmpi-tracelens; do
+    v=$("$P/$p" --version 2>&1) || fail "$p --version: exit $? ($v)"
+    case "$v" in *" $want"*) ;; *) fail "$p --version says '$v'" ;; esac
+    "$P/$p" --help > "$W/help.txt" 2>&1 || fail "$p --help: exit $?"
+    grep -q "usage" "$W/help.txt" || fail "$p --help prints no usage"
+done
+for m in tlmpi_h5 tlmpi_plot tlmpi_replay; do
+    v=$(/usr/bin/python3 "$P/$PYDIR/$m.py" --version 2>&1) \
+        || fail "$m.py --version: exit $? ($v)"
+    [ "$v" = "$m.py $want" ] || fail "$m.py --version says '$v'"
+    /usr/bin/python3 "$P/$PYDIR/$m.py" --help 2>&1 | grep -q usage \
+        || fail "$m.py --help"
+done
+# output folders are created with their parents
+"$P/bin/tlmpi-synth" --out "$W/a/b/c" --world_size 2 --quiet \
+    || fail "tlmpi-synth --out a/b/c"
+[ -s "$W/a/b/c/rank1_trace.json" ] || fail "tlmpi-synth --out a/b/c: no trace"
+# the README's install table names every installed file, and each path it
+# names is installed (a folder row: a path ending in /)
+sed -n '/^`cmake --install build --prefix P` installs/,/^`DESTDIR/p' \
+    "$TLM_SOURCE_DIR/README.md" | grep -o '`P/[^`]*`' | tr -d '`' \
+    | sed 's|^P/||' > "$W/readme.paths"
+[ -s "$W/readme.paths" ] || fail "no install table in README.md"
+while read -r r; do
+    [ -e "$P/$r" ] || fail "README lists $r, not installed"
+done < "$W/readme.paths"
+(cd "$P" && find . -type f | sed 's|^\./||' | sort) > "$W/installed"
+while read -r f; do
+    covered=0
+    while read -r r; do
+        case "$r" in */) case "$f" in "$r"*) covered=1 ;; esac ;;
+                     *) [ "$f" = "$r" ] && covered=1 ;; esac
+    done < "$W/readme.paths"
+    [ $covered = 1 ] || fail "$f installed but not in README's install table"
+done < "$W/installed"
+# the images the docs show are installed with them
+for f in "$TLM_SOURCE_DIR"/docs/img/*.png; do
+    cmp -s "$f" "$P/share/doc/tlmpi/img/$(basename "$f")" \
+        || fail "docs/img/$(basename "$f") not installed"
+done
+for i in $(grep -oh 'img/[A-Za-z0-9_.-]*\.png' "$P"/share/doc/tlmpi/*.md \
+           | sort -u); do
+    [ -s "$P/share/doc/tlmpi/$i" ] || fail "docs show $i, not installed"
+done
 "$P/bin/tlmpi" --version | grep -q '^tlmpi [0-9]' || fail "installed --version"
 "$P/bin/tlmpi" --help | grep -q '^  report ' || fail "installed --help"
 "$P/bin/tlmpi-synth" --out "$W/job" --world_size 4 --seed 9 --gzip > /dev/null \
@@ -52,6 +99,11 @@ command -v mpirun > /dev/null || { echo "no mpirun: skipped"; exit 77; }
 env -u TLMPI timeout 120 "$P/bin/tlmpi-run" -n 2 --trace_dir "$W/job" --quiet \
     || fail "installed tlmpi-run: exit $?"
 [ -s "$W/job/tlmpi.h5" ] && [ -s "$W/job/report.md" ] || fail "no outputs"
+# an installed user is told `import tlmpi_h5`, not the source path
+grep -q 'import tlmpi_h5' "$W/job/report.md" \
+    || fail "report.md does not name import tlmpi_h5"
+grep -q 'scripts/tlmpi_h5.py' "$W/job/report.md" \
+    && fail "report.md of the installed tlmpi names scripts/tlmpi_h5.py"
 
 # ---- the installed loader
 if /usr/bin/python3 -c 'import h5py, pandas' 2>/dev/null; then
@@ -75,6 +127,16 @@ if command -v man > /dev/null; then
         | sed 's/.\x08//g' > "$W/man.txt"
     grep -q "tlmpi-run" "$W/man.txt" && grep -q -- "--trace_dir" "$W/man.txt" \
         || fail "man page does not render"
+    # a page for every installed program
+    for p in "$P"/bin/*; do
+        pg=$P/share/man/man1/$(basename "$p").1
+        [ -s "$pg" ] || fail "no man page for $(basename "$p")"
+        MANWIDTH=80 man -P cat -l "$pg" 2>"$W/man.err" \
+            | sed 's/.\x08//g' > "$W/man1.txt"
+        [ -s "$W/man.err" ] && fail "man -l $pg: $(cat "$W/man.err")"
+        grep -q "$(basename "$p")" "$W/man1.txt" \
+            || fail "man -l $pg does not name $(basename "$p")"
+    done
 fi
 
 # ---- the Debian package

@@ -630,6 +630,32 @@ static void test_order_and_numbers(void **state)
     fx_free(&x);
 }
 
+/* An impact range of one value is printed once ("Impact: 6.93 %", not
+ * "6.93–6.93 %"); a true range keeps both ends and the mid (issue 34). */
+static void test_impact_one_value(void **state)
+{
+    (void)state;
+    fx x = op_case(5000, 0.1, "True");
+    assert_true(tlm_findings_count(x.f) >= 1);
+    tlm_finding *y = (tlm_finding *)tlm_findings_at(x.f, 0);
+    y->has_impact = 1;
+    y->imp_low = y->imp_mid = y->imp_high = 6.93;
+    tlm_sbuf b;
+    tlm_sbuf_init(&b);
+    tlm_findings_md(x.f, &b, 0);
+    assert_false(b.oom);
+    assert_non_null(strstr(b.p, "**Impact**: 6.93 % of E2E"));
+    assert_null(strstr(b.p, "6.93\xe2\x80\x93" "6.93"));
+    tlm_sbuf_reset(&b);
+    y->imp_low = 5.2;
+    y->imp_mid = 6.1;
+    tlm_findings_md(x.f, &b, 0);
+    assert_non_null(strstr(b.p, "**Impact**: 5.20\xe2\x80\x93" "6.93 % of E2E "
+                                "(mid 6.10)"));
+    tlm_sbuf_free(&b);
+    fx_free(&x);
+}
+
 static void test_table_and_appendix(void **state)
 {
     (void)state;
@@ -1028,6 +1054,7 @@ int main(void)
         cmocka_unit_test(test_conv_layout),
         cmocka_unit_test(test_order_and_numbers),
         cmocka_unit_test(test_table_and_appendix),
+        cmocka_unit_test(test_impact_one_value),
         cmocka_unit_test(test_hostile_name),
         cmocka_unit_test(test_compare_excess),
         cmocka_unit_test(test_compare_latency_missing_count),

@@ -248,6 +248,36 @@ static void test_md(void **state)
     free(v);
 }
 
+/* A group without a description is named by its name and size, not "-"
+ * (issue 34): "allreduce 16.0 MiB BFloat16 on pg size8 (2 ranks)". */
+static void test_subject_no_desc(void **state)
+{
+    (void)state;
+    setup_rows();
+    sum[0].pg_desc[0] = 0;
+    snprintf(sum[0].pg_name, sizeof sum[0].pg_name, "size8");
+    tlm_find_coll_opts o;
+    tlm_find_coll_opts_init(&o);
+    tlm_find_coll_in in = input(1);
+    tlm_row_finding *v = NULL;
+    size_t n = 0;
+    assert_int_equal(tlm_find_coll_build(&in, &o, &v, &n), TLM_OK);
+    const tlm_row_finding *f = rule(v, n, "M2");
+    assert_non_null(f);
+    assert_string_equal(f->subject,
+                        "allreduce 16.0 MiB BFloat16 on pg size8 (2 ranks)");
+    free(v);
+    /* neither a description nor a name */
+    sum[0].pg_name[0] = 0;
+    sum[0].group_size = 0;
+    assert_int_equal(tlm_find_coll_build(&in, &o, &v, &n), TLM_OK);
+    f = rule(v, n, "M2");
+    assert_non_null(f);
+    assert_string_equal(f->subject,
+                        "allreduce 16.0 MiB BFloat16 on an unnamed group");
+    free(v);
+}
+
 /* Exposed time that cannot be split (instances lacking ranks): M4 says
  * so, with its share as impact, and gives no overlap advice. */
 static void test_split_unknown(void **state)
@@ -284,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_split_unknown),
         cmocka_unit_test(test_md),
+        cmocka_unit_test(test_subject_no_desc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
