@@ -53,48 +53,43 @@ void tlm_out_gpu_summary(const tlm_row_trace *rows, size_t n,
         tlm_out_gpu_summary_add(out, &rows[i]);
 }
 
-int32_t tlm_out_straggler_pick(const tlm_coll_straggler_row *rows, size_t n,
-                               double threshold_us, int64_t *wait_ns,
-                               int32_t *top)
+/* The pick of tlm_out_straggler_pick on corrected (raw = 0) or raw clocks
+ * (raw = 1). */
+static int32_t straggler_pick(const tlm_coll_straggler_row *rows, size_t n,
+                              double threshold_us, int raw, int64_t *wait_ns,
+                              int32_t *top)
 {
     const tlm_coll_straggler_row *t = NULL;
+    int64_t tw = 0;
     for (size_t i = 0; i < n; i++) {
         const tlm_coll_straggler_row *r = &rows[i];
         if (!r->overall)
             continue;
-        if (!t || r->wait_caused_corr_ns > t->wait_caused_corr_ns ||
-            (r->wait_caused_corr_ns == t->wait_caused_corr_ns &&
-             r->trace_rank < t->trace_rank))
+        int64_t w = raw ? r->wait_caused_ns : r->wait_caused_corr_ns;
+        if (!t || w > tw || (w == tw && r->trace_rank < t->trace_rank)) {
             t = r;
+            tw = w;
+        }
     }
     *wait_ns = 0;
     *top = t ? t->trace_rank : -1;
     if (!t || t->n_instances <= 0)
         return TLM_OUT_NO_STRAGGLER;
-    *wait_ns = t->wait_caused_corr_ns / t->n_instances;
+    *wait_ns = tw / t->n_instances;
     return (double)*wait_ns > threshold_us * 1e3 ? t->trace_rank
                                                  : TLM_OUT_NO_STRAGGLER;
+}
+
+int32_t tlm_out_straggler_pick(const tlm_coll_straggler_row *rows, size_t n,
+                               double threshold_us, int64_t *wait_ns,
+                               int32_t *top)
+{
+    return straggler_pick(rows, n, threshold_us, 0, wait_ns, top);
 }
 
 int32_t tlm_out_straggler_pick_raw(const tlm_coll_straggler_row *rows,
                                    size_t n, double threshold_us,
                                    int64_t *wait_ns, int32_t *top)
 {
-    const tlm_coll_straggler_row *t = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const tlm_coll_straggler_row *r = &rows[i];
-        if (!r->overall)
-            continue;
-        if (!t || r->wait_caused_ns > t->wait_caused_ns ||
-            (r->wait_caused_ns == t->wait_caused_ns &&
-             r->trace_rank < t->trace_rank))
-            t = r;
-    }
-    *wait_ns = 0;
-    *top = t ? t->trace_rank : -1;
-    if (!t || t->n_instances <= 0)
-        return TLM_OUT_NO_STRAGGLER;
-    *wait_ns = t->wait_caused_ns / t->n_instances;
-    return (double)*wait_ns > threshold_us * 1e3 ? t->trace_rank
-                                                 : TLM_OUT_NO_STRAGGLER;
+    return straggler_pick(rows, n, threshold_us, 1, wait_ns, top);
 }

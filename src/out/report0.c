@@ -48,18 +48,7 @@ static void csv_int(FILE *f, int64_t v, int none_if_negative)
 /* Quoted when it contains a comma, quote or newline (csv.QUOTE_MINIMAL). */
 static void csv_str(FILE *f, const char *s, size_t cap)
 {
-    size_t n = strnlen(s, cap);
-    if (!tlm_csv_needs_quotes(s, n)) {
-        fwrite(s, 1, n, f);
-        return;
-    }
-    fputc('"', f);
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
-            fputc('"', f);
-        fputc(s[i], f);
-    }
-    fputc('"', f);
+    tlm_csv_fput(f, s, strnlen(s, cap));
 }
 
 /* A CSV row being written: every cell but the first follows a comma. */

@@ -125,19 +125,8 @@ static void cint(FILE *f, int *k, int64_t v, int as_float)
 
 static void cstr(FILE *f, int *k, const char *s, size_t cap)
 {
-    size_t n = strnlen(s, cap);
     sep(f, k);
-    if (!tlm_csv_needs_quotes(s, n)) {
-        fwrite(s, 1, n, f);
-        return;
-    }
-    fputc('"', f);
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
-            fputc('"', f);
-        fputc(s[i], f);
-    }
-    fputc('"', f);
+    tlm_csv_fput(f, s, strnlen(s, cap));
 }
 
 #define CSTR(f, k, field) cstr((f), (k), (field), sizeof(field))

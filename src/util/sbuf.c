@@ -95,6 +95,21 @@ int tlm_csv_needs_quotes(const char *s, size_t n)
     return 0;
 }
 
+void tlm_csv_fput(FILE *f, const char *s, size_t n)
+{
+    if (!tlm_csv_needs_quotes(s, n)) {
+        fwrite(s, 1, n, f);
+        return;
+    }
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            fputc('"', f);
+        fputc(s[i], f);
+    }
+    fputc('"', f);
+}
+
 void tlm_sbuf_csv_field(tlm_sbuf *b, const char *s, size_t n)
 {
     if (!tlm_csv_needs_quotes(s, n)) {

@@ -7,6 +7,7 @@
 #define TLM_SBUF_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tlmpi/tlm_common.h"
 
@@ -32,6 +33,8 @@ void tlm_sbuf_printf(tlm_sbuf *b, const char *fmt, ...) TLM_PRINTF(2, 3);
  * holds ',', '"', '\r' or '\n' (tlm_csv_needs_quotes), quotes doubled. */
 int tlm_csv_needs_quotes(const char *s, size_t n);
 void tlm_sbuf_csv_field(tlm_sbuf *b, const char *s, size_t n);
+/* The same field written to f. */
+void tlm_csv_fput(FILE *f, const char *s, size_t n);
 
 /* The one formula rule of every text output: a text a spreadsheet would
  * run as a formula starts with = + - @ (or a tab or carriage return) and
