@@ -194,9 +194,11 @@ tlm_status tlm_coll_tl_order(tlm_coll_tl_sync_row *rows, size_t n,
     tlm_status st = TLM_ENOMEM;
     if (!p || !tmp || !rk || !rw)
         goto done;
-    qsort(mem, nm, sizeof *mem, cmp_mem_id);
+    if (nm) /* qsort's base may not be NULL, even for 0 items */
+        qsort(mem, nm, sizeof *mem, cmp_mem_id);
     find_members(rows, n, mem, nm, p);
-    qsort(rows, n, sizeof *rows, cmp_appear);
+    if (n)
+        qsort(rows, n, sizeof *rows, cmp_appear);
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].mem_off < 0)
