@@ -22,11 +22,13 @@
  * (tlm_instream_start_thread).  Errors found by the thread travel with its
  * blocks and surface, in order, when the caller reaches them.
  */
+#define _DEFAULT_SOURCE /* madvise */
 #include "trace_internal.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #ifdef TLM_HAVE_LIBDEFLATE
 #include <libdeflate.h>
@@ -146,6 +148,23 @@ done:
 }
 #endif
 
+/* Hands the pages of the whole buffer that the tokenizer has had back to
+ * the kernel (in 4 MiB steps), so that the inflated bytes and the events
+ * built from them are not both resident; the pages are never read again. */
+static void whole_release(tlm_instream *s)
+{
+    const size_t step = (size_t)4 << 20, pg = 4096;
+    if (s->whole_pos - s->whole_freed < step)
+        return;
+    uintptr_t b = (uintptr_t)(s->whole + s->whole_freed);
+    uintptr_t e = (uintptr_t)(s->whole + s->whole_pos);
+    b = (b + pg - 1) & ~(uintptr_t)(pg - 1);
+    e &= ~(uintptr_t)(pg - 1);
+    if (e > b)
+        (void)madvise((void *)b, e - b, MADV_DONTNEED);
+    s->whole_freed = s->whole_pos;
+}
+
 /* Copies the next bytes of the whole inflated input; frees it at the end. */
 static void whole_read(tlm_instream *s, unsigned char *dst, size_t cap,
                        size_t *got)
@@ -157,10 +176,11 @@ static void whole_read(tlm_instream *s, unsigned char *dst, size_t cap,
     s->whole_pos += n;
     s->bytes_out += n;
     *got = n;
+    whole_release(s);
     if (s->whole_pos == s->whole_size) {
         s->a->free_fn(s->a->ctx, s->whole);
         s->whole = NULL;
-        s->whole_size = s->whole_pos = 0;
+        s->whole_size = s->whole_pos = s->whole_freed = 0;
     }
 }
 

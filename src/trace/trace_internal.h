@@ -68,6 +68,7 @@ typedef struct tlm_instream {
     struct tlm_zthread *zt; /* inflating thread, when started */
     unsigned char *whole;  /* gzip input inflated whole (libdeflate) */
     size_t whole_size, whole_pos;
+    size_t whole_freed;    /* bytes of it handed back to the kernel */
 } tlm_instream;
 
 tlm_status tlm_instream_open_file(tlm_instream *s, const char *path,
