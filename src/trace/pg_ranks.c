@@ -7,7 +7,10 @@
  * per trace.  The parsed ints are kept here, keyed by the list's text (hash,
  * length, bytes), behind a mutex (readers may run on several threads); each
  * trace still gets its own copy.  The cache is bounded (TLM_PGR_MAX_INTS
- * ints in all); past that, lists are parsed without being kept.
+ * ints in all); past that, lists are parsed without being kept.  Only
+ * reads with tlm_read_opts.share_pg_ranks use it (the multi-rank analysis,
+ * src/job/job_trace.c); tlm_trace_caches_free empties it (mpi/driver.c,
+ * at the end of a run).
  */
 #include "trace_internal.h"
 
@@ -130,11 +133,29 @@ static void pgr_keep(uint64_t h, const char *s, size_t n, const int32_t *r,
     pgr_text += n;
 }
 
-tlm_status tlm_pg_ranks_parse(const char *s, size_t n, const tlm_alloc *a,
-                              int32_t **out, size_t *n_out)
+/* Parses s into a new array from a (none when empty). */
+static tlm_status pgr_parse(const char *s, size_t n, const tlm_alloc *a,
+                            int32_t **out, size_t *n_out)
+{
+    int64_t k = text_ranks(s, n, NULL, 0);
+    if (k > 0) {
+        *out = a->malloc_fn(a->ctx, (size_t)k * sizeof **out);
+        if (!*out)
+            return TLM_ENOMEM;
+        text_ranks(s, n, *out, (size_t)k);
+        *n_out = (size_t)k;
+    }
+    return TLM_OK;
+}
+
+tlm_status tlm_pg_ranks_parse(const char *s, size_t n, int shared,
+                              const tlm_alloc *a, int32_t **out,
+                              size_t *n_out)
 {
     *out = NULL;
     *n_out = 0;
+    if (!shared)
+        return pgr_parse(s, n, a, out, n_out);
     uint64_t h = pgr_hash(s, n);
     pthread_mutex_lock(&pgr_mu);
     pgr_entry *e = pgr_slot(h, s, n);
@@ -152,14 +173,9 @@ tlm_status tlm_pg_ranks_parse(const char *s, size_t n, const tlm_alloc *a,
         return k && !*out ? TLM_ENOMEM : TLM_OK;
     }
     pthread_mutex_unlock(&pgr_mu);
-    int64_t k = text_ranks(s, n, NULL, 0);
-    if (k > 0) {
-        *out = a->malloc_fn(a->ctx, (size_t)k * sizeof **out);
-        if (!*out)
-            return TLM_ENOMEM;
-        text_ranks(s, n, *out, (size_t)k);
-        *n_out = (size_t)k;
-    }
+    tlm_status st = pgr_parse(s, n, a, out, n_out);
+    if (st != TLM_OK)
+        return st;
     pthread_mutex_lock(&pgr_mu);
     pgr_parses++;
     e = pgr_slot(h, s, n);
@@ -175,5 +191,18 @@ void tlm_pg_ranks_stats(uint64_t *hits, uint64_t *parses, size_t *kept)
     *hits = pgr_hits;
     *parses = pgr_parses;
     *kept = pgr_used;
+    pthread_mutex_unlock(&pgr_mu);
+}
+
+void tlm_trace_caches_free(void)
+{
+    pthread_mutex_lock(&pgr_mu);
+    for (size_t i = 0; i < pgr_cap; i++) {
+        free(pgr_tab[i].text);
+        free(pgr_tab[i].ranks);
+    }
+    free(pgr_tab);
+    pgr_tab = NULL;
+    pgr_cap = pgr_used = pgr_ints = pgr_text = 0;
     pthread_mutex_unlock(&pgr_mu);
 }

@@ -1628,8 +1628,8 @@ static int pg_member(rd *r, const unsigned char *ks, size_t kl,
         pg->ranks = NULL;
         pg->n_ranks = 0;
         /* parsed once per distinct list per process (pg_ranks.c) */
-        if (tlm_pg_ranks_parse(s, n, r->t->a, &pg->ranks, &pg->n_ranks) !=
-            TLM_OK)
+        if (tlm_pg_ranks_parse(s, n, r->o.share_pg_ranks, r->t->a,
+                               &pg->ranks, &pg->n_ranks) != TLM_OK)
             return fail_nomem(r);
         return P_OK;
     }

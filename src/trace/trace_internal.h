@@ -88,10 +88,12 @@ void tlm_instream_start_thread(tlm_instream *s);
 
 /* ------------------------------------------------------------------ MARK:
  * Process-group rank lists (pg_ranks.c): "[0, 1, 2]" -> ints, parsed once
- * per distinct text per process; *out (NULL when empty) is the caller's,
- * from a.  TLM_ENOMEM only when the copy cannot be allocated. */
-tlm_status tlm_pg_ranks_parse(const char *s, size_t n, const tlm_alloc *a,
-                              int32_t **out, size_t *n_out);
+ * per distinct text per process when shared (else parsed, not kept);
+ * *out (NULL when empty) is the caller's, from a.  TLM_ENOMEM only when
+ * the copy cannot be allocated. */
+tlm_status tlm_pg_ranks_parse(const char *s, size_t n, int shared,
+                              const tlm_alloc *a, int32_t **out,
+                              size_t *n_out);
 /* Lists served from the cache, parsed, and kept (for tests). */
 void tlm_pg_ranks_stats(uint64_t *hits, uint64_t *parses, size_t *kept);
 

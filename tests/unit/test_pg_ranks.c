@@ -2,8 +2,9 @@
  * test_pg_ranks.c - process-group rank lists parsed once per distinct text
  * (src/trace/pg_ranks.c): the parse ("[0, 1, 2]", text lists, "..." cut
  * off, odd numbers as strtol reads them), the second sight of a list served
- * from the cache with the same ints, an allocation failure, and the reader
- * using it for distributedInfo.pg_config across traces.
+ * from the cache with the same ints, an allocation failure, unshared
+ * parses, emptying it, and the reader using it for pg_config across
+ * traces read with share_pg_ranks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,7 +24,7 @@ static void check(const char *s, const int32_t *want, size_t k)
 {
     int32_t *r = NULL;
     size_t n = 99;
-    assert_int_equal(tlm_pg_ranks_parse(s, strlen(s), tlm_alloc_default(),
+    assert_int_equal(tlm_pg_ranks_parse(s, strlen(s), 1, tlm_alloc_default(),
                                         &r, &n),
                      TLM_OK);
     assert_int_equal(n, k);
@@ -66,11 +67,31 @@ static void test_parse_and_cache(void **state)
     tt_fail_alloc_init(&fa, 1, 1);
     int32_t *r = (int32_t *)&fa;
     size_t n = 9;
-    assert_int_equal(tlm_pg_ranks_parse("[0, 1, 2, 3]", 12, &fa.a, &r, &n),
+    assert_int_equal(tlm_pg_ranks_parse("[0, 1, 2, 3]", 12, 1, &fa.a, &r,
+                                        &n),
                      TLM_ENOMEM);
     assert_null(r);
     assert_int_equal(n, 0);
     assert_int_equal(fa.live, 0);
+    /* not shared: parsed, neither looked up nor kept */
+    tlm_pg_ranks_stats(&h1, &p1, &kept1);
+    r = NULL;
+    assert_int_equal(tlm_pg_ranks_parse("[9, 8]", 6, 0, tlm_alloc_default(),
+                                        &r, &n),
+                     TLM_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(r[1], 8);
+    free(r);
+    tlm_pg_ranks_stats(&h0, &p0, &kept0);
+    assert_true(h0 == h1 && p0 == p1 && kept0 == kept1);
+    /* emptied: the next sight parses again */
+    tlm_trace_caches_free();
+    tlm_pg_ranks_stats(&h0, &p0, &kept0);
+    assert_int_equal(kept0, 0);
+    check("[0, 1, 2, 3]", a, 4);
+    tlm_pg_ranks_stats(&h1, &p1, &kept1);
+    assert_true(p1 == p0 + 1 && kept1 == 1);
+    tlm_trace_caches_free();
 }
 
 /* Two traces of a job with the same pg_config: the second one's lists all
@@ -91,6 +112,7 @@ static void test_reader_uses_cache(void **state)
         int len = snprintf(buf, sizeof buf, doc, i);
         tlm_read_opts o;
         tlm_read_opts_init(&o);
+        o.share_pg_ranks = 1;
         tlm_error err;
         tlm_pg_ranks_stats(&h0, &p0, &k0);
         assert_int_equal(tlm_trace_read_mem(buf, (size_t)len, "t", &o, &t[i],
@@ -114,6 +136,7 @@ static void test_reader_uses_cache(void **state)
     assert_true(t[0]->meta.pgs[0].ranks != t[1]->meta.pgs[0].ranks);
     tlm_trace_free(t[0]);
     tlm_trace_free(t[1]);
+    tlm_trace_caches_free();
 }
 
 int main(void)
