@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #ifdef TLM_HAVE_LIBDEFLATE
 #include <libdeflate.h>
 #endif
@@ -87,11 +88,19 @@ static size_t whole_csize(const tlm_instream *s)
 static int whole_inflate(tlm_instream *s, size_t csize)
 {
     const tlm_alloc *a = s->a;
-    unsigned char *in = s->mem ? NULL : a->malloc_fn(a->ctx, csize);
+    unsigned char *in = NULL;
     const unsigned char *src = s->mem;
     unsigned char *out = NULL;
     int ok = 0;
     if (!s->mem) {
+        /* the ISIZE first (pread leaves the stream where it is): an input
+         * that inflates past the cap is not read twice */
+        unsigned char t4[4];
+        if (pread(fileno(s->fp), t4, 4, (off_t)(csize - 4)) != 4 ||
+            ((size_t)t4[0] | (size_t)t4[1] << 8 | (size_t)t4[2] << 16 |
+             (size_t)t4[3] << 24) > (size_t)TLM_INFLATE_WHOLE_MAX)
+            return 0;
+        in = a->malloc_fn(a->ctx, csize);
         if (!in)
             return -1;
         in[0] = 0x1f;
