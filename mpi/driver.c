@@ -18,6 +18,7 @@
 
 #include "plots.h"
 #include "sigclean.h"
+#include "tlmpi/tlm_trace.h"
 #include "tlmpi/tlm_version.h"
 
 /* One step of the analysis around the modules' phases; mark is the
@@ -76,6 +77,7 @@ void tlm_mpi_ctx_free(tlm_mpi_ctx *c)
     free(c->owner);
     free(c->lres);
     free(c->res);
+    tlm_trace_caches_free(); /* the rank lists the traces shared */
 }
 
 /* The command line as one string (the HDF5 file records it). */

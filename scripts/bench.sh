@@ -90,6 +90,14 @@
 #                             tlm-gen-xplane): tlmpi inspect (decode) and
 #                             tlmpi report (decode + the five sheets), plain
 #                             and gzip, in MB/s of protobuf (target >= 200)
+#   scripts/bench.sh gzreport tlmpi report of a gzip'd single-rank trace
+#                             (BENCH_GZ_SIZE bytes of JSON, default
+#                             190000000; tlmpi-synth --gzip) against zcat
+#                             of it and the inflate floor tool: alternating
+#                             runs, medians of BENCH_REPEAT (default 3);
+#                             report/zcat (target <= 0.55x), report/floor,
+#                             peak RSS; with BENCH_BASE_TLMPI=path/to/older
+#                             tlmpi the same for it, in the same rounds
 #   scripts/bench.sh all      reader and report
 #
 # Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
@@ -946,8 +954,59 @@ run_xplane() {
         "$(calc %.2f "$rss_ins * 1024 / $bytes")"
 }
 
+# tlmpi report of a .json.gz against zcat and the inflate floor (issue 35)
+run_gzreport() {
+    local gsize=${BENCH_GZ_SIZE:-190000000} d=$dir/gzreport out base
+    local gzf=$d/synth/rank0_trace.json.gz
+    base=${BENCH_BASE_TLMPI:-}
+    out=$d/out
+    if [ ! -s "$gzf" ] || [ "$(cat "$d/.size" 2>/dev/null)" != "$gsize" ]; then
+        rm -rf "$d"
+        mkdir -p "$d"
+        "$bin/tlmpi-synth" --out "$d/synth" --world_size 1 --tp 1 --gzip \
+            --target_size "$gsize" >/dev/null
+        echo "$gsize" > "$d/.size"
+    fi
+    local jb gb ts_z= ts_f= ts_r= ts_b= t
+    jb=$(zcat "$gzf" | wc -c)
+    gb=$(stat -c %s "$gzf")
+    cat "$gzf" >/dev/null
+    # one round: zcat, floor, report (and the older report), alternating
+    for _ in $(seq "$repeat"); do
+        ts_z="$ts_z $(once sh -c "zcat '$gzf' > /dev/null")"
+        ts_f="$ts_f $(once "$bin/tlmpi-inflate-floor" "$gzf")"
+        ts_r="$ts_r $(once "$bin/tlmpi" report "$gzf" --output_csvs_dir "$out" --quiet --force)"
+        [ -z "$base" ] ||
+            ts_b="$ts_b $(once "$base" report "$gzf" --output_csvs_dir "$out.base" --quiet --force)"
+    done
+    local m_z m_f m_r m_b rss_r rss_b
+    m_z=$(echo $ts_z | tr ' ' '\n' | median)
+    m_f=$(echo $ts_f | tr ' ' '\n' | median)
+    m_r=$(echo $ts_r | tr ' ' '\n' | median)
+    rss_r=$(rss "$bin/tlmpi" report "$gzf" --output_csvs_dir "$out" --quiet --force)
+    echo
+    echo "== gzreport: $(calc %.1f "$jb/1000000") MB of JSON, $(calc %.1f "$gb/1000000") MB gzip (median of $repeat, alternating)"
+    printf '  %-34s %7.3f s   (%s)\n' "zcat > /dev/null" "$m_z" "$ts_z"
+    printf '  %-34s %7.3f s   (%s)\n' "inflate floor tool" "$m_f" "$ts_f"
+    printf '  %-34s %7.3f s   (%s)\n' "tlmpi report .json.gz" "$m_r" "$ts_r"
+    printf '  report / zcat:          %sx   (target <= 0.55x)\n' "$(ratio "$m_r" "$m_z")"
+    printf '  report / inflate floor: %sx\n' "$(ratio "$m_r" "$m_f")"
+    printf '  peak RSS report: %d KiB = %sx the JSON size\n' "$rss_r" \
+        "$(calc %.3f "$rss_r * 1024 / $jb")"
+    if [ -n "$base" ]; then
+        m_b=$(echo $ts_b | tr ' ' '\n' | median)
+        rss_b=$(rss "$base" report "$gzf" --output_csvs_dir "$out.base" --quiet --force)
+        printf '  %-34s %7.3f s   (%s)\n' "older tlmpi report .json.gz" "$m_b" "$ts_b"
+        printf '  older report / zcat:    %sx;  / inflate floor: %sx\n' \
+            "$(ratio "$m_b" "$m_z")" "$(ratio "$m_b" "$m_f")"
+        printf '  peak RSS older report: %d KiB = %sx the JSON size\n' "$rss_b" \
+            "$(calc %.3f "$rss_b * 1024 / $jb")"
+    fi
+}
+
 case "$mode" in
 reader) single_trace; run_reader ;;
+gzreport) run_gzreport ;;
 merged_trace) run_merged_trace ;;
 plots) run_plots ;;
 rocprof) single_trace; run_rocprof ;;
@@ -966,6 +1025,6 @@ hta) run_hta ;;
 hta_cpath) run_hta_cpath ;;
 pseudo_ops) run_pseudo_ops ;;
 all) single_trace; run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|rocprof|xplane|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|causes|merged_trace|plots|hta|hta_cpath|pseudo_ops|all" >&2
+*) echo "usage: scripts/bench.sh reader|gzreport|rocprof|xplane|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|causes|merged_trace|plots|hta|hta_cpath|pseudo_ops|all" >&2
    exit 2 ;;
 esac

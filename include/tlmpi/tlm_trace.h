@@ -246,12 +246,19 @@ typedef struct tlm_read_opts {
      * delivered events while the trace is still being read (see
      * tlm_tree_stream_new). */
     void (*on_move)(void *ud, int phase);
+    /* 1: process-group rank lists (distributedInfo.pg_config) parsed once
+     * per distinct list per process and kept, for a process that reads
+     * many traces of one job; freed by tlm_trace_caches_free */
+    int share_pg_ranks;
 } tlm_read_opts;
 
 enum { TLM_MOVE_END = 0, TLM_MOVE_BEGIN = 1, TLM_MOVE_FREE = 2 };
 
 /* Fills opts with the defaults (keep_events = 1). */
 TLM_API void tlm_read_opts_init(tlm_read_opts *opts);
+/* Frees what reads with share_pg_ranks kept (thread-safe; reads may
+ * follow and fill it again). */
+TLM_API void tlm_trace_caches_free(void);
 
 /* Reads the trace at path (JSON or gzip'd JSON, by magic bytes).
  * opts may be NULL (defaults).  On success *out is a new trace the caller

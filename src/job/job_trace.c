@@ -446,6 +446,7 @@ void tlm_job_read_trace(const tlm_job_reader *c, size_t fi,
     tlm_read_opts ro;
     tlm_read_opts_init(&ro);
     ro.keep_events = 1;
+    ro.share_pg_ranks = 1; /* every trace repeats the job's groups */
     tlm_status st = tlm_trace_read_file(path, &ro, &tr, &err);
     if (st != TLM_OK)
         goto fail;

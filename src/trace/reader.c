@@ -1548,30 +1548,6 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
 /* ------------------------------------------------------------------ MARK:
  * Top-level metadata. */
 
-static int64_t text_ranks(const char *s, size_t n, int32_t *out, size_t cap)
-{
-    /* "[0, 1, 2]" -> ints; stops at anything else ("..." in long lists) */
-    size_t k = 0, i = 0;
-    while (i < n) {
-        while (i < n && (s[i] == '[' || s[i] == ' ' || s[i] == ','))
-            i++;
-        if (i >= n || !((s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-            break;
-        char *endp;
-        char tmp[24];
-        size_t j = 0;
-        while (i < n && j < sizeof tmp - 1 &&
-               ((s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-            tmp[j++] = s[i++];
-        tmp[j] = '\0';
-        long v = strtol(tmp, &endp, 10);
-        if (out && k < cap)
-            out[k] = (int32_t)v;
-        k++;
-    }
-    return (int64_t)k;
-}
-
 static void free_pgs(tlm_trace *t)
 {
     tlm_trace_meta *m = &t->meta;
@@ -1648,18 +1624,13 @@ static int pg_member(rd *r, const unsigned char *ks, size_t kl,
             return rc;
         size_t n;
         const char *s = tlm_trace_str(r->t, pg->ranks_text, &n);
-        int64_t k = text_ranks(s, n, NULL, 0);
         r->t->a->free_fn(r->t->a->ctx, pg->ranks);
         pg->ranks = NULL;
         pg->n_ranks = 0;
-        if (k > 0) {
-            pg->ranks = r->t->a->malloc_fn(r->t->a->ctx,
-                                           (size_t)k * sizeof *pg->ranks);
-            if (!pg->ranks)
-                return fail_nomem(r);
-            text_ranks(s, n, pg->ranks, (size_t)k);
-            pg->n_ranks = (size_t)k;
-        }
+        /* parsed once per distinct list per process (pg_ranks.c) */
+        if (tlm_pg_ranks_parse(s, n, r->o.share_pg_ranks, r->t->a,
+                               &pg->ranks, &pg->n_ranks) != TLM_OK)
+            return fail_nomem(r);
         return P_OK;
     }
     return value(r, pp, e, 4);

@@ -66,6 +66,9 @@ typedef struct tlm_instream {
     const tlm_alloc *a;
     const char *name;
     struct tlm_zthread *zt; /* inflating thread, when started */
+    unsigned char *whole;  /* gzip input inflated whole (libdeflate) */
+    size_t whole_size, whole_pos;
+    size_t whole_freed;    /* bytes of it handed back to the kernel */
 } tlm_instream;
 
 tlm_status tlm_instream_open_file(tlm_instream *s, const char *path,
@@ -82,6 +85,17 @@ void tlm_instream_close(tlm_instream *s);
  * tokenizer runs while the next chunks inflate.  A no-op for plain input.
  * On failure to start the thread, reading goes on in the caller's thread. */
 void tlm_instream_start_thread(tlm_instream *s);
+
+/* ------------------------------------------------------------------ MARK:
+ * Process-group rank lists (pg_ranks.c): "[0, 1, 2]" -> ints, parsed once
+ * per distinct text per process when shared (else parsed, not kept);
+ * *out (NULL when empty) is the caller's, from a.  TLM_ENOMEM only when
+ * the copy cannot be allocated. */
+tlm_status tlm_pg_ranks_parse(const char *s, size_t n, int shared,
+                              const tlm_alloc *a, int32_t **out,
+                              size_t *n_out);
+/* Lists served from the cache, parsed, and kept (for tests). */
+void tlm_pg_ranks_stats(uint64_t *hits, uint64_t *parses, size_t *kept);
 
 /* ------------------------------------------------------------------ MARK:
  * The trace. */

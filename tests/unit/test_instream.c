@@ -377,6 +377,64 @@ static void test_fifo_refused(void **state)
     rmdir(dir);
 }
 
+/* Built with libdeflate: a single-member gzip input (memory or file) is
+ * inflated whole at open (no zlib stream), the same bytes come out; a
+ * multi-member one, or one libdeflate refuses, is read again with zlib
+ * from its start (messages and offsets: test_gzip_corrupt/truncated). */
+static void test_whole_inflate(void **state)
+{
+    (void)state;
+#ifndef TLM_HAVE_LIBDEFLATE
+    skip();
+#else
+    size_t n = 50000, glen, mlen;
+    unsigned char *p = payload(n);
+    unsigned char *gz = tt_gzip(p, n, &glen);
+    size_t cuts[] = {20000};
+    unsigned char *mgz = tt_gzip_members(p, n, cuts, 1, &mlen);
+    char dir[256], one[300], two[300];
+    tt_tmpdir(dir, sizeof dir);
+    snprintf(one, sizeof one, "%s/one.json.gz", dir);
+    snprintf(two, sizeof two, "%s/two.json.gz", dir);
+    tt_write_file(one, gz, glen);
+    tt_write_file(two, mgz, mlen);
+    for (int k = 0; k < 4; k++) {
+        tlm_instream s;
+        tlm_error err;
+        tlm_status st =
+            k < 2 ? tlm_instream_open_mem(&s, k ? mgz : gz, k ? mlen : glen,
+                                          "m", 4096, tlm_alloc_default(),
+                                          &err)
+                  : tlm_instream_open_file(&s, k == 3 ? two : one, 4096,
+                                           tlm_alloc_default(), &err);
+        assert_int_equal(st, TLM_OK);
+        int multi = k == 1 || k == 3;
+        /* whole: no zlib stream, the inflated bytes held */
+        assert_int_equal(s.zinit, multi);
+        assert_true((s.whole != NULL) == !multi);
+        tlm_instream_start_thread(&s); /* a no-op when inflated whole */
+        assert_true((s.zt == NULL) == !multi);
+        size_t got_n;
+        unsigned char *got = drain(&s, 1000, &got_n, &st, &err);
+        assert_int_equal(st, TLM_OK);
+        assert_int_equal(got_n, n);
+        assert_memory_equal(got, p, n);
+        assert_true(s.bytes_in == (multi ? mlen : glen));
+        assert_true(s.bytes_out == n);
+        assert_int_equal(s.members, multi ? 2 : 1);
+        assert_null(s.whole); /* freed once handed out */
+        tlm_instream_close(&s);
+        free(got);
+    }
+    remove(one);
+    remove(two);
+    rmdir(dir);
+    free(mgz);
+    free(gz);
+    free(p);
+#endif
+}
+
 static void test_open_nomem(void **state)
 {
     (void)state;
@@ -401,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_gzip_corrupt),
         cmocka_unit_test(test_files),
         cmocka_unit_test(test_open_nomem),
+        cmocka_unit_test(test_whole_inflate),
         cmocka_unit_test(test_fifo_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
