@@ -98,6 +98,19 @@
 #                             report/zcat (target <= 0.55x), report/floor,
 #                             peak RSS; with BENCH_BASE_TLMPI=path/to/older
 #                             tlmpi the same for it, in the same rounds
+#   scripts/bench.sh targets  every figure of issue 35 in one run,
+#                             alternating rounds (BENCH_REPEAT, default 5),
+#                             medians: report of a 190 MB gzip trace / zcat
+#                             (<= 0.55x) and of its plain JSON / the inflate
+#                             floor (<= 1.1x); peak RSS / JSON (<= 0.35x);
+#                             a 1 MB trace's report (< 30 ms own); an
+#                             8-rank job of 8 x 3.9 MB at -n 2 / mpirun -n 2
+#                             true (<= 5x); 16 x 25 MB gzip at -n 2 / -n 1
+#                             (<= 0.6x); 1,024 ranks at -n 2 / zcat of the
+#                             files (<= 1.5x), peak RSS per process (<= 64
+#                             MiB), cpu and memory per rank.  With
+#                             BENCH_BASE_TLMPI=path/to/older/tlmpi the same
+#                             for it in the same rounds (the before column)
 #   scripts/bench.sh all      reader and report
 #
 # Environment: BENCH_SIZE (bytes of JSON, default 1000000000), BENCH_DIR
@@ -1007,6 +1020,7 @@ run_gzreport() {
 case "$mode" in
 reader) single_trace; run_reader ;;
 gzreport) run_gzreport ;;
+targets) . "$root/scripts/bench_targets.sh"; run_targets ;;
 merged_trace) run_merged_trace ;;
 plots) run_plots ;;
 rocprof) single_trace; run_rocprof ;;
@@ -1025,6 +1039,6 @@ hta) run_hta ;;
 hta_cpath) run_hta_cpath ;;
 pseudo_ops) run_pseudo_ops ;;
 all) single_trace; run_reader; run_report ;;
-*) echo "usage: scripts/bench.sh reader|gzreport|rocprof|xplane|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|causes|merged_trace|plots|hta|hta_cpath|pseudo_ops|all" >&2
+*) echo "usage: scripts/bench.sh reader|gzreport|targets|rocprof|xplane|report|report_xlsx|job|bigjob|audit|compare_runs|compare|diff|replay|causes|merged_trace|plots|hta|hta_cpath|pseudo_ops|all" >&2
    exit 2 ;;
 esac
