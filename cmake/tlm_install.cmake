@@ -1,7 +1,7 @@
 # Install rules and the Debian package (cpack -G DEB), included by the top
 # CMakeLists.txt.  The layout follows Debian's for the prefix (default
 # /usr/local, /usr in the package):
-#   bin/tlmpi, bin/tlmpi-synth, bin/tlmpi-run, bin/tlmpi-tracelens
+#   bin/tlmpi, bin/tlmpi-mpi (its MPI driver), bin/tlmpi-synth, bin/tlmpi-run, bin/tlmpi-tracelens
 #   lib/python3/dist-packages/tlmpi_h5.py (and every scripts/tlmpi_*.py):
 #       the notebook loader, importable by Debian's python3 from /usr and
 #       /usr/local without PYTHONPATH
@@ -13,7 +13,7 @@
 set(TLM_INSTALL_PYTHONDIR "lib/python3/dist-packages" CACHE STRING
     "Where the Python loader goes, relative to the prefix")
 
-install(TARGETS tlmpi tlmpi-synth RUNTIME DESTINATION bin)
+install(TARGETS tlmpi tlmpi-mpi tlmpi-synth RUNTIME DESTINATION bin)
 install(PROGRAMS ${CMAKE_SOURCE_DIR}/scripts/tlmpi-run DESTINATION bin)
 # TraceLens's perf-report command line -> tlmpi report (docs/cli.md)
 install(PROGRAMS ${CMAKE_SOURCE_DIR}/scripts/tlmpi-tracelens DESTINATION bin)
@@ -28,7 +28,7 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION share/doc/tlmpi
 install(FILES ${CMAKE_SOURCE_DIR}/docs/tlmpi.1 DESTINATION share/man/man1)
 # the same page under each companion program's name (`man -l` needs a
 # whole page: it resolves no .so link outside a man tree)
-foreach(_p tlmpi-run tlmpi-tracelens tlmpi-synth)
+foreach(_p tlmpi-mpi tlmpi-run tlmpi-tracelens tlmpi-synth)
   install(FILES ${CMAKE_SOURCE_DIR}/docs/tlmpi.1 DESTINATION share/man/man1
           RENAME ${_p}.1)
 endforeach()

@@ -14,7 +14,7 @@ Fails (exit 1, one line per problem) when
     define main, unless the map lists it on its "Exceptions" line (three at most);
   - the files of mpi/ call each other in a circle;
   - more than one .c file of src/ and mpi/ lists folders (opendir, nftw).
-The object files come from BUILD_DIR (CMakeFiles/tlmpi.dir/mpi/*.o).
+The object files come from BUILD_DIR (CMakeFiles/tlmpi-mpi.dir/mpi/*.o).
 """
 import os
 import re
@@ -130,7 +130,7 @@ def nm(obj, *flags):
 
 
 def mpi_objects():
-    d = os.path.join(BUILD, "CMakeFiles", "tlmpi.dir", "mpi")
+    d = os.path.join(BUILD, "CMakeFiles", "tlmpi-mpi.dir", "mpi")
     if not os.path.isdir(d):
         problems.append(f"build: no {d}")
         return {}

@@ -20,7 +20,7 @@ PYDIR=lib/python3/dist-packages
 
 cmake --install "$TLM_BUILD_DIR" --prefix "$P" > "$W/install.log" 2>&1 \
     || { cat "$W/install.log"; fail "cmake --install: exit $?"; }
-for f in bin/tlmpi bin/tlmpi-synth bin/tlmpi-run bin/tlmpi-tracelens; do
+for f in bin/tlmpi bin/tlmpi-mpi bin/tlmpi-synth bin/tlmpi-run bin/tlmpi-tracelens; do
     [ -x "$P/$f" ] || fail "$f not installed or not executable"
 done
 for f in $PYDIR/tlmpi_h5.py share/tlmpi/slurm/postprocess.sbatch \
@@ -42,7 +42,7 @@ cd "$W"
 # every installed program answers --version and --help (issue 34)
 want=$(sed -n 's/^project(tlmpi VERSION \([0-9.]*\).*/\1/p' \
     "$TLM_SOURCE_DIR/CMakeLists.txt")
-for p in bin/tlmpi bin/tlmpi-synth bin/tlmpi-run bin/tlmpi-tracelens; do
+for p in bin/tlmpi bin/tlmpi-mpi bin/tlmpi-synth bin/tlmpi-run bin/tlmpi-tracelens; do
     v=$("$P/$p" --version 2>&1) || fail "$p --version: exit $? ($v)"
     case "$v" in *" $want"*) ;; *) fail "$p --version says '$v'" ;; esac
     "$P/$p" --help > "$W/help.txt" 2>&1 || fail "$p --help: exit $?"
@@ -95,6 +95,21 @@ done
     --output_dir "$W/replay" --quiet || fail "installed tlmpi replay"
 cmp -s "$W/replay/tlmpi_replay.py" "$P/$PYDIR/tlmpi_replay.py" \
     || fail "tlmpi replay's runner differs from the installed tlmpi_replay.py"
+# the front links neither MPI nor HDF5 (issue 35: start-up cost), its
+# driver both; a front copied away from its driver says so, exit 2
+if command -v ldd > /dev/null; then
+    ldd "$P/bin/tlmpi" | grep -Eq 'libmpi|libhdf5' \
+        && fail "bin/tlmpi links MPI or HDF5: $(ldd "$P/bin/tlmpi" | grep -E 'libmpi|libhdf5')"
+    ldd "$P/bin/tlmpi-mpi" | grep -q 'libmpi' || fail "bin/tlmpi-mpi links no MPI"
+fi
+mkdir -p "$W/alone" && cp "$P/bin/tlmpi" "$W/alone/"
+"$W/alone/tlmpi" --trace_dir "$W/job" > "$W/alone.log" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "cannot start the MPI driver .*tlmpi-mpi" "$W/alone.log" \
+    || fail "tlmpi without tlmpi-mpi: exit $rc, $(cat "$W/alone.log")"
+"$W/alone/tlmpi" report "$(ls "$W"/job/rank0_trace.json* | head -n 1)" \
+    --output_csvs_dir "$W/alone/csv" --quiet \
+    || fail "tlmpi report without tlmpi-mpi: exit $?"
 command -v mpirun > /dev/null || { echo "no mpirun: skipped"; exit 77; }
 env -u TLMPI timeout 120 "$P/bin/tlmpi-run" -n 2 --trace_dir "$W/job" --quiet \
     || fail "installed tlmpi-run: exit $?"

@@ -24,7 +24,7 @@ mkdir -p "$W"
     --hidden 256 --heads 4 --seq_len 128 --vocab 1024 --quiet || exit 1
 VG=(valgrind -q --error-exitcode=9 --leak-check=full
     --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect
-    --num-callers=40 --suppressions="$SRC/tests/valgrind/openmpi.supp")
+    --num-callers=40 --trace-children=yes --suppressions="$SRC/tests/valgrind/openmpi.supp")
 fail=0
 
 # 1. the whole analysis
