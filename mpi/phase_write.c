@@ -34,6 +34,7 @@
 #include "h5write.h"
 #include "jobinfo.h"
 #include "module.h"
+#include "publish_split.h"
 #include "tlmpi/tlm_version.h"
 
 /* Every per-trace row starts with its trace rank (tables.h lists it
@@ -402,6 +403,8 @@ static tlm_status write_report(tlm_mpi_ctx *c)
     if (!rows || !tls) {
         st = TLM_ENOMEM;
         tlm_mpi_say0(c, "error: out of memory writing the report");
+        if (tlm_mpi_pub_split(c)) /* rank 1 waits for word */
+            tlm_mpi_pub_send(c, 0, NULL);
         goto done;
     }
     for (size_t i = 0; i < c->n_res; i++) {
@@ -411,7 +414,14 @@ static tlm_status write_report(tlm_mpi_ctx *c)
     }
     tlm_out_results r;
     results_of(c, rows, tls, &r);
-    st = tlm_out_report_write(&r, c->su.rdir, c->su.cdir, &c->out, &err);
+    if (tlm_mpi_pub_split(c)) { /* rank 1 formats the nccl_long sheets */
+        tlm_mpi_pub_send(c, 1, &r);
+        st = tlm_out_report_write_parts(&r, TLM_OUT_PART_MAIN, c->su.rdir,
+                                        c->su.cdir, &c->out, NULL, &err);
+        st = tlm_mpi_pub_take(c, st, &err);
+    } else {
+        st = tlm_out_report_write(&r, c->su.rdir, c->su.cdir, &c->out, &err);
+    }
     if (st == TLM_OK && c->o.output_xlsx_path)
         st = tlm_out_report_xlsx(&r, c->su.cdir, c->o.output_xlsx_path,
                                  &c->out, &err);
@@ -455,6 +465,8 @@ tlm_status tlm_mpi_phase_publish(tlm_mpi_ctx *c)
     tlm_status st = TLM_OK;
     if (c->me == 0 && !c->o.no_report)
         st = write_report(c);
+    else if (c->me == 1 && tlm_mpi_pub_split(c))
+        st = tlm_mpi_pub_helper(c);
     st = tlm_mpi_agree(st, c->comm);
     if (c->me == 0)
         st = commit0(c, st);

@@ -42,7 +42,7 @@ static void csv_int(FILE *f, int64_t v, int none_if_negative)
 {
     if (none_if_negative && v < 0)
         return;
-    fprintf(f, "%lld", (long long)v);
+    tlm_out_put_i64(f, v, 0);
 }
 
 /* Quoted when it contains a comma, quote or newline (csv.QUOTE_MINIMAL). */
@@ -60,7 +60,7 @@ typedef struct csvrow {
 static void cell_sep(csvrow *w)
 {
     if (w->n++ > 0)
-        fputc(',', w->f);
+        putc_unlocked(',', w->f);
 }
 
 static void cell_num(csvrow *w, double v)
@@ -87,7 +87,7 @@ static void cell_str(csvrow *w, const char *s, size_t cap)
 
 static void row_end(csvrow *w)
 {
-    fputc('\n', w->f);
+    putc_unlocked('\n', w->f);
     w->n = 0;
 }
 
@@ -560,25 +560,38 @@ tlm_status tlm_out_report_write(const tlm_out_results *r,
                                 const char *report_dir, const char *csv_dir,
                                 tlm_outset *set, tlm_error *err)
 {
-    tlm_out_dest rd = {report_dir, set}, cd = {csv_dir, set};
-    tlm_status st = tlm_out_report_md(r, &rd, err);
-    if (st == TLM_OK)
+    return tlm_out_report_write_parts(r, TLM_OUT_PART_ALL, report_dir,
+                                      csv_dir, set, NULL, err);
+}
+
+tlm_status tlm_out_report_write_parts(const tlm_out_results *r,
+                                      unsigned parts, const char *report_dir,
+                                      const char *csv_dir, tlm_outset *set,
+                                      tlm_out_memset *mem, tlm_error *err)
+{
+    tlm_out_dest rd = {report_dir, set, mem}, cd = {csv_dir, set, mem};
+    int m = (parts & TLM_OUT_PART_MAIN) != 0;
+    int l = (parts & TLM_OUT_PART_LONG) != 0;
+    tlm_status st = TLM_OK;
+    if (m)
+        st = tlm_out_report_md(r, &rd, err);
+    if (st == TLM_OK && m)
         st = sheet_summary(r, &cd, err);
-    if (st == TLM_OK)
+    if (st == TLM_OK && m)
         st = sheet_summary_long(r, &cd, err);
-    if (st == TLM_OK) /* only when there are all_to_allv collectives */
+    if (st == TLM_OK && l) /* only when there are all_to_allv collectives */
         st = tlm_out_sheets_a2a(r, 1, &cd, err);
-    if (st == TLM_OK)
+    if (st == TLM_OK && l)
         st = sheet_long(r, &cd, err);
-    if (st == TLM_OK)
+    if (st == TLM_OK && m)
         st = sheet_sync(r, &cd, err);
-    if (st == TLM_OK)
+    if (st == TLM_OK && l)
         st = tlm_out_sheets_a2a(r, 0, &cd, err);
-    if (st == TLM_OK)
+    if (st == TLM_OK && m)
         st = sheet_straggler(r, &cd, err);
-    if (st == TLM_OK)
+    if (st == TLM_OK && m)
         st = sheet_findings(r, &cd, err);
-    if (st != TLM_OK)
+    if (st != TLM_OK && !mem)
         tlm_outset_abort(set);
     return st;
 }

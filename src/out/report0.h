@@ -102,6 +102,36 @@ tlm_status tlm_out_report_write(const tlm_out_results *r,
                                 const char *report_dir, const char *csv_dir,
                                 tlm_outset *set, tlm_error *err);
 
+/* The report files in two parts, so that two processes format them at
+ * once (the driver's publish phase): PART_LONG nccl_long and the
+ * all_to_allv sheets (nccl_all2allv, nccl_summary_all2allv), made from
+ * the nccl_long rows (r->opts->gpus_per_node, r->tl_long and r->n_tl_long
+ * are all they read), PART_MAIN the others (about as much work, measured
+ * on 16 ranks). */
+#define TLM_OUT_PART_MAIN 1u
+#define TLM_OUT_PART_LONG 2u
+#define TLM_OUT_PART_ALL 3u
+
+/* Files formatted into memory instead of the output set: each one's name
+ * (its folder's: report.md or a CSV sheet) and bytes. */
+typedef struct tlm_out_memfile {
+    char name[64];
+    char *data;
+    size_t len;
+} tlm_out_memfile;
+typedef struct tlm_out_memset {
+    tlm_out_memfile *f;
+    size_t n;
+} tlm_out_memset;
+void tlm_out_memset_free(tlm_out_memset *m);
+
+/* tlm_out_report_write of the parts given (TLM_OUT_PART_*); mem non-NULL:
+ * the files go to *mem instead (report_dir, csv_dir and set unused). */
+tlm_status tlm_out_report_write_parts(const tlm_out_results *r,
+                                      unsigned parts, const char *report_dir,
+                                      const char *csv_dir, tlm_outset *set,
+                                      tlm_out_memset *mem, tlm_error *err);
+
 /* The workbook of the analysis (report0_xlsx.c), staged in *set after
  * tlm_out_report_write staged the CSVs in csv_dir: TraceLens's collective
  * sheets (the staged CSVs read back, so the cells are theirs), then the

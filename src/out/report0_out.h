@@ -20,12 +20,16 @@ extern "C" {
 typedef struct tlm_out_dest {
     const char *dir;
     tlm_outset *set;
+    tlm_out_memset *mem; /* non-NULL: into memory instead (dir, set unused) */
 } tlm_out_dest;
 
 /* One file being written. */
 typedef struct tlm_out_file {
     FILE *f;
     char path[TLM_OUT_PATH_MAX];
+    tlm_out_memset *mem; /* non-NULL: f is a memory stream of mbuf */
+    char *mbuf;
+    size_t mlen;
 } tlm_out_file;
 
 /* Stages <d->dir>/<name> in d->set and opens its temporary.  Errors:
@@ -37,6 +41,10 @@ tlm_status tlm_out_open(tlm_out_file *o, const tlm_out_dest *d,
  * failed.  The file stays staged: the caller publishes or aborts the
  * whole set. */
 tlm_status tlm_out_close(tlm_out_file *o, tlm_error *err);
+
+/* v in decimal ("%lld"; as_float: "%lld.0", pandas's float column of
+ * integers), without printf. */
+void tlm_out_put_i64(FILE *f, int64_t v, int as_float);
 
 /* Writes report.md into dir (report0_md.c).  Errors: TLM_EIO, TLM_ENOMEM,
  * TLM_EINVAL. */

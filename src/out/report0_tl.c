@@ -103,7 +103,7 @@ void tlm_out_tlcols_free(tlm_out_tlcols *c)
 static void sep(FILE *f, int *k)
 {
     if ((*k)++)
-        fputc(',', f);
+        putc_unlocked(',', f);
 }
 
 static void cnum(FILE *f, int *k, double v)
@@ -120,7 +120,7 @@ static void cint(FILE *f, int *k, int64_t v, int as_float)
 {
     sep(f, k);
     if (v >= 0)
-        fprintf(f, as_float ? "%lld.0" : "%lld", (long long)v);
+        tlm_out_put_i64(f, v, as_float);
 }
 
 static void cstr(FILE *f, int *k, const char *s, size_t cap)

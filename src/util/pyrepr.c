@@ -6,8 +6,12 @@
  * does), and compact JSON text as the repr of the Python value json.loads
  * would give (arrays as tuples or lists, true/false/null as
  * True/False/None).
+ * Floats take an exact integer path (the reference's binary search over
+ * the precision, each step in 128-bit integers instead of printf and
+ * strtod), byte for byte the reference's text.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +36,10 @@ static int shortest_e(double v, char *buf, size_t size)
     return lo;
 }
 
-size_t tlm_py_float_repr(double v, char *buf, size_t size)
+/* The reference: the digits of "%.*e" at the least precision that strtod
+ * reads back, by a binary search; slow (printf and strtod five times
+ * each), kept as the fast path's fallback and the tests' oracle. */
+size_t tlm_py_float_repr_ref(double v, char *buf, size_t size)
 {
     if (isnan(v))
         return (size_t)snprintf(buf, size, "nan");
@@ -96,6 +103,299 @@ size_t tlm_py_float_repr(double v, char *buf, size_t size)
                  ex < 0 ? -ex : ex);
     }
     return (size_t)snprintf(buf, size, "%s", out);
+}
+
+
+/* MARK: - floats */
+
+/* Copies the n-byte text out into buf as snprintf would (at most size
+ * bytes, NUL included); returns n. */
+static size_t put_text(const char *out, size_t n, char *buf, size_t size)
+{
+    if (size) {
+        size_t c = n < size ? n : size - 1;
+        memcpy(buf, out, c);
+        buf[c] = '\0';
+    }
+    return n;
+}
+
+/* Writes the decimal digits of u at p (no NUL); returns their count. */
+static size_t put_u64(char *p, uint64_t u)
+{
+    char t[20];
+    size_t n = 0;
+    do {
+        t[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    for (size_t i = 0; i < n; i++)
+        p[i] = t[n - 1 - i];
+    return n;
+}
+
+/* Python's layout of the significant digits d[0..nd) (no trailing zero
+ * but the first) times 10^ex: fixed notation for -4 <= ex < 16, else
+ * d[.ddd]e[+-]XX. */
+static size_t py_layout(int neg, const char *digits, size_t nd, int ex,
+                        char *buf, size_t size)
+{
+    char out[TLM_PY_FLOAT_MAX + 8];
+    size_t o = 0;
+    if (neg)
+        out[o++] = '-';
+    int decpt = ex + 1;
+    if (decpt > -4 && decpt <= 16) {
+        if (decpt <= 0) {
+            out[o++] = '0';
+            out[o++] = '.';
+            for (int i = 0; i < -decpt; i++)
+                out[o++] = '0';
+            memcpy(out + o, digits, nd);
+            o += nd;
+        } else if ((size_t)decpt >= nd) {
+            memcpy(out + o, digits, nd);
+            o += nd;
+            for (size_t i = nd; i < (size_t)decpt; i++)
+                out[o++] = '0';
+            out[o++] = '.';
+            out[o++] = '0';
+        } else {
+            memcpy(out + o, digits, (size_t)decpt);
+            o += (size_t)decpt;
+            out[o++] = '.';
+            memcpy(out + o, digits + decpt, nd - (size_t)decpt);
+            o += nd - (size_t)decpt;
+        }
+    } else {
+        out[o++] = digits[0];
+        if (nd > 1) {
+            out[o++] = '.';
+            memcpy(out + o, digits + 1, nd - 1);
+            o += nd - 1;
+        }
+        out[o++] = 'e';
+        out[o++] = ex < 0 ? '-' : '+';
+        unsigned ax = (unsigned)(ex < 0 ? -ex : ex);
+        if (ax < 10)
+            out[o++] = '0';
+        o += put_u64(out + o, ax);
+    }
+    return put_text(out, o, buf, size);
+}
+
+#ifdef __SIZEOF_INT128__
+/*
+ * The fast exact path.  The reference (tlm_py_float_repr_ref) takes the
+ * digits of "%.*e" at the least precision p whose text strtod reads back
+ * as v, found by a binary search over p = 1..17.  The same search here,
+ * with both steps done in integers: |v| = m 2^e is held exactly as
+ * q + r / 2^k = |v| 10^s (q of nd >= 17 digits), "%.*e" at precision p is
+ * q rounded to p digits (ties to an even digit, as glibc rounds an exact
+ * decimal tie), and "strtod gives v back" is "the candidate lies inside
+ * v's rounding interval" (half an ulp each side, a quarter below a power
+ * of two; the ends belong to v when m is even, strtod's ties to even).
+ * Doubles outside the range the 128-bit integers cover (|v| below about
+ * 1e-6, subnormals, above 2^126) take the reference.
+ */
+__extension__ typedef unsigned __int128 tlm_u128;
+
+/* 10^n for 0 <= n <= 38. */
+static tlm_u128 p10(int n)
+{
+    static const uint64_t t[20] = {1ULL,
+                                   10ULL,
+                                   100ULL,
+                                   1000ULL,
+                                   10000ULL,
+                                   100000ULL,
+                                   1000000ULL,
+                                   10000000ULL,
+                                   100000000ULL,
+                                   1000000000ULL,
+                                   10000000000ULL,
+                                   100000000000ULL,
+                                   1000000000000ULL,
+                                   10000000000000ULL,
+                                   100000000000000ULL,
+                                   1000000000000000ULL,
+                                   10000000000000000ULL,
+                                   100000000000000000ULL,
+                                   1000000000000000000ULL,
+                                   10000000000000000000ULL};
+    return n < 20 ? t[n] : (tlm_u128)t[19] * t[n - 19];
+}
+
+/* |v| exactly: q + r / 2^k == |v| * 10^s (k == 0: r == 0), q of nd
+ * digits; m, e: |v| == m 2^e; quarter: the lower neighbour is half an
+ * ulp away (m a power of two). */
+typedef struct xdec {
+    tlm_u128 q, r;
+    int k, nd, s, e;
+    uint64_t m;
+    int quarter;
+} xdec;
+
+/* Fills x for a finite a > 0; -1 where the 128-bit range does not
+ * reach (the caller takes the reference). */
+static int xdec_make(double a, xdec *x)
+{
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    int be = (int)((bits >> 52) & 0x7ff);
+    uint64_t frac = bits & ((1ULL << 52) - 1);
+    if (be == 0 || be == 0x7ff)
+        return -1;
+    x->m = frac | (1ULL << 52);
+    x->e = be - 1075;
+    x->quarter = frac == 0 && be > 1;
+    if (x->e >= 0) { /* an integer below 2^126 */
+        if (x->e > 73)
+            return -1;
+        x->q = (tlm_u128)x->m << x->e;
+        x->r = 0;
+        x->k = x->s = 0;
+        x->nd = 17;
+        while (x->nd < 38 && x->q >= p10(x->nd))
+            x->nd++;
+        return x->q >= p10(16) ? 0 : -1;
+    }
+    x->k = -x->e;
+    x->nd = 17;
+    /* floor(log10 |v|) is E or E + 1 */
+    int E = (int)floor((double)(x->e + 52) * 0.30102999566398120);
+    x->s = 16 - E;
+    for (int tries = 0; tries < 3; tries++) {
+        if (x->s < 0 || x->s > 22 || x->k > 120)
+            return -1;
+        tlm_u128 A = (tlm_u128)x->m * p10(x->s);
+        x->q = A >> x->k;
+        x->r = A & (((tlm_u128)1 << x->k) - 1);
+        if (x->q >= p10(17))
+            x->s--;
+        else if (x->q < p10(16))
+            x->s++;
+        else
+            return 0;
+    }
+    return -1;
+}
+
+/* "%.*e" of |v| at p digits: its digits (*d, p of them) and exponent
+ * (*ex); returns the candidate in q's units (d 10^(nd - p)). */
+static tlm_u128 xdec_round(const xdec *x, int p, uint64_t *d, int *ex)
+{
+    int drop = x->nd - p;
+    tlm_u128 div = p10(drop), t, rem;
+    if (!(x->q >> 64)) { /* 64-bit division where it fits: faster */
+        uint64_t q = (uint64_t)x->q, dv = (uint64_t)div;
+        t = q / dv;
+        rem = q % dv;
+    } else {
+        t = x->q / div;
+        rem = x->q % div;
+    }
+    int up;
+    if (drop == 0) {
+        tlm_u128 half = x->k ? (tlm_u128)1 << (x->k - 1) : 0;
+        up = x->k && (x->r > half || (x->r == half && (t & 1)));
+    } else {
+        tlm_u128 half = div / 2;
+        up = rem > half || (rem == half && (x->r != 0 || (t & 1)));
+    }
+    t += (tlm_u128)up;
+    int carry = t == p10(p);
+    *d = (uint64_t)(carry ? p10(p - 1) : t);
+    *ex = x->nd - 1 - x->s + carry;
+    return t * div;
+}
+
+/* Whether strtod reads the candidate c (q's units) back as v. */
+static int xdec_back(const xdec *x, tlm_u128 c)
+{
+    int below = c < x->q;
+    tlm_u128 dl = below ? x->q - c : c - x->q, t, lim;
+    if (x->k == 0) { /* |c - v| against 2^e / 2 (or / 4 below) */
+        if (dl >= ((tlm_u128)1 << x->e))
+            return 0;
+        t = dl;
+        lim = (tlm_u128)1 << x->e;
+    } else { /* |c - v| 2^k against 10^s / 2 (or / 4 below) */
+        if (dl > 64)
+            return 0;
+        tlm_u128 a = dl << x->k;
+        if (below) {
+            t = a + x->r;
+        } else if (a >= x->r) {
+            t = a - x->r;
+        } else {
+            t = x->r - a;
+            below = 1;
+        }
+        lim = p10(x->s);
+    }
+    t <<= (below && x->quarter) ? 2 : 1;
+    return t < lim || (t == lim && !(x->m & 1));
+}
+
+/* The shortest digits as the reference finds them; -1: out of range. */
+static int fast_digits(double a, char *digits, size_t *nd, int *ex)
+{
+    xdec x;
+    if (xdec_make(a, &x))
+        return -1;
+    int lo = 1, hi = 17;
+    uint64_t d;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (xdec_back(&x, xdec_round(&x, mid, &d, ex)))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    xdec_round(&x, lo, &d, ex);
+    while (d % 10 == 0 && d >= 10)
+        d /= 10;
+    *nd = put_u64(digits, d);
+    return 0;
+}
+#else
+/* No 128-bit integers: every double takes the reference. */
+static int fast_digits(double a, char *digits, size_t *nd, int *ex)
+{
+    (void)a, (void)digits, (void)nd, (void)ex;
+    return -1;
+}
+#endif
+
+size_t tlm_py_float_repr(double v, char *buf, size_t size)
+{
+    if (isnan(v))
+        return put_text("nan", 3, buf, size);
+    if (isinf(v))
+        return v < 0 ? put_text("-inf", 4, buf, size)
+                     : put_text("inf", 3, buf, size);
+    if (v == 0.0)
+        return signbit(v) ? put_text("-0.0", 4, buf, size)
+                          : put_text("0.0", 3, buf, size);
+    int neg = v < 0;
+    double a = neg ? -v : v;
+    char out[TLM_PY_FLOAT_MAX];
+    if (a < 1e16 && a == floor(a)) { /* integral: "<int>.0" */
+        size_t o = 0;
+        if (neg)
+            out[o++] = '-';
+        o += put_u64(out + o, (uint64_t)a);
+        out[o++] = '.';
+        out[o++] = '0';
+        return put_text(out, o, buf, size);
+    }
+    char digits[24];
+    size_t nd;
+    int ex;
+    if (fast_digits(a, digits, &nd, &ex))
+        return tlm_py_float_repr_ref(v, buf, size);
+    return py_layout(neg, digits, nd, ex, buf, size);
 }
 
 void tlm_sbuf_pyfloat(tlm_sbuf *b, double v)

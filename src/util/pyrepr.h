@@ -19,6 +19,10 @@
  * Returns the text's length; writes at most size bytes, NUL included (as
  * snprintf does). */
 size_t tlm_py_float_repr(double v, char *buf, size_t size);
+/* The same text by the reference algorithm (the least "%.*e" precision
+ * that strtod reads back, found by printf and strtod): slow, the fast
+ * path's fallback and the tests' oracle. */
+size_t tlm_py_float_repr_ref(double v, char *buf, size_t size);
 /* repr(str) of n bytes into buf: single quotes unless the text holds ' and
  * no ", backslash escapes for \, the quote, \n \r \t and other control
  * bytes (\xNN).  Returns the length the whole text needs (as snprintf:
