@@ -69,6 +69,12 @@ typedef struct tlm_instream {
     unsigned char *whole;  /* gzip input inflated whole (libdeflate) */
     size_t whole_size, whole_pos;
     size_t whole_freed;    /* bytes of it handed back to the kernel */
+    void *isal;            /* ISA-L inflate state while ISA-L inflates */
+    unsigned char hdr[4];  /* the member's first bytes, for ISA-L */
+    unsigned hdr_got;      /* how many of them (4: checked) */
+    unsigned char *iob;    /* ISA-L's output, [iob_beg, iob_end) not out */
+    size_t iob_beg, iob_end, iob_safe; /* [0, iob_safe): checked members */
+    uint64_t skip_out;     /* after a zlib re-read: bytes already out */
 } tlm_instream;
 
 tlm_status tlm_instream_open_file(tlm_instream *s, const char *path,
