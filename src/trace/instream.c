@@ -17,8 +17,9 @@
  * again from its start with zlib streaming, so every message and byte
  * offset stays zlib's.
  *
- * Built with ISA-L (TLM_HAVE_ISAL), a gzip input from a regular file or
- * memory that is not inflated whole is inflated streaming with ISA-L's
+ * Built with ISA-L (TLM_HAVE_ISAL; CMake then leaves libdeflate out: ISA-L
+ * streaming beats it at every size), a gzip input from a regular file or
+ * memory is inflated streaming with ISA-L's
  * igzip (isal_inflate with ISAL_GZIP: it parses each member's header and
  * checks its CRC-32 and ISIZE), about three times faster than zlib, one
  * member after another (isal_inflate_reset) as above.  Anything ISA-L
@@ -189,7 +190,7 @@ static void isal_member(struct inflate_state *st)
 
 /* Starts ISA-L on a gzip input whose 2 magic bytes are in s->zin, when the
  * source can be read again from its start (a regular file or memory): 1,
- * or 0 for zlib (also when the state cannot be allocated). */
+ * 0 for zlib, -1 when a buffer cannot be allocated (TLM_ENOMEM). */
 static int isal_open(tlm_instream *s)
 {
     struct stat sb;
@@ -198,11 +199,11 @@ static int isal_open(tlm_instream *s)
         return 0;
     struct inflate_state *st = s->a->malloc_fn(s->a->ctx, sizeof *st);
     if (!st)
-        return 0;
+        return -1;
     s->iob = s->a->malloc_fn(s->a->ctx, ISAL_HOLD + ISAL_STEP);
     if (!s->iob) {
         s->a->free_fn(s->a->ctx, st);
-        return 0;
+        return -1;
     }
     isal_inflate_init(st);
     st->next_in = s->zin;
@@ -408,7 +409,11 @@ static tlm_status open_common(tlm_instream *s, tlm_error *err)
         s->members = 1;
         memcpy(s->zin, magic, 2);
 #ifdef TLM_HAVE_ISAL
-        if (isal_open(s))
+        int k = isal_open(s);
+        if (k < 0)
+            return tlm_error_set(err, TLM_ENOMEM, s->name, -1,
+                                 "out of memory");
+        if (k > 0)
             return TLM_OK;
 #endif
         memset(&s->zs, 0, sizeof s->zs);
