@@ -87,8 +87,9 @@ tlm_status tlm_instream_open_mem(tlm_instream *s, const void *data,
 tlm_status tlm_instream_read(tlm_instream *s, unsigned char *dst, size_t cap,
                              size_t *got, tlm_error *err);
 void tlm_instream_close(tlm_instream *s);
-/* For gzip input: inflate in a helper thread from now on, so that the
- * tokenizer runs while the next chunks inflate.  A no-op for plain input.
+/* For gzip input or a plain file: inflate (read) in a helper thread from
+ * now on, so that the tokenizer runs while the next chunks inflate.  A
+ * no-op for a plain buffer or gzip inflated whole.
  * On failure to start the thread, reading goes on in the caller's thread. */
 void tlm_instream_start_thread(tlm_instream *s);
 
