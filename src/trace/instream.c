@@ -30,8 +30,9 @@
  *
  * Inflating runs at about the tokenizer's speed, so for gzip input a helper
  * thread can inflate into a small ring of blocks while the caller tokenizes
- * (tlm_instream_start_thread); for a plain file it does the read() calls,
- * whose copies out of the page cache are a tenth of the reader's time.
+ * (tlm_instream_start_thread); for a plain file (16 MiB or more) it does
+ * the read() calls, whose copies out of the page cache are a tenth of the
+ * reader's time.
  * Errors found by the thread travel with its blocks and surface, in order,
  * when the caller reaches them.
  */
@@ -630,9 +631,13 @@ void tlm_instream_start_thread(tlm_instream *s)
 {
     if (s->zt || s->whole)
         return;
-    /* gzip not inflated whole; a plain file (its read() copies: a fifth of
-     * the reader's time on a page-cached file); not a plain buffer */
-    if (s->gzip ? !s->zinit && !s->isal : s->mem != NULL)
+    /* gzip not inflated whole; a plain file of 16 MiB or more (its read()
+     * copies: a tenth of the reader's time on a page-cached file; on a
+     * small one the thread and its blocks cost more); not a buffer */
+    struct stat sb;
+    if (s->gzip ? !s->zinit && !s->isal
+                : s->mem != NULL || fstat(fileno(s->fp), &sb) != 0 ||
+                      sb.st_size < ((off_t)16 << 20))
         return;
     struct tlm_zthread *z = s->a->malloc_fn(s->a->ctx, sizeof *z);
     if (!z)
