@@ -3,7 +3,7 @@
 # does nothing when everything is there).  Run as root, or with sudo on PATH.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
-      libhdf5-openmpi-dev hdf5-tools zlib1g-dev libdeflate-dev libcmocka-dev
+      libhdf5-openmpi-dev hdf5-tools zlib1g-dev libdeflate-dev libisal-dev libcmocka-dev
       python3-h5py python3-pandas python3-matplotlib time
       libxlsxwriter-dev libzip-dev libexpat1-dev
       libprotobuf-c-dev protobuf-c-compiler)

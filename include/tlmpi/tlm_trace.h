@@ -235,9 +235,10 @@ typedef struct tlm_read_opts {
     tlm_event_cb on_event;   /* optional, may be NULL */
     void *on_event_ud;
     const tlm_alloc *alloc;  /* NULL = default */
-    int serial_inflate;      /* 1: inflate gzip in the calling thread; 0:
-                                in a helper thread when chunk_size >= 64 KiB
-                                (the allocator must then be thread-safe) */
+    int serial_inflate;      /* 1: inflate gzip (read a plain file) in the
+                                calling thread; 0: in a helper thread when
+                                chunk_size >= 64 KiB (the allocator must
+                                then be thread-safe) */
     /* Optional, with on_event and keep_events: called (with on_event_ud)
      * with TLM_MOVE_BEGIN before the reader moves an array that delivered
      * events use (the kept events, the argument blob, the table of

@@ -191,8 +191,11 @@ typedef struct rd {
     uint32_t smemo[4096];    /* intern_str memo: ids by a cheap key */
     struct kmemo {           /* object keys seen, by their first 8 bytes */
         unsigned char len;   /* 0: empty */
+        unsigned char arg;   /* the key's tlm_arg (TLM_ARG_END_: none) */
         unsigned char s[KM_MAX];
     } kmemo[KM_SLOTS];
+    int key_arg;             /* the current key's tlm_arg from the memo,
+                                -1: not known (parse_object's callbacks) */
     struct cmemo_way *cmemo; /* compact_value memo (NULL: none yet) */
     unsigned cmemo_sets;     /* sets of the memo (CM_SETS_SMALL, CM_SETS) */
     uint64_t cmemo_live[8];  /* sets of the memo cleared so far (bits) */
@@ -1093,15 +1096,19 @@ static int parse_object(rd *r, const unsigned char **pp,
                 kl = km->len;
                 esc = 0;
                 p += kl + 2;
+                r->key_arg = km->arg;
                 km = NULL;
                 goto key_done;
             }
         }
         if ((rc = scan_string(r, &p, e, &ks, &kl, &esc)) != P_OK)
             return rc;
+        r->key_arg = -1;
         if (km && !esc && kl >= 1 && kl <= KM_MAX) {
             km->len = (unsigned char)kl;
             memcpy(km->s, ks, kl);
+            km->arg = (unsigned char)arg_lookup(&r->keys, (const char *)ks,
+                                                kl);
         }
     key_done:
         if ((rc = colon(r, &p, e)) != P_OK)
@@ -1126,8 +1133,9 @@ static int args_member(rd *r, const unsigned char *ks, size_t kl,
     int *any = ud;
     const unsigned char *p = *pp;
     int rc, esc;
-    tlm_arg key = kl > 0 ? arg_lookup(&r->keys, (const char *)ks, kl)
-                         : TLM_ARG_END_;
+    tlm_arg key = r->key_arg >= 0 ? (tlm_arg)r->key_arg
+                  : kl > 0        ? arg_lookup(&r->keys, (const char *)ks, kl)
+                                  : TLM_ARG_END_;
     const unsigned char *v0 = p;
     if (key == TLM_ARG_END_) {
         if ((rc = value(r, &p, e, 4)) != P_OK)

@@ -69,6 +69,12 @@ typedef struct tlm_instream {
     unsigned char *whole;  /* gzip input inflated whole (libdeflate) */
     size_t whole_size, whole_pos;
     size_t whole_freed;    /* bytes of it handed back to the kernel */
+    void *isal;            /* ISA-L inflate state while ISA-L inflates */
+    unsigned char hdr[4];  /* the member's first bytes, for ISA-L */
+    unsigned hdr_got;      /* how many of them (4: checked) */
+    unsigned char *iob;    /* ISA-L's output, [iob_beg, iob_end) not out */
+    size_t iob_beg, iob_end, iob_safe; /* [0, iob_safe): checked members */
+    uint64_t skip_out;     /* after a zlib re-read: bytes already out */
 } tlm_instream;
 
 tlm_status tlm_instream_open_file(tlm_instream *s, const char *path,
@@ -81,8 +87,9 @@ tlm_status tlm_instream_open_mem(tlm_instream *s, const void *data,
 tlm_status tlm_instream_read(tlm_instream *s, unsigned char *dst, size_t cap,
                              size_t *got, tlm_error *err);
 void tlm_instream_close(tlm_instream *s);
-/* For gzip input: inflate in a helper thread from now on, so that the
- * tokenizer runs while the next chunks inflate.  A no-op for plain input.
+/* For gzip input or a plain file: inflate (read) in a helper thread from
+ * now on, so that the tokenizer runs while the next chunks inflate.  A
+ * no-op for a plain buffer or gzip inflated whole.
  * On failure to start the thread, reading goes on in the caller's thread. */
 void tlm_instream_start_thread(tlm_instream *s);
 

@@ -3,7 +3,8 @@
  * plain and gzip input from memory and from files, recognised by the magic
  * bytes; chunk sizes 1, 3, 7, 4096 and odd read capacities; multi-member
  * gzip (gzip(1) concatenation, empty members); truncated streams, bad CRC
- * and ISIZE, trailing garbage; byte counters.
+ * and ISIZE, trailing garbage; byte counters; the ISA-L path (its CRC-32
+ * and ISIZE checks, zlib's messages when it refuses).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -409,8 +410,8 @@ static void test_whole_inflate(void **state)
                                            tlm_alloc_default(), &err);
         assert_int_equal(st, TLM_OK);
         int multi = k == 1 || k == 3;
-        /* whole: no zlib stream, the inflated bytes held */
-        assert_int_equal(s.zinit, multi);
+        /* whole: no zlib (or ISA-L) stream, the inflated bytes held */
+        assert_int_equal(s.zinit || s.isal != NULL, multi);
         assert_true((s.whole != NULL) == !multi);
         tlm_instream_start_thread(&s); /* a no-op when inflated whole */
         assert_true((s.zt == NULL) == !multi);
@@ -431,6 +432,110 @@ static void test_whole_inflate(void **state)
     rmdir(dir);
     free(mgz);
     free(gz);
+    free(p);
+#endif
+}
+
+#ifdef TLM_HAVE_ISAL
+/* Reads gz[0..len) (a file when path is set) with ISA-L from the start;
+ * returns the bytes handed out and the status. */
+static unsigned char *isal_drain(const unsigned char *gz, size_t len,
+                                 const char *path, size_t chunk,
+                                 tlm_instream *s, size_t *got_n,
+                                 tlm_status *st, tlm_error *err)
+{
+    if (path)
+        assert_int_equal(tlm_instream_open_file(s, path, chunk,
+                                                tlm_alloc_default(), err),
+                         TLM_OK);
+    else
+        assert_int_equal(tlm_instream_open_mem(s, gz, len, "i.gz", chunk,
+                                               tlm_alloc_default(), err),
+                         TLM_OK);
+    assert_non_null(s->isal); /* libdeflate does not take several members */
+    if (chunk >= 65536) /* as the reader does */
+        tlm_instream_start_thread(s);
+    return drain(s, 100000, got_n, st, err);
+}
+#endif
+
+/* ISA-L streaming (TLM_HAVE_ISAL): a two-member input is inflated by ISA-L
+ * to its end, from memory and from a file, with and without the inflating
+ * thread; a CRC-32 or ISIZE flipped in either member is refused by ISA-L's
+ * own check and then reported by zlib, with zlib's message and offset; so
+ * is a header flag that zlib refuses and ISA-L would not. */
+static void test_isal(void **state)
+{
+    (void)state;
+#ifndef TLM_HAVE_ISAL
+    skip();
+#else
+    size_t n = 700000, mlen, first_len, got_n;
+    unsigned char *p = payload(n);
+    size_t cuts[] = {300000};
+    unsigned char *mgz = tt_gzip_members(p, n, cuts, 1, &mlen);
+    free(tt_gzip_members(p, 300000, NULL, 0, &first_len));
+    char dir[256], two[300];
+    tt_tmpdir(dir, sizeof dir);
+    snprintf(two, sizeof two, "%s/two.json.gz", dir);
+    tt_write_file(two, mgz, mlen);
+    tlm_instream s;
+    tlm_error err;
+    tlm_status st;
+    for (int k = 0; k < 4; k++) {
+        unsigned char *got =
+            isal_drain(mgz, mlen, k & 1 ? two : NULL,
+                       k & 2 ? (size_t)1 << 20 : 4096, &s, &got_n, &st, &err);
+        assert_int_equal(st, TLM_OK);
+        assert_int_equal(got_n, n);
+        assert_memory_equal(got, p, n);
+        assert_int_equal(s.zinit, 0); /* ISA-L to the end */
+        assert_true((s.zt != NULL) == ((k & 2) != 0));
+        assert_int_equal(s.members, 2);
+        assert_true(s.bytes_in == mlen && s.bytes_out == n);
+        tlm_instream_close(&s);
+        free(got);
+    }
+    unsigned char *bad = malloc(mlen);
+    assert_non_null(bad);
+    /* trailer bytes: CRC-32 (0..3) and ISIZE (4..7) of either member */
+    for (int m = 0; m < 2; m++) {
+        for (size_t i = 0; i < 8; i++) {
+            memcpy(bad, mgz, mlen);
+            bad[(m ? mlen : first_len) - 8 + i] ^= 0x04;
+            unsigned char *got =
+                isal_drain(bad, mlen, NULL, i & 1 ? 7 : (size_t)1 << 20, &s,
+                           &got_n, &st, &err);
+            assert_int_equal(st, TLM_EGZIP);
+            assert_non_null(strstr(err.msg, i < 4 ? "incorrect data check"
+                                                  : "incorrect length check"));
+            assert_non_null(strstr(err.msg, m ? "member 2" : "member 1"));
+            assert_true(err.offset == (int64_t)(m ? n : 300000));
+            /* (bytes read with the error are not drained: the thread's
+             * last block, or zlib's last step) */
+            size_t want = m ? n : 300000;
+            assert_true(got_n <= want && (!(i & 1) || got_n + 7 >= want));
+            assert_memory_equal(got, p, got_n);
+            assert_null(s.isal); /* refused: zlib read it again */
+            assert_int_equal(s.zinit, 1);
+            tlm_instream_close(&s);
+            free(got);
+        }
+    }
+    /* a reserved FLG bit in the second member's header: zlib's refusal */
+    memcpy(bad, mgz, mlen);
+    bad[first_len + 3] |= 0x20;
+    unsigned char *got =
+        isal_drain(bad, mlen, NULL, 4096, &s, &got_n, &st, &err);
+    assert_int_equal(st, TLM_EGZIP);
+    assert_non_null(strstr(err.msg, "unknown header flags set"));
+    assert_true(err.offset == 300000 && got_n == 300000);
+    tlm_instream_close(&s);
+    free(got);
+    free(bad);
+    remove(two);
+    rmdir(dir);
+    free(mgz);
     free(p);
 #endif
 }
@@ -460,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_files),
         cmocka_unit_test(test_open_nomem),
         cmocka_unit_test(test_whole_inflate),
+        cmocka_unit_test(test_isal),
         cmocka_unit_test(test_fifo_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
