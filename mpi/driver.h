@@ -150,10 +150,8 @@ typedef struct tlm_mpi_ctx {
     size_t n_recs;
     tlm_coll_window *wins;   /* their windows (cause.c), until routed */
     size_t n_wins;
-    tlm_job_rtabs rt;        /* report table rows of local traces */
-    tlm_row_op *ord_ops;     /* the same, ordered by trace rank */
-    tlm_row_uargs *ord_ua;
-    tlm_row_kernel *ord_kn;
+    tlm_job_rtabs rt;        /* report table rows of local traces, in
+                              * read order (each trace's span) */
     tlm_row_op_merged *mops; /* rank 0: ops merged across ranks */
     size_t n_mops;
     /* global, every rank */

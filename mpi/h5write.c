@@ -459,14 +459,19 @@ static void recv_segment(hid_t ds, hid_t mt, const tlm_rowtab *t,
     }
 }
 
-/* Rank != 0: sends its rows, segment by segment, in msg_rows messages. */
+/* Rank != 0: sends its rows, segment by segment, in msg_rows messages
+ * (segment i's rows at src[i], or back to back from rows when src is
+ * NULL). */
 static void send_rows(const tlm_rowtab *t, const void *rows,
-                      const int64_t *seg, size_t n_seg, MPI_Comm comm)
+                      const void *const *src, const int64_t *seg,
+                      size_t n_seg, MPI_Comm comm)
 {
     int64_t per = msg_rows(t);
     const char *p = rows;
     for (size_t i = 0; i < n_seg; i++)
         for (int64_t k = 0; k < seg[2 * i + 1]; k += per) {
+            if (src && k == 0)
+                p = src[i];
             int64_t m = seg[2 * i + 1] - k < per ? seg[2 * i + 1] - k : per;
             MPI_Send(p, (int)(m * (int64_t)t->row_size), MPI_BYTE, 0, 77,
                      comm);
@@ -480,10 +485,12 @@ static tlm_status gather_segments(const int64_t *seg, size_t n_seg, int me,
                                   int np, MPI_Comm comm, int64_t **all,
                                   size_t *n_all);
 
-/* Rank 0: every segment in row order, its own copied from rows, the
+/* Rank 0: every segment in row order, its own written from rows (or
+ * from src[j] for its j-th segment of rows, when src is not NULL), the
  * others received from their ranks into buf (msg_rows rows). */
 static tlm_status write_all_segments(hid_t loc, const tlm_rowtab *t,
-                                     const void *rows, int64_t total,
+                                     const void *rows,
+                                     const void *const *src, int64_t total,
                                      const int64_t *all, size_t n_all,
                                      char *buf, MPI_Comm comm, tlm_error *err)
 {
@@ -491,10 +498,13 @@ static tlm_status write_all_segments(hid_t loc, const tlm_rowtab *t,
     tlm_status st = loc < 0 ? TLM_EHDF5 : create_ds(loc, t, total, &ds, &mt,
                                                      err);
     const char *own = rows;
+    size_t j = 0; /* rank 0's own segments, in the same (row) order */
     for (size_t i = 0; i < n_all; i++) {
         int64_t first = all[3 * i], count = all[3 * i + 1];
         int from = (int)all[3 * i + 2];
         if (from == 0) {
+            if (src)
+                own = src[j++];
             if (st == TLM_OK)
                 st = write_rows(ds, mt, t, first, count, own, err);
             own += count * (int64_t)t->row_size;
@@ -513,6 +523,17 @@ tlm_status tlm_mpi_h5_write_segments(hid_t loc, const tlm_rowtab *t,
                                      const void *rows, const int64_t *seg,
                                      size_t n_seg, int64_t total,
                                      MPI_Comm comm, tlm_error *err)
+{
+    return tlm_mpi_h5_write_segments_src(loc, t, rows, NULL, seg, n_seg,
+                                         total, comm, err);
+}
+
+tlm_status tlm_mpi_h5_write_segments_src(hid_t loc, const tlm_rowtab *t,
+                                         const void *rows,
+                                         const void *const *src,
+                                         const int64_t *seg, size_t n_seg,
+                                         int64_t total, MPI_Comm comm,
+                                         tlm_error *err)
 {
     int me = 0, np = 1;
     MPI_Comm_rank(comm, &me);
@@ -533,10 +554,10 @@ tlm_status tlm_mpi_h5_write_segments(hid_t loc, const tlm_rowtab *t,
     if (agree_table(&st, comm, TLM_ENOMEM, t, "out of memory", err))
         goto done;
     if (me == 0)
-        st = write_all_segments(loc, t, rows, total, all, n_all, buf, comm,
-                                err);
+        st = write_all_segments(loc, t, rows, src, total, all, n_all, buf,
+                                comm, err);
     else
-        send_rows(t, rows, seg, n_seg, comm);
+        send_rows(t, rows, src, seg, n_seg, comm);
     (void)agree_table(&st, comm, TLM_EHDF5, t, "writing failed on rank 0",
                       err);
 done:

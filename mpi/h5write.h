@@ -67,6 +67,16 @@ tlm_status tlm_mpi_h5_write_segments(hid_t loc, const tlm_rowtab *t,
                                      size_t n_seg, int64_t total,
                                      MPI_Comm comm, tlm_error *err);
 
+/* The same with the rows of segment i at src[i] (src NULL: rows back to
+ * back from rows), so that rows kept per trace are written where they are,
+ * without a copy in row order. */
+tlm_status tlm_mpi_h5_write_segments_src(hid_t loc, const tlm_rowtab *t,
+                                         const void *rows,
+                                         const void *const *src,
+                                         const int64_t *seg, size_t n_seg,
+                                         int64_t total, MPI_Comm comm,
+                                         tlm_error *err);
+
 /* The same in one process, without MPI (tlmpi compare): the n rows of
  * rows as dataset t->name below loc, with its attributes. */
 tlm_status tlm_mpi_h5_write_local(hid_t loc, const tlm_rowtab *t,

@@ -91,6 +91,72 @@ done:
     return st;
 }
 
+/* qsort order of local results by trace rank (distinct after the check
+ * phase). */
+static int cmp_lres_rank(const void *a, const void *b)
+{
+    const tlm_job_fileres *x = *(const tlm_job_fileres *const *)a;
+    const tlm_job_fileres *y = *(const tlm_job_fileres *const *)b;
+    return (x->row.trace_rank > y->row.trace_rank) -
+           (x->row.trace_rank < y->row.trace_rank);
+}
+
+/* A per-trace table of c->rt written where its rows are: each local
+ * trace's span k (its rows in read order) is one segment, at the offset of
+ * its trace rank among every trace's rows (no copy in trace-rank order). */
+static tlm_status write_spans(tlm_mpi_ctx *c, hid_t f, const tlm_rowtab *t,
+                              const void *rows, int k, tlm_error *err)
+{
+    size_t nr = c->n_res ? c->n_res : 1, nl = c->n_lres ? c->n_lres : 1;
+    int64_t *cnt = calloc(nr, sizeof *cnt), *gcnt = calloc(nr, sizeof *gcnt);
+    int64_t *seg = malloc(2 * nl * sizeof *seg);
+    const tlm_job_fileres **by = malloc(nl * sizeof *by);
+    const void **src = malloc(nl * sizeof *src);
+    size_t n_seg = 0;
+    tlm_status st = tlm_mpi_agree(cnt && gcnt && seg && by && src
+                                      ? TLM_OK
+                                      : TLM_ENOMEM,
+                                  c->comm);
+    if (st != TLM_OK) {
+        tlm_error_set(err, st, NULL, -1, "out of memory writing '%s'",
+                      t->name);
+        goto done;
+    }
+    for (size_t i = 0; i < c->n_lres; i++) {
+        by[i] = &c->lres[i];
+        int64_t p = tlm_mpi_rank_pos(c, c->lres[i].row.trace_rank);
+        if (p >= 0)
+            cnt[p] += c->lres[i].span[k][1];
+    }
+    qsort(by, c->n_lres, sizeof *by, cmp_lres_rank);
+    MPI_Allreduce(cnt, gcnt, (int)c->n_res, MPI_INT64_T, MPI_SUM, c->comm);
+    int64_t off = 0;
+    size_t li = 0;
+    for (size_t p = 0; p < c->n_res; p++) {
+        while (li < c->n_lres && by[li]->row.trace_rank <
+                                     c->res[p].row.trace_rank)
+            li++;
+        if (li < c->n_lres &&
+            by[li]->row.trace_rank == c->res[p].row.trace_rank &&
+            by[li]->span[k][1] > 0) {
+            seg[2 * n_seg] = off;
+            seg[2 * n_seg + 1] = by[li]->span[k][1];
+            src[n_seg++] = (const char *)rows +
+                           (size_t)by[li]->span[k][0] * t->row_size;
+        }
+        off += gcnt[p];
+    }
+    st = tlm_mpi_h5_write_segments_src(f, t, NULL, src, seg, n_seg, off,
+                                       c->comm, err);
+done:
+    free(cnt);
+    free(gcnt);
+    free(seg);
+    free(by);
+    free(src);
+    return st;
+}
+
 /* Before any HDF5 write: is there room for the file (its rows
  * uncompressed, an upper bound) and the report?  Parallel HDF5 1.10 does
  * not survive a write failing for lack of space (ranks disagree inside the
@@ -101,9 +167,9 @@ static tlm_status check_space(tlm_mpi_ctx *c, tlm_error *err)
     const tlm_mpi_colls *k = &c->k;
     int r0 = c->me == 0;
     uint64_t local =
-        (uint64_t)c->rt.n_ops * sizeof *c->ord_ops +
-        (uint64_t)c->rt.n_ua * sizeof *c->ord_ua +
-        (uint64_t)c->rt.n_kn * sizeof *c->ord_kn +
+        (uint64_t)c->rt.n_ops * sizeof *c->rt.ops +
+        (uint64_t)c->rt.n_ua * sizeof *c->rt.ua +
+        (uint64_t)c->rt.n_kn * sizeof *c->rt.kn +
         (uint64_t)k->n_mrows * sizeof *k->mrows;
     if (r0)
         local += (uint64_t)c->n_res *
@@ -269,7 +335,9 @@ static tlm_status write_tables(tlm_mpi_ctx *c, hid_t f,
             const tlm_mpi_dataset *d = &sets[i];
             if (d->t != tlm_rowtabs[t])
                 continue;
-            if (d->per_trace)
+            if (d->per_trace >= 2)
+                st = write_spans(c, f, d->t, d->rows, d->per_trace - 2, err);
+            else if (d->per_trace)
                 st = write_per_trace(c, f, d->t, d->rows, d->n, err);
             else
                 st = tlm_mpi_h5_write_table(f, d->t, d->rows, d->n,
