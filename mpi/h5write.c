@@ -158,9 +158,11 @@ tlm_status tlm_mpi_h5_create(const char *path, MPI_Comm comm, hid_t *file,
     if (me != 0)
         return TLM_OK;
     /* in memory (the core driver, no backing store): HDF5 itself never
-     * writes to disk, so a failing disk cannot leave it half-closed */
+     * writes to disk, so a failing disk cannot leave it half-closed; grown
+     * 1 MiB at a time (16 MiB steps cost rank 0 about 15 MB more peak RSS
+     * on a 4 MB file of 1,024 traces) */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_fapl_core(fapl, 16u << 20, 0) < 0) {
+    if (fapl < 0 || H5Pset_fapl_core(fapl, 1u << 20, 0) < 0) {
         if (fapl >= 0)
             H5Pclose(fapl);
         return h5_fail(err, "H5Pset_fapl_core", path);
@@ -460,10 +462,10 @@ static void recv_segment(hid_t ds, hid_t mt, const tlm_rowtab *t,
 }
 
 /* Rank != 0: sends its rows, segment by segment, in msg_rows messages
- * (segment i's rows at src[i], or back to back from rows when src is
- * NULL). */
+ * (segment i's rows at src(arg, i), or back to back from rows when src
+ * is NULL). */
 static void send_rows(const tlm_rowtab *t, const void *rows,
-                      const void *const *src, const int64_t *seg,
+                      tlm_mpi_seg_fn src, void *arg, const int64_t *seg,
                       size_t n_seg, MPI_Comm comm)
 {
     int64_t per = msg_rows(t);
@@ -471,7 +473,7 @@ static void send_rows(const tlm_rowtab *t, const void *rows,
     for (size_t i = 0; i < n_seg; i++)
         for (int64_t k = 0; k < seg[2 * i + 1]; k += per) {
             if (src && k == 0)
-                p = src[i];
+                p = src(arg, i);
             int64_t m = seg[2 * i + 1] - k < per ? seg[2 * i + 1] - k : per;
             MPI_Send(p, (int)(m * (int64_t)t->row_size), MPI_BYTE, 0, 77,
                      comm);
@@ -486,11 +488,11 @@ static tlm_status gather_segments(const int64_t *seg, size_t n_seg, int me,
                                   size_t *n_all);
 
 /* Rank 0: every segment in row order, its own written from rows (or
- * from src[j] for its j-th segment of rows, when src is not NULL), the
+ * from src(arg, j) for its j-th segment, when src is not NULL), the
  * others received from their ranks into buf (msg_rows rows). */
 static tlm_status write_all_segments(hid_t loc, const tlm_rowtab *t,
-                                     const void *rows,
-                                     const void *const *src, int64_t total,
+                                     const void *rows, tlm_mpi_seg_fn src,
+                                     void *arg, int64_t total,
                                      const int64_t *all, size_t n_all,
                                      char *buf, MPI_Comm comm, tlm_error *err)
 {
@@ -504,7 +506,7 @@ static tlm_status write_all_segments(hid_t loc, const tlm_rowtab *t,
         int from = (int)all[3 * i + 2];
         if (from == 0) {
             if (src)
-                own = src[j++];
+                own = src(arg, j++);
             if (st == TLM_OK)
                 st = write_rows(ds, mt, t, first, count, own, err);
             own += count * (int64_t)t->row_size;
@@ -524,14 +526,14 @@ tlm_status tlm_mpi_h5_write_segments(hid_t loc, const tlm_rowtab *t,
                                      size_t n_seg, int64_t total,
                                      MPI_Comm comm, tlm_error *err)
 {
-    return tlm_mpi_h5_write_segments_src(loc, t, rows, NULL, seg, n_seg,
-                                         total, comm, err);
+    return tlm_mpi_h5_write_segments_src(loc, t, rows, NULL, NULL, seg,
+                                         n_seg, total, comm, err);
 }
 
 tlm_status tlm_mpi_h5_write_segments_src(hid_t loc, const tlm_rowtab *t,
-                                         const void *rows,
-                                         const void *const *src,
-                                         const int64_t *seg, size_t n_seg,
+                                         const void *rows, tlm_mpi_seg_fn src,
+                                         void *arg, const int64_t *seg,
+                                         size_t n_seg,
                                          int64_t total, MPI_Comm comm,
                                          tlm_error *err)
 {
@@ -554,10 +556,10 @@ tlm_status tlm_mpi_h5_write_segments_src(hid_t loc, const tlm_rowtab *t,
     if (agree_table(&st, comm, TLM_ENOMEM, t, "out of memory", err))
         goto done;
     if (me == 0)
-        st = write_all_segments(loc, t, rows, src, total, all, n_all, buf,
-                                comm, err);
+        st = write_all_segments(loc, t, rows, src, arg, total, all, n_all,
+                                buf, comm, err);
     else
-        send_rows(t, rows, src, seg, n_seg, comm);
+        send_rows(t, rows, src, arg, seg, n_seg, comm);
     (void)agree_table(&st, comm, TLM_EHDF5, t, "writing failed on rank 0",
                       err);
 done:

@@ -216,33 +216,26 @@ tlm_status tlm_job_order_rows(const tlm_job_fileres *lres, size_t n_lres,
 tlm_status tlm_job_merge_ops(tlm_row_op *all, size_t n,
                              tlm_row_op_merged **out, size_t *n_out);
 
-/* One op name's part of the merge over some traces (job_merge.c): what
- * tlm_job_merge_ops sums, kept as exact integers, so that the parts of
- * every process combine on rank 0 into the same bits as the merge of
- * every row, in any order. */
-typedef struct tlm_job_op_part {
-    tlm_row_op_merged m;     /* name, categories (of cat_rank), n_ranks,
-                              * count, min/max rank and time */
-    int32_t cat_rank;        /* the lowest trace rank among its rows */
-    int32_t exact;           /* 1: every time is an integer of at most
-                              * 2^52 in magnitude (the sums below hold) */
-    int64_t direct_sum, subtree_sum;      /* integer sums */
-    double direct_abs, subtree_abs;       /* sums of magnitudes */
-} tlm_job_op_part;
+/* The ops merge one row at a time (job_merge.c), the rows coming in
+ * (name, trace rank) order: what tlm_job_merge_ops does over its sorted
+ * rows, for rows streamed from every process (mpi/phase_merge.c). */
+typedef struct tlm_job_op_merger {
+    tlm_row_op_merged *m;    /* one row per name so far */
+    size_t n, cap;
+    double total;            /* direct kernel time of every row so far */
+} tlm_job_op_merger;
 
-/* The n ops rows (any order, not modified) merged by name into parts
- * (*out, *n_out, sorted by name); *exact 1 when every part is exact.
- * Errors: TLM_ENOMEM. */
-tlm_status tlm_job_op_parts(const tlm_row_op *ops, size_t n,
-                            tlm_job_op_part **out, size_t *n_out,
-                            int *exact);
-
-/* Every process's parts (all, n, exact; sorted in place) combined into
- * what tlm_job_merge_ops gives on every row: TLM_EINVAL (nothing made)
- * when a part is not exact or a sum may round (the caller merges the rows
- * themselves).  Errors: TLM_ENOMEM. */
-tlm_status tlm_job_op_parts_merge(tlm_job_op_part *all, size_t n,
-                                  tlm_row_op_merged **out, size_t *n_out);
+void tlm_job_merger_init(tlm_job_op_merger *g);
+/* Adds row r (after every row that sorts before it).  Errors:
+ * TLM_ENOMEM (g unchanged). */
+tlm_status tlm_job_merger_add(tlm_job_op_merger *g, const tlm_row_op *r);
+/* Hands the merged rows (by direct kernel time descending) to *out and
+ * empties g.  Errors: TLM_ENOMEM. */
+tlm_status tlm_job_merger_finish(tlm_job_op_merger *g,
+                                 tlm_row_op_merged **out, size_t *n_out);
+/* 1 when op row a sorts before b in the merge's order (name, then trace
+ * rank). */
+int tlm_job_op_before(const tlm_row_op *a, const tlm_row_op *b);
 
 /* Per-step rows (job_steps.c). */
 typedef struct tlm_job_steps {

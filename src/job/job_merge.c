@@ -4,11 +4,12 @@
  * (job_tables.c) in trace-rank order, ready for the segmented HDF5 write,
  * and every trace's ops merged by name (/ops/merged, report.md's top
  * ops), which the driver's merge module (mpi/phase_merge.c) does on rank 0
- * with the gathered rows, or, when every time is an exact integer, from
- * each process's parts (one row per op name), so that rank 0 holds no row
- * per trace.
+ * from every process's rows streamed to it in (name, trace rank) order
+ * (tlm_job_merger_*: one row at a time, the same sums in the same order),
+ * so that rank 0 holds no row per trace.
  */
 #include "job.h"
+#include "grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -89,217 +90,75 @@ static double nz(double v)
     return isnan(v) ? 0.0 : v;
 }
 
+void tlm_job_merger_init(tlm_job_op_merger *g)
+{
+    memset(g, 0, sizeof *g);
+}
+
+tlm_status tlm_job_merger_add(tlm_job_op_merger *g, const tlm_row_op *r)
+{
+    tlm_row_op_merged *m = g->n ? &g->m[g->n - 1] : NULL;
+    if (!m || strncmp(m->name, r->name, sizeof m->name) != 0) {
+        if (tlm_grow((void **)&g->m, &g->cap, g->n + 1, sizeof *g->m, 64))
+            return TLM_ENOMEM;
+        m = &g->m[g->n++];
+        memset(m, 0, sizeof *m);
+        memcpy(m->name, r->name, sizeof m->name);
+        memcpy(m->categories, r->categories, sizeof m->categories);
+        m->min_rank_ns = INFINITY;
+        m->max_rank_ns = -INFINITY;
+    }
+    double d = nz(r->direct_kernel_ns);
+    m->n_ranks++;
+    m->count += r->count > 0 ? r->count : 0;
+    m->direct_kernel_ns += d;
+    m->subtree_kernel_ns += nz(r->subtree_kernel_ns);
+    if (d < m->min_rank_ns) {
+        m->min_rank_ns = d;
+        m->min_rank = r->trace_rank;
+    }
+    if (d > m->max_rank_ns) {
+        m->max_rank_ns = d;
+        m->max_rank = r->trace_rank;
+    }
+    g->total += d;
+    return TLM_OK;
+}
+
+tlm_status tlm_job_merger_finish(tlm_job_op_merger *g,
+                                 tlm_row_op_merged **out, size_t *n_out)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        tlm_row_op_merged *m = &g->m[i];
+        m->mean_rank_ns = m->direct_kernel_ns / m->n_ranks;
+        m->percent = g->total > 0 ? 100.0 * m->direct_kernel_ns / g->total
+                                  : NAN;
+    }
+    if (g->n > 1)
+        qsort(g->m, g->n, sizeof *g->m, cmp_mop);
+    *out = g->m ? g->m : calloc(1, sizeof **out);
+    *n_out = g->n;
+    memset(g, 0, sizeof *g);
+    return *out ? TLM_OK : TLM_ENOMEM;
+}
+
+int tlm_job_op_before(const tlm_row_op *a, const tlm_row_op *b)
+{
+    return cmp_op_name(a, b) < 0;
+}
+
 tlm_status tlm_job_merge_ops(tlm_row_op *all, size_t n,
                              tlm_row_op_merged **out, size_t *n_out)
 {
     qsort(all, n, sizeof *all, cmp_op_name);
-    tlm_row_op_merged *mops = calloc(n ? n : 1, sizeof *mops);
-    size_t n_mops = 0;
-    *out = mops;
-    *n_out = 0;
-    if (!mops)
-        return TLM_ENOMEM;
-    double total = 0;
-    for (size_t i = 0; i < n; i++) {
-        tlm_row_op_merged *m = n_mops ? &mops[n_mops - 1] : NULL;
-        if (!m || strncmp(m->name, all[i].name, sizeof m->name) != 0) {
-            m = &mops[n_mops++];
-            memcpy(m->name, all[i].name, sizeof m->name);
-            memcpy(m->categories, all[i].categories, sizeof m->categories);
-            m->min_rank_ns = INFINITY;
-            m->max_rank_ns = -INFINITY;
-        }
-        double d = nz(all[i].direct_kernel_ns);
-        m->n_ranks++;
-        m->count += all[i].count > 0 ? all[i].count : 0;
-        m->direct_kernel_ns += d;
-        m->subtree_kernel_ns += nz(all[i].subtree_kernel_ns);
-        if (d < m->min_rank_ns) {
-            m->min_rank_ns = d;
-            m->min_rank = all[i].trace_rank;
-        }
-        if (d > m->max_rank_ns) {
-            m->max_rank_ns = d;
-            m->max_rank = all[i].trace_rank;
-        }
-        total += d;
-    }
-    for (size_t i = 0; i < n_mops; i++) {
-        tlm_row_op_merged *m = &mops[i];
-        m->mean_rank_ns = m->direct_kernel_ns / m->n_ranks;
-        m->percent = total > 0 ? 100.0 * m->direct_kernel_ns / total : NAN;
-    }
-    if (n_mops > 1)
-        qsort(mops, n_mops, sizeof *mops, cmp_mop);
-    *n_out = n_mops;
-    return TLM_OK;
-}
-
-
-/* Exact integer times: magnitudes of at most 2^52, so that every partial
- * sum in any order below that bound is exact in a double. */
-#define EXACT_MAX 4503599627370496.0
-
-/* Is v (a time, NaN read as 0) an integer of at most EXACT_MAX? */
-static int exact_time(double v)
-{
-    return fabs(v) <= EXACT_MAX && v == trunc(v);
-}
-
-/* qsort order of row pointers: name, then trace rank. */
-static int cmp_op_ptr(const void *a, const void *b)
-{
-    return cmp_op_name(*(const tlm_row_op *const *)a,
-                       *(const tlm_row_op *const *)b);
-}
-
-/* Folds row r (of trace rank r->trace_rank) into part p (a new part when
- * fresh). */
-static void part_add(tlm_job_op_part *p, const tlm_row_op *r, int fresh)
-{
-    double d = nz(r->direct_kernel_ns), s = nz(r->subtree_kernel_ns);
-    if (fresh) {
-        memset(p, 0, sizeof *p);
-        memcpy(p->m.name, r->name, sizeof p->m.name);
-        memcpy(p->m.categories, r->categories, sizeof p->m.categories);
-        p->cat_rank = r->trace_rank;
-        p->exact = 1;
-        p->m.min_rank_ns = INFINITY;
-        p->m.max_rank_ns = -INFINITY;
-    }
-    p->m.n_ranks++;
-    p->m.count += r->count > 0 ? r->count : 0;
-    if (!exact_time(d) || !exact_time(s))
-        p->exact = 0;
-    else {
-        p->direct_sum += (int64_t)d;
-        p->subtree_sum += (int64_t)s;
-    }
-    p->direct_abs += fabs(d);
-    p->subtree_abs += fabs(s);
-    if (d < p->m.min_rank_ns) {
-        p->m.min_rank_ns = d;
-        p->m.min_rank = r->trace_rank;
-    }
-    if (d > p->m.max_rank_ns) {
-        p->m.max_rank_ns = d;
-        p->m.max_rank = r->trace_rank;
-    }
-}
-
-tlm_status tlm_job_op_parts(const tlm_row_op *ops, size_t n,
-                            tlm_job_op_part **out, size_t *n_out,
-                            int *exact)
-{
-    const tlm_row_op **by = malloc((n ? n : 1) * sizeof *by);
-    tlm_job_op_part *parts = calloc(n ? n : 1, sizeof *parts);
+    tlm_job_op_merger g;
+    tlm_job_merger_init(&g);
     *out = NULL;
     *n_out = 0;
-    *exact = 1;
-    if (!by || !parts) {
-        free(by);
-        free(parts);
-        return TLM_ENOMEM;
-    }
     for (size_t i = 0; i < n; i++)
-        by[i] = &ops[i];
-    qsort(by, n, sizeof *by, cmp_op_ptr);
-    size_t np = 0;
-    for (size_t i = 0; i < n; i++) {
-        int fresh = np == 0 || strncmp(parts[np - 1].m.name, by[i]->name,
-                                       sizeof parts[0].m.name) != 0;
-        if (fresh)
-            np++;
-        part_add(&parts[np - 1], by[i], fresh);
-    }
-    for (size_t i = 0; i < np; i++)
-        *exact &= parts[i].exact && parts[i].direct_abs <= EXACT_MAX &&
-                  parts[i].subtree_abs <= EXACT_MAX;
-    free(by);
-    *out = parts;
-    *n_out = np;
-    return TLM_OK;
-}
-
-/* qsort order of parts: name, then lowest trace rank. */
-static int cmp_part(const void *a, const void *b)
-{
-    const tlm_job_op_part *x = a, *y = b;
-    int cmp = strncmp(x->m.name, y->m.name, sizeof x->m.name);
-    if (cmp)
-        return cmp;
-    return (x->cat_rank > y->cat_rank) - (x->cat_rank < y->cat_rank);
-}
-
-/* Folds part q into the merged row m (its first part when fresh); ties
- * of the minimum and maximum go to the lower rank, as in the row order. */
-static void part_fold(tlm_job_op_part *m, const tlm_job_op_part *q,
-                      int fresh)
-{
-    if (fresh) {
-        *m = *q;
-        return;
-    }
-    m->m.n_ranks += q->m.n_ranks;
-    m->m.count += q->m.count;
-    m->direct_sum += q->direct_sum;
-    m->subtree_sum += q->subtree_sum;
-    m->direct_abs += q->direct_abs;
-    m->subtree_abs += q->subtree_abs;
-    if (q->m.min_rank_ns < m->m.min_rank_ns ||
-        (q->m.min_rank_ns == m->m.min_rank_ns &&
-         q->m.min_rank < m->m.min_rank)) {
-        m->m.min_rank_ns = q->m.min_rank_ns;
-        m->m.min_rank = q->m.min_rank;
-    }
-    if (q->m.max_rank_ns > m->m.max_rank_ns ||
-        (q->m.max_rank_ns == m->m.max_rank_ns &&
-         q->m.max_rank < m->m.max_rank)) {
-        m->m.max_rank_ns = q->m.max_rank_ns;
-        m->m.max_rank = q->m.max_rank;
-    }
-}
-
-tlm_status tlm_job_op_parts_merge(tlm_job_op_part *all, size_t n,
-                                  tlm_row_op_merged **out, size_t *n_out)
-{
-    *out = NULL;
-    *n_out = 0;
-    double abs_total = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!all[i].exact)
-            return TLM_EINVAL;
-        abs_total += all[i].direct_abs + all[i].subtree_abs;
-    }
-    if (abs_total > EXACT_MAX)
-        return TLM_EINVAL; /* a sum (the total too) might round */
-    qsort(all, n, sizeof *all, cmp_part);
-    size_t nm = 0;
-    for (size_t i = 0; i < n; i++) {
-        int fresh = nm == 0 || strncmp(all[nm - 1].m.name, all[i].m.name,
-                                       sizeof all[0].m.name) != 0;
-        if (fresh)
-            nm++;
-        part_fold(&all[nm - 1], &all[i], fresh);
-    }
-    tlm_row_op_merged *mops = calloc(nm ? nm : 1, sizeof *mops);
-    if (!mops)
-        return TLM_ENOMEM;
-    int64_t total = 0;
-    for (size_t i = 0; i < nm; i++)
-        total += all[i].direct_sum;
-    for (size_t i = 0; i < nm; i++) {
-        tlm_row_op_merged *m = &mops[i];
-        *m = all[i].m;
-        m->direct_kernel_ns = (double)all[i].direct_sum;
-        m->subtree_kernel_ns = (double)all[i].subtree_sum;
-        m->mean_rank_ns = m->direct_kernel_ns / m->n_ranks;
-        m->percent = total > 0 ? 100.0 * m->direct_kernel_ns / (double)total
-                               : NAN;
-    }
-    if (nm > 1)
-        qsort(mops, nm, sizeof *mops, cmp_mop);
-    *out = mops;
-    *n_out = nm;
-    return TLM_OK;
+        if (tlm_job_merger_add(&g, &all[i]) != TLM_OK) {
+            free(g.m);
+            return TLM_ENOMEM;
+        }
+    return tlm_job_merger_finish(&g, out, n_out);
 }

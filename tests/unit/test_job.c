@@ -1,7 +1,7 @@
 /*
  * test_job.c - the job layer's pure parts (src/job/): the ops of every
  * trace merged by name (sums, extremes and their ranks, percentages, the
- * order), and the same merge from each process's parts, the local report rows put in trace-rank order by their spans,
+ * order), and the same merge one row at a time, the local report rows put in trace-rank order by their spans,
  * the step rows' (trace_rank, step) order, and the checks of the set of
  * traces (duplicate and missing ranks, the world size, their messages),
  * GPUs per node (option, deviceProperties, unknown).
@@ -57,65 +57,35 @@ static void test_merge_ops(void **state)
 }
 
 /* Rows of traces read in the order 3, 1: back in the order 1, 3. */
-/* The merge from parts: rows of 40 ranks split over 3 "processes" in an
- * interleaved order, each merged into parts, the parts combined: the same
- * bytes as the merge of every row (ties of the extremes to the lower
- * rank, categories of the lowest rank); a time that is not an integer
- * refuses the parts (the caller merges the rows). */
-static void test_op_parts(void **state)
+/* The merge one row at a time (rows in tlm_job_op_before's order, as
+ * the driver streams them): the same bytes as tlm_job_merge_ops. */
+static void test_merger(void **state)
 {
     (void)state;
-    enum { R = 40, K = 3 };
-    tlm_row_op rows[R * 3];
-    size_t n = 0;
-    for (int32_t r = 0; r < R; r++) {
-        rows[n++] = op("x", r, (double)((r * 7919) % 13 * 1000), r);
-        rows[n++] = op("y", r, r % 5 == 0 ? NAN : 5000.0, 1);
-        if (r % 3 == 0)
-            rows[n++] = op("z", r, 1e14 + r, 2);
-        snprintf(rows[n - 1].categories, sizeof rows[0].categories, "c%d",
-                 (int)r);
+    tlm_row_op rows[] = {op("a", 0, 0.1, 1),  op("a", 3, 0.2, 1),
+                         op("a", 7, 0.3, 2),  op("b", 1, 1e17, 1),
+                         op("b", 2, 1.0, 1),  op("b", 9, -1.0, 1),
+                         op("c", 4, NAN, 1)};
+    size_t n = sizeof rows / sizeof rows[0];
+    for (size_t i = 0; i + 1 < n; i++) {
+        assert_true(tlm_job_op_before(&rows[i], &rows[i + 1]));
+        assert_false(tlm_job_op_before(&rows[i + 1], &rows[i]));
     }
-    tlm_row_op all[R * 3];
-    memcpy(all, rows, sizeof rows);
+    tlm_row_op all[sizeof rows / sizeof rows[0]];
+    for (size_t i = 0; i < n; i++) /* reversed: merge_ops sorts */
+        all[i] = rows[n - 1 - i];
     tlm_row_op_merged *want = NULL, *got = NULL;
     size_t n_want = 0, n_got = 0;
     assert_int_equal(tlm_job_merge_ops(all, n, &want, &n_want), TLM_OK);
-    tlm_job_op_part *parts = calloc(n, sizeof *parts);
-    size_t n_parts = 0;
-    for (int k = 0; k < K; k++) {
-        tlm_row_op mine[R * 3];
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++) /* the ranks of process k */
-            if ((rows[i].trace_rank * 7) % K == k)
-                mine[m++] = rows[i];
-        tlm_job_op_part *p = NULL;
-        size_t np = 0;
-        int exact = 0;
-        assert_int_equal(tlm_job_op_parts(mine, m, &p, &np, &exact), TLM_OK);
-        assert_int_equal(exact, 1);
-        memcpy(parts + n_parts, p, np * sizeof *p);
-        n_parts += np;
-        free(p);
-    }
-    assert_int_equal(n_parts, 2 * K + 1); /* z: ranks 3j, all on k = 0 */
-    assert_int_equal(tlm_job_op_parts_merge(parts, n_parts, &got, &n_got),
-                     TLM_OK);
+    tlm_job_op_merger g;
+    tlm_job_merger_init(&g);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(tlm_job_merger_add(&g, &rows[i]), TLM_OK);
+    assert_int_equal(tlm_job_merger_finish(&g, &got, &n_got), TLM_OK);
+    assert_int_equal(n_got, 3);
     assert_int_equal(n_got, n_want);
     assert_memory_equal(got, want, n_want * sizeof *want);
     free(got);
-    /* a fraction of a nanosecond: not exact, refused */
-    rows[0].direct_kernel_ns = 0.5;
-    tlm_job_op_part *p = NULL;
-    size_t np = 0;
-    int exact = 1;
-    assert_int_equal(tlm_job_op_parts(rows, n, &p, &np, &exact), TLM_OK);
-    assert_int_equal(exact, 0);
-    assert_int_equal(tlm_job_op_parts_merge(p, np, &got, &n_got),
-                     TLM_EINVAL);
-    assert_null(got);
-    free(p);
-    free(parts);
     free(want);
 }
 
@@ -249,7 +219,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpus_per_node),
         cmocka_unit_test(test_merge_ops),
-        cmocka_unit_test(test_op_parts),
+        cmocka_unit_test(test_merger),
         cmocka_unit_test(test_order_rows),
         cmocka_unit_test(test_steps_sort),
         cmocka_unit_test(test_checks),
