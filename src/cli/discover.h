@@ -30,6 +30,9 @@ typedef struct tlm_cli_filelist {
     char **path;          /* n paths, pointing into blob */
     int64_t *size;        /* bytes on disk */
     int64_t *name_rank;   /* rank from the name, -1 if the name has none */
+    int32_t *format;      /* per file: the format discovery's sniff found
+                           * (tlm_format.h), -1 when not sniffed (the
+                           * reader sniffs it); NULL: none sniffed */
     int rank_source;      /* tlm_cli_rank_source */
     char *blob;           /* the paths, NUL-separated */
     size_t blob_len;

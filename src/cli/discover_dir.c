@@ -20,6 +20,7 @@
 
 #include "discover.h"
 #include "grow.h"
+#include "tlmpi/tlm_format.h"
 #include "tlmpi/tlm_sniff.h"
 #include "walk.h"
 
@@ -59,6 +60,8 @@ typedef struct walk {
     const tlm_cli_opts *o;
     size_t root_len; /* strlen(trace_dir) + 1: names below it */
     strv traces;     /* full paths */
+    int32_t *fmt;    /* the sniffed format of each (tlm_format.h) */
+    size_t fmt_cap;
     strv skipped;    /* "rel (reason)" */
     strv lookalike;  /* "rel/": folders named like a trace, not read */
     size_t n_own;    /* tlmpi's own outputs (tlm_cli_own_output) */
@@ -83,8 +86,14 @@ static int visit_file(walk *w, const char *p)
     if (sn.verdict == TLM_SNIFF_TRACE && sn.format == TLM_FORMAT_XPLANE)
         snprintf(sn.reason, sizeof sn.reason, "XPlane (JAX): read by "
                  "tlmpi report, not the multi-rank analysis");
-    else if (sn.verdict == TLM_SNIFF_TRACE)
+    else if (sn.verdict == TLM_SNIFF_TRACE) {
+        if (tlm_grow((void **)&w->fmt, &w->fmt_cap, w->traces.n + 1,
+                     sizeof *w->fmt, 64))
+            return -1;
+        w->fmt[w->traces.n] = tlm_format_get(sn.format) ? sn.format
+                                                         : TLM_FORMAT_UNKNOWN;
         return strv_add(&w->traces, p);
+    }
     snprintf(line, sizeof line, "%s (%s)", rel_of(w, p), sn.reason);
     return strv_add(&w->skipped, line);
 }
@@ -201,10 +210,45 @@ static tlm_status refuse(const walk *w, const char *list, tlm_error *err)
                          list);
 }
 
+/* A trace's path and the format its sniff found. */
+typedef struct path_fmt {
+    const char *path;
+    int32_t fmt;
+} path_fmt;
+
+static int cmp_path_fmt(const void *a, const void *b)
+{
+    return strcmp(((const path_fmt *)a)->path, ((const path_fmt *)b)->path);
+}
+
+/* out->format from the walk's sniffs (each listed file was sniffed once:
+ * the reader need not sniff it again); left NULL without memory. */
+static void set_formats(const walk *w, tlm_cli_filelist *out)
+{
+    path_fmt *pf = malloc((w->traces.n ? w->traces.n : 1) * sizeof *pf);
+    out->format = malloc((out->n ? out->n : 1) * sizeof *out->format);
+    if (!pf || !out->format) {
+        free(pf);
+        free(out->format);
+        out->format = NULL;
+        return;
+    }
+    for (size_t i = 0; i < w->traces.n; i++)
+        pf[i] = (path_fmt){w->traces.v[i], w->fmt[i]};
+    qsort(pf, w->traces.n, sizeof *pf, cmp_path_fmt);
+    for (size_t i = 0; i < out->n; i++) {
+        path_fmt key = {out->path[i], 0};
+        const path_fmt *f = bsearch(&key, pf, w->traces.n, sizeof *pf,
+                                    cmp_path_fmt);
+        out->format[i] = f ? f->fmt : -1;
+    }
+    free(pf);
+}
+
 tlm_status tlm_cli_discover_dir(const tlm_cli_opts *o, tlm_cli_filelist *out,
                                 tlm_error *err)
 {
-    walk w = {o, strlen(o->trace_dir) + 1, {0}, {0}, {0}, 0};
+    walk w = {o, strlen(o->trace_dir) + 1, {0}, NULL, 0, {0}, {0}, 0};
     char *list = NULL;
     memset(out, 0, sizeof *out);
     tlm_status st = walk_dir(&w, err);
@@ -215,6 +259,8 @@ tlm_status tlm_cli_discover_dir(const tlm_cli_opts *o, tlm_cli_filelist *out,
     if (st == TLM_OK)
         st = tlm_cli_filelist_from_traces(w.traces.v, w.traces.n,
                                           o->trace_dir, o, out, err);
+    if (st == TLM_OK)
+        set_formats(&w, out);
     if (st == TLM_OK) {
         out->n_skipped = w.skipped.n;
         out->n_own = w.n_own;
@@ -226,6 +272,7 @@ tlm_status tlm_cli_discover_dir(const tlm_cli_opts *o, tlm_cli_filelist *out,
     free(list);
     strv_free(&w.lookalike);
     strv_free(&w.traces);
+    free(w.fmt);
     strv_free(&w.skipped);
     return st;
 }
