@@ -459,13 +459,20 @@ static tlm_status discover_glob(const tlm_cli_opts *o, const regex_t *re,
 tlm_status tlm_cli_discover(const tlm_cli_opts *o, tlm_cli_filelist *out,
                             tlm_error *err)
 {
+    return tlm_cli_discover_with(o, NULL, NULL, out, err);
+}
+
+tlm_status tlm_cli_discover_with(const tlm_cli_opts *o, tlm_cli_sniff_fn fn,
+                                 void *arg, tlm_cli_filelist *out,
+                                 tlm_error *err)
+{
     plist l = {0};
     regex_t re;
     int group = 1, nomem = 0;
     int src = TLM_CLI_RANK_NAME_FIRST;
     memset(out, 0, sizeof *out);
     if (o->trace_dir)
-        return tlm_cli_discover_dir(o, out, err);
+        return tlm_cli_discover_dir_with(o, fn, arg, out, err);
     tlm_status st = compile_rank_regex(o, &re, &group, err);
     if (st != TLM_OK)
         return st;

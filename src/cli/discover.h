@@ -104,6 +104,22 @@ int tlm_cli_own_output(const char *path, const char *rel,
 tlm_status tlm_cli_discover_dir(const tlm_cli_opts *o, tlm_cli_filelist *out,
                                 tlm_error *err);
 
+/* Sniffs the n files of paths into out[i] as tlm_trace_sniff does (the
+ * MPI driver shares them over its processes).  Returns TLM_OK, or
+ * TLM_ENOMEM. */
+typedef tlm_status (*tlm_cli_sniff_fn)(void *arg, char *const *paths,
+                                       size_t n, tlm_sniff *out);
+
+/* tlm_cli_discover and tlm_cli_discover_dir with --trace_dir's files
+ * sniffed by fn(arg, ...) once the folder is walked (fn NULL: here, one
+ * after another); the same list either way. */
+tlm_status tlm_cli_discover_with(const tlm_cli_opts *o, tlm_cli_sniff_fn fn,
+                                 void *arg, tlm_cli_filelist *out,
+                                 tlm_error *err);
+tlm_status tlm_cli_discover_dir_with(const tlm_cli_opts *o,
+                                     tlm_cli_sniff_fn fn, void *arg,
+                                     tlm_cli_filelist *out, tlm_error *err);
+
 /* Name ranks of n paths by the shared-skeleton rule above: fills rank[]
  * and returns 1, or returns 0 (rank[] untouched) when no digit position
  * qualifies.  Pure; exposed for tests. */
