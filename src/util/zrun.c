@@ -21,10 +21,13 @@ static size_t get16(const uint8_t *p)
     return (size_t)p[0] | (size_t)p[1] << 8;
 }
 
-/* Length of the run of zeros at b[i..n). */
+/* Length of the run of zeros at b[i..n) (8 bytes at a time). */
 static size_t zeros_at(const uint8_t *b, size_t i, size_t n)
 {
     size_t j = i;
+    uint64_t w;
+    while (j + 8 <= n && (memcpy(&w, b + j, 8), w == 0))
+        j += 8;
     while (j < n && b[j] == 0)
         j++;
     return j - i;
@@ -37,11 +40,23 @@ size_t tlm_zrun_pack(const void *row, size_t n, uint8_t *out)
     size_t i = 0;
     while (i < n) {
         size_t lit = i, z = 0;
-        while (lit < n && (z = zeros_at(b, lit, n)) < 4 && lit + z < n)
-            lit += z ? z : 1;
-        if (lit + z >= n && z < 4) { /* the rest is literal */
-            lit = n;
-            z = 0;
+        for (;;) { /* the next run of zeros (memchr finds its start) */
+            const uint8_t *q = memchr(b + lit, 0, n - lit);
+            if (!q) {
+                lit = n;
+                z = 0;
+                break;
+            }
+            lit = (size_t)(q - b);
+            z = zeros_at(b, lit, n);
+            if (z >= 4)
+                break;
+            if (lit + z >= n) { /* short zeros at the end: literal */
+                lit = n;
+                z = 0;
+                break;
+            }
+            lit += z;
         }
         o = put16(o, lit - i);
         memcpy(o, b + i, lit - i);
