@@ -122,6 +122,12 @@ enum {
 #define TLM_MPI_MAX_MODULES 16
 #define TLM_MPI_N_PHASES (TLM_MPI_MAX_MODULES + 5)
 
+/* Rows of one per-trace table kept packed (tlm_mpi_rows_pack). */
+typedef struct tlm_mpi_packed {
+    uint8_t *buf;
+    size_t len, cap;
+} tlm_mpi_packed;
+
 /* The driver context: everything the phases pass on to each other. */
 typedef struct tlm_mpi_ctx {
     MPI_Comm comm;
@@ -150,10 +156,13 @@ typedef struct tlm_mpi_ctx {
     size_t n_recs;
     tlm_coll_window *wins;   /* their windows (cause.c), until routed */
     size_t n_wins;
-    tlm_job_rtabs rt;        /* report table rows of local traces */
-    tlm_row_op *ord_ops;     /* the same, ordered by trace rank */
-    tlm_row_uargs *ord_ua;
-    tlm_row_kernel *ord_kn;
+    tlm_job_rtabs rt;        /* report table rows of local traces, in
+                              * read order (each trace's span); the
+                              * ops_unique_args and kernel rows only while
+                              * their trace is read, then packed: */
+    tlm_mpi_packed pk[3];    /* by TLM_JOB_SPAN_* (UARGS, KERNELS): the
+                              * local traces' rows packed (src/util/zrun.h),
+                              * each trace's at byte span[k][0] */
     tlm_row_op_merged *mops; /* rank 0: ops merged across ranks */
     size_t n_mops;
     /* global, every rank */
@@ -274,6 +283,16 @@ tlm_status tlm_mpi_check(const tlm_mpi_ctx *c, tlm_status local,
  * each module's collect hooks (phase_read.c).  A failure is recorded in fr
  * (status, message), never fatal. */
 void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_job_fileres *fr);
+
+/* After file fr's trace is read: its ops_unique_args and kernel rows
+ * moved from c->rt into c->pk, packed (src/util/zrun.h; their span[k][0]
+ * then a byte offset there), so that a process keeps about a third of
+ * their fixed-width bytes (phase_merge.c).  A failure is recorded in fr. */
+void tlm_mpi_rows_pack(tlm_mpi_ctx *c, tlm_job_fileres *fr);
+
+/* Frees the per-trace report rows (c->rt, c->pk) once they are written
+ * (phase_merge.c; the write phase, before the file image is made). */
+void tlm_mpi_rows_free(tlm_mpi_ctx *c);
 
 /* Before reading n_traces traces in this process: with more than one,
  * large blocks are kept out of the heap (glibc: a fixed mmap threshold),

@@ -67,6 +67,20 @@ tlm_status tlm_mpi_h5_write_segments(hid_t loc, const tlm_rowtab *t,
                                      size_t n_seg, int64_t total,
                                      MPI_Comm comm, tlm_error *err);
 
+/* The rows of this rank's segment i (its count rows, valid until the next
+ * call): where they are kept, or unpacked into a buffer. */
+typedef const void *(*tlm_mpi_seg_fn)(void *arg, size_t i);
+
+/* The same with the rows of segment i at src(arg, i), called once per
+ * segment in order (src NULL: rows back to back from rows), so that rows
+ * kept per trace are written from where they are, without a copy of the
+ * whole table in row order.  With src, no segment may be empty. */
+tlm_status tlm_mpi_h5_write_segments_src(hid_t loc, const tlm_rowtab *t,
+                                         const void *rows, tlm_mpi_seg_fn src,
+                                         void *arg, const int64_t *seg,
+                                         size_t n_seg, int64_t total,
+                                         MPI_Comm comm, tlm_error *err);
+
 /* The same in one process, without MPI (tlmpi compare): the n rows of
  * rows as dataset t->name below loc, with its attributes. */
 tlm_status tlm_mpi_h5_write_local(hid_t loc, const tlm_rowtab *t,

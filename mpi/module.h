@@ -38,7 +38,10 @@ typedef struct tlm_mpi_dataset {
     const tlm_rowtab *t;
     const void *rows;
     size_t n;
-    int per_trace;   /* rows of the traces read here, in segments */
+    int per_trace;   /* rows of the traces read here, in segments: 1 sorted
+                      * by trace rank; 2 + k: rows is a table of c->rt,
+                      * each local trace's rows at its span[k] (read
+                      * order, not copied into trace-rank order) */
 } tlm_mpi_dataset;
 
 /* The most datasets of tables.h one run writes. */

@@ -103,6 +103,7 @@ void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_job_fileres *fr)
 {
     tlm_job_reader rd = {&c->o, &c->fl, c->me, &c->rt, collect, c};
     tlm_job_read_trace(&rd, fi, fr);
+    tlm_mpi_rows_pack(c, fr);
 }
 
 tlm_status tlm_mpi_phase_read(tlm_mpi_ctx *c)

@@ -1,6 +1,7 @@
 /*
  * phase_setup.c - the first phase of the analysis: rank 0 discovers the
- * traces (discover.c), decides where the HDF5 file, its temporary name,
+ * traces (discover.c; the files of a --trace_dir sniffed by every process,
+ * a block each), decides where the HDF5 file, its temporary name,
  * report.md and the CSV sheets go and checks that they can be written;
  * then every rank receives the file list and computes the same LPT
  * assignment of files to MPI ranks (assign.c).
@@ -9,6 +10,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,10 +130,109 @@ static void hint_outputs(const tlm_mpi_ctx *c, tlm_error *err)
              "and --output_dir D write them elsewhere");
 }
 
+/* ---- discovery's sniffing shared over every process: rank 0 walks the
+ * folder and broadcasts the paths {n, bytes} then the paths; each process
+ * sniffs its block (n * r / np up to n * (r + 1) / np) and rank 0 gathers
+ * the verdicts; {-1, 0} ends the other processes' wait (serve_sniffs). */
+
+/* One request, on every process (paths and n: rank 0's). */
+static tlm_status sniff_round(const tlm_mpi_ctx *c, char *const *paths,
+                              int64_t n, int64_t blen, const char *blob,
+                              tlm_sniff *out)
+{
+    char *buf = c->me == 0 ? NULL : malloc(blen > 0 ? (size_t)blen : 1);
+    char **pv = c->me == 0 ? NULL : malloc((n > 0 ? (size_t)n : 1) *
+                                           sizeof *pv);
+    int64_t lo = n * c->me / c->np, hi = n * (c->me + 1) / c->np;
+    tlm_sniff *mine = malloc((hi > lo ? (size_t)(hi - lo) : 1) *
+                             sizeof *mine);
+    int *cnt = calloc((size_t)c->np, sizeof *cnt);
+    int *dsp = calloc((size_t)c->np, sizeof *dsp);
+    tlm_status st = tlm_mpi_agree(
+        (c->me == 0 || (buf && pv)) && mine && cnt && dsp ? TLM_OK
+                                                          : TLM_ENOMEM,
+        c->comm);
+    if (st == TLM_OK) {
+        MPI_Bcast(c->me == 0 ? (void *)blob : buf, (int)blen, MPI_BYTE, 0,
+                  c->comm);
+        for (int64_t i = 0, off = 0; c->me != 0 && i < n; i++) {
+            pv[i] = buf + off; /* NUL-separated, checked by rank 0 */
+            off += (int64_t)strnlen(buf + off, (size_t)(blen - off)) + 1;
+        }
+        char *const *pp = c->me == 0 ? paths : pv;
+        for (int64_t i = lo; st == TLM_OK && i < hi; i++)
+            if (tlm_trace_sniff(pp[i], 0, &mine[i - lo]) != TLM_OK)
+                st = TLM_ENOMEM;
+        for (int r = 0; r < c->np; r++) {
+            cnt[r] = (int)((n * (r + 1) / c->np - n * r / c->np) *
+                           (int64_t)sizeof *mine);
+            dsp[r] = (int)(n * r / c->np * (int64_t)sizeof *mine);
+        }
+        MPI_Gatherv(mine, cnt[c->me], MPI_BYTE, out, cnt, dsp, MPI_BYTE, 0,
+                    c->comm);
+        st = tlm_mpi_agree(st, c->comm);
+    }
+    free(buf);
+    free(pv);
+    free(mine);
+    free(cnt);
+    free(dsp);
+    return st;
+}
+
+/* Rank 0's sniffer for the discovery (tlm_cli_sniff_fn). */
+static tlm_status sniff_shared(void *arg, char *const *paths, size_t n,
+                               tlm_sniff *out)
+{
+    const tlm_mpi_ctx *c = arg;
+    size_t blen = 0;
+    for (size_t i = 0; i < n; i++)
+        blen += strlen(paths[i]) + 1;
+    char *blob = malloc(blen ? blen : 1);
+    int64_t h[2] = {blob && blen < (size_t)INT32_MAX ? (int64_t)n : 0,
+                    blob && blen < (size_t)INT32_MAX ? (int64_t)blen : 0};
+    for (size_t i = 0, off = 0; blob && i < n; i++) {
+        memcpy(blob + off, paths[i], strlen(paths[i]) + 1);
+        off += strlen(paths[i]) + 1;
+    }
+    MPI_Bcast(h, 2, MPI_INT64_T, 0, c->comm);
+    tlm_status st = h[0] == (int64_t)n
+                        ? sniff_round(c, paths, h[0], h[1], blob, out)
+                        : TLM_ENOMEM;
+    if (h[0] != (int64_t)n) /* the others took part in an empty round */
+        (void)sniff_round(c, paths, 0, 0, blob, out);
+    free(blob);
+    return st;
+}
+
+/* The processes other than rank 0 during the discovery: each request's
+ * round, until rank 0 says it is done. */
+static void serve_sniffs(const tlm_mpi_ctx *c)
+{
+    for (;;) {
+        int64_t h[2] = {-1, 0};
+        MPI_Bcast(h, 2, MPI_INT64_T, 0, c->comm);
+        if (h[0] < 0)
+            return;
+        (void)sniff_round(c, NULL, h[0], h[1], NULL, NULL);
+    }
+}
+
+/* Rank 0: the end of the discovery's requests. */
+static void end_sniffs(const tlm_mpi_ctx *c)
+{
+    int64_t h[2] = {-1, 0};
+    MPI_Bcast(h, 2, MPI_INT64_T, 0, c->comm);
+}
+
 /* Rank 0: discovers the traces, then checks every output. */
 static tlm_status setup0(tlm_mpi_ctx *c, tlm_error *err)
 {
-    tlm_status st = tlm_cli_discover(&c->o, &c->fl, err);
+    tlm_status st = c->np > 1 ? tlm_cli_discover_with(&c->o, sniff_shared,
+                                                       c, &c->fl, err)
+                              : tlm_cli_discover(&c->o, &c->fl, err);
+    if (c->np > 1)
+        end_sniffs(c);
     if (st == TLM_OK)
         st = output_paths(c, err);
     if (st == TLM_OK && (st = tlm_mpi_setup_outputs(c, err)) != TLM_OK)
@@ -147,6 +248,8 @@ static tlm_status share_setup(tlm_mpi_ctx *c)
     tlm_error_clear(&err);
     char *packed = NULL;
     size_t plen = 0;
+    if (c->me != 0)
+        serve_sniffs(c);
     if (c->me == 0) {
         tlm_status st = setup0(c, &err);
         if (st == TLM_OK)

@@ -36,6 +36,7 @@
 #include "module.h"
 #include "publish_split.h"
 #include "tlmpi/tlm_version.h"
+#include "zrun.h"
 
 /* Every per-trace row starts with its trace rank (tables.h lists it
  * first). */
@@ -92,6 +93,128 @@ done:
     return st;
 }
 
+/* qsort order of local results by trace rank (distinct after the check
+ * phase). */
+static int cmp_lres_rank(const void *a, const void *b)
+{
+    const tlm_job_fileres *x = *(const tlm_job_fileres *const *)a;
+    const tlm_job_fileres *y = *(const tlm_job_fileres *const *)b;
+    return (x->row.trace_rank > y->row.trace_rank) -
+           (x->row.trace_rank < y->row.trace_rank);
+}
+
+/* The rows of the local segments of write_spans: where they are (c->rt's
+ * ops) or unpacked into buf (c->pk). */
+typedef struct span_src {
+    const tlm_job_fileres **seg; /* the trace of each segment */
+    int k;                       /* its table (TLM_JOB_SPAN_*) */
+    const char *rows;            /* unpacked rows, or NULL */
+    const tlm_mpi_packed *pk;    /* else the packed ones */
+    size_t row_size;
+    char *buf;                   /* the largest segment's rows */
+    int bad;                     /* a packed row that did not unpack */
+} span_src;
+
+/* tlm_mpi_seg_fn: segment i's rows. */
+static const void *span_rows(void *arg, size_t i)
+{
+    span_src *s = arg;
+    const int64_t *sp = s->seg[i]->span[s->k];
+    if (s->rows)
+        return s->rows + (size_t)sp[0] * s->row_size;
+    size_t at = (size_t)sp[0];
+    for (int64_t r = 0; r < sp[1]; r++) {
+        char *row = s->buf + (size_t)r * s->row_size;
+        size_t used = at <= s->pk->len
+                          ? tlm_zrun_unpack(s->pk->buf + at, s->pk->len - at,
+                                            row, s->row_size)
+                          : 0;
+        if (!used) {
+            memset(row, 0, s->row_size);
+            s->bad = 1;
+        }
+        at += used;
+    }
+    return s->buf;
+}
+
+/* A per-trace table of the local traces written from where its rows are
+ * kept: each local trace's span k is one segment, at the offset of its
+ * trace rank among every trace's rows (no copy of the table in trace-rank
+ * order); k's rows are c->rt's ops, or packed in c->pk[k]. */
+static tlm_status write_spans(tlm_mpi_ctx *c, hid_t f, const tlm_rowtab *t,
+                              int k, tlm_error *err)
+{
+    size_t nr = c->n_res ? c->n_res : 1, nl = c->n_lres ? c->n_lres : 1;
+    int64_t *cnt = calloc(nr, sizeof *cnt), *gcnt = calloc(nr, sizeof *gcnt);
+    int64_t *seg = malloc(2 * nl * sizeof *seg), most = 1;
+    const tlm_job_fileres **by = malloc(nl * sizeof *by);
+    span_src ss = {malloc(nl * sizeof *ss.seg), k,
+                   k == TLM_JOB_SPAN_OPS ? (const char *)c->rt.ops : NULL,
+                   &c->pk[k], t->row_size, NULL, 0};
+    size_t n_seg = 0;
+    for (size_t i = 0; i < c->n_lres; i++)
+        most = c->lres[i].span[k][1] > most ? c->lres[i].span[k][1] : most;
+    ss.buf = ss.rows ? NULL : malloc((size_t)most * t->row_size);
+    tlm_status st = tlm_mpi_agree(cnt && gcnt && seg && by && ss.seg &&
+                                          (ss.rows || ss.buf)
+                                      ? TLM_OK
+                                      : TLM_ENOMEM,
+                                  c->comm);
+    if (st != TLM_OK) {
+        tlm_error_set(err, st, NULL, -1, "out of memory writing '%s'",
+                      t->name);
+        goto done;
+    }
+    for (size_t i = 0; i < c->n_lres; i++) {
+        by[i] = &c->lres[i];
+        int64_t p = tlm_mpi_rank_pos(c, c->lres[i].row.trace_rank);
+        if (p >= 0)
+            cnt[p] += c->lres[i].span[k][1];
+    }
+    qsort(by, c->n_lres, sizeof *by, cmp_lres_rank);
+    MPI_Allreduce(cnt, gcnt, (int)c->n_res, MPI_INT64_T, MPI_SUM, c->comm);
+    int64_t off = 0;
+    size_t li = 0;
+    for (size_t p = 0; p < c->n_res; p++) {
+        while (li < c->n_lres && by[li]->row.trace_rank <
+                                     c->res[p].row.trace_rank)
+            li++;
+        if (li < c->n_lres &&
+            by[li]->row.trace_rank == c->res[p].row.trace_rank &&
+            by[li]->span[k][1] > 0) {
+            seg[2 * n_seg] = off;
+            seg[2 * n_seg + 1] = by[li]->span[k][1];
+            ss.seg[n_seg++] = by[li];
+        }
+        off += gcnt[p];
+    }
+    st = tlm_mpi_h5_write_segments_src(f, t, NULL, span_rows, &ss, seg,
+                                       n_seg, off, c->comm, err);
+    if (st == TLM_OK)
+        st = tlm_mpi_agree(ss.bad ? TLM_EINVAL : TLM_OK, c->comm);
+    if (st != TLM_OK && err->code == TLM_OK)
+        tlm_error_set(err, st, NULL, -1, "table '%s': rows kept in memory "
+                                         "did not unpack", t->name);
+done:
+    free(cnt);
+    free(gcnt);
+    free(seg);
+    free(by);
+    free(ss.seg);
+    free(ss.buf);
+    return st;
+}
+
+/* Rows of table k kept for the local traces (their spans). */
+static uint64_t span_rows_n(const tlm_mpi_ctx *c, int k)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < c->n_lres; i++)
+        n += (uint64_t)c->lres[i].span[k][1];
+    return n;
+}
+
 /* Before any HDF5 write: is there room for the file (its rows
  * uncompressed, an upper bound) and the report?  Parallel HDF5 1.10 does
  * not survive a write failing for lack of space (ranks disagree inside the
@@ -102,9 +225,9 @@ static tlm_status check_space(tlm_mpi_ctx *c, tlm_error *err)
     const tlm_mpi_colls *k = &c->k;
     int r0 = c->me == 0;
     uint64_t local =
-        (uint64_t)c->rt.n_ops * sizeof *c->ord_ops +
-        (uint64_t)c->rt.n_ua * sizeof *c->ord_ua +
-        (uint64_t)c->rt.n_kn * sizeof *c->ord_kn +
+        (uint64_t)c->rt.n_ops * sizeof *c->rt.ops +
+        span_rows_n(c, TLM_JOB_SPAN_UARGS) * sizeof *c->rt.ua +
+        span_rows_n(c, TLM_JOB_SPAN_KERNELS) * sizeof *c->rt.kn +
         (uint64_t)k->n_mrows * sizeof *k->mrows;
     if (r0)
         local += (uint64_t)c->n_res *
@@ -270,7 +393,9 @@ static tlm_status write_tables(tlm_mpi_ctx *c, hid_t f,
             const tlm_mpi_dataset *d = &sets[i];
             if (d->t != tlm_rowtabs[t])
                 continue;
-            if (d->per_trace)
+            if (d->per_trace >= 2)
+                st = write_spans(c, f, d->t, d->per_trace - 2, err);
+            else if (d->per_trace)
                 st = write_per_trace(c, f, d->t, d->rows, d->n, err);
             else
                 st = tlm_mpi_h5_write_table(f, d->t, d->rows, d->n,
@@ -312,6 +437,8 @@ static tlm_status write_h5(tlm_mpi_ctx *c, tlm_error *err)
     st = tlm_mpi_agree(st, c->comm);
     if (st == TLM_OK)
         st = write_tables(c, f, sets, n_sets, err);
+    /* written: the per-trace rows go before rank 0 copies the file image */
+    tlm_mpi_rows_free(c);
 done:;
     tlm_status cst = tlm_mpi_h5_close(f, c->su.tmp, st != TLM_OK, c->comm,
                                       st == TLM_OK ? err : NULL);

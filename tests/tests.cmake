@@ -65,7 +65,7 @@ if(TLM_MPI_UNIT_TESTS)
     add_executable(${_n} ${_t})
     target_compile_options(${_n} PRIVATE ${TLM_WARN})
     target_link_libraries(${_n} PRIVATE tlmdriver PkgConfig::CMOCKA)
-    if(_n MATCHES "_allocfail$")
+    if(_n MATCHES "_allocfail$|_scale$")
       # the project's allocations go through the test's wrappers
       target_link_options(${_n} PRIVATE
         "LINKER:--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free")

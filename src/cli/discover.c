@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "grow.h"
+#include "tlmpi/tlm_format.h"
 
 /* A growable list of malloc'd paths. */
 typedef struct plist {
@@ -458,13 +459,20 @@ static tlm_status discover_glob(const tlm_cli_opts *o, const regex_t *re,
 tlm_status tlm_cli_discover(const tlm_cli_opts *o, tlm_cli_filelist *out,
                             tlm_error *err)
 {
+    return tlm_cli_discover_with(o, NULL, NULL, out, err);
+}
+
+tlm_status tlm_cli_discover_with(const tlm_cli_opts *o, tlm_cli_sniff_fn fn,
+                                 void *arg, tlm_cli_filelist *out,
+                                 tlm_error *err)
+{
     plist l = {0};
     regex_t re;
     int group = 1, nomem = 0;
     int src = TLM_CLI_RANK_NAME_FIRST;
     memset(out, 0, sizeof *out);
     if (o->trace_dir)
-        return tlm_cli_discover_dir(o, out, err);
+        return tlm_cli_discover_dir_with(o, fn, arg, out, err);
     tlm_status st = compile_rank_regex(o, &re, &group, err);
     if (st != TLM_OK)
         return st;
@@ -498,6 +506,7 @@ void tlm_cli_filelist_free(tlm_cli_filelist *fl)
     free(fl->path);
     free(fl->size);
     free(fl->name_rank);
+    free(fl->format);
     free(fl->blob);
     free(fl->skipped);
     free(fl->lookalike);
@@ -505,12 +514,13 @@ void tlm_cli_filelist_free(tlm_cli_filelist *fl)
 }
 
 /* Packed layout: u64 n, i64 rank_source, u64 blob_len, u64 order_ranks,
- * n x i64 size, n x i64 name_rank, blob. */
+ * n x i64 size, n x i64 name_rank, n x i64 format (-1: not sniffed),
+ * blob. */
 tlm_status tlm_cli_filelist_pack(const tlm_cli_filelist *fl, char **buf,
                                  size_t *len)
 {
     size_t n = fl->n;
-    size_t total = 32 + 16 * n + fl->blob_len;
+    size_t total = 32 + 24 * n + fl->blob_len;
     char *b = malloc(total);
     if (!b)
         return TLM_ENOMEM;
@@ -521,8 +531,12 @@ tlm_status tlm_cli_filelist_pack(const tlm_cli_filelist *fl, char **buf,
         memcpy(b + 32, fl->size, 8 * n);
         memcpy(b + 32 + 8 * n, fl->name_rank, 8 * n);
     }
+    for (size_t i = 0; i < n; i++) {
+        int64_t f = fl->format ? fl->format[i] : -1;
+        memcpy(b + 32 + 16 * n + 8 * i, &f, 8);
+    }
     if (fl->blob_len)
-        memcpy(b + 32 + 16 * n, fl->blob, fl->blob_len);
+        memcpy(b + 32 + 24 * n, fl->blob, fl->blob_len);
     *buf = b;
     *len = total;
     return TLM_OK;
@@ -537,7 +551,7 @@ tlm_status tlm_cli_filelist_unpack(const char *buf, size_t len,
         return tlm_error_set(err, TLM_EINVAL, NULL, -1, "bad file list");
     memcpy(h, buf, 32);
     size_t n = (size_t)h[0], bl = (size_t)h[2];
-    if (n > (len - 32) / 16 || 32 + 16 * n + bl != len)
+    if (n > (len - 32) / 24 || 32 + 24 * n + bl != len)
         return tlm_error_set(err, TLM_EINVAL, NULL, -1, "bad file list");
     out->n = n;
     out->rank_source = (int)h[1];
@@ -546,8 +560,10 @@ tlm_status tlm_cli_filelist_unpack(const char *buf, size_t len,
     out->path = malloc((n ? n : 1) * sizeof *out->path);
     out->size = malloc((n ? n : 1) * 8);
     out->name_rank = malloc((n ? n : 1) * 8);
+    out->format = malloc((n ? n : 1) * sizeof *out->format);
     out->blob = malloc(bl ? bl : 1);
-    if (!out->path || !out->size || !out->name_rank || !out->blob) {
+    if (!out->path || !out->size || !out->name_rank || !out->format ||
+        !out->blob) {
         tlm_cli_filelist_free(out);
         return tlm_error_set(err, TLM_ENOMEM, NULL, -1, "out of memory");
     }
@@ -555,8 +571,13 @@ tlm_status tlm_cli_filelist_unpack(const char *buf, size_t len,
         memcpy(out->size, buf + 32, 8 * n);
         memcpy(out->name_rank, buf + 32 + 8 * n, 8 * n);
     }
+    for (size_t i = 0; i < n; i++) {
+        int64_t f;
+        memcpy(&f, buf + 32 + 16 * n + 8 * i, 8);
+        out->format[i] = f >= 0 && f < TLM_FORMAT_COUNT ? (int32_t)f : -1;
+    }
     if (bl)
-        memcpy(out->blob, buf + 32 + 16 * n, bl);
+        memcpy(out->blob, buf + 32 + 24 * n, bl);
     size_t off = 0;
     for (size_t i = 0; i < n; i++) {
         const char *z = off < bl ? memchr(out->blob + off, 0, bl - off) : NULL;

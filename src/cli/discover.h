@@ -30,6 +30,9 @@ typedef struct tlm_cli_filelist {
     char **path;          /* n paths, pointing into blob */
     int64_t *size;        /* bytes on disk */
     int64_t *name_rank;   /* rank from the name, -1 if the name has none */
+    int32_t *format;      /* per file: the format discovery's sniff found
+                           * (tlm_format.h), -1 when not sniffed (the
+                           * reader sniffs it); NULL: none sniffed */
     int rank_source;      /* tlm_cli_rank_source */
     char *blob;           /* the paths, NUL-separated */
     size_t blob_len;
@@ -100,6 +103,22 @@ int tlm_cli_own_output(const char *path, const char *rel,
 /* --trace_dir of tlm_cli_discover (discover_dir.c). */
 tlm_status tlm_cli_discover_dir(const tlm_cli_opts *o, tlm_cli_filelist *out,
                                 tlm_error *err);
+
+/* Sniffs the n files of paths into out[i] as tlm_trace_sniff does (the
+ * MPI driver shares them over its processes).  Returns TLM_OK, or
+ * TLM_ENOMEM. */
+typedef tlm_status (*tlm_cli_sniff_fn)(void *arg, char *const *paths,
+                                       size_t n, tlm_sniff *out);
+
+/* tlm_cli_discover and tlm_cli_discover_dir with --trace_dir's files
+ * sniffed by fn(arg, ...) once the folder is walked (fn NULL: here, one
+ * after another); the same list either way. */
+tlm_status tlm_cli_discover_with(const tlm_cli_opts *o, tlm_cli_sniff_fn fn,
+                                 void *arg, tlm_cli_filelist *out,
+                                 tlm_error *err);
+tlm_status tlm_cli_discover_dir_with(const tlm_cli_opts *o,
+                                     tlm_cli_sniff_fn fn, void *arg,
+                                     tlm_cli_filelist *out, tlm_error *err);
 
 /* Name ranks of n paths by the shared-skeleton rule above: fills rank[]
  * and returns 1, or returns 0 (rank[] untouched) when no digit position

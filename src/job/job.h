@@ -216,6 +216,27 @@ tlm_status tlm_job_order_rows(const tlm_job_fileres *lres, size_t n_lres,
 tlm_status tlm_job_merge_ops(tlm_row_op *all, size_t n,
                              tlm_row_op_merged **out, size_t *n_out);
 
+/* The ops merge one row at a time (job_merge.c), the rows coming in
+ * (name, trace rank) order: what tlm_job_merge_ops does over its sorted
+ * rows, for rows streamed from every process (mpi/phase_merge.c). */
+typedef struct tlm_job_op_merger {
+    tlm_row_op_merged *m;    /* one row per name so far */
+    size_t n, cap;
+    double total;            /* direct kernel time of every row so far */
+} tlm_job_op_merger;
+
+void tlm_job_merger_init(tlm_job_op_merger *g);
+/* Adds row r (after every row that sorts before it).  Errors:
+ * TLM_ENOMEM (g unchanged). */
+tlm_status tlm_job_merger_add(tlm_job_op_merger *g, const tlm_row_op *r);
+/* Hands the merged rows (by direct kernel time descending) to *out and
+ * empties g.  Errors: TLM_ENOMEM. */
+tlm_status tlm_job_merger_finish(tlm_job_op_merger *g,
+                                 tlm_row_op_merged **out, size_t *n_out);
+/* 1 when op row a sorts before b in the merge's order (name, then trace
+ * rank). */
+int tlm_job_op_before(const tlm_row_op *a, const tlm_row_op *b);
+
 /* Per-step rows (job_steps.c). */
 typedef struct tlm_job_steps {
     tlm_row_step *rows;      /* rows of the local traces; sorted by

@@ -4,9 +4,12 @@
  * (job_tables.c) in trace-rank order, ready for the segmented HDF5 write,
  * and every trace's ops merged by name (/ops/merged, report.md's top
  * ops), which the driver's merge module (mpi/phase_merge.c) does on rank 0
- * with the gathered rows.
+ * from every process's rows streamed to it in (name, trace rank) order
+ * (tlm_job_merger_*: one row at a time, the same sums in the same order),
+ * so that rank 0 holds no row per trace.
  */
 #include "job.h"
+#include "grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -87,49 +90,75 @@ static double nz(double v)
     return isnan(v) ? 0.0 : v;
 }
 
+void tlm_job_merger_init(tlm_job_op_merger *g)
+{
+    memset(g, 0, sizeof *g);
+}
+
+tlm_status tlm_job_merger_add(tlm_job_op_merger *g, const tlm_row_op *r)
+{
+    tlm_row_op_merged *m = g->n ? &g->m[g->n - 1] : NULL;
+    if (!m || strncmp(m->name, r->name, sizeof m->name) != 0) {
+        if (tlm_grow((void **)&g->m, &g->cap, g->n + 1, sizeof *g->m, 64))
+            return TLM_ENOMEM;
+        m = &g->m[g->n++];
+        memset(m, 0, sizeof *m);
+        memcpy(m->name, r->name, sizeof m->name);
+        memcpy(m->categories, r->categories, sizeof m->categories);
+        m->min_rank_ns = INFINITY;
+        m->max_rank_ns = -INFINITY;
+    }
+    double d = nz(r->direct_kernel_ns);
+    m->n_ranks++;
+    m->count += r->count > 0 ? r->count : 0;
+    m->direct_kernel_ns += d;
+    m->subtree_kernel_ns += nz(r->subtree_kernel_ns);
+    if (d < m->min_rank_ns) {
+        m->min_rank_ns = d;
+        m->min_rank = r->trace_rank;
+    }
+    if (d > m->max_rank_ns) {
+        m->max_rank_ns = d;
+        m->max_rank = r->trace_rank;
+    }
+    g->total += d;
+    return TLM_OK;
+}
+
+tlm_status tlm_job_merger_finish(tlm_job_op_merger *g,
+                                 tlm_row_op_merged **out, size_t *n_out)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        tlm_row_op_merged *m = &g->m[i];
+        m->mean_rank_ns = m->direct_kernel_ns / m->n_ranks;
+        m->percent = g->total > 0 ? 100.0 * m->direct_kernel_ns / g->total
+                                  : NAN;
+    }
+    if (g->n > 1)
+        qsort(g->m, g->n, sizeof *g->m, cmp_mop);
+    *out = g->m ? g->m : calloc(1, sizeof **out);
+    *n_out = g->n;
+    memset(g, 0, sizeof *g);
+    return *out ? TLM_OK : TLM_ENOMEM;
+}
+
+int tlm_job_op_before(const tlm_row_op *a, const tlm_row_op *b)
+{
+    return cmp_op_name(a, b) < 0;
+}
+
 tlm_status tlm_job_merge_ops(tlm_row_op *all, size_t n,
                              tlm_row_op_merged **out, size_t *n_out)
 {
     qsort(all, n, sizeof *all, cmp_op_name);
-    tlm_row_op_merged *mops = calloc(n ? n : 1, sizeof *mops);
-    size_t n_mops = 0;
-    *out = mops;
+    tlm_job_op_merger g;
+    tlm_job_merger_init(&g);
+    *out = NULL;
     *n_out = 0;
-    if (!mops)
-        return TLM_ENOMEM;
-    double total = 0;
-    for (size_t i = 0; i < n; i++) {
-        tlm_row_op_merged *m = n_mops ? &mops[n_mops - 1] : NULL;
-        if (!m || strncmp(m->name, all[i].name, sizeof m->name) != 0) {
-            m = &mops[n_mops++];
-            memcpy(m->name, all[i].name, sizeof m->name);
-            memcpy(m->categories, all[i].categories, sizeof m->categories);
-            m->min_rank_ns = INFINITY;
-            m->max_rank_ns = -INFINITY;
+    for (size_t i = 0; i < n; i++)
+        if (tlm_job_merger_add(&g, &all[i]) != TLM_OK) {
+            free(g.m);
+            return TLM_ENOMEM;
         }
-        double d = nz(all[i].direct_kernel_ns);
-        m->n_ranks++;
-        m->count += all[i].count > 0 ? all[i].count : 0;
-        m->direct_kernel_ns += d;
-        m->subtree_kernel_ns += nz(all[i].subtree_kernel_ns);
-        if (d < m->min_rank_ns) {
-            m->min_rank_ns = d;
-            m->min_rank = all[i].trace_rank;
-        }
-        if (d > m->max_rank_ns) {
-            m->max_rank_ns = d;
-            m->max_rank = all[i].trace_rank;
-        }
-        total += d;
-    }
-    for (size_t i = 0; i < n_mops; i++) {
-        tlm_row_op_merged *m = &mops[i];
-        m->mean_rank_ns = m->direct_kernel_ns / m->n_ranks;
-        m->percent = total > 0 ? 100.0 * m->direct_kernel_ns / total : NAN;
-    }
-    if (n_mops > 1)
-        qsort(mops, n_mops, sizeof *mops, cmp_mop);
-    *n_out = n_mops;
-    return TLM_OK;
+    return tlm_job_merger_finish(&g, out, n_out);
 }
-

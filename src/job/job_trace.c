@@ -436,7 +436,11 @@ void tlm_job_read_trace(const tlm_job_reader *c, size_t fi,
     const char *path = c->fl->path[fi];
     result_init(c, fi, fr);
     int fmt;
-    (void)tlm_format_of_file(path, &fmt); /* out of memory: UNKNOWN */
+    if (c->fl->format && c->fl->format[fi] >= 0 &&
+        c->fl->format[fi] < TLM_FORMAT_COUNT)
+        fmt = c->fl->format[fi]; /* discovery sniffed it */
+    else
+        (void)tlm_format_of_file(path, &fmt); /* out of memory: UNKNOWN */
     if (read_by_format[fmt]) {
         read_by_format[fmt](c, path, fr);
         return;

@@ -17,6 +17,7 @@ cat > "$W/mpirun" <<'FAKE'
 #!/bin/sh
 echo "root=${OMPI_ALLOW_RUN_AS_ROOT:-}/${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-}"
 echo "over=${OMPI_MCA_rmaps_base_oversubscribe:-}/${OMPI_MCA_mpi_yield_when_idle:-}"
+echo "pml=${OMPI_MCA_pml:-}"
 echo "args=$*"
 FAKE
 chmod +x "$W/mpirun"
@@ -43,6 +44,15 @@ echo "$out" | grep -qx "over=/" || fail "default -n oversubscribes: $out"
 out=$(clean OMPI_MCA_rmaps_base_oversubscribe=0 MPIRUN="$W/mpirun" \
       TLMPI=/x/tlmpi "$RUN" -n $n --trace_dir D)
 echo "$out" | grep -qx "over=0/1" || fail "preset setting replaced: $out"
+# one node: the ob1 layer (shared memory, no UCX probe); a preset one or
+# an allocation of several nodes is left alone
+out=$(fake -n 1 --trace_dir D)
+echo "$out" | grep -qx "pml=ob1" || fail "one node: $out"
+out=$(clean OMPI_MCA_pml=ucx MPIRUN="$W/mpirun" TLMPI=/x/tlmpi "$RUN" -n 1 D)
+echo "$out" | grep -qx "pml=ucx" || fail "preset pml replaced: $out"
+out=$(clean SLURM_JOB_NUM_NODES=2 MPIRUN="$W/mpirun" TLMPI=/x/tlmpi \
+      "$RUN" -n 1 D)
+echo "$out" | grep -qx "pml=" || fail "two nodes get ob1: $out"
 # tlmpi next to the script comes first
 mkdir -p "$W/bin"; cp "$RUN" "$W/bin/"; printf '#!/bin/sh\n' > "$W/bin/tlmpi"
 chmod +x "$W/bin/tlmpi"

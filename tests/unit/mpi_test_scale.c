@@ -7,6 +7,12 @@
  * broadcast the offsets, stragglers per owner merged on rank 0; and the
  * check phase's all-gather of the per-file results (tlm_job_fileres).
  *
+ * Rank 0's memory: the test's allocations and the project's go through
+ * the wrappers below (linked with --wrap, tests/tests.cmake), which count
+ * the bytes held and their peak; the exchange runs at N and at 2N ranks
+ * and the growth of rank 0's peak per added rank must stay within the
+ * budget docs/performance.md writes down ("Memory per process").
+ *
  * The job: N ranks, tensor-parallel groups of TP ranks ("tp<k>"), TP
  * data-parallel groups of N / TP ranks ("dp<k>"), the world group "0";
  * each rank takes part in C_TP allreduces of its tp group, C_DP of its dp
@@ -25,6 +31,7 @@
 #include <sys/resource.h>
 
 #include <cmocka.h>
+#include <malloc.h>
 
 #include "coll_internal.h" /* tlm_coll_signature, as the extractor */
 #include "driver.h"
@@ -34,6 +41,62 @@
 #define C_TP 4
 #define C_DP 1
 #define REC_PER_RANK (C_TP + C_DP + 1)
+
+/* ---- the bytes this process holds (malloc_usable_size of each block
+ * allocated through the wrappers), and their peak */
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+void __real_free(void *p);
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+void __wrap_free(void *p);
+
+static size_t g_held, g_peak;
+
+static void held_add(void *p)
+{
+    if (!p)
+        return;
+    g_held += malloc_usable_size(p);
+    if (g_held > g_peak)
+        g_peak = g_held;
+}
+
+static void held_sub(void *p)
+{
+    size_t n = p ? malloc_usable_size(p) : 0;
+    g_held = n < g_held ? g_held - n : 0; /* a block from before: 0 */
+}
+
+void *__wrap_malloc(size_t size)
+{
+    void *p = __real_malloc(size);
+    held_add(p);
+    return p;
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    void *p = __real_calloc(n, size);
+    held_add(p);
+    return p;
+}
+
+void *__wrap_realloc(void *old, size_t size)
+{
+    held_sub(old);
+    void *p = __real_realloc(old, size);
+    held_add(p ? p : (size ? old : NULL)); /* failed: old stays */
+    return p;
+}
+
+void __wrap_free(void *p)
+{
+    held_sub(p);
+    __real_free(p);
+}
 
 typedef struct job {
     int me, np;
@@ -225,15 +288,17 @@ static int sanitized(void)
     return 0;
 }
 
-static void test_scale(void **state)
+/* The exchange of an n-rank job; returns the peak bytes this process
+ * held during it (above what it held before). */
+static uint64_t run_scale(int64_t n_ranks)
 {
-    (void)state;
     job j;
     memset(&j, 0, sizeof j);
     MPI_Comm_rank(MPI_COMM_WORLD, &j.me);
     MPI_Comm_size(MPI_COMM_WORLD, &j.np);
-    const char *ev = getenv("TLM_SCALE_RANKS");
-    j.n = ev ? atoll(ev) : 4096;
+    j.n = n_ranks;
+    size_t base = g_held;
+    g_peak = g_held;
     assert_true(j.n >= 2 * TP && j.n % TP == 0);
     fabricate(&j);
     uint64_t n = (uint64_t)j.n, recs = n * REC_PER_RANK;
@@ -286,6 +351,38 @@ static void test_scale(void **state)
     if (!sanitized())
         assert_true(peak < 512u * 1024u);
     tlm_coll_match_result_free(&mr);
+    return (uint64_t)(g_peak - base);
+}
+
+/* Rank 0's bytes per trace rank of the exchange: the members of every
+ * collective for the clock fit (REC_PER_RANK per rank), one clock row,
+ * the clock offset, the straggler rows of its groups (3 + 1 per rank)
+ * and one file result (the check phase's all-gather, on every process);
+ * docs/performance.md, "Memory per process". */
+#define RANK0_BUDGET_PER_RANK                                              \
+    (REC_PER_RANK * sizeof(tlm_coll_member) + sizeof(tlm_coll_clock) +     \
+     sizeof(int64_t) + 4 * sizeof(tlm_coll_straggler_row) +               \
+     sizeof(tlm_job_fileres))
+
+static void test_scale(void **state)
+{
+    (void)state;
+    int me = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    const char *ev = getenv("TLM_SCALE_RANKS");
+    int64_t n = ev ? atoll(ev) : 4096;
+    uint64_t p1 = run_scale(n / 2), p2 = run_scale(n);
+    if (me != 0)
+        return;
+    /* what one more trace rank costs rank 0, measured over n / 2 ranks */
+    double per_rank = ((double)p2 - (double)p1) / (double)(n - n / 2);
+    printf("scale: rank 0 peak %llu B at N=%lld, %llu B at N=%lld: "
+           "%.0f B per rank (budget %zu B)\n",
+           (unsigned long long)p1, (long long)(n / 2),
+           (unsigned long long)p2, (long long)n, per_rank,
+           (size_t)RANK0_BUDGET_PER_RANK);
+    assert_true(p2 > p1); /* the wrappers count */
+    assert_true(per_rank <= 1.25 * (double)RANK0_BUDGET_PER_RANK);
 }
 
 int main(int argc, char **argv)

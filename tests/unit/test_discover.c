@@ -20,6 +20,7 @@
 #include "assign.h"
 #include "discover.h"
 #include "opts.h"
+#include "tlmpi/tlm_sniff.h"
 
 /* ------------------------------------------------------------------ *
  * options
@@ -303,6 +304,10 @@ static void test_discover_dir(void **state)
         assert_string_equal(b.path[i], fl.path[i]);
         assert_int_equal(b.size[i], fl.size[i]);
         assert_int_equal(b.name_rank[i], fl.name_rank[i]);
+        /* each trace's sniffed format travels with it */
+        assert_non_null(fl.format);
+        assert_int_equal(fl.format[i], TLM_FORMAT_KINETO_JSON);
+        assert_int_equal(b.format[i], fl.format[i]);
     }
     assert_int_equal(b.order_ranks, fl.order_ranks);
     tlm_cli_filelist_free(&b);

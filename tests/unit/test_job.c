@@ -1,7 +1,7 @@
 /*
  * test_job.c - the job layer's pure parts (src/job/): the ops of every
  * trace merged by name (sums, extremes and their ranks, percentages, the
- * order), the local report rows put in trace-rank order by their spans,
+ * order), and the same merge one row at a time, the local report rows put in trace-rank order by their spans,
  * the step rows' (trace_rank, step) order, and the checks of the set of
  * traces (duplicate and missing ranks, the world size, their messages),
  * GPUs per node (option, deviceProperties, unknown).
@@ -57,6 +57,38 @@ static void test_merge_ops(void **state)
 }
 
 /* Rows of traces read in the order 3, 1: back in the order 1, 3. */
+/* The merge one row at a time (rows in tlm_job_op_before's order, as
+ * the driver streams them): the same bytes as tlm_job_merge_ops. */
+static void test_merger(void **state)
+{
+    (void)state;
+    tlm_row_op rows[] = {op("a", 0, 0.1, 1),  op("a", 3, 0.2, 1),
+                         op("a", 7, 0.3, 2),  op("b", 1, 1e17, 1),
+                         op("b", 2, 1.0, 1),  op("b", 9, -1.0, 1),
+                         op("c", 4, NAN, 1)};
+    size_t n = sizeof rows / sizeof rows[0];
+    for (size_t i = 0; i + 1 < n; i++) {
+        assert_true(tlm_job_op_before(&rows[i], &rows[i + 1]));
+        assert_false(tlm_job_op_before(&rows[i + 1], &rows[i]));
+    }
+    tlm_row_op all[sizeof rows / sizeof rows[0]];
+    for (size_t i = 0; i < n; i++) /* reversed: merge_ops sorts */
+        all[i] = rows[n - 1 - i];
+    tlm_row_op_merged *want = NULL, *got = NULL;
+    size_t n_want = 0, n_got = 0;
+    assert_int_equal(tlm_job_merge_ops(all, n, &want, &n_want), TLM_OK);
+    tlm_job_op_merger g;
+    tlm_job_merger_init(&g);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(tlm_job_merger_add(&g, &rows[i]), TLM_OK);
+    assert_int_equal(tlm_job_merger_finish(&g, &got, &n_got), TLM_OK);
+    assert_int_equal(n_got, 3);
+    assert_int_equal(n_got, n_want);
+    assert_memory_equal(got, want, n_want * sizeof *want);
+    free(got);
+    free(want);
+}
+
 static void test_order_rows(void **state)
 {
     (void)state;
@@ -187,6 +219,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpus_per_node),
         cmocka_unit_test(test_merge_ops),
+        cmocka_unit_test(test_merger),
         cmocka_unit_test(test_order_rows),
         cmocka_unit_test(test_steps_sort),
         cmocka_unit_test(test_checks),
