@@ -39,7 +39,8 @@ if [ "$(id -u)" = 0 ]; then
         PRIV=$(mktemp -d /tmp/tlm-bad.XXXXXX)
         chmod 755 "$PRIV"
         cp "$TLMPI" "$PRIV/tlmpi"
-        chmod 755 "$PRIV/tlmpi"
+        cp "$(dirname "$TLMPI")/tlmpi-mpi" "$PRIV/tlmpi-mpi" # its driver
+        chmod 755 "$PRIV/tlmpi" "$PRIV/tlmpi-mpi"
         AS_USER=(env HOME="$PRIV" setpriv --reuid=65534 --regid=65534
                  --clear-groups)
         trap 'rm -rf "$PRIV"' EXIT
