@@ -132,32 +132,33 @@ enum {
     TLM_EV_HAS_DUR = 1u << 1,   /* "dur" present */
     TLM_EV_PID_STR = 1u << 2,   /* pid is an interned string id */
     TLM_EV_TID_STR = 1u << 3,   /* tid is an interned string id */
-    TLM_EV_HAS_ID = 1u << 4,    /* flow "id" present (flow_id) */
+    TLM_EV_HAS_ID = 1u << 4,    /* flow "id" present (tlm_event_flow_id) */
     TLM_EV_ID_STR = 1u << 5,    /* flow id is an interned string id */
     TLM_EV_BP_E = 1u << 6,      /* "bp":"e" (enclosing-slice binding) */
-    TLM_EV_HAS_PID = 1u << 7    /* pid present (tid: TLM_EV2_HAS_TID) */
+    TLM_EV_HAS_PID = 1u << 7    /* pid present (tid: tlm_event.has_tid) */
 };
 
-/* One trace event: 64 bytes.  UID = its index in tlm_trace_events(). */
+/* One trace event: 48 bytes.  UID = its index in tlm_trace_events(). */
 /* tlm_event.tflags: "ts" / "dur" was a JSON integer token (no '.', no
  * exponent), which Python keeps as an int (spec addendum §A1). */
 enum { TLM_EVT_TS_INT = 1u << 0, TLM_EVT_DUR_INT = 1u << 1 };
 
+/* The flow "id" of s/f/t events is not a field: it is kept with the
+ * event's arguments (tlm_event_flow_id), so that the 190,000 flow events
+ * of a large trace do not give every other event 8 bytes more. */
 typedef struct tlm_event {
     int64_t ts;       /* ns; 0 unless TLM_EV_HAS_TS */
     int64_t dur;      /* ns; 0 unless TLM_EV_HAS_DUR */
     int64_t pid;      /* number, or string id when TLM_EV_PID_STR */
     int64_t tid;      /* number, or string id when TLM_EV_TID_STR */
-    int64_t flow_id;  /* flow "id" (s/f/t events) when TLM_EV_HAS_ID */
-    uint64_t args;    /* handle of the kept args; 0 = none */
+    uint32_t args;    /* handle of the kept args (and flow id); 0 = none */
     uint32_t name;    /* interned "name"; 0 = absent */
     uint32_t cat_str; /* interned "cat"; 0 = absent */
-    uint16_t cat;     /* tlm_cat */
+    uint8_t cat;      /* tlm_cat */
     char ph;          /* 'X', 'B', 'E', 'i', 's', 'f', 'M', ...; 0 = absent */
     uint8_t flags;    /* TLM_EV_* */
-    uint8_t has_tid;  /* 1 when "tid" present */
-    uint8_t tflags;   /* TLM_EVT_*: how ts / dur were written */
-    uint8_t reserved_[2];
+    uint8_t has_tid : 1; /* 1 when "tid" present */
+    uint8_t tflags : 7;  /* TLM_EVT_*: how ts / dur were written */
 } tlm_event;
 
 /* Type of an argument value. */
@@ -356,6 +357,13 @@ TLM_API int tlm_event_arg_dim3(const tlm_trace *trace, const tlm_event *ev,
  * returns 1 and fills *key and *val per argument, 0 at the end. */
 TLM_API int tlm_event_arg_next(const tlm_trace *trace, const tlm_event *ev,
                                uint64_t *it, tlm_arg *key, tlm_argv *val);
+
+/* Flow "id" of an event (s/f/t): 1 and *out (may be NULL) set when
+ * TLM_EV_HAS_ID (a number, or an interned string id when TLM_EV_ID_STR),
+ * else 0.  ev must be an event of this trace: a kept one, or the one an
+ * on_event callback is given, during the call. */
+TLM_API int tlm_event_flow_id(const tlm_trace *trace, const tlm_event *ev,
+                              int64_t *out);
 
 /* Exact parse of a decimal JSON number of microseconds into nanoseconds,
  * rounding half to even beyond the nanosecond.  Accepts JSON number syntax

@@ -985,6 +985,8 @@ static int intern_str(rd *r, const unsigned char *s, size_t len, int esc,
 static int blob_grow(rd *r, size_t extra)
 {
     tlm_trace *t = r->t;
+    if (t->blob_len + extra > TLM_BLOB_MAX)
+        return -1; /* tlm_event.args is a 32-bit offset */
     if (r->o.on_move)
         r->o.on_move(r->o.on_event_ud, TLM_MOVE_BEGIN);
     tlm_status st = tlm_grow_al(t->a, (void **)&t->blob, &t->blob_cap,
@@ -1428,6 +1430,7 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
     r->ev_name = 0;
     size_t blob_mark = r->t->blob_len;
     int any_args = 0;
+    int64_t flow_id = 0; /* kept in the blob (tlm_event_flow_id) */
     if (*p != '{') {
         if (*p == '"' || *p == '[' || *p == '-' || (*p >= '0' && *p <= '9') ||
             *p == 't' || *p == 'f' || *p == 'n')
@@ -1503,7 +1506,7 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
                 ev->flags |= TLM_EV_TID_STR;
         } else if (KEYIS("id")) {
             r->field = "id";
-            if ((rc = parse_id(r, &p, e, &ev->flow_id, &is_str)) != P_OK)
+            if ((rc = parse_id(r, &p, e, &flow_id, &is_str)) != P_OK)
                 return rc;
             ev->flags &= (uint8_t)~TLM_EV_ID_STR;
             ev->flags |= TLM_EV_HAS_ID | (is_str ? TLM_EV_ID_STR : 0);
@@ -1533,11 +1536,17 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
         if (!more)
             break;
     }
+    if (ev->flags & TLM_EV_HAS_ID) {
+        if ((rc = blob_put(r, (tlm_arg)TLM_ARG_FLOW_ID_, TLM_ARGV_INT,
+                           zigzag(flow_id))) != P_OK)
+            return rc;
+        any_args = 1;
+    }
     if (any_args) {
         if (blob_reserve(r, 1) != 0)
             return fail_nomem(r);
         r->t->blob[r->t->blob_len++] = 0;
-        ev->args = blob_mark;
+        ev->args = (uint32_t)blob_mark;
     } else {
         r->t->blob_len = blob_mark;
     }
@@ -2218,6 +2227,8 @@ done:
         t->a->free_fn(t->a->ctx, t->events);
         t->events = NULL;
         t->n_events = t->cap_events = 0;
+    } else {
+        tlm_trace_fit(t, r->o.on_move, r->o.on_event_ud);
     }
     *out = t;
     return TLM_OK;
@@ -2392,6 +2403,10 @@ int tlm_event_arg_next(const tlm_trace *t, const tlm_event *ev, uint64_t *it,
         return 0;
     const unsigned char *p = t->blob + (*it ? *it : ev->args);
     unsigned char tag = *p++;
+    if ((tag & 0x3f) == TLM_ARG_FLOW_ID_) { /* not an argument */
+        (void)get_varint(&p);
+        tag = *p++;
+    }
     if (tag == 0)
         return 0;
     tlm_argv v;
@@ -2436,6 +2451,17 @@ tlm_argv_type tlm_event_arg(const tlm_trace *t, const tlm_event *ev,
         }
     }
     return found;
+}
+
+int tlm_event_flow_id(const tlm_trace *t, const tlm_event *ev, int64_t *out)
+{
+    tlm_argv v;
+    if (!(ev->flags & TLM_EV_HAS_ID) ||
+        tlm_event_arg(t, ev, (tlm_arg)TLM_ARG_FLOW_ID_, &v) != TLM_ARGV_INT)
+        return 0;
+    if (out)
+        *out = v.i;
+    return 1;
 }
 
 int tlm_event_arg_int(const tlm_trace *t, const tlm_event *ev, tlm_arg key,

@@ -333,7 +333,8 @@ static tlm_status classify_one(tlm_tree *t, const tlm_trace *tr,
             if (!f)
                 return TLM_ENOMEM;
             c->flows.v = f;
-            f[c->flows.n].id = e->flow_id;
+            f[c->flows.n].id = 0;
+            (void)tlm_event_flow_id(tr, e, &f[c->flows.n].id);
             f[c->flows.n].uid = (int32_t)i;
             f[c->flows.n++].ph = e->ph;
         }
@@ -846,14 +847,16 @@ static tlm_status link_gpu_events(tlm_tree *t, const tlm_tree_opts *o,
             int32_t f = idmap_get(&ff, k);
             if (s >= 0 && f >= 0) {
                 const tlm_event *fe = &ev[f];
+                int64_t fid = 0;
+                (void)tlm_event_flow_id(t->trace, fe, &fid);
                 /* the last GPU event with (pid, tid, link) of the flow's
                  * target */
-                int32_t g = idmap_get(&glast, fe->flow_id);
+                int32_t g = idmap_get(&glast, fid);
                 if (g >= 0 &&
                     (ev[g].pid != fe->pid || ev[g].tid != fe->tid)) {
-                    size_t a = gl_lower(gl, ng, fe->flow_id);
+                    size_t a = gl_lower(gl, ng, fid);
                     size_t b = a;
-                    while (b < ng && gl[b].link == fe->flow_id)
+                    while (b < ng && gl[b].link == fid)
                         b++;
                     g = -1;
                     while (b > a) {
@@ -1267,8 +1270,8 @@ static tlm_status stream_one(tlm_tree_stream *s, const tlm_trace *tr,
  * reader's writes), so that the reader's thread does not wait for fresh
  * pages: up to STREAM_AHEAD bytes beyond the last publication, a step at
  * a time (the reader waits for mv to move the array). */
-#define STREAM_AHEAD ((size_t)16 << 20)
-#define STREAM_AHEAD_STEP ((size_t)2 << 20)
+#define STREAM_AHEAD ((size_t)4 << 20) /* resident ahead of use: kept small */
+#define STREAM_AHEAD_STEP ((size_t)1 << 20)
 
 static void stream_prefault(tlm_tree_stream *s, size_t pub)
 {

@@ -77,6 +77,15 @@ static const char *str_of(const tlm_trace *t, uint32_t id)
 }
 
 /* Asserts that two traces hold the same events, strings, args, meta. */
+/* The flow id of a kept event (tlm_event_flow_id), 0 when it has none. */
+static int64_t fid(const tlm_trace *t, const tlm_event *e)
+{
+    int64_t v = 0;
+    if (!tlm_event_flow_id(t, e, &v))
+        return 0;
+    return v;
+}
+
 static void assert_same_trace(const tlm_trace *a, const tlm_trace *b)
 {
     size_t na, nb;
@@ -98,7 +107,7 @@ static void assert_same_trace(const tlm_trace *a, const tlm_trace *b)
         assert_true(x->dur == y->dur);
         assert_true(x->pid == y->pid);
         assert_true(x->tid == y->tid);
-        assert_true(x->flow_id == y->flow_id);
+        assert_true(fid(a, x) == fid(b, y));
         assert_int_equal(x->name, y->name);
         assert_int_equal(x->cat, y->cat);
         assert_int_equal(x->cat_str, y->cat_str);
@@ -819,13 +828,13 @@ static void test_event_fields(void **state)
     assert_true(ev[2].flags & TLM_EV_HAS_ID);
     assert_false(ev[2].flags & TLM_EV_ID_STR);
     assert_true(ev[2].flags & TLM_EV_BP_E);
-    assert_true(ev[2].flow_id == 5);
+    assert_true(fid(t, &ev[2]) == 5);
     assert_true(ev[2].ts == -1000);
     assert_false(ev[2].flags & TLM_EV_HAS_DUR);
 
     assert_int_equal(ev[3].ph, 'f');
     assert_true(ev[3].flags & TLM_EV_ID_STR);
-    assert_string_equal(str_of(t, (uint32_t)ev[3].flow_id), "0x1f");
+    assert_string_equal(str_of(t, (uint32_t)fid(t, &ev[3])), "0x1f");
     assert_true(ev[3].flags & TLM_EV_PID_STR);
     assert_string_equal(str_of(t, (uint32_t)ev[3].pid), "host");
     assert_int_equal(ev[3].has_tid, 0);
@@ -1357,6 +1366,68 @@ static void test_args_keys(void **state)
 /* ------------------------------------------------------------------ MARK:
  * Duplicate keys: the last one wins, as with Python's json. */
 
+/* ------------------------------------------------------------------
+ * The lean event: 48 bytes, the flow id kept with the args (seen through
+ * tlm_event_flow_id, never by tlm_event_arg_next), also in a callback of
+ * a read that keeps no events. */
+_Static_assert(sizeof(tlm_event) == 48, "tlm_event is 48 bytes");
+
+static tlm_status flow_cb(void *ud, tlm_trace *t, const tlm_event *ev,
+                          uint64_t index, tlm_error *err)
+{
+    int64_t *got = ud;
+    (void)err;
+    int64_t v = -1;
+    got[index] = tlm_event_flow_id(t, ev, &v) ? v : -2;
+    return TLM_OK;
+}
+
+static void test_flow_id_in_args(void **state)
+{
+    (void)state;
+    const char *json =
+        "[{\"ph\":\"s\",\"id\":7,\"args\":{\"stream\":3},\"id\":-8},"
+        "{\"ph\":\"f\",\"id\":4294967296123},"
+        "{\"ph\":\"X\",\"args\":{\"stream\":5}},{\"ph\":\"f\"}]";
+    tlm_trace *t = rd_ok(json);
+    const tlm_event *e0 = ev_at(t, 0), *e1 = ev_at(t, 1), *e2 = ev_at(t, 2);
+    int64_t v = 0;
+    assert_true(tlm_event_flow_id(t, e0, &v));
+    assert_true(v == -8); /* the last "id" wins */
+    assert_true(tlm_event_flow_id(t, e1, &v));
+    assert_true(v == 4294967296123LL);
+    assert_true(e1->args != 0); /* the id lives in the blob */
+    assert_false(tlm_event_flow_id(t, e2, &v));
+    assert_false(tlm_event_flow_id(t, ev_at(t, 3), NULL));
+    /* the arguments are what the JSON said, the id not among them */
+    uint64_t it = 0;
+    tlm_arg k;
+    tlm_argv a;
+    assert_true(tlm_event_arg_next(t, e0, &it, &k, &a));
+    assert_int_equal(k, TLM_ARG_STREAM);
+    assert_true(a.i == 3);
+    assert_false(tlm_event_arg_next(t, e0, &it, &k, &a));
+    it = 0;
+    assert_false(tlm_event_arg_next(t, e1, &it, &k, &a));
+    assert_int_equal(tlm_event_arg(t, e1, TLM_ARG_STREAM, NULL),
+                     TLM_ARGV_NONE);
+    tlm_trace_free(t);
+
+    /* delivered events of a read that keeps none */
+    int64_t got[4] = {0, 0, 0, 0};
+    tlm_read_opts o;
+    tlm_read_opts_init(&o);
+    o.keep_events = 0;
+    o.on_event = flow_cb;
+    o.on_event_ud = got;
+    tlm_error err;
+    assert_int_equal(tlm_trace_read_mem(json, strlen(json), "f", &o, &t, &err),
+                     TLM_OK);
+    assert_true(got[0] == -8 && got[1] == 4294967296123LL);
+    assert_true(got[2] == -2 && got[3] == -2);
+    tlm_trace_free(t);
+}
+
 static void test_duplicate_keys(void **state)
 {
     (void)state;
@@ -1380,7 +1451,7 @@ static void test_duplicate_keys(void **state)
     assert_false(ev->flags & TLM_EV_PID_STR);
     assert_true(ev->tid == 8);
     assert_false(ev->flags & TLM_EV_TID_STR);
-    assert_true(ev->flow_id == 9);
+    assert_true(fid(t, ev) == 9);
     assert_false(ev->flags & TLM_EV_ID_STR);
     assert_false(ev->flags & TLM_EV_BP_E);
     assert_string_equal(tlm_event_arg_str(t, ev, TLM_ARG_STREAM, NULL),
@@ -1395,7 +1466,7 @@ static void test_duplicate_keys(void **state)
     assert_true(ev->flags & TLM_EV_TID_STR);
     assert_string_equal(str_of(t, (uint32_t)ev->tid), "t");
     assert_true(ev->flags & TLM_EV_ID_STR);
-    assert_string_equal(str_of(t, (uint32_t)ev->flow_id), "x");
+    assert_string_equal(str_of(t, (uint32_t)fid(t, ev)), "x");
     assert_true(ev->flags & TLM_EV_BP_E);
     tlm_trace_free(t);
 
@@ -2508,6 +2579,7 @@ int main(void)
         cmocka_unit_test(test_args_dim3),
         cmocka_unit_test(test_args_keys),
         cmocka_unit_test(test_duplicate_keys),
+        cmocka_unit_test(test_flow_id_in_args),
         cmocka_unit_test(test_toplevel_order),
         cmocka_unit_test(test_toplevel_bare_array),
         cmocka_unit_test(test_toplevel_huge_unknown),
