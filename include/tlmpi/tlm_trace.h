@@ -251,7 +251,24 @@ typedef struct tlm_read_opts {
      * per distinct list per process and kept, for a process that reads
      * many traces of one job; freed by tlm_trace_caches_free */
     int share_pg_ranks;
+    /* Arguments not to keep: bit k set drops key k (1ull << TLM_ARG_*),
+     * skipped like an unknown key; 0 = keep all.  For a reader that knows
+     * which arguments it will ask for (tlmpi report: TLM_ARGS_UNREAD). */
+    uint64_t drop_args;
 } tlm_read_opts;
+
+/* The arguments no analysis of tlmpi reads (kept by default for callers
+ * of the library): tlmpi report drops them (tlm_read_opts.drop_args). */
+#define TLM_ARGS_UNREAD                                                   \
+    ((1ull << TLM_ARG_PYTHON_ID) | (1ull << TLM_ARG_PYTHON_PARENT_ID) |   \
+     (1ull << TLM_ARG_PYTHON_MODULE_ID) | (1ull << TLM_ARG_DEVICE) |      \
+     (1ull << TLM_ARG_FWD_THREAD_ID) | (1ull << TLM_ARG_EV_IDX) |         \
+     (1ull << TLM_ARG_RECORD_FUNCTION_ID) | (1ull << TLM_ARG_GRID) |      \
+     (1ull << TLM_ARG_BLOCK) | (1ull << TLM_ARG_KERNEL_FILE) |            \
+     (1ull << TLM_ARG_MEMORY_BANDWIDTH) | (1ull << TLM_ARG_KIND) |        \
+     (1ull << TLM_ARG_CBID) | (1ull << TLM_ARG_COMMS_ID) |                \
+     (1ull << TLM_ARG_IN_TENSORS_START) |                                 \
+     (1ull << TLM_ARG_OUT_TENSORS_START) | (1ull << TLM_ARG_SORT_INDEX))
 
 enum { TLM_MOVE_END = 0, TLM_MOVE_BEGIN = 1, TLM_MOVE_FREE = 2 };
 

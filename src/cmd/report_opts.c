@@ -154,6 +154,7 @@ tlm_status tlm_cli_build_tree(const char *path, const tlm_cli_ropts *o,
     rdo.on_event = tlm_tree_stream_event;
     rdo.on_move = tlm_tree_stream_move;
     rdo.on_event_ud = b->ts;
+    rdo.drop_args = TLM_ARGS_UNREAD; /* a smaller argument blob */
     tlm_status st = tlm_trace_read_file(path, &rdo, &b->tr, err);
     b->t_read = tlm_cli_now();
 #ifdef __GLIBC__

@@ -1130,6 +1130,8 @@ static int args_member(rd *r, const unsigned char *ks, size_t kl,
     int rc, esc;
     tlm_arg key = kl > 0 ? arg_lookup(&r->keys, (const char *)ks, kl)
                          : TLM_ARG_END_;
+    if ((r->o.drop_args >> ((unsigned)key & 63)) & 1)
+        key = TLM_ARG_END_; /* not asked for: skipped as unknown */
     const unsigned char *v0 = p;
     if (key == TLM_ARG_END_) {
         if ((rc = value(r, &p, e, 4)) != P_OK)

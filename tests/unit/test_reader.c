@@ -1428,6 +1428,42 @@ static void test_flow_id_in_args(void **state)
     tlm_trace_free(t);
 }
 
+/* tlm_read_opts.drop_args: the keys dropped are skipped like unknown ones
+ * (an event left with none has no args), the others kept. */
+static void test_drop_args(void **state)
+{
+    (void)state;
+    const char *json =
+        "[{\"ph\":\"X\",\"args\":{\"Ev Idx\":5,\"External id\":9,"
+        "\"grid\":[1,2,3]}},{\"ph\":\"X\",\"args\":{\"Python id\":4}},"
+        "{\"ph\":\"s\",\"id\":3,\"args\":{\"cbid\":1}}]";
+    tlm_read_opts o;
+    tlm_read_opts_init(&o);
+    o.drop_args = TLM_ARGS_UNREAD;
+    tlm_trace *t = NULL;
+    tlm_error err;
+    assert_int_equal(tlm_trace_read_mem(json, strlen(json), "d", &o, &t, &err),
+                     TLM_OK);
+    int64_t v = 0;
+    assert_true(tlm_event_arg_int(t, ev_at(t, 0), TLM_ARG_EXTERNAL_ID, &v));
+    assert_true(v == 9);
+    assert_false(tlm_event_arg_int(t, ev_at(t, 0), TLM_ARG_EV_IDX, NULL));
+    assert_null(tlm_event_arg_str(t, ev_at(t, 0), TLM_ARG_GRID, NULL));
+    assert_true(ev_at(t, 1)->args == 0);
+    assert_true(tlm_event_flow_id(t, ev_at(t, 2), &v) && v == 3);
+    assert_false(tlm_event_arg_int(t, ev_at(t, 2), TLM_ARG_CBID, NULL));
+    /* the grid's text was never interned */
+    assert_int_equal(tlm_trace_str_find(t, "[1,2,3]", 7), 0);
+    tlm_trace_free(t);
+    /* by default all are kept */
+    t = rd_ok(json);
+    assert_true(tlm_event_arg_int(t, ev_at(t, 0), TLM_ARG_EV_IDX, &v));
+    assert_true(v == 5);
+    assert_true(tlm_event_arg_int(t, ev_at(t, 1), TLM_ARG_PYTHON_ID, &v));
+    assert_true(tlm_trace_str_find(t, "[1,2,3]", 7) != 0);
+    tlm_trace_free(t);
+}
+
 static void test_duplicate_keys(void **state)
 {
     (void)state;
@@ -2580,6 +2616,7 @@ int main(void)
         cmocka_unit_test(test_args_keys),
         cmocka_unit_test(test_duplicate_keys),
         cmocka_unit_test(test_flow_id_in_args),
+        cmocka_unit_test(test_drop_args),
         cmocka_unit_test(test_toplevel_order),
         cmocka_unit_test(test_toplevel_bare_array),
         cmocka_unit_test(test_toplevel_huge_unknown),
