@@ -181,9 +181,10 @@ tlm_status tlm_cli_build_report(const char *path, const tlm_cli_ropts *o,
     tlm_report_opts ro = o->ro;
     tlm_status st = tlm_cli_build_tree(path, o, b, err);
 #ifdef __GLIBC__
-    /* and keep what the tables free for their next allocations (after
-     * the tree: trimming its temporaries keeps the peak lower) */
-    (void)mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    /* and keep up to 1 MiB that the tables free at the top of the heap
+     * for their next allocations (the default, 128 KiB, trims too often;
+     * 1 GiB kept 2 MB more at the peak for no measurable cpu) */
+    (void)mallopt(M_TRIM_THRESHOLD, 1 << 20);
 #endif
     ro.trace_label = path;
     if (st == TLM_OK)

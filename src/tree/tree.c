@@ -1270,8 +1270,8 @@ static tlm_status stream_one(tlm_tree_stream *s, const tlm_trace *tr,
  * reader's writes), so that the reader's thread does not wait for fresh
  * pages: up to STREAM_AHEAD bytes beyond the last publication, a step at
  * a time (the reader waits for mv to move the array). */
-#define STREAM_AHEAD ((size_t)4 << 20) /* resident ahead of use: kept small */
-#define STREAM_AHEAD_STEP ((size_t)1 << 20)
+#define STREAM_AHEAD ((size_t)2 << 20) /* resident ahead of use: kept small */
+#define STREAM_AHEAD_STEP ((size_t)512 << 10)
 
 static void stream_prefault(tlm_tree_stream *s, size_t pub)
 {
