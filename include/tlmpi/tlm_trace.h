@@ -138,10 +138,18 @@ enum {
     TLM_EV_HAS_PID = 1u << 7    /* pid present (tid: tlm_event.has_tid) */
 };
 
-/* One trace event: 48 bytes.  UID = its index in tlm_trace_events(). */
+/* One trace event: 40 bytes.  UID = its index in tlm_trace_events(). */
 /* tlm_event.tflags: "ts" / "dur" was a JSON integer token (no '.', no
- * exponent), which Python keeps as an int (spec addendum §A1). */
-enum { TLM_EVT_TS_INT = 1u << 0, TLM_EVT_DUR_INT = 1u << 1 };
+ * exponent), which Python keeps as an int (spec addendum §A1);
+ * TLM_EVT_PID_WIDE / TLM_EVT_TID_WIDE: pid_ / tid_ is an index into the
+ * process's table of wide values (tlm_event_wide), the value not fitting
+ * 32 bits. */
+enum {
+    TLM_EVT_TS_INT = 1u << 0,
+    TLM_EVT_DUR_INT = 1u << 1,
+    TLM_EVT_PID_WIDE = 1u << 2,
+    TLM_EVT_TID_WIDE = 1u << 3
+};
 
 /* The flow "id" of s/f/t events is not a field: it is kept with the
  * event's arguments (tlm_event_flow_id), so that the 190,000 flow events
@@ -149,8 +157,8 @@ enum { TLM_EVT_TS_INT = 1u << 0, TLM_EVT_DUR_INT = 1u << 1 };
 typedef struct tlm_event {
     int64_t ts;       /* ns; 0 unless TLM_EV_HAS_TS */
     int64_t dur;      /* ns; 0 unless TLM_EV_HAS_DUR */
-    int64_t pid;      /* number, or string id when TLM_EV_PID_STR */
-    int64_t tid;      /* number, or string id when TLM_EV_TID_STR */
+    int32_t pid_;     /* read with tlm_ev_pid, written with tlm_ev_set_pid */
+    int32_t tid_;     /* read with tlm_ev_tid, written with tlm_ev_set_tid */
     uint32_t args;    /* handle of the kept args (and flow id); 0 = none */
     uint32_t name;    /* interned "name"; 0 = absent */
     uint32_t cat_str; /* interned "cat"; 0 = absent */
@@ -160,6 +168,29 @@ typedef struct tlm_event {
     uint8_t has_tid : 1; /* 1 when "tid" present */
     uint8_t tflags : 7;  /* TLM_EVT_*: how ts / dur were written */
 } tlm_event;
+
+/* The value of a wide pid / tid (TLM_EVT_PID_WIDE): the process keeps
+ * each distinct value that does not fit 32 bits once, for its lifetime. */
+TLM_API int64_t tlm_event_wide(int32_t index);
+
+/* Sets ev's pid / tid (a number, or a string id when TLM_EV_PID_STR /
+ * TLM_EV_TID_STR is set); TLM_ENOMEM when a wide value cannot be kept. */
+TLM_API tlm_status tlm_ev_set_pid(tlm_event *ev, int64_t v);
+TLM_API tlm_status tlm_ev_set_tid(tlm_event *ev, int64_t v);
+
+/* The event's pid: a number, or a string id when TLM_EV_PID_STR. */
+static inline int64_t tlm_ev_pid(const tlm_event *ev)
+{
+    return (ev->tflags & TLM_EVT_PID_WIDE) ? tlm_event_wide(ev->pid_)
+                                           : (int64_t)ev->pid_;
+}
+
+/* The event's tid: a number, or a string id when TLM_EV_TID_STR. */
+static inline int64_t tlm_ev_tid(const tlm_event *ev)
+{
+    return (ev->tflags & TLM_EVT_TID_WIDE) ? tlm_event_wide(ev->tid_)
+                                           : (int64_t)ev->tid_;
+}
 
 /* Type of an argument value. */
 typedef enum tlm_argv_type {

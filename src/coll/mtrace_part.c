@@ -90,17 +90,19 @@ static thr *thr_of(part *p, const tlm_event *ev)
     uint8_t strf = ev->flags & (TLM_EV_PID_STR | TLM_EV_TID_STR);
     if ((p->n + 1) * 2 > p->cap && thr_grow(p) != TLM_OK)
         return NULL;
-    size_t h = (size_t)thr_hash(ev->pid, ev->tid, strf) & (p->cap - 1);
+    size_t h = (size_t)thr_hash(tlm_ev_pid(ev), tlm_ev_tid(ev), strf) &
+               (p->cap - 1);
     while (p->map[h].used) {
         thr *t = &p->map[h];
-        if (t->pid == ev->pid && t->tid == ev->tid && t->strf == strf)
+        if (t->pid == tlm_ev_pid(ev) && t->tid == tlm_ev_tid(ev) &&
+            t->strf == strf)
             return t;
         h = (h + 1) & (p->cap - 1);
     }
     thr *t = &p->map[h];
     memset(t, 0, sizeof *t);
-    t->pid = ev->pid;
-    t->tid = ev->tid;
+    t->pid = tlm_ev_pid(ev);
+    t->tid = tlm_ev_tid(ev);
     t->strf = strf;
     t->used = 1;
     t->dense = p->next < MAX_THREADS ? p->next++ : MAX_THREADS;

@@ -142,8 +142,8 @@ static tlm_status fill_row(tlm_hta_events *ev, const tlm_event *e,
     r->name = e->name;
     r->cat_str = e->cat_str;
     r->cat = e->cat;
-    r->pid = e->pid;
-    r->tid = e->tid;
+    r->pid = tlm_ev_pid(e);
+    r->tid = tlm_ev_tid(e);
     r->pid_str = (e->flags & TLM_EV_PID_STR) ? 1 : 0;
     r->tid_str = (e->flags & TLM_EV_TID_STR) ? 1 : 0;
     r->stream = stream_of(t, e);

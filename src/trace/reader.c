@@ -1433,6 +1433,7 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
     size_t blob_mark = r->t->blob_len;
     int any_args = 0;
     int64_t flow_id = 0; /* kept in the blob (tlm_event_flow_id) */
+    int64_t idv;         /* a pid / tid before tlm_ev_set_pid / _tid */
     if (*p != '{') {
         if (*p == '"' || *p == '[' || *p == '-' || (*p >= '0' && *p <= '9') ||
             *p == 't' || *p == 'f' || *p == 'n')
@@ -1493,15 +1494,19 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
                 return rc;
         } else if (KEYIS("pid")) {
             r->field = "pid";
-            if ((rc = parse_id(r, &p, e, &ev->pid, &is_str)) != P_OK)
+            if ((rc = parse_id(r, &p, e, &idv, &is_str)) != P_OK)
                 return rc;
+            if (tlm_ev_set_pid(ev, idv) != TLM_OK)
+                return fail_nomem(r);
             /* a repeated key replaces the earlier value, type included */
             ev->flags &= (uint8_t)~TLM_EV_PID_STR;
             ev->flags |= TLM_EV_HAS_PID | (is_str ? TLM_EV_PID_STR : 0);
         } else if (KEYIS("tid")) {
             r->field = "tid";
-            if ((rc = parse_id(r, &p, e, &ev->tid, &is_str)) != P_OK)
+            if ((rc = parse_id(r, &p, e, &idv, &is_str)) != P_OK)
                 return rc;
+            if (tlm_ev_set_tid(ev, idv) != TLM_OK)
+                return fail_nomem(r);
             ev->has_tid = 1;
             ev->flags &= (uint8_t)~TLM_EV_TID_STR;
             if (is_str)

@@ -57,8 +57,8 @@ static tlm_event pseudo_event(const tlm_tree *t, int32_t par, int32_t span,
     memset(&e, 0, sizeof e);
     e.ts = k->ts;
     e.dur = k->dur;
-    e.pid = p->pid;
-    e.tid = p->tid;
+    e.pid_ = p->pid_; /* with p's wide bits, below */
+    e.tid_ = p->tid_;
     e.has_tid = p->has_tid;
     e.name = name;
     e.cat_str = cat;
@@ -67,7 +67,8 @@ static tlm_event pseudo_event(const tlm_tree *t, int32_t par, int32_t span,
     e.flags = (uint8_t)(TLM_EV_HAS_TS | TLM_EV_HAS_DUR |
                         (p->flags & (TLM_EV_PID_STR | TLM_EV_TID_STR |
                                      TLM_EV_HAS_PID)));
-    e.tflags = k->tflags;
+    e.tflags = (uint8_t)((k->tflags & ~(TLM_EVT_PID_WIDE | TLM_EVT_TID_WIDE)) |
+                         (p->tflags & (TLM_EVT_PID_WIDE | TLM_EVT_TID_WIDE)));
     return e;
 }
 

@@ -403,19 +403,21 @@ static tlm_status classify_one(tlm_tree *t, const tlm_trace *tr,
     }
     int64_t fl = e->flags & (TLM_EV_PID_STR | TLM_EV_TID_STR);
     int32_t th;
-    if (s->nthreads && e->pid == s->last_pid && e->tid == s->last_tid &&
+    if (s->nthreads && tlm_ev_pid(e) == s->last_pid &&
+        tlm_ev_tid(e) == s->last_tid &&
         fl == s->last_fl) {
         th = s->last_th;
     } else {
-        th = tlm_i3map_get(&s->threads, e->pid, e->tid, fl);
+        th = tlm_i3map_get(&s->threads, tlm_ev_pid(e), tlm_ev_tid(e), fl);
         if (th < 0) {
             th = s->nthreads++;
-            tlm_status st = tlm_i3map_put(&s->threads, e->pid, e->tid, fl, th);
+            tlm_status st = tlm_i3map_put(&s->threads, tlm_ev_pid(e),
+                                          tlm_ev_tid(e), fl, th);
             if (st != TLM_OK)
                 return st;
         }
-        s->last_pid = e->pid;
-        s->last_tid = e->tid;
+        s->last_pid = tlm_ev_pid(e);
+        s->last_tid = tlm_ev_tid(e);
         s->last_fl = fl;
         s->last_th = th;
     }
@@ -853,7 +855,8 @@ static tlm_status link_gpu_events(tlm_tree *t, const tlm_tree_opts *o,
                  * target */
                 int32_t g = idmap_get(&glast, fid);
                 if (g >= 0 &&
-                    (ev[g].pid != fe->pid || ev[g].tid != fe->tid)) {
+                    (tlm_ev_pid(&ev[g]) != tlm_ev_pid(fe) ||
+                     tlm_ev_tid(&ev[g]) != tlm_ev_tid(fe))) {
                     size_t a = gl_lower(gl, ng, fid);
                     size_t b = a;
                     while (b < ng && gl[b].link == fid)
@@ -861,8 +864,8 @@ static tlm_status link_gpu_events(tlm_tree *t, const tlm_tree_opts *o,
                     g = -1;
                     while (b > a) {
                         b--;
-                        if (ev[gl[b].uid].pid == fe->pid &&
-                            ev[gl[b].uid].tid == fe->tid) {
+                        if (tlm_ev_pid(&ev[gl[b].uid]) == tlm_ev_pid(fe) &&
+                            tlm_ev_tid(&ev[gl[b].uid]) == tlm_ev_tid(fe)) {
                             g = gl[b].uid;
                             break;
                         }
@@ -1073,7 +1076,8 @@ static tlm_status link_fwd_bwd(tlm_tree *t, classes *c)
             int32_t fw = -1;
             for (size_t j = a; j < b; j++) {
                 const tlm_event *e = &ev[SEQ_UID(sp[j])];
-                if (e->pid == ev[bw].pid && e->tid == ev[bw].tid)
+                if (tlm_ev_pid(e) == tlm_ev_pid(&ev[bw]) &&
+                    tlm_ev_tid(e) == tlm_ev_tid(&ev[bw]))
                     continue;
                 if (fw < 0 || tlm_ts_key(e->ts) > tlm_ts_key(ev[fw].ts))
                     fw = SEQ_UID(sp[j]);

@@ -88,8 +88,9 @@ static void compare(const tlm_trace *a, const tlm_trace *b, int kept)
         check(same_str(a, i, b, i), "string table");
     for (size_t i = 0; i < na; i++) {
         const tlm_event *x = &ea[i], *y = &eb[i];
-        check(x->ts == y->ts && x->dur == y->dur && x->pid == y->pid &&
-                  x->tid == y->tid && fid(a, x) == fid(b, y) &&
+        check(x->ts == y->ts && x->dur == y->dur &&
+                  tlm_ev_pid(x) == tlm_ev_pid(y) &&
+                  tlm_ev_tid(x) == tlm_ev_tid(y) && fid(a, x) == fid(b, y) &&
                   x->name == y->name && x->cat == y->cat &&
                   x->cat_str == y->cat_str && x->ph == y->ph &&
                   x->flags == y->flags && x->has_tid == y->has_tid,

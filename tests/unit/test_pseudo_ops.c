@@ -125,8 +125,8 @@ static void test_aiter_fused(void **state)
     assert_int_equal(ev[u].ph, 'X');
     assert_int_equal(ev[u].ts, ev[k].ts);
     assert_int_equal(ev[u].dur, ev[k].dur);
-    assert_int_equal(ev[u].pid, 1);
-    assert_int_equal(ev[u].tid, 1);
+    assert_int_equal(tlm_ev_pid(&ev[u]), 1);
+    assert_int_equal(tlm_ev_tid(&ev[u]), 1);
     assert_string_equal(
         tlm_event_arg_str(tr, &ev[u], TLM_ARG_INPUT_DIMS, NULL), "[[4,8]]");
     assert_string_equal(

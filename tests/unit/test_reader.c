@@ -105,8 +105,8 @@ static void assert_same_trace(const tlm_trace *a, const tlm_trace *b)
         const tlm_event *x = &ea[i], *y = &eb[i];
         assert_true(x->ts == y->ts);
         assert_true(x->dur == y->dur);
-        assert_true(x->pid == y->pid);
-        assert_true(x->tid == y->tid);
+        assert_true(tlm_ev_pid(x) == tlm_ev_pid(y));
+        assert_true(tlm_ev_tid(x) == tlm_ev_tid(y));
         assert_true(fid(a, x) == fid(b, y));
         assert_int_equal(x->name, y->name);
         assert_int_equal(x->cat, y->cat);
@@ -769,7 +769,7 @@ static void test_escapes_elsewhere(void **state)
     assert_int_equal(ev->cat, TLM_CAT_KERNEL);
     assert_string_equal(str_of(t, ev->cat_str), "kernel");
     assert_true(ev->flags & TLM_EV_TID_STR);
-    assert_string_equal(str_of(t, (uint32_t)ev->tid), "str\team");
+    assert_string_equal(str_of(t, (uint32_t)tlm_ev_tid(ev)), "str\team");
     assert_string_equal(tlm_event_arg_str(t, ev, TLM_ARG_INPUT_TYPE, NULL),
                         "c10::\"Half\"");
     /* compact text keeps the JSON escapes of strings inside arrays */
@@ -808,8 +808,8 @@ static void test_event_fields(void **state)
     assert_int_equal(ev[0].cat, TLM_CAT_CPU_OP);
     assert_string_equal(str_of(t, ev[0].cat_str), "cpu_op");
     assert_string_equal(str_of(t, ev[0].name), "aten::mm");
-    assert_true(ev[0].pid == 12);
-    assert_true(ev[0].tid == 34);
+    assert_true(tlm_ev_pid(&ev[0]) == 12);
+    assert_true(tlm_ev_tid(&ev[0]) == 34);
     assert_int_equal(ev[0].has_tid, 1);
     assert_true(ev[0].ts == 1428625746277044LL);
     assert_true(ev[0].dur == 2500);
@@ -819,7 +819,7 @@ static void test_event_fields(void **state)
     assert_int_equal(ev[1].cat, TLM_CAT_KERNEL);
     assert_true(ev[1].flags & TLM_EV_TID_STR);
     assert_false(ev[1].flags & TLM_EV_PID_STR);
-    assert_string_equal(str_of(t, (uint32_t)ev[1].tid), "stream 7");
+    assert_string_equal(str_of(t, (uint32_t)tlm_ev_tid(&ev[1])), "stream 7");
     assert_true(ev[1].ts == 2);  /* 1.5 ns: half to even */
     assert_true(ev[1].dur == 2); /* 2.5 ns: half to even */
 
@@ -836,7 +836,7 @@ static void test_event_fields(void **state)
     assert_true(ev[3].flags & TLM_EV_ID_STR);
     assert_string_equal(str_of(t, (uint32_t)fid(t, &ev[3])), "0x1f");
     assert_true(ev[3].flags & TLM_EV_PID_STR);
-    assert_string_equal(str_of(t, (uint32_t)ev[3].pid), "host");
+    assert_string_equal(str_of(t, (uint32_t)tlm_ev_pid(&ev[3])), "host");
     assert_int_equal(ev[3].has_tid, 0);
     assert_false(ev[3].flags & TLM_EV_BP_E);
     assert_true(ev[3].ts == 1);
@@ -859,7 +859,7 @@ static void test_event_fields(void **state)
     assert_int_equal(ev[6].cat_str, 0);
     /* a non-integer tid keeps its text */
     assert_true(ev[6].flags & TLM_EV_TID_STR);
-    assert_string_equal(str_of(t, (uint32_t)ev[6].tid), "1.5");
+    assert_string_equal(str_of(t, (uint32_t)tlm_ev_tid(&ev[6])), "1.5");
 
     assert_int_equal(ev[7].ph, 'E');
     assert_false(ev[7].flags & TLM_EV_BP_E);
@@ -1367,10 +1367,10 @@ static void test_args_keys(void **state)
  * Duplicate keys: the last one wins, as with Python's json. */
 
 /* ------------------------------------------------------------------
- * The lean event: 48 bytes, the flow id kept with the args (seen through
+ * The lean event: 40 bytes, the flow id kept with the args (seen through
  * tlm_event_flow_id, never by tlm_event_arg_next), also in a callback of
  * a read that keeps no events. */
-_Static_assert(sizeof(tlm_event) == 48, "tlm_event is 48 bytes");
+_Static_assert(sizeof(tlm_event) == 40, "tlm_event is 40 bytes");
 
 static tlm_status flow_cb(void *ud, tlm_trace *t, const tlm_event *ev,
                           uint64_t index, tlm_error *err)
@@ -1428,6 +1428,56 @@ static void test_flow_id_in_args(void **state)
     tlm_trace_free(t);
 }
 
+/* pid / tid of 32 bits kept in the event, wider ones in the process's
+ * table (each distinct value once): read back exactly, a later narrow
+ * value of a repeated key clears the wide mark, string ids unchanged. */
+static void test_wide_pid_tid(void **state)
+{
+    (void)state;
+    const char *json =
+        "[{\"ph\":\"X\",\"pid\":2147483647,\"tid\":-2147483648},"
+        "{\"ph\":\"X\",\"pid\":2147483648,\"tid\":140241095264000},"
+        "{\"ph\":\"X\",\"pid\":-2147483649,\"tid\":140241095264000},"
+        "{\"ph\":\"X\",\"pid\":9223372036854775807,"
+        "\"tid\":-9223372036854775807,\"pid\":5,\"tid\":\"s\"},"
+        "{\"ph\":\"X\",\"pid\":\"host\",\"pid\":-9223372036854775807,"
+        "\"tid\":6,\"tid\":140241095264000}]";
+    tlm_trace *t = rd_ok(json);
+    const tlm_event *e = ev_at(t, 0);
+    assert_true(tlm_ev_pid(e) == INT32_MAX && tlm_ev_tid(e) == INT32_MIN);
+    assert_false(e->tflags & (TLM_EVT_PID_WIDE | TLM_EVT_TID_WIDE));
+    e = ev_at(t, 1);
+    assert_true(tlm_ev_pid(e) == 2147483648LL);
+    assert_true(tlm_ev_tid(e) == 140241095264000LL);
+    assert_true(e->tflags & TLM_EVT_PID_WIDE);
+    const tlm_event *e2 = ev_at(t, 2);
+    assert_true(tlm_ev_pid(e2) == -2147483649LL);
+    assert_true(tlm_ev_tid(e2) == 140241095264000LL);
+    assert_int_equal(e2->tid_, e->tid_); /* one entry per value */
+    e = ev_at(t, 3);
+    assert_true(tlm_ev_pid(e) == 5);
+    assert_false(e->tflags & (TLM_EVT_PID_WIDE | TLM_EVT_TID_WIDE));
+    assert_true(e->flags & TLM_EV_TID_STR);
+    assert_string_equal(str_of(t, (uint32_t)tlm_ev_tid(e)), "s");
+    e = ev_at(t, 4);
+    assert_false(e->flags & TLM_EV_PID_STR);
+    assert_true(tlm_ev_pid(e) == -9223372036854775807LL);
+    assert_true(tlm_ev_tid(e) == 140241095264000LL);
+    tlm_trace_free(t);
+    /* many distinct wide values: the table grows, each read back */
+    tlm_event x;
+    memset(&x, 0, sizeof x);
+    for (int64_t i = 0; i < 20000; i++) {
+        int64_t v = (INT64_C(1) << 40) + i * 7919;
+        assert_int_equal(tlm_ev_set_tid(&x, v), TLM_OK);
+        assert_true(tlm_ev_tid(&x) == v);
+        assert_int_equal(tlm_ev_set_pid(&x, -v), TLM_OK);
+        assert_true(tlm_ev_pid(&x) == -v);
+    }
+    assert_int_equal(tlm_ev_set_tid(&x, 3), TLM_OK);
+    assert_true(tlm_ev_tid(&x) == 3 && tlm_ev_pid(&x) < 0);
+}
+
 /* tlm_read_opts.drop_args: the keys dropped are skipped like unknown ones
  * (an event left with none has no args), the others kept. */
 static void test_drop_args(void **state)
@@ -1483,9 +1533,9 @@ static void test_duplicate_keys(void **state)
     assert_string_equal(str_of(t, ev->name), "b");
     assert_int_equal(ev->ph, 'E');
     assert_int_equal(ev->cat, TLM_CAT_CPU_OP);
-    assert_true(ev->pid == 7);
+    assert_true(tlm_ev_pid(ev) == 7);
     assert_false(ev->flags & TLM_EV_PID_STR);
-    assert_true(ev->tid == 8);
+    assert_true(tlm_ev_tid(ev) == 8);
     assert_false(ev->flags & TLM_EV_TID_STR);
     assert_true(fid(t, ev) == 9);
     assert_false(ev->flags & TLM_EV_ID_STR);
@@ -1498,9 +1548,9 @@ static void test_duplicate_keys(void **state)
 
     ev = ev_at(t, 1);
     assert_true(ev->flags & TLM_EV_PID_STR);
-    assert_string_equal(str_of(t, (uint32_t)ev->pid), "host");
+    assert_string_equal(str_of(t, (uint32_t)tlm_ev_pid(ev)), "host");
     assert_true(ev->flags & TLM_EV_TID_STR);
-    assert_string_equal(str_of(t, (uint32_t)ev->tid), "t");
+    assert_string_equal(str_of(t, (uint32_t)tlm_ev_tid(ev)), "t");
     assert_true(ev->flags & TLM_EV_ID_STR);
     assert_string_equal(str_of(t, (uint32_t)fid(t, ev)), "x");
     assert_true(ev->flags & TLM_EV_BP_E);
@@ -2617,6 +2667,7 @@ int main(void)
         cmocka_unit_test(test_duplicate_keys),
         cmocka_unit_test(test_flow_id_in_args),
         cmocka_unit_test(test_drop_args),
+        cmocka_unit_test(test_wide_pid_tid),
         cmocka_unit_test(test_toplevel_order),
         cmocka_unit_test(test_toplevel_bare_array),
         cmocka_unit_test(test_toplevel_huge_unknown),
