@@ -138,27 +138,26 @@ enum {
     TLM_EV_HAS_PID = 1u << 7    /* pid present (tid: tlm_event.has_tid) */
 };
 
-/* One trace event: 40 bytes.  UID = its index in tlm_trace_events(). */
+/* One trace event: 32 bytes.  UID = its index in tlm_trace_events(). */
 /* tlm_event.tflags: "ts" / "dur" was a JSON integer token (no '.', no
  * exponent), which Python keeps as an int (spec addendum §A1);
- * TLM_EVT_PID_WIDE / TLM_EVT_TID_WIDE: pid_ / tid_ is an index into the
- * process's table of wide values (tlm_event_wide), the value not fitting
- * 32 bits. */
+ * TLM_EVT_DUR_WIDE: dur_ is an index into the process's table of wide
+ * values (tlm_event_wide), the duration not fitting 32 bits. */
 enum {
     TLM_EVT_TS_INT = 1u << 0,
     TLM_EVT_DUR_INT = 1u << 1,
-    TLM_EVT_PID_WIDE = 1u << 2,
-    TLM_EVT_TID_WIDE = 1u << 3
+    TLM_EVT_DUR_WIDE = 1u << 2
 };
 
 /* The flow "id" of s/f/t events is not a field: it is kept with the
  * event's arguments (tlm_event_flow_id), so that the 190,000 flow events
- * of a large trace do not give every other event 8 bytes more. */
+ * of a large trace do not give every other event 8 bytes more.  pid and
+ * tid are one 32-bit index of a (pid, tid) pair the process keeps once
+ * (a trace has a few dozen), the duration 32 bits unless wide. */
 typedef struct tlm_event {
     int64_t ts;       /* ns; 0 unless TLM_EV_HAS_TS */
-    int64_t dur;      /* ns; 0 unless TLM_EV_HAS_DUR */
-    int32_t pid_;     /* read with tlm_ev_pid, written with tlm_ev_set_pid */
-    int32_t tid_;     /* read with tlm_ev_tid, written with tlm_ev_set_tid */
+    int32_t dur_;     /* ns: read with tlm_ev_dur, set with tlm_ev_set_dur */
+    uint32_t track;   /* (pid, tid): tlm_ev_pid / tlm_ev_tid; 0 = (0, 0) */
     uint32_t args;    /* handle of the kept args (and flow id); 0 = none */
     uint32_t name;    /* interned "name"; 0 = absent */
     uint32_t cat_str; /* interned "cat"; 0 = absent */
@@ -166,30 +165,42 @@ typedef struct tlm_event {
     char ph;          /* 'X', 'B', 'E', 'i', 's', 'f', 'M', ...; 0 = absent */
     uint8_t flags;    /* TLM_EV_* */
     uint8_t has_tid : 1; /* 1 when "tid" present */
-    uint8_t tflags : 7;  /* TLM_EVT_*: how ts / dur were written */
+    uint8_t tflags : 7;  /* TLM_EVT_* */
 } tlm_event;
 
-/* The value of a wide pid / tid (TLM_EVT_PID_WIDE): the process keeps
- * each distinct value that does not fit 32 bits once, for its lifetime. */
+/* The value of a wide duration (TLM_EVT_DUR_WIDE): the process keeps each
+ * distinct value that does not fit 32 bits once, for its lifetime. */
 TLM_API int64_t tlm_event_wide(int32_t index);
 
-/* Sets ev's pid / tid (a number, or a string id when TLM_EV_PID_STR /
- * TLM_EV_TID_STR is set); TLM_ENOMEM when a wide value cannot be kept. */
+/* The (pid, tid) pair of a track index: the process keeps each distinct
+ * pair once, for its lifetime; index 0 is (0, 0). */
+TLM_API const int64_t *tlm_event_track(uint32_t track);
+
+/* Set ev's pid / tid (a number, or a string id when TLM_EV_PID_STR /
+ * TLM_EV_TID_STR is set) and duration (ns, without the flag
+ * TLM_EV_HAS_DUR, which the caller sets); TLM_ENOMEM when a new pair or
+ * wide value cannot be kept. */
 TLM_API tlm_status tlm_ev_set_pid(tlm_event *ev, int64_t v);
 TLM_API tlm_status tlm_ev_set_tid(tlm_event *ev, int64_t v);
+TLM_API tlm_status tlm_ev_set_dur(tlm_event *ev, int64_t v);
 
 /* The event's pid: a number, or a string id when TLM_EV_PID_STR. */
 static inline int64_t tlm_ev_pid(const tlm_event *ev)
 {
-    return (ev->tflags & TLM_EVT_PID_WIDE) ? tlm_event_wide(ev->pid_)
-                                           : (int64_t)ev->pid_;
+    return ev->track ? tlm_event_track(ev->track)[0] : 0;
 }
 
 /* The event's tid: a number, or a string id when TLM_EV_TID_STR. */
 static inline int64_t tlm_ev_tid(const tlm_event *ev)
 {
-    return (ev->tflags & TLM_EVT_TID_WIDE) ? tlm_event_wide(ev->tid_)
-                                           : (int64_t)ev->tid_;
+    return ev->track ? tlm_event_track(ev->track)[1] : 0;
+}
+
+/* The event's duration in ns; 0 unless TLM_EV_HAS_DUR. */
+static inline int64_t tlm_ev_dur(const tlm_event *ev)
+{
+    return (ev->tflags & TLM_EVT_DUR_WIDE) ? tlm_event_wide(ev->dur_)
+                                           : (int64_t)ev->dur_;
 }
 
 /* Type of an argument value. */

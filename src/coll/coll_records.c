@@ -683,7 +683,7 @@ static void rec_kernel(const tlm_trace *t, const tlm_event *k, uint64_t kidx,
      * base gives negative ts); ts + base saturates only beyond int64 */
     r->ts_ns = k->ts;
     r->start_ns = tlm_coll_sat_add(k->ts, base);
-    r->dur_ns = tlm_coll_clamp(k->dur, 0, TLM_COLL_DUR_MAX);
+    r->dur_ns = tlm_coll_clamp(tlm_ev_dur(k), 0, TLM_COLL_DUR_MAX);
     r->cpu_ts_ns = rpc ? tlm_coll_sat_add(rpc->ts, base) : -1;
     r->event_index = kidx;
     r->link_id = rpc ? (int64_t)lk->rpc_idx : -1;
@@ -1185,7 +1185,7 @@ static int span_add(const tlm_alloc *a, link_index *ix, const tlm_event *e,
                        sizeof *ix->sp))
         return -1;
     ix->sp[ix->n_sp++] = (span){tlm_ev_pid(e), tlm_ev_tid(e), e->ts,
-                                e->ts + e->dur, idx,
+                                e->ts + tlm_ev_dur(e), idx,
                                 kind};
     return 0;
 }
@@ -1200,7 +1200,7 @@ static int index_links(const tlm_trace *trace, const tlm_event *ev,
     for (size_t i = 0; i < nev; i++) {
         const tlm_event *e = &ev[i];
         int has_span = e->has_tid && (e->flags & TLM_EV_HAS_DUR) &&
-                       e->dur >= 0;
+                       tlm_ev_dur(e) >= 0;
         if (e->cat == TLM_CAT_CPU_OP && rpc_name && e->name == rpc_name) {
             if (rpc_is_wait(trace, e)) {
                 if (stats)

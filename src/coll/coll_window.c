@@ -125,7 +125,7 @@ static int is_host(const tlm_event *ev)
 {
     return ev->ph == 'X' && ev->has_tid && (ev->flags & TLM_EV_HAS_TS) &&
            (ev->cat == TLM_CAT_CPU_OP || ev->cat == TLM_CAT_PYTHON_FUNCTION ||
-            ev->cat == TLM_CAT_USER_ANNOTATION) && ev->dur >= 0;
+            ev->cat == TLM_CAT_USER_ANNOTATION) && tlm_ev_dur(ev) >= 0;
 }
 
 /* A runtime call that blocks the host until the GPU is done
@@ -134,7 +134,7 @@ static int is_sync(const tlm_trace *tr, const tlm_event *ev)
 {
     size_t len = 0;
     if (ev->ph != 'X' || !ev->has_tid || !(ev->flags & TLM_EV_HAS_TS) ||
-        ev->dur < 0 ||
+        tlm_ev_dur(ev) < 0 ||
         (ev->cat != TLM_CAT_CUDA_RUNTIME && ev->cat != TLM_CAT_CUDA_DRIVER))
         return 0;
     const char *s = tlm_trace_str(tr, ev->name, &len);
@@ -197,7 +197,7 @@ static tlm_status index_trace(wctx *w, const tlm_alloc *a)
         int64_t v;
         if (tlm_event_is_gpu(ev)) {
             w->g[w->ng].t0 = ev->ts;
-            w->g[w->ng].t1 = ev->ts + ev->dur;
+            w->g[w->ng].t1 = ev->ts + tlm_ev_dur(ev);
             w->g[w->ng++].ev = (uint32_t)i;
         } else if ((ev->cat == TLM_CAT_CUDA_RUNTIME ||
                     ev->cat == TLM_CAT_CUDA_DRIVER) &&
@@ -213,7 +213,7 @@ static tlm_status index_trace(wctx *w, const tlm_alloc *a)
             y->pid = tlm_ev_pid(ev);
             y->tid = tlm_ev_tid(ev);
             y->t0 = ev->ts;
-            y->t1 = ev->ts + ev->dur;
+            y->t1 = ev->ts + tlm_ev_dur(ev);
             y->ev = (uint32_t)i;
         }
         if (is_host(ev)) {
@@ -221,7 +221,7 @@ static tlm_status index_trace(wctx *w, const tlm_alloc *a)
             h->pid = tlm_ev_pid(ev);
             h->tid = tlm_ev_tid(ev);
             h->t0 = ev->ts;
-            h->t1 = ev->ts + ev->dur;
+            h->t1 = ev->ts + tlm_ev_dur(ev);
             h->ev = (uint32_t)i;
         }
     }
@@ -550,7 +550,7 @@ static int64_t ready_at(const wctx *w, uint32_t ev, int32_t l, int64_t w0,
     if (l < 0)
         return w1;
     const tlm_event *le = &w->e[l];
-    int64_t r = le->ts + (le->dur > 0 ? le->dur : 0);
+    int64_t r = le->ts + (tlm_ev_dur(le) > 0 ? tlm_ev_dur(le) : 0);
     if (r < w0)
         r = w0;
     size_t lo = tlm_upper_bound_i64_at(w->gmax, w->ng, sizeof *w->gmax, 0,

@@ -212,7 +212,8 @@ static tlm_status put_event(part *p, const tlm_event *ev, thr *t,
     char b[EV_BUF];
     size_t o = 0;
     int bad = lit(b, sizeof b, &o, "\"dur\":") ||
-              tlm_mtrace_json_us(b, sizeof b, &o, ev->dur > 0 ? ev->dur : 0) ||
+              tlm_mtrace_json_us(b, sizeof b, &o,
+                                 tlm_ev_dur(ev) > 0 ? tlm_ev_dur(ev) : 0) ||
               lit(b, sizeof b, &o, ",\"ph\":\"X\",\"pid\":") ||
               num(b, sizeof b, &o, p->rank) ||
               lit(b, sizeof b, &o, ",\"tid\":") ||
@@ -407,7 +408,7 @@ static tlm_status add_anchors(part *p, const tlm_coll_record *recs,
         memset(a, 0, sizeof *a);
         a->match_key = r->match_key;
         a->seq = r->seq;
-        a->ts_ns = ev->ts + (ev->dur > 0 ? ev->dur / 2 : 0);
+        a->ts_ns = ev->ts + (tlm_ev_dur(ev) > 0 ? tlm_ev_dur(ev) / 2 : 0);
         a->event_index = r->event_index;
         a->flow_id = tlm_mtrace_flow_id(r->match_key, r->seq);
         a->trace_rank = p->rank;

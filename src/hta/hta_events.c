@@ -148,7 +148,7 @@ static tlm_status fill_row(tlm_hta_events *ev, const tlm_event *e,
     r->tid_str = (e->flags & TLM_EV_TID_STR) ? 1 : 0;
     r->stream = stream_of(t, e);
     r->corr = corr_of(t, e);
-    int64_t dur = (e->flags & TLM_EV_HAS_DUR) ? e->dur : 0;
+    int64_t dur = (e->flags & TLM_EV_HAS_DUR) ? tlm_ev_dur(e) : 0;
     if (rounds && ev->time == TLM_HTA_TIME_US) {
         tlm_hta_round_us(e->ts, dur, &r->ts, &r->dur);
         if (!(e->flags & TLM_EV_HAS_DUR))

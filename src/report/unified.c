@@ -220,7 +220,7 @@ static urow *new_row(uctx *u, int32_t x, int kind)
     const tlm_tnode *d = tlm_nd(u->ctx->tree, x);
     r->k_lo = d->gpu_lo;
     r->k_n = d->gpu_hi - d->gpu_lo;
-    r->dur_us = tlm_ns_to_us(u->ctx->ev[x].dur);
+    r->dur_us = tlm_ns_to_us(tlm_ev_dur(&(u->ctx->ev[x])));
     return r;
 }
 

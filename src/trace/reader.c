@@ -1433,7 +1433,7 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
     size_t blob_mark = r->t->blob_len;
     int any_args = 0;
     int64_t flow_id = 0; /* kept in the blob (tlm_event_flow_id) */
-    int64_t idv;         /* a pid / tid before tlm_ev_set_pid / _tid */
+    int64_t idv;         /* a pid / tid / dur before tlm_ev_set_* */
     if (*p != '{') {
         if (*p == '"' || *p == '[' || *p == '-' || (*p >= '0' && *p <= '9') ||
             *p == 't' || *p == 'f' || *p == 'n')
@@ -1479,8 +1479,10 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
         } else if (KEYIS("dur")) {
             r->field = "dur";
             int isint = 0;
-            if ((rc = parse_time(r, &p, e, &ev->dur, &isint)) != P_OK)
+            if ((rc = parse_time(r, &p, e, &idv, &isint)) != P_OK)
                 return rc;
+            if (tlm_ev_set_dur(ev, idv) != TLM_OK)
+                return fail_nomem(r);
             ev->flags |= TLM_EV_HAS_DUR;
             ev->tflags = (uint8_t)((ev->tflags & ~TLM_EVT_DUR_INT) |
                                    (isint ? TLM_EVT_DUR_INT : 0));

@@ -59,7 +59,7 @@ void tlm_tree_opts_init(tlm_tree_opts *opts)
 static int has_time(const tlm_event *e)
 {
     return (e->flags & TLM_EV_HAS_TS) && (e->flags & TLM_EV_HAS_DUR) &&
-           e->dur >= 0;
+           tlm_ev_dur(e) >= 0;
 }
 
 static int name_has_launch(const char *s)

@@ -104,7 +104,7 @@ static void assert_same_trace(const tlm_trace *a, const tlm_trace *b)
     for (size_t i = 0; i < na; i++) {
         const tlm_event *x = &ea[i], *y = &eb[i];
         assert_true(x->ts == y->ts);
-        assert_true(x->dur == y->dur);
+        assert_true(tlm_ev_dur(x) == tlm_ev_dur(y));
         assert_true(tlm_ev_pid(x) == tlm_ev_pid(y));
         assert_true(tlm_ev_tid(x) == tlm_ev_tid(y));
         assert_true(fid(a, x) == fid(b, y));
@@ -812,7 +812,7 @@ static void test_event_fields(void **state)
     assert_true(tlm_ev_tid(&ev[0]) == 34);
     assert_int_equal(ev[0].has_tid, 1);
     assert_true(ev[0].ts == 1428625746277044LL);
-    assert_true(ev[0].dur == 2500);
+    assert_true(tlm_ev_dur(&(ev[0])) == 2500);
     assert_int_equal(ev[0].flags,
                      TLM_EV_HAS_TS | TLM_EV_HAS_DUR | TLM_EV_HAS_PID);
 
@@ -821,7 +821,7 @@ static void test_event_fields(void **state)
     assert_false(ev[1].flags & TLM_EV_PID_STR);
     assert_string_equal(str_of(t, (uint32_t)tlm_ev_tid(&ev[1])), "stream 7");
     assert_true(ev[1].ts == 2);  /* 1.5 ns: half to even */
-    assert_true(ev[1].dur == 2); /* 2.5 ns: half to even */
+    assert_true(tlm_ev_dur(&(ev[1])) == 2); /* 2.5 ns: half to even */
 
     assert_int_equal(ev[2].ph, 's');
     assert_int_equal(ev[2].cat, TLM_CAT_AC2G);
@@ -978,7 +978,7 @@ static void test_event_times(void **state)
                  cases[i].text);
         tlm_trace *t = rd_ok(json);
         assert_true(ev_at(t, 0)->ts == cases[i].ns);
-        assert_true(ev_at(t, 0)->dur == cases[i].ns);
+        assert_true(tlm_ev_dur(ev_at(t, 0)) == cases[i].ns);
         tlm_trace_free(t);
     }
 }
@@ -1367,10 +1367,10 @@ static void test_args_keys(void **state)
  * Duplicate keys: the last one wins, as with Python's json. */
 
 /* ------------------------------------------------------------------
- * The lean event: 40 bytes, the flow id kept with the args (seen through
+ * The lean event: 32 bytes, the flow id kept with the args (seen through
  * tlm_event_flow_id, never by tlm_event_arg_next), also in a callback of
  * a read that keeps no events. */
-_Static_assert(sizeof(tlm_event) == 40, "tlm_event is 40 bytes");
+_Static_assert(sizeof(tlm_event) == 32, "tlm_event is 32 bytes");
 
 static tlm_status flow_cb(void *ud, tlm_trace *t, const tlm_event *ev,
                           uint64_t index, tlm_error *err)
@@ -1428,54 +1428,69 @@ static void test_flow_id_in_args(void **state)
     tlm_trace_free(t);
 }
 
-/* pid / tid of 32 bits kept in the event, wider ones in the process's
- * table (each distinct value once): read back exactly, a later narrow
- * value of a repeated key clears the wide mark, string ids unchanged. */
+/* pid / tid as one (pid, tid) pair the process keeps once, durations of
+ * 32 bits in the event and wider ones in the process's table: read back
+ * exactly, a repeated key replacing the earlier value, string ids
+ * unchanged. */
 static void test_wide_pid_tid(void **state)
 {
     (void)state;
     const char *json =
-        "[{\"ph\":\"X\",\"pid\":2147483647,\"tid\":-2147483648},"
-        "{\"ph\":\"X\",\"pid\":2147483648,\"tid\":140241095264000},"
-        "{\"ph\":\"X\",\"pid\":-2147483649,\"tid\":140241095264000},"
+        "[{\"ph\":\"X\",\"pid\":2147483647,\"tid\":-2147483648,"
+        "\"dur\":2147483.647},"
+        "{\"ph\":\"X\",\"pid\":2147483648,\"tid\":140241095264000,"
+        "\"dur\":2147483.648},"
+        "{\"ph\":\"X\",\"tid\":140241095264000,\"pid\":2147483648,"
+        "\"dur\":-9223372036854775.807},"
         "{\"ph\":\"X\",\"pid\":9223372036854775807,"
-        "\"tid\":-9223372036854775807,\"pid\":5,\"tid\":\"s\"},"
+        "\"tid\":-9223372036854775807,\"pid\":5,\"tid\":\"s\","
+        "\"dur\":1e9,\"dur\":3},"
         "{\"ph\":\"X\",\"pid\":\"host\",\"pid\":-9223372036854775807,"
-        "\"tid\":6,\"tid\":140241095264000}]";
+        "\"tid\":6,\"tid\":140241095264000},{\"ph\":\"X\"}]";
     tlm_trace *t = rd_ok(json);
     const tlm_event *e = ev_at(t, 0);
     assert_true(tlm_ev_pid(e) == INT32_MAX && tlm_ev_tid(e) == INT32_MIN);
-    assert_false(e->tflags & (TLM_EVT_PID_WIDE | TLM_EVT_TID_WIDE));
+    assert_true(tlm_ev_dur(e) == INT32_MAX);
+    assert_false(e->tflags & TLM_EVT_DUR_WIDE);
     e = ev_at(t, 1);
     assert_true(tlm_ev_pid(e) == 2147483648LL);
     assert_true(tlm_ev_tid(e) == 140241095264000LL);
-    assert_true(e->tflags & TLM_EVT_PID_WIDE);
+    assert_true(tlm_ev_dur(e) == 2147483648LL);
+    assert_true(e->tflags & TLM_EVT_DUR_WIDE);
     const tlm_event *e2 = ev_at(t, 2);
-    assert_true(tlm_ev_pid(e2) == -2147483649LL);
-    assert_true(tlm_ev_tid(e2) == 140241095264000LL);
-    assert_int_equal(e2->tid_, e->tid_); /* one entry per value */
+    assert_int_equal(e2->track, e->track); /* one entry per pair */
+    assert_true(tlm_ev_dur(e2) == -9223372036854775807LL);
     e = ev_at(t, 3);
     assert_true(tlm_ev_pid(e) == 5);
-    assert_false(e->tflags & (TLM_EVT_PID_WIDE | TLM_EVT_TID_WIDE));
     assert_true(e->flags & TLM_EV_TID_STR);
     assert_string_equal(str_of(t, (uint32_t)tlm_ev_tid(e)), "s");
+    assert_true(tlm_ev_dur(e) == 3000);
+    assert_false(e->tflags & TLM_EVT_DUR_WIDE);
     e = ev_at(t, 4);
     assert_false(e->flags & TLM_EV_PID_STR);
     assert_true(tlm_ev_pid(e) == -9223372036854775807LL);
     assert_true(tlm_ev_tid(e) == 140241095264000LL);
+    e = ev_at(t, 5);
+    assert_true(e->track == 0 && tlm_ev_pid(e) == 0 && tlm_ev_tid(e) == 0);
+    assert_true(tlm_ev_dur(e) == 0);
     tlm_trace_free(t);
-    /* many distinct wide values: the table grows, each read back */
+    /* many distinct pairs and wide values: the tables grow, each read
+     * back */
     tlm_event x;
     memset(&x, 0, sizeof x);
     for (int64_t i = 0; i < 20000; i++) {
         int64_t v = (INT64_C(1) << 40) + i * 7919;
         assert_int_equal(tlm_ev_set_tid(&x, v), TLM_OK);
-        assert_true(tlm_ev_tid(&x) == v);
         assert_int_equal(tlm_ev_set_pid(&x, -v), TLM_OK);
-        assert_true(tlm_ev_pid(&x) == -v);
+        assert_true(tlm_ev_tid(&x) == v && tlm_ev_pid(&x) == -v);
+        assert_int_equal(tlm_ev_set_dur(&x, v + 1), TLM_OK);
+        assert_true(tlm_ev_dur(&x) == v + 1);
     }
     assert_int_equal(tlm_ev_set_tid(&x, 3), TLM_OK);
+    assert_int_equal(tlm_ev_set_dur(&x, -3), TLM_OK);
     assert_true(tlm_ev_tid(&x) == 3 && tlm_ev_pid(&x) < 0);
+    assert_true(tlm_ev_dur(&x) == -3);
+    assert_false(x.tflags & TLM_EVT_DUR_WIDE);
 }
 
 /* tlm_read_opts.drop_args: the keys dropped are skipped like unknown ones
@@ -1529,7 +1544,7 @@ static void test_duplicate_keys(void **state)
     free(json);
     const tlm_event *ev = ev_at(t, 0);
     assert_true(ev->ts == 2000);
-    assert_true(ev->dur == 6000);
+    assert_true(tlm_ev_dur(ev) == 6000);
     assert_string_equal(str_of(t, ev->name), "b");
     assert_int_equal(ev->ph, 'E');
     assert_int_equal(ev->cat, TLM_CAT_CPU_OP);
