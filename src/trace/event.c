@@ -4,10 +4,18 @@
  * of wide durations and of (pid, tid) pairs (tlm_event's 32-bit fields).
  */
 #include "trace_event.h"
+#include "trace_internal.h"
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+
+/* The tables live while a trace does (tlm_event_tables_ref / _unref):
+ * emptied when the last trace is freed, the generation counted up so
+ * that the threads' caches forget their entries. */
+static atomic_uint tbl_gen;
+static size_t tbl_users; /* under trk_mu */
 
 /* Wide durations: chunks that never move (readers index them without the
  * lock, having got the index through the event), and a hash of the
@@ -83,14 +91,17 @@ static int64_t wide_index(int64_t v)
 {
     static _Thread_local int64_t last_v;
     static _Thread_local int64_t last_i = -1;
-    if (last_i >= 0 && last_v == v) /* a trace repeats its long spans */
-        return last_i;
+    static _Thread_local unsigned last_gen;
+    unsigned gen = atomic_load(&tbl_gen);
+    if (last_i >= 0 && last_v == v && last_gen == gen)
+        return last_i; /* a trace repeats its long spans */
     pthread_mutex_lock(&wide_mu);
     int64_t i = wide_index_locked(v);
     pthread_mutex_unlock(&wide_mu);
     if (i >= 0) {
         last_v = v;
         last_i = i;
+        last_gen = gen;
     }
     return i;
 }
@@ -200,11 +211,14 @@ static int64_t trk_index(int64_t pid, int64_t tid)
     static _Thread_local struct {
         int64_t pid, tid;
         uint32_t idx1; /* index + 1; 0 = empty */
+        unsigned gen;  /* tbl_gen when cached */
     } cache[TRK_CACHE];
     if (pid == 0 && tid == 0)
         return 0;
+    unsigned gen = atomic_load(&tbl_gen);
     size_t c = (size_t)(trk_h(pid, tid) >> 56) & (TRK_CACHE - 1);
-    if (cache[c].idx1 && cache[c].pid == pid && cache[c].tid == tid)
+    if (cache[c].idx1 && cache[c].pid == pid && cache[c].tid == tid &&
+        cache[c].gen == gen)
         return cache[c].idx1 - 1;
     pthread_mutex_lock(&trk_mu);
     int64_t i = trk_index_locked(pid, tid);
@@ -213,8 +227,45 @@ static int64_t trk_index(int64_t pid, int64_t tid)
         cache[c].pid = pid;
         cache[c].tid = tid;
         cache[c].idx1 = (uint32_t)i + 1;
+        cache[c].gen = gen;
     }
     return i;
+}
+
+/* One more trace using the tables (trace_internal.h). */
+void tlm_event_tables_ref(void)
+{
+    pthread_mutex_lock(&trk_mu);
+    tbl_users++;
+    pthread_mutex_unlock(&trk_mu);
+}
+
+/* One trace fewer; the last one empties both tables (trace_internal.h). */
+void tlm_event_tables_unref(void)
+{
+    pthread_mutex_lock(&trk_mu);
+    if (tbl_users > 0 && --tbl_users == 0) {
+        pthread_mutex_lock(&wide_mu);
+        for (size_t k = 0; k < TRK_CHUNKS && trk_chunk[k]; k++) {
+            free(trk_chunk[k]);
+            trk_chunk[k] = NULL;
+        }
+        free(trk_hash);
+        trk_hash = NULL;
+        trk_hcap = 0;
+        trk_n = 0;
+        for (size_t k = 0; k < WIDE_CHUNKS && wide_chunk[k]; k++) {
+            free(wide_chunk[k]);
+            wide_chunk[k] = NULL;
+        }
+        free(wide_hash);
+        wide_hash = NULL;
+        wide_hcap = 0;
+        wide_n = 0;
+        atomic_fetch_add(&tbl_gen, 1);
+        pthread_mutex_unlock(&wide_mu);
+    }
+    pthread_mutex_unlock(&trk_mu);
 }
 
 /* Sets ev's pid (tlm_trace.h). */

@@ -2150,11 +2150,13 @@ static tlm_status trace_new(const tlm_alloc *a, const char *path,
         return TLM_ENOMEM;
     memset(t, 0, sizeof *t);
     t->a = a;
+    tlm_event_tables_ref(); /* given back by tlm_trace_free */
     size_t n = strlen(path);
     t->path = a->malloc_fn(a->ctx, n + 1);
     if (!t->path || tlm_intern_init(&t->strs, a) != TLM_OK) {
         a->free_fn(a->ctx, t->path);
         a->free_fn(a->ctx, t);
+        tlm_event_tables_unref();
         return TLM_ENOMEM;
     }
     memcpy(t->path, path, n + 1);
@@ -2335,6 +2337,7 @@ void tlm_trace_free(tlm_trace *t)
     a->free_fn(a->ctx, t->blob);
     a->free_fn(a->ctx, t->path);
     a->free_fn(a->ctx, t);
+    tlm_event_tables_unref();
 }
 
 const tlm_event *tlm_trace_events(const tlm_trace *t, size_t *n)

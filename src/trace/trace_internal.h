@@ -39,6 +39,13 @@ typedef struct tlm_intern {
 
 tlm_status tlm_intern_init(tlm_intern *in, const tlm_alloc *a);
 void tlm_intern_free(tlm_intern *in);
+
+/* The process's tables of (pid, tid) pairs and wide durations (event.c)
+ * live while a trace does: trace_new takes a reference, tlm_trace_free
+ * gives it back, and the last one frees them (so that a run ends with
+ * every block freed). */
+void tlm_event_tables_ref(void);
+void tlm_event_tables_unref(void);
 /* Returns the id, or UINT32_MAX when out of memory. */
 uint32_t tlm_intern_add(tlm_intern *in, const char *s, size_t len);
 uint32_t tlm_intern_add_h(tlm_intern *in, const char *s, size_t len,

@@ -1474,6 +1474,19 @@ static void test_wide_pid_tid(void **state)
     assert_true(e->track == 0 && tlm_ev_pid(e) == 0 && tlm_ev_tid(e) == 0);
     assert_true(tlm_ev_dur(e) == 0);
     tlm_trace_free(t);
+    /* the last trace freed the tables: a new one starts them afresh, the
+     * thread's caches not handing out the old entries */
+    t = rd_ok("[{\"ph\":\"X\",\"pid\":9,\"tid\":10,\"dur\":5e6},"
+              "{\"ph\":\"X\",\"pid\":2147483648,"
+              "\"tid\":140241095264000,\"dur\":-9223372036854775.807}]");
+    e = ev_at(t, 0);
+    assert_true(tlm_ev_pid(e) == 9 && tlm_ev_tid(e) == 10);
+    assert_true(tlm_ev_dur(e) == 5000000000LL);
+    e = ev_at(t, 1);
+    assert_true(tlm_ev_pid(e) == 2147483648LL);
+    assert_true(tlm_ev_tid(e) == 140241095264000LL);
+    assert_true(tlm_ev_dur(e) == -9223372036854775807LL);
+    tlm_trace_free(t);
     /* many distinct pairs and wide values: the tables grow, each read
      * back */
     tlm_event x;
