@@ -132,33 +132,76 @@ enum {
     TLM_EV_HAS_DUR = 1u << 1,   /* "dur" present */
     TLM_EV_PID_STR = 1u << 2,   /* pid is an interned string id */
     TLM_EV_TID_STR = 1u << 3,   /* tid is an interned string id */
-    TLM_EV_HAS_ID = 1u << 4,    /* flow "id" present (flow_id) */
+    TLM_EV_HAS_ID = 1u << 4,    /* flow "id" present (tlm_event_flow_id) */
     TLM_EV_ID_STR = 1u << 5,    /* flow id is an interned string id */
     TLM_EV_BP_E = 1u << 6,      /* "bp":"e" (enclosing-slice binding) */
-    TLM_EV_HAS_PID = 1u << 7    /* pid present (tid: TLM_EV2_HAS_TID) */
+    TLM_EV_HAS_PID = 1u << 7    /* pid present (tid: tlm_event.has_tid) */
 };
 
-/* One trace event: 64 bytes.  UID = its index in tlm_trace_events(). */
+/* One trace event: 32 bytes.  UID = its index in tlm_trace_events(). */
 /* tlm_event.tflags: "ts" / "dur" was a JSON integer token (no '.', no
- * exponent), which Python keeps as an int (spec addendum §A1). */
-enum { TLM_EVT_TS_INT = 1u << 0, TLM_EVT_DUR_INT = 1u << 1 };
+ * exponent), which Python keeps as an int (spec addendum §A1);
+ * TLM_EVT_DUR_WIDE: dur_ is an index into the process's table of wide
+ * values (tlm_event_wide), the duration not fitting 32 bits. */
+enum {
+    TLM_EVT_TS_INT = 1u << 0,
+    TLM_EVT_DUR_INT = 1u << 1,
+    TLM_EVT_DUR_WIDE = 1u << 2
+};
 
+/* The flow "id" of s/f/t events is not a field: it is kept with the
+ * event's arguments (tlm_event_flow_id), so that the 190,000 flow events
+ * of a large trace do not give every other event 8 bytes more.  pid and
+ * tid are one 32-bit index of a (pid, tid) pair the process keeps once
+ * (a trace has a few dozen), the duration 32 bits unless wide. */
 typedef struct tlm_event {
     int64_t ts;       /* ns; 0 unless TLM_EV_HAS_TS */
-    int64_t dur;      /* ns; 0 unless TLM_EV_HAS_DUR */
-    int64_t pid;      /* number, or string id when TLM_EV_PID_STR */
-    int64_t tid;      /* number, or string id when TLM_EV_TID_STR */
-    int64_t flow_id;  /* flow "id" (s/f/t events) when TLM_EV_HAS_ID */
-    uint64_t args;    /* handle of the kept args; 0 = none */
+    int32_t dur_;     /* ns: read with tlm_ev_dur, set with tlm_ev_set_dur */
+    uint32_t track;   /* (pid, tid): tlm_ev_pid / tlm_ev_tid; 0 = (0, 0) */
+    uint32_t args;    /* handle of the kept args (and flow id); 0 = none */
     uint32_t name;    /* interned "name"; 0 = absent */
     uint32_t cat_str; /* interned "cat"; 0 = absent */
-    uint16_t cat;     /* tlm_cat */
+    uint8_t cat;      /* tlm_cat */
     char ph;          /* 'X', 'B', 'E', 'i', 's', 'f', 'M', ...; 0 = absent */
     uint8_t flags;    /* TLM_EV_* */
-    uint8_t has_tid;  /* 1 when "tid" present */
-    uint8_t tflags;   /* TLM_EVT_*: how ts / dur were written */
-    uint8_t reserved_[2];
+    uint8_t has_tid : 1; /* 1 when "tid" present */
+    uint8_t tflags : 7;  /* TLM_EVT_* */
 } tlm_event;
+
+/* The value of a wide duration (TLM_EVT_DUR_WIDE): the process keeps each
+ * distinct value that does not fit 32 bits once, for its lifetime. */
+TLM_API int64_t tlm_event_wide(int32_t index);
+
+/* The (pid, tid) pair of a track index: the process keeps each distinct
+ * pair once, for its lifetime; index 0 is (0, 0). */
+TLM_API const int64_t *tlm_event_track(uint32_t track);
+
+/* Set ev's pid / tid (a number, or a string id when TLM_EV_PID_STR /
+ * TLM_EV_TID_STR is set) and duration (ns, without the flag
+ * TLM_EV_HAS_DUR, which the caller sets); TLM_ENOMEM when a new pair or
+ * wide value cannot be kept. */
+TLM_API tlm_status tlm_ev_set_pid(tlm_event *ev, int64_t v);
+TLM_API tlm_status tlm_ev_set_tid(tlm_event *ev, int64_t v);
+TLM_API tlm_status tlm_ev_set_dur(tlm_event *ev, int64_t v);
+
+/* The event's pid: a number, or a string id when TLM_EV_PID_STR. */
+static inline int64_t tlm_ev_pid(const tlm_event *ev)
+{
+    return ev->track ? tlm_event_track(ev->track)[0] : 0;
+}
+
+/* The event's tid: a number, or a string id when TLM_EV_TID_STR. */
+static inline int64_t tlm_ev_tid(const tlm_event *ev)
+{
+    return ev->track ? tlm_event_track(ev->track)[1] : 0;
+}
+
+/* The event's duration in ns; 0 unless TLM_EV_HAS_DUR. */
+static inline int64_t tlm_ev_dur(const tlm_event *ev)
+{
+    return (ev->tflags & TLM_EVT_DUR_WIDE) ? tlm_event_wide(ev->dur_)
+                                           : (int64_t)ev->dur_;
+}
 
 /* Type of an argument value. */
 typedef enum tlm_argv_type {
@@ -251,7 +294,24 @@ typedef struct tlm_read_opts {
      * per distinct list per process and kept, for a process that reads
      * many traces of one job; freed by tlm_trace_caches_free */
     int share_pg_ranks;
+    /* Arguments not to keep: bit k set drops key k (1ull << TLM_ARG_*),
+     * skipped like an unknown key; 0 = keep all.  For a reader that knows
+     * which arguments it will ask for (tlmpi report: TLM_ARGS_UNREAD). */
+    uint64_t drop_args;
 } tlm_read_opts;
+
+/* The arguments no analysis of tlmpi reads (kept by default for callers
+ * of the library): tlmpi report drops them (tlm_read_opts.drop_args). */
+#define TLM_ARGS_UNREAD                                                   \
+    ((1ull << TLM_ARG_PYTHON_ID) | (1ull << TLM_ARG_PYTHON_PARENT_ID) |   \
+     (1ull << TLM_ARG_PYTHON_MODULE_ID) | (1ull << TLM_ARG_DEVICE) |      \
+     (1ull << TLM_ARG_FWD_THREAD_ID) | (1ull << TLM_ARG_EV_IDX) |         \
+     (1ull << TLM_ARG_RECORD_FUNCTION_ID) | (1ull << TLM_ARG_GRID) |      \
+     (1ull << TLM_ARG_BLOCK) | (1ull << TLM_ARG_KERNEL_FILE) |            \
+     (1ull << TLM_ARG_MEMORY_BANDWIDTH) | (1ull << TLM_ARG_KIND) |        \
+     (1ull << TLM_ARG_CBID) | (1ull << TLM_ARG_COMMS_ID) |                \
+     (1ull << TLM_ARG_IN_TENSORS_START) |                                 \
+     (1ull << TLM_ARG_OUT_TENSORS_START) | (1ull << TLM_ARG_SORT_INDEX))
 
 enum { TLM_MOVE_END = 0, TLM_MOVE_BEGIN = 1, TLM_MOVE_FREE = 2 };
 
@@ -357,6 +417,13 @@ TLM_API int tlm_event_arg_dim3(const tlm_trace *trace, const tlm_event *ev,
  * returns 1 and fills *key and *val per argument, 0 at the end. */
 TLM_API int tlm_event_arg_next(const tlm_trace *trace, const tlm_event *ev,
                                uint64_t *it, tlm_arg *key, tlm_argv *val);
+
+/* Flow "id" of an event (s/f/t): 1 and *out (may be NULL) set when
+ * TLM_EV_HAS_ID (a number, or an interned string id when TLM_EV_ID_STR),
+ * else 0.  ev must be an event of this trace: a kept one, or the one an
+ * on_event callback is given, during the call. */
+TLM_API int tlm_event_flow_id(const tlm_trace *trace, const tlm_event *ev,
+                              int64_t *out);
 
 /* Exact parse of a decimal JSON number of microseconds into nanoseconds,
  * rounding half to even beyond the nanosecond.  Accepts JSON number syntax

@@ -683,7 +683,7 @@ static void rec_kernel(const tlm_trace *t, const tlm_event *k, uint64_t kidx,
      * base gives negative ts); ts + base saturates only beyond int64 */
     r->ts_ns = k->ts;
     r->start_ns = tlm_coll_sat_add(k->ts, base);
-    r->dur_ns = tlm_coll_clamp(k->dur, 0, TLM_COLL_DUR_MAX);
+    r->dur_ns = tlm_coll_clamp(tlm_ev_dur(k), 0, TLM_COLL_DUR_MAX);
     r->cpu_ts_ns = rpc ? tlm_coll_sat_add(rpc->ts, base) : -1;
     r->event_index = kidx;
     r->link_id = rpc ? (int64_t)lk->rpc_idx : -1;
@@ -704,7 +704,7 @@ static void rec_kernel(const tlm_trace *t, const tlm_event *k, uint64_t kidx,
     if (tlm_event_arg_int(t, k, TLM_ARG_STREAM, &stream))
         r->stream = stream;
     else
-        r->stream = (k->has_tid && !(k->flags & TLM_EV_TID_STR)) ? k->tid
+        r->stream = (k->has_tid && !(k->flags & TLM_EV_TID_STR)) ? tlm_ev_tid(k)
                                                                  : -1;
 }
 
@@ -1184,7 +1184,8 @@ static int span_add(const tlm_alloc *a, link_index *ix, const tlm_event *e,
     if (!tlm_coll_grow(a, (void **)&ix->sp, &ix->cap_sp, ix->n_sp + 1,
                        sizeof *ix->sp))
         return -1;
-    ix->sp[ix->n_sp++] = (span){e->pid, e->tid, e->ts, e->ts + e->dur, idx,
+    ix->sp[ix->n_sp++] = (span){tlm_ev_pid(e), tlm_ev_tid(e), e->ts,
+                                e->ts + tlm_ev_dur(e), idx,
                                 kind};
     return 0;
 }
@@ -1199,7 +1200,7 @@ static int index_links(const tlm_trace *trace, const tlm_event *ev,
     for (size_t i = 0; i < nev; i++) {
         const tlm_event *e = &ev[i];
         int has_span = e->has_tid && (e->flags & TLM_EV_HAS_DUR) &&
-                       e->dur >= 0;
+                       tlm_ev_dur(e) >= 0;
         if (e->cat == TLM_CAT_CPU_OP && rpc_name && e->name == rpc_name) {
             if (rpc_is_wait(trace, e)) {
                 if (stats)
@@ -1274,7 +1275,8 @@ static void find_links(const tlm_trace *trace, const tlm_event *ev,
         return;
     const tlm_event *ln = &ev[f->idx];
     if (!lk->rpc) {
-        const span *s = span_find(ix->sp, ix->n_sp, ln->pid, ln->tid,
+        const span *s = span_find(ix->sp, ix->n_sp, tlm_ev_pid(ln),
+                                  tlm_ev_tid(ln),
                                   ln->ts, 0);
         int64_t lx;
         const kv *g = NULL;
@@ -1285,7 +1287,8 @@ static void find_links(const tlm_trace *trace, const tlm_event *ev,
         if (g)
             set_rpc(lk, ev, g->idx, TLM_COLL_META_EXTID);
     }
-    const span *s2 = span_find(ix->sp, ix->n_sp, ln->pid, ln->tid, ln->ts,
+    const span *s2 = span_find(ix->sp, ix->n_sp, tlm_ev_pid(ln),
+                               tlm_ev_tid(ln), ln->ts,
                                1);
     if (s2)
         lk->ann = &ev[s2->idx];

@@ -125,7 +125,7 @@ static int is_host(const tlm_event *ev)
 {
     return ev->ph == 'X' && ev->has_tid && (ev->flags & TLM_EV_HAS_TS) &&
            (ev->cat == TLM_CAT_CPU_OP || ev->cat == TLM_CAT_PYTHON_FUNCTION ||
-            ev->cat == TLM_CAT_USER_ANNOTATION) && ev->dur >= 0;
+            ev->cat == TLM_CAT_USER_ANNOTATION) && tlm_ev_dur(ev) >= 0;
 }
 
 /* A runtime call that blocks the host until the GPU is done
@@ -134,7 +134,7 @@ static int is_sync(const tlm_trace *tr, const tlm_event *ev)
 {
     size_t len = 0;
     if (ev->ph != 'X' || !ev->has_tid || !(ev->flags & TLM_EV_HAS_TS) ||
-        ev->dur < 0 ||
+        tlm_ev_dur(ev) < 0 ||
         (ev->cat != TLM_CAT_CUDA_RUNTIME && ev->cat != TLM_CAT_CUDA_DRIVER))
         return 0;
     const char *s = tlm_trace_str(tr, ev->name, &len);
@@ -197,7 +197,7 @@ static tlm_status index_trace(wctx *w, const tlm_alloc *a)
         int64_t v;
         if (tlm_event_is_gpu(ev)) {
             w->g[w->ng].t0 = ev->ts;
-            w->g[w->ng].t1 = ev->ts + ev->dur;
+            w->g[w->ng].t1 = ev->ts + tlm_ev_dur(ev);
             w->g[w->ng++].ev = (uint32_t)i;
         } else if ((ev->cat == TLM_CAT_CUDA_RUNTIME ||
                     ev->cat == TLM_CAT_CUDA_DRIVER) &&
@@ -210,18 +210,18 @@ static tlm_status index_trace(wctx *w, const tlm_alloc *a)
             w->steps[w->nsteps++] = ev->ts;
         if (is_sync(w->tr, ev)) {
             hev *y = &w->sy[w->nsy++];
-            y->pid = ev->pid;
-            y->tid = ev->tid;
+            y->pid = tlm_ev_pid(ev);
+            y->tid = tlm_ev_tid(ev);
             y->t0 = ev->ts;
-            y->t1 = ev->ts + ev->dur;
+            y->t1 = ev->ts + tlm_ev_dur(ev);
             y->ev = (uint32_t)i;
         }
         if (is_host(ev)) {
             hev *h = &w->h[w->nh++];
-            h->pid = ev->pid;
-            h->tid = ev->tid;
+            h->pid = tlm_ev_pid(ev);
+            h->tid = tlm_ev_tid(ev);
             h->t0 = ev->ts;
-            h->t1 = ev->ts + ev->dur;
+            h->t1 = ev->ts + tlm_ev_dur(ev);
             h->ev = (uint32_t)i;
         }
     }
@@ -341,9 +341,9 @@ static uint32_t gop_name(const wctx *w, uint32_t ev, int32_t l)
 {
     if (l >= 0) {
         const tlm_event *le = &w->e[l];
-        size_t k = host_lower(w, le->pid, le->tid, le->ts + 1);
-        if (k > 0 && w->h[k - 1].pid == le->pid &&
-            w->h[k - 1].tid == le->tid) {
+        size_t k = host_lower(w, tlm_ev_pid(le), tlm_ev_tid(le), le->ts + 1);
+        if (k > 0 && w->h[k - 1].pid == tlm_ev_pid(le) &&
+            w->h[k - 1].tid == tlm_ev_tid(le)) {
             for (int32_t j = (int32_t)k - 1; j >= 0; j = w->up[j])
                 if (w->h[j].t1 > le->ts)
                     return w->e[w->h[j].ev].name;
@@ -380,12 +380,12 @@ static void host_part(const wctx *w, int32_t l, int64_t h0, int64_t h1,
     const tlm_event *le = &w->e[l];
     /* the events open at h0 (the chain above the last one starting at or
      * before h0, outermost first), then those starting in (h0, h1) */
-    size_t first = host_lower(w, le->pid, le->tid, h0 + 1);
-    size_t end = host_lower(w, le->pid, le->tid, h1);
+    size_t first = host_lower(w, tlm_ev_pid(le), tlm_ev_tid(le), h0 + 1);
+    size_t end = host_lower(w, tlm_ev_pid(le), tlm_ev_tid(le), h1);
     int32_t chain[MAX_DEPTH];
     int nc = 0;
-    if (first > 0 && w->h[first - 1].pid == le->pid &&
-        w->h[first - 1].tid == le->tid) {
+    if (first > 0 && w->h[first - 1].pid == tlm_ev_pid(le) &&
+        w->h[first - 1].tid == tlm_ev_tid(le)) {
         for (int32_t j = (int32_t)first - 1; j >= 0; j = w->up[j]) {
             if (w->h[j].t1 <= h0)
                 continue;
@@ -447,14 +447,15 @@ static void host_span(const wctx *w, int32_t l, int64_t h0, int64_t h1,
                       tlm_coll_window *o, tally *ht)
 {
     const tlm_event *le = &w->e[l];
-    hev key = {.pid = le->pid, .tid = le->tid, .t0 = h0};
+    hev key = {.pid = tlm_ev_pid(le), .tid = tlm_ev_tid(le), .t0 = h0};
     size_t k = tlm_lower_bound(w->sy, w->nsy, sizeof *w->sy, &key,
                                hev_before);
-    if (k > 0 && w->sy[k - 1].pid == le->pid && w->sy[k - 1].tid == le->tid)
+    if (k > 0 && w->sy[k - 1].pid == tlm_ev_pid(le) &&
+        w->sy[k - 1].tid == tlm_ev_tid(le))
         k--; /* a call open at h0 */
     int64_t cur = h0;
-    for (size_t n = 0; k < w->nsy && w->sy[k].pid == le->pid &&
-                       w->sy[k].tid == le->tid && w->sy[k].t0 < h1;
+    for (size_t n = 0; k < w->nsy && w->sy[k].pid == tlm_ev_pid(le) &&
+                       w->sy[k].tid == tlm_ev_tid(le) && w->sy[k].t0 < h1;
          k++, n++) {
         if (n == HOST_SCAN) {
             o->flags |= TLM_WIN_CUT;
@@ -549,7 +550,7 @@ static int64_t ready_at(const wctx *w, uint32_t ev, int32_t l, int64_t w0,
     if (l < 0)
         return w1;
     const tlm_event *le = &w->e[l];
-    int64_t r = le->ts + (le->dur > 0 ? le->dur : 0);
+    int64_t r = le->ts + (tlm_ev_dur(le) > 0 ? tlm_ev_dur(le) : 0);
     if (r < w0)
         r = w0;
     size_t lo = tlm_upper_bound_i64_at(w->gmax, w->ng, sizeof *w->gmax, 0,

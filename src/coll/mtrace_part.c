@@ -90,17 +90,19 @@ static thr *thr_of(part *p, const tlm_event *ev)
     uint8_t strf = ev->flags & (TLM_EV_PID_STR | TLM_EV_TID_STR);
     if ((p->n + 1) * 2 > p->cap && thr_grow(p) != TLM_OK)
         return NULL;
-    size_t h = (size_t)thr_hash(ev->pid, ev->tid, strf) & (p->cap - 1);
+    size_t h = (size_t)thr_hash(tlm_ev_pid(ev), tlm_ev_tid(ev), strf) &
+               (p->cap - 1);
     while (p->map[h].used) {
         thr *t = &p->map[h];
-        if (t->pid == ev->pid && t->tid == ev->tid && t->strf == strf)
+        if (t->pid == tlm_ev_pid(ev) && t->tid == tlm_ev_tid(ev) &&
+            t->strf == strf)
             return t;
         h = (h + 1) & (p->cap - 1);
     }
     thr *t = &p->map[h];
     memset(t, 0, sizeof *t);
-    t->pid = ev->pid;
-    t->tid = ev->tid;
+    t->pid = tlm_ev_pid(ev);
+    t->tid = tlm_ev_tid(ev);
     t->strf = strf;
     t->used = 1;
     t->dense = p->next < MAX_THREADS ? p->next++ : MAX_THREADS;
@@ -210,7 +212,8 @@ static tlm_status put_event(part *p, const tlm_event *ev, thr *t,
     char b[EV_BUF];
     size_t o = 0;
     int bad = lit(b, sizeof b, &o, "\"dur\":") ||
-              tlm_mtrace_json_us(b, sizeof b, &o, ev->dur > 0 ? ev->dur : 0) ||
+              tlm_mtrace_json_us(b, sizeof b, &o,
+                                 tlm_ev_dur(ev) > 0 ? tlm_ev_dur(ev) : 0) ||
               lit(b, sizeof b, &o, ",\"ph\":\"X\",\"pid\":") ||
               num(b, sizeof b, &o, p->rank) ||
               lit(b, sizeof b, &o, ",\"tid\":") ||
@@ -405,7 +408,7 @@ static tlm_status add_anchors(part *p, const tlm_coll_record *recs,
         memset(a, 0, sizeof *a);
         a->match_key = r->match_key;
         a->seq = r->seq;
-        a->ts_ns = ev->ts + (ev->dur > 0 ? ev->dur / 2 : 0);
+        a->ts_ns = ev->ts + (tlm_ev_dur(ev) > 0 ? tlm_ev_dur(ev) / 2 : 0);
         a->event_index = r->event_index;
         a->flow_id = tlm_mtrace_flow_id(r->match_key, r->seq);
         a->trace_rank = p->rank;

@@ -81,7 +81,7 @@ static int rows_identical(const tlm_diff *d)
             x->lca_name != y->lca_name || x->busy != y->busy)
             return 0;
         const tlm_event *ex = &d->s[0].ev[x->g], *ey = &d->s[1].ev[y->g];
-        if (ex->dur != ey->dur ||
+        if (tlm_ev_dur(ex) != tlm_ev_dur(ey) ||
             strcmp(tlm_trace_str(d->s[0].tr, ex->name, NULL),
                    tlm_trace_str(d->s[1].tr, ey->name, NULL)) != 0 ||
             strcmp(tlm_trace_str(d->s[0].tr, d->s[0].ev[x->cpu].name, NULL),

@@ -73,7 +73,7 @@ tlm_status tlm_dcells_build(tlm_diff *d, tlm_dcells *c)
         return TLM_ENOMEM;
     int kt_float = 0, lca_float = 0;
     for (size_t i = 0; i < n; i++) {
-        if (d->s[d->rows[i].side].ev[d->rows[i].g].dur % 1000)
+        if (tlm_ev_dur(&(d->s[d->rows[i].side].ev[d->rows[i].g])) % 1000)
             kt_float = 1;
         if (d->rows[i].lca < 0)
             lca_float = 1;
@@ -116,9 +116,10 @@ tlm_status tlm_dcells_build(tlm_diff *d, tlm_dcells *c)
             }
             case TLM_DC_KTIME:
                 if (kt_float)
-                    tlm_diff_float(b, (double)ge->dur / 1000.0);
+                    tlm_diff_float(b, (double)tlm_ev_dur(ge) / 1000.0);
                 else
-                    tlm_sbuf_printf(b, "%lld", (long long)(ge->dur / 1000));
+                    tlm_sbuf_printf(b, "%lld",
+                                    (long long)(tlm_ev_dur(ge) / 1000));
                 break;
             case TLM_DC_BUSY:
                 tlm_diff_float(b, r->busy);

@@ -228,7 +228,7 @@ tlm_status tlm_diff_summary_csv(tlm_diff *d, tlm_sbuf *b)
                 s->pos_stamp[cpu] = s->stamp;
                 v[at].count[k]++;
             }
-            v[at].time[k] += (double)s->ev[g].dur / 1000.0;
+            v[at].time[k] += (double)tlm_ev_dur(&(s->ev[g])) / 1000.0;
         }
     }
     if (nv > 1)

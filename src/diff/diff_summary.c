@@ -256,7 +256,7 @@ tlm_status tlm_dsummary_build(tlm_diff *d, const tlm_dcells *c,
         s->cname[i] = intern(d, t, ln);
         if (s->kname[i] < 0 || s->cname[i] < 0)
             goto done;
-        int64_t dur = d->s[row->side].ev[row->g].dur;
+        int64_t dur = tlm_ev_dur(&(d->s[row->side].ev[row->g]));
         if (dur % 1000)
             s->kt_float = 1;
         /* the grouping key (§7): the cpu_op's name and arguments follow

@@ -142,13 +142,13 @@ static tlm_status fill_row(tlm_hta_events *ev, const tlm_event *e,
     r->name = e->name;
     r->cat_str = e->cat_str;
     r->cat = e->cat;
-    r->pid = e->pid;
-    r->tid = e->tid;
+    r->pid = tlm_ev_pid(e);
+    r->tid = tlm_ev_tid(e);
     r->pid_str = (e->flags & TLM_EV_PID_STR) ? 1 : 0;
     r->tid_str = (e->flags & TLM_EV_TID_STR) ? 1 : 0;
     r->stream = stream_of(t, e);
     r->corr = corr_of(t, e);
-    int64_t dur = (e->flags & TLM_EV_HAS_DUR) ? e->dur : 0;
+    int64_t dur = (e->flags & TLM_EV_HAS_DUR) ? tlm_ev_dur(e) : 0;
     if (rounds && ev->time == TLM_HTA_TIME_US) {
         tlm_hta_round_us(e->ts, dur, &r->ts, &r->dur);
         if (!(e->flags & TLM_EV_HAS_DUR))

@@ -106,7 +106,7 @@ void tlm_kd_summary(tlm_rctx *ctx, const int32_t *pool, const size_t *off,
                 TLM_PREFETCH(&ctx->ev[pool[off[ra] + i]]);
             if (len[r] == L) {
                 const tlm_event *ke = &ctx->ev[pool[off[r] + i]];
-                d[k++] = tlm_ns_to_us(ke->dur);
+                d[k++] = tlm_ns_to_us(tlm_ev_dur(ke));
                 if (!(ke->tflags & TLM_EVT_DUR_INT))
                     is_int = 0;
             }
@@ -650,7 +650,7 @@ tlm_status tlm_rctx_kernel_tables(tlm_rctx *ctx)
         kinfo *x = &ki[k];
         x->uid = (int32_t)i;
         x->name = ctx->ev[i].name;
-        x->d = tlm_ns_to_us(ctx->ev[i].dur);
+        x->d = tlm_ns_to_us(tlm_ev_dur(&(ctx->ev[i])));
         x->stream_id = tlm_rctx_arg_id(ctx, &ctx->ev[i], TLM_ARG_STREAM);
         x->launcher = tlm_nd(ctx->tree, (int32_t)i)->parent;
         x->parent_op =
@@ -928,7 +928,7 @@ tlm_status tlm_rctx_coll_analysis(tlm_rctx *ctx)
         size_t m = 0;
         int32_t first = uids[head[g]];
         for (int32_t j = head[g]; j >= 0; j = next[j])
-            d[m++] = tlm_ns_to_us(ctx->ev[uids[j]].dur);
+            d[m++] = tlm_ns_to_us(tlm_ev_dur(&(ctx->ev[uids[j]])));
         if (coll_row(ctx, t, &ctx->ev[first], keys, av, simplified,
                      any_null, d, m) != 0)
             goto done;

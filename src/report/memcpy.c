@@ -56,7 +56,7 @@ tlm_status tlm_memcpy_summary(const tlm_tree *tree, int include_unlinked,
         int d = direction(tlm_trace_str(tr, e->name, NULL));
         int64_t b = 0;
         cnt[d]++;
-        us[d] += tlm_ns_to_us(e->dur);
+        us[d] += tlm_ns_to_us(tlm_ev_dur(e));
         if (tlm_event_arg_int(tr, e, TLM_ARG_BYTES, &b))
             bytes[d] += b;
     }

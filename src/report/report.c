@@ -88,17 +88,17 @@ static const char *meta_str(const tlm_rctx *ctx, int64_t pid, int64_t tid,
 
 const char *tlm_rctx_process_name(const tlm_rctx *ctx, const tlm_event *e)
 {
-    return meta_str(ctx, e->pid, 0, META_PROCESS_NAME);
+    return meta_str(ctx, tlm_ev_pid(e), 0, META_PROCESS_NAME);
 }
 
 const char *tlm_rctx_process_label(const tlm_rctx *ctx, const tlm_event *e)
 {
-    return meta_str(ctx, e->pid, 0, META_PROCESS_LABELS);
+    return meta_str(ctx, tlm_ev_pid(e), 0, META_PROCESS_LABELS);
 }
 
 const char *tlm_rctx_thread_name(const tlm_rctx *ctx, const tlm_event *e)
 {
-    return meta_str(ctx, e->pid, e->tid, META_THREAD_NAME);
+    return meta_str(ctx, tlm_ev_pid(e), tlm_ev_tid(e), META_THREAD_NAME);
 }
 
 const char *tlm_rctx_name(const tlm_rctx *ctx, int32_t u)
@@ -202,12 +202,12 @@ void tlm_rctx_meta_ids(const tlm_rctx *ctx, const tlm_event *e,
 {
     /* rows come in runs of one thread: remember the last one */
     tlm_rctx *m = (tlm_rctx *)(uintptr_t)ctx;
-    if (!m->meta_last_ok || m->meta_last_pid != e->pid ||
-        m->meta_last_tid != e->tid) {
+    if (!m->meta_last_ok || m->meta_last_pid != tlm_ev_pid(e) ||
+        m->meta_last_tid != tlm_ev_tid(e)) {
         for (int f = 1; f <= 3; f++)
             m->meta_last[f - 1] = tlm_rctx_meta_id(ctx, e, f);
-        m->meta_last_pid = e->pid;
-        m->meta_last_tid = e->tid;
+        m->meta_last_pid = tlm_ev_pid(e);
+        m->meta_last_tid = tlm_ev_tid(e);
         m->meta_last_ok = 1;
     }
     memcpy(ids, m->meta_last, sizeof m->meta_last);
@@ -249,8 +249,8 @@ int tlm_rctx_has_model(const tlm_rctx *ctx, int32_t u)
 
 int64_t tlm_rctx_meta_id(const tlm_rctx *ctx, const tlm_event *e, int field)
 {
-    int64_t tid = field == META_THREAD_NAME ? e->tid : 0;
-    int32_t u = tlm_i3map_get(&ctx->meta, e->pid, tid, field);
+    int64_t tid = field == META_THREAD_NAME ? tlm_ev_tid(e) : 0;
+    int32_t u = tlm_i3map_get(&ctx->meta, tlm_ev_pid(e), tid, field);
     if (u < 0)
         return 0;
     tlm_argv v;
@@ -462,7 +462,8 @@ static tlm_status build_meta(tlm_rctx *ctx)
         else if (tn && e->name == tn)
             f = META_THREAD_NAME;
         if (f)
-            st = tlm_i3map_put(&ctx->meta, e->pid, e->tid, f, (int32_t)i);
+            st = tlm_i3map_put(&ctx->meta, tlm_ev_pid(e), tlm_ev_tid(e), f,
+                               (int32_t)i);
     }
     return st;
 }

@@ -123,7 +123,7 @@ static tlm_status find_steps(const tlm_trace *tr, int32_t rank,
     for (size_t i = 0; i < ne; i++) {
         const tlm_event *e = &ev[i];
         if ((e->cat != TLM_CAT_USER_ANNOTATION && e->cat != TLM_CAT_CPU_OP) ||
-            e->ph != 'X' || (e->flags & both) != both || e->dur < 0)
+            e->ph != 'X' || (e->flags & both) != both || tlm_ev_dur(e) < 0)
             continue;
         int64_t k = step_number(tlm_trace_str(tr, e->name, NULL));
         if (k < 0 || !tlm_step_sel_has(sel, k))
@@ -135,7 +135,7 @@ static tlm_status find_steps(const tlm_trace *tr, int32_t rank,
         r->trace_rank = rank;
         r->step = k;
         r->start_ns = e->ts;
-        r->dur_ns = e->dur;
+        r->dur_ns = tlm_ev_dur(e);
     }
     if (*n > 1)
         qsort(*rows, *n, sizeof **rows, cmp_row_step);
@@ -195,7 +195,7 @@ static tlm_status gpu_sets(const tlm_tree *tree, tlm_ivl_vec b[B_N],
         if (!tlm_ev_gpu(e) ||
             !(tlm_nd(tree, (int32_t)i)->flags & TLM_NODE_TREE))
             continue;
-        int64_t s = e->ts, en = e->ts + e->dur;
+        int64_t s = e->ts, en = e->ts + tlm_ev_dur(e);
         if (tlm_ivl_push(&b[gpu_bucket(tr, e, cache, n_names)], s, en) ||
             tlm_ivl_push(&b[B_ALL], s, en) ||
             tlm_grow((void **)starts, &cap, *n_starts + 1, sizeof **starts,

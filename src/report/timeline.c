@@ -203,7 +203,7 @@ tlm_status tlm_gpu_exposed_comm_ns(const tlm_tree *tree,
         if (k == 3)
             continue;
         st = tlm_ivl_push(k == 2 ? &comm : &comp, e->ts,
-                          sat_add(e->ts, e->dur));
+                          sat_add(e->ts, tlm_ev_dur(e)));
     }
     if (st == TLM_OK) {
         comp.n = tlm_ivl_union(comp.v, comp.n);

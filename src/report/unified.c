@@ -25,15 +25,15 @@ typedef struct urow {
     int32_t row_uid;  /* UID printed (new for synthetic rows) */
     int32_t fwd;      /* sole bwd: forward op */
     int32_t kernel;   /* synthetic: the kernel */
-    uint8_t kind;
-    uint8_t has_model;
-    uint8_t metrics_ok;
     double T;
     int32_t perf_idx; /* index in ctx->perf_res when metrics_ok */
     uint32_t params_off; /* perf_params text in the pool, or UINT32_MAX */
     const char *category;
     int32_t next;
     int32_t k_lo, k_n; /* the op's GPU events: gpu_order slice */
+    uint8_t kind;      /* (the bytes here: 64 bytes a row, not 72) */
+    uint8_t has_model;
+    uint8_t metrics_ok;
     double dur_us;     /* the op's duration */
 } urow;
 
@@ -220,7 +220,7 @@ static urow *new_row(uctx *u, int32_t x, int kind)
     const tlm_tnode *d = tlm_nd(u->ctx->tree, x);
     r->k_lo = d->gpu_lo;
     r->k_n = d->gpu_hi - d->gpu_lo;
-    r->dur_us = tlm_ns_to_us(u->ctx->ev[x].dur);
+    r->dur_us = tlm_ns_to_us(tlm_ev_dur(&(u->ctx->ev[x])));
     return r;
 }
 

@@ -36,6 +36,9 @@ tlm_status tlm_trace_append_event(tlm_trace *t, const tlm_event *ev,
             return tlm_error_set(err, TLM_EINVAL, t->path, -1,
                                  "synthetic event: bad argument");
     size_t need = t->blob_len + 1 + n_args * 11;
+    if (need > TLM_BLOB_MAX)
+        return tlm_error_set(err, TLM_ELIMIT, t->path, -1,
+                             "synthetic event: argument blob full");
     void *ep = t->events, *bp = t->blob;
     if (tlm_grow_al(t->a, &ep, &t->cap_events, t->n_events + 1,
                     sizeof *t->events, 16) != TLM_OK)
@@ -49,10 +52,12 @@ tlm_status tlm_trace_append_event(tlm_trace *t, const tlm_event *ev,
     tlm_event *e = &t->events[t->n_events];
     *e = *ev;
     e->args = 0;
+    /* no flow id: it would live in the args */
+    e->flags &= (uint8_t)~(TLM_EV_HAS_ID | TLM_EV_ID_STR);
     if (n_args) {
         if (t->blob_len == 0)
             t->blob[t->blob_len++] = 0; /* offset 0 means "no args" */
-        e->args = t->blob_len;
+        e->args = (uint32_t)t->blob_len;
         unsigned char *d = t->blob + t->blob_len;
         for (size_t i = 0; i < n_args; i++) {
             uint64_t v = vals[i].type == TLM_ARGV_INT
@@ -70,6 +75,35 @@ tlm_status tlm_trace_append_event(tlm_trace *t, const tlm_event *ev,
         *uid = t->n_events;
     t->n_events++;
     return TLM_OK;
+}
+
+/* Gives back the unused tail of an array of cap elements holding n: a
+ * shrinking realloc (for the large arrays, an mremap that frees the
+ * pages populated ahead).  Kept as it is when the allocator says no. */
+static void fit_one(const tlm_alloc *a, void **p, size_t *cap, size_t n,
+                    size_t elem)
+{
+    if (!*p || n >= *cap || n == 0)
+        return;
+    void *q = a->realloc_fn(a->ctx, *p, n * elem);
+    if (q) {
+        *p = q;
+        *cap = n;
+    }
+}
+
+void tlm_trace_fit(tlm_trace *t, void (*on_move)(void *ud, int phase),
+                   void *ud)
+{
+    if (t->a != tlm_alloc_default())
+        return; /* a caller's allocator sees only the reads it expects */
+    if (on_move)
+        on_move(ud, TLM_MOVE_BEGIN);
+    fit_one(t->a, (void **)&t->events, &t->cap_events, t->n_events,
+            sizeof *t->events);
+    fit_one(t->a, (void **)&t->blob, &t->blob_cap, t->blob_len, 1);
+    if (on_move)
+        on_move(ud, TLM_MOVE_END);
 }
 
 tlm_status tlm_trace_rename_event(tlm_trace *t, uint64_t uid, uint32_t name,

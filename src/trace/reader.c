@@ -988,6 +988,8 @@ static int intern_str(rd *r, const unsigned char *s, size_t len, int esc,
 static int blob_grow(rd *r, size_t extra)
 {
     tlm_trace *t = r->t;
+    if (t->blob_len + extra > TLM_BLOB_MAX)
+        return -1; /* tlm_event.args is a 32-bit offset */
     if (r->o.on_move)
         r->o.on_move(r->o.on_event_ud, TLM_MOVE_BEGIN);
     tlm_status st = tlm_grow_al(t->a, (void **)&t->blob, &t->blob_cap,
@@ -1136,6 +1138,8 @@ static int args_member(rd *r, const unsigned char *ks, size_t kl,
     tlm_arg key = r->key_arg >= 0 ? (tlm_arg)r->key_arg
                   : kl > 0        ? arg_lookup(&r->keys, (const char *)ks, kl)
                                   : TLM_ARG_END_;
+    if ((r->o.drop_args >> ((unsigned)key & 63)) & 1)
+        key = TLM_ARG_END_; /* not asked for: skipped as unknown */
     const unsigned char *v0 = p;
     if (key == TLM_ARG_END_) {
         if ((rc = value(r, &p, e, 4)) != P_OK)
@@ -1436,6 +1440,8 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
     r->ev_name = 0;
     size_t blob_mark = r->t->blob_len;
     int any_args = 0;
+    int64_t flow_id = 0; /* kept in the blob (tlm_event_flow_id) */
+    int64_t idv;         /* a pid / tid / dur before tlm_ev_set_* */
     if (*p != '{') {
         if (*p == '"' || *p == '[' || *p == '-' || (*p >= '0' && *p <= '9') ||
             *p == 't' || *p == 'f' || *p == 'n')
@@ -1481,8 +1487,10 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
         } else if (KEYIS("dur")) {
             r->field = "dur";
             int isint = 0;
-            if ((rc = parse_time(r, &p, e, &ev->dur, &isint)) != P_OK)
+            if ((rc = parse_time(r, &p, e, &idv, &isint)) != P_OK)
                 return rc;
+            if (tlm_ev_set_dur(ev, idv) != TLM_OK)
+                return fail_nomem(r);
             ev->flags |= TLM_EV_HAS_DUR;
             ev->tflags = (uint8_t)((ev->tflags & ~TLM_EVT_DUR_INT) |
                                    (isint ? TLM_EVT_DUR_INT : 0));
@@ -1496,22 +1504,26 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
                 return rc;
         } else if (KEYIS("pid")) {
             r->field = "pid";
-            if ((rc = parse_id(r, &p, e, &ev->pid, &is_str)) != P_OK)
+            if ((rc = parse_id(r, &p, e, &idv, &is_str)) != P_OK)
                 return rc;
+            if (tlm_ev_set_pid(ev, idv) != TLM_OK)
+                return fail_nomem(r);
             /* a repeated key replaces the earlier value, type included */
             ev->flags &= (uint8_t)~TLM_EV_PID_STR;
             ev->flags |= TLM_EV_HAS_PID | (is_str ? TLM_EV_PID_STR : 0);
         } else if (KEYIS("tid")) {
             r->field = "tid";
-            if ((rc = parse_id(r, &p, e, &ev->tid, &is_str)) != P_OK)
+            if ((rc = parse_id(r, &p, e, &idv, &is_str)) != P_OK)
                 return rc;
+            if (tlm_ev_set_tid(ev, idv) != TLM_OK)
+                return fail_nomem(r);
             ev->has_tid = 1;
             ev->flags &= (uint8_t)~TLM_EV_TID_STR;
             if (is_str)
                 ev->flags |= TLM_EV_TID_STR;
         } else if (KEYIS("id")) {
             r->field = "id";
-            if ((rc = parse_id(r, &p, e, &ev->flow_id, &is_str)) != P_OK)
+            if ((rc = parse_id(r, &p, e, &flow_id, &is_str)) != P_OK)
                 return rc;
             ev->flags &= (uint8_t)~TLM_EV_ID_STR;
             ev->flags |= TLM_EV_HAS_ID | (is_str ? TLM_EV_ID_STR : 0);
@@ -1541,11 +1553,17 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
         if (!more)
             break;
     }
+    if (ev->flags & TLM_EV_HAS_ID) {
+        if ((rc = blob_put(r, (tlm_arg)TLM_ARG_FLOW_ID_, TLM_ARGV_INT,
+                           zigzag(flow_id))) != P_OK)
+            return rc;
+        any_args = 1;
+    }
     if (any_args) {
         if (blob_reserve(r, 1) != 0)
             return fail_nomem(r);
         r->t->blob[r->t->blob_len++] = 0;
-        ev->args = blob_mark;
+        ev->args = (uint32_t)blob_mark;
     } else {
         r->t->blob_len = blob_mark;
     }
@@ -2140,11 +2158,13 @@ static tlm_status trace_new(const tlm_alloc *a, const char *path,
         return TLM_ENOMEM;
     memset(t, 0, sizeof *t);
     t->a = a;
+    tlm_event_tables_ref(); /* given back by tlm_trace_free */
     size_t n = strlen(path);
     t->path = a->malloc_fn(a->ctx, n + 1);
     if (!t->path || tlm_intern_init(&t->strs, a) != TLM_OK) {
         a->free_fn(a->ctx, t->path);
         a->free_fn(a->ctx, t);
+        tlm_event_tables_unref();
         return TLM_ENOMEM;
     }
     memcpy(t->path, path, n + 1);
@@ -2226,6 +2246,8 @@ done:
         t->a->free_fn(t->a->ctx, t->events);
         t->events = NULL;
         t->n_events = t->cap_events = 0;
+    } else {
+        tlm_trace_fit(t, r->o.on_move, r->o.on_event_ud);
     }
     *out = t;
     return TLM_OK;
@@ -2323,6 +2345,7 @@ void tlm_trace_free(tlm_trace *t)
     a->free_fn(a->ctx, t->blob);
     a->free_fn(a->ctx, t->path);
     a->free_fn(a->ctx, t);
+    tlm_event_tables_unref();
 }
 
 const tlm_event *tlm_trace_events(const tlm_trace *t, size_t *n)
@@ -2400,6 +2423,10 @@ int tlm_event_arg_next(const tlm_trace *t, const tlm_event *ev, uint64_t *it,
         return 0;
     const unsigned char *p = t->blob + (*it ? *it : ev->args);
     unsigned char tag = *p++;
+    if ((tag & 0x3f) == TLM_ARG_FLOW_ID_) { /* not an argument */
+        (void)get_varint(&p);
+        tag = *p++;
+    }
     if (tag == 0)
         return 0;
     tlm_argv v;
@@ -2444,6 +2471,17 @@ tlm_argv_type tlm_event_arg(const tlm_trace *t, const tlm_event *ev,
         }
     }
     return found;
+}
+
+int tlm_event_flow_id(const tlm_trace *t, const tlm_event *ev, int64_t *out)
+{
+    tlm_argv v;
+    if (!(ev->flags & TLM_EV_HAS_ID) ||
+        tlm_event_arg(t, ev, (tlm_arg)TLM_ARG_FLOW_ID_, &v) != TLM_ARGV_INT)
+        return 0;
+    if (out)
+        *out = v.i;
+    return 1;
 }
 
 int tlm_event_arg_int(const tlm_trace *t, const tlm_event *ev, tlm_arg key,

@@ -45,7 +45,7 @@ static inline double tlm_ev_ts_us(const tlm_event *e)
 /* t_end = ts + dur computed once, in double, as TraceLens does. */
 static inline double tlm_ev_end_us(const tlm_event *e)
 {
-    return tlm_ns_to_us(e->ts) + tlm_ns_to_us(e->dur);
+    return tlm_ns_to_us(e->ts) + tlm_ns_to_us(tlm_ev_dur(e));
 }
 
 /* Starts loading an event a loop will read a few iterations later (the
@@ -64,7 +64,7 @@ static inline int tlm_ev_gpu(const tlm_event *e)
     const unsigned both = TLM_EV_HAS_TS | TLM_EV_HAS_DUR;
     return (e->cat == TLM_CAT_KERNEL || e->cat == TLM_CAT_GPU_MEMSET ||
             e->cat == TLM_CAT_GPU_MEMCPY) &&
-           (e->flags & both) == both && e->dur >= 0;
+           (e->flags & both) == both && tlm_ev_dur(e) >= 0;
 }
 
 #endif /* TLM_TRACE_EVENT_H */

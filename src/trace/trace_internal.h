@@ -39,6 +39,13 @@ typedef struct tlm_intern {
 
 tlm_status tlm_intern_init(tlm_intern *in, const tlm_alloc *a);
 void tlm_intern_free(tlm_intern *in);
+
+/* The process's tables of (pid, tid) pairs and wide durations (event.c)
+ * live while a trace does: trace_new takes a reference, tlm_trace_free
+ * gives it back, and the last one frees them (so that a run ends with
+ * every block freed). */
+void tlm_event_tables_ref(void);
+void tlm_event_tables_unref(void);
 /* Returns the id, or UINT32_MAX when out of memory. */
 uint32_t tlm_intern_add(tlm_intern *in, const char *s, size_t len);
 uint32_t tlm_intern_add_h(tlm_intern *in, const char *s, size_t len,
@@ -106,6 +113,13 @@ void tlm_pg_ranks_stats(uint64_t *hits, uint64_t *parses, size_t *kept);
 
 /* ------------------------------------------------------------------ MARK:
  * The trace. */
+
+/* The blob tag of an event's flow "id" (tlm_event_flow_id): a key no
+ * argument has, skipped by tlm_event_arg_next. */
+#define TLM_ARG_FLOW_ID_ 63
+_Static_assert(TLM_ARG_COUNT <= TLM_ARG_FLOW_ID_, "flow id tag is free");
+/* tlm_event.args is a 32-bit offset into the blob. */
+#define TLM_BLOB_MAX ((size_t)UINT32_MAX)
 struct tlm_trace {
     const tlm_alloc *a;
     char *path;
@@ -117,6 +131,14 @@ struct tlm_trace {
     tlm_trace_meta meta;
     tlm_read_stats stats;
 };
+
+/* After a read: the event array and the argument blob shrunk to what
+ * they hold (the capacity doubling and the pages populated ahead given
+ * back), inside on_move's BEGIN / END when on_move is not NULL.  Only with
+ * the default allocator (a failed shrink is no failure of the read, and
+ * the allocation-failure tests count every call of theirs). */
+void tlm_trace_fit(tlm_trace *t, void (*on_move)(void *ud, int phase),
+                   void *ud);
 
 /* For a thread that reads delivered events while the trace is read
  * (tlm_read_opts.on_move): the arrays as they are now, without the counts

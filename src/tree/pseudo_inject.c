@@ -56,9 +56,8 @@ static tlm_event pseudo_event(const tlm_tree *t, int32_t par, int32_t span,
     tlm_event e;
     memset(&e, 0, sizeof e);
     e.ts = k->ts;
-    e.dur = k->dur;
-    e.pid = p->pid;
-    e.tid = p->tid;
+    e.dur_ = k->dur_;
+    e.track = p->track;
     e.has_tid = p->has_tid;
     e.name = name;
     e.cat_str = cat;
@@ -67,7 +66,7 @@ static tlm_event pseudo_event(const tlm_tree *t, int32_t par, int32_t span,
     e.flags = (uint8_t)(TLM_EV_HAS_TS | TLM_EV_HAS_DUR |
                         (p->flags & (TLM_EV_PID_STR | TLM_EV_TID_STR |
                                      TLM_EV_HAS_PID)));
-    e.tflags = k->tflags;
+    e.tflags = k->tflags; /* with dur_, TLM_EVT_DUR_WIDE */
     return e;
 }
 

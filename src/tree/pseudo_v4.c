@@ -94,7 +94,7 @@ static int plan_frames(tlm_pplan *p, const tlm_pframe *h, size_t m,
     const tlm_tree *t = p->t;
     for (size_t i = 0; i < m; i++) {
         const tlm_event *e = &t->ev[h[i].uid];
-        o[i] = (okey){e->pid, e->tid, e->ts, i, h[i].uid};
+        o[i] = (okey){tlm_ev_pid(e), tlm_ev_tid(e), e->ts, i, h[i].uid};
     }
     qsort(o, m, sizeof *o, by_program_order);
     for (size_t i = 0; i < m; i++) {

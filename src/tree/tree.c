@@ -17,7 +17,7 @@
  * Speed.  One classification pass over the events collects compact lists
  * (host events, launches and GPU events with their link ids, flows,
  * sequence numbers); later steps walk those lists, never the whole event
- * array.  Host events sort by a radix sort of (thread, ts); flows and
+ * array.  Host events sort by an in-place radix sort of (thread, ts); flows and
  * link ids join through direct tables when the ids are dense (they are
  * in Kineto traces), hash maps otherwise.
  *
@@ -59,7 +59,7 @@ void tlm_tree_opts_init(tlm_tree_opts *opts)
 static int has_time(const tlm_event *e)
 {
     return (e->flags & TLM_EV_HAS_TS) && (e->flags & TLM_EV_HAS_DUR) &&
-           e->dur >= 0;
+           tlm_ev_dur(e) >= 0;
 }
 
 static int name_has_launch(const char *s)
@@ -333,7 +333,8 @@ static tlm_status classify_one(tlm_tree *t, const tlm_trace *tr,
             if (!f)
                 return TLM_ENOMEM;
             c->flows.v = f;
-            f[c->flows.n].id = e->flow_id;
+            f[c->flows.n].id = 0;
+            (void)tlm_event_flow_id(tr, e, &f[c->flows.n].id);
             f[c->flows.n].uid = (int32_t)i;
             f[c->flows.n++].ph = e->ph;
         }
@@ -402,19 +403,21 @@ static tlm_status classify_one(tlm_tree *t, const tlm_trace *tr,
     }
     int64_t fl = e->flags & (TLM_EV_PID_STR | TLM_EV_TID_STR);
     int32_t th;
-    if (s->nthreads && e->pid == s->last_pid && e->tid == s->last_tid &&
+    if (s->nthreads && tlm_ev_pid(e) == s->last_pid &&
+        tlm_ev_tid(e) == s->last_tid &&
         fl == s->last_fl) {
         th = s->last_th;
     } else {
-        th = tlm_i3map_get(&s->threads, e->pid, e->tid, fl);
+        th = tlm_i3map_get(&s->threads, tlm_ev_pid(e), tlm_ev_tid(e), fl);
         if (th < 0) {
             th = s->nthreads++;
-            tlm_status st = tlm_i3map_put(&s->threads, e->pid, e->tid, fl, th);
+            tlm_status st = tlm_i3map_put(&s->threads, tlm_ev_pid(e),
+                                          tlm_ev_tid(e), fl, th);
             if (st != TLM_OK)
                 return st;
         }
-        s->last_pid = e->pid;
-        s->last_tid = e->tid;
+        s->last_pid = tlm_ev_pid(e);
+        s->last_tid = tlm_ev_tid(e);
         s->last_fl = fl;
         s->last_th = th;
     }
@@ -471,10 +474,84 @@ static unsigned bit_width(uint64_t v)
     return b;
 }
 
-/* LSD radix sort by (thread, ts) packed into 64 bits, 11 bits a pass;
- * stable, so records in UID order come out in (thread, ts, UID) order.
- * Returns 1 when the key does not fit (caller merge-sorts), -1 on
- * ENOMEM. */
+/* The radix key of h: thread above the ts offset (tb bits). */
+static inline uint64_t hkey_key(const hkey *h, unsigned tb, int64_t lo)
+{
+    return ((uint64_t)h->th << tb) | ((uint64_t)h->ts - (uint64_t)lo);
+}
+
+/* Insertion sort of a few records by (thread, ts, UID). */
+static void isort_hkeys(hkey *a, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        hkey x = a[i];
+        size_t j = i;
+        while (j > 0 && !hkey_le(&a[j - 1], &x)) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = x;
+    }
+}
+
+/* (thread, ts, UID) order for qsort: records of one key by UID. */
+static int cmp_hkey(const void *x, const void *y)
+{
+    const hkey *a = x, *b = y;
+    if (hkey_le(a, b))
+        return hkey_le(b, a) ? 0 : -1;
+    return 1;
+}
+
+/* In-place MSD radix sort (American flag sort) of a[0..n) by the key's
+ * 8-bit digit at sh and below; records of one key end by UID.  No scratch
+ * array: the host list is the largest array of the tree's build, and a
+ * copy of it was the build's peak. */
+static void msd_hkeys(hkey *a, size_t n, int sh, unsigned tb, int64_t lo)
+{
+    while (n > 32 && sh >= 0) {
+        size_t cnt[256], beg[256], end[256];
+        memset(cnt, 0, sizeof cnt);
+        for (size_t i = 0; i < n; i++)
+            cnt[(hkey_key(&a[i], tb, lo) >> sh) & 255]++;
+        size_t sum = 0, nz = 0;
+        for (int d = 0; d < 256; d++) {
+            nz += cnt[d] != 0;
+            beg[d] = end[d] = sum;
+            sum += cnt[d];
+            end[d] = sum;
+        }
+        if (nz > 1) {
+            size_t next[256];
+            memcpy(next, beg, sizeof next);
+            for (int d = 0; d < 256; d++) {
+                while (next[d] < end[d]) {
+                    hkey x = a[next[d]];
+                    unsigned k = (unsigned)((hkey_key(&x, tb, lo) >> sh) & 255);
+                    while (k != (unsigned)d) { /* place x, take the one there */
+                        hkey y = a[next[k]];
+                        a[next[k]++] = x;
+                        x = y;
+                        k = (unsigned)((hkey_key(&x, tb, lo) >> sh) & 255);
+                    }
+                    a[next[d]++] = x;
+                }
+            }
+            for (int d = 0; d < 256; d++)
+                if (cnt[d] > 1)
+                    msd_hkeys(a + beg[d], cnt[d], sh - 8, tb, lo);
+            return;
+        }
+        sh -= 8; /* every key has this digit: the next one */
+    }
+    if (n <= 32)
+        isort_hkeys(a, n);
+    else /* n records of one key: by UID */
+        qsort(a, n, sizeof *a, cmp_hkey);
+}
+
+/* Radix sort by (thread, ts) packed into 64 bits, then UID: in place.
+ * Returns 1 when the key does not fit (caller merge-sorts). */
 static int radix_hkeys(hkey *a, size_t n)
 {
     int64_t lo = a[0].ts, hi = a[0].ts;
@@ -489,43 +566,8 @@ static int radix_hkeys(hkey *a, size_t n)
     if (tb + hb > 63)
         return 1;
     unsigned total = tb + hb;
-    hkey *tmp = tlm_malloc_warm(n * sizeof *tmp);
-    size_t *cnt = malloc(2048 * sizeof *cnt);
-    if (!tmp || !cnt) {
-        free(tmp);
-        free(cnt);
-        return -1;
-    }
-    hkey *src = a, *dst = tmp;
-    for (unsigned sh = 0; sh < total; sh += 11) {
-        memset(cnt, 0, 2048 * sizeof *cnt);
-        for (size_t i = 0; i < n; i++) {
-            uint64_t key = ((uint64_t)src[i].th << tb) |
-                           ((uint64_t)src[i].ts - (uint64_t)lo);
-            cnt[(key >> sh) & 2047]++;
-        }
-        size_t sum = 0, nz = 0;
-        for (size_t d = 0; d < 2048; d++) {
-            size_t c = cnt[d];
-            nz += c != 0;
-            cnt[d] = sum;
-            sum += c;
-        }
-        if (nz <= 1)
-            continue; /* every key has this digit: nothing moves */
-        for (size_t i = 0; i < n; i++) {
-            uint64_t key = ((uint64_t)src[i].th << tb) |
-                           ((uint64_t)src[i].ts - (uint64_t)lo);
-            dst[cnt[(key >> sh) & 2047]++] = src[i];
-        }
-        hkey *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
-    free(tmp);
-    free(cnt);
+    int top = total ? (int)((total - 1) / 8 * 8) : 0;
+    msd_hkeys(a, n, top, tb, lo);
     return 0;
 }
 
@@ -540,10 +582,7 @@ static tlm_status sort_hkeys(hkey *a, size_t n)
         k++;
     if (k >= n)
         return TLM_OK;
-    int r = radix_hkeys(a, n);
-    if (r < 0)
-        return TLM_ENOMEM;
-    return r == 0 ? TLM_OK : merge_hkeys(a, n);
+    return radix_hkeys(a, n) == 0 ? TLM_OK : merge_hkeys(a, n);
 }
 
 /* The host stacks; takes (and frees) the host list of c. */
@@ -846,20 +885,23 @@ static tlm_status link_gpu_events(tlm_tree *t, const tlm_tree_opts *o,
             int32_t f = idmap_get(&ff, k);
             if (s >= 0 && f >= 0) {
                 const tlm_event *fe = &ev[f];
+                int64_t fid = 0;
+                (void)tlm_event_flow_id(t->trace, fe, &fid);
                 /* the last GPU event with (pid, tid, link) of the flow's
                  * target */
-                int32_t g = idmap_get(&glast, fe->flow_id);
+                int32_t g = idmap_get(&glast, fid);
                 if (g >= 0 &&
-                    (ev[g].pid != fe->pid || ev[g].tid != fe->tid)) {
-                    size_t a = gl_lower(gl, ng, fe->flow_id);
+                    (tlm_ev_pid(&ev[g]) != tlm_ev_pid(fe) ||
+                     tlm_ev_tid(&ev[g]) != tlm_ev_tid(fe))) {
+                    size_t a = gl_lower(gl, ng, fid);
                     size_t b = a;
-                    while (b < ng && gl[b].link == fe->flow_id)
+                    while (b < ng && gl[b].link == fid)
                         b++;
                     g = -1;
                     while (b > a) {
                         b--;
-                        if (ev[gl[b].uid].pid == fe->pid &&
-                            ev[gl[b].uid].tid == fe->tid) {
+                        if (tlm_ev_pid(&ev[gl[b].uid]) == tlm_ev_pid(fe) &&
+                            tlm_ev_tid(&ev[gl[b].uid]) == tlm_ev_tid(fe)) {
                             g = gl[b].uid;
                             break;
                         }
@@ -1070,7 +1112,8 @@ static tlm_status link_fwd_bwd(tlm_tree *t, classes *c)
             int32_t fw = -1;
             for (size_t j = a; j < b; j++) {
                 const tlm_event *e = &ev[SEQ_UID(sp[j])];
-                if (e->pid == ev[bw].pid && e->tid == ev[bw].tid)
+                if (tlm_ev_pid(e) == tlm_ev_pid(&ev[bw]) &&
+                    tlm_ev_tid(e) == tlm_ev_tid(&ev[bw]))
                     continue;
                 if (fw < 0 || tlm_ts_key(e->ts) > tlm_ts_key(ev[fw].ts))
                     fw = SEQ_UID(sp[j]);
@@ -1267,8 +1310,8 @@ static tlm_status stream_one(tlm_tree_stream *s, const tlm_trace *tr,
  * reader's writes), so that the reader's thread does not wait for fresh
  * pages: up to STREAM_AHEAD bytes beyond the last publication, a step at
  * a time (the reader waits for mv to move the array). */
-#define STREAM_AHEAD ((size_t)16 << 20)
-#define STREAM_AHEAD_STEP ((size_t)2 << 20)
+#define STREAM_AHEAD ((size_t)2 << 20) /* resident ahead of use: kept small */
+#define STREAM_AHEAD_STEP ((size_t)512 << 10)
 
 static void stream_prefault(tlm_tree_stream *s, size_t pub)
 {

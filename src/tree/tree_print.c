@@ -54,7 +54,7 @@ static void node_text(printer *p, int32_t u)
     put_name64(b, tlm_trace_str(t->trace, e->name, NULL));
     if (t->nd[u].flags & TLM_NODE_GPU) {
         tlm_sbuf_puts(b, ", Duration: ");
-        tlm_sbuf_pyfloat(b, tlm_ns_to_us(e->dur));
+        tlm_sbuf_pyfloat(b, tlm_ns_to_us(tlm_ev_dur(e)));
     } else if ((p->flags & TLM_PRINT_GPU_TIME) && has_gpu_path(t, u)) {
         size_t n;
         const int32_t *g = tlm_tree_gpu_events(t, u, &n);

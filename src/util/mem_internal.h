@@ -19,7 +19,7 @@
 /* Ranges below this many bytes are left to ordinary faults. */
 #define TLM_PREFAULT_MIN ((size_t)1 << 18)
 /* How far tlm_warm_ahead populates beyond the bytes in use. */
-#define TLM_WARM_STEP ((size_t)4 << 20)
+#define TLM_WARM_STEP ((size_t)512 << 10)
 
 /* Populates the whole pages inside [p, p + n) for writing; returns the
  * number of bytes asked of the kernel (0 when the range is below

@@ -38,8 +38,11 @@ static tlm_status on_event(void *ud, tlm_trace *t, const tlm_event *ev,
     tlm_argv v;
     (void)err;
     /* touch everything the callback may read */
-    *sum += index + (uint64_t)ev->ts + (uint64_t)ev->dur + ev->ph;
+    *sum += index + (uint64_t)ev->ts + (uint64_t)tlm_ev_dur(ev) + ev->ph;
     *sum += tlm_trace_str_hash(t, ev->name);
+    int64_t f;
+    if (tlm_event_flow_id(t, ev, &f))
+        *sum += (uint64_t)f;
     while (tlm_event_arg_next(t, ev, &it, &key, &v)) {
         *sum += (uint64_t)key;
         if (v.type == TLM_ARGV_STR)
@@ -48,6 +51,15 @@ static tlm_status on_event(void *ud, tlm_trace *t, const tlm_event *ev,
             *sum += (uint64_t)v.i;
     }
     return TLM_OK;
+}
+
+/* The flow id of a kept event (tlm_event_flow_id), 0 when it has none. */
+static int64_t fid(const tlm_trace *t, const tlm_event *e)
+{
+    int64_t v = 0;
+    if (!tlm_event_flow_id(t, e, &v))
+        return 0;
+    return v;
 }
 
 static int same_str(const tlm_trace *a, uint32_t ia, const tlm_trace *b,
@@ -76,8 +88,9 @@ static void compare(const tlm_trace *a, const tlm_trace *b, int kept)
         check(same_str(a, i, b, i), "string table");
     for (size_t i = 0; i < na; i++) {
         const tlm_event *x = &ea[i], *y = &eb[i];
-        check(x->ts == y->ts && x->dur == y->dur && x->pid == y->pid &&
-                  x->tid == y->tid && x->flow_id == y->flow_id &&
+        check(x->ts == y->ts && tlm_ev_dur(x) == tlm_ev_dur(y) &&
+                  tlm_ev_pid(x) == tlm_ev_pid(y) &&
+                  tlm_ev_tid(x) == tlm_ev_tid(y) && fid(a, x) == fid(b, y) &&
                   x->name == y->name && x->cat == y->cat &&
                   x->cat_str == y->cat_str && x->ph == y->ph &&
                   x->flags == y->flags && x->has_tid == y->has_tid,

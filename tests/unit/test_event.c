@@ -27,7 +27,7 @@ static tlm_event ev_of(tlm_cat cat, unsigned flags, int64_t ts, int64_t dur)
     e.cat = (uint16_t)cat;
     e.flags = (uint8_t)flags;
     e.ts = ts;
-    e.dur = dur;
+    assert_int_equal(tlm_ev_set_dur(&e, dur), TLM_OK);
     e.ph = 'X';
     return e;
 }

@@ -280,10 +280,54 @@ static void test_table_growth_refused(void **state)
     assert_int_equal(f.live, 0);
 }
 
+/* After a read the event array and the argument blob hold no spare
+ * capacity (tlm_trace_fit), and a synthetic event still appends. */
+static void test_trace_fit(void **state)
+{
+    (void)state;
+    size_t cap = 5000 * 64 + 8, n = 0;
+    char *json = malloc(cap);
+    assert_non_null(json);
+    n += (size_t)snprintf(json, cap, "[");
+    for (int i = 0; i < 5000; i++)
+        n += (size_t)snprintf(json + n, cap - n,
+                              "%s{\"ph\":\"X\",\"args\":{\"Seq\":%d}}",
+                              i ? "," : "", i);
+    n += (size_t)snprintf(json + n, cap - n, "]");
+    tlm_trace *t = NULL;
+    tlm_error err;
+    assert_int_equal(tlm_trace_read_mem(json, n, "fit", NULL, &t, &err),
+                     TLM_OK);
+    free(json);
+    assert_int_equal(t->n_events, 5000);
+    assert_int_equal(t->cap_events, t->n_events);
+    assert_int_equal(t->blob_cap, t->blob_len);
+    tlm_event e;
+    memset(&e, 0, sizeof e);
+    e.ph = 'X';
+    e.flags = TLM_EV_HAS_ID; /* a synthetic event has no flow id */
+    tlm_arg k = TLM_ARG_SEQ;
+    tlm_argv v = {TLM_ARGV_INT, 77, 0};
+    uint64_t uid = 0;
+    assert_int_equal(tlm_trace_append_event(t, &e, &k, &v, 1, &uid, &err),
+                     TLM_OK);
+    assert_int_equal(uid, 5000);
+    size_t ne;
+    const tlm_event *ev = tlm_trace_events(t, &ne);
+    int64_t x = 0;
+    assert_true(tlm_event_arg_int(t, &ev[5000], TLM_ARG_SEQ, &x) && x == 77);
+    assert_true(tlm_event_arg_int(t, &ev[4999], TLM_ARG_SEQ, &x) &&
+                x == 4999);
+    assert_false(ev[5000].flags & TLM_EV_HAS_ID);
+    assert_false(tlm_event_flow_id(t, &ev[5000], NULL));
+    tlm_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dense_ids),
+        cmocka_unit_test(test_trace_fit),
         cmocka_unit_test(test_nul_bytes),
         cmocka_unit_test(test_growth_stable),
         cmocka_unit_test(test_big_strings),

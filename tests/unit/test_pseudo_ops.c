@@ -124,9 +124,9 @@ static void test_aiter_fused(void **state)
     assert_int_equal(ev[u].cat, TLM_CAT_CPU_OP);
     assert_int_equal(ev[u].ph, 'X');
     assert_int_equal(ev[u].ts, ev[k].ts);
-    assert_int_equal(ev[u].dur, ev[k].dur);
-    assert_int_equal(ev[u].pid, 1);
-    assert_int_equal(ev[u].tid, 1);
+    assert_int_equal(tlm_ev_dur(&(ev[u])), tlm_ev_dur(&(ev[k])));
+    assert_int_equal(tlm_ev_pid(&ev[u]), 1);
+    assert_int_equal(tlm_ev_tid(&ev[u]), 1);
     assert_string_equal(
         tlm_event_arg_str(tr, &ev[u], TLM_ARG_INPUT_DIMS, NULL), "[[4,8]]");
     assert_string_equal(
@@ -354,7 +354,7 @@ static void test_flydsl(void **state)
     assert_int_equal(ng, 1);
     assert_int_equal(g[0], 5);
     assert_int_equal(ev[12].ts, ev[1].ts);
-    assert_int_equal(ev[12].dur, ev[1].dur);
+    assert_int_equal(tlm_ev_dur(&(ev[12])), tlm_ev_dur(&(ev[1])));
     assert_string_equal(
         tlm_event_arg_str(tr, &ev[12], TLM_ARG_INPUT_DIMS, NULL), "[[4,8]]");
     int64_t v;
@@ -499,7 +499,7 @@ static void test_mla(void **state)
     assert_int_equal(g[0], 6);
     assert_int_equal(g[1], 11);
     assert_int_equal(ev[36].ts, ev[0].ts);
-    assert_int_equal(ev[36].dur, ev[0].dur);
+    assert_int_equal(tlm_ev_dur(&(ev[36])), tlm_ev_dur(&(ev[0])));
     assert_int_equal(ev[36].cat, TLM_CAT_CPU_OP);
     assert_string_equal(
         tlm_event_arg_str(tr, &ev[36], TLM_ARG_INPUT_DIMS, NULL),

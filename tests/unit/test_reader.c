@@ -77,6 +77,15 @@ static const char *str_of(const tlm_trace *t, uint32_t id)
 }
 
 /* Asserts that two traces hold the same events, strings, args, meta. */
+/* The flow id of a kept event (tlm_event_flow_id), 0 when it has none. */
+static int64_t fid(const tlm_trace *t, const tlm_event *e)
+{
+    int64_t v = 0;
+    if (!tlm_event_flow_id(t, e, &v))
+        return 0;
+    return v;
+}
+
 static void assert_same_trace(const tlm_trace *a, const tlm_trace *b)
 {
     size_t na, nb;
@@ -95,10 +104,10 @@ static void assert_same_trace(const tlm_trace *a, const tlm_trace *b)
     for (size_t i = 0; i < na; i++) {
         const tlm_event *x = &ea[i], *y = &eb[i];
         assert_true(x->ts == y->ts);
-        assert_true(x->dur == y->dur);
-        assert_true(x->pid == y->pid);
-        assert_true(x->tid == y->tid);
-        assert_true(x->flow_id == y->flow_id);
+        assert_true(tlm_ev_dur(x) == tlm_ev_dur(y));
+        assert_true(tlm_ev_pid(x) == tlm_ev_pid(y));
+        assert_true(tlm_ev_tid(x) == tlm_ev_tid(y));
+        assert_true(fid(a, x) == fid(b, y));
         assert_int_equal(x->name, y->name);
         assert_int_equal(x->cat, y->cat);
         assert_int_equal(x->cat_str, y->cat_str);
@@ -760,7 +769,7 @@ static void test_escapes_elsewhere(void **state)
     assert_int_equal(ev->cat, TLM_CAT_KERNEL);
     assert_string_equal(str_of(t, ev->cat_str), "kernel");
     assert_true(ev->flags & TLM_EV_TID_STR);
-    assert_string_equal(str_of(t, (uint32_t)ev->tid), "str\team");
+    assert_string_equal(str_of(t, (uint32_t)tlm_ev_tid(ev)), "str\team");
     assert_string_equal(tlm_event_arg_str(t, ev, TLM_ARG_INPUT_TYPE, NULL),
                         "c10::\"Half\"");
     /* compact text keeps the JSON escapes of strings inside arrays */
@@ -799,35 +808,35 @@ static void test_event_fields(void **state)
     assert_int_equal(ev[0].cat, TLM_CAT_CPU_OP);
     assert_string_equal(str_of(t, ev[0].cat_str), "cpu_op");
     assert_string_equal(str_of(t, ev[0].name), "aten::mm");
-    assert_true(ev[0].pid == 12);
-    assert_true(ev[0].tid == 34);
+    assert_true(tlm_ev_pid(&ev[0]) == 12);
+    assert_true(tlm_ev_tid(&ev[0]) == 34);
     assert_int_equal(ev[0].has_tid, 1);
     assert_true(ev[0].ts == 1428625746277044LL);
-    assert_true(ev[0].dur == 2500);
+    assert_true(tlm_ev_dur(&(ev[0])) == 2500);
     assert_int_equal(ev[0].flags,
                      TLM_EV_HAS_TS | TLM_EV_HAS_DUR | TLM_EV_HAS_PID);
 
     assert_int_equal(ev[1].cat, TLM_CAT_KERNEL);
     assert_true(ev[1].flags & TLM_EV_TID_STR);
     assert_false(ev[1].flags & TLM_EV_PID_STR);
-    assert_string_equal(str_of(t, (uint32_t)ev[1].tid), "stream 7");
+    assert_string_equal(str_of(t, (uint32_t)tlm_ev_tid(&ev[1])), "stream 7");
     assert_true(ev[1].ts == 2);  /* 1.5 ns: half to even */
-    assert_true(ev[1].dur == 2); /* 2.5 ns: half to even */
+    assert_true(tlm_ev_dur(&(ev[1])) == 2); /* 2.5 ns: half to even */
 
     assert_int_equal(ev[2].ph, 's');
     assert_int_equal(ev[2].cat, TLM_CAT_AC2G);
     assert_true(ev[2].flags & TLM_EV_HAS_ID);
     assert_false(ev[2].flags & TLM_EV_ID_STR);
     assert_true(ev[2].flags & TLM_EV_BP_E);
-    assert_true(ev[2].flow_id == 5);
+    assert_true(fid(t, &ev[2]) == 5);
     assert_true(ev[2].ts == -1000);
     assert_false(ev[2].flags & TLM_EV_HAS_DUR);
 
     assert_int_equal(ev[3].ph, 'f');
     assert_true(ev[3].flags & TLM_EV_ID_STR);
-    assert_string_equal(str_of(t, (uint32_t)ev[3].flow_id), "0x1f");
+    assert_string_equal(str_of(t, (uint32_t)fid(t, &ev[3])), "0x1f");
     assert_true(ev[3].flags & TLM_EV_PID_STR);
-    assert_string_equal(str_of(t, (uint32_t)ev[3].pid), "host");
+    assert_string_equal(str_of(t, (uint32_t)tlm_ev_pid(&ev[3])), "host");
     assert_int_equal(ev[3].has_tid, 0);
     assert_false(ev[3].flags & TLM_EV_BP_E);
     assert_true(ev[3].ts == 1);
@@ -850,7 +859,7 @@ static void test_event_fields(void **state)
     assert_int_equal(ev[6].cat_str, 0);
     /* a non-integer tid keeps its text */
     assert_true(ev[6].flags & TLM_EV_TID_STR);
-    assert_string_equal(str_of(t, (uint32_t)ev[6].tid), "1.5");
+    assert_string_equal(str_of(t, (uint32_t)tlm_ev_tid(&ev[6])), "1.5");
 
     assert_int_equal(ev[7].ph, 'E');
     assert_false(ev[7].flags & TLM_EV_BP_E);
@@ -969,7 +978,7 @@ static void test_event_times(void **state)
                  cases[i].text);
         tlm_trace *t = rd_ok(json);
         assert_true(ev_at(t, 0)->ts == cases[i].ns);
-        assert_true(ev_at(t, 0)->dur == cases[i].ns);
+        assert_true(tlm_ev_dur(ev_at(t, 0)) == cases[i].ns);
         tlm_trace_free(t);
     }
 }
@@ -1357,6 +1366,182 @@ static void test_args_keys(void **state)
 /* ------------------------------------------------------------------ MARK:
  * Duplicate keys: the last one wins, as with Python's json. */
 
+/* ------------------------------------------------------------------
+ * The lean event: 32 bytes, the flow id kept with the args (seen through
+ * tlm_event_flow_id, never by tlm_event_arg_next), also in a callback of
+ * a read that keeps no events. */
+_Static_assert(sizeof(tlm_event) == 32, "tlm_event is 32 bytes");
+
+static tlm_status flow_cb(void *ud, tlm_trace *t, const tlm_event *ev,
+                          uint64_t index, tlm_error *err)
+{
+    int64_t *got = ud;
+    (void)err;
+    int64_t v = -1;
+    got[index] = tlm_event_flow_id(t, ev, &v) ? v : -2;
+    return TLM_OK;
+}
+
+static void test_flow_id_in_args(void **state)
+{
+    (void)state;
+    const char *json =
+        "[{\"ph\":\"s\",\"id\":7,\"args\":{\"stream\":3},\"id\":-8},"
+        "{\"ph\":\"f\",\"id\":4294967296123},"
+        "{\"ph\":\"X\",\"args\":{\"stream\":5}},{\"ph\":\"f\"}]";
+    tlm_trace *t = rd_ok(json);
+    const tlm_event *e0 = ev_at(t, 0), *e1 = ev_at(t, 1), *e2 = ev_at(t, 2);
+    int64_t v = 0;
+    assert_true(tlm_event_flow_id(t, e0, &v));
+    assert_true(v == -8); /* the last "id" wins */
+    assert_true(tlm_event_flow_id(t, e1, &v));
+    assert_true(v == 4294967296123LL);
+    assert_true(e1->args != 0); /* the id lives in the blob */
+    assert_false(tlm_event_flow_id(t, e2, &v));
+    assert_false(tlm_event_flow_id(t, ev_at(t, 3), NULL));
+    /* the arguments are what the JSON said, the id not among them */
+    uint64_t it = 0;
+    tlm_arg k;
+    tlm_argv a;
+    assert_true(tlm_event_arg_next(t, e0, &it, &k, &a));
+    assert_int_equal(k, TLM_ARG_STREAM);
+    assert_true(a.i == 3);
+    assert_false(tlm_event_arg_next(t, e0, &it, &k, &a));
+    it = 0;
+    assert_false(tlm_event_arg_next(t, e1, &it, &k, &a));
+    assert_int_equal(tlm_event_arg(t, e1, TLM_ARG_STREAM, NULL),
+                     TLM_ARGV_NONE);
+    tlm_trace_free(t);
+
+    /* delivered events of a read that keeps none */
+    int64_t got[4] = {0, 0, 0, 0};
+    tlm_read_opts o;
+    tlm_read_opts_init(&o);
+    o.keep_events = 0;
+    o.on_event = flow_cb;
+    o.on_event_ud = got;
+    tlm_error err;
+    assert_int_equal(tlm_trace_read_mem(json, strlen(json), "f", &o, &t, &err),
+                     TLM_OK);
+    assert_true(got[0] == -8 && got[1] == 4294967296123LL);
+    assert_true(got[2] == -2 && got[3] == -2);
+    tlm_trace_free(t);
+}
+
+/* pid / tid as one (pid, tid) pair the process keeps once, durations of
+ * 32 bits in the event and wider ones in the process's table: read back
+ * exactly, a repeated key replacing the earlier value, string ids
+ * unchanged. */
+static void test_wide_pid_tid(void **state)
+{
+    (void)state;
+    const char *json =
+        "[{\"ph\":\"X\",\"pid\":2147483647,\"tid\":-2147483648,"
+        "\"dur\":2147483.647},"
+        "{\"ph\":\"X\",\"pid\":2147483648,\"tid\":140241095264000,"
+        "\"dur\":2147483.648},"
+        "{\"ph\":\"X\",\"tid\":140241095264000,\"pid\":2147483648,"
+        "\"dur\":-9223372036854775.807},"
+        "{\"ph\":\"X\",\"pid\":9223372036854775807,"
+        "\"tid\":-9223372036854775807,\"pid\":5,\"tid\":\"s\","
+        "\"dur\":1e9,\"dur\":3},"
+        "{\"ph\":\"X\",\"pid\":\"host\",\"pid\":-9223372036854775807,"
+        "\"tid\":6,\"tid\":140241095264000},{\"ph\":\"X\"}]";
+    tlm_trace *t = rd_ok(json);
+    const tlm_event *e = ev_at(t, 0);
+    assert_true(tlm_ev_pid(e) == INT32_MAX && tlm_ev_tid(e) == INT32_MIN);
+    assert_true(tlm_ev_dur(e) == INT32_MAX);
+    assert_false(e->tflags & TLM_EVT_DUR_WIDE);
+    e = ev_at(t, 1);
+    assert_true(tlm_ev_pid(e) == 2147483648LL);
+    assert_true(tlm_ev_tid(e) == 140241095264000LL);
+    assert_true(tlm_ev_dur(e) == 2147483648LL);
+    assert_true(e->tflags & TLM_EVT_DUR_WIDE);
+    const tlm_event *e2 = ev_at(t, 2);
+    assert_int_equal(e2->track, e->track); /* one entry per pair */
+    assert_true(tlm_ev_dur(e2) == -9223372036854775807LL);
+    e = ev_at(t, 3);
+    assert_true(tlm_ev_pid(e) == 5);
+    assert_true(e->flags & TLM_EV_TID_STR);
+    assert_string_equal(str_of(t, (uint32_t)tlm_ev_tid(e)), "s");
+    assert_true(tlm_ev_dur(e) == 3000);
+    assert_false(e->tflags & TLM_EVT_DUR_WIDE);
+    e = ev_at(t, 4);
+    assert_false(e->flags & TLM_EV_PID_STR);
+    assert_true(tlm_ev_pid(e) == -9223372036854775807LL);
+    assert_true(tlm_ev_tid(e) == 140241095264000LL);
+    e = ev_at(t, 5);
+    assert_true(e->track == 0 && tlm_ev_pid(e) == 0 && tlm_ev_tid(e) == 0);
+    assert_true(tlm_ev_dur(e) == 0);
+    tlm_trace_free(t);
+    /* the last trace freed the tables: a new one starts them afresh, the
+     * thread's caches not handing out the old entries */
+    t = rd_ok("[{\"ph\":\"X\",\"pid\":9,\"tid\":10,\"dur\":5e6},"
+              "{\"ph\":\"X\",\"pid\":2147483648,"
+              "\"tid\":140241095264000,\"dur\":-9223372036854775.807}]");
+    e = ev_at(t, 0);
+    assert_true(tlm_ev_pid(e) == 9 && tlm_ev_tid(e) == 10);
+    assert_true(tlm_ev_dur(e) == 5000000000LL);
+    e = ev_at(t, 1);
+    assert_true(tlm_ev_pid(e) == 2147483648LL);
+    assert_true(tlm_ev_tid(e) == 140241095264000LL);
+    assert_true(tlm_ev_dur(e) == -9223372036854775807LL);
+    tlm_trace_free(t);
+    /* many distinct pairs and wide values: the tables grow, each read
+     * back */
+    tlm_event x;
+    memset(&x, 0, sizeof x);
+    for (int64_t i = 0; i < 20000; i++) {
+        int64_t v = (INT64_C(1) << 40) + i * 7919;
+        assert_int_equal(tlm_ev_set_tid(&x, v), TLM_OK);
+        assert_int_equal(tlm_ev_set_pid(&x, -v), TLM_OK);
+        assert_true(tlm_ev_tid(&x) == v && tlm_ev_pid(&x) == -v);
+        assert_int_equal(tlm_ev_set_dur(&x, v + 1), TLM_OK);
+        assert_true(tlm_ev_dur(&x) == v + 1);
+    }
+    assert_int_equal(tlm_ev_set_tid(&x, 3), TLM_OK);
+    assert_int_equal(tlm_ev_set_dur(&x, -3), TLM_OK);
+    assert_true(tlm_ev_tid(&x) == 3 && tlm_ev_pid(&x) < 0);
+    assert_true(tlm_ev_dur(&x) == -3);
+    assert_false(x.tflags & TLM_EVT_DUR_WIDE);
+}
+
+/* tlm_read_opts.drop_args: the keys dropped are skipped like unknown ones
+ * (an event left with none has no args), the others kept. */
+static void test_drop_args(void **state)
+{
+    (void)state;
+    const char *json =
+        "[{\"ph\":\"X\",\"args\":{\"Ev Idx\":5,\"External id\":9,"
+        "\"grid\":[1,2,3]}},{\"ph\":\"X\",\"args\":{\"Python id\":4}},"
+        "{\"ph\":\"s\",\"id\":3,\"args\":{\"cbid\":1}}]";
+    tlm_read_opts o;
+    tlm_read_opts_init(&o);
+    o.drop_args = TLM_ARGS_UNREAD;
+    tlm_trace *t = NULL;
+    tlm_error err;
+    assert_int_equal(tlm_trace_read_mem(json, strlen(json), "d", &o, &t, &err),
+                     TLM_OK);
+    int64_t v = 0;
+    assert_true(tlm_event_arg_int(t, ev_at(t, 0), TLM_ARG_EXTERNAL_ID, &v));
+    assert_true(v == 9);
+    assert_false(tlm_event_arg_int(t, ev_at(t, 0), TLM_ARG_EV_IDX, NULL));
+    assert_null(tlm_event_arg_str(t, ev_at(t, 0), TLM_ARG_GRID, NULL));
+    assert_true(ev_at(t, 1)->args == 0);
+    assert_true(tlm_event_flow_id(t, ev_at(t, 2), &v) && v == 3);
+    assert_false(tlm_event_arg_int(t, ev_at(t, 2), TLM_ARG_CBID, NULL));
+    /* the grid's text was never interned */
+    assert_int_equal(tlm_trace_str_find(t, "[1,2,3]", 7), 0);
+    tlm_trace_free(t);
+    /* by default all are kept */
+    t = rd_ok(json);
+    assert_true(tlm_event_arg_int(t, ev_at(t, 0), TLM_ARG_EV_IDX, &v));
+    assert_true(v == 5);
+    assert_true(tlm_event_arg_int(t, ev_at(t, 1), TLM_ARG_PYTHON_ID, &v));
+    assert_true(tlm_trace_str_find(t, "[1,2,3]", 7) != 0);
+    tlm_trace_free(t);
+}
+
 static void test_duplicate_keys(void **state)
 {
     (void)state;
@@ -1372,15 +1557,15 @@ static void test_duplicate_keys(void **state)
     free(json);
     const tlm_event *ev = ev_at(t, 0);
     assert_true(ev->ts == 2000);
-    assert_true(ev->dur == 6000);
+    assert_true(tlm_ev_dur(ev) == 6000);
     assert_string_equal(str_of(t, ev->name), "b");
     assert_int_equal(ev->ph, 'E');
     assert_int_equal(ev->cat, TLM_CAT_CPU_OP);
-    assert_true(ev->pid == 7);
+    assert_true(tlm_ev_pid(ev) == 7);
     assert_false(ev->flags & TLM_EV_PID_STR);
-    assert_true(ev->tid == 8);
+    assert_true(tlm_ev_tid(ev) == 8);
     assert_false(ev->flags & TLM_EV_TID_STR);
-    assert_true(ev->flow_id == 9);
+    assert_true(fid(t, ev) == 9);
     assert_false(ev->flags & TLM_EV_ID_STR);
     assert_false(ev->flags & TLM_EV_BP_E);
     assert_string_equal(tlm_event_arg_str(t, ev, TLM_ARG_STREAM, NULL),
@@ -1391,11 +1576,11 @@ static void test_duplicate_keys(void **state)
 
     ev = ev_at(t, 1);
     assert_true(ev->flags & TLM_EV_PID_STR);
-    assert_string_equal(str_of(t, (uint32_t)ev->pid), "host");
+    assert_string_equal(str_of(t, (uint32_t)tlm_ev_pid(ev)), "host");
     assert_true(ev->flags & TLM_EV_TID_STR);
-    assert_string_equal(str_of(t, (uint32_t)ev->tid), "t");
+    assert_string_equal(str_of(t, (uint32_t)tlm_ev_tid(ev)), "t");
     assert_true(ev->flags & TLM_EV_ID_STR);
-    assert_string_equal(str_of(t, (uint32_t)ev->flow_id), "x");
+    assert_string_equal(str_of(t, (uint32_t)fid(t, ev)), "x");
     assert_true(ev->flags & TLM_EV_BP_E);
     tlm_trace_free(t);
 
@@ -2508,6 +2693,9 @@ int main(void)
         cmocka_unit_test(test_args_dim3),
         cmocka_unit_test(test_args_keys),
         cmocka_unit_test(test_duplicate_keys),
+        cmocka_unit_test(test_flow_id_in_args),
+        cmocka_unit_test(test_drop_args),
+        cmocka_unit_test(test_wide_pid_tid),
         cmocka_unit_test(test_toplevel_order),
         cmocka_unit_test(test_toplevel_bare_array),
         cmocka_unit_test(test_toplevel_huge_unknown),

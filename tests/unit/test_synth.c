@@ -54,7 +54,7 @@ static const tlm_event *find_kernel(const tlm_trace *tr,
     const tlm_event *ev = tlm_trace_events(tr, &n);
     for (size_t i = 0; i < n; i++)
         if (is_nccl_kernel(tr, &ev[i]) && ev[i].ts == m->local_start_ns &&
-            ev[i].dur == m->end_ns - m->start_ns)
+            tlm_ev_dur(&(ev[i])) == m->end_ns - m->start_ns)
             return &ev[i];
     return NULL;
 }

@@ -218,7 +218,7 @@ static void test_streams_and_footer(void **state)
         int64_t s = -1;
         assert_true(tlm_event_arg_int(tr, &ev[i], TLM_ARG_STREAM, &s));
         assert_true(s == 20 || s == 24 || s == 28 || s == 32);
-        assert_int_equal(ev[i].tid, s);
+        assert_int_equal(tlm_ev_tid(&ev[i]), s);
         per[(s - 20) / 4]++;
     }
     assert_int_equal(per[0], 2 * 2);

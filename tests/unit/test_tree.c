@@ -177,6 +177,51 @@ static void test_equal_ts_and_bleed(void **state)
 
 /* A launch whose flow pair is missing: linked by correlation only with the
  * fallback. */
+/* The host events' in-place sort: 100 events of one thread at one ts
+ * (more than the sort's insertion-sort size, ordered by UID: a chain,
+ * each longer one the parent), beside 100 of a wide tid in descending ts
+ * (roots, put in ts order) and a few of a third thread. */
+static void test_host_sort_in_place(void **state)
+{
+    (void)state;
+    size_t cap = 64 * 1024, o = 0;
+    char *j = malloc(cap);
+    assert_non_null(j);
+    o += (size_t)snprintf(j + o, cap - o, "{'traceEvents':[");
+    for (int i = 0; i < 100; i++) /* UIDs 0-99 */
+        o += (size_t)snprintf(j + o, cap - o,
+                              "{'ph':'X','cat':'cpu_op','name':'a',"
+                              "'pid':1,'tid':1,'ts':0,'dur':%d},",
+                              200 - i);
+    for (int i = 0; i < 100; i++) /* UIDs 100-199 */
+        o += (size_t)snprintf(j + o, cap - o,
+                              "{'ph':'X','cat':'cpu_op','name':'b',"
+                              "'pid':1,'tid':140241095264000,'ts':%d,"
+                              "'dur':1},",
+                              10000 - 10 * i);
+    for (int i = 0; i < 3; i++) /* UIDs 200-202: 201 in 202, 200 alone */
+        o += (size_t)snprintf(j + o, cap - o,
+                              "{'ph':'X','cat':'cpu_op','name':'c',"
+                              "'pid':2,'tid':1,'ts':%d,'dur':%d}%s",
+                              i == 0 ? 500 : i == 1 ? 6 : 5, i == 2 ? 10 : 1,
+                              i == 2 ? "" : ",");
+    o += (size_t)snprintf(j + o, cap - o, "]}");
+    assert_true(o < cap);
+    tlm_trace *tr = tt_read_sq(j);
+    free(j);
+    tlm_tree *t = build(tr, 1, 0);
+    assert_int_equal(tlm_tree_parent(t, 0), -1);
+    for (int32_t u = 1; u < 100; u++)
+        assert_int_equal(tlm_tree_parent(t, u), u - 1);
+    for (int32_t u = 100; u < 200; u++)
+        assert_int_equal(tlm_tree_parent(t, u), -1);
+    assert_int_equal(tlm_tree_parent(t, 200), -1);
+    assert_int_equal(tlm_tree_parent(t, 201), 202);
+    assert_int_equal(tlm_tree_parent(t, 202), -1);
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
 static void test_missing_flow(void **state)
 {
     (void)state;
@@ -466,6 +511,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nesting_and_links),
         cmocka_unit_test(test_equal_ts_and_bleed),
+        cmocka_unit_test(test_host_sort_in_place),
         cmocka_unit_test(test_missing_flow),
         cmocka_unit_test(test_graph_launch),
         cmocka_unit_test(test_bad_flows),
