@@ -9,6 +9,7 @@
  * line itself is src/cmd/dispatch.c, shared by both.
  */
 #include "cli.h"
+#include "tlmpi/tlm_common.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,29 +23,12 @@
 
 static char **g_argv; /* the whole command line, for the analysis */
 
-/* The driver's path: the directory of this executable + DRIVER; 0 when
- * it fits. */
-static int driver_path(char *out, size_t cap)
-{
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return -1;
-    *slash = 0;
-    int w = snprintf(out, cap, "%s/" DRIVER, exe);
-    return w > 0 && (size_t)w < cap ? 0 : -1;
-}
-
 /* Executes the driver with argv (argv[0] replaced by its path); returns
  * only on failure, with the exit code after saying why. */
 static int exec_driver(char **argv)
 {
     char path[4200];
-    if (driver_path(path, sizeof path) != 0) {
+    if (tlm_self_dir_path(DRIVER, path, sizeof path) != 0) {
         fprintf(stderr, "tlmpi: cannot find the MPI driver " DRIVER
                         " (no path of this executable)\n");
         return 2;

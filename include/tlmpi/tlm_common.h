@@ -109,6 +109,11 @@ TLM_API const char *tlm_file_kind(unsigned mode);
  * descriptor (O_CLOEXEC), or -1 on error. */
 TLM_API tlm_status tlm_open_input(const char *path, int *fd,
                                   tlm_error *err);
+/* "<directory of this executable>/rel" into out (/proc/self/exe, links
+ * resolved); 0 when it fits, -1 otherwise.  How tlmpi finds tlmpi-mpi
+ * and the install tree beside it. */
+TLM_API int tlm_self_dir_path(const char *rel, char *out, size_t cap);
+
 /* The same as a stream ("rb"); *f NULL on error. */
 TLM_API tlm_status tlm_fopen_input(const char *path, FILE **f,
                                    tlm_error *err);

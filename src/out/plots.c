@@ -55,18 +55,12 @@ static int is_file(const char *p)
  * when it is a file. */
 static int installed_file(const char *name, char *out, size_t cap)
 {
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
+    char rel[512];
+    int w = snprintf(rel, sizeof rel, "../lib/python3/dist-packages/%s", name);
+    if (w <= 0 || (size_t)w >= sizeof rel ||
+        tlm_self_dir_path(rel, out, cap) != 0)
         return -1;
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return -1;
-    *slash = 0;
-    int w = snprintf(out, cap, "%s/../lib/python3/dist-packages/%s", exe,
-                     name);
-    return w > 0 && (size_t)w < cap && is_file(out) ? 0 : -1;
+    return is_file(out) ? 0 : -1;
 }
 
 int tlm_out_installed(void)

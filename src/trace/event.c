@@ -41,23 +41,38 @@ static size_t wide_slot(int64_t v, size_t cap)
     return (size_t)(h >> 32) & (cap - 1);
 }
 
-/* Doubles the hash (the lock held); 0 on success. */
-static int wide_rehash(void)
+/* Doubles an open-addressing hash of n entries (index + 1 per slot; the
+ * lock held), slot(i, cap) placing entry i; 0 on success.  Both tables
+ * of this file use it. */
+static int hash_double(uint32_t **hash, size_t *hcap, uint32_t n,
+                       size_t (*slot)(uint32_t i, size_t cap))
 {
-    size_t nc = wide_hcap ? wide_hcap * 2 : 64;
+    size_t nc = *hcap ? *hcap * 2 : 64;
     uint32_t *h = calloc(nc, sizeof *h);
     if (!h)
         return -1;
-    for (uint32_t i = 0; i < wide_n; i++) {
-        size_t s = wide_slot(tlm_event_wide((int32_t)i), nc);
+    for (uint32_t i = 0; i < n; i++) {
+        size_t s = slot(i, nc);
         while (h[s])
             s = (s + 1) & (nc - 1);
         h[s] = i + 1;
     }
-    free(wide_hash);
-    wide_hash = h;
-    wide_hcap = nc;
+    free(*hash);
+    *hash = h;
+    *hcap = nc;
     return 0;
+}
+
+/* Slot of wide entry i. */
+static size_t wide_islot(uint32_t i, size_t cap)
+{
+    return wide_slot(tlm_event_wide((int32_t)i), cap);
+}
+
+/* Doubles the hash (the lock held); 0 on success. */
+static int wide_rehash(void)
+{
+    return hash_double(&wide_hash, &wide_hcap, wide_n, wide_islot);
 }
 
 /* The index of wide value v, added when new (the lock held); -1: no
@@ -146,24 +161,17 @@ static uint64_t trk_h(int64_t pid, int64_t tid)
     return h * 0xBF58476D1CE4E5B9ull;
 }
 
+/* Slot of pair i. */
+static size_t trk_islot(uint32_t i, size_t cap)
+{
+    const int64_t *p = tlm_event_track(i);
+    return (size_t)(trk_h(p[0], p[1]) >> 32) & (cap - 1);
+}
+
 /* Doubles the pair hash (the lock held); 0 on success. */
 static int trk_rehash(void)
 {
-    size_t nc = trk_hcap ? trk_hcap * 2 : 64;
-    uint32_t *h = calloc(nc, sizeof *h);
-    if (!h)
-        return -1;
-    for (uint32_t i = 0; i < trk_n; i++) {
-        const int64_t *p = tlm_event_track(i);
-        size_t s = (size_t)(trk_h(p[0], p[1]) >> 32) & (nc - 1);
-        while (h[s])
-            s = (s + 1) & (nc - 1);
-        h[s] = i + 1;
-    }
-    free(trk_hash);
-    trk_hash = h;
-    trk_hcap = nc;
-    return 0;
+    return hash_double(&trk_hash, &trk_hcap, trk_n, trk_islot);
 }
 
 /* Appends a pair (the lock held); its index, or -1. */

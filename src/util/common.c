@@ -122,6 +122,21 @@ const char *tlm_file_kind(unsigned mode)
                                          : "not a regular file";
 }
 
+int tlm_self_dir_path(const char *rel, char *out, size_t cap)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return -1;
+    *slash = 0;
+    int w = snprintf(out, cap, "%s/%s", exe, rel);
+    return w > 0 && (size_t)w < cap ? 0 : -1;
+}
+
 tlm_status tlm_open_input(const char *path, int *fdp, tlm_error *err)
 {
     *fdp = -1;
