@@ -67,6 +67,23 @@ static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *ud)
     return 0;
 }
 
+/* The (start, rows) pairs each rank r sent (flat[dsp[r]..], cnt[r]
+ * numbers) as (start, rows, r) triples appended to all, pairs of no rows
+ * left out. */
+static void seg_triples(const int64_t *flat, const int *cnt, const int *dsp,
+                        int np, int64_t *all, size_t *n_all)
+{
+    for (int r = 0; r < np; r++)
+        for (int k = 0; k < cnt[r]; k += 2) {
+            int64_t *o = all + 3 * *n_all;
+            o[0] = flat[dsp[r] + k];
+            o[1] = flat[dsp[r] + k + 1];
+            o[2] = r;
+            if (o[1] > 0)
+                (*n_all)++;
+        }
+}
+
 static tlm_status h5_fail(tlm_error *err, const char *what, const char *obj)
 {
     h5_cause c = {"", 0};
@@ -621,15 +638,8 @@ static tlm_status allgather_segments(const int64_t *seg, size_t n_seg,
     if (st == TLM_OK)
         MPI_Allgatherv(seg, mine, MPI_INT64_T, flat, cnt, dsp, MPI_INT64_T,
                        comm);
-    for (int r = 0; st == TLM_OK && r < np; r++)
-        for (int k = 0; k < cnt[r]; k += 2) {
-            int64_t *o = *all + 3 * *n_all;
-            o[0] = flat[dsp[r] + k];
-            o[1] = flat[dsp[r] + k + 1];
-            o[2] = r;
-            if (o[1] > 0)
-                (*n_all)++;
-        }
+    if (st == TLM_OK)
+        seg_triples(flat, cnt, dsp, np, *all, n_all);
     if (st == TLM_OK)
         qsort(*all, *n_all, 3 * sizeof **all, cmp_seg);
     free(cnt);
@@ -900,15 +910,8 @@ static tlm_status gather_segments(const int64_t *seg, size_t n_seg, int me,
     if (st == TLM_OK)
         MPI_Gatherv(seg, mine, MPI_INT64_T, flat, cnt, dsp, MPI_INT64_T, 0,
                     comm);
-    for (int r = 0; st == TLM_OK && me == 0 && r < np; r++)
-        for (int k = 0; k < cnt[r]; k += 2) {
-            int64_t *o = *all + 3 * *n_all;
-            o[0] = flat[dsp[r] + k];
-            o[1] = flat[dsp[r] + k + 1];
-            o[2] = r;
-            if (o[1] > 0)
-                (*n_all)++;
-        }
+    if (st == TLM_OK && me == 0)
+        seg_triples(flat, cnt, dsp, np, *all, n_all);
     if (st == TLM_OK && me == 0)
         qsort(*all, *n_all, 3 * sizeof **all, cmp_seg);
     free(cnt);
