@@ -171,7 +171,7 @@ static inline int tlm_don_path(const tlm_dside *s, int32_t u)
         return 0;
     if (tlm_dgpu_op(s, u))
         return 1;
-    return s->t->nd[u].gpu_hi > s->t->nd[u].gpu_lo;
+    return tlm_nd_has_gpu(s->t, u);
 }
 /* TraceLens's gpu_events of a node (none on a GPU op itself). */
 static inline const int32_t *tlm_dgpu_events(const tlm_dside *s, int32_t u,

@@ -41,6 +41,66 @@ static int cmp_k_ts(const void *vc, size_t a, size_t b)
     return 0;
 }
 
+/* A launcher's UID and kernel count while the launchers are reordered. */
+typedef struct lk_perm {
+    int32_t uid;
+    uint32_t nk;
+} lk_perm;
+
+/* The UID -> index map of the nlk launchers lk among n UIDs; NULL when
+ * out of memory. */
+static tlm_lkmap *lkmap_new(const tlm_launcher *lk, size_t nlk, size_t n)
+{
+    size_t words = (n + 63) / 64;
+    tlm_lkmap *m = calloc(1, sizeof *m + words * sizeof *m->bits +
+                                 words * sizeof *m->rank +
+                                 (nlk ? nlk : 1) * sizeof *m->idx);
+    if (!m)
+        return NULL;
+    m->words = words;
+    m->rank = (uint32_t *)(m->bits + words);
+    m->idx = (int32_t *)(m->rank + words);
+    for (size_t j = 0; j < nlk; j++)
+        m->bits[(size_t)lk[j].uid >> 6] |= (uint64_t)1
+                                           << ((unsigned)lk[j].uid & 63u);
+    uint32_t r = 0;
+    for (size_t w = 0; w < words; w++) {
+        m->rank[w] = r;
+        r += (uint32_t)__builtin_popcountll(m->bits[w]);
+    }
+    for (size_t j = 0; j < nlk; j++) {
+        size_t u = (size_t)lk[j].uid, w = u >> 6;
+        uint64_t bit = (uint64_t)1 << (u & 63u);
+        m->idx[m->rank[w] + (uint32_t)__builtin_popcountll(m->bits[w] &
+                                                           (bit - 1))] =
+            (int32_t)j;
+    }
+    return m;
+}
+
+/* Each launcher's busy times (direct kernels, whole subtree) and
+ * category. */
+static tlm_status launcher_times(tlm_rctx *ctx)
+{
+    tlm_status st = TLM_OK;
+    for (size_t j = 0; j < ctx->nlk && st == TLM_OK; j++) {
+        tlm_launcher *L = &ctx->lk[j];
+        if (j + TLM_PREFETCH_AHEAD < ctx->nlk) {
+            int32_t x = ctx->lk[j + TLM_PREFETCH_AHEAD].uid;
+            TLM_PREFETCH(&ctx->ev[x]);
+            TLM_PREFETCH(&ctx->tree->nd[x]);
+        }
+        size_t ng;
+        const int32_t *g = tlm_nd_gpu(ctx->tree, L->uid, &ng);
+        st = tlm_rctx_busy_us(ctx, ctx->lk_kernels + L->k0, L->nk,
+                              &L->direct_us);
+        if (st == TLM_OK)
+            st = tlm_rctx_busy_us(ctx, g, ng, &L->subtree_us);
+        L->category = tlm_rctx_op_category(ctx, L->uid);
+    }
+    return st;
+}
+
 tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
 {
     const tlm_event *ev = ctx->ev;
@@ -50,22 +110,22 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
     /* lk_of is indexed by UID: launchers are host events, kernels GPU
      * events, so while attributing, lk_of[kernel] holds the kernel's
      * launcher (reset to -1 below) and no second n-sized array is needed */
-    int32_t *kl;
+    int32_t *kl, *lk_of;
     size_t *order = NULL, *idx = NULL;
     int32_t *pool2 = NULL;
-    tlm_launcher *lk2 = NULL;
+    lk_perm *lk2 = NULL;
     size_t ngpu = ctx->ngpu;
-    ctx->lk_of = tlm_malloc_warm((n ? n : 1) * sizeof *ctx->lk_of);
+    lk_of = tlm_malloc_warm((n ? n : 1) * sizeof *lk_of);
     /* at most one launcher per GPU event: the array is that large, its
      * pages populated as launchers are found (nlk is usually far less) */
     ctx->lk = malloc((ngpu ? ngpu : 1) * sizeof *ctx->lk);
     tlm_warm wlk = {NULL, 0};
-    kl = ctx->lk_of;
-    if (!ctx->lk_of || !ctx->lk) {
+    kl = lk_of;
+    if (!lk_of || !ctx->lk) {
         st = TLM_ENOMEM;
         goto done;
     }
-    memset(ctx->lk_of, 0xff, (n ? n : 1) * sizeof *ctx->lk_of); /* -1 */
+    memset(lk_of, 0xff, (n ? n : 1) * sizeof *lk_of); /* -1 */
     size_t nk = 0;
     uint32_t exec_id = tlm_trace_str_find(ctx->trace, "execute", 7);
     for (size_t j = 0; j < ctx->ngpu; j++) {
@@ -95,15 +155,15 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
         }
         if (L < 0)
             L = r;
-        if (ctx->lk_of[L] < 0) {
+        if (lk_of[L] < 0) {
             tlm_warm_ahead(&wlk, ctx->lk, (ctx->nlk + 1) * sizeof *ctx->lk,
                            ngpu * sizeof *ctx->lk);
-            ctx->lk_of[L] = (int32_t)ctx->nlk;
+            lk_of[L] = (int32_t)ctx->nlk;
             memset(&ctx->lk[ctx->nlk], 0, sizeof *ctx->lk);
             ctx->lk[ctx->nlk].uid = L;
             ctx->nlk++;
         }
-        kl[i] = ctx->lk_of[L];
+        kl[i] = lk_of[L];
         ctx->lk[kl[i]].nk++;
         nk++;
     }
@@ -155,8 +215,8 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
     off = 0;
     for (size_t j = 0; j < ctx->nlk; j++) {
         const tlm_launcher *L = &ctx->lk[order[j]];
-        lk2[j] = *L;
-        lk2[j].k0 = off;
+        lk2[j].uid = L->uid;
+        lk2[j].nk = L->nk;
         /* kernels by ts, stable */
         for (uint32_t q = 0; q < L->nk; q++)
             idx[q] = L->k0 + q;
@@ -166,26 +226,24 @@ tlm_status tlm_rctx_launchers(tlm_rctx *ctx)
         for (uint32_t q = 0; q < L->nk; q++)
             pool2[off + q] = ctx->lk_kernels[idx[q]];
         off += L->nk;
-        ctx->lk_of[L->uid] = (int32_t)j;
     }
-    memcpy(ctx->lk, lk2, ctx->nlk * sizeof *lk2);
+    off = 0;
+    for (size_t j = 0; j < ctx->nlk; j++) { /* the rest is filled below */
+        ctx->lk[j] = (tlm_launcher){lk2[j].uid, off, lk2[j].nk, 0.0, 0.0,
+                                    NULL};
+        off += lk2[j].nk;
+    }
     memcpy(ctx->lk_kernels, pool2, nk * sizeof *pool2);
-    for (size_t j = 0; j < ctx->nlk && st == TLM_OK; j++) {
-        tlm_launcher *L = &ctx->lk[j];
-        if (j + TLM_PREFETCH_AHEAD < ctx->nlk) {
-            int32_t x = ctx->lk[j + TLM_PREFETCH_AHEAD].uid;
-            TLM_PREFETCH(&ev[x]);
-            TLM_PREFETCH(&tree->nd[x]);
-        }
-        size_t ng;
-        const int32_t *g = tlm_nd_gpu(tree, L->uid, &ng);
-        st = tlm_rctx_busy_us(ctx, ctx->lk_kernels + L->k0, L->nk,
-                              &L->direct_us);
-        if (st == TLM_OK)
-            st = tlm_rctx_busy_us(ctx, g, ng, &L->subtree_us);
-        L->category = tlm_rctx_op_category(ctx, L->uid);
+    free(lk_of);
+    lk_of = NULL;
+    ctx->lk_of = lkmap_new(ctx->lk, ctx->nlk, n);
+    if (!ctx->lk_of) {
+        st = TLM_ENOMEM;
+        goto done;
     }
+    st = launcher_times(ctx);
 done:
+    free(lk_of);
     free(order);
     free(idx);
     free(pool2);

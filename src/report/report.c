@@ -140,8 +140,9 @@ const char *tlm_rctx_op_category(const tlm_rctx *ctx, int32_t u)
 {
     const char *first = NULL;
     int64_t fid = 0;
-    if (ctx->lk_of && ctx->lk_of[u] >= 0) {
-        const tlm_launcher *L = &ctx->lk[ctx->lk_of[u]];
+    int32_t li = tlm_lkmap_get(ctx->lk_of, u);
+    if (li >= 0) {
+        const tlm_launcher *L = &ctx->lk[li];
         if (L->nk) {
             first = tlm_rctx_name(ctx, ctx->lk_kernels[L->k0]);
             fid = (int64_t)ctx->ev[ctx->lk_kernels[L->k0]].name + 1;

@@ -20,14 +20,15 @@
 
 #define MAX_PCOLS 64
 
+/* One op's row of a sheet: 32 bytes (they are held, for every sheet,
+ * beside unified_perf_summary's rows). */
 typedef struct prow {
     int32_t uid;
     int32_t grp;
     int32_t next;  /* next row of the same group */
-    uint8_t bwd;
-    size_t k0, nk; /* kernel slice in the pool */
-    double T;
     int32_t perf_idx; /* model result in ctx->perf_res */
+    uint32_t k0, nk; /* kernel slice in the pool */
+    double T;
 } prow;
 
 typedef struct pvec {
@@ -148,11 +149,12 @@ static tlm_status compute_row(tlm_rctx *ctx, int32_t u, int bwd,
     if (tlm_grow((void **)&s->rows, &s->cap, s->nrows + 1, sizeof *s->rows,
                  256))
         return TLM_ENOMEM;
+    if (s->pool.n > UINT32_MAX) /* the slice does not fit the row */
+        return TLM_ENOMEM;
     prow *r = &s->rows[s->nrows++];
     r->uid = u;
-    r->bwd = (uint8_t)bwd;
-    r->k0 = k0;
-    r->nk = nk;
+    r->k0 = (uint32_t)k0;
+    r->nk = (uint32_t)nk;
     r->T = T;
     r->grp = -1;
     r->next = -1;
@@ -283,7 +285,9 @@ typedef struct sheet_build {
     tlm_i3map map;        /* key hash -> group */
     int32_t *head, *tail; /* first and last row of each group */
     size_t ngroups;
-    double *vals;      /* statistics scratch, then 4 metrics per row */
+    size_t gmax;       /* rows of the largest group */
+    double *vals;      /* statistics scratch, then 4 metrics per row of a
+                          group: 5 (gmax + 1) */
     size_t *off, *len; /* kernel slices of a group's rows */
     size_t kc;         /* the first overlap column (ctx->kl) */
 } sheet_build;
@@ -479,7 +483,7 @@ static int fill_sheet_group(sheet_build *b, size_t g)
     set_group_params(b, R, r0);
     /* per-row metrics, computed once: vals[nrows + 1 ..] */
     tlm_grp_metrics gm;
-    tlm_grp_metrics_init(&gm, b->vals + s->nrows + 1);
+    tlm_grp_metrics_init(&gm, b->vals + b->gmax + 1);
     for (int32_t j = b->head[g]; j >= 0; j = s->rows[j].next) {
         const prow *r = &s->rows[j];
         tlm_perf_metrics m;
@@ -533,11 +537,19 @@ static tlm_status emit_sheet(tlm_rctx *ctx, tlm_perf_sheet sh,
     size_t n1 = s->nrows + 1;
     b.head = malloc(n1 * sizeof *b.head);
     b.tail = malloc(n1 * sizeof *b.tail);
-    b.vals = malloc(n1 * 5 * sizeof *b.vals);
-    b.off = malloc(n1 * sizeof *b.off);
-    b.len = malloc(n1 * sizeof *b.len);
-    if (!b.head || !b.tail || !b.vals || !b.off || !b.len ||
-        group_sheet_rows(&b) != TLM_OK)
+    if (!b.head || !b.tail || group_sheet_rows(&b) != TLM_OK)
+        goto done;
+    /* the per-group scratch as large as the largest group, not the sheet */
+    for (size_t g = 0; g < b.ngroups; g++) {
+        size_t k = 0;
+        for (int32_t j = b.head[g]; j >= 0; j = s->rows[j].next)
+            k++;
+        b.gmax = k > b.gmax ? k : b.gmax;
+    }
+    b.vals = malloc((b.gmax + 1) * 5 * sizeof *b.vals);
+    b.off = malloc((b.gmax + 1) * sizeof *b.off);
+    b.len = malloc((b.gmax + 1) * sizeof *b.len);
+    if (!b.vals || !b.off || !b.len)
         goto done;
     if (ctx->rc &&
         tlm_tab_append_col(b.t, "is_recompute", TLM_COL_BOOL) != TLM_OK)
@@ -613,6 +625,11 @@ tlm_status tlm_rctx_perf_sheets(tlm_rctx *ctx)
             st = emit_sheet(ctx, (tlm_perf_sheet)sh, &ss[sh]);
             ctx->kl = 0;
         }
+        /* done with this sheet's rows before the next one's tables */
+        free(ss[sh].rows);
+        free(ss[sh].pool.v);
+        free(ss[sh].seen);
+        memset(&ss[sh], 0, sizeof ss[sh]);
     }
 done:
     if (ss)

@@ -217,9 +217,9 @@ static urow *new_row(uctx *u, int32_t x, int kind)
     r->perf_idx = -1;
     /* copied now, while the node and event are in cache: the summary
      * visits rows group by group, in no memory order */
-    const tlm_tnode *d = tlm_nd(u->ctx->tree, x);
-    r->k_lo = d->gpu_lo;
-    r->k_n = d->gpu_hi - d->gpu_lo;
+    tlm_grange g = tlm_nd_grange(u->ctx->tree, x);
+    r->k_lo = g.lo;
+    r->k_n = g.hi - g.lo;
     r->dur_us = tlm_ns_to_us(tlm_ev_dur(&(u->ctx->ev[x])));
     return r;
 }
@@ -513,9 +513,11 @@ static const char *synth_first_kernel(const uctx *u, const urow *r)
 {
     const tlm_rctx *ctx = u->ctx;
     int32_t k = r->kernel;
-    if ((ctx->opts.compat & TLM_COMPAT_SYNTH_CATEGORY) && ctx->lk_of &&
-        ctx->lk_of[r->uid] >= 0) {
-        const tlm_launcher *L = &ctx->lk[ctx->lk_of[r->uid]];
+    int32_t li = (ctx->opts.compat & TLM_COMPAT_SYNTH_CATEGORY)
+                     ? tlm_lkmap_get(ctx->lk_of, r->uid)
+                     : -1;
+    if (li >= 0) {
+        const tlm_launcher *L = &ctx->lk[li];
         if (L->nk)
             k = ctx->lk_kernels[L->k0];
     }

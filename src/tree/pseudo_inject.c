@@ -71,8 +71,7 @@ static tlm_event pseudo_event(const tlm_tree *t, int32_t par, int32_t span,
 }
 
 /* Node u (new) between P and L: L out of P's children, u last. */
-static void relink_kernel(tlm_tree *t, int32_t u, int32_t P, int32_t L,
-                          int32_t k)
+static void relink_kernel(tlm_tree *t, int32_t u, int32_t P, int32_t L)
 {
     tlm_tnode *nd = t->nd;
     int32_t *link = &nd[P].first_child;
@@ -83,7 +82,7 @@ static void relink_kernel(tlm_tree *t, int32_t u, int32_t P, int32_t L,
     while (*link >= 0)
         link = &nd[*link].next_sibling;
     *link = u;
-    nd[u] = (tlm_tnode){P, L, -1, nd[k].gpu_lo, nd[k].gpu_hi,
+    nd[u] = (tlm_tnode){P, L, -1,
                         (uint8_t)(TLM_NODE_TREE | TLM_NODE_HOST),
                         (uint8_t)TLM_CAT_CPU_OP, 0};
     nd[L].parent = u;
@@ -98,8 +97,7 @@ static void relink_above(tlm_tree *t, int32_t u, int32_t P, int32_t X)
     while (*link >= 0 && *link != X)
         link = &nd[*link].next_sibling;
     *link = u; /* X is P's child: found */
-    nd[u] = (tlm_tnode){P, X, nd[X].next_sibling, nd[X].gpu_lo,
-                        nd[X].gpu_hi,
+    nd[u] = (tlm_tnode){P, X, nd[X].next_sibling,
                         (uint8_t)(TLM_NODE_TREE | TLM_NODE_HOST),
                         (uint8_t)TLM_CAT_CPU_OP, 0};
     nd[X].parent = u;
@@ -110,8 +108,7 @@ static void relink_above(tlm_tree *t, int32_t u, int32_t P, int32_t X)
 static void relink_wrap(tlm_tree *t, int32_t u, int32_t X)
 {
     tlm_tnode *nd = t->nd;
-    nd[u] = (tlm_tnode){X, nd[X].first_child, -1, nd[X].gpu_lo,
-                        nd[X].gpu_hi,
+    nd[u] = (tlm_tnode){X, nd[X].first_child, -1,
                         (uint8_t)(TLM_NODE_TREE | TLM_NODE_HOST),
                         (uint8_t)TLM_CAT_CPU_OP, 0};
     for (int32_t c = nd[X].first_child; c >= 0; c = nd[c].next_sibling)
@@ -121,7 +118,7 @@ static void relink_wrap(tlm_tree *t, int32_t u, int32_t X)
 
 static tlm_status one(tlm_tree *t, tlm_trace *tr, const tlm_pseudo_spec *s,
                       const uint32_t *names, uint32_t cat, size_t n0,
-                      int *skip, tlm_error *err)
+                      tlm_grange *rg, int *skip, tlm_error *err)
 {
     int kind = tlm_pseudo_kind(s->rule);
     int above = kind == TLM_PSEUDO_ABOVE, wrap = kind == TLM_PSEUDO_WRAP;
@@ -146,12 +143,14 @@ static tlm_status one(tlm_tree *t, tlm_trace *tr, const tlm_pseudo_spec *s,
     if (st != TLM_OK)
         return st;
     t->ev = tlm_trace_events(tr, NULL);
+    /* Q owns the GPU slice of the kernel (above a kernel) or of X */
+    rg[t->n] = rg[above || wrap ? L : s->target];
     if (wrap)
         relink_wrap(t, (int32_t)t->n, L);
     else if (above)
         relink_above(t, (int32_t)t->n, P, L);
     else
-        relink_kernel(t, (int32_t)t->n, P, L, s->target);
+        relink_kernel(t, (int32_t)t->n, P, L);
     t->n++;
     return TLM_OK;
 }
@@ -192,16 +191,26 @@ tlm_status tlm_pseudo_inject(tlm_tree *t, tlm_trace *trace,
                              "pseudo ops: out of memory");
     }
     t->nd = nd;
+    /* the GPU slices as one array while nodes are relinked */
+    tlm_grange *rg = tlm_tree_granges_open(t, n0 + n);
+    if (!rg)
+        return tlm_error_set(err, TLM_ENOMEM, tlm_trace_path(trace), -1,
+                             "pseudo ops: out of memory");
     int wrapped = 0;
-    for (size_t i = 0; i < n; i++) {
+    tlm_status st = TLM_OK;
+    for (size_t i = 0; i < n && st == TLM_OK; i++) {
         int skip;
-        tlm_status st = one(t, trace, &sp[i], names, cat, n0, &skip, err);
-        if (st != TLM_OK)
-            return st;
-        *skipped += (size_t)skip;
-        *added += (size_t)!skip;
-        wrapped |= !skip && tlm_pseudo_kind(sp[i].rule) == TLM_PSEUDO_WRAP;
+        st = one(t, trace, &sp[i], names, cat, n0, rg, &skip, err);
+        *skipped += (size_t)(st == TLM_OK && skip);
+        *added += (size_t)(st == TLM_OK && !skip);
+        wrapped |= st == TLM_OK && !skip &&
+                   tlm_pseudo_kind(sp[i].rule) == TLM_PSEUDO_WRAP;
     }
+    if (tlm_tree_granges_close(t, rg) != TLM_OK && st == TLM_OK)
+        return tlm_error_set(err, TLM_ENOMEM, tlm_trace_path(trace), -1,
+                             "pseudo ops: out of memory");
+    if (st != TLM_OK)
+        return st;
     if (wrapped && tlm_pseudo_roots(t, n0) != TLM_OK)
         return tlm_error_set(err, TLM_ENOMEM, tlm_trace_path(trace), -1,
                              "pseudo ops: out of memory");

@@ -175,7 +175,7 @@ static int one_family(tlm_pplan *p, const family *f, int32_t *best, hit *h,
     for (size_t i = 0; i < m; i++) {
         int32_t x = h[i].uid;
         const tlm_tnode *d = &t->nd[x];
-        if (best[x] < 0 || d->gpu_hi == d->gpu_lo || d->first_child < 0)
+        if (best[x] < 0 || !tlm_nd_has_gpu(t, x) || d->first_child < 0)
             continue;
         if (tlm_pplan_add(p, x, best[x], f->rule) != 0)
             return -1;

@@ -100,7 +100,7 @@ static int plan_frames(tlm_pplan *p, const tlm_pframe *h, size_t m,
     for (size_t i = 0; i < m; i++) {
         int32_t x = o[i].uid, d = donor_above(t, x, id);
         const tlm_tnode *nd = &t->nd[x];
-        if (d < 0 || nd->gpu_hi == nd->gpu_lo || nd->first_child < 0)
+        if (d < 0 || !tlm_nd_has_gpu(t, x) || nd->first_child < 0)
             continue;
         if (tlm_pplan_add(p, x, d, mode(t, d)) != 0)
             return -1;

@@ -108,6 +108,10 @@ void tlm_tree_free(tlm_tree *t)
     uidmap_free(t->fwd);
     uidmap_free(t->bwd);
     free(t->gpu_order);
+    free(t->gbits);
+    free(t->gown);
+    free(t->grank);
+    free(t->grng);
     free(t->gpu_se);
     free(t->roots);
     free(t->scratch);
@@ -305,7 +309,6 @@ static tlm_status classify_one(tlm_tree *t, const tlm_trace *tr,
     size_t nnames = s->ncap;
     tlm_tnode *d = &t->nd[i];
     d->parent = d->first_child = d->next_sibling = -1;
-    d->gpu_lo = d->gpu_hi = 0;
     d->flags = 0;
     d->cat = (uint8_t)(e->cat < 255 ? e->cat : 255);
     d->pad_ = 0;
@@ -948,31 +951,47 @@ done:
 
 /* MARK: - GPU ranges ----------------------------------------------------- */
 
-static tlm_status number_gpu(tlm_tree *t)
+/* Marks GPU node u and its ancestors in gbits as having a GPU slice (up
+ * to the first one already marked). */
+static void gpu_mark_up(tlm_tree *t, int32_t u)
+{
+    for (; u >= 0; u = t->nd[u].parent) {
+        uint64_t *w = &t->gbits[(size_t)u >> 6];
+        uint64_t bit = (uint64_t)1 << ((unsigned)u & 63u);
+        if (*w & bit)
+            return;
+        *w |= bit;
+    }
+}
+
+/* Walks every tree with children in pre-order: with pass 0 numbers the GPU
+ * nodes into gpu_order and marks them and their ancestors in gbits; with
+ * pass 1 writes the stored slices.  Returns the count. */
+static size_t gpu_walk(tlm_tree *t, int pass)
 {
     size_t cnt = 0;
-    t->gpu_order = tlm_malloc_warm(
-        (t->stats.n_gpu_linked ? t->stats.n_gpu_linked : 1) *
-        sizeof *t->gpu_order);
-    if (!t->gpu_order)
-        return TLM_ENOMEM;
-    for (size_t i = 0; i < t->n; i++)
-        t->nd[i].gpu_lo = t->nd[i].gpu_hi = 0;
     for (size_t i = 0; i < t->n; i++) {
         int32_t root = (int32_t)i;
         if (t->nd[root].parent >= 0 || t->nd[root].first_child < 0)
             continue;
         int32_t u = root;
         for (;;) {
-            t->nd[u].gpu_lo = (int32_t)cnt;
-            if (t->nd[u].flags & TLM_NODE_GPU)
-                t->gpu_order[cnt++] = u;
+            if (pass && tlm_nd_has_gpu(t, u) && tlm_nd_own(t, u))
+                t->grng[tlm_nd_slot(t, u)].lo = (int32_t)cnt;
+            if (t->nd[u].flags & TLM_NODE_GPU) {
+                if (!pass) {
+                    t->gpu_order[cnt] = u;
+                    gpu_mark_up(t, u);
+                }
+                cnt++;
+            }
             if (t->nd[u].first_child >= 0) {
                 u = t->nd[u].first_child;
                 continue;
             }
             for (;;) {
-                t->nd[u].gpu_hi = (int32_t)cnt;
+                if (pass && tlm_nd_has_gpu(t, u) && tlm_nd_own(t, u))
+                    t->grng[tlm_nd_slot(t, u)].hi = (int32_t)cnt;
                 if (u == root)
                     goto next_root;
                 if (t->nd[u].next_sibling >= 0) {
@@ -984,6 +1003,90 @@ static tlm_status number_gpu(tlm_tree *t)
         }
     next_root:;
     }
+    return cnt;
+}
+
+#define BIT(b, u) (((b)[(size_t)(u) >> 6] >> ((unsigned)(u) & 63u)) & 1u)
+#define SETBIT(b, u) ((b)[(size_t)(u) >> 6] |= (uint64_t)1 << ((unsigned)(u) & 63u))
+
+/* The slices' bitmaps and rank directory for t->n nodes, all empty. */
+static tlm_status grange_alloc(tlm_tree *t)
+{
+    free(t->gbits);
+    free(t->gown);
+    free(t->grank);
+    free(t->grng);
+    t->grng = NULL;
+    t->n_grng = 0;
+    t->gwords = (t->n + 63) / 64;
+    size_t w = t->gwords ? t->gwords : 1;
+    t->gbits = calloc(w, sizeof *t->gbits);
+    t->gown = calloc(w, sizeof *t->gown);
+    t->grank = malloc(w * sizeof *t->grank);
+    if (t->gbits && t->gown && t->grank)
+        return TLM_OK;
+    t->gwords = 0;
+    return TLM_ENOMEM;
+}
+
+/* The rank directory of gown and room for the stored slices. */
+static tlm_status grange_rank(tlm_tree *t)
+{
+    size_t r = 0;
+    for (size_t w = 0; w < t->gwords; w++) {
+        t->grank[w] = (uint32_t)r;
+        r += (size_t)__builtin_popcountll(t->gown[w]);
+    }
+    t->n_grng = r;
+    t->grng = malloc((r ? r : 1) * sizeof *t->grng);
+    if (t->grng)
+        return TLM_OK;
+    t->gwords = 0;
+    return TLM_ENOMEM;
+}
+
+/* Which slices are stored: a node's slice is its parent's when the parent
+ * is no GPU event and has no other child with GPU events below it. */
+static tlm_status grange_own(tlm_tree *t)
+{
+    size_t w = t->gwords ? t->gwords : 1;
+    uint64_t *one = calloc(w, sizeof *one), *two = calloc(w, sizeof *two);
+    if (!one || !two) {
+        free(one);
+        free(two);
+        t->gwords = 0;
+        return TLM_ENOMEM;
+    }
+    for (size_t u = 0; u < t->n; u++) {
+        int32_t p = t->nd[u].parent;
+        if (!BIT(t->gbits, u) || p < 0)
+            continue;
+        if (BIT(one, p))
+            SETBIT(two, p);
+        SETBIT(one, p);
+    }
+    for (size_t u = 0; u < t->n; u++) {
+        int32_t p = t->nd[u].parent;
+        if (BIT(t->gbits, u) &&
+            (p < 0 || (t->nd[p].flags & TLM_NODE_GPU) || BIT(two, p)))
+            SETBIT(t->gown, u);
+    }
+    free(one);
+    free(two);
+    return TLM_OK;
+}
+
+static tlm_status number_gpu(tlm_tree *t)
+{
+    t->gpu_order = tlm_malloc_warm(
+        (t->stats.n_gpu_linked ? t->stats.n_gpu_linked : 1) *
+        sizeof *t->gpu_order);
+    if (!t->gpu_order || grange_alloc(t) != TLM_OK)
+        return TLM_ENOMEM;
+    size_t cnt = gpu_walk(t, 0);
+    if (grange_own(t) != TLM_OK || grange_rank(t) != TLM_OK)
+        return TLM_ENOMEM;
+    gpu_walk(t, 1);
     t->n_gpu_order = cnt;
     /* (start, end) in us of gpu_order[], for busy times of subtree slices
      * without touching the events */
@@ -1605,11 +1708,38 @@ int32_t tlm_tree_bwd_event(const tlm_tree *t, int32_t u)
     return t->bwd ? uidmap_get(t->bwd, u) : -1;
 }
 
+tlm_grange *tlm_tree_granges_open(const tlm_tree *t, size_t cap)
+{
+    tlm_grange *r = malloc((cap > t->n ? cap : t->n ? t->n : 1) * sizeof *r);
+    if (r)
+        for (size_t u = 0; u < t->n; u++)
+            r[u] = tlm_nd_grange(t, (int32_t)u);
+    return r;
+}
+
+tlm_status tlm_tree_granges_close(tlm_tree *t, tlm_grange *r)
+{
+    tlm_status st = grange_alloc(t);
+    for (size_t u = 0; st == TLM_OK && u < t->n; u++) {
+        int32_t p = t->nd[u].parent;
+        if (r[u].hi <= r[u].lo)
+            continue;
+        SETBIT(t->gbits, u);
+        if (p < 0 || r[p].lo != r[u].lo || r[p].hi != r[u].hi)
+            SETBIT(t->gown, u);
+    }
+    if (st == TLM_OK)
+        st = grange_rank(t);
+    for (size_t u = 0, k = 0; st == TLM_OK && u < t->n; u++)
+        if (BIT(t->gown, u))
+            t->grng[k++] = r[u];
+    free(r);
+    return st;
+}
+
 const int32_t *tlm_tree_gpu_events(const tlm_tree *t, int32_t u, size_t *n)
 {
-    size_t lo = (size_t)t->nd[u].gpu_lo, hi = (size_t)t->nd[u].gpu_hi;
-    *n = hi - lo;
-    return t->gpu_order + lo;
+    return tlm_nd_gpu(t, u, n);
 }
 
 const int32_t *tlm_tree_cpu_roots(const tlm_tree *t, size_t *n)

@@ -29,7 +29,7 @@ typedef struct printer {
 
 static int has_gpu_path(const tlm_tree *t, int32_t u)
 {
-    return (t->nd[u].flags & TLM_NODE_GPU) || t->nd[u].gpu_hi > t->nd[u].gpu_lo;
+    return (t->nd[u].flags & TLM_NODE_GPU) || tlm_nd_has_gpu(t, u);
 }
 
 static void put_name64(tlm_sbuf *b, const char *nm)
@@ -281,7 +281,7 @@ static void module_rec(printer *p, int32_t m, int last, int depth,
         free(kids);
         return;
     }
-    int32_t base = t->nd[m].gpu_lo;
+    int32_t base = tlm_nd_grange(t, m).lo;
     uint8_t *cover = calloc(ng ? ng : 1, 1);
     if (!cover) {
         p->st = TLM_ENOMEM;
@@ -290,8 +290,8 @@ static void module_rec(printer *p, int32_t m, int last, int depth,
         return;
     }
     for (size_t i = 0; i < nk; i++)
-        for (int32_t j = t->nd[kids[i]].gpu_lo; j < t->nd[kids[i]].gpu_hi; j++)
-            cover[j - base] = 1;
+        for (tlm_grange r = tlm_nd_grange(t, kids[i]); r.lo < r.hi; r.lo++)
+            cover[r.lo - base] = 1;
     for (size_t j = 0; j < ng; j++)
         if (!cover[j])
             rest[nr++] = g[j];

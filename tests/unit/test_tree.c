@@ -265,6 +265,65 @@ static void test_graph_launch(void **state)
     tlm_trace_free(tr);
 }
 
+/* The GPU events of u's subtree in pre-order, appended to out (brute
+ * force, against the slices the tree keeps compactly). */
+static void subtree_gpu(const tlm_tree *t, int32_t u, int32_t *out, size_t *n)
+{
+    if (tlm_tree_flags(t, u) & TLM_NODE_GPU)
+        out[(*n)++] = u;
+    for (int32_t c = tlm_tree_first_child(t, u); c >= 0;
+         c = tlm_tree_next_sibling(t, c))
+        subtree_gpu(t, c, out, n);
+}
+
+/* Slices over several 64-node words: chains of one kernel (stored once,
+ * at the chain's top), ops with two launches, ops without kernels. */
+static void test_gpu_slices_compact(void **state)
+{
+    (void)state;
+    size_t cap = 1 << 16, len = 0;
+    char *js = malloc(cap);
+    assert_non_null(js);
+    len += (size_t)snprintf(js + len, cap - len, "{'traceEvents':[");
+    for (int i = 0, corr = 1; i < 40; i++) {
+        long b = 1000L * i;
+        len += (size_t)snprintf(js + len, cap - len,
+                                "%s" TT_CPU("op", %ld, 500, 1) "," TT_CPU(
+                                    "inner", %ld, 400, 1),
+                                i ? "," : "", b, b + 1);
+        int nl = i % 3 == 0 ? 2 : i % 3 == 1 ? 1 : 0;
+        for (int l = 0; l < nl; l++, corr++)
+            len += (size_t)snprintf(
+                js + len, cap - len,
+                "," TT_RT("cudaLaunchKernel", %ld, 2, %d) "," TT_KER(
+                    "k", %ld, 5, %d, 7),
+                b + 2 + 10 * l, corr, b + 600 + 10 * l, corr);
+    }
+    len += (size_t)snprintf(js + len, cap - len, "]}");
+    assert_true(len < cap);
+    tlm_trace *tr = tt_read_sq(js);
+    free(js);
+    tlm_tree *t = build(tr, 1, 0);
+    size_t n = tlm_tree_size(t), nk = 0;
+    assert_true(n > 128);
+    int32_t *want = malloc(n * sizeof *want);
+    assert_non_null(want);
+    for (int32_t u = 0; u < (int32_t)n; u++) {
+        size_t nw = 0, ng;
+        if (tlm_tree_parent(t, u) >= 0 || tlm_tree_first_child(t, u) >= 0)
+            subtree_gpu(t, u, want, &nw);
+        const int32_t *g = tlm_tree_gpu_events(t, u, &ng);
+        assert_int_equal(ng, nw);
+        for (size_t j = 0; j < nw; j++)
+            assert_int_equal(g[j], want[j]);
+        nk += (tlm_tree_flags(t, u) & TLM_NODE_GPU) != 0;
+    }
+    assert_int_equal(nk, 41); /* 14 x 2 + 13 x 1 */
+    free(want);
+    tlm_tree_free(t);
+    tlm_trace_free(tr);
+}
+
 /* Flows whose target is a host event (even the launch itself), a flow
  * without its start, duplicate claims: warnings, no links, no cycle. */
 static void test_bad_flows(void **state)
@@ -514,6 +573,7 @@ int main(void)
         cmocka_unit_test(test_host_sort_in_place),
         cmocka_unit_test(test_missing_flow),
         cmocka_unit_test(test_graph_launch),
+        cmocka_unit_test(test_gpu_slices_compact),
         cmocka_unit_test(test_bad_flows),
         cmocka_unit_test(test_fwd_bwd),
         cmocka_unit_test(test_link_key_and_empty),
