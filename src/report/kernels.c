@@ -237,6 +237,16 @@ static int ci_has(const char *s, const char *pat)
 }
 
 /* Parent op category / name of a kernel (NULL = pandas null). */
+/* The parent name key of kernel k: the interned id of the op or launch
+ * name, -1 without either (read where it is needed, not kept per
+ * kernel: the kernel tables run beside unified_perf_summary). */
+static int64_t parent_key(const tlm_rctx *ctx, const kinfo *k)
+{
+    return k->parent_op >= 0  ? (int64_t)ctx->ev[k->parent_op].name
+           : k->launcher >= 0 ? (int64_t)ctx->ev[k->launcher].name
+                              : -1;
+}
+
 static void parent_cols(tlm_rctx *ctx, const kinfo *k, const char **cat,
                         const char **name)
 {
@@ -318,8 +328,7 @@ static void kg_add(kgroup *g, double d)
 
 static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
                                  const char *const *pcat,
-                                 const char *const *pname,
-                                 const int64_t *pkey)
+                                 const char *const *pname)
 {
     static const char *const cols[] = {
         TLM_COLNAME_KERNEL_PARENT_CATEGORY, TLM_COLNAME_KERNEL_PARENT_OP,
@@ -358,7 +367,7 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
         tlm_sbuf *b = &ctx->s1;
         tlm_sbuf_reset(b);
         tlm_key_id(b, pcat[i] ? tlm_rctx_cat_index(ctx, pcat[i]) : -1);
-        tlm_key_id(b, no_parent ? -1 : pkey[i]);
+        tlm_key_id(b, no_parent ? -1 : parent_key(ctx, &ki[i]));
         tlm_key_id(b, ki[i].name);
         tlm_key_id(b, ki[i].stream_id);
         int32_t q = kg_of(&map, b, &ng, g, i, d);
@@ -523,8 +532,7 @@ static tlm_status short_summary_bare(tlm_tab **out, size_t nshort)
 }
 
 static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
-                                const char *const *pname,
-                                const int64_t *pkey)
+                                const char *const *pname)
 {
     static const char *const cols[] = {
         "Parent cpu_op", "Input dims", "Input strides", "Concrete Inputs",
@@ -567,7 +575,7 @@ static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
             continue;
         }
         int has_null = pname[i] == NULL;
-        tlm_key_id(b, pkey[i]);
+        tlm_key_id(b, parent_key(ctx, &ki[i]));
         tlm_argv av[3];
         if (ki[i].parent_op >= 0)
             tlm_rctx_args(ctx, &ctx->ev[ki[i].parent_op], sa, 3, av);
@@ -636,9 +644,8 @@ tlm_status tlm_rctx_kernel_tables(tlm_rctx *ctx)
     const char **pcat = tlm_malloc_warm((nk + 1) * sizeof *pcat);
     const char **pname = tlm_malloc_warm((nk + 1) * sizeof *pname);
     double *shortd = malloc((nk + 1) * sizeof *shortd); /* ns used */
-    int64_t *pkey = tlm_malloc_warm((nk + 1) * sizeof *pkey);
     tlm_status st = TLM_ENOMEM;
-    if (!ki || !pcat || !pname || !shortd || !pkey)
+    if (!ki || !pcat || !pname || !shortd)
         goto done;
     size_t k = 0, ns = 0;
     for (size_t j = 0; j < ctx->ngpu; j++) {
@@ -656,10 +663,6 @@ tlm_status tlm_rctx_kernel_tables(tlm_rctx *ctx)
         x->parent_op =
             x->launcher >= 0 ? nearest_cpu_op(ctx, x->launcher) : -1;
         parent_cols(ctx, x, &pcat[k], &pname[k]);
-        /* parent name key: the interned id of the op or launch name */
-        pkey[k] = x->parent_op >= 0  ? (int64_t)ctx->ev[x->parent_op].name
-                  : x->launcher >= 0 ? (int64_t)ctx->ev[x->launcher].name
-                                     : -1;
         double d = x->d;
         if (d < ctx->opts.short_kernel_threshold_us)
             shortd[ns++] = d;
@@ -667,17 +670,18 @@ tlm_status tlm_rctx_kernel_tables(tlm_rctx *ctx)
     }
     st = TLM_OK;
     if (ctx->opts.kernel_summary)
-        st = kernel_summary(ctx, ki, nk, pcat, pname, pkey);
+        st = kernel_summary(ctx, ki, nk, pcat, pname);
+    free(pcat); /* the short-kernel tables need no category */
+    pcat = NULL;
     if (st == TLM_OK && ctx->opts.short_kernel_study)
         st = short_histogram(ctx, shortd, ns);
     if (st == TLM_OK && ctx->opts.short_kernel_study)
-        st = short_summary(ctx, ki, nk, pname, pkey);
+        st = short_summary(ctx, ki, nk, pname);
 done:
     free(ki);
     free(pcat);
     free(pname);
     free(shortd);
-    free(pkey);
     return st;
 }
 
