@@ -411,18 +411,35 @@ tlm_status tlm_rctx_finish_tab(tlm_rctx *ctx, tlm_tab *t, tlm_status st)
 
 /* MARK: - build ---------------------------------------------------------- */
 
+/* Room for one more GPU event in ctx->gpu / gpu_fl (*cap entries). */
+static tlm_status gpu_room(tlm_rctx *ctx, size_t *cap)
+{
+    if (ctx->ngpu < *cap)
+        return TLM_OK;
+    size_t nc = *cap * 2;
+    int32_t *g = realloc(ctx->gpu, nc * sizeof *g);
+    if (g)
+        ctx->gpu = g;
+    uint8_t *f = g ? realloc(ctx->gpu_fl, nc) : NULL;
+    if (!f)
+        return TLM_ENOMEM;
+    ctx->gpu_fl = f;
+    *cap = nc;
+    return TLM_OK;
+}
+
 /* One pass over the events: metadata names, the list of GPU events, and
- * whether the trace has cpu_ops at all. */
+ * whether the trace has cpu_ops at all.  The list is sized by the tree's
+ * count of timed GPU events (no counting pass), grown for untimed ones. */
 static tlm_status build_meta(tlm_rctx *ctx)
 {
     tlm_status st = tlm_i3map_init(&ctx->meta, 64);
     if (st != TLM_OK)
         return st;
-    size_t ng = 0;
-    for (size_t i = 0; i < ctx->n; i++)
-        ng += tlm_ev_gpu(&ctx->ev[i]) != 0;
-    ctx->gpu = malloc((ng ? ng : 1) * sizeof *ctx->gpu);
-    ctx->gpu_fl = malloc(ng ? ng : 1);
+    size_t cap = (size_t)tlm_tree_stats_get(ctx->tree)->n_gpu;
+    cap = cap < 16 ? 16 : cap;
+    ctx->gpu = malloc(cap * sizeof *ctx->gpu);
+    ctx->gpu_fl = malloc(cap);
     if (!ctx->gpu || !ctx->gpu_fl)
         return TLM_ENOMEM;
     uint32_t pn = tlm_trace_str_find(ctx->trace, "process_name", 12);
@@ -441,6 +458,8 @@ static tlm_status build_meta(tlm_rctx *ctx)
         if (e->cat == TLM_CAT_CPU_OP || (pyf && e->cat_str == pyf))
             ctx->gpu_only = 0;
         if (tlm_ev_gpu(e)) {
+            if ((st = gpu_room(ctx, &cap)) != TLM_OK)
+                break;
             /* what the table builders ask of every GPU event, kept in a
              * byte per event: no second read of the event */
             ctx->gpu_fl[ctx->ngpu] =
