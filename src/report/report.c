@@ -412,18 +412,35 @@ tlm_status tlm_rctx_finish_tab(tlm_rctx *ctx, tlm_tab *t, tlm_status st)
 
 /* MARK: - build ---------------------------------------------------------- */
 
+/* Room for one more GPU event in ctx->gpu / gpu_fl (*cap entries). */
+static tlm_status gpu_room(tlm_rctx *ctx, size_t *cap)
+{
+    if (ctx->ngpu < *cap)
+        return TLM_OK;
+    size_t nc = *cap * 2;
+    int32_t *g = realloc(ctx->gpu, nc * sizeof *g);
+    if (g)
+        ctx->gpu = g;
+    uint8_t *f = g ? realloc(ctx->gpu_fl, nc) : NULL;
+    if (!f)
+        return TLM_ENOMEM;
+    ctx->gpu_fl = f;
+    *cap = nc;
+    return TLM_OK;
+}
+
 /* One pass over the events: metadata names, the list of GPU events, and
- * whether the trace has cpu_ops at all. */
+ * whether the trace has cpu_ops at all.  The list is sized by the tree's
+ * count of timed GPU events (no counting pass), grown for untimed ones. */
 static tlm_status build_meta(tlm_rctx *ctx)
 {
     tlm_status st = tlm_i3map_init(&ctx->meta, 64);
     if (st != TLM_OK)
         return st;
-    size_t ng = 0;
-    for (size_t i = 0; i < ctx->n; i++)
-        ng += tlm_ev_gpu(&ctx->ev[i]) != 0;
-    ctx->gpu = malloc((ng ? ng : 1) * sizeof *ctx->gpu);
-    ctx->gpu_fl = malloc(ng ? ng : 1);
+    size_t cap = (size_t)tlm_tree_stats_get(ctx->tree)->n_gpu;
+    cap = cap < 16 ? 16 : cap;
+    ctx->gpu = malloc(cap * sizeof *ctx->gpu);
+    ctx->gpu_fl = malloc(cap);
     if (!ctx->gpu || !ctx->gpu_fl)
         return TLM_ENOMEM;
     uint32_t pn = tlm_trace_str_find(ctx->trace, "process_name", 12);
@@ -442,6 +459,8 @@ static tlm_status build_meta(tlm_rctx *ctx)
         if (e->cat == TLM_CAT_CPU_OP || (pyf && e->cat_str == pyf))
             ctx->gpu_only = 0;
         if (tlm_ev_gpu(e)) {
+            if ((st = gpu_room(ctx, &cap)) != TLM_OK)
+                break;
             /* what the table builders ask of every GPU event, kept in a
              * byte per event: no second read of the event */
             ctx->gpu_fl[ctx->ngpu] =
@@ -541,15 +560,23 @@ static tlm_status ctx_init_own(tlm_rctx *ctx)
 /* unified_perf_summary in a second thread, on its own context: it reads
  * the tree, events and launchers (shared) and writes only what its
  * context owns.  It starts while this thread still finds the launchers
- * and waits for them (launchers_wait) only when it needs them. */
+ * and waits for them (launchers_wait) only when it needs them.  Before
+ * it, the thread builds the GPU timeline (tl_tab, tl, tl_err: it reads
+ * only the tree), which this thread takes once the launchers are found
+ * (timeline_take): the two threads' shares are then about equal. */
 typedef struct uworker {
     tlm_rctx ctx;
     tlm_status st;
     const tlm_rctx *main;   /* whose launchers are shared */
-    pthread_mutex_t mu;     /* with cv: lk_done, lk_st */
+    pthread_mutex_t mu;     /* with cv: lk_done, lk_st, tl_done */
     pthread_cond_t cv;
     int lk_done;
     tlm_status lk_st;
+    int timeline;           /* the thread builds the timeline */
+    int tl_done;
+    tlm_status tl_st;
+    tlm_tab *tl_tab;
+    tlm_error tl_err;
 } uworker;
 
 static tlm_status launchers_wait(tlm_rctx *ctx)
@@ -582,8 +609,44 @@ static void launchers_done(uworker *w, tlm_status st)
 static void *unified_thread(void *arg)
 {
     uworker *w = arg;
+    if (w->timeline) {
+        tlm_status st = tlm_rctx_timeline(&w->ctx, &w->tl_err);
+        pthread_mutex_lock(&w->mu);
+        if (st == TLM_OK && w->ctx.ntabs == 1) { /* the table, taken out */
+            w->tl_tab = w->ctx.tabs[0];
+            w->ctx.ntabs = 0;
+        }
+        w->tl_st = st;
+        w->tl_done = 1;
+        pthread_cond_signal(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+        if (st != TLM_OK) {
+            w->st = st;
+            return NULL;
+        }
+    }
     w->st = tlm_rctx_unified(&w->ctx);
     return NULL;
+}
+
+/* The timeline the thread built: its table first in ctx's list, its
+ * figures in ctx->tl; or its error in err. */
+static tlm_status timeline_take(tlm_rctx *ctx, uworker *w, tlm_error *err)
+{
+    pthread_mutex_lock(&w->mu);
+    while (!w->tl_done)
+        pthread_cond_wait(&w->cv, &w->mu);
+    tlm_status st = w->tl_st;
+    tlm_tab *t = w->tl_tab;
+    w->tl_tab = NULL;
+    if (st == TLM_OK) {
+        ctx->tl = w->ctx.tl;
+        ctx->has_timeline = w->ctx.has_timeline;
+    } else if (err) {
+        *err = w->tl_err;
+    }
+    pthread_mutex_unlock(&w->mu);
+    return st == TLM_OK ? tlm_rctx_add_tab(ctx, t) : st;
 }
 
 /* Moves src's tables into dst's list at position at (src keeps none;
@@ -630,6 +693,9 @@ static tlm_status build_tables(tlm_rctx *ctx, tlm_error *err)
             }
             w.ctx.launchers_wait = launchers_wait;
             w.ctx.launchers_ud = &w;
+            /* --detect_recompute's timeline reads ctx->rc: kept here */
+            w.timeline = !ctx->rc && ctx->ntabs == 0;
+            tlm_error_clear(&w.tl_err);
             /* no thread: everything in this one */
             if (sync && pthread_create(&th, NULL, unified_thread, &w) == 0)
                 threaded = 1;
@@ -644,7 +710,8 @@ static tlm_status build_tables(tlm_rctx *ctx, tlm_error *err)
         if (st != TLM_OK)
             goto join;
     }
-    st = tlm_rctx_timeline(ctx, err);
+    st = threaded && w.timeline ? timeline_take(ctx, &w, err)
+                                : tlm_rctx_timeline(ctx, err);
     if (st == TLM_OK && ctx->has_cpu_ops) {
         st = tlm_rctx_ops_tables(ctx);
         mark = ctx->ntabs;
@@ -666,6 +733,7 @@ join:
             st = insert_tabs(ctx, mark, &w.ctx);
         ctx->n_out_of_range += w.ctx.n_out_of_range; /* unified's count */
         ctx_free_own(&w.ctx);
+        tlm_tab_free(w.tl_tab); /* not taken: an earlier failure */
     }
 unsync:
     if (sync) {

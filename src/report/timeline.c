@@ -94,11 +94,11 @@ static tlm_status timeline_of(tlm_tree *tree, int include_unlinked,
         double s = tlm_ev_ts_us(e), en = tlm_ev_end_us(e);
         uint8_t k = gpu_bucket(tr, e, bucket, nnames);
         tlm_ivld_vec *b = k == 3 ? &mcp : k == 2 ? &comm : &comp;
-        if (tlm_ivld_push(b, s, en) || tlm_ivld_push(&all, s, en))
+        if (tlm_ivld_push(b, s, en))
             goto oom;
         out->n_events++;
     }
-    if (!all.n) {
+    if (!out->n_events) {
         const tlm_tree_stats *ts = tlm_tree_stats_get(tree);
         if (!include_unlinked && ts->n_gpu > 0)
             st = tlm_error_set(err, TLM_ENOTFOUND, tlm_trace_path(tr), -1,
@@ -119,6 +119,15 @@ static tlm_status timeline_of(tlm_tree *tree, int include_unlinked,
     comp.n = tlm_ivld_union(comp.v, comp.n);
     comm.n = tlm_ivld_union(comm.v, comm.n);
     mcp.n = tlm_ivld_union(mcp.v, mcp.n);
+    /* every event's interval: the union of the three unions (the same
+     * merged intervals as the union of the events, from far fewer
+     * entries than one per event: a lower peak while the tables build) */
+    for (int k = 0; k < 3; k++) {
+        const tlm_ivld_vec *b = k == 0 ? &comp : k == 1 ? &comm : &mcp;
+        for (size_t i = 0; i < b->n; i++)
+            if (tlm_ivld_push(&all, b->v[i].s, b->v[i].e))
+                goto oom;
+    }
     all.n = tlm_ivld_union(all.v, all.n);
     out->total_us = all.v[all.n - 1].e - all.v[0].s;
     out->computation_us = tlm_ivld_length(comp.v, comp.n);

@@ -286,6 +286,16 @@ tlm_status tlm_ev_set_pid(tlm_event *ev, int64_t v)
     return TLM_OK;
 }
 
+/* Sets ev's pid and tid (trace_internal.h). */
+tlm_status tlm_ev_set_track(tlm_event *ev, int64_t pid, int64_t tid)
+{
+    int64_t i = trk_index(pid, tid);
+    if (i < 0)
+        return TLM_ENOMEM;
+    ev->track = (uint32_t)i;
+    return TLM_OK;
+}
+
 /* Sets ev's tid (tlm_trace.h). */
 tlm_status tlm_ev_set_tid(tlm_event *ev, int64_t v)
 {

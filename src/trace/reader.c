@@ -1442,6 +1442,9 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
     int any_args = 0;
     int64_t flow_id = 0; /* kept in the blob (tlm_event_flow_id) */
     int64_t idv;         /* a pid / tid / dur before tlm_ev_set_* */
+    /* pid and tid, set at the end: one look-up of the pair */
+    int64_t pidv = 0, tidv = 0;
+    int any_pt = 0;
     if (*p != '{') {
         if (*p == '"' || *p == '[' || *p == '-' || (*p >= '0' && *p <= '9') ||
             *p == 't' || *p == 'f' || *p == 'n')
@@ -1506,8 +1509,8 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
             r->field = "pid";
             if ((rc = parse_id(r, &p, e, &idv, &is_str)) != P_OK)
                 return rc;
-            if (tlm_ev_set_pid(ev, idv) != TLM_OK)
-                return fail_nomem(r);
+            pidv = idv;
+            any_pt = 1;
             /* a repeated key replaces the earlier value, type included */
             ev->flags &= (uint8_t)~TLM_EV_PID_STR;
             ev->flags |= TLM_EV_HAS_PID | (is_str ? TLM_EV_PID_STR : 0);
@@ -1515,8 +1518,8 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
             r->field = "tid";
             if ((rc = parse_id(r, &p, e, &idv, &is_str)) != P_OK)
                 return rc;
-            if (tlm_ev_set_tid(ev, idv) != TLM_OK)
-                return fail_nomem(r);
+            tidv = idv;
+            any_pt = 1;
             ev->has_tid = 1;
             ev->flags &= (uint8_t)~TLM_EV_TID_STR;
             if (is_str)
@@ -1553,6 +1556,8 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
         if (!more)
             break;
     }
+    if (any_pt && tlm_ev_set_track(ev, pidv, tidv) != TLM_OK)
+        return fail_nomem(r);
     if (ev->flags & TLM_EV_HAS_ID) {
         if ((rc = blob_put(r, (tlm_arg)TLM_ARG_FLOW_ID_, TLM_ARGV_INT,
                            zigzag(flow_id))) != P_OK)

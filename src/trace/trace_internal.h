@@ -45,6 +45,9 @@ void tlm_intern_free(tlm_intern *in);
  * gives it back, and the last one frees them (so that a run ends with
  * every block freed). */
 void tlm_event_tables_ref(void);
+/* Sets ev's pid and tid at once: one look-up of the pair (the reader,
+ * at the end of an event).  TLM_ENOMEM when the pair cannot be kept. */
+tlm_status tlm_ev_set_track(tlm_event *ev, int64_t pid, int64_t tid);
 void tlm_event_tables_unref(void);
 /* Returns the id, or UINT32_MAX when out of memory. */
 uint32_t tlm_intern_add(tlm_intern *in, const char *s, size_t len);

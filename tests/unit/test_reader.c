@@ -1506,6 +1506,28 @@ static void test_wide_pid_tid(void **state)
     assert_false(x.tflags & TLM_EVT_DUR_WIDE);
 }
 
+/* pid and tid in any order, repeated (the last wins) or one alone: the
+ * pair is set once at the end of the event (tlm_ev_set_track). */
+static void test_pid_tid_keys(void **state)
+{
+    (void)state;
+    tlm_trace *t = rd_ok("[{\"ph\":\"X\",\"tid\":4,\"pid\":1,\"pid\":7},"
+                         "{\"ph\":\"X\",\"pid\":6},"
+                         "{\"ph\":\"X\",\"tid\":8,\"tid\":\"w\"},"
+                         "{\"pid\":7,\"ph\":\"X\",\"tid\":4},"
+                         "{\"ph\":\"X\",\"pid\":0,\"tid\":0}]");
+    const tlm_event *e = ev_at(t, 0);
+    assert_true(tlm_ev_pid(e) == 7 && tlm_ev_tid(e) == 4);
+    assert_int_equal(ev_at(t, 3)->track, e->track);
+    e = ev_at(t, 1);
+    assert_true(tlm_ev_pid(e) == 6 && tlm_ev_tid(e) == 0);
+    e = ev_at(t, 2);
+    assert_true(tlm_ev_pid(e) == 0 && (e->flags & TLM_EV_TID_STR));
+    assert_string_equal(str_of(t, (uint32_t)tlm_ev_tid(e)), "w");
+    assert_int_equal(ev_at(t, 4)->track, 0);
+    tlm_trace_free(t);
+}
+
 /* tlm_read_opts.drop_args: the keys dropped are skipped like unknown ones
  * (an event left with none has no args), the others kept. */
 static void test_drop_args(void **state)
@@ -2694,6 +2716,7 @@ int main(void)
         cmocka_unit_test(test_args_keys),
         cmocka_unit_test(test_duplicate_keys),
         cmocka_unit_test(test_flow_id_in_args),
+        cmocka_unit_test(test_pid_tid_keys),
         cmocka_unit_test(test_drop_args),
         cmocka_unit_test(test_wide_pid_tid),
         cmocka_unit_test(test_toplevel_order),
