@@ -560,23 +560,15 @@ static tlm_status ctx_init_own(tlm_rctx *ctx)
 /* unified_perf_summary in a second thread, on its own context: it reads
  * the tree, events and launchers (shared) and writes only what its
  * context owns.  It starts while this thread still finds the launchers
- * and waits for them (launchers_wait) only when it needs them.  Before
- * it, the thread builds the GPU timeline (tl_tab, tl, tl_err: it reads
- * only the tree), which this thread takes once the launchers are found
- * (timeline_take): the two threads' shares are then about equal. */
+ * and waits for them (launchers_wait) only when it needs them. */
 typedef struct uworker {
     tlm_rctx ctx;
     tlm_status st;
     const tlm_rctx *main;   /* whose launchers are shared */
-    pthread_mutex_t mu;     /* with cv: lk_done, lk_st, tl_done */
+    pthread_mutex_t mu;     /* with cv: lk_done, lk_st */
     pthread_cond_t cv;
     int lk_done;
     tlm_status lk_st;
-    int timeline;           /* the thread builds the timeline */
-    int tl_done;
-    tlm_status tl_st;
-    tlm_tab *tl_tab;
-    tlm_error tl_err;
 } uworker;
 
 static tlm_status launchers_wait(tlm_rctx *ctx)
@@ -609,44 +601,8 @@ static void launchers_done(uworker *w, tlm_status st)
 static void *unified_thread(void *arg)
 {
     uworker *w = arg;
-    if (w->timeline) {
-        tlm_status st = tlm_rctx_timeline(&w->ctx, &w->tl_err);
-        pthread_mutex_lock(&w->mu);
-        if (st == TLM_OK && w->ctx.ntabs == 1) { /* the table, taken out */
-            w->tl_tab = w->ctx.tabs[0];
-            w->ctx.ntabs = 0;
-        }
-        w->tl_st = st;
-        w->tl_done = 1;
-        pthread_cond_signal(&w->cv);
-        pthread_mutex_unlock(&w->mu);
-        if (st != TLM_OK) {
-            w->st = st;
-            return NULL;
-        }
-    }
     w->st = tlm_rctx_unified(&w->ctx);
     return NULL;
-}
-
-/* The timeline the thread built: its table first in ctx's list, its
- * figures in ctx->tl; or its error in err. */
-static tlm_status timeline_take(tlm_rctx *ctx, uworker *w, tlm_error *err)
-{
-    pthread_mutex_lock(&w->mu);
-    while (!w->tl_done)
-        pthread_cond_wait(&w->cv, &w->mu);
-    tlm_status st = w->tl_st;
-    tlm_tab *t = w->tl_tab;
-    w->tl_tab = NULL;
-    if (st == TLM_OK) {
-        ctx->tl = w->ctx.tl;
-        ctx->has_timeline = w->ctx.has_timeline;
-    } else if (err) {
-        *err = w->tl_err;
-    }
-    pthread_mutex_unlock(&w->mu);
-    return st == TLM_OK ? tlm_rctx_add_tab(ctx, t) : st;
 }
 
 /* Moves src's tables into dst's list at position at (src keeps none;
@@ -693,9 +649,6 @@ static tlm_status build_tables(tlm_rctx *ctx, tlm_error *err)
             }
             w.ctx.launchers_wait = launchers_wait;
             w.ctx.launchers_ud = &w;
-            /* --detect_recompute's timeline reads ctx->rc: kept here */
-            w.timeline = !ctx->rc && ctx->ntabs == 0;
-            tlm_error_clear(&w.tl_err);
             /* no thread: everything in this one */
             if (sync && pthread_create(&th, NULL, unified_thread, &w) == 0)
                 threaded = 1;
@@ -710,8 +663,7 @@ static tlm_status build_tables(tlm_rctx *ctx, tlm_error *err)
         if (st != TLM_OK)
             goto join;
     }
-    st = threaded && w.timeline ? timeline_take(ctx, &w, err)
-                                : tlm_rctx_timeline(ctx, err);
+    st = tlm_rctx_timeline(ctx, err);
     if (st == TLM_OK && ctx->has_cpu_ops) {
         st = tlm_rctx_ops_tables(ctx);
         mark = ctx->ntabs;
@@ -733,7 +685,6 @@ join:
             st = insert_tabs(ctx, mark, &w.ctx);
         ctx->n_out_of_range += w.ctx.n_out_of_range; /* unified's count */
         ctx_free_own(&w.ctx);
-        tlm_tab_free(w.tl_tab); /* not taken: an earlier failure */
     }
 unsync:
     if (sync) {
