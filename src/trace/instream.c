@@ -587,6 +587,7 @@ struct tlm_zthread {
     unsigned filled;   /* blocks ready for the consumer */
     int stop;          /* consumer gone: the thread ends */
     int done;          /* consumer has seen the last block */
+    int held;          /* the head block is lent (tlm_instream_view) */
 };
 
 static void *zthread_main(void *arg)
@@ -669,11 +670,71 @@ fail:
     s->a->free_fn(s->a->ctx, z);
 }
 
+/* Gives the head block back to the inflating thread. */
+static void zthread_next(struct tlm_zthread *z)
+{
+    pthread_mutex_lock(&z->mu);
+    z->filled--;
+    z->head = (z->head + 1) % ZT_BLOCKS;
+    pthread_cond_broadcast(&z->cv);
+    pthread_mutex_unlock(&z->mu);
+}
+
+/* Lends the rest of the head block (the block given back at the next
+ * call); the last block is kept until the thread stops. */
+static tlm_status zthread_view(tlm_instream *s, unsigned char **p,
+                               size_t *n, tlm_error *err)
+{
+    struct tlm_zthread *z = s->zt;
+    *n = 0;
+    if (z->held) {
+        z->held = 0;
+        zthread_next(z);
+    }
+    if (z->done)
+        return TLM_OK;
+    pthread_mutex_lock(&z->mu);
+    while (z->filled == 0)
+        pthread_cond_wait(&z->cv, &z->mu);
+    pthread_mutex_unlock(&z->mu);
+    zblock *b = &z->blk[z->head];
+    *p = b->data + b->pos;
+    *n = b->len - b->pos;
+    b->pos = b->len;
+    if (!b->last) {
+        z->held = 1;
+        return TLM_OK;
+    }
+    z->done = 1;
+    if (b->st != TLM_OK && err)
+        *err = b->err;
+    return b->st;
+}
+
+size_t tlm_instream_view_size(const tlm_instream *s)
+{
+    return s->zt ? s->zt->size : 0;
+}
+
+tlm_status tlm_instream_view(tlm_instream *s, unsigned char **p, size_t *n,
+                             tlm_error *err)
+{
+    *n = 0;
+    if (!s->zt)
+        return tlm_error_set(err, TLM_EINVAL, s->name, -1,
+                             "no blocks to lend (internal error)");
+    return zthread_view(s, p, n, err);
+}
+
 static tlm_status zthread_read(tlm_instream *s, unsigned char *dst,
                                size_t cap, size_t *got, tlm_error *err)
 {
     struct tlm_zthread *z = s->zt;
     *got = 0;
+    if (z->held) { /* a view taken before */
+        z->held = 0;
+        zthread_next(z);
+    }
     if (z->done)
         return TLM_OK;
     pthread_mutex_lock(&z->mu);
@@ -698,11 +759,7 @@ static tlm_status zthread_read(tlm_instream *s, unsigned char *dst,
         }
         return TLM_OK;
     }
-    pthread_mutex_lock(&z->mu);
-    z->filled--;
-    z->head = (z->head + 1) % ZT_BLOCKS;
-    pthread_cond_broadcast(&z->cv);
-    pthread_mutex_unlock(&z->mu);
+    zthread_next(z);
     return TLM_OK;
 }
 

@@ -200,6 +200,15 @@ typedef struct rd {
     unsigned cmemo_sets;     /* sets of the memo (CM_SETS_SMALL, CM_SETS) */
     uint64_t cmemo_live[8];  /* sets of the memo cleared so far (bits) */
     tlm_warm warm_ev, warm_blob; /* page tables populated ahead */
+    /* With an input that lends its blocks (tlm_instream_view), buf is the
+     * lent block (viewing) or, for a value that runs across blocks, own:
+     * the value's start copied, then the next block's bytes up to vp;
+     * [vp, vp + vn) not copied yet, the vtail bytes before vp at the end
+     * of own (see back_to_view). */
+    int views, viewing;
+    unsigned char *own;  /* the window the reader allocated */
+    unsigned char *vp;
+    size_t vn, vtail;
 } rd;
 
 static const unsigned char str_special[256] = {
@@ -1950,7 +1959,7 @@ static int refill(rd *r)
         unsigned char *nb = r->t->a->realloc_fn(r->t->a->ctx, r->buf, ncap);
         if (!nb)
             return fail_nomem(r);
-        r->buf = nb;
+        r->own = r->buf = nb;
         r->cap = ncap;
     }
     while (r->end < r->cap) {
@@ -1966,6 +1975,118 @@ static int refill(rd *r)
         r->end += got;
     }
     return P_OK;
+}
+
+/* The least of a lent block copied after a value cut by the previous
+ * block's end: enough for the usual event, small to go back to the block
+ * soon (a longer value gets as many bytes as it has, so that its re-reads
+ * stay linear). */
+#define VIEW_STEP ((size_t)4 << 10)
+
+/* Takes the next lent block into vp / vn (vn = 0: the end of input). */
+static int take_view(rd *r)
+{
+    tlm_status st = tlm_instream_view(&r->in, &r->vp, &r->vn, r->err);
+    r->vtail = 0;
+    if (st != TLM_OK)
+        return P_ERR;
+    if (r->vn == 0)
+        r->eof = 1;
+    return P_OK;
+}
+
+/* Makes own hold at least need bytes (at most max_event_bytes), what it
+ * holds kept. */
+static int own_reserve(rd *r, size_t need)
+{
+    if (need > r->o.max_event_bytes)
+        need = r->o.max_event_bytes;
+    if (need <= r->cap)
+        return P_OK;
+    size_t ncap = r->cap;
+    while (ncap < need)
+        ncap *= 2;
+    if (ncap > r->o.max_event_bytes)
+        ncap = r->o.max_event_bytes;
+    unsigned char *nb = r->t->a->realloc_fn(r->t->a->ctx, r->own, ncap);
+    if (!nb)
+        return fail_nomem(r);
+    if (!r->viewing)
+        r->buf = nb;
+    r->own = nb;
+    r->cap = ncap;
+    return P_OK;
+}
+
+/* refill for an input that lends its blocks: the next block becomes the
+ * window, or, when a value is cut by the block's end, the value moves to
+ * own and the next block's first bytes follow it (VIEW_STEP at a time,
+ * as far as the value needs). */
+static int refill_view(rd *r)
+{
+    size_t left = r->end - r->beg;
+    if (r->viewing && left == 0) {
+        r->base += r->end;
+        r->buf = r->own;
+        r->beg = r->end = 0;
+        r->viewing = 0;
+        if (take_view(r) != P_OK || r->eof)
+            return r->eof ? P_OK : P_ERR;
+        r->buf = r->vp;
+        r->end = r->vn;
+        r->vn = 0;
+        r->viewing = 1;
+        return P_OK;
+    }
+    if (left >= r->o.max_event_bytes)
+        return fail_at(r, r->buf + r->beg, TLM_ELIMIT,
+                       "value larger than %zu bytes", r->o.max_event_bytes);
+    if (r->viewing) { /* the whole rest of the block is in [beg, end) */
+        if (own_reserve(r, left) != P_OK)
+            return P_ERR;
+        memcpy(r->own, r->buf + r->beg, left);
+        r->vn = 0;
+        r->viewing = 0;
+    } else {
+        memmove(r->own, r->buf + r->beg, left);
+    }
+    r->buf = r->own;
+    r->base += r->beg;
+    r->beg = 0;
+    r->end = left;
+    if (r->vtail > left)
+        r->vtail = left;
+    if (r->vn == 0 && (take_view(r) != P_OK || r->eof))
+        return r->eof ? P_OK : P_ERR;
+    size_t k = left > VIEW_STEP ? left : VIEW_STEP;
+    if (k > r->vn)
+        k = r->vn;
+    if (k > r->o.max_event_bytes - left)
+        k = r->o.max_event_bytes - left;
+    if (own_reserve(r, left + k) != P_OK)
+        return P_ERR;
+    memcpy(r->own + left, r->vp, k);
+    r->end += k;
+    r->vp += k;
+    r->vn -= k;
+    r->vtail += k;
+    return P_OK;
+}
+
+/* After a value read from own: when what is left of own ([beg, end)) was
+ * copied from the lent block just before vp, the block is the window
+ * again. */
+static inline void back_to_view(rd *r)
+{
+    size_t left = r->end - r->beg;
+    if (r->vn == 0 || left > r->vtail)
+        return;
+    r->base += r->beg;
+    r->buf = r->vp - left;
+    r->beg = 0;
+    r->end = left + r->vn;
+    r->vn = 0;
+    r->viewing = 1;
 }
 
 static int add_event(rd *r, const tlm_event *ev)
@@ -2127,6 +2248,8 @@ static int run(rd *r)
         if (rc == P_OK) {
             r->beg = (size_t)(p - r->buf);
             s = next;
+            if (r->vn)
+                back_to_view(r);
             continue;
         }
         /* P_NEED: the value starting at p0 (= buf + beg) needs more
@@ -2141,7 +2264,7 @@ static int run(rd *r)
             return fail_at(r, r->buf + r->end, TLM_EFORMAT,
                            "unexpected end of input (truncated JSON)");
         }
-        if (refill(r) != P_OK)
+        if ((r->views ? refill_view(r) : refill(r)) != P_OK)
             return P_ERR;
     }
 }
@@ -2208,14 +2331,20 @@ static tlm_status read_common(rd *r, tlm_trace **out)
         r->cap = 64;
     if (r->cap > r->o.max_event_bytes)
         r->cap = r->o.max_event_bytes;
-    r->buf = t->a->malloc_fn(t->a->ctx, r->cap);
+    if (!r->o.serial_inflate && r->o.chunk_size >= 65536)
+        tlm_instream_start_thread(&r->in);
+    /* a value inside a lent block is not measured: lent blocks only when
+     * none can exceed max_event_bytes */
+    size_t vsize = tlm_instream_view_size(&r->in);
+    r->views = vsize > 0 && vsize <= r->o.max_event_bytes;
+    if (r->views && r->cap > 16 * VIEW_STEP) /* own: cut values only */
+        r->cap = 16 * VIEW_STEP;
+    r->own = r->buf = t->a->malloc_fn(t->a->ctx, r->cap);
     r->skip_stack = t->a->malloc_fn(t->a->ctx, r->o.max_depth + 2);
     if (!r->buf || !r->skip_stack) {
         st = tlm_error_set(r->err, TLM_ENOMEM, r->path, -1, "out of memory");
         goto done;
     }
-    if (!r->o.serial_inflate && r->o.chunk_size >= 65536)
-        tlm_instream_start_thread(&r->in);
     if (run(r) != P_OK) {
         st = r->err ? r->err->code : TLM_EFORMAT;
         if (st == TLM_OK)
@@ -2233,7 +2362,7 @@ static tlm_status read_common(rd *r, tlm_trace **out)
     t->stats.gzip = r->in.gzip;
     t->stats.gzip_members = r->in.members;
 done:
-    t->a->free_fn(t->a->ctx, r->buf);
+    t->a->free_fn(t->a->ctx, r->own);
     t->a->free_fn(t->a->ctx, r->skip_stack);
     t->a->free_fn(t->a->ctx, r->scr);
     t->a->free_fn(t->a->ctx, r->cmemo);

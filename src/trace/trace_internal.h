@@ -102,6 +102,15 @@ void tlm_instream_close(tlm_instream *s);
  * no-op for a plain buffer or gzip inflated whole.
  * On failure to start the thread, reading goes on in the caller's thread. */
 void tlm_instream_start_thread(tlm_instream *s);
+/* The most bytes one tlm_instream_view lends (the thread's block size);
+ * 0 when it cannot lend (no thread). */
+size_t tlm_instream_view_size(const tlm_instream *s);
+/* In place of tlm_instream_read, without its copy: the next bytes of
+ * JSON in the thread's block (*p, *n; *n = 0 only at the end), valid until
+ * the next call of view, read or close.  The same statuses as read
+ * (TLM_EINVAL when tlm_instream_view_size is 0). */
+tlm_status tlm_instream_view(tlm_instream *s, unsigned char **p, size_t *n,
+                             tlm_error *err);
 
 /* ------------------------------------------------------------------ MARK:
  * Process-group rank lists (pg_ranks.c): "[0, 1, 2]" -> ints, parsed once

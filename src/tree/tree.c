@@ -11,8 +11,7 @@
  * lists are.  After linking, one stackless pre-order walk numbers the
  * linked GPU events so that the GPU events below any node form one
  * contiguous slice of gpu_order[] (TraceLens copies a gpu_events list into
- * every ancestor instead; same set, O(n) memory here); their start and
- * end times are kept alongside (gpu_se) for busy times of slices.
+ * every ancestor instead; same set, O(n) memory here).
  *
  * Speed.  One classification pass over the events collects compact lists
  * (host events, launches and GPU events with their link ids, flows,
@@ -112,7 +111,6 @@ void tlm_tree_free(tlm_tree *t)
     free(t->gown);
     free(t->grank);
     free(t->grng);
-    free(t->gpu_se);
     free(t->roots);
     free(t->scratch);
     free(t);
@@ -1088,16 +1086,6 @@ static tlm_status number_gpu(tlm_tree *t)
         return TLM_ENOMEM;
     gpu_walk(t, 1);
     t->n_gpu_order = cnt;
-    /* (start, end) in us of gpu_order[], for busy times of subtree slices
-     * without touching the events */
-    t->gpu_se = tlm_malloc_warm((cnt ? cnt : 1) * sizeof *t->gpu_se);
-    if (!t->gpu_se)
-        return TLM_ENOMEM;
-    for (size_t j = 0; j < cnt; j++) {
-        const tlm_event *e = &t->ev[t->gpu_order[j]];
-        t->gpu_se[j].s = tlm_ev_ts_us(e);
-        t->gpu_se[j].e = tlm_ev_end_us(e);
-    }
     return TLM_OK;
 }
 
@@ -1766,22 +1754,13 @@ tlm_status tlm_tree_busy_us_buf(const tlm_tree *t, const int32_t *uids,
         return TLM_ENOMEM;
     tlm_ivld *s = *scratch;
     int sorted = 1;
-    uintptr_t p0 = (uintptr_t)t->gpu_order, p = (uintptr_t)uids;
-    if (t->gpu_se && p >= p0 &&
-        p + n * sizeof *uids <= p0 + t->n_gpu_order * sizeof *uids &&
-        (p - p0) % sizeof *uids == 0) {
-        /* a slice of gpu_order: its times are stored alongside */
-        memcpy(s, t->gpu_se + (p - p0) / sizeof *uids, n * sizeof *s);
-        for (size_t i = 1; i < n; i++)
-            if (s[i].s < s[i - 1].s)
-                sorted = 0;
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            s[i].s = tlm_ev_ts_us(&t->ev[uids[i]]);
-            s[i].e = tlm_ev_end_us(&t->ev[uids[i]]);
-            if (i && s[i].s < s[i - 1].s)
-                sorted = 0;
-        }
+    /* (a table of the times of gpu_order[] alongside it was 16 bytes a GPU
+     * event at the report's peak, and no faster: not kept) */
+    for (size_t i = 0; i < n; i++) {
+        s[i].s = tlm_ev_ts_us(&t->ev[uids[i]]);
+        s[i].e = tlm_ev_end_us(&t->ev[uids[i]]);
+        if (i && s[i].s < s[i - 1].s)
+            sorted = 0;
     }
     /* sorted by start already: merged as it is */
     if (!sorted)

@@ -52,7 +52,6 @@ struct tlm_tree {
     uint32_t *grank;
     tlm_grange *grng;
     size_t n_grng, gwords; /* ranges; words of gbits and grank */
-    tlm_ivld *gpu_se;      /* (start, end) us of each gpu_order entry */
     int32_t *roots;
     size_t n_roots;
     tlm_tree_stats stats;

@@ -2240,6 +2240,120 @@ static void test_gzip_chunks(void **state)
     free(json);
 }
 
+/* A document for the lent-block path: n events of varied sizes, every
+ * 97th with a long string argument of about big bytes (longer than a
+ * lent step, and than a block when big > 64 KiB), every 13th with escapes
+ * and non-ASCII text; *len gets the size. */
+static char *view_doc(size_t n, size_t big, size_t *len)
+{
+    size_t cap = n * 400 + (n / 97 + 1) * (big + 200) + 4096, used = 0;
+    char *d = malloc(cap);
+    assert_non_null(d);
+    used += (size_t)snprintf(d + used, cap - used,
+                             "{\"schemaVersion\": 1, \"traceEvents\": [\n");
+    for (size_t i = 0; i < n; i++) {
+        used += (size_t)snprintf(
+            d + used, cap - used,
+            "%s  {\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"op_%zu%s\", "
+            "\"pid\": %zu, \"tid\": %zu, \"ts\": %zu.%03zu, \"dur\": %zu, "
+            "\"args\": {\"External id\": %zu, \"Input Dims\": [[%zu, 8]]",
+            i ? ",\n" : "", i % 3 ? "cpu_op" : "kernel", i % 50,
+            i % 13 ? "" : "\\n\\u00e9 caf\xc3\xa9", i % 4, i % 7,
+            1000 + i * 3, i % 1000, 1 + i % 17, i, i % 9);
+        if (i % 97 == 5) {
+            used += (size_t)snprintf(d + used, cap - used, ", \"Trace name\": \"");
+            for (size_t k = 0; k < big; k++)
+                d[used++] = (char)('a' + (k * 7 + i) % 26);
+            d[used++] = '"';
+        }
+        used += (size_t)snprintf(d + used, cap - used, "}}");
+    }
+    used += (size_t)snprintf(d + used, cap - used,
+                             "\n], \"traceName\": \"v\"}\n");
+    assert_true(used < cap);
+    *len = used;
+    return d;
+}
+
+/* Reads data (gzip with 3 members: the inflating thread, its blocks lent
+ * to the reader) in blocks of chunk bytes, and serially (every byte copied); the
+ * two must give the same trace, or the same error at the same offset. */
+static void view_vs_copy(const unsigned char *gz, size_t glen,
+                         size_t max_event, size_t chunk)
+{
+    tlm_read_opts o, os;
+    tlm_read_opts_init(&o);
+    o.chunk_size = chunk;
+    o.max_event_bytes = max_event;
+    os = o;
+    os.serial_inflate = 1;
+    tlm_trace *a = NULL, *b = NULL;
+    tlm_error ea, eb;
+    tlm_status sa = tlm_trace_read_mem(gz, glen, "v.gz", &o, &a, &ea);
+    tlm_status sb = tlm_trace_read_mem(gz, glen, "v.gz", &os, &b, &eb);
+    assert_int_equal(sa, sb);
+    if (sa == TLM_OK) {
+        assert_same_trace(a, b);
+        assert_true(tlm_trace_stats(a)->bytes_json ==
+                    tlm_trace_stats(b)->bytes_json);
+    } else {
+        if (ea.offset != eb.offset)
+            print_message("lent: %lld %s\ncopied: %lld %s\n",
+                          (long long)ea.offset, ea.msg, (long long)eb.offset,
+                          eb.msg);
+        assert_true(ea.offset == eb.offset);
+        assert_string_equal(ea.msg, eb.msg);
+    }
+    tlm_trace_free(a);
+    tlm_trace_free(b);
+}
+
+/* The lent blocks (tlm_instream_view): values cut by a block's end, values
+ * longer than a step and than a block, the end of input inside a value,
+ * syntax errors before, at and after block ends, and a value over
+ * max_event_bytes give what the copying path gives. */
+static void test_gzip_views(void **state)
+{
+    (void)state;
+    size_t len, glen;
+    char *json = view_doc(3000, 150000, &len);
+    size_t cuts[2] = {len / 3, len / 3 + 100000};
+    unsigned char *gz = tt_gzip_members(json, len, cuts, 2, &glen);
+    tlm_read_opts o;
+    tlm_read_opts_init(&o);
+    o.chunk_size = 65536;
+    tlm_trace *t = NULL;
+    tlm_error err;
+    assert_int_equal(tlm_trace_read_mem(gz, glen, "v.gz", &o, &t, &err),
+                     TLM_OK);
+    size_t n;
+    tlm_trace_events(t, &n);
+    assert_int_equal(n, 3000);
+    tlm_trace_free(t);
+    for (size_t c = 65536; c <= 262144; c *= 4) {
+        view_vs_copy(gz, glen, 0, c);
+        view_vs_copy(gz, glen, 100000, c); /* long values over the limit */
+    }
+    free(gz);
+    /* damaged copies: a byte replaced, or the input cut short */
+    static const size_t at[] = {65535, 65536, 65537, 131071, 200003,
+                                 400000, 777777};
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+        size_t pos = at[k] % len;
+        char keep = json[pos];
+        json[pos] = '#';
+        gz = tt_gzip_members(json, len, cuts, 2, &glen);
+        view_vs_copy(gz, glen, 0, 262144);
+        free(gz);
+        json[pos] = keep;
+        size_t cut2[2] = {pos / 3, pos / 2};
+        gz = tt_gzip_members(json, pos, cut2, 2, &glen);
+        view_vs_copy(gz, glen, 0, 262144);
+        free(gz);
+    }
+    free(json);
+}
+
 static void test_gzip_multi_member(void **state)
 {
     (void)state;
@@ -2733,6 +2847,7 @@ int main(void)
         cmocka_unit_test(test_chunks_equivalent),
         cmocka_unit_test(test_gzip_chunks),
         cmocka_unit_test(test_gzip_multi_member),
+        cmocka_unit_test(test_gzip_views),
         cmocka_unit_test(test_gzip_truncated),
         cmocka_unit_test(test_gzip_bad_trailer),
         cmocka_unit_test(test_gzip_json_errors),
