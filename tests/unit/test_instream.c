@@ -554,6 +554,80 @@ static void test_open_nomem(void **state)
     assert_int_equal(fa.live, 0);
 }
 
+/* Lent blocks (tlm_instream_view): with the thread, the views of a
+ * two-member gzip input and of a plain file give the same bytes as
+ * tlm_instream_read, each at most one block; a read after a view goes on
+ * where the view ended; without the thread nothing is lent (TLM_EINVAL).
+ * A corrupt member's error comes with its last view. */
+static void test_views(void **state)
+{
+    (void)state;
+    size_t n = 700000, glen;
+    unsigned char *p = payload(n);
+    size_t cuts[1] = {n / 2};
+    unsigned char *gz = tt_gzip_members(p, n, cuts, 1, &glen);
+    for (int k = 0; k < 2; k++) {
+        tlm_instream s;
+        tlm_error err;
+        assert_int_equal(tlm_instream_open_mem(&s, k ? p : gz, k ? n : glen,
+                                               "v", 65536,
+                                               tlm_alloc_default(), &err),
+                         TLM_OK);
+        unsigned char *v;
+        size_t vn, got = 0;
+        if (k) { /* a plain buffer: no thread, nothing lent */
+            assert_int_equal(tlm_instream_view_size(&s), 0);
+            assert_int_equal(tlm_instream_view(&s, &v, &vn, &err),
+                             TLM_EINVAL);
+            tlm_instream_close(&s);
+            continue;
+        }
+        tlm_instream_start_thread(&s);
+        assert_int_equal(tlm_instream_view_size(&s), 65536);
+        unsigned char *out = malloc(n);
+        assert_non_null(out);
+        for (int i = 0; i < 3; i++) { /* three views, then reads */
+            assert_int_equal(tlm_instream_view(&s, &v, &vn, &err), TLM_OK);
+            assert_true(vn > 0 && vn <= 65536);
+            memcpy(out + got, v, vn);
+            got += vn;
+        }
+        size_t rest;
+        tlm_status st;
+        unsigned char *r = drain(&s, 1000, &rest, &st, &err);
+        assert_int_equal(st, TLM_OK);
+        assert_int_equal(got + rest, n);
+        memcpy(out + got, r, rest);
+        assert_memory_equal(out, p, n);
+        assert_int_equal(tlm_instream_view(&s, &v, &vn, &err), TLM_OK);
+        assert_int_equal(vn, 0);
+        free(r);
+        free(out);
+        tlm_instream_close(&s);
+    }
+    /* a flipped byte in the second member's deflate data: the error with
+     * the last view, then the end */
+    gz[glen - 100] ^= 0x55;
+    tlm_instream s;
+    tlm_error err;
+    assert_int_equal(tlm_instream_open_mem(&s, gz, glen, "v", 65536,
+                                           tlm_alloc_default(), &err),
+                     TLM_OK);
+    tlm_instream_start_thread(&s);
+    unsigned char *v;
+    size_t vn, total = 0;
+    tlm_status st;
+    while ((st = tlm_instream_view(&s, &v, &vn, &err)) == TLM_OK && vn)
+        total += vn;
+    assert_int_not_equal(st, TLM_OK);
+    assert_true(total < n);
+    assert_int_equal(tlm_instream_view(&s, &v, &vn, &err), TLM_OK);
+    assert_int_equal(vn, 0);
+    tlm_instream_close(&s);
+    free(gz);
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -567,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_whole_inflate),
         cmocka_unit_test(test_isal),
         cmocka_unit_test(test_fifo_refused),
+        cmocka_unit_test(test_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
