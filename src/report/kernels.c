@@ -296,24 +296,27 @@ static tlm_status sort_desc(tlm_tab *t, size_t col)
 }
 
 typedef struct kgroup {
-    int32_t first; /* index into kinfo */
+    kinfo first;   /* the group's first kernel */
     double sum, min, max;
     double comp;   /* Kahan compensation (pandas group_sum) */
     size_t count;
 } kgroup;
 
-/* The group of the key in b (a new one starts at row i, duration d);
- * -1 when out of memory. */
+/* The group of the key in b (a new one starts with kernel x, *g grown
+ * as groups come); -1 when out of memory. */
 static int32_t kg_of(tlm_i3map *map, const tlm_sbuf *b, size_t *ng,
-                     kgroup *g, size_t i, double d)
+                     kgroup **g, size_t *cap, const kinfo *x)
 {
     int is_new;
+    if (tlm_grow((void **)g, cap, *ng + 1, sizeof **g, 64))
+        return -1;
     int32_t q = b->oom ? -1 : tlm_group_of(map, b, ng, &is_new);
     if (q >= 0 && is_new) {
-        g[q].first = (int32_t)i;
-        g[q].sum = g[q].comp = 0.0;
-        g[q].count = 0;
-        g[q].min = g[q].max = d;
+        kgroup *k = &(*g)[q];
+        k->first = *x;
+        k->sum = k->comp = 0.0;
+        k->count = 0;
+        k->min = k->max = x->d;
     }
     return q;
 }
@@ -326,9 +329,22 @@ static void kg_add(kgroup *g, double d)
     g->comp = k.comp;
 }
 
-static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
-                                 const char *const *pcat,
-                                 const char *const *pname)
+/* The kernel at position j of the GPU events (a TLM_GPU_KERNEL one). */
+static void kinfo_at(tlm_rctx *ctx, size_t j, kinfo *x)
+{
+    size_t i = (size_t)ctx->gpu[j];
+    x->uid = (int32_t)i;
+    x->name = ctx->ev[i].name;
+    x->d = tlm_ns_to_us(tlm_ev_dur(&(ctx->ev[i])));
+    x->stream_id = tlm_rctx_arg_id(ctx, &ctx->ev[i], TLM_ARG_STREAM);
+    x->launcher = tlm_nd(ctx->tree, (int32_t)i)->parent;
+    x->parent_op = x->launcher >= 0 ? nearest_cpu_op(ctx, x->launcher) : -1;
+}
+
+/* kernel_summary: every kernel read where it is used, no array of them
+ * (the kernel tables run beside unified_perf_summary); all: the sum of
+ * every kernel's duration. */
+static tlm_status kernel_summary(tlm_rctx *ctx, double all)
 {
     static const char *const cols[] = {
         TLM_COLNAME_KERNEL_PARENT_CATEGORY, TLM_COLNAME_KERNEL_PARENT_OP,
@@ -349,28 +365,28 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
         ctx->gpu_only && (ctx->opts.compat & TLM_COMPAT_GPU_ONLY) != 0;
     tlm_status st = TLM_ENOMEM;
     tlm_i3map map = {0};
-    kgroup *g = malloc((nk + 1) * sizeof *g);
-    size_t ng = 0;
+    kgroup *g = NULL;
+    size_t ng = 0, gcap = 0;
     tlm_tab *t = tlm_tab_new(TLM_TABNAME_KERNEL_SUMMARY, ncols, cols, ty);
-    if (!g || !t || tlm_i3map_init(&map, 1024) != TLM_OK)
+    if (!t || tlm_i3map_init(&map, 1024) != TLM_OK)
         goto done;
-    double *durs = tlm_malloc_warm((nk + 1) * sizeof *durs);
-    if (!durs)
-        goto done;
-    for (size_t i = 0; i < nk; i++)
-        durs[i] = ki[i].d;
-    /* pandas Series.sum: numpy's pairwise sum over all kernel rows */
-    double all = tlm_np_sum(durs, nk);
-    free(durs);
-    for (size_t i = 0; i < nk; i++) {
-        double d = ki[i].d;
+    for (size_t j = 0; j < ctx->ngpu; j++) {
+        if (j + TLM_PREFETCH_AHEAD < ctx->ngpu)
+            TLM_PREFETCH(&ctx->ev[ctx->gpu[j + TLM_PREFETCH_AHEAD]]);
+        if (!(ctx->gpu_fl[j] & TLM_GPU_KERNEL))
+            continue;
+        kinfo x;
+        const char *pcat, *pname;
+        kinfo_at(ctx, j, &x);
+        parent_cols(ctx, &x, &pcat, &pname);
+        double d = x.d;
         tlm_sbuf *b = &ctx->s1;
         tlm_sbuf_reset(b);
-        tlm_key_id(b, pcat[i] ? tlm_rctx_cat_index(ctx, pcat[i]) : -1);
-        tlm_key_id(b, no_parent ? -1 : parent_key(ctx, &ki[i]));
-        tlm_key_id(b, ki[i].name);
-        tlm_key_id(b, ki[i].stream_id);
-        int32_t q = kg_of(&map, b, &ng, g, i, d);
+        tlm_key_id(b, pcat ? tlm_rctx_cat_index(ctx, pcat) : -1);
+        tlm_key_id(b, no_parent ? -1 : parent_key(ctx, &x));
+        tlm_key_id(b, x.name);
+        tlm_key_id(b, x.stream_id);
+        int32_t q = kg_of(&map, b, &ng, &g, &gcap, &x);
         if (q < 0)
             goto done;
         kg_add(&g[q], d);
@@ -386,15 +402,17 @@ static tlm_status kernel_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
         if (r < 0)
             goto done;
         size_t R = (size_t)r;
-        size_t i = (size_t)g[q].first;
-        if (pcat[i])
-            tlm_tab_set_s(t, R, 0, pcat[i], strlen(pcat[i]));
-        if (pname[i])
-            tlm_tab_set_s(t, R, 1, pname[i], strlen(pname[i]));
-        const char *nm = tlm_rctx_name(ctx, ki[i].uid);
+        const kinfo *x = &g[q].first;
+        const char *pcat, *pname;
+        parent_cols(ctx, x, &pcat, &pname);
+        if (pcat)
+            tlm_tab_set_s(t, R, 0, pcat, strlen(pcat));
+        if (pname)
+            tlm_tab_set_s(t, R, 1, pname, strlen(pname));
+        const char *nm = tlm_rctx_name(ctx, x->uid);
         tlm_tab_set_s(t, R, 2, nm, strlen(nm));
         int64_t s;
-        if (tlm_event_arg_int(ctx->trace, &ctx->ev[ki[i].uid],
+        if (tlm_event_arg_int(ctx->trace, &ctx->ev[x->uid],
                               TLM_ARG_STREAM, &s))
             tlm_tab_set_i(t, R, 3, s);
         tlm_tab_set_f(t, R, 4, g[q].sum);
@@ -531,8 +549,9 @@ static tlm_status short_summary_bare(tlm_tab **out, size_t nshort)
     return TLM_OK;
 }
 
-static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
-                                const char *const *pname)
+/* short_kernels_summary over the short kernels ks[0..nk) (in kernel
+ * order), their parent names read where they are used. */
+static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk)
 {
     static const char *const cols[] = {
         "Parent cpu_op", "Input dims", "Input strides", "Concrete Inputs",
@@ -552,11 +571,11 @@ static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
     double thr = ctx->opts.short_kernel_threshold_us;
     tlm_status st = TLM_ENOMEM;
     tlm_i3map map = {0};
-    kgroup *g = malloc((nk + 1) * sizeof *g);
-    size_t ng = 0, nshort = 0;
+    kgroup *g = NULL;
+    size_t ng = 0, gcap = 0, nshort = 0;
     tlm_tab *t =
         tlm_tab_new("short_kernels_summary", 9 - o, cols + o, ty + o);
-    if (!g || !t || tlm_i3map_init(&map, 1024) != TLM_OK)
+    if (!t || tlm_i3map_init(&map, 1024) != TLM_OK)
         goto done;
     for (size_t i = 0; i < nk; i++) {
         double d = ki[i].d;
@@ -567,14 +586,16 @@ static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
         tlm_sbuf_reset(b);
         if (o) {
             tlm_key_id(b, ki[i].name);
-            int32_t q = kg_of(&map, b, &ng, g, i, d);
+            int32_t q = kg_of(&map, b, &ng, &g, &gcap, &ki[i]);
             if (q < 0)
                 goto done;
             kg_add(&g[q], d);
             g[q].count++;
             continue;
         }
-        int has_null = pname[i] == NULL;
+        const char *pcat, *pname;
+        parent_cols(ctx, &ki[i], &pcat, &pname);
+        int has_null = pname == NULL;
         tlm_key_id(b, parent_key(ctx, &ki[i]));
         tlm_argv av[3];
         if (ki[i].parent_op >= 0)
@@ -590,7 +611,7 @@ static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
         tlm_key_id(b, ki[i].name);
         if (has_null && drop_null)
             continue;
-        int32_t q = kg_of(&map, b, &ng, g, i, d);
+        int32_t q = kg_of(&map, b, &ng, &g, &gcap, &ki[i]);
         if (q < 0)
             goto done;
         kg_add(&g[q], d);
@@ -607,14 +628,17 @@ static tlm_status short_summary(tlm_rctx *ctx, const kinfo *ki, size_t nk,
         long r = tlm_tab_add_row(t);
         if (r < 0)
             goto done;
-        size_t R = (size_t)r, i = (size_t)g[q].first;
-        if (pname[i] && !o)
-            tlm_tab_set_s(t, R, 0, pname[i], strlen(pname[i]));
-        if (ki[i].parent_op >= 0 && !o)
+        size_t R = (size_t)r;
+        const kinfo *x = &g[q].first;
+        const char *pcat, *pname;
+        parent_cols(ctx, x, &pcat, &pname);
+        if (pname && !o)
+            tlm_tab_set_s(t, R, 0, pname, strlen(pname));
+        if (x->parent_op >= 0 && !o)
             for (int c = 0; c < 3; c++)
                 tlm_rctx_set_arg(ctx, t, R, (size_t)(1 + c),
-                                 &ctx->ev[ki[i].parent_op], sa[c], 1);
-        const char *nm = tlm_rctx_name(ctx, ki[i].uid);
+                                 &ctx->ev[x->parent_op], sa[c], 1);
+        const char *nm = tlm_rctx_name(ctx, x->uid);
         tlm_tab_set_s(t, R, 4 - o, nm, strlen(nm));
         tlm_tab_set_f(t, R, 5 - o, g[q].sum);
         tlm_tab_set_i(t, R, 6 - o, (int64_t)g[q].count);
@@ -634,53 +658,51 @@ done:
     return tlm_rctx_finish_tab(ctx, t, st);
 }
 
+/* kernel_summary, short_kernel_histogram and short_kernels_summary.
+ * Kept per kernel: its duration (for numpy's pairwise sum over all of
+ * them) and, for the short ones only, their kinfo. */
 tlm_status tlm_rctx_kernel_tables(tlm_rctx *ctx)
 {
-    size_t nk = 0;
+    size_t nk = 0, ns = 0, cap_ks = 0, cap_sd = 0;
     for (size_t j = 0; j < ctx->ngpu; j++)
         if (ctx->gpu_fl[j] & TLM_GPU_KERNEL)
             nk++;
-    kinfo *ki = tlm_malloc_warm((nk + 1) * sizeof *ki);
-    const char **pcat = tlm_malloc_warm((nk + 1) * sizeof *pcat);
-    const char **pname = tlm_malloc_warm((nk + 1) * sizeof *pname);
-    double *shortd = malloc((nk + 1) * sizeof *shortd); /* ns used */
+    double *durs = tlm_malloc_warm((nk + 1) * sizeof *durs);
+    kinfo *ks = NULL;    /* the short kernels */
+    double *shortd = NULL;
+    int shorts = ctx->opts.short_kernel_study;
+    double thr = ctx->opts.short_kernel_threshold_us;
     tlm_status st = TLM_ENOMEM;
-    if (!ki || !pcat || !pname || !shortd)
+    if (!durs)
         goto done;
-    size_t k = 0, ns = 0;
+    size_t k = 0;
     for (size_t j = 0; j < ctx->ngpu; j++) {
-        size_t i = (size_t)ctx->gpu[j];
-        if (j + TLM_PREFETCH_AHEAD < ctx->ngpu)
-            TLM_PREFETCH(&ctx->ev[ctx->gpu[j + TLM_PREFETCH_AHEAD]]);
         if (!(ctx->gpu_fl[j] & TLM_GPU_KERNEL))
             continue;
-        kinfo *x = &ki[k];
-        x->uid = (int32_t)i;
-        x->name = ctx->ev[i].name;
-        x->d = tlm_ns_to_us(tlm_ev_dur(&(ctx->ev[i])));
-        x->stream_id = tlm_rctx_arg_id(ctx, &ctx->ev[i], TLM_ARG_STREAM);
-        x->launcher = tlm_nd(ctx->tree, (int32_t)i)->parent;
-        x->parent_op =
-            x->launcher >= 0 ? nearest_cpu_op(ctx, x->launcher) : -1;
-        parent_cols(ctx, x, &pcat[k], &pname[k]);
-        double d = x->d;
-        if (d < ctx->opts.short_kernel_threshold_us)
-            shortd[ns++] = d;
-        k++;
+        double d = tlm_ns_to_us(tlm_ev_dur(&(ctx->ev[ctx->gpu[j]])));
+        durs[k++] = d;
+        if (!shorts || !(d < thr))
+            continue;
+        if (tlm_grow((void **)&ks, &cap_ks, ns + 1, sizeof *ks, 256) ||
+            tlm_grow((void **)&shortd, &cap_sd, ns + 1, sizeof *shortd, 256))
+            goto done;
+        kinfo_at(ctx, j, &ks[ns]);
+        shortd[ns++] = d;
     }
+    /* pandas Series.sum: numpy's pairwise sum over all kernel rows */
+    double all = tlm_np_sum(durs, nk);
+    free(durs);
+    durs = NULL;
     st = TLM_OK;
     if (ctx->opts.kernel_summary)
-        st = kernel_summary(ctx, ki, nk, pcat, pname);
-    free(pcat); /* the short-kernel tables need no category */
-    pcat = NULL;
-    if (st == TLM_OK && ctx->opts.short_kernel_study)
+        st = kernel_summary(ctx, all);
+    if (st == TLM_OK && shorts)
         st = short_histogram(ctx, shortd, ns);
-    if (st == TLM_OK && ctx->opts.short_kernel_study)
-        st = short_summary(ctx, ki, nk, pname);
+    if (st == TLM_OK && shorts)
+        st = short_summary(ctx, ks, ns);
 done:
-    free(ki);
-    free(pcat);
-    free(pname);
+    free(durs);
+    free(ks);
     free(shortd);
     return st;
 }
