@@ -159,6 +159,8 @@ tlm_status tlm_cli_build_tree(const char *path, const tlm_cli_ropts *o,
      * thread's blocks are 1.75 MiB, not 7, at the end of the read (one of
      * the report's peaks), and no slower */
     rdo.chunk_size = 256 << 10;
+    /* a large plain file: a second parser beside this one */
+    rdo.parse_helper = ro.threads >= 2;
 #ifdef __GLIBC__
     /* Every block of 256 KiB or more its own mapping, at a fixed
      * threshold, for the whole report: glibc's dynamic one rises as the

@@ -58,6 +58,31 @@ void tlm_intern_free(tlm_intern *in)
     memset(in, 0, sizeof *in);
 }
 
+void tlm_intern_clear(tlm_intern *in)
+{
+    tlm_strblock *keep = NULL, *b = in->blocks;
+    while (b) { /* one whole block stays, the others go */
+        tlm_strblock *next = b->next;
+        if (!keep && b->size == BLOCK_SIZE)
+            keep = b;
+        else
+            in->a->free_fn(in->a->ctx, b);
+        b = next;
+    }
+    in->blocks = keep;
+    if (keep) {
+        keep->next = NULL;
+        in->cur = keep->data;
+        in->cur_left = keep->size;
+    } else {
+        in->cur = NULL;
+        in->cur_left = 0;
+    }
+    memset(in->slots, 0, in->nslots * sizeof *in->slots);
+    in->n = 1;
+    in->bytes = 0;
+}
+
 static char *store_bytes(tlm_intern *in, const char *s, size_t len)
 {
     size_t need = len + 1;

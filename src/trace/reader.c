@@ -22,10 +22,13 @@
 #include "trace_internal.h"
 #include "utf8_put.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------ MARK:
  * Names of categories and argument keys. */
@@ -209,6 +212,21 @@ typedef struct rd {
     unsigned char *own;  /* the window the reader allocated */
     unsigned char *vp;
     size_t vn, vtail;
+    /* The second parser (see "A second parser" below).  On this thread:
+     * par, the helper (NULL: none), and par_start, the offset of its next
+     * block; err_at, when has_err_at, the offset of messages (an event
+     * taken over).  On the helper's: local (pid, tid and duration kept
+     * in cs, not in the process's tables). */
+    struct par *par;
+    uint64_t par_start;
+    int has_err_at;
+    uint64_t err_at;
+    int local;
+    struct pside {
+        int64_t pid, tid, dur;
+        uint64_t end;          /* offset after the event */
+        uint8_t any_pt, has_dur;
+    } cs;
 } rd;
 
 static const unsigned char str_special[256] = {
@@ -281,7 +299,8 @@ static int fail_at(rd *r, const unsigned char *at, tlm_status code,
 {
     va_list ap;
     va_start(ap, fmt);
-    failv(r, r->base + (uint64_t)(at - r->buf), code, fmt, ap);
+    failv(r, r->has_err_at ? r->err_at : r->base + (uint64_t)(at - r->buf),
+          code, fmt, ap);
     va_end(ap);
     return P_ERR;
 }
@@ -1439,12 +1458,38 @@ static inline int field_bp(rd *r, const unsigned char **pp,
 
 /* One event object at *pp: the usual keys into ev, its args into the
  * blob (ev->args), other keys skipped. */
+/* The event's duration; on the helper's reader (local), kept in cs and set
+ * when the event is taken over. */
+static int ev_dur(rd *r, tlm_event *ev, int64_t v)
+{
+    if (r->local) {
+        r->cs.dur = v;
+        r->cs.has_dur = 1;
+        return P_OK;
+    }
+    return tlm_ev_set_dur(ev, v) == TLM_OK ? P_OK : fail_nomem(r);
+}
+
+/* The event's pid and tid, as ev_dur. */
+static int ev_track(rd *r, tlm_event *ev, int64_t pid, int64_t tid)
+{
+    if (r->local) {
+        r->cs.pid = pid;
+        r->cs.tid = tid;
+        r->cs.any_pt = 1;
+        return P_OK;
+    }
+    return tlm_ev_set_track(ev, pid, tid) == TLM_OK ? P_OK : fail_nomem(r);
+}
+
 static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
                        tlm_event *ev)
 {
     const unsigned char *p = *pp;
     int rc;
     memset(ev, 0, sizeof *ev);
+    if (r->local)
+        memset(&r->cs, 0, sizeof r->cs);
     r->field = NULL;
     r->ev_name = 0;
     size_t blob_mark = r->t->blob_len;
@@ -1501,8 +1546,8 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
             int isint = 0;
             if ((rc = parse_time(r, &p, e, &idv, &isint)) != P_OK)
                 return rc;
-            if (tlm_ev_set_dur(ev, idv) != TLM_OK)
-                return fail_nomem(r);
+            if (ev_dur(r, ev, idv) != P_OK)
+                return P_ERR;
             ev->flags |= TLM_EV_HAS_DUR;
             ev->tflags = (uint8_t)((ev->tflags & ~TLM_EVT_DUR_INT) |
                                    (isint ? TLM_EVT_DUR_INT : 0));
@@ -1565,8 +1610,8 @@ static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
         if (!more)
             break;
     }
-    if (any_pt && tlm_ev_set_track(ev, pidv, tidv) != TLM_OK)
-        return fail_nomem(r);
+    if (any_pt && ev_track(r, ev, pidv, tidv) != P_OK)
+        return P_ERR;
     if (ev->flags & TLM_EV_HAS_ID) {
         if ((rc = blob_put(r, (tlm_arg)TLM_ARG_FLOW_ID_, TLM_ARGV_INT,
                            zigzag(flow_id))) != P_OK)
@@ -2131,6 +2176,526 @@ static int add_event(rd *r, const tlm_event *ev)
     return P_OK;
 }
 
+/* ------------------------------------------------------------------ MARK:
+ * A second parser.  For a large plain file (tlm_read_opts.parse_helper),
+ * while this thread reads block k of the input, a helper thread reads
+ * block k + 1 on its own (pread), from its first event-like start ('}'
+ * ',' '{'), into a trace of its own, until the first event that starts
+ * in block k + 2.  When this thread meets an event at that very offset,
+ * it takes the helper's events over, in order: their strings interned in
+ * the order a plain read meets them, tracks and durations set, arguments
+ * copied with their strings mapped, each delivered through add_event;
+ * then it goes on after the last of them.  A helper block that starts
+ * elsewhere (a false start inside a string, say) or that the helper could
+ * not read whole (an error, an event past block k + 2, the end of the
+ * array) is read here as usual.  Either way the trace, its statistics
+ * and any error are those of one parser. */
+
+static tlm_status trace_new(const tlm_alloc *a, const char *path,
+                            tlm_trace **out);
+
+typedef struct pres {          /* one helper block */
+    int ok;
+    uint64_t beg, end;         /* first event's '{', after the last '}' */
+    tlm_trace *t;              /* its events, strings and arguments */
+    struct pside *side;        /* per event */
+    size_t side_cap;
+} pres;
+
+enum { PAR_DEPTH = 2, PAR_SPARE = PAR_DEPTH + 2 };
+
+typedef struct par {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int fd;
+    uint64_t size;             /* the file's */
+    size_t bsize;              /* a block: the reader's lent block */
+    const rd *m;               /* the reader's options and path */
+    pres q[PAR_DEPTH];         /* results, in block order */
+    unsigned head, count;
+    int stop, done;
+    unsigned char *buf;        /* two blocks */
+    /* results given back, for the next blocks (no new pages each time) */
+    pres spare[PAR_SPARE];
+    unsigned nspare;
+    /* the helper's scratch from block to block */
+    unsigned char *skip_stack;
+    char *scr;
+    size_t scr_cap;
+    struct cmemo_way *cmemo;
+    unsigned cmemo_sets;
+} par;
+
+static void pres_free(pres *x)
+{
+    if (x->t)
+        tlm_trace_free(x->t);
+    free(x->side);
+    memset(x, 0, sizeof *x);
+}
+
+/* Gives the result x (taken over or not) back for reuse. */
+static void par_give(par *h, pres *x)
+{
+    pthread_mutex_lock(&h->mu);
+    if (h->nspare < PAR_SPARE && x->t) {
+        h->spare[h->nspare++] = *x;
+        memset(x, 0, sizeof *x);
+    }
+    pthread_mutex_unlock(&h->mu);
+    pres_free(x);
+}
+
+/* A spare result, emptied, into *x; 0 when there is none. */
+static int par_spare(par *h, pres *x)
+{
+    pthread_mutex_lock(&h->mu);
+    int got = h->nspare > 0;
+    if (got)
+        *x = h->spare[--h->nspare];
+    pthread_mutex_unlock(&h->mu);
+    if (!got)
+        return 0;
+    tlm_trace *t = x->t;
+    t->n_events = 0;
+    t->blob_len = 1;
+    memset(&t->stats, 0, sizeof t->stats);
+    tlm_intern_clear(&t->strs);
+    x->ok = 0;
+    return 1;
+}
+
+/* Reads [off, off + n) of the file into buf; 0 when all of it came. */
+static int par_pread(int fd, unsigned char *buf, size_t n, uint64_t off)
+{
+    while (n > 0) {
+        ssize_t k = pread(fd, buf, n, (off_t)off);
+        if (k <= 0)
+            return -1;
+        buf += k;
+        n -= (size_t)k;
+        off += (uint64_t)k;
+    }
+    return 0;
+}
+
+/* The first '{' in b[0..lim) after a '}' and a ',' (white space around
+ * them), as the start of an event; -1 when none. */
+static long par_first_event(const unsigned char *b, size_t lim)
+{
+    for (size_t i = 0; i < lim; i++) {
+        if (b[i] != '}')
+            continue;
+        size_t j = i + 1;
+        while (j < lim && is_ws(b[j]))
+            j++;
+        if (j >= lim || b[j] != ',')
+            continue;
+        j++;
+        while (j < lim && is_ws(b[j]))
+            j++;
+        if (j < lim && b[j] == '{')
+            return (long)j;
+    }
+    return -1;
+}
+
+/* A reader for the helper: the options of m, the trace of res (a spare
+ * one, or new) with the category strings first (as read_common interns
+ * them), no callbacks, h's scratch. */
+static int par_rd_init(rd *L, par *h, pres *res)
+{
+    memset(L, 0, sizeof *L);
+    L->o = h->m->o;
+    L->o.on_event = NULL;
+    L->o.on_move = NULL;
+    L->o.keep_events = 1;
+    L->path = h->m->path;
+    L->local = 1;
+    L->skip_stack = h->skip_stack;
+    L->scr = h->scr;
+    L->scr_cap = h->scr_cap;
+    L->cmemo = h->cmemo; /* emptied: no set live */
+    L->cmemo_sets = h->cmemo_sets;
+    if (!par_spare(h, res) &&
+        trace_new(L->o.alloc, h->m->path, &res->t) != TLM_OK)
+        return -1;
+    L->t = res->t;
+    arg_table_init(&L->keys);
+    for (int c = 1; c < TLM_CAT_OTHER; c++) {
+        L->cat_lens[c] = strlen(cat_names[c]);
+        L->cat_ids[c] = tlm_intern_add(&L->t->strs, cat_names[c],
+                                       L->cat_lens[c]);
+        if (L->cat_ids[c] == UINT32_MAX)
+            return -1;
+    }
+    return 0;
+}
+
+/* Keeps the helper's scratch as L left it (grown, moved) for the next
+ * block. */
+static void par_rd_keep(par *h, const rd *L)
+{
+    h->scr = L->scr;
+    h->scr_cap = L->scr_cap;
+    h->cmemo = L->cmemo;
+    h->cmemo_sets = L->cmemo_sets;
+}
+
+/* Keeps the event ev just read by L (its side in L->cs, ending at end). */
+static int par_keep(rd *L, const tlm_event *ev, struct pside **side,
+                    size_t *cap, uint64_t end)
+{
+    tlm_trace *t = L->t;
+    if (tlm_grow_al(t->a, (void **)&t->events, &t->cap_events,
+                    t->n_events + 1, sizeof *t->events, 256) ||
+        tlm_grow((void **)side, cap, t->n_events + 1, sizeof **side, 256))
+        return -1;
+    L->cs.end = end;
+    (*side)[t->n_events] = L->cs;
+    t->events[t->n_events++] = *ev;
+    t->stats.n_events++;
+    return 0;
+}
+
+/* Reads the events of L's window from its start (an event's '{') up to
+ * the first that starts at or after lim; *end: after the last one read.
+ * 0 when they all read whole, 1 when one runs past the window, -1
+ * otherwise. */
+static int par_events(rd *L, struct pside **side, size_t *cap,
+                      uint64_t lim, uint64_t *end)
+{
+    for (;;) {
+        const unsigned char *p = L->buf + L->beg, *e = L->buf + L->end;
+        tlm_event ev;
+        L->in_events = 1;
+        L->ev_index = L->t->stats.n_events;
+        int rc = parse_event(L, &p, e, &ev);
+        if (rc != P_OK)
+            return rc == P_NEED ? 1 : -1;
+        *end = L->base + (uint64_t)(p - L->buf);
+        if (par_keep(L, &ev, side, cap, *end) != 0)
+            return -1;
+        while (p < e && is_ws(*p))
+            p++;
+        if (p < e && *p == ']')
+            return 0; /* the array ends: this thread reads on from *end */
+        if (p >= e)
+            return 1;
+        if (*p != ',')
+            return -1;
+        p++;
+        while (p < e && is_ws(*p))
+            p++;
+        if (p >= e)
+            return 1;
+        if (*p != '{')
+            return -1;
+        L->beg = (size_t)(p - L->buf);
+        if (L->base + L->beg >= lim)
+            return 0;
+    }
+}
+
+/* The helper's read of block j (its bytes, then those of the next block
+ * that its last event needs) from first, in a window of len bytes. */
+static int par_read(par *h, uint64_t j, long first, size_t len, pres *res)
+{
+    rd L;
+    tlm_error err;
+    uint64_t b0 = j * h->bsize;
+    if (par_rd_init(&L, h, res) != 0) {
+        par_rd_keep(h, &L);
+        pres_free(res);
+        return -1;
+    }
+    L.err = &err;
+    L.buf = h->buf;
+    L.cap = L.end = len;
+    L.beg = (size_t)first;
+    L.base = b0;
+    L.eof = b0 + len == h->size; /* else a cut value needs more bytes */
+    res->beg = b0 + (uint64_t)first;
+    int rc = par_events(&L, &res->side, &res->side_cap, b0 + h->bsize,
+                        &res->end);
+    par_rd_keep(h, &L);
+    res->ok = rc == 0;
+    return rc;
+}
+
+/* The helper's read of block j into *res (res->ok = 0: not read whole):
+ * the block and the next one's first PAR_TAIL bytes, all of the next
+ * block when the last event needs more. */
+enum { PAR_TAIL = 16 << 10 };
+static void par_block(par *h, uint64_t j, pres *res)
+{
+    memset(res, 0, sizeof *res);
+    uint64_t b0 = j * h->bsize, left = h->size - b0;
+    size_t full = left < 2 * h->bsize ? (size_t)left : 2 * h->bsize;
+    size_t len = full < h->bsize + PAR_TAIL ? full : h->bsize + PAR_TAIL;
+    if (par_pread(h->fd, h->buf, len, b0) != 0)
+        return;
+    long first = par_first_event(h->buf, len < h->bsize ? len : h->bsize);
+    if (first < 0)
+        return;
+    if (par_read(h, j, first, len, res) == 1 && len < full &&
+        par_pread(h->fd, h->buf + len, full - len, b0 + len) == 0) {
+        par_give(h, res);
+        (void)par_read(h, j, first, full, res);
+    }
+}
+
+static void *par_main(void *arg)
+{
+    par *h = arg;
+    for (uint64_t j = 1; j * h->bsize < h->size; j += 2) {
+        pthread_mutex_lock(&h->mu);
+        while (h->count == PAR_DEPTH && !h->stop)
+            pthread_cond_wait(&h->cv, &h->mu);
+        int stop = h->stop;
+        pthread_mutex_unlock(&h->mu);
+        if (stop)
+            break;
+        pres res;
+        par_block(h, j, &res);
+        pthread_mutex_lock(&h->mu);
+        h->q[(h->head + h->count) % PAR_DEPTH] = res;
+        h->count++;
+        pthread_cond_broadcast(&h->cv);
+        pthread_mutex_unlock(&h->mu);
+    }
+    pthread_mutex_lock(&h->mu);
+    h->done = 1;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+    return NULL;
+}
+
+/* Starts the helper when the read allows it (no helper otherwise). */
+static void par_start(rd *r)
+{
+    struct stat sb;
+    size_t bsize = tlm_instream_view_size(&r->in);
+    if (!r->o.parse_helper || !r->views || r->in.gzip || !r->in.fp ||
+        !r->o.keep_events || r->o.max_events ||
+        fstat(fileno(r->in.fp), &sb) != 0 || !S_ISREG(sb.st_mode) ||
+        (uint64_t)sb.st_size < 4 * (uint64_t)bsize)
+        return;
+    par *h = calloc(1, sizeof *h);
+    if (!h)
+        return;
+    h->fd = fileno(r->in.fp);
+    h->size = (uint64_t)sb.st_size;
+    h->bsize = bsize;
+    h->m = r;
+    h->buf = malloc(2 * bsize);
+    h->skip_stack = malloc(r->o.max_depth + 2);
+    if (!h->buf || !h->skip_stack ||
+        pthread_mutex_init(&h->mu, NULL) != 0) {
+        free(h->buf);
+        free(h->skip_stack);
+        free(h);
+        return;
+    }
+    if (pthread_cond_init(&h->cv, NULL) != 0 ||
+        pthread_create(&h->th, NULL, par_main, h) != 0) {
+        pthread_cond_destroy(&h->cv); /* (destroying an unused one: ok) */
+        pthread_mutex_destroy(&h->mu);
+        free(h->buf);
+        free(h->skip_stack);
+        free(h);
+        return;
+    }
+    r->par = h;
+    r->par_start = bsize;
+}
+
+/* Stops the helper and frees what it left. */
+static void par_stop(rd *r)
+{
+    par *h = r->par;
+    if (!h)
+        return;
+    pthread_mutex_lock(&h->mu);
+    h->stop = 1;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+    pthread_join(h->th, NULL);
+    for (unsigned i = 0; i < h->count; i++)
+        pres_free(&h->q[(h->head + i) % PAR_DEPTH]);
+    for (unsigned i = 0; i < h->nspare; i++)
+        pres_free(&h->spare[i]);
+    pthread_cond_destroy(&h->cv);
+    pthread_mutex_destroy(&h->mu);
+    free(h->buf);
+    free(h->skip_stack);
+    r->t->a->free_fn(r->t->a->ctx, h->scr);
+    r->t->a->free_fn(r->t->a->ctx, h->cmemo);
+    free(h);
+    r->par = NULL;
+}
+
+/* The helper's next result; 0 when it has no more. */
+static int par_take(par *h, pres *out)
+{
+    pthread_mutex_lock(&h->mu);
+    while (h->count == 0 && !h->done)
+        pthread_cond_wait(&h->cv, &h->mu);
+    int got = h->count > 0;
+    if (got) {
+        *out = h->q[h->head];
+        h->head = (h->head + 1) % PAR_DEPTH;
+        h->count--;
+        pthread_cond_broadcast(&h->cv);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return got;
+}
+
+/* Copies the arguments at L's blob offset a into this trace's blob, the
+ * text ids mapped; *out: their offset here (as parse_event keeps them). */
+static int par_args(rd *r, const tlm_trace *L, uint32_t a,
+                    const uint32_t *map, uint32_t *out)
+{
+    size_t mark = r->t->blob_len;
+    const unsigned char *p = L->blob + a;
+    for (;;) {
+        unsigned char tag = *p++;
+        if (tag == 0)
+            break;
+        uint64_t v = get_varint(&p);
+        if ((tlm_argv_type)(tag >> 6) == TLM_ARGV_STR)
+            v = map[v];
+        if (blob_put(r, (tlm_arg)(tag & 0x3f), (tlm_argv_type)(tag >> 6),
+                     v) != P_OK)
+            return P_ERR;
+    }
+    if (blob_reserve(r, 1) != 0)
+        return fail_nomem(r);
+    r->t->blob[r->t->blob_len++] = 0;
+    *out = (uint32_t)mark;
+    return P_OK;
+}
+
+/* Takes one event of the helper's block x over (map: its text ids here). */
+static int par_event(rd *r, const pres *x, size_t i, const uint32_t *map)
+{
+    tlm_event ev = x->t->events[i];
+    const struct pside *sd = &x->side[i];
+    ev.name = map[ev.name];
+    ev.cat_str = map[ev.cat_str];
+    ev.track = 0;
+    if (sd->any_pt) {
+        int64_t pid = sd->pid, tid = sd->tid;
+        if (ev.flags & TLM_EV_PID_STR)
+            pid = map[pid];
+        if (ev.flags & TLM_EV_TID_STR)
+            tid = map[tid];
+        if (tlm_ev_set_track(&ev, pid, tid) != TLM_OK)
+            return fail_nomem(r);
+    }
+    if (sd->has_dur && tlm_ev_set_dur(&ev, sd->dur) != TLM_OK)
+        return fail_nomem(r);
+    if (ev.args && par_args(r, x->t, ev.args, map, &ev.args) != P_OK)
+        return P_ERR;
+    r->in_events = 1;
+    r->ev_index = r->t->stats.n_events;
+    r->ev_name = ev.name;
+    r->field = NULL;
+    r->has_err_at = 1; /* a message names the offset after the event */
+    r->err_at = sd->end;
+    int rc = add_event(r, &ev);
+    r->has_err_at = 0;
+    return rc;
+}
+
+/* Takes the helper's block x over. */
+static int par_replay(rd *r, const pres *x)
+{
+    uint32_t n = x->t->strs.n;
+    uint32_t *map = malloc((n ? n : 1) * sizeof *map);
+    if (!map)
+        return fail_nomem(r);
+    int rc = P_OK;
+    map[0] = 0;
+    for (uint32_t id = 1; id < n; id++) { /* in the order met */
+        const tlm_strent *s = &x->t->strs.ents[id];
+        map[id] = tlm_intern_add_h(&r->t->strs, s->s, s->len, s->hash);
+        if (map[id] == UINT32_MAX) {
+            rc = fail_nomem(r);
+            break;
+        }
+    }
+    for (size_t i = 0; rc == P_OK && i < x->t->n_events; i++)
+        rc = par_event(r, x, i, map);
+    r->t->stats.n_lone_surrogates += x->t->stats.n_lone_surrogates;
+    free(map);
+    return rc;
+}
+
+/* Moves the window to start at offset to (at or after the window's
+ * start, inside the lent blocks). */
+static int par_skip(rd *r, uint64_t to)
+{
+    if (to <= r->base + r->end) {
+        r->beg = (size_t)(to - r->base);
+        return P_OK;
+    }
+    uint64_t skip = to - (r->base + r->end);
+    if (!r->viewing && r->vn > skip) {
+        r->buf = r->vp + skip;
+        r->end = r->vn - (size_t)skip;
+    } else {
+        if (!r->viewing)
+            skip -= r->vn;
+        r->vn = 0;
+        for (;;) {
+            if (take_view(r) != P_OK)
+                return P_ERR;
+            if (r->eof) /* the helper read these bytes: not here */
+                return fail_at(r, r->buf + r->end, TLM_EIO,
+                               "input shorter than read before");
+            if (r->vn > skip)
+                break;
+            skip -= r->vn;
+        }
+        r->buf = r->vp + skip;
+        r->end = r->vn - (size_t)skip;
+    }
+    r->base = to;
+    r->beg = 0;
+    r->vn = 0;
+    r->viewing = 1;
+    return P_OK;
+}
+
+/* At the start of an event at offset at, at or after the helper's next
+ * block: its events taken over when its block starts there (P_OK: the
+ * window now after them), else P_NEED (read here). */
+static int par_turn(rd *r, uint64_t at)
+{
+    while (r->par && at >= r->par_start) {
+        pres x;
+        if (!par_take(r->par, &x)) {
+            r->par_start = UINT64_MAX;
+            return P_NEED;
+        }
+        r->par_start += 2 * (uint64_t)r->par->bsize;
+        if (!x.ok || x.beg != at) {
+            par_give(r->par, &x);
+            continue;
+        }
+        int rc = par_replay(r, &x);
+        uint64_t end = x.end;
+        par_give(r->par, &x);
+        if (rc != P_OK)
+            return P_ERR;
+        return par_skip(r, end);
+    }
+    return P_NEED;
+}
+
 /* The top-level state machine. */
 static int run(rd *r)
 {
@@ -2203,6 +2768,16 @@ static int run(rd *r)
                 break;
             case S_ARR_EVENT:
                 r->in_events = 1;
+                if (r->par &&
+                    r->base + (uint64_t)(p - r->buf) >= r->par_start) {
+                    rc = par_turn(r, r->base + (uint64_t)(p - r->buf));
+                    if (rc == P_ERR)
+                        return P_ERR;
+                    if (rc == P_OK) { /* the window is after them */
+                        s = S_ARR_NEXT;
+                        continue;
+                    }
+                }
                 r->ev_index = r->t->stats.n_events;
                 blob_mark = r->t->blob_len;
                 rc = parse_event(r, &p, e, &ev);
@@ -2345,6 +2920,7 @@ static tlm_status read_common(rd *r, tlm_trace **out)
         st = tlm_error_set(r->err, TLM_ENOMEM, r->path, -1, "out of memory");
         goto done;
     }
+    par_start(r);
     if (run(r) != P_OK) {
         st = r->err ? r->err->code : TLM_EFORMAT;
         if (st == TLM_OK)
@@ -2362,6 +2938,7 @@ static tlm_status read_common(rd *r, tlm_trace **out)
     t->stats.gzip = r->in.gzip;
     t->stats.gzip_members = r->in.members;
 done:
+    par_stop(r);
     t->a->free_fn(t->a->ctx, r->own);
     t->a->free_fn(t->a->ctx, r->skip_stack);
     t->a->free_fn(t->a->ctx, r->scr);

@@ -39,6 +39,9 @@ typedef struct tlm_intern {
 
 tlm_status tlm_intern_init(tlm_intern *in, const tlm_alloc *a);
 void tlm_intern_free(tlm_intern *in);
+/* Empties the table for reuse (the empty string left, one block of bytes
+ * and the slots kept): the ids start again from 1. */
+void tlm_intern_clear(tlm_intern *in);
 
 /* The process's tables of (pid, tid) pairs and wide durations (event.c)
  * live while a trace does: trace_new takes a reference, tlm_trace_free

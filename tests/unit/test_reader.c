@@ -2354,6 +2354,142 @@ static void test_gzip_views(void **state)
     free(json);
 }
 
+/* A plain trace of about size bytes for the second parser: events of
+ * many shapes (false starts "}, {" inside names, escapes, lone
+ * surrogates, string pids and tids, wide durations, flow ids, nested and
+ * repeated arguments, events longer than the helper's tail and than a
+ * block), metadata before and after the array; *len gets the size. */
+static char *par_doc(size_t size, size_t *len)
+{
+    size_t cap = size + (1 << 20), used = 0;
+    char *d = malloc(cap);
+    assert_non_null(d);
+#define PUT(...) (used += (size_t)snprintf(d + used, cap - used, __VA_ARGS__))
+    PUT("{\"schemaVersion\": 1, \"deviceProperties\": [], \"traceEvents\": "
+        "[\n");
+    for (size_t i = 0; used < size; i++) {
+        PUT("%s  {\"ph\": \"%s\", \"cat\": \"%s\", \"name\": \"op_%zu%s\", ",
+            i ? ",\n" : "", i % 11 == 3 ? "f" : "X",
+            i % 3 ? "cpu_op" : (i % 5 ? "kernel" : "cat\\u00e9"), i % 300,
+            i % 17 == 0   ? "}, {\\\"ph\\\": \\\"X\\\"}, {"
+            : i % 29 == 0 ? "\\ud800 lone"
+                          : "");
+        if (i % 13 == 0)
+            PUT("\"pid\": \"proc %zu\", \"tid\": \"th %zu\", ", i % 7, i % 5);
+        else
+            PUT("\"pid\": %zu, \"tid\": %zu, ", i % 4, i % 9);
+        PUT("\"ts\": %zu.%03zu, \"dur\": %s, ", 1000 + i * 3, i % 1000,
+            i % 101 == 0 ? "3000000000.5" : "12.250");
+        if (i % 11 == 3)
+            PUT("\"id\": %zu, \"bp\": \"e\", ", i);
+        PUT("\"args\": {\"External id\": %zu, \"Input Dims\": [[%zu, 8], []], "
+            "\"Input type\": [\"float\", {\"a\": [1, {\"b\": null}]}], "
+            "\"External id\": %zu",
+            i, i % 9, i + 1);
+        if (i % 997 == 5 || i % 4001 == 7) { /* 20 KiB / 100 KiB strings */
+            size_t big = i % 997 == 5 ? 20000 : 100000;
+            PUT(", \"Trace name\": \"");
+            for (size_t k = 0; k < big && used + 2 < cap; k++)
+                d[used++] = (char)('a' + (k * 7 + i) % 26);
+            PUT("\"");
+        }
+        PUT("}}");
+    }
+    PUT("\n], \"traceName\": \"p\", \"displayTimeUnit\": \"ms\"}\n");
+#undef PUT
+    assert_true(used < cap);
+    *len = used;
+    return d;
+}
+
+typedef struct par_seen {
+    uint64_t n, hash; /* events delivered; a hash of (index, name) */
+    uint64_t fail_at; /* 0, else the index whose delivery fails */
+} par_seen;
+
+static tlm_status par_cb(void *ud, tlm_trace *t, const tlm_event *ev,
+                         uint64_t index, tlm_error *err)
+{
+    par_seen *s = ud;
+    (void)err;
+    size_t nl;
+    const char *nm = tlm_trace_str(t, ev->name, &nl);
+    s->hash = (s->hash ^ index ^ (nl ? (unsigned char)nm[nl / 2] : 0)) *
+              0x100000001b3ull;
+    s->n++;
+    return s->fail_at && index == s->fail_at ? TLM_EINVAL : TLM_OK;
+}
+
+/* Reads path with and without the second parser (64 KiB blocks): the same
+ * trace, statistics, deliveries and errors. */
+static void par_vs_one(const char *path, uint64_t fail_at)
+{
+    tlm_read_opts o, o1;
+    tlm_read_opts_init(&o);
+    o.chunk_size = 65536;
+    o.parse_helper = 1;
+    o.on_event = par_cb;
+    o1 = o;
+    o1.parse_helper = 0;
+    par_seen sa = {0, 0, fail_at}, sb = {0, 0, fail_at};
+    o.on_event_ud = &sa;
+    o1.on_event_ud = &sb;
+    tlm_trace *a = NULL, *b = NULL;
+    tlm_error ea, eb;
+    tlm_status xa = tlm_trace_read_file(path, &o, &a, &ea);
+    tlm_status xb = tlm_trace_read_file(path, &o1, &b, &eb);
+    assert_int_equal(xa, xb);
+    assert_true(sa.n == sb.n && sa.hash == sb.hash);
+    if (xa == TLM_OK) {
+        assert_same_trace(a, b);
+        const tlm_read_stats *x = tlm_trace_stats(a), *y = tlm_trace_stats(b);
+        assert_true(x->n_events == y->n_events);
+        assert_true(x->n_lone_surrogates == y->n_lone_surrogates);
+        assert_true(x->bytes_json == y->bytes_json);
+    } else {
+        if (ea.offset != eb.offset)
+            print_message("two: %lld %s\none: %lld %s\n",
+                          (long long)ea.offset, ea.msg, (long long)eb.offset,
+                          eb.msg);
+        assert_true(ea.offset == eb.offset);
+        assert_string_equal(ea.msg, eb.msg);
+    }
+    tlm_trace_free(a);
+    tlm_trace_free(b);
+}
+
+/* The second parser (tlm_read_opts.parse_helper) on a 17 MB plain trace:
+ * the trace, statistics and deliveries of one parser; the same error and
+ * offset for a byte damaged in many places (in the helper's blocks, at
+ * their starts and ends) and for a delivery that fails. */
+static void test_parse_helper(void **state)
+{
+    (void)state;
+    char dir[64], path[96];
+    tt_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/p.json", dir);
+    size_t len;
+    char *json = par_doc(17u << 20, &len);
+    tt_write_file(path, json, len);
+    par_vs_one(path, 0);
+    par_vs_one(path, 40000); /* a delivery inside a helper's block fails */
+    static const size_t at[] = {65536 * 3 + 10, 65536 * 5 - 1, 65536 * 5,
+                                65536 * 5 + 1, 65536 * 7 + 300,
+                                65536 * 40 + 77, 65536 * 101 - 3};
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+        char keep = json[at[k]];
+        json[at[k]] = keep == '"' ? '}' : '"';
+        tt_write_file(path, json, len);
+        par_vs_one(path, 0);
+        json[at[k]] = keep;
+    }
+    tt_write_file(path, json, len * 3 / 4); /* cut short */
+    par_vs_one(path, 0);
+    remove(path);
+    rmdir(dir);
+    free(json);
+}
+
 static void test_gzip_multi_member(void **state)
 {
     (void)state;
@@ -2848,6 +2984,7 @@ int main(void)
         cmocka_unit_test(test_gzip_chunks),
         cmocka_unit_test(test_gzip_multi_member),
         cmocka_unit_test(test_gzip_views),
+        cmocka_unit_test(test_parse_helper),
         cmocka_unit_test(test_gzip_truncated),
         cmocka_unit_test(test_gzip_bad_trailer),
         cmocka_unit_test(test_gzip_json_errors),
