@@ -680,6 +680,23 @@ static void zthread_next(struct tlm_zthread *z)
     pthread_mutex_unlock(&z->mu);
 }
 
+/* The block the consumer reads now (a block lent before given back), once
+ * the thread has filled it; NULL after the last one. */
+static zblock *zthread_head(struct tlm_zthread *z)
+{
+    if (z->held) {
+        z->held = 0;
+        zthread_next(z);
+    }
+    if (z->done)
+        return NULL;
+    pthread_mutex_lock(&z->mu);
+    while (z->filled == 0)
+        pthread_cond_wait(&z->cv, &z->mu);
+    pthread_mutex_unlock(&z->mu);
+    return &z->blk[z->head];
+}
+
 /* Lends the rest of the head block (the block given back at the next
  * call); the last block is kept until the thread stops. */
 static tlm_status zthread_view(tlm_instream *s, unsigned char **p,
@@ -687,17 +704,9 @@ static tlm_status zthread_view(tlm_instream *s, unsigned char **p,
 {
     struct tlm_zthread *z = s->zt;
     *n = 0;
-    if (z->held) {
-        z->held = 0;
-        zthread_next(z);
-    }
-    if (z->done)
+    zblock *b = zthread_head(z);
+    if (!b)
         return TLM_OK;
-    pthread_mutex_lock(&z->mu);
-    while (z->filled == 0)
-        pthread_cond_wait(&z->cv, &z->mu);
-    pthread_mutex_unlock(&z->mu);
-    zblock *b = &z->blk[z->head];
     *p = b->data + b->pos;
     *n = b->len - b->pos;
     b->pos = b->len;
@@ -731,17 +740,9 @@ static tlm_status zthread_read(tlm_instream *s, unsigned char *dst,
 {
     struct tlm_zthread *z = s->zt;
     *got = 0;
-    if (z->held) { /* a view taken before */
-        z->held = 0;
-        zthread_next(z);
-    }
-    if (z->done)
+    zblock *b = zthread_head(z);
+    if (!b)
         return TLM_OK;
-    pthread_mutex_lock(&z->mu);
-    while (z->filled == 0)
-        pthread_cond_wait(&z->cv, &z->mu);
-    pthread_mutex_unlock(&z->mu);
-    zblock *b = &z->blk[z->head];
     size_t n = b->len - b->pos;
     if (n > cap)
         n = cap;

@@ -2240,6 +2240,31 @@ static void test_gzip_chunks(void **state)
     free(json);
 }
 
+/* Two reads of one input (a, status sa, error ea; b, sb, eb) gave the
+ * same: the trace and its statistics, or the error at the same offset;
+ * frees both. */
+static void assert_same_read(tlm_status sa, tlm_trace *a, const tlm_error *ea,
+                             tlm_status sb, tlm_trace *b, const tlm_error *eb)
+{
+    assert_int_equal(sa, sb);
+    if (sa == TLM_OK) {
+        assert_same_trace(a, b);
+        const tlm_read_stats *x = tlm_trace_stats(a), *y = tlm_trace_stats(b);
+        assert_true(x->n_events == y->n_events);
+        assert_true(x->n_lone_surrogates == y->n_lone_surrogates);
+        assert_true(x->bytes_json == y->bytes_json);
+    } else {
+        if (ea->offset != eb->offset)
+            print_message("first: %lld %s\nsecond: %lld %s\n",
+                          (long long)ea->offset, ea->msg,
+                          (long long)eb->offset, eb->msg);
+        assert_true(ea->offset == eb->offset);
+        assert_string_equal(ea->msg, eb->msg);
+    }
+    tlm_trace_free(a);
+    tlm_trace_free(b);
+}
+
 /* A document for the lent-block path: n events of varied sizes, every
  * 97th with a long string argument of about big bytes (longer than a
  * lent step, and than a block when big > 64 KiB), every 13th with escapes
@@ -2291,21 +2316,7 @@ static void view_vs_copy(const unsigned char *gz, size_t glen,
     tlm_error ea, eb;
     tlm_status sa = tlm_trace_read_mem(gz, glen, "v.gz", &o, &a, &ea);
     tlm_status sb = tlm_trace_read_mem(gz, glen, "v.gz", &os, &b, &eb);
-    assert_int_equal(sa, sb);
-    if (sa == TLM_OK) {
-        assert_same_trace(a, b);
-        assert_true(tlm_trace_stats(a)->bytes_json ==
-                    tlm_trace_stats(b)->bytes_json);
-    } else {
-        if (ea.offset != eb.offset)
-            print_message("lent: %lld %s\ncopied: %lld %s\n",
-                          (long long)ea.offset, ea.msg, (long long)eb.offset,
-                          eb.msg);
-        assert_true(ea.offset == eb.offset);
-        assert_string_equal(ea.msg, eb.msg);
-    }
-    tlm_trace_free(a);
-    tlm_trace_free(b);
+    assert_same_read(sa, a, &ea, sb, b, &eb);
 }
 
 /* The lent blocks (tlm_instream_view): values cut by a block's end, values
@@ -2438,24 +2449,8 @@ static void par_vs_one(const char *path, uint64_t fail_at)
     tlm_error ea, eb;
     tlm_status xa = tlm_trace_read_file(path, &o, &a, &ea);
     tlm_status xb = tlm_trace_read_file(path, &o1, &b, &eb);
-    assert_int_equal(xa, xb);
     assert_true(sa.n == sb.n && sa.hash == sb.hash);
-    if (xa == TLM_OK) {
-        assert_same_trace(a, b);
-        const tlm_read_stats *x = tlm_trace_stats(a), *y = tlm_trace_stats(b);
-        assert_true(x->n_events == y->n_events);
-        assert_true(x->n_lone_surrogates == y->n_lone_surrogates);
-        assert_true(x->bytes_json == y->bytes_json);
-    } else {
-        if (ea.offset != eb.offset)
-            print_message("two: %lld %s\none: %lld %s\n",
-                          (long long)ea.offset, ea.msg, (long long)eb.offset,
-                          eb.msg);
-        assert_true(ea.offset == eb.offset);
-        assert_string_equal(ea.msg, eb.msg);
-    }
-    tlm_trace_free(a);
-    tlm_trace_free(b);
+    assert_same_read(xa, a, &ea, xb, b, &eb);
 }
 
 /* The second parser (tlm_read_opts.parse_helper) on a 17 MB plain trace:
