@@ -2178,17 +2178,20 @@ static int add_event(rd *r, const tlm_event *ev)
 
 /* ------------------------------------------------------------------ MARK:
  * A second parser.  For a large plain file (tlm_read_opts.parse_helper),
- * while this thread reads block k of the input, a helper thread reads
- * block k + 1 on its own (pread), from its first event-like start ('}'
+ * the input is cut into units of PAR_UNIT + 1 blocks.  While this thread
+ * reads the first block of a unit, a helper thread reads the other
+ * PAR_UNIT on its own (pread), from their first event-like start ('}'
  * ',' '{'), into a trace of its own, until the first event that starts
- * in block k + 2.  When this thread meets an event at that very offset,
- * it takes the helper's events over, in order: their strings interned in
- * the order a plain read meets them, tracks and durations set, arguments
- * copied with their strings mapped, each delivered through add_event;
- * then it goes on after the last of them.  A helper block that starts
- * elsewhere (a false start inside a string, say) or that the helper could
- * not read whole (an error, an event past block k + 2, the end of the
- * array) is read here as usual.  Either way the trace, its statistics
+ * in the next unit.  When this thread meets an event at that very
+ * offset, it takes the helper's events over, in order: their strings
+ * interned in the order a plain read meets them, tracks and durations
+ * set, arguments copied with their strings mapped, each delivered through
+ * add_event; then it goes on after the last of them.  (Taking an event
+ * over costs less than reading it, hence two blocks for the helper to
+ * one here.)  Helper blocks that start elsewhere (a false start inside a
+ * string, say) or that the helper could not read whole (an error, an
+ * event running past the next block, the end of the array) are read
+ * here as usual.  Either way the trace, its statistics
  * and any error are those of one parser. */
 
 static tlm_status trace_new(const tlm_alloc *a, const char *path,
@@ -2202,6 +2205,10 @@ typedef struct pres {          /* one helper block */
     size_t side_cap;
 } pres;
 
+/* The helper reads PAR_UNIT blocks, then this thread one, and so on. */
+#ifndef PAR_UNIT
+#define PAR_UNIT 2
+#endif
 enum { PAR_DEPTH = 2, PAR_SPARE = PAR_DEPTH + 2 };
 
 typedef struct par {
@@ -2417,7 +2424,8 @@ static int par_read(par *h, uint64_t j, long first, size_t len, pres *res)
     L.base = b0;
     L.eof = b0 + len == h->size; /* else a cut value needs more bytes */
     res->beg = b0 + (uint64_t)first;
-    int rc = par_events(&L, &res->side, &res->side_cap, b0 + h->bsize,
+    int rc = par_events(&L, &res->side, &res->side_cap,
+                        b0 + PAR_UNIT * h->bsize,
                         &res->end);
     par_rd_keep(h, &L);
     res->ok = rc == 0;
@@ -2432,8 +2440,9 @@ static void par_block(par *h, uint64_t j, pres *res)
 {
     memset(res, 0, sizeof *res);
     uint64_t b0 = j * h->bsize, left = h->size - b0;
-    size_t full = left < 2 * h->bsize ? (size_t)left : 2 * h->bsize;
-    size_t len = full < h->bsize + PAR_TAIL ? full : h->bsize + PAR_TAIL;
+    size_t unit = PAR_UNIT * h->bsize, all = unit + h->bsize;
+    size_t full = left < all ? (size_t)left : all;
+    size_t len = full < unit + PAR_TAIL ? full : unit + PAR_TAIL;
     if (par_pread(h->fd, h->buf, len, b0) != 0)
         return;
     long first = par_first_event(h->buf, len < h->bsize ? len : h->bsize);
@@ -2449,7 +2458,7 @@ static void par_block(par *h, uint64_t j, pres *res)
 static void *par_main(void *arg)
 {
     par *h = arg;
-    for (uint64_t j = 1; j * h->bsize < h->size; j += 2) {
+    for (uint64_t j = 1; j * h->bsize < h->size; j += PAR_UNIT + 1) {
         pthread_mutex_lock(&h->mu);
         while (h->count == PAR_DEPTH && !h->stop)
             pthread_cond_wait(&h->cv, &h->mu);
@@ -2489,7 +2498,7 @@ static void par_start(rd *r)
     h->size = (uint64_t)sb.st_size;
     h->bsize = bsize;
     h->m = r;
-    h->buf = malloc(2 * bsize);
+    h->buf = malloc((PAR_UNIT + 1) * bsize);
     h->skip_stack = malloc(r->o.max_depth + 2);
     if (!h->buf || !h->skip_stack ||
         pthread_mutex_init(&h->mu, NULL) != 0) {
@@ -2681,7 +2690,7 @@ static int par_turn(rd *r, uint64_t at)
             r->par_start = UINT64_MAX;
             return P_NEED;
         }
-        r->par_start += 2 * (uint64_t)r->par->bsize;
+        r->par_start += (PAR_UNIT + 1) * (uint64_t)r->par->bsize;
         if (!x.ok || x.beg != at) {
             par_give(r->par, &x);
             continue;
