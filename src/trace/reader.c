@@ -1456,8 +1456,6 @@ static inline int field_bp(rd *r, const unsigned char **pp,
     return P_OK;
 }
 
-/* One event object at *pp: the usual keys into ev, its args into the
- * blob (ev->args), other keys skipped. */
 /* The event's duration; on the helper's reader (local), kept in cs and set
  * when the event is taken over. */
 static int ev_dur(rd *r, tlm_event *ev, int64_t v)
@@ -1482,6 +1480,8 @@ static int ev_track(rd *r, tlm_event *ev, int64_t pid, int64_t tid)
     return tlm_ev_set_track(ev, pid, tid) == TLM_OK ? P_OK : fail_nomem(r);
 }
 
+/* One event object at *pp: the usual keys into ev, its args into the
+ * blob (ev->args), other keys skipped. */
 static int parse_event(rd *r, const unsigned char **pp, const unsigned char *e,
                        tlm_event *ev)
 {
