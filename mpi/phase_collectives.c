@@ -172,6 +172,9 @@ static tlm_status estimate_clocks(tlm_mpi_ctx *c, tlm_coll_clock_pt *allm,
     return TLM_OK;
 }
 
+_Static_assert(sizeof(tlm_coll_clock_pt) <= sizeof(tlm_coll_member),
+               "the fit's points are written over the members");
+
 /* Clock offsets: rank 0 fits them over every member, sent as the fit's
  * points (48 of a member's 128 bytes), every rank gets them and the
  * owners re-apply them to their instances. */
@@ -188,10 +191,16 @@ static tlm_status clock_offsets(tlm_mpi_ctx *c, const tlm_coll_match_opts *mo,
     tlm_coll_member *cm = malloc((k->mr.n_mem ? k->mr.n_mem : 1) * sizeof *cm);
     TLM_MPI_CHECK(cm ? TLM_OK : TLM_ENOMEM);
     size_t n_cm = tlm_coll_members_complete(&k->mr, cm);
-    pts = malloc((n_cm ? n_cm : 1) * sizeof *pts);
-    TLM_MPI_CHECK(pts ? TLM_OK : TLM_ENOMEM);
-    tlm_coll_clock_pts_of(cm, n_cm, pts);
-    free(cm);
+    /* their points written over them in place (point i ends before
+     * member i + 1 starts), the room given back */
+    for (size_t i = 0; i < n_cm; i++) {
+        tlm_coll_clock_pt one;
+        tlm_coll_clock_pts_of(&cm[i], 1, &one);
+        memcpy((char *)cm + i * sizeof one, &one, sizeof one);
+    }
+    pts = realloc(cm, (n_cm ? n_cm : 1) * sizeof *pts);
+    if (!pts)
+        pts = (tlm_coll_clock_pt *)(void *)cm;
     cm = NULL;
     TLM_MPI_CHECK(tlm_mpi_gather(pts, n_cm, sizeof *pts, 0, c->comm, &allm,
                                  &n_allm, err));
