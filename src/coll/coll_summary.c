@@ -278,6 +278,13 @@ void tlm_coll_straggler_merge(tlm_coll_straggler_row *rows, size_t *n)
 {
     if (!rows || !n || *n == 0)
         return;
+    /* already merged (tlm_coll_straggler_compute's rows): no sort, and
+     * no temporary copy of the rows by qsort */
+    size_t s = 1;
+    while (s < *n && cmp_srow(&rows[s - 1], &rows[s]) < 0)
+        s++;
+    if (s == *n)
+        return;
     qsort(rows, *n, sizeof *rows, cmp_srow);
     size_t k = 0;
     for (size_t i = 0; i < *n; i++) {
