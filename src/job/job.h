@@ -41,8 +41,6 @@ typedef struct tlm_job_fileres {
     tlm_row_timeline tl;
     int64_t span[3][2];      /* local rows of ops, uargs, kernels: first,
                               * count (meaningful on the owner only) */
-    int32_t hta_nsteps;      /* --hta: distinct ProfilerStep names */
-    char hta_steps[2][128];  /* ... the first two (mpi/phase_hta.c) */
     int32_t n_device_props;  /* entries of deviceProperties, 0: none
                               * (GPUs per node, as TraceLens detects it) */
     /* a failed file's message stays with the process that read it
