@@ -115,7 +115,8 @@ static tlm_status read_wave(tlm_audit *A, size_t a, size_t b, tlm_mpi_ctx **ctx)
             continue;
         c->owner = malloc((c->fl.n ? c->fl.n : 1) * sizeof *c->owner);
         c->lres = calloc(c->fl.n ? c->fl.n : 1, sizeof *c->lres);
-        if (!c->owner || !c->lres) {
+        c->lmsg = calloc(c->fl.n ? c->fl.n : 1, sizeof *c->lmsg);
+        if (!c->owner || !c->lres || !c->lmsg) {
             st = TLM_ENOMEM;
             break;
         }

@@ -75,6 +75,9 @@ void tlm_mpi_ctx_free(tlm_mpi_ctx *c)
     tlm_outset_free(&c->out);
     tlm_cli_filelist_free(&c->fl);
     free(c->owner);
+    for (size_t i = 0; c->lmsg && i < c->n_lres; i++)
+        free(c->lmsg[i]);
+    free(c->lmsg);
     free(c->lres);
     free(c->res);
     tlm_trace_caches_free(); /* the rank lists the traces shared */

@@ -152,6 +152,9 @@ typedef struct tlm_mpi_ctx {
     /* local */
     tlm_job_fileres *lres;
     size_t n_lres;
+    char **lmsg;             /* the message of each failed lres (malloc),
+                              * else NULL; rank 0 fetches the ones it
+                              * names (phase_check.c) */
     tlm_coll_record *recs;   /* records of all local traces */
     size_t n_recs;
     tlm_coll_window *wins;   /* their windows (cause.c), until routed */
@@ -287,8 +290,10 @@ void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_job_fileres *fr);
 /* After file fr's trace is read: its ops_unique_args and kernel rows
  * moved from c->rt into c->pk, packed (src/util/zrun.h; their span[k][0]
  * then a byte offset there), so that a process keeps about a third of
- * their fixed-width bytes (phase_merge.c).  A failure is recorded in fr. */
-void tlm_mpi_rows_pack(tlm_mpi_ctx *c, tlm_job_fileres *fr);
+ * their fixed-width bytes (phase_merge.c).  A failure is recorded in fr,
+ * its message in msg (cap bytes). */
+void tlm_mpi_rows_pack(tlm_mpi_ctx *c, tlm_job_fileres *fr, char *msg,
+                       size_t cap);
 
 /* Frees the per-trace report rows (c->rt, c->pk) once they are written
  * (phase_merge.c; the write phase, before the file image is made). */

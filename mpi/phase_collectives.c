@@ -108,7 +108,8 @@ done:
 /* The members' trace ranks as positions in c->res (n_res dense ranks,
  * in the same order), so that the fit's arrays follow the traces found;
  * back with to_ranks(). */
-static void to_positions(const tlm_mpi_ctx *c, tlm_coll_member *m, size_t n)
+static void to_positions(const tlm_mpi_ctx *c, tlm_coll_clock_pt *m,
+                         size_t n)
 {
     for (size_t i = 0; i < n; i++)
         m[i].trace_rank = (int32_t)tlm_mpi_rank_pos(c, m[i].trace_rank);
@@ -126,11 +127,11 @@ static void to_ranks(const tlm_mpi_ctx *c, tlm_coll_clock *clk, size_t n,
     }
 }
 
-/* Rank 0: fits the clock offsets over every member (allm, trace ranks
- * made positions) into k->clk and k->offsets, one row per trace found.
- * A failed fit other than out of memory is a warning: the offsets stay
- * 0. */
-static tlm_status estimate_clocks(tlm_mpi_ctx *c, tlm_coll_member *allm,
+/* Rank 0: fits the clock offsets over every member's point (allm, trace
+ * ranks made positions) into k->clk and k->offsets, one row per trace
+ * found.  A failed fit other than out of memory is a warning: the
+ * offsets stay 0. */
+static tlm_status estimate_clocks(tlm_mpi_ctx *c, tlm_coll_clock_pt *allm,
                                   size_t n_allm, int32_t **dom,
                                   tlm_error *err)
 {
@@ -151,8 +152,8 @@ static tlm_status estimate_clocks(tlm_mpi_ctx *c, tlm_coll_member *allm,
     }
     tlm_error cerr;
     tlm_error_clear(&cerr);
-    tlm_status cst = tlm_coll_clock_estimate(allm, n_allm, &co, &k->clk,
-                                             &k->n_clk, &cerr);
+    tlm_status cst = tlm_coll_clock_estimate_pts(allm, n_allm, &co, &k->clk,
+                                                 &k->n_clk, &cerr);
     if (cst == TLM_OK) {
         to_ranks(c, k->clk, k->n_clk, co.domain_of_rank == NULL);
         tlm_coll_clock_offsets(k->clk, c->n_res, k->offsets);
@@ -171,8 +172,12 @@ static tlm_status estimate_clocks(tlm_mpi_ctx *c, tlm_coll_member *allm,
     return TLM_OK;
 }
 
-/* Clock offsets: rank 0 fits them over every member, every rank gets them
- * and the owners re-apply them to their instances. */
+_Static_assert(sizeof(tlm_coll_clock_pt) <= sizeof(tlm_coll_member),
+               "the fit's points are written over the members");
+
+/* Clock offsets: rank 0 fits them over every member, sent as the fit's
+ * points (48 of a member's 128 bytes), every rank gets them and the
+ * owners re-apply them to their instances. */
 static tlm_status clock_offsets(tlm_mpi_ctx *c, const tlm_coll_match_opts *mo,
                                 tlm_error *err)
 {
@@ -181,12 +186,26 @@ static tlm_status clock_offsets(tlm_mpi_ctx *c, const tlm_coll_match_opts *mo,
     void *allm = NULL;
     size_t n_allm = 0;
     int32_t *dom = NULL, *ranks = NULL;
+    tlm_coll_clock_pt *pts = NULL;
     /* only instances with every member of their group inform the fit */
     tlm_coll_member *cm = malloc((k->mr.n_mem ? k->mr.n_mem : 1) * sizeof *cm);
     TLM_MPI_CHECK(cm ? TLM_OK : TLM_ENOMEM);
     size_t n_cm = tlm_coll_members_complete(&k->mr, cm);
-    TLM_MPI_CHECK(tlm_mpi_gather(cm, n_cm, sizeof *cm, 0, c->comm, &allm,
+    /* their points written over them in place (point i ends before
+     * member i + 1 starts), the room given back */
+    for (size_t i = 0; i < n_cm; i++) {
+        tlm_coll_clock_pt one;
+        tlm_coll_clock_pts_of(&cm[i], 1, &one);
+        memcpy((char *)cm + i * sizeof one, &one, sizeof one);
+    }
+    pts = realloc(cm, (n_cm ? n_cm : 1) * sizeof *pts);
+    if (!pts)
+        pts = (tlm_coll_clock_pt *)(void *)cm;
+    cm = NULL;
+    TLM_MPI_CHECK(tlm_mpi_gather(pts, n_cm, sizeof *pts, 0, c->comm, &allm,
                                  &n_allm, err));
+    free(pts);
+    pts = NULL;
     size_t nr = c->n_res ? c->n_res : 1;
     k->offsets = calloc(nr, sizeof *k->offsets);
     ranks = malloc(nr * sizeof *ranks);
@@ -203,28 +222,71 @@ static tlm_status clock_offsets(tlm_mpi_ctx *c, const tlm_coll_match_opts *mo,
                                       mo->tie_ns, mo->latency_tol_ns);
 done:
     free(cm);
+    free(pts);
     free(allm);
     free(dom);
     free(ranks);
     return st;
 }
 
-/* Stragglers: partial rows per owner, merged on rank 0. */
+/* Rank 0 takes the partial rows of process p (merged there) into its
+ * merged rows k->strag (tlm_coll_straggler_merge_into): what it holds is
+ * the merged rows plus one process's partial rows, not every owner's
+ * partial rows at once. */
+static tlm_status merge_from(tlm_mpi_ctx *c, int p,
+                             const tlm_coll_straggler_row *ps, size_t n_ps,
+                             tlm_error *err)
+{
+    tlm_mpi_colls *k = &c->k;
+    void *got = NULL;
+    size_t n_got = 0;
+    tlm_status st = tlm_mpi_check(
+        c,
+        tlm_mpi_gather(ps, c->me == p ? n_ps : 0, sizeof *ps, 0, c->comm,
+                       &got, &n_got, err),
+        err);
+    if (st != TLM_OK)
+        return st;
+    if (c->me == 0 && n_got > 0) {
+        /* room for exactly both: the merged rows never exceed them */
+        void *q = realloc(k->strag, (k->n_strag + n_got) * sizeof *k->strag);
+        if (q) {
+            k->strag = q;
+            tlm_coll_straggler_merge_into(k->strag, &k->n_strag, got, n_got);
+        } else {
+            st = tlm_error_set(err, TLM_ENOMEM, NULL, -1,
+                               "out of memory merging straggler rows");
+        }
+    }
+    free(got);
+    return tlm_mpi_check(c, st, err);
+}
+
+/* Stragglers: partial rows per owner (merged there), merged on rank 0 one
+ * process at a time: rank 0's own rows start its merged rows. */
 static tlm_status stragglers(tlm_mpi_ctx *c, tlm_error *err)
 {
     tlm_mpi_colls *k = &c->k;
     tlm_status st = TLM_OK;
     tlm_coll_straggler_row *ps = NULL;
     size_t n_ps = 0;
-    void *tmp = NULL;
     TLM_MPI_CHECK(tlm_coll_straggler_compute(k->mr.inst, k->mr.n_inst,
                                              k->mr.mem, k->mr.n_mem, NULL,
                                              &ps, &n_ps, err));
-    TLM_MPI_CHECK(tlm_mpi_gather(ps, n_ps, sizeof *ps, 0, c->comm, &tmp,
-                                 &k->n_strag, err));
-    k->strag = tmp;
-    if (c->me == 0)
-        tlm_coll_straggler_merge(k->strag, &k->n_strag);
+    tlm_coll_straggler_merge(ps, &n_ps);
+    if (c->me == 0) {
+        void *q = n_ps ? realloc(ps, n_ps * sizeof *ps) : NULL;
+        k->strag = q ? q : ps; /* the room of the map given back */
+        k->n_strag = n_ps;
+        ps = NULL;
+    }
+    for (int p = 1; p < c->np && st == TLM_OK; p++)
+        st = merge_from(c, p, ps, n_ps, err);
+    if (st == TLM_OK && c->me == 0 && k->n_strag > 0) {
+        void *q = realloc(k->strag, k->n_strag * sizeof *k->strag);
+        if (q) /* the room of the last merge given back */
+            k->strag = q;
+    }
 done:
     free(ps);
     return st;

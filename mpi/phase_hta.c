@@ -9,9 +9,9 @@
  * (spec §1.5: at least two distinct ProfilerStep names over all ranks).
  * A trace with two names of its own decides it alone; otherwise both
  * variants (unfiltered, filtered) are packed, and the hta phase picks one
- * once the step names of every trace (all-gathered with the file
- * results, at most two per trace: enough to tell "at least two") are
- * known.  The job's time origin (§1.4) changes no output (durations and
+ * once the step names of every trace are known (each process's distinct
+ * names of its traces, at most two: enough to tell "at least two",
+ * all-gathered, one record per process).  The job's time origin (§1.4) changes no output (durations and
  * gaps only), so each trace keeps its own.
  *
  * The rank-only tables (kernel sequences, critical path) are packed
@@ -180,12 +180,21 @@ struct tlm_mpi_hta_loc {
     size_t len[2][2];
 };
 
+/* The distinct ProfilerStep names of a process's traces (the first two
+ * of each trace, cut to 127 bytes), at most 2: what decides whether the
+ * job filters (job_step_names); all-gathered, one per process. */
+typedef struct steps {
+    int32_t n;
+    char name[2][128];
+} steps;
+
 /* The module's state (tlm_mpi_ctx.mstate). */
 typedef struct hta_state {
     struct tlm_mpi_hta_loc *loc; /* packed tables of local traces */
     size_t n_loc;
     tlm_hta_result *hta;         /* every rank: the joined tables */
     char *md;                    /* rank 0: report.md's HTA section */
+    steps st;                    /* the local traces' step names */
 } hta_state;
 
 static tlm_status pack_one(const tlm_hta_events *ev, const tlm_hta_opts *o,
@@ -214,23 +223,29 @@ static void loc_free(struct tlm_mpi_hta_loc *l)
     }
 }
 
-static void keep_steps(const tlm_hta_events *ev, tlm_job_fileres *fr)
+/* Adds the first two step names of a trace to the process's distinct
+ * names (at most 2 kept: two already decide). */
+static void keep_steps(const tlm_hta_events *ev, steps *sn)
 {
     size_t n = ev->n_step_names < 2 ? ev->n_step_names : 2;
-    fr->hta_nsteps = (int32_t)ev->n_step_names;
     for (size_t i = 0; i < n; i++) {
         size_t len = 0;
         const char *s = tlm_hta_events_step_name(ev, i, &len);
-        size_t k = len < sizeof fr->hta_steps[i] - 1
-                       ? len
-                       : sizeof fr->hta_steps[i] - 1;
-        memcpy(fr->hta_steps[i], s, k);
-        fr->hta_steps[i][k] = '\0';
+        char name[sizeof sn->name[0]];
+        size_t k = len < sizeof name - 1 ? len : sizeof name - 1;
+        memcpy(name, s, k);
+        name[k] = '\0';
+        int seen = 0;
+        for (int32_t j = 0; j < sn->n && !seen; j++)
+            seen = strcmp(sn->name[j], name) == 0;
+        if (!seen && sn->n < 2)
+            memcpy(sn->name[sn->n++], name, sizeof name);
     }
 }
 
 /* The collect hook: the trace's HTA tables, packed and kept on this rank
- * (after its rank is known); its step names go into its result. */
+ * (after its rank is known); its step names join the process's distinct
+ * names (hta_state.st). */
 static tlm_status hta_trace(tlm_mpi_ctx *c, void **sp,
                             const tlm_job_trace_in *in, tlm_error *err)
 {
@@ -249,7 +264,7 @@ static tlm_status hta_trace(tlm_mpi_ctx *c, void **sp,
     tlm_status st = tlm_hta_events_build(tr, rank, o->time, &ev, err);
     if (st != TLM_OK)
         return st;
-    keep_steps(ev, fr);
+    keep_steps(ev, &hs->st);
     tlm_hta_events_shift(ev, ev->min_ts == INT64_MAX ? 0 : ev->min_ts);
     if (ev->n_step_names < 2) /* the job decides: keep both */
         st = pack_one(ev, o, seq, loc.pk[1], loc.len[1], err);
@@ -291,20 +306,34 @@ static void hta_free(tlm_mpi_ctx *c, void **sp)
 /* ---------------------------------------------------------------- MARK: -
  * the phase */
 
-/* Distinct ProfilerStep names of the job (capped at what decides). */
-static size_t job_step_names(const tlm_mpi_ctx *c)
+/* Distinct ProfilerStep names of the job (capped at what decides): the
+ * union of every process's distinct names (all-gathered, one record of
+ * 260 B per process, not one per trace). */
+static size_t job_step_names(const tlm_mpi_ctx *c, const hta_state *hs)
 {
-    size_t n = 0;
-    const char **names = malloc((2 * c->n_res + 1) * sizeof *names);
-    if (!names)
+    steps mine;
+    memset(&mine, 0, sizeof mine);
+    if (hs)
+        mine = hs->st;
+    void *got = NULL;
+    size_t n_got = 0;
+    tlm_error err;
+    if (tlm_mpi_allgather(&mine, 1, sizeof mine, c->comm, &got, &n_got,
+                          &err) != TLM_OK)
         return 2; /* filtering is HTA's usual case */
-    for (size_t i = 0; i < c->n_res; i++) {
-        int k = c->res[i].hta_nsteps < 2 ? c->res[i].hta_nsteps : 2;
-        for (int j = 0; j < k; j++)
-            names[n++] = c->res[i].hta_steps[j];
+    const steps *all = got;
+    size_t n = 0;
+    const char **names = malloc((2 * n_got + 1) * sizeof *names);
+    if (!names) {
+        free(got);
+        return 2;
     }
+    for (size_t i = 0; i < n_got; i++)
+        for (int32_t j = 0; j < all[i].n && j < 2; j++)
+            names[n++] = all[i].name[j];
     size_t d = tlm_hta_count_distinct(names, NULL, n);
     free(names);
+    free(got);
     return d;
 }
 
@@ -459,7 +488,7 @@ static tlm_status hta_phase(tlm_mpi_ctx *c, void **sp)
         hs = *sp = calloc(1, sizeof *hs);
     tlm_error err;
     tlm_error_clear(&err);
-    int filtered = job_step_names(c) >= 2;
+    int filtered = job_step_names(c, hs) >= 2;
     /* the rank of the kernel sequences and the critical path */
     int64_t keep = c->o.hta_rank >= 0 ? c->o.hta_rank
                    : c->n_res           ? c->res[0].row.trace_rank

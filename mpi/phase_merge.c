@@ -187,7 +187,8 @@ static tlm_status merge_phase(tlm_mpi_ctx *c, void **sp)
     return st;
 }
 
-void tlm_mpi_rows_pack(tlm_mpi_ctx *c, tlm_job_fileres *fr)
+void tlm_mpi_rows_pack(tlm_mpi_ctx *c, tlm_job_fileres *fr, char *msg,
+                       size_t cap)
 {
     static const int ks[] = {TLM_JOB_SPAN_UARGS, TLM_JOB_SPAN_KERNELS};
     for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
@@ -210,8 +211,7 @@ void tlm_mpi_rows_pack(tlm_mpi_ctx *c, tlm_job_fileres *fr)
             fr->span[k][1] = 0;
             if (fr->status == TLM_OK) {
                 fr->status = TLM_ENOMEM;
-                snprintf(fr->msg, sizeof fr->msg,
-                         "out of memory keeping report tables");
+                snprintf(msg, cap, "out of memory keeping report tables");
             }
             cnt = 0;
         }

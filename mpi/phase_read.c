@@ -101,9 +101,21 @@ static tlm_status collect(void *arg, int when, const tlm_job_trace_in *in,
 
 void tlm_mpi_read_trace(tlm_mpi_ctx *c, size_t fi, tlm_job_fileres *fr)
 {
-    tlm_job_reader rd = {&c->o, &c->fl, c->me, &c->rt, collect, c};
+    char msg[TLM_JOB_MSG_CAP];
+    msg[0] = '\0';
+    tlm_job_reader rd = {&c->o,   &c->fl, c->me, &c->rt,
+                         collect, c,      msg,   sizeof msg};
     tlm_job_read_trace(&rd, fi, fr);
-    tlm_mpi_rows_pack(c, fr);
+    tlm_mpi_rows_pack(c, fr, msg, sizeof msg);
+    /* the message of a failed file stays here (c->lmsg, parallel to
+     * c->lres); the all-gathered results do not carry it */
+    size_t k = (size_t)(fr - c->lres);
+    if (fr->status != TLM_OK && c->lmsg && k < c->fl.n) {
+        size_t len = strlen(msg);
+        c->lmsg[k] = malloc(len + 1);
+        if (c->lmsg[k])
+            memcpy(c->lmsg[k], msg, len + 1);
+    }
 }
 
 tlm_status tlm_mpi_phase_read(tlm_mpi_ctx *c)
@@ -113,7 +125,9 @@ tlm_status tlm_mpi_phase_read(tlm_mpi_ctx *c)
         n += c->owner[i] == c->me;
     tlm_mpi_heap_bound(n);
     c->lres = calloc(n ? n : 1, sizeof *c->lres);
-    tlm_status st = tlm_mpi_agree(c->lres ? TLM_OK : TLM_ENOMEM, c->comm);
+    c->lmsg = calloc(n ? n : 1, sizeof *c->lmsg);
+    tlm_status st = tlm_mpi_agree(c->lres && c->lmsg ? TLM_OK : TLM_ENOMEM,
+                                  c->comm);
     if (st != TLM_OK) {
         tlm_mpi_say0(c, "error: out of memory");
         return st;

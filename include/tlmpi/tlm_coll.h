@@ -752,6 +752,29 @@ TLM_API tlm_status tlm_coll_clock_estimate(const tlm_coll_member *mem,
                                            tlm_coll_clock **out,
                                            size_t *n_out, tlm_error *err);
 
+/* What the offset fit reads of a member (48 bytes against a member's
+ * 128): the driver's owners send these to rank 0 (issue 35). */
+typedef struct tlm_coll_clock_pt {
+    uint64_t match_key;
+    int64_t seq;
+    int64_t start_ns, end_ns;
+    int64_t bytes;
+    int32_t trace_rank;
+    uint8_t coll, seq_src, sig_mismatch, pad_;
+} tlm_coll_clock_pt;
+
+/* The fit's points of n members, in order, into out (room for n). */
+TLM_API void tlm_coll_clock_pts_of(const tlm_coll_member *mem, size_t n,
+                                   tlm_coll_clock_pt *out);
+
+/* tlm_coll_clock_estimate over points (tlm_coll_clock_pts_of): the same
+ * result as over the members they came from. */
+TLM_API tlm_status tlm_coll_clock_estimate_pts(const tlm_coll_clock_pt *pts,
+                                               size_t n_pts,
+                                               const tlm_coll_clock_opts *opts,
+                                               tlm_coll_clock **out,
+                                               size_t *n_out, tlm_error *err);
+
 /* The members of the instances an offset fit may use (neither INCOMPLETE
  * nor OVERFULL: every member of the group present), copied in order into
  * out (room for res->n_mem).  Returns how many. */
@@ -861,6 +884,16 @@ TLM_API tlm_status tlm_coll_straggler_compute(
  * is sorted as above and *n updated. */
 TLM_API void tlm_coll_straggler_merge(tlm_coll_straggler_row *rows,
                                       size_t *n);
+
+/* Merges rows b[0..nb) (merged: tlm_coll_straggler_merge) into acc, whose
+ * first *n_acc rows are merged and which has room for *n_acc + nb: the
+ * same rows as tlm_coll_straggler_merge of both concatenated, in linear
+ * time and in place (the driver's rank 0 takes the owners' partial rows
+ * one process at a time, issue 35). */
+TLM_API void tlm_coll_straggler_merge_into(tlm_coll_straggler_row *acc,
+                                           size_t *n_acc,
+                                           const tlm_coll_straggler_row *b,
+                                           size_t nb);
 
 /* ------------------------------------------------------ TraceLens parity */
 

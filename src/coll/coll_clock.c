@@ -360,9 +360,30 @@ static size_t inst_end(const sample *s, size_t ns, size_t i)
     return j;
 }
 
-/* Samples from the implicit-sync members (sorted by instance, singleton
- * instances dropped) and the zeroed result.  0, or -1 when out of memory. */
-static int clk_collect(clk *c, const tlm_coll_member *mem, size_t n_mem)
+void tlm_coll_clock_pts_of(const tlm_coll_member *mem, size_t n,
+                           tlm_coll_clock_pt *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        const tlm_coll_member *m = &mem[i];
+        tlm_coll_clock_pt *p = &out[i];
+        memset(p, 0, sizeof *p);
+        p->match_key = m->match_key;
+        p->seq = m->seq;
+        p->start_ns = m->start_ns;
+        p->end_ns = m->end_ns;
+        p->bytes = m->bytes;
+        p->trace_rank = m->trace_rank;
+        p->coll = m->coll;
+        p->seq_src = m->seq_src;
+        p->sig_mismatch = m->sig_mismatch;
+    }
+}
+
+/* Samples from the implicit-sync members (mem, or their points pts when
+ * mem is NULL; sorted by instance, singleton instances dropped) and the
+ * zeroed result.  0, or -1 when out of memory. */
+static int clk_collect(clk *c, const tlm_coll_member *mem,
+                       const tlm_coll_clock_pt *pts, size_t n_mem)
 {
     const tlm_coll_clock_opts *o = &c->o;
     c->res = tlm_coll_calloc(c->a, c->nranks ? (size_t)c->nranks : 1,
@@ -373,7 +394,10 @@ static int clk_collect(clk *c, const tlm_coll_member *mem, size_t n_mem)
     sample *s = c->s;
     size_t ns = 0;
     for (size_t i = 0; i < n_mem; i++) {
-        const tlm_coll_member *m = &mem[i];
+        tlm_coll_clock_pt one;
+        if (mem)
+            tlm_coll_clock_pts_of(&mem[i], 1, &one);
+        const tlm_coll_clock_pt *m = mem ? &one : &pts[i];
         if (!tlm_coll_type_implicit_sync(m->coll) || m->sig_mismatch ||
             m->trace_rank < 0 || m->trace_rank >= c->nranks)
             continue;
@@ -809,17 +833,18 @@ static void clk_write_skew(clk *c)
     }
 }
 
-tlm_status tlm_coll_clock_estimate(const tlm_coll_member *mem,
-                                   size_t n_mem,
-                                   const tlm_coll_clock_opts *opts,
-                                   tlm_coll_clock **out, size_t *n_out,
-                                   tlm_error *err)
+/* The estimate over members (mem) or their points (pts, mem NULL). */
+static tlm_status clk_estimate(const tlm_coll_member *mem,
+                               const tlm_coll_clock_pt *pts, size_t n_mem,
+                               const tlm_coll_clock_opts *opts,
+                               tlm_coll_clock **out, size_t *n_out,
+                               tlm_error *err)
 {
     if (out)
         *out = NULL;
     if (n_out)
         *n_out = 0;
-    if (!out || !n_out || (!mem && n_mem))
+    if (!out || !n_out || (!mem && !pts && n_mem))
         return tlm_error_set(err, TLM_EINVAL, NULL, -1,
                              "tlm_coll_clock_estimate: NULL argument");
     clk c;
@@ -834,11 +859,13 @@ tlm_status tlm_coll_clock_estimate(const tlm_coll_member *mem,
     c.nranks = c.o.n_ranks;
     if (c.nranks <= 0) {
         c.nranks = 0;
-        for (size_t i = 0; i < n_mem; i++)
-            if (mem[i].trace_rank >= c.nranks)
-                c.nranks = mem[i].trace_rank + 1;
+        for (size_t i = 0; i < n_mem; i++) {
+            int32_t r = mem ? mem[i].trace_rank : pts[i].trace_rank;
+            if (r >= c.nranks)
+                c.nranks = r + 1;
+        }
     }
-    if (clk_collect(&c, mem, n_mem) || clk_index(&c) || clk_alloc(&c) ||
+    if (clk_collect(&c, mem, pts, n_mem) || clk_index(&c) || clk_alloc(&c) ||
         clk_group_domains(&c))
         goto nomem;
     clk_components(&c);
@@ -859,4 +886,22 @@ nomem:
     tlm_coll_mfree(c.a, c.res);
     return tlm_error_set(err, TLM_ENOMEM, NULL, -1,
                          "out of memory while estimating clock offsets");
+}
+
+tlm_status tlm_coll_clock_estimate(const tlm_coll_member *mem,
+                                   size_t n_mem,
+                                   const tlm_coll_clock_opts *opts,
+                                   tlm_coll_clock **out, size_t *n_out,
+                                   tlm_error *err)
+{
+    return clk_estimate(mem, NULL, n_mem, opts, out, n_out, err);
+}
+
+tlm_status tlm_coll_clock_estimate_pts(const tlm_coll_clock_pt *pts,
+                                       size_t n_pts,
+                                       const tlm_coll_clock_opts *opts,
+                                       tlm_coll_clock **out, size_t *n_out,
+                                       tlm_error *err)
+{
+    return clk_estimate(NULL, pts, n_pts, opts, out, n_out, err);
 }

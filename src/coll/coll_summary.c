@@ -278,6 +278,13 @@ void tlm_coll_straggler_merge(tlm_coll_straggler_row *rows, size_t *n)
 {
     if (!rows || !n || *n == 0)
         return;
+    /* already merged (tlm_coll_straggler_compute's rows): no sort, and
+     * no temporary copy of the rows by qsort */
+    size_t s = 1;
+    while (s < *n && cmp_srow(&rows[s - 1], &rows[s]) < 0)
+        s++;
+    if (s == *n)
+        return;
     qsort(rows, *n, sizeof *rows, cmp_srow);
     size_t k = 0;
     for (size_t i = 0; i < *n; i++) {
@@ -287,6 +294,32 @@ void tlm_coll_straggler_merge(tlm_coll_straggler_row *rows, size_t *n)
             rows[k++] = rows[i];
     }
     *n = k;
+}
+
+void tlm_coll_straggler_merge_into(tlm_coll_straggler_row *acc,
+                                   size_t *n_acc,
+                                   const tlm_coll_straggler_row *b, size_t nb)
+{
+    if (!acc || !n_acc || !b || nb == 0)
+        return;
+    /* from the back: the write position never passes the next unread row
+     * of acc (it stays >= i + j + 1 minus the rows combined) */
+    size_t i = *n_acc, j = nb, w = *n_acc + nb;
+    while (i > 0 || j > 0) {
+        const tlm_coll_straggler_row *next;
+        if (j == 0 || (i > 0 && cmp_srow(&acc[i - 1], &b[j - 1]) > 0))
+            next = &acc[--i];
+        else
+            next = &b[--j];
+        if (w < *n_acc + nb && cmp_srow(&acc[w], next) == 0)
+            srow_add(&acc[w], next);
+        else
+            acc[--w] = *next;
+    }
+    size_t n = *n_acc + nb - w;
+    if (w > 0)
+        memmove(acc, acc + w, n * sizeof *acc);
+    *n_acc = n;
 }
 
 typedef struct srow_map {

@@ -41,11 +41,10 @@ typedef struct tlm_job_fileres {
     tlm_row_timeline tl;
     int64_t span[3][2];      /* local rows of ops, uargs, kernels: first,
                               * count (meaningful on the owner only) */
-    int32_t hta_nsteps;      /* --hta: distinct ProfilerStep names */
-    char hta_steps[2][128];  /* ... the first two (mpi/phase_hta.c) */
     int32_t n_device_props;  /* entries of deviceProperties, 0: none
                               * (GPUs per node, as TraceLens detects it) */
-    char msg[TLM_JOB_MSG_CAP];
+    /* a failed file's message stays with the process that read it
+     * (tlm_job_reader.msg): rank 0 fetches the few it names (issue 35) */
 } tlm_job_fileres;
 
 /* Rows of the per-trace report tables held by a process. */
@@ -88,6 +87,8 @@ typedef struct tlm_job_reader {
     tlm_job_rtabs *rt;           /* a rocprof trace's kernel rows go here */
     tlm_job_collect_fn collect;  /* NULL: nothing collected */
     void *arg;
+    char *msg;                   /* gets the message of a failed read */
+    size_t msg_cap;              /* (TLM_JOB_MSG_CAP) */
 } tlm_job_reader;
 
 /* Reads file fi of rd->fl and fills fr; hands the trace to rd->collect.
@@ -166,6 +167,10 @@ typedef struct tlm_job_check {
     const tlm_cli_filelist *fl;
     void (*say)(void *arg, const char *fmt, va_list ap);
     void *arg;
+    /* the messages of the first TLM_JOB_LIST_MAX bad traces in file
+     * order (tlm_job_name_bad); an entry NULL or past n_bad_msg: none */
+    const char *const *bad_msg;
+    size_t n_bad_msg;
 } tlm_job_check;
 
 /* Sorts results by the rank in the file name (none last), then discovery

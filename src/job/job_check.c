@@ -142,8 +142,11 @@ size_t tlm_job_name_bad(const tlm_job_check *c)
     for (size_t i = 0; i < c->n_res; i++) {
         if (c->res[i].status == TLM_OK)
             continue;
-        if (n_bad++ < TLM_JOB_LIST_MAX)
-            say(c, "error: %s", c->res[i].msg);
+        size_t k = n_bad++;
+        if (k < TLM_JOB_LIST_MAX) {
+            const char *m = k < c->n_bad_msg ? c->bad_msg[k] : NULL;
+            say(c, "error: %s", m ? m : "a trace could not be read");
+        }
     }
     if (n_bad > TLM_JOB_LIST_MAX)
         say(c, "error: and %zu more traces could not be read",

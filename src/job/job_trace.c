@@ -394,7 +394,8 @@ static void read_rocprof(const tlm_job_reader *c, const char *path,
         fr->status = (int32_t)st;
         if (!err.file[0])
             tlm_strset(err.file, sizeof err.file, path);
-        tlm_error_format(&err, fr->msg, sizeof fr->msg);
+        if (c->msg && c->msg_cap)
+            tlm_error_format(&err, c->msg, c->msg_cap);
         return;
     }
     const tlm_rp_meta *m = tlm_rocprof_meta(rp);
@@ -480,5 +481,6 @@ fail:
     fr->status = (int32_t)(st != TLM_OK ? st : TLM_EINVAL);
     if (!err.file[0])
         tlm_strset(err.file, sizeof err.file, path);
-    tlm_error_format(&err, fr->msg, sizeof fr->msg);
+    if (c->msg && c->msg_cap)
+        tlm_error_format(&err, c->msg, c->msg_cap);
 }

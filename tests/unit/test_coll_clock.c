@@ -454,6 +454,29 @@ static void test_matched_job(void **state)
     tlm_coll_clock_offsets(clk, nclk, off);
     for (int k = 0; k < TC_JOB_R; k++)
         assert_int_equal(off[k], tc_job_theta[k / 4]);
+    /* the same rows from the members' fit points (the driver's rank 0),
+     * whatever their order */
+    tlm_coll_clock_pt *pts = calloc(res.n_mem + 1, sizeof *pts);
+    assert_non_null(pts);
+    tlm_coll_clock_pts_of(res.mem, res.n_mem, pts);
+    for (size_t i = 0; i < res.n_mem / 2; i++) {
+        tlm_coll_clock_pt t = pts[i];
+        pts[i] = pts[res.n_mem - 1 - i];
+        pts[res.n_mem - 1 - i] = t;
+    }
+    tlm_coll_clock *c2 = NULL;
+    size_t n2 = 0;
+    assert_int_equal(tlm_coll_clock_estimate_pts(pts, res.n_mem, &co, &c2,
+                                                 &n2, NULL),
+                     TLM_OK);
+    assert_int_equal(n2, nclk);
+    assert_memory_equal(c2, clk, nclk * sizeof *clk);
+    tlm_coll_free(NULL, c2);
+    assert_int_equal(tlm_coll_clock_estimate_pts(NULL, 3, &co, &c2, &n2,
+                                                 NULL),
+                     TLM_EINVAL);
+    assert_null(c2);
+    free(pts);
     tlm_coll_free(NULL, clk);
     tlm_coll_match_result_free(&res);
     free(r);

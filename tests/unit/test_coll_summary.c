@@ -193,13 +193,14 @@ static void test_job_summary(void **state)
 }
 
 /* Rows of three disjoint shares of the instances, concatenated and merged,
- * are the rows of all; the summary does not depend on the order of the
- * instances. */
+ * are the rows of all, and so are the shares merged one at a time into
+ * the rows so far (tlm_coll_straggler_merge_into, the driver's rank 0);
+ * the summary does not depend on the order of the instances. */
 static void test_merge_and_order(void **state)
 {
     const tlm_coll_match_result *res = &((const job *)*state)->res;
-    tlm_coll_straggler_row *all = NULL, *cat = NULL;
-    size_t nall = 0, ncat = 0;
+    tlm_coll_straggler_row *all = NULL, *cat = NULL, *acc = NULL;
+    size_t nall = 0, ncat = 0, nacc = 0;
     assert_int_equal(tlm_coll_straggler_compute(res->inst, res->n_inst,
                                                 res->mem, res->n_mem, NULL,
                                                 &all, &nall, NULL),
@@ -207,7 +208,8 @@ static void test_merge_and_order(void **state)
     tlm_coll_instance *inst = calloc(res->n_inst, sizeof *inst);
     tlm_coll_member *mem = calloc(res->n_mem, sizeof *mem);
     cat = calloc(3 * nall, sizeof *cat);
-    assert_true(inst && mem && cat);
+    acc = calloc(3 * nall, sizeof *acc);
+    assert_true(inst && mem && cat && acc);
     for (int p = 0; p < 3; p++) {
         size_t ni = 0, nm = 0;
         for (size_t i = 0; i < res->n_inst; i++)
@@ -224,12 +226,21 @@ static void test_merge_and_order(void **state)
         assert_true(ncat + np <= 3 * nall);
         memcpy(cat + ncat, part, np * sizeof *part);
         ncat += np;
+        tlm_coll_straggler_merge(part, &np);
+        assert_true(nacc + np <= 3 * nall);
+        size_t before = nacc;
+        tlm_coll_straggler_merge_into(acc, &nacc, part, np);
+        assert_true(nacc <= before + np);
+        assert_true(p == 0 || nacc < before + np); /* shared keys summed */
         tlm_coll_free(NULL, part);
     }
     assert_true(ncat > nall);
     tlm_coll_straggler_merge(cat, &ncat);
     assert_int_equal(ncat, nall);
     assert_memory_equal(cat, all, nall * sizeof *all);
+    assert_int_equal(nacc, nall);
+    assert_memory_equal(acc, all, nall * sizeof *all);
+    free(acc);
 
     tlm_coll_summary_row *s1 = NULL, *s2 = NULL;
     size_t n1 = 0, n2 = 0;

@@ -170,7 +170,7 @@ static void test_checks(void **state)
     assert_int_equal(r[0].row.trace_rank, 0);
     assert_int_equal(tlm_job_rank_pos(r, 4, 5), 3);
     assert_int_equal(tlm_job_rank_pos(r, 4, 3), -1);
-    tlm_job_check k = {r, 4, &o, &fl, say, NULL};
+    tlm_job_check k = {r, 4, &o, &fl, say, NULL, NULL, 0};
     said[0] = '\0';
     assert_int_equal(tlm_job_check_duplicates(&k), TLM_EMISMATCH);
     assert_string_equal(said,
