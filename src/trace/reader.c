@@ -2405,8 +2405,9 @@ static int par_events(rd *L, struct pside **side, size_t *cap,
     }
 }
 
-/* The helper's read of block j (its bytes, then those of the next block
- * that its last event needs) from first, in a window of len bytes. */
+/* The helper's read of the unit from block j (its blocks, then what its
+ * last event needs of the next block) from first, in a window of len
+ * bytes. */
 static int par_read(par *h, uint64_t j, long first, size_t len, pres *res)
 {
     rd L;
@@ -2432,9 +2433,9 @@ static int par_read(par *h, uint64_t j, long first, size_t len, pres *res)
     return rc;
 }
 
-/* The helper's read of block j into *res (res->ok = 0: not read whole):
- * the block and the next one's first PAR_TAIL bytes, all of the next
- * block when the last event needs more. */
+/* The helper's read of the unit from block j into *res (res->ok = 0:
+ * not read whole): its blocks and the next one's first PAR_TAIL bytes,
+ * all of the next block when the last event needs more. */
 enum { PAR_TAIL = 16 << 10 };
 static void par_block(par *h, uint64_t j, pres *res)
 {
@@ -2500,24 +2501,21 @@ static void par_start(rd *r)
     h->m = r;
     h->buf = malloc((PAR_UNIT + 1) * bsize);
     h->skip_stack = malloc(r->o.max_depth + 2);
-    if (!h->buf || !h->skip_stack ||
-        pthread_mutex_init(&h->mu, NULL) != 0) {
-        free(h->buf);
-        free(h->skip_stack);
-        free(h);
+    int sync = 0; /* 1: the mutex, 2: and the condition made */
+    if (h->buf && h->skip_stack && pthread_mutex_init(&h->mu, NULL) == 0)
+        sync = pthread_cond_init(&h->cv, NULL) == 0 ? 2 : 1;
+    if (sync == 2 && pthread_create(&h->th, NULL, par_main, h) == 0) {
+        r->par = h;
+        r->par_start = bsize;
         return;
     }
-    if (pthread_cond_init(&h->cv, NULL) != 0 ||
-        pthread_create(&h->th, NULL, par_main, h) != 0) {
-        pthread_cond_destroy(&h->cv); /* (destroying an unused one: ok) */
+    if (sync == 2) /* no helper: one parser */
+        pthread_cond_destroy(&h->cv);
+    if (sync >= 1)
         pthread_mutex_destroy(&h->mu);
-        free(h->buf);
-        free(h->skip_stack);
-        free(h);
-        return;
-    }
-    r->par = h;
-    r->par_start = bsize;
+    free(h->buf);
+    free(h->skip_stack);
+    free(h);
 }
 
 /* Stops the helper and frees what it left. */
