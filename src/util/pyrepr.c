@@ -36,6 +36,9 @@ static int shortest_e(double v, char *buf, size_t size)
     return lo;
 }
 
+static size_t py_layout(int neg, const char *digits, size_t nd, int ex,
+                        char *buf, size_t size);
+
 /* The reference: the digits of "%.*e" at the least precision that strtod
  * reads back, by a binary search; slow (printf and strtod five times
  * each), kept as the fast path's fallback and the tests' oracle. */
@@ -64,45 +67,7 @@ size_t tlm_py_float_repr_ref(double v, char *buf, size_t size)
     int ex = (*s == 'e') ? (int)strtol(s + 1, NULL, 10) : 0;
     while (nd > 1 && digits[nd - 1] == '0')
         nd--;
-    char out[TLM_PY_FLOAT_MAX];
-    size_t o = 0;
-    if (neg)
-        out[o++] = '-';
-    int decpt = ex + 1;
-    if (decpt > -4 && decpt <= 16) {
-        if (decpt <= 0) {
-            out[o++] = '0';
-            out[o++] = '.';
-            for (int i = 0; i < -decpt; i++)
-                out[o++] = '0';
-            memcpy(out + o, digits, nd);
-            o += nd;
-        } else if ((size_t)decpt >= nd) {
-            memcpy(out + o, digits, nd);
-            o += nd;
-            for (size_t i = nd; i < (size_t)decpt; i++)
-                out[o++] = '0';
-            out[o++] = '.';
-            out[o++] = '0';
-        } else {
-            memcpy(out + o, digits, (size_t)decpt);
-            o += (size_t)decpt;
-            out[o++] = '.';
-            memcpy(out + o, digits + decpt, nd - (size_t)decpt);
-            o += nd - (size_t)decpt;
-        }
-        out[o] = '\0';
-    } else {
-        out[o++] = digits[0];
-        if (nd > 1) {
-            out[o++] = '.';
-            memcpy(out + o, digits + 1, nd - 1);
-            o += nd - 1;
-        }
-        snprintf(out + o, sizeof out - o, "e%c%02d", ex < 0 ? '-' : '+',
-                 ex < 0 ? -ex : ex);
-    }
-    return (size_t)snprintf(buf, size, "%s", out);
+    return py_layout(neg, digits, nd, ex, buf, size);
 }
 
 
