@@ -573,6 +573,9 @@ typedef struct zblock {
     unsigned char *data;
     size_t len, pos;
     int last;          /* no block follows (end of input or error) */
+    int lazy;          /* [pos, len) not read yet: the file's bytes from
+                        * off + pos (tlm_instream_lazy_plan) */
+    uint64_t off;
     tlm_status st;     /* error found after this block's data */
     tlm_error err;
 } zblock;
@@ -588,36 +591,60 @@ struct tlm_zthread {
     int stop;          /* consumer gone: the thread ends */
     int done;          /* consumer has seen the last block */
     int held;          /* the head block is lent (tlm_instream_view) */
+    unsigned period;   /* tlm_instream_lazy_plan (0: every block read) */
+    uint64_t plan_size;
 };
+
+/* Whether the thread passes block j (tlm_instream_lazy_plan): then it
+ * sets b up for the caller to read, seeks past it and returns 1. */
+static int zthread_lazy(tlm_instream *s, const struct tlm_zthread *z,
+                        unsigned period, uint64_t size, uint64_t j,
+                        zblock *b)
+{
+    uint64_t off = j * z->size;
+    if (period < 2 || j % period == 0 || off + z->size > size ||
+        s->bytes_out != off ||
+        fseeko(s->fp, (off_t)(off + z->size), SEEK_SET) != 0)
+        return 0;
+    b->lazy = 1;
+    b->off = off;
+    b->len = z->size;
+    s->bytes_in += z->size;
+    s->bytes_out += z->size;
+    return 1;
+}
 
 static void *zthread_main(void *arg)
 {
     tlm_instream *s = arg;
     struct tlm_zthread *z = s->zt;
     unsigned tail = 0;
-    for (;;) {
+    for (uint64_t j = 0;; j++) {
         pthread_mutex_lock(&z->mu);
         while (z->filled == ZT_BLOCKS && !z->stop)
             pthread_cond_wait(&z->cv, &z->mu);
         int stop = z->stop;
+        unsigned period = z->period;
+        uint64_t psize = z->plan_size;
         pthread_mutex_unlock(&z->mu);
         if (stop)
             return NULL;
         zblock *b = &z->blk[tail];
         b->len = b->pos = 0;
-        b->last = 0;
+        b->last = b->lazy = 0;
         b->st = TLM_OK;
         tlm_error_clear(&b->err);
-        while (b->len < z->size) {
-            size_t got = 0;
-            b->st = read_direct(s, b->data + b->len, z->size - b->len, &got,
-                                &b->err);
-            if (b->st != TLM_OK || got == 0) {
-                b->last = 1;
-                break;
+        if (!zthread_lazy(s, z, period, psize, j, b))
+            while (b->len < z->size) {
+                size_t got = 0;
+                b->st = read_direct(s, b->data + b->len, z->size - b->len,
+                                    &got, &b->err);
+                if (b->st != TLM_OK || got == 0) {
+                    b->last = 1;
+                    break;
+                }
+                b->len += got;
             }
-            b->len += got;
-        }
         pthread_mutex_lock(&z->mu);
         z->filled++;
         pthread_cond_broadcast(&z->cv);
@@ -680,13 +707,14 @@ static void zthread_next(struct tlm_zthread *z)
     pthread_mutex_unlock(&z->mu);
 }
 
-/* The block the consumer reads now (a block lent before given back), once
- * the thread has filled it; NULL after the last one. */
+/* The block the consumer reads now (a block lent whole before given
+ * back), once the thread has filled it; NULL after the last one. */
 static zblock *zthread_head(struct tlm_zthread *z)
 {
     if (z->held) {
         z->held = 0;
-        zthread_next(z);
+        if (z->blk[z->head].pos == z->blk[z->head].len)
+            zthread_next(z);
     }
     if (z->done)
         return NULL;
@@ -697,8 +725,31 @@ static zblock *zthread_head(struct tlm_zthread *z)
     return &z->blk[z->head];
 }
 
+/* Reads want bytes of the lazy block b at pos (tlm_instream_lazy_plan)
+ * in this thread. */
+static tlm_status zthread_fill(tlm_instream *s, zblock *b, size_t want,
+                               tlm_error *err)
+{
+    size_t got = 0;
+    while (got < want) {
+        ssize_t k = pread(fileno(s->fp), b->data + b->pos + got, want - got,
+                          (off_t)(b->off + b->pos + got));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return tlm_error_set(
+                err, TLM_EIO, s->name, (int64_t)(b->off + b->pos + got),
+                k < 0 ? "read error: %s"
+                      : "the file is shorter than when its read began%s",
+                k < 0 ? strerror(errno) : "");
+        got += (size_t)k;
+    }
+    return TLM_OK;
+}
+
 /* Lends the rest of the head block (the block given back at the next
- * call); the last block is kept until the thread stops. */
+ * call); the last block is kept until the thread stops.  A lazy block is
+ * read here, its first TLM_INSTREAM_LAZY_HEAD bytes lent first. */
 static tlm_status zthread_view(tlm_instream *s, unsigned char **p,
                                size_t *n, tlm_error *err)
 {
@@ -707,9 +758,22 @@ static tlm_status zthread_view(tlm_instream *s, unsigned char **p,
     zblock *b = zthread_head(z);
     if (!b)
         return TLM_OK;
+    size_t k = b->len - b->pos;
+    if (b->lazy) {
+        if (b->pos == 0 && k > TLM_INSTREAM_LAZY_HEAD)
+            k = TLM_INSTREAM_LAZY_HEAD;
+        tlm_status st = zthread_fill(s, b, k, err);
+        if (st != TLM_OK)
+            return st;
+    }
     *p = b->data + b->pos;
-    *n = b->len - b->pos;
-    b->pos = b->len;
+    *n = k;
+    b->pos += k;
+    if (b->pos < b->len) { /* the rest of a lazy block at the next call */
+        z->held = 1;
+        return TLM_OK;
+    }
+    b->lazy = 0;
     if (!b->last) {
         z->held = 1;
         return TLM_OK;
@@ -718,6 +782,31 @@ static tlm_status zthread_view(tlm_instream *s, unsigned char **p,
     if (b->st != TLM_OK && err)
         *err = b->err;
     return b->st;
+}
+
+void tlm_instream_lazy_plan(tlm_instream *s, unsigned period, uint64_t size)
+{
+    struct tlm_zthread *z = s->zt;
+    if (!z || s->gzip || !s->fp)
+        return;
+    pthread_mutex_lock(&z->mu);
+    z->period = period;
+    z->plan_size = size;
+    pthread_mutex_unlock(&z->mu);
+}
+
+int tlm_instream_view_pass(tlm_instream *s, uint64_t max, size_t *passed)
+{
+    struct tlm_zthread *z = s->zt;
+    *passed = 0;
+    zblock *b = z ? zthread_head(z) : NULL;
+    if (!b || b->last || b->len - b->pos > max)
+        return 0;
+    *passed = b->len - b->pos;
+    b->pos = b->len;
+    b->lazy = 0;
+    z->held = 1;
+    return 1;
 }
 
 size_t tlm_instream_view_size(const tlm_instream *s)
@@ -746,6 +835,11 @@ static tlm_status zthread_read(tlm_instream *s, unsigned char *dst,
     size_t n = b->len - b->pos;
     if (n > cap)
         n = cap;
+    if (b->lazy) {
+        tlm_status st = zthread_fill(s, b, n, err);
+        if (st != TLM_OK)
+            return st;
+    }
     memcpy(dst, b->data + b->pos, n);
     b->pos += n;
     *got = n;

@@ -2507,6 +2507,8 @@ static void par_start(rd *r)
     if (sync == 2 && pthread_create(&h->th, NULL, par_main, h) == 0) {
         r->par = h;
         r->par_start = bsize;
+        /* the reading thread leaves the helper's blocks to it */
+        tlm_instream_lazy_plan(&r->in, PAR_UNIT + 1, h->size);
         return;
     }
     if (sync == 2) /* no helper: one parser */
@@ -2657,6 +2659,9 @@ static int par_skip(rd *r, uint64_t to)
         if (!r->viewing)
             skip -= r->vn;
         r->vn = 0;
+        size_t passed; /* blocks the helper read: not read here */
+        while (tlm_instream_view_pass(&r->in, skip, &passed))
+            skip -= passed;
         for (;;) {
             if (take_view(r) != P_OK)
                 return P_ERR;

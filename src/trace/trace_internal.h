@@ -114,6 +114,20 @@ size_t tlm_instream_view_size(const tlm_instream *s);
  * (TLM_EINVAL when tlm_instream_view_size is 0). */
 tlm_status tlm_instream_view(tlm_instream *s, unsigned char **p, size_t *n,
                              tlm_error *err);
+/* A plain file read beside a second parser (reader.c): from now on the
+ * thread reads only every period-th block (block j, bytes [j * B,
+ * (j + 1) * B) with B the view size, when j % period == 0) and seeks past
+ * the others that lie whole within the first size bytes.  Such a block
+ * is read (pread) in the caller's thread only when a view reaches it,
+ * its first TLM_INSTREAM_LAZY_HEAD bytes first; a file now shorter than
+ * size there is an error (TLM_EIO) at that offset.  A no-op without a
+ * thread, for gzip input or when period < 2. */
+#define TLM_INSTREAM_LAZY_HEAD ((size_t)16 << 10)
+void tlm_instream_lazy_plan(tlm_instream *s, unsigned period, uint64_t size);
+/* With views: passes the rest of the head block without reading it when
+ * it is at most max bytes and not the last block (1, *passed: its
+ * bytes); else 0 and nothing done. */
+int tlm_instream_view_pass(tlm_instream *s, uint64_t max, size_t *passed);
 
 /* ------------------------------------------------------------------ MARK:
  * Process-group rank lists (pg_ranks.c): "[0, 1, 2]" -> ints, parsed once

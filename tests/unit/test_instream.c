@@ -628,6 +628,91 @@ static void test_views(void **state)
     free(p);
 }
 
+/* A plain file read beside a second parser (tlm_instream_lazy_plan):
+ * blocks j % 3 != 0 are left to the caller, read only when a view
+ * reaches them (16 KiB first, then the rest), passed unread by
+ * tlm_instream_view_pass; what is lent is the file's bytes at their
+ * offsets.  A file cut short under such a block: TLM_EIO at the offset
+ * where its bytes end. */
+#define LZ_B ((size_t)65536)
+static void lazy_open(tlm_instream *s, const char *path, size_t n)
+{
+    tlm_error err;
+    assert_int_equal(tlm_instream_open_file(s, path, LZ_B,
+                                            tlm_alloc_default(), &err),
+                     TLM_OK);
+    tlm_instream_start_thread(s);
+    assert_int_equal(tlm_instream_view_size(s), LZ_B);
+    tlm_instream_lazy_plan(s, 3, n);
+}
+
+static void test_lazy_views(void **state)
+{
+    (void)state;
+    size_t n = ((size_t)17 << 20) + 12345; /* a thread from 16 MiB */
+    unsigned char *p = payload(n);
+    char dir[256], path[300];
+    tt_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/plain.json", dir);
+    tt_write_file(path, p, n);
+    tlm_instream s;
+    tlm_error err;
+    lazy_open(&s, path, n);
+    uint64_t off = 0;
+    size_t passed_bytes = 0, heads = 0, vn, k;
+    unsigned char *v;
+    for (;;) {
+        uint64_t j = off / LZ_B;
+        /* pass every helper block of every other unit (when whole) */
+        if (j % 3 == 1 && j % 2 == 0 && off % LZ_B == 0 &&
+            tlm_instream_view_pass(&s, 2 * LZ_B, &k)) {
+            assert_int_equal(k, LZ_B);
+            off += k;
+            passed_bytes += k;
+            continue;
+        }
+        assert_int_equal(tlm_instream_view(&s, &v, &vn, &err), TLM_OK);
+        if (vn == 0)
+            break;
+        if (j >= 5 && j % 3 != 0 && off % LZ_B == 0 && off + LZ_B <= n) {
+            assert_int_equal(vn, TLM_INSTREAM_LAZY_HEAD); /* lazy */
+            heads++;
+        }
+        assert_memory_equal(v, p + off, vn);
+        off += vn;
+        /* a lazy block's rest passed after its first 16 KiB */
+        if (j % 3 == 2 && j % 5 == 0 && off % LZ_B == TLM_INSTREAM_LAZY_HEAD &&
+            tlm_instream_view_pass(&s, LZ_B, &k)) {
+            assert_int_equal(k, LZ_B - TLM_INSTREAM_LAZY_HEAD);
+            off += k;
+            passed_bytes += k;
+        }
+    }
+    assert_int_equal(off, n);
+    assert_true(passed_bytes > 0 && heads > 100);
+    assert_int_equal(s.bytes_out, n);
+    tlm_instream_close(&s);
+
+    /* cut short to 40 blocks and 100 bytes once 10 blocks are read:
+     * block 40 (left to the caller) ends early */
+    lazy_open(&s, path, n);
+    off = 0;
+    tlm_status st = TLM_OK;
+    while ((st = tlm_instream_view(&s, &v, &vn, &err)) == TLM_OK && vn) {
+        assert_memory_equal(v, p + off, vn);
+        off += vn;
+        if (off == 10 * LZ_B)
+            assert_int_equal(truncate(path, (off_t)(40 * LZ_B + 100)), 0);
+    }
+    assert_int_equal(st, TLM_EIO);
+    assert_int_equal(err.offset, (int64_t)(40 * LZ_B + 100));
+    assert_non_null(strstr(err.msg, "shorter than when its read began"));
+    assert_int_equal(off, 40 * LZ_B);
+    tlm_instream_close(&s);
+    tt_rm_rf(dir);
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -642,6 +727,7 @@ int main(void)
         cmocka_unit_test(test_isal),
         cmocka_unit_test(test_fifo_refused),
         cmocka_unit_test(test_views),
+        cmocka_unit_test(test_lazy_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
