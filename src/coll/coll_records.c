@@ -1111,11 +1111,10 @@ static tlm_status assign_parts_and_ordinals(tlm_coll_record *r, size_t n,
         size_t j = i;
         while (j < nk && ok[j].link == ok[i].link)
             j++;
-        for (size_t q = i + 1; q < j; q++) {
-            r[ok[q].idx].part = (int32_t)(q - i);
-            if (st)
-                st->n_multi_part++;
-        }
+        for (size_t q = 1; q < j - i; q++) /* its later parts */
+            r[ok[i + q].idx].part = (int32_t)q;
+        if (st)
+            st->n_multi_part += j - i - 1;
         i = j;
     }
     /* ordinals over part-0 records, per match_key, in time order */

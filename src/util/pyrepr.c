@@ -376,10 +376,10 @@ size_t tlm_py_str_repr(const char *s, size_t n, char *buf, size_t size)
     int has_sq = memchr(s, '\'', n) != NULL;
     int has_dq = memchr(s, '"', n) != NULL;
     char q = (has_sq && !has_dq) ? '"' : '\'';
-    size_t o = 0;
+    size_t o = 0, room = size ? size - 1 : 0; /* the last byte: '\0' */
 #define PUT_(c)                                                               \
     do {                                                                      \
-        if (o + 1 < size)                                                     \
+        if (o < room)                                                         \
             buf[o] = (c);                                                     \
         o++;                                                                  \
     } while (0)

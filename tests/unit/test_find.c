@@ -194,9 +194,11 @@ static void fx_free(fx *x)
 /* The first finding of a rule, or NULL. */
 static const tlm_finding *get(const tlm_findings *f, const char *rule)
 {
-    for (size_t i = 0; i < tlm_findings_count(f); i++)
-        if (!strcmp(tlm_findings_at(f, i)->rule, rule))
-            return tlm_findings_at(f, i);
+    for (size_t i = 0; i < tlm_findings_count(f); i++) {
+        const tlm_finding *x = tlm_findings_at(f, i);
+        if (x && !strcmp(x->rule, rule))
+            return x;
+    }
     return NULL;
 }
 
