@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "report_opts.h"
 #include "sigclean.h"
+#include "slip.h"
 
 #include "tlmpi/tlm_outset.h"
 #include "tlmpi/tlm_replay.h"
@@ -100,6 +101,14 @@ static int value_opt(const char *a, const char *v, pargs *p)
     return 1;
 }
 
+/* Whether a is one of value_opt's options. */
+static int takes_value(const char *a)
+{
+    pargs scratch;
+    memset(&scratch, 0, sizeof scratch);
+    return value_opt(a, "1", &scratch) > 0;
+}
+
 /* 0 ok, 1 --help printed, 2 usage error (message printed). */
 static int parse_args(int argc, char **argv, pargs *p)
 {
@@ -123,9 +132,11 @@ static int parse_args(int argc, char **argv, pargs *p)
             return 2;
         if (r > 0) {
             i++;
+        } else if (i + 1 == argc && takes_value(a)) {
+            fprintf(stderr, "tlmpi replay: %s needs a value\n", a);
+            return 2;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "tlmpi replay: unknown option %s or missing "
-                    "value (see tlmpi replay --help)\n", a);
+            tlm_cmd_unknown_opt("replay", a, replay_usage);
             return 2;
         } else if (!p->trace) {
             p->trace = a;

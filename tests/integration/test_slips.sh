@@ -31,6 +31,8 @@ expect 'did you mean `--output_csvs_dir`?' \
 expect 'did you mean `--python`?' "$TLMPI" tree "$T" --pyhton
 expect 'did you mean `--trace_dir`?' "$TLMPI" --trace_dri "$W/job"
 expect 'did you mean `--output_dir`?' "$TLMPI" diff "$T" "$T" --ouput_dir x
+expect 'did you mean `--output_dir`?' "$TLMPI" replay "$T" --outptu_dir x
+expect '--output_dir needs a value' "$TLMPI" replay "$T" --output_dir
 expect '--trace_dir' "$TLMPI" report "$W/job"
 expect '--trace_dir' "$TLMPI" tree "$W/job"
 expect '--trace_dir' "$TLMPI" modules "$W/job"
