@@ -726,23 +726,29 @@ static zblock *zthread_head(struct tlm_zthread *z)
 }
 
 /* Reads want bytes of the lazy block b at pos (tlm_instream_lazy_plan)
- * in this thread. */
+ * in this thread.  On failure the stream ends here (as after the error of
+ * a last block). */
 static tlm_status zthread_fill(tlm_instream *s, zblock *b, size_t want,
                                tlm_error *err)
 {
     size_t got = 0;
     while (got < want) {
+        int64_t at = (int64_t)(b->off + b->pos + got);
         ssize_t k = pread(fileno(s->fp), b->data + b->pos + got, want - got,
-                          (off_t)(b->off + b->pos + got));
+                          (off_t)at);
         if (k < 0 && errno == EINTR)
             continue;
-        if (k <= 0)
-            return tlm_error_set(
-                err, TLM_EIO, s->name, (int64_t)(b->off + b->pos + got),
-                k < 0 ? "read error: %s"
-                      : "the file is shorter than when its read began%s",
-                k < 0 ? strerror(errno) : "");
-        got += (size_t)k;
+        if (k > 0) {
+            got += (size_t)k;
+            continue;
+        }
+        s->zt->done = 1;
+        if (k < 0)
+            return tlm_error_set(err, TLM_EIO, s->name, at,
+                                 "read error: %s", strerror(errno));
+        return tlm_error_set(err, TLM_EIO, s->name, at,
+                             "the file is shorter than when its read "
+                             "began");
     }
     return TLM_OK;
 }

@@ -708,6 +708,9 @@ static void test_lazy_views(void **state)
     assert_int_equal(err.offset, (int64_t)(40 * LZ_B + 100));
     assert_non_null(strstr(err.msg, "shorter than when its read began"));
     assert_int_equal(off, 40 * LZ_B);
+    /* then the end, as after any error */
+    assert_int_equal(tlm_instream_view(&s, &v, &vn, &err), TLM_OK);
+    assert_int_equal(vn, 0);
     tlm_instream_close(&s);
     tt_rm_rf(dir);
     free(p);
