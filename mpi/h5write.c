@@ -15,7 +15,8 @@
  * offsets from MPI_Exscan, or explicit segments for tables whose row order
  * must not depend on the number of MPI ranks); rank 0 writes them into a
  * file held by HDF5's core driver and, at the close, writes the file image
- * with plain write() calls whose failures are ordinary errors.  Every rank
+ * with plain write() calls whose failures are ordinary errors (from the
+ * driver's own buffer: rank 0 never holds the file twice).  Every rank
  * agrees on the status after each table.  With several processes the
  * deflate work is shared (par_write): a table goes in rounds of chunks,
  * each chunk's rows moved to process k % np, which compresses it as
@@ -177,6 +178,101 @@ hid_t tlm_mpi_h5_type(const tlm_rowtab *t)
  * MARK: - file and attributes
  * ------------------------------------------------------------------ */
 
+/* The core driver's buffer, allocated through these callbacks so that the
+ * close can write it as it is (no second copy of the file on rank 0):
+ * buf holds the file's first size bytes (the driver zero-fills what it
+ * has not written). */
+typedef struct h5_img {
+    unsigned char *buf;
+    size_t size;
+} h5_img;
+
+static void *img_malloc(size_t size, H5FD_file_image_op_t op, void *ud)
+{
+    (void)op;
+    h5_img *m = ud;
+    void *p = malloc(size ? size : 1);
+    if (p) {
+        m->buf = p;
+        m->size = size;
+    }
+    return p;
+}
+
+static void *img_memcpy(void *dst, const void *src, size_t size,
+                        H5FD_file_image_op_t op, void *ud)
+{
+    (void)op;
+    (void)ud;
+    return memcpy(dst, src, size);
+}
+
+static void *img_realloc(void *ptr, size_t size, H5FD_file_image_op_t op,
+                         void *ud)
+{
+    (void)op;
+    h5_img *m = ud;
+    void *p = realloc(ptr, size ? size : 1);
+    if (p) {
+        m->buf = p;
+        m->size = size;
+    }
+    return p;
+}
+
+static herr_t img_free(void *ptr, H5FD_file_image_op_t op, void *ud)
+{
+    (void)op;
+    h5_img *m = ud;
+    if (ptr == m->buf) {
+        m->buf = NULL;
+        m->size = 0;
+    }
+    free(ptr);
+    return 0;
+}
+
+/* The property list shares one h5_img; tlm_mpi_h5_close frees it. */
+static void *img_udata_copy(void *ud) { return ud; }
+static herr_t img_udata_free(void *ud)
+{
+    (void)ud;
+    return 0;
+}
+
+/* The h5_img of each file open for writing (HDF5 does not hand the
+ * callbacks' udata back from the file's access list).  Only the driver's
+ * thread opens these files, one or two at a time. */
+enum { IMG_SLOTS = 8 };
+static struct {
+    hid_t file;
+    h5_img *m;
+} img_slots[IMG_SLOTS];
+
+/* 1, or 0 when every slot is taken. */
+static int img_put(hid_t file, h5_img *m)
+{
+    for (int i = 0; i < IMG_SLOTS; i++)
+        if (!img_slots[i].m) {
+            img_slots[i].file = file;
+            img_slots[i].m = m;
+            return 1;
+        }
+    return 0;
+}
+
+/* Takes file's h5_img out of its slot (NULL when it has none). */
+static h5_img *img_take(hid_t file)
+{
+    for (int i = 0; i < IMG_SLOTS; i++)
+        if (img_slots[i].m && img_slots[i].file == file) {
+            h5_img *m = img_slots[i].m;
+            img_slots[i].m = NULL;
+            return m;
+        }
+    return NULL;
+}
+
 tlm_status tlm_mpi_h5_create(const char *path, MPI_Comm comm, hid_t *file,
                              tlm_error *err)
 {
@@ -191,32 +287,62 @@ tlm_status tlm_mpi_h5_create(const char *path, MPI_Comm comm, hid_t *file,
      * writes to disk, so a failing disk cannot leave it half-closed; grown
      * 1 MiB at a time (16 MiB steps cost rank 0 about 15 MB more peak RSS
      * on a 4 MB file of 1,024 traces) */
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_fapl_core(fapl, 1u << 20, 0) < 0) {
+    h5_img *m = calloc(1, sizeof *m);
+    H5FD_file_image_callbacks_t cb = {img_malloc,     img_memcpy,
+                                      img_realloc,    img_free,
+                                      img_udata_copy, img_udata_free, m};
+    hid_t fapl = m ? H5Pcreate(H5P_FILE_ACCESS) : -1;
+    if (fapl < 0 || H5Pset_fapl_core(fapl, 1u << 20, 0) < 0 ||
+        H5Pset_file_image_callbacks(fapl, &cb) < 0) {
         if (fapl >= 0)
             H5Pclose(fapl);
+        free(m);
         return h5_fail(err, "H5Pset_fapl_core", path);
     }
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
-    if (f < 0)
+    if (f < 0) {
+        free(m);
         return h5_fail(err, "H5Fcreate", path);
+    }
+    if (!img_put(f, m)) {
+        H5Fclose(f);
+        free(m); /* after the close: the driver's buffer went through m */
+        return tlm_error_set(err, TLM_ELIMIT, path, -1,
+                             "more than %d HDF5 files open for writing",
+                             IMG_SLOTS);
+    }
     *file = f;
     return TLM_OK;
 }
 
-/* Writes n bytes of buf to a new file at path (never an existing one). */
-static tlm_status write_image(const char *path, const char *buf, size_t n,
-                              tlm_error *err)
+/* Writes n bytes to a new file at path (never an existing one): the
+ * first have of buf, then zeros (what the core driver reads back past
+ * its buffer); the first 24 bytes from head when it is not NULL. */
+static tlm_status write_image(const char *path, const unsigned char *head,
+                              const unsigned char *buf, size_t have,
+                              size_t n, tlm_error *err)
 {
+    static const unsigned char zeros[4096];
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0)
         return tlm_error_set(err, TLM_EIO, path, -1, "cannot create: %s",
                              strerror(errno));
     int e = 0;
+    if (have > n)
+        have = n;
     for (size_t off = 0; off < n && !e;) {
-        size_t k = n - off < (64u << 20) ? n - off : (64u << 20);
-        ssize_t w = write(fd, buf + off, k);
+        const unsigned char *from = off < have ? buf + off : zeros;
+        size_t k = off < have ? have - off : n - off;
+        if (head && off < 24) {
+            from = head + off;
+            k = 24 - off;
+        }
+        if (k > (64u << 20))
+            k = 64u << 20;
+        if (from == zeros && k > sizeof zeros)
+            k = sizeof zeros;
+        ssize_t w = write(fd, from, k);
         if (w < 0 && errno != EINTR)
             e = errno;
         else if (w > 0)
@@ -232,33 +358,54 @@ static tlm_status write_image(const char *path, const char *buf, size_t n,
     return TLM_OK;
 }
 
+/* The flushed file's n bytes (what H5Fget_file_image gives) written to
+ * path.  From the core driver's buffer when m tracks it and the file
+ * starts with a version 0 or 1 superblock: H5Fget_file_image's image is
+ * then those bytes with the superblock's consistency flags (bytes 20-23,
+ * "open for writing") cleared.  Else from a copy. */
+static tlm_status write_file(hid_t file, const h5_img *m, const char *path,
+                             tlm_error *err)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F',
+                                         '\r', '\n', 0x1a, '\n'};
+    ssize_t n = 0;
+    if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0 ||
+        (n = H5Fget_file_image(file, NULL, 0)) < 0)
+        return h5_fail(err, "H5Fget_file_image", path);
+    if (m && m->buf && m->size >= 24 && n >= 24 &&
+        !memcmp(m->buf, sig, sizeof sig) && m->buf[8] <= 1) {
+        unsigned char head[24];
+        memcpy(head, m->buf, 20);
+        memset(head + 20, 0, 4);
+        return write_image(path, head, m->buf, m->size, (size_t)n, err);
+    }
+    unsigned char *img = malloc(n ? (size_t)n : 1);
+    tlm_status st = TLM_OK;
+    if (!img)
+        st = tlm_error_set(err, TLM_ENOMEM, path, -1,
+                           "out of memory for the HDF5 file image");
+    else if (H5Fget_file_image(file, img, (size_t)n) != n)
+        st = h5_fail(err, "H5Fget_file_image", path);
+    else
+        st = write_image(path, NULL, img, (size_t)n, (size_t)n, err);
+    free(img);
+    return st;
+}
+
 tlm_status tlm_mpi_h5_close(hid_t file, const char *path, int failed,
                             MPI_Comm comm, tlm_error *err)
 {
     (void)comm;
     if (file < 0)
         return TLM_OK;
-    tlm_status st = TLM_OK;
-    char *img = NULL;
-    ssize_t n = 0;
-    if (!failed) {
-        if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0 ||
-            (n = H5Fget_file_image(file, NULL, 0)) < 0)
-            st = h5_fail(err, "H5Fget_file_image", path);
-        else if (!(img = malloc(n ? (size_t)n : 1)))
-            st = tlm_error_set(err, TLM_ENOMEM, path, -1,
-                               "out of memory for the HDF5 file image");
-        else if (H5Fget_file_image(file, img, (size_t)n) != n)
-            st = h5_fail(err, "H5Fget_file_image", path);
-    }
-    if (H5Fclose(file) < 0 && st == TLM_OK)
+    h5_img *m = img_take(file);
+    tlm_status st = failed ? TLM_EHDF5 : write_file(file, m, path, err);
+    if (H5Fclose(file) < 0 && st == TLM_OK) {
         st = h5_fail(err, "H5Fclose", path);
-    if (!failed && st == TLM_OK)
-        st = write_image(path, img, (size_t)n, err);
-    free(img);
-    if (failed && st == TLM_OK)
-        st = TLM_EHDF5; /* the caller has the first error */
-    return st;
+        unlink(path); /* written, but HDF5 did not close cleanly */
+    }
+    free(m); /* after the close: the driver frees its buffer through m */
+    return st; /* when failed: the caller has the first error */
 }
 
 tlm_status tlm_mpi_h5_attr_str(hid_t obj, const char *name,
