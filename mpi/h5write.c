@@ -85,11 +85,21 @@ static void seg_triples(const int64_t *flat, const int *cnt, const int *dsp,
         }
 }
 
+/* Set when the file image's allocation failed (img_malloc, img_realloc):
+ * the next HDF5 failure is that, out of memory. */
+static int img_oom;
+
 static tlm_status h5_fail(tlm_error *err, const char *what, const char *obj)
 {
     h5_cause c = {"", 0};
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, &c);
     H5Eclear2(H5E_DEFAULT);
+    if (img_oom) {
+        img_oom = 0;
+        return tlm_error_set(err, TLM_ENOMEM, NULL, -1,
+                             "HDF5: %s failed for '%s': out of memory for "
+                             "the file image", what, obj ? obj : "");
+    }
     if (c.sys_errno > 0)
         return tlm_error_set(err, TLM_EHDF5, NULL, -1,
                              "HDF5: %s failed for '%s': %s", what,
@@ -196,6 +206,7 @@ static void *img_malloc(size_t size, H5FD_file_image_op_t op, void *ud)
         m->buf = p;
         m->size = size;
     }
+    img_oom |= !p;
     return p;
 }
 
@@ -217,6 +228,7 @@ static void *img_realloc(void *ptr, size_t size, H5FD_file_image_op_t op,
         m->buf = p;
         m->size = size;
     }
+    img_oom |= !p;
     return p;
 }
 
@@ -287,11 +299,15 @@ tlm_status tlm_mpi_h5_create(const char *path, MPI_Comm comm, hid_t *file,
      * writes to disk, so a failing disk cannot leave it half-closed; grown
      * 1 MiB at a time (16 MiB steps cost rank 0 about 15 MB more peak RSS
      * on a 4 MB file of 1,024 traces) */
+    img_oom = 0;
     h5_img *m = calloc(1, sizeof *m);
+    if (!m)
+        return tlm_error_set(err, TLM_ENOMEM, path, -1,
+                             "out of memory for the HDF5 file");
     H5FD_file_image_callbacks_t cb = {img_malloc,     img_memcpy,
                                       img_realloc,    img_free,
                                       img_udata_copy, img_udata_free, m};
-    hid_t fapl = m ? H5Pcreate(H5P_FILE_ACCESS) : -1;
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_fapl_core(fapl, 1u << 20, 0) < 0 ||
         H5Pset_file_image_callbacks(fapl, &cb) < 0) {
         if (fapl >= 0)

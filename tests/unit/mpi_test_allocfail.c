@@ -36,18 +36,10 @@
 #include "analyze.h"
 #include "cli.h"
 #include "tlmpi/tlm_synth.h"
+#include "tlm_wrap_alloc.h"
 
 /* ---------------------------------------------------------------- MARK:
  * The wrapped allocator: counts, fails the N-th, tracks live blocks. */
-
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-void __real_free(void *p);
-void *__wrap_malloc(size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t size);
-void __wrap_free(void *p);
 
 #define LIVE_CAP (1u << 21) /* open addressing, power of two */
 

@@ -42,6 +42,7 @@
 #include "coll_internal.h" /* tlm_coll_signature, as the extractor */
 #include "driver.h"
 #include "exchange.h"
+#include "tlm_wrap_alloc.h"
 
 #define TP 8
 #define C_TP 4
@@ -50,14 +51,6 @@
 
 /* ---- the bytes this process holds (malloc_usable_size of each block
  * allocated through the wrappers), and their peak */
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-void __real_free(void *p);
-void *__wrap_malloc(size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t size);
-void __wrap_free(void *p);
 
 static size_t g_held, g_peak;
 
