@@ -190,8 +190,8 @@ hid_t tlm_mpi_h5_type(const tlm_rowtab *t)
 
 /* The core driver's buffer, allocated through these callbacks so that the
  * close can write it as it is (no second copy of the file on rank 0):
- * buf holds the file's first size bytes (the driver zero-fills what it
- * has not written). */
+ * buf holds the file's first size bytes (the driver reads zeros past
+ * them). */
 typedef struct h5_img {
     unsigned char *buf;
     size_t size;
