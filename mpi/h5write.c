@@ -197,17 +197,22 @@ typedef struct h5_img {
     size_t size;
 } h5_img;
 
-static void *img_malloc(size_t size, H5FD_file_image_op_t op, void *ud)
+/* Notes the buffer p of size bytes that an allocation returned (NULL:
+ * failed). */
+static void *img_keep(h5_img *m, void *p, size_t size)
 {
-    (void)op;
-    h5_img *m = ud;
-    void *p = malloc(size ? size : 1);
     if (p) {
         m->buf = p;
         m->size = size;
     }
     img_oom |= !p;
     return p;
+}
+
+static void *img_malloc(size_t size, H5FD_file_image_op_t op, void *ud)
+{
+    (void)op;
+    return img_keep(ud, malloc(size ? size : 1), size);
 }
 
 static void *img_memcpy(void *dst, const void *src, size_t size,
@@ -222,14 +227,7 @@ static void *img_realloc(void *ptr, size_t size, H5FD_file_image_op_t op,
                          void *ud)
 {
     (void)op;
-    h5_img *m = ud;
-    void *p = realloc(ptr, size ? size : 1);
-    if (p) {
-        m->buf = p;
-        m->size = size;
-    }
-    img_oom |= !p;
-    return p;
+    return img_keep(ud, realloc(ptr, size ? size : 1), size);
 }
 
 static herr_t img_free(void *ptr, H5FD_file_image_op_t op, void *ud)

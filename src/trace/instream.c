@@ -725,6 +725,28 @@ static zblock *zthread_head(struct tlm_zthread *z)
     return &z->blk[z->head];
 }
 
+int tlm_pread_full(int fd, void *buf, size_t n, uint64_t off, size_t *got)
+{
+    unsigned char *p = buf;
+    size_t done = 0;
+    int rc = 0;
+    while (done < n) {
+        ssize_t k = pread(fd, p + done, n - done, (off_t)(off + done));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (k == 0)
+                errno = 0;
+            rc = -1;
+            break;
+        }
+        done += (size_t)k;
+    }
+    if (got)
+        *got = done;
+    return rc;
+}
+
 /* Reads want bytes of the lazy block b at pos (tlm_instream_lazy_plan)
  * in this thread.  On failure the stream ends here (as after the error of
  * a last block). */
@@ -732,25 +754,17 @@ static tlm_status zthread_fill(tlm_instream *s, zblock *b, size_t want,
                                tlm_error *err)
 {
     size_t got = 0;
-    while (got < want) {
-        int64_t at = (int64_t)(b->off + b->pos + got);
-        ssize_t k = pread(fileno(s->fp), b->data + b->pos + got, want - got,
-                          (off_t)at);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k > 0) {
-            got += (size_t)k;
-            continue;
-        }
-        s->zt->done = 1;
-        if (k < 0)
-            return tlm_error_set(err, TLM_EIO, s->name, at,
-                                 "read error: %s", strerror(errno));
-        return tlm_error_set(err, TLM_EIO, s->name, at,
-                             "the file is shorter than when its read "
-                             "began");
-    }
-    return TLM_OK;
+    if (tlm_pread_full(fileno(s->fp), b->data + b->pos, want,
+                       b->off + b->pos, &got) == 0)
+        return TLM_OK;
+    int e = errno;
+    int64_t at = (int64_t)(b->off + b->pos + got);
+    s->zt->done = 1;
+    if (e)
+        return tlm_error_set(err, TLM_EIO, s->name, at, "read error: %s",
+                             strerror(e));
+    return tlm_error_set(err, TLM_EIO, s->name, at,
+                         "the file is shorter than when its read began");
 }
 
 /* Lends the rest of the head block (the block given back at the next

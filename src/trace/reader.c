@@ -2273,20 +2273,6 @@ static int par_spare(par *h, pres *x)
     return 1;
 }
 
-/* Reads [off, off + n) of the file into buf; 0 when all of it came. */
-static int par_pread(int fd, unsigned char *buf, size_t n, uint64_t off)
-{
-    while (n > 0) {
-        ssize_t k = pread(fd, buf, n, (off_t)off);
-        if (k <= 0)
-            return -1;
-        buf += k;
-        n -= (size_t)k;
-        off += (uint64_t)k;
-    }
-    return 0;
-}
-
 /* The first '{' in b[0..lim) after a '}' and a ',' (white space around
  * them), as the start of an event; -1 when none. */
 static long par_first_event(const unsigned char *b, size_t lim)
@@ -2444,13 +2430,14 @@ static void par_block(par *h, uint64_t j, pres *res)
     size_t unit = PAR_UNIT * h->bsize, all = unit + h->bsize;
     size_t full = left < all ? (size_t)left : all;
     size_t len = full < unit + PAR_TAIL ? full : unit + PAR_TAIL;
-    if (par_pread(h->fd, h->buf, len, b0) != 0)
+    if (tlm_pread_full(h->fd, h->buf, len, b0, NULL) != 0)
         return;
     long first = par_first_event(h->buf, len < h->bsize ? len : h->bsize);
     if (first < 0)
         return;
     if (par_read(h, j, first, len, res) == 1 && len < full &&
-        par_pread(h->fd, h->buf + len, full - len, b0 + len) == 0) {
+        tlm_pread_full(h->fd, h->buf + len, full - len, b0 + len,
+                       NULL) == 0) {
         par_give(h, res);
         (void)par_read(h, j, first, full, res);
     }

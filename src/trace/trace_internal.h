@@ -128,6 +128,10 @@ void tlm_instream_lazy_plan(tlm_instream *s, unsigned period, uint64_t size);
  * it is at most max bytes and not the last block (1, *passed: its
  * bytes); else 0 and nothing done. */
 int tlm_instream_view_pass(tlm_instream *s, uint64_t max, size_t *passed);
+/* Reads [off, off + n) of fd into buf (again after EINTR): 0 when all of
+ * it came; else -1, errno that of the failed read or 0 at the file's end.
+ * *got (when not NULL): the bytes that came. */
+int tlm_pread_full(int fd, void *buf, size_t n, uint64_t off, size_t *got);
 
 /* ------------------------------------------------------------------ MARK:
  * Process-group rank lists (pg_ranks.c): "[0, 1, 2]" -> ints, parsed once
